@@ -1,0 +1,207 @@
+// The lesson model: what a lesson is (manifest entry + text + host side + exercise + solution) and
+// the Session its host side runs against.
+//
+// A lesson's host side (lessons/NN-slug/lesson.cpp) has the same anatomy in every lesson:
+//   CPU reference -> inputs (seeded, awkward sizes) -> launch -> validate -> performance checks.
+// It registers itself with CUDALAB_LESSON("NN-slug", run_function).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "runtime/runtime.h"
+
+namespace cudalab::lessons {
+
+enum class CheckKind { correctness, performance };
+
+struct Mismatch {
+    std::size_t index = 0;
+    std::string where;  // lesson's own coordinates when it gives them, e.g. "row 3, col 17"
+    std::string expected;
+    std::string actual;
+    std::optional<Writer> writer;  // who stored it (emulator)
+};
+
+struct CheckResult {
+    std::string name;
+    CheckKind kind = CheckKind::correctness;
+    bool passed = false;
+    double value = 0;      // correctness: mismatching elements; performance: the metric
+    double threshold = 0;  // correctness: 0; performance: the bound
+    std::string comparison = "<=";  // how value is held against threshold: "<=" or ">="
+    std::string message;   // what happened, in words
+    std::string advice;    // what to try when it failed
+    std::vector<Mismatch> mismatches;  // first few
+    double points = 1;     // from the manifest ([lesson.points]); default 1
+};
+
+struct Tolerance {
+    double atol = 0;
+    double rtol = 0;
+};
+
+// Everything a lesson's host side can do. Failures (faults, mismatches) become CheckResults; the
+// lesson code stays linear and readable.
+class Session {
+public:
+    Session(Runtime& runtime, std::shared_ptr<const compiler::CompileResult> module,
+            std::uint64_t seed);
+
+    Runtime& runtime() { return runtime_; }
+    std::mt19937_64& rng() { return rng_; }
+    const compiler::CompileResult& module() const { return *module_; }
+
+    // Seeded random inputs.
+    std::vector<float> random_floats(std::size_t n, float lo = -1.f, float hi = 1.f);
+    std::vector<int> random_ints(std::size_t n, int lo, int hi);
+    std::vector<unsigned> random_uints(std::size_t n, unsigned lo, unsigned hi);
+
+    // Device memory; new buffers are filled with 0xFF bytes (NaN for floats, -1 for ints) so an
+    // element the kernel never wrote shows up as a mismatch.
+    template <class T> DeviceBuffer<T> to_device(const std::vector<T>& host) {
+        DeviceBuffer<T> b = alloc<T>(host.size());
+        if (b.ptr) runtime_.upload(b, host);
+        return b;
+    }
+    template <class T> DeviceBuffer<T> alloc(std::size_t count) {
+        DeviceBuffer<T> b;
+        Status s = runtime_.allocate(count, &b);
+        if (!s.ok()) { fail_infrastructure(s); return {}; }
+        std::vector<unsigned char> fill(b.bytes(), 0xFF);
+        runtime_.backend().copy_to_device(b.ptr, fill.data(), fill.size());
+        return b;
+    }
+    template <class T> std::vector<T> from_device(const DeviceBuffer<T>& b) {
+        std::vector<T> host;
+        Status s = runtime_.download(&host, b);
+        if (!s.ok()) fail_infrastructure(s);
+        return host;
+    }
+
+    // Launches a kernel of the learner's module. Returns false (and records a failed correctness
+    // check carrying the diagnostic) when it faults or cannot launch.
+    template <class... Args>
+    bool launch(const std::string& kernel, Dim3 grid, Dim3 block, std::uint32_t dynamic_shared,
+                const Args&... args) {
+        LaunchConfig config{grid, block, dynamic_shared};
+        LaunchResult r = runtime_.launch(kernel, config, trace_options_, args...);
+        return record_launch(kernel, config, std::move(r));
+    }
+
+    // Correctness: compares element by element; reports the first few mismatches with who wrote
+    // them. `where` (optional) turns an index into the lesson's coordinates.
+    template <class T>
+    bool check_equal(const std::string& name, const DeviceBuffer<T>& buffer,
+                     const std::vector<T>& expected,
+                     std::function<std::string(std::size_t)> where = nullptr) {
+        return check_values(name, buffer, expected, Tolerance{}, std::move(where));
+    }
+    template <class T>
+    bool check_close(const std::string& name, const DeviceBuffer<T>& buffer,
+                     const std::vector<T>& expected, Tolerance tolerance,
+                     std::function<std::string(std::size_t)> where = nullptr) {
+        return check_values(name, buffer, expected, tolerance, std::move(where));
+    }
+
+    // Performance: a deterministic metric against a bound.
+    bool check_at_most(const std::string& name, double value, double threshold,
+                       const std::string& message, const std::string& advice);
+    bool check_at_least(const std::string& name, double value, double threshold,
+                        const std::string& message, const std::string& advice);
+    void add_check(CheckResult check);
+
+    // The last successful launch (trace, stats), for performance checks.
+    const LaunchResult* last_launch() const { return last_launch_ ? &*last_launch_ : nullptr; }
+    // Totals over every launch of this session.
+    const LaunchStats& totals() const { return totals_; }
+    void set_trace_options(TraceOptions options) { trace_options_ = std::move(options); }
+
+    const std::vector<CheckResult>& checks() const { return checks_; }
+    std::vector<std::string>& log() { return log_; }  // informational lines ("n = 4099: ok")
+    bool failed() const;
+
+private:
+    bool record_launch(const std::string& kernel, const LaunchConfig& config, LaunchResult r);
+    void fail_infrastructure(const Status& s);
+    template <class T>
+    bool check_values(const std::string& name, const DeviceBuffer<T>& buffer,
+                      const std::vector<T>& expected, Tolerance tolerance,
+                      std::function<std::string(std::size_t)> where);
+    static std::string format_value(double v, bool is_float);
+
+    Runtime& runtime_;
+    std::shared_ptr<const compiler::CompileResult> module_;
+    std::mt19937_64 rng_;
+    TraceOptions trace_options_;
+    std::optional<LaunchResult> last_launch_;
+    LaunchStats totals_;
+    std::vector<CheckResult> checks_;
+    std::vector<std::string> log_;
+};
+
+using LessonRun = std::function<void(Session&)>;
+
+// Registration (static, from each lessons/NN-slug/lesson.cpp).
+struct HostSide {
+    std::string id;
+    LessonRun run;
+};
+std::vector<HostSide>& registered_host_sides();
+struct Registrar {
+    Registrar(const char* id, LessonRun run) { registered_host_sides().push_back({id, std::move(run)}); }
+};
+#define CUDALAB_LESSON(id, run_function) \
+    static ::cudalab::lessons::Registrar cudalab_lesson_registrar_{id, run_function}
+
+// ---- template definitions ----
+
+template <class T>
+bool Session::check_values(const std::string& name, const DeviceBuffer<T>& buffer,
+                           const std::vector<T>& expected, Tolerance tolerance,
+                           std::function<std::string(std::size_t)> where) {
+    constexpr bool is_float = std::is_floating_point_v<T>;
+    std::vector<T> got = from_device(buffer);
+    CheckResult c;
+    c.name = name;
+    c.kind = CheckKind::correctness;
+    std::size_t bad = 0;
+    std::size_t n = std::min(got.size(), expected.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        double e = double(expected[i]), a = double(got[i]);
+        bool ok;
+        if constexpr (is_float) {
+            ok = (a == e) || (std::abs(a - e) <= tolerance.atol + tolerance.rtol * std::abs(e));
+        } else {
+            ok = expected[i] == got[i];
+        }
+        if (ok) continue;
+        if (++bad <= 5) {
+            Mismatch m;
+            m.index = i;
+            if (where) m.where = where(i);
+            m.expected = format_value(e, is_float);
+            m.actual = format_value(a, is_float);
+            m.writer = runtime_.backend().last_writer(buffer.ptr + i * sizeof(T));
+            c.mismatches.push_back(std::move(m));
+        }
+    }
+    c.value = double(bad);
+    c.threshold = 0;
+    c.passed = bad == 0 && got.size() == expected.size();
+    std::ostringstream msg;
+    if (c.passed) msg << n << " of " << n << " elements match";
+    else msg << bad << " of " << n << " elements differ";
+    if (is_float && (tolerance.atol > 0 || tolerance.rtol > 0))
+        msg << " (tolerance " << tolerance.atol << " + " << tolerance.rtol << "*|expected|)";
+    c.message = msg.str();
+    add_check(std::move(c));
+    return bad == 0;
+}
+
+}  // namespace cudalab::lessons

@@ -1,0 +1,1082 @@
+// PTX parser. Reads the subset of PTX ISA 9.0 that NVRTC emits for kernels (and hand-written PTX
+// of the same shape) into flat records. Two passes per function: statements are decoded as they
+// arrive; labels and callees are resolved when the function (or module) is complete.
+//
+// [SECTION] Text utilities
+// [SECTION] Types and modifiers
+// [SECTION] Operands
+// [SECTION] Declarations
+// [SECTION] Instructions
+// [SECTION] Statement splitting and the driver
+
+#include "ptx/parser.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <cerrno>
+#include <stdexcept>
+#include <string_view>
+#include <unordered_map>
+
+namespace cudalab::ptx {
+
+namespace {
+
+struct ParseError : std::runtime_error {
+    std::uint32_t line;
+    ParseError(std::uint32_t line, const std::string& what) : std::runtime_error(what), line(line) {}
+};
+
+// [SECTION] Text utilities ------------------------------------------------------------------------
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace((unsigned char)s.front())) s.remove_prefix(1);
+    while (!s.empty() && std::isspace((unsigned char)s.back())) s.remove_suffix(1);
+    return s;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Splits on `sep` at nesting depth 0 of (), [], {}.
+std::vector<std::string_view> split_top(std::string_view s, char sep) {
+    std::vector<std::string_view> out;
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+        char c = s[i];
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        else if (c == ')' || c == ']' || c == '}') --depth;
+        else if (c == sep && depth == 0) {
+            out.push_back(trim(s.substr(start, i - start)));
+            start = i + 1;
+        }
+    }
+    std::string_view last = trim(s.substr(start));
+    if (!last.empty() || !out.empty()) out.push_back(last);
+    return out;
+}
+
+// Whitespace-separated words.
+std::vector<std::string_view> words(std::string_view s) {
+    std::vector<std::string_view> out;
+    size_t i = 0;
+    while (i < s.size()) {
+        while (i < s.size() && std::isspace((unsigned char)s[i])) ++i;
+        size_t j = i;
+        while (j < s.size() && !std::isspace((unsigned char)s[j])) ++j;
+        if (j > i) out.push_back(s.substr(i, j - i));
+        i = j;
+    }
+    return out;
+}
+
+bool is_ident_char(char c) {
+    return std::isalnum((unsigned char)c) || c == '_' || c == '$' || c == '%' || c == '.';
+}
+
+// [SECTION] Types and modifiers -------------------------------------------------------------------
+
+const std::unordered_map<std::string_view, Type>& type_names() {
+    static const std::unordered_map<std::string_view, Type> m = {
+        {"b8", Type::b8},     {"b16", Type::b16},     {"b32", Type::b32},   {"b64", Type::b64},
+        {"b128", Type::b128}, {"u8", Type::u8},       {"u16", Type::u16},   {"u32", Type::u32},
+        {"u64", Type::u64},   {"s8", Type::s8},       {"s16", Type::s16},   {"s32", Type::s32},
+        {"s64", Type::s64},   {"f16", Type::f16},     {"f16x2", Type::f16x2}, {"bf16", Type::bf16},
+        {"bf16x2", Type::bf16x2}, {"f32", Type::f32}, {"f64", Type::f64},   {"pred", Type::pred},
+    };
+    return m;
+}
+
+const std::unordered_map<std::string_view, Cmp>& cmp_names() {
+    static const std::unordered_map<std::string_view, Cmp> m = {
+        {"eq", Cmp::eq},   {"ne", Cmp::ne},   {"lt", Cmp::lt},   {"le", Cmp::le},   {"gt", Cmp::gt},
+        {"ge", Cmp::ge},   {"lo", Cmp::lo},   {"ls", Cmp::ls},   {"hi", Cmp::hi},   {"hs", Cmp::hs},
+        {"equ", Cmp::equ}, {"neu", Cmp::neu}, {"ltu", Cmp::ltu}, {"leu", Cmp::leu}, {"gtu", Cmp::gtu},
+        {"geu", Cmp::geu}, {"num", Cmp::num}, {"nan", Cmp::nan},
+    };
+    return m;
+}
+
+const std::unordered_map<std::string_view, Rounding>& rounding_names() {
+    static const std::unordered_map<std::string_view, Rounding> m = {
+        {"rn", Rounding::rn},   {"rz", Rounding::rz},   {"rm", Rounding::rm},   {"rp", Rounding::rp},
+        {"rni", Rounding::rni}, {"rzi", Rounding::rzi}, {"rmi", Rounding::rmi}, {"rpi", Rounding::rpi},
+        {"rna", Rounding::rna},
+    };
+    return m;
+}
+
+const std::unordered_map<std::string_view, Space>& space_names() {
+    static const std::unordered_map<std::string_view, Space> m = {
+        {"global", Space::global}, {"shared", Space::shared}, {"shared::cta", Space::shared},
+        {"local", Space::local},   {"param", Space::param},   {"const", Space::constant},
+        {"param::entry", Space::param}, {"param::func", Space::param},
+    };
+    return m;
+}
+
+const std::unordered_map<std::string_view, std::uint32_t>& flag_names() {
+    static const std::unordered_map<std::string_view, std::uint32_t> m = {
+        {"ftz", f_ftz},   {"sat", f_sat},       {"approx", f_approx}, {"full", f_full},
+        {"wide", f_wide}, {"uni", f_uni},       {"sync", f_sync},     {"aligned", f_aligned},
+        {"cc", f_cc},     {"volatile", f_volatile}, {"nc", f_nc},     {"clamp", f_shift_clamp},
+        {"l", f_shift_left}, {"relu", f_relu},  {"arrive", f_arrive}, {"to", f_to},
+        {"noftz", f_noftz},
+    };
+    return m;
+}
+
+// Modifiers that only steer caches, memory ordering or scope. The emulator executes one access at a
+// time in a fixed order, so they do not change results; accepting them is correct, not a shortcut.
+bool is_ignorable_modifier(std::string_view m) {
+    static const char* const names[] = {
+        "ca", "cg", "cs", "lu", "cv", "wb", "wt", "relaxed", "acquire", "release", "acq_rel", "sc",
+        "cta", "gpu", "sys", "cluster", "weak", "mmio", "unified", "wrap", "shiftamt", "b4e", "f4e",
+        "rc8", "ecl", "ecr", "rc16", "nanosleep", "mask", "sem", "release.gpu", "L2", "level",
+        "ws", "aligned", "xorsign", "oob", "NaN", "satfinite",
+    };
+    if (starts_with(m, "L1::") || starts_with(m, "L2::") || starts_with(m, "level::")) return true;
+    for (const char* n : names)
+        if (m == n) return true;
+    return false;
+}
+
+SubOp sub_op_of(Opcode op, std::string_view m) {
+    if (op == Opcode::shfl) {
+        if (m == "up") return SubOp::up;
+        if (m == "down") return SubOp::down;
+        if (m == "bfly") return SubOp::bfly;
+        if (m == "idx") return SubOp::idx;
+    }
+    if (op == Opcode::vote) {
+        if (m == "all") return SubOp::all;
+        if (m == "any") return SubOp::any;
+        if (m == "uni") return SubOp::uni;
+        if (m == "ballot") return SubOp::ballot;
+    }
+    if (op == Opcode::match) {
+        if (m == "any") return SubOp::match_any;
+        if (m == "all") return SubOp::match_all;
+    }
+    if (op == Opcode::atom || op == Opcode::red || op == Opcode::redux || op == Opcode::bar ||
+        op == Opcode::barrier) {
+        static const std::pair<const char*, SubOp> names[] = {
+            {"add", SubOp::add}, {"min", SubOp::min}, {"max", SubOp::max}, {"inc", SubOp::inc},
+            {"dec", SubOp::dec}, {"and", SubOp::and_}, {"or", SubOp::or_}, {"xor", SubOp::xor_},
+            {"exch", SubOp::exch}, {"cas", SubOp::cas}, {"popc", SubOp::popc},
+        };
+        for (auto& [n, s] : names)
+            if (m == n) return s;
+    }
+    return SubOp::none;
+}
+
+const std::unordered_map<std::string_view, Opcode>& opcode_names() {
+    static const std::unordered_map<std::string_view, Opcode> m = [] {
+        std::unordered_map<std::string_view, Opcode> t;
+        for (int i = 0; i < opcode_count; ++i) t[opcode_table[i].mnemonic] = Opcode(i);
+        return t;
+    }();
+    return m;
+}
+
+const std::unordered_map<std::string_view, Special>& special_names() {
+    static const std::unordered_map<std::string_view, Special> m = {
+        {"%tid.x", Special::tid_x},       {"%tid.y", Special::tid_y},     {"%tid.z", Special::tid_z},
+        {"%ntid.x", Special::ntid_x},     {"%ntid.y", Special::ntid_y},   {"%ntid.z", Special::ntid_z},
+        {"%ctaid.x", Special::ctaid_x},   {"%ctaid.y", Special::ctaid_y}, {"%ctaid.z", Special::ctaid_z},
+        {"%nctaid.x", Special::nctaid_x}, {"%nctaid.y", Special::nctaid_y},
+        {"%nctaid.z", Special::nctaid_z}, {"%laneid", Special::laneid},   {"%warpid", Special::warpid},
+        {"%nwarpid", Special::nwarpid},   {"%smid", Special::smid},       {"%nsmid", Special::nsmid},
+        {"%gridid", Special::gridid},     {"%lanemask_eq", Special::lanemask_eq},
+        {"%lanemask_lt", Special::lanemask_lt}, {"%lanemask_le", Special::lanemask_le},
+        {"%lanemask_gt", Special::lanemask_gt}, {"%lanemask_ge", Special::lanemask_ge},
+        {"%clock", Special::clock},       {"%clock64", Special::clock64},
+        {"%globaltimer", Special::globaltimer}, {"%globaltimer_lo", Special::globaltimer_lo},
+        {"%globaltimer_hi", Special::globaltimer_hi},
+        {"%dynamic_smem_size", Special::dynamic_smem_size},
+        {"%total_smem_size", Special::total_smem_size}, {"WARP_SZ", Special::warpsz},
+    };
+    return m;
+}
+
+// [SECTION] Operands ------------------------------------------------------------------------------
+
+class FunctionParser;
+
+std::uint64_t parse_integer(std::string_view s, std::uint32_t line, bool* ok = nullptr) {
+    std::string t(s);
+    bool neg = false;
+    size_t i = 0;
+    if (i < t.size() && (t[i] == '-' || t[i] == '+')) { neg = t[i] == '-'; ++i; }
+    if (!t.empty() && (t.back() == 'U' || t.back() == 'u')) t.pop_back();
+    const char* begin = t.c_str() + i;
+    char* end = nullptr;
+    errno = 0;
+    std::uint64_t v;
+    if (t.size() > i + 1 && t[i] == '0' && (t[i + 1] == 'x' || t[i + 1] == 'X'))
+        v = std::strtoull(begin + 2, &end, 16);
+    else if (t.size() > i + 1 && t[i] == '0' && (t[i + 1] == 'b' || t[i + 1] == 'B'))
+        v = std::strtoull(begin + 2, &end, 2);
+    else if (t.size() > i + 1 && t[i] == '0')
+        v = std::strtoull(begin, &end, 8);
+    else
+        v = std::strtoull(begin, &end, 10);
+    bool good = end && *end == '\0' && end != begin && errno == 0;
+    if (ok) { *ok = good; return neg ? ~v + 1 : v; }
+    if (!good) throw ParseError(line, "bad number '" + std::string(s) + "'");
+    return neg ? ~v + 1 : v;
+}
+
+// An immediate: integer, 0fXXXXXXXX (f32 bits), 0dXXXXXXXXXXXXXXXX (f64 bits), or a decimal float.
+// Returns the bits for an instruction of type `type`.
+bool parse_immediate(std::string_view s, Type type, std::uint32_t line, std::int64_t* out) {
+    if (s.empty()) return false;
+    std::string_view body = s;
+    bool neg = false;
+    if (body[0] == '-') { neg = true; body.remove_prefix(1); }
+    if (body.size() == 10 && (starts_with(body, "0f") || starts_with(body, "0F"))) {
+        std::uint32_t bits = std::uint32_t(std::strtoul(std::string(body.substr(2)).c_str(), nullptr, 16));
+        if (neg) bits ^= 0x80000000u;
+        if (type == Type::f64) {  // f32 literal in an f64 instruction: widen
+            float f;
+            std::memcpy(&f, &bits, 4);
+            double d = f;
+            std::memcpy(out, &d, 8);
+        } else {
+            *out = bits;
+        }
+        return true;
+    }
+    if (body.size() == 18 && (starts_with(body, "0d") || starts_with(body, "0D"))) {
+        std::uint64_t bits = std::strtoull(std::string(body.substr(2)).c_str(), nullptr, 16);
+        if (neg) bits ^= 0x8000000000000000ull;
+        if (type == Type::f32) {
+            double d;
+            std::memcpy(&d, &bits, 8);
+            float f = float(d);
+            std::uint32_t b32;
+            std::memcpy(&b32, &f, 4);
+            *out = b32;
+        } else {
+            *out = std::int64_t(bits);
+        }
+        return true;
+    }
+    if (!(std::isdigit((unsigned char)body[0]))) return false;
+    bool is_float_text = body.find('.') != std::string_view::npos ||
+                         ((body.find('e') != std::string_view::npos || body.find('E') != std::string_view::npos) &&
+                          !starts_with(body, "0x") && !starts_with(body, "0X"));
+    if (is_float_text) {
+        double d = std::strtod(std::string(s).c_str(), nullptr);
+        if (type == Type::f32) {
+            float f = float(d);
+            std::uint32_t b;
+            std::memcpy(&b, &f, 4);
+            *out = b;
+        } else {
+            std::memcpy(out, &d, 8);
+        }
+        return true;
+    }
+    std::uint64_t v = parse_integer(s, line);
+    if (type_is_float(type)) {  // an integer literal in a float instruction means that value
+        double d = double(std::int64_t(v));
+        if (type == Type::f32) {
+            float f = float(d);
+            std::uint32_t b;
+            std::memcpy(&b, &f, 4);
+            *out = b;
+        } else {
+            std::memcpy(out, &d, 8);
+        }
+        return true;
+    }
+    *out = std::int64_t(v);
+    return true;
+}
+
+// [SECTION] Declarations --------------------------------------------------------------------------
+
+struct Decl {
+    Space space = Space::none;
+    Type type = Type::none;
+    std::uint32_t align = 0;
+    std::string name;
+    std::int64_t array = -1;     // -1: scalar; 0: [] (extern); n: [n]
+    std::int64_t array2 = -1;    // second dimension, when given
+    std::string init;            // text after '='
+    bool is_extern = false;
+    bool is_ptr = false;
+    std::int64_t reg_count = -1; // %r<17>
+};
+
+// ".shared .align 4 .b8 name[1024] = {...}" and ".param .u64 .ptr .global .align 1 name".
+Decl parse_decl(std::string_view text, std::uint32_t line) {
+    Decl d;
+    std::string_view init;
+    if (auto eq = text.find('='); eq != std::string_view::npos) {
+        init = trim(text.substr(eq + 1));
+        text = trim(text.substr(0, eq));
+    }
+    d.init = std::string(init);
+    auto ws = words(text);
+    for (size_t i = 0; i < ws.size(); ++i) {
+        std::string_view w = ws[i];
+        if (w == ".extern") d.is_extern = true;
+        else if (w == ".visible" || w == ".weak" || w == ".common") {}
+        else if (w == ".ptr") d.is_ptr = true;
+        else if (w == ".align") {
+            if (i + 1 >= ws.size()) throw ParseError(line, "'.align' needs a value");
+            d.align = std::uint32_t(parse_integer(ws[++i], line));
+        } else if (w[0] == '.') {
+            std::string_view k = w.substr(1);
+            if (auto t = type_names().find(k); t != type_names().end()) d.type = t->second;
+            else if (k == "reg") d.space = Space::reg;
+            else if (k == "global" && d.space == Space::none) d.space = Space::global;
+            else if (k == "global" || k == "shared" || k == "local" || k == "const") {
+                // .param .u64 .ptr .global: the pointee's space, an attribute only.
+                if (d.space == Space::none)
+                    d.space = k == "shared" ? Space::shared : k == "local" ? Space::local : Space::constant;
+            } else if (k == "param") d.space = Space::param;
+            else if (k == "v2" || k == "v4") throw ParseError(line, "vector declarations are not supported: " + std::string(text));
+            else throw ParseError(line, "unknown declaration attribute '" + std::string(w) + "'");
+        } else {
+            // The name, possibly with [n], [n][m] or <n>.
+            std::string rest;
+            for (size_t j = i; j < ws.size(); ++j) rest += std::string(ws[j]);
+            size_t p = 0;
+            while (p < rest.size() && is_ident_char(rest[p])) ++p;
+            d.name = rest.substr(0, p);
+            std::string_view tail = std::string_view(rest).substr(p);
+            int dim = 0;
+            while (!tail.empty()) {
+                if (tail[0] == '<') {
+                    auto close = tail.find('>');
+                    if (close == std::string_view::npos) throw ParseError(line, "missing '>'");
+                    d.reg_count = std::int64_t(parse_integer(tail.substr(1, close - 1), line));
+                    tail.remove_prefix(close + 1);
+                } else if (tail[0] == '[') {
+                    auto close = tail.find(']');
+                    if (close == std::string_view::npos) throw ParseError(line, "missing ']'");
+                    std::string_view n = trim(tail.substr(1, close - 1));
+                    std::int64_t v = n.empty() ? 0 : std::int64_t(parse_integer(n, line));
+                    if (dim++ == 0) d.array = v;
+                    else d.array2 = v;
+                    tail.remove_prefix(close + 1);
+                } else {
+                    throw ParseError(line, "unexpected '" + std::string(tail) + "' in declaration");
+                }
+            }
+            break;
+        }
+    }
+    if (d.name.empty()) throw ParseError(line, "declaration without a name: " + std::string(text));
+    return d;
+}
+
+std::uint64_t decl_size(const Decl& d) {
+    std::uint64_t elem = std::uint64_t(type_bits(d.type) / 8);
+    if (d.type == Type::pred) elem = 1;
+    std::uint64_t n = d.array < 0 ? 1 : std::uint64_t(d.array);
+    if (d.array2 > 0) n *= std::uint64_t(d.array2);
+    return elem * n;
+}
+
+// Initialiser "{1, 2, 3}" or "5" into bytes of the element type.
+std::vector<std::uint8_t> parse_initializer(const Decl& d, std::uint32_t line) {
+    std::vector<std::uint8_t> bytes;
+    if (d.init.empty()) return bytes;
+    std::string_view s = trim(d.init);
+    if (!s.empty() && s.front() == '{') s = s.substr(1, s.size() - 2);
+    int elem = std::max(1, type_bits(d.type) / 8);
+    for (std::string_view item : split_top(s, ',')) {
+        if (item.empty()) continue;
+        if (item.front() == '{') {  // nested arrays: flatten
+            Decl inner = d;
+            inner.init = std::string(item);
+            auto more = parse_initializer(inner, line);
+            bytes.insert(bytes.end(), more.begin(), more.end());
+            continue;
+        }
+        std::int64_t v = 0;
+        if (!parse_immediate(item, d.type, line, &v))
+            throw ParseError(line, "unsupported initialiser '" + std::string(item) +
+                                       "' (address initialisers such as generic(sym) are not supported)");
+        for (int b = 0; b < elem; ++b) bytes.push_back(std::uint8_t(std::uint64_t(v) >> (8 * b)));
+    }
+    bytes.resize(std::max<std::uint64_t>(bytes.size(), decl_size(d)), 0);
+    return bytes;
+}
+
+Symbol symbol_from(const Decl& d, std::uint32_t line) {
+    Symbol s;
+    s.name = d.name;
+    s.space = d.space;
+    s.type = d.type;
+    s.align = d.align ? d.align : std::max(1, type_bits(d.type) / 8);
+    s.size = decl_size(d);
+    s.is_extern = d.is_extern || d.array == 0;
+    s.init = parse_initializer(d, line);
+    return s;
+}
+
+Param param_from(const Decl& d) {
+    Param p;
+    p.name = d.name;
+    p.type = d.type;
+    p.size = std::uint32_t(decl_size(d));
+    p.align = d.align ? d.align : std::max<std::uint32_t>(1, p.size > 8 ? 8 : p.size);
+    p.is_pointer_hint = d.is_ptr;
+    return p;
+}
+
+// [SECTION] Instructions --------------------------------------------------------------------------
+
+class FunctionParser {
+public:
+    FunctionParser(Module& module, Function& fn) : module_(module), fn_(fn) {}
+
+    void declare(std::string_view text, std::uint32_t line) {
+        Decl d = parse_decl(text, line);
+        if (d.space == Space::reg) {
+            if (d.reg_count >= 0) {
+                for (std::int64_t i = 0; i < d.reg_count; ++i) add_register(d.name + std::to_string(i), d.type);
+            } else {
+                for (std::string_view name : split_top(std::string_view(text).substr(text.find(d.name)), ','))
+                    add_register(std::string(trim(name)), d.type);
+            }
+            return;
+        }
+        if (d.space == Space::param || d.space == Space::local || d.space == Space::shared ||
+            d.space == Space::constant || d.space == Space::global) {
+            Symbol s = symbol_from(d, line);
+            fn_.locals.push_back(s);
+            local_names_[s.name] = std::int32_t(fn_.locals.size() - 1);  // a later scope shadows
+            return;
+        }
+        throw ParseError(line, "unsupported declaration in function body: " + std::string(text));
+    }
+
+    void label(std::string_view name) { fn_.labels[std::string(name)] = std::int32_t(fn_.code.size()); }
+
+    void instruction(std::string_view text, std::uint32_t line, std::uint32_t src_file, std::uint32_t src_line) {
+        Instruction in;
+        in.ptx_line = line;
+        in.file = src_file;
+        in.line = src_line;
+        in.text = std::string(text);
+        std::string_view s = text;
+        if (s[0] == '@') {  // guard predicate
+            size_t sp = 1;
+            while (sp < s.size() && !std::isspace((unsigned char)s[sp])) ++sp;
+            std::string_view g = s.substr(1, sp - 1);
+            if (!g.empty() && g[0] == '!') { in.guard_negated = true; g.remove_prefix(1); }
+            in.guard = reg_index(g, line);
+            s = trim(s.substr(sp));
+        }
+        size_t sp = 0;
+        while (sp < s.size() && !std::isspace((unsigned char)s[sp])) ++sp;
+        std::string_view mnemonic = s.substr(0, sp);
+        std::string_view rest = trim(s.substr(sp));
+        decode_mnemonic(in, mnemonic, line);
+        if (in.op == Opcode::call) {
+            parse_call(in, rest, line);
+        } else if (!rest.empty()) {
+            auto parts = split_top(rest, ',');
+            if (parts.size() > 6) throw ParseError(line, "too many operands");
+            for (auto part : parts) in.operands[in.operand_count++] = operand(part, in, line);
+        }
+        fn_.code.push_back(std::move(in));
+    }
+
+    // Resolves branch targets once all labels are known.
+    void finish() {
+        for (Instruction& in : fn_.code) {
+            if (in.op == Opcode::bra) {
+                if (in.operand_count != 1 || in.operands[0].kind != OperandKind::label)
+                    throw ParseError(in.ptx_line, "bra needs one label");
+                auto it = fn_.labels.find(in.operands[0].name);
+                if (it == fn_.labels.end())
+                    throw ParseError(in.ptx_line, "unknown label '" + in.operands[0].name + "'");
+                in.target = it->second;
+            }
+        }
+    }
+
+private:
+    void add_register(std::string name, Type type) {
+        if (fn_.registers.count(name)) return;
+        fn_.registers[name] = std::int32_t(fn_.register_names.size());
+        fn_.register_names.push_back(std::move(name));
+        fn_.register_types.push_back(type);
+    }
+
+    std::int32_t reg_index(std::string_view name, std::uint32_t line) {
+        auto it = fn_.registers.find(std::string(name));
+        if (it == fn_.registers.end()) throw ParseError(line, "undeclared register '" + std::string(name) + "'");
+        return it->second;
+    }
+
+    void decode_mnemonic(Instruction& in, std::string_view mnemonic, std::uint32_t line) {
+        std::vector<std::string_view> parts;
+        size_t start = 0;
+        for (size_t i = 0; i <= mnemonic.size(); ++i) {
+            if (i == mnemonic.size() || mnemonic[i] == '.') {
+                // "shared::cta" and "L1::no_allocate" contain dots? No: '::' only. Keep as one part.
+                parts.push_back(mnemonic.substr(start, i - start));
+                start = i + 1;
+            }
+        }
+        size_t first_modifier = 1;
+        auto& ops = opcode_names();
+        if (parts.size() >= 2) {
+            std::string two = std::string(parts[0]) + "." + std::string(parts[1]);
+            if (auto it = ops.find(two); it != ops.end() && two != "cvt.rn") {
+                in.op = it->second;
+                first_modifier = 2;
+            }
+        }
+        if (first_modifier == 1) {
+            auto it = ops.find(parts[0]);
+            if (it == ops.end()) throw ParseError(line, "unknown instruction '" + std::string(mnemonic) + "'");
+            in.op = it->second;
+        }
+        std::vector<Type> types;
+        const bool is_compare = in.op == Opcode::setp || in.op == Opcode::set;
+        for (size_t i = first_modifier; i < parts.size(); ++i) {
+            std::string_view m = parts[i];
+            if (auto t = type_names().find(m); t != type_names().end()) { types.push_back(t->second); continue; }
+            if (is_compare) {
+                if (auto c = cmp_names().find(m); c != cmp_names().end() && in.cmp == Cmp::none) { in.cmp = c->second; continue; }
+                if (m == "and") { in.bool_op = SubOp::and_; continue; }
+                if (m == "or") { in.bool_op = SubOp::or_; continue; }
+                if (m == "xor") { in.bool_op = SubOp::xor_; continue; }
+            }
+            if (in.op == Opcode::slct || in.op == Opcode::testp) {
+                // testp.finite / slct: the property or nothing.
+                if (m == "finite" || m == "infinite" || m == "number" || m == "notanumber" ||
+                    m == "normal" || m == "subnormal") { in.cmp = m == "finite" ? Cmp::num : m == "notanumber" ? Cmp::nan : Cmp::none; in.sub = SubOp::none; in.flags |= (m == "infinite" ? f_hi : m == "normal" ? f_lo : m == "subnormal" ? f_wide : m == "number" ? f_full : 0); continue; }
+            }
+            if (SubOp so = sub_op_of(in.op, m); so != SubOp::none && in.sub == SubOp::none) { in.sub = so; continue; }
+            if (m == "hi") { in.flags |= f_hi; continue; }
+            if (m == "lo") { in.flags |= f_lo; continue; }
+            if (auto r = rounding_names().find(m); r != rounding_names().end()) { in.rounding = r->second; continue; }
+            if (auto sp = space_names().find(m); sp != space_names().end()) { in.space = sp->second; continue; }
+            if (m == "v2") { in.vector = 2; continue; }
+            if (m == "v4") { in.vector = 4; continue; }
+            if (m == "v8") { in.vector = 8; continue; }
+            if (m == "r" && in.op == Opcode::shf) continue;  // shf.r: right is the default (no f_shift_left)
+            if (auto f = flag_names().find(m); f != flag_names().end()) { in.flags |= f->second; continue; }
+            if (in.op == Opcode::bar || in.op == Opcode::barrier) {
+                if (m == "red") { in.flags |= f_red; continue; }
+            }
+            if (in.op == Opcode::fence && (m == "proxy" || m == "alias" || m == "async")) continue;
+            if (is_ignorable_modifier(m)) continue;
+            if (m.find("::") != std::string_view::npos) {
+                auto sp = space_names().find(m);
+                if (sp != space_names().end()) { in.space = sp->second; continue; }
+                if (starts_with(m, "shared")) { in.space = Space::shared; continue; }
+                continue;  // cache hints such as L1::no_allocate
+            }
+            throw ParseError(line, "unknown modifier '." + std::string(m) + "' in '" + std::string(mnemonic) + "'");
+        }
+        if (!types.empty()) {
+            in.type = types[0];
+            in.type2 = types.size() > 1 ? types[1] : types[0];
+        }
+        if ((in.op == Opcode::ld || in.op == Opcode::st || in.op == Opcode::ldu || in.op == Opcode::atom ||
+             in.op == Opcode::red || in.op == Opcode::prefetch) && in.space == Space::none)
+            in.space = Space::generic;
+        if (in.vector > 4) throw ParseError(line, "vectors of more than 4 elements are not supported");
+    }
+
+    Operand operand(std::string_view s, const Instruction& in, std::uint32_t line) {
+        Operand o;
+        s = trim(s);
+        if (s.empty()) throw ParseError(line, "empty operand");
+        if (s == "_") { o.kind = OperandKind::sink; return o; }
+        if (s.front() == '[') {
+            if (s.back() != ']') throw ParseError(line, "missing ']' in '" + std::string(s) + "'");
+            address(o, trim(s.substr(1, s.size() - 2)), line);
+            return o;
+        }
+        if (s.front() == '{') {
+            o.kind = OperandKind::vector;
+            auto items = split_top(s.substr(1, s.size() - 2), ',');
+            if (items.size() > 4) throw ParseError(line, "vector of more than 4 registers");
+            for (auto item : items) {
+                o.vec[o.vec_count++] = item == "_" ? -1 : reg_index(item, line);
+            }
+            return o;
+        }
+        if (auto bar = s.find('|'); bar != std::string_view::npos) {  // d|p destinations
+            o.kind = OperandKind::vector;
+            o.vec[0] = reg_index(trim(s.substr(0, bar)), line);
+            auto p = trim(s.substr(bar + 1));
+            o.vec[1] = p == "_" ? -1 : reg_index(p, line);
+            o.vec_count = 2;
+            return o;
+        }
+        if (s.front() == '!') {
+            o = operand(s.substr(1), in, line);
+            o.negate = true;
+            return o;
+        }
+        if (s.front() == '%' || s == "WARP_SZ") {
+            if (auto it = fn_.registers.find(std::string(s)); it != fn_.registers.end()) {
+                o.kind = OperandKind::reg;
+                o.reg = it->second;
+                return o;
+            }
+            if (auto sp = special_names().find(s); sp != special_names().end()) {
+                o.kind = OperandKind::special;
+                o.special = sp->second;
+                return o;
+            }
+            throw ParseError(line, "undeclared register '" + std::string(s) + "'");
+        }
+        std::int64_t v;
+        if ((std::isdigit((unsigned char)s[0]) || s[0] == '-') && parse_immediate(s, in.type, line, &v)) {
+            o.kind = OperandKind::imm;
+            o.value = v;
+            return o;
+        }
+        // A name: a branch target, or a symbol used as a value (its address).
+        if (in.op == Opcode::bra || in.op == Opcode::brx) {
+            o.kind = OperandKind::label;
+            o.name = std::string(s);
+            return o;
+        }
+        std::string name(s);
+        std::int64_t offset = 0;
+        if (auto plus = s.find('+'); plus != std::string_view::npos) {
+            name = std::string(trim(s.substr(0, plus)));
+            offset = std::int64_t(parse_integer(trim(s.substr(plus + 1)), line));
+        }
+        if (!resolve_symbol(o, name)) throw ParseError(line, "unknown symbol '" + name + "'");
+        o.kind = OperandKind::symbol;
+        o.value = offset;
+        return o;
+    }
+
+    void address(Operand& o, std::string_view s, std::uint32_t line) {
+        o.kind = OperandKind::address;
+        std::string_view base = s;
+        std::int64_t offset = 0;
+        for (size_t i = 1; i < s.size(); ++i) {
+            if (s[i] == '+' || (s[i] == '-' && s[i - 1] != '+')) {
+                base = trim(s.substr(0, i));
+                std::string_view off = trim(s.substr(s[i] == '+' ? i + 1 : i));
+                offset = std::int64_t(parse_integer(off, line));
+                break;
+            }
+        }
+        o.value = offset;
+        if (base.empty()) throw ParseError(line, "empty address");
+        if (base[0] == '%') {
+            o.reg = reg_index(base, line);
+            return;
+        }
+        if (std::isdigit((unsigned char)base[0])) {  // [immediate]
+            o.value += std::int64_t(parse_integer(base, line));
+            return;
+        }
+        if (!resolve_symbol(o, std::string(base)))
+            throw ParseError(line, "unknown symbol '" + std::string(base) + "' in address");
+    }
+
+    bool resolve_symbol(Operand& o, const std::string& name) {
+        if (auto it = local_names_.find(name); it != local_names_.end()) {
+            o.scope = Operand::function_scope;
+            o.symbol = it->second;
+            return true;
+        }
+        for (size_t i = 0; i < fn_.params.size(); ++i)
+            if (fn_.params[i].name == name) { o.scope = Operand::param_scope; o.symbol = std::int32_t(i); return true; }
+        for (size_t i = 0; i < fn_.returns.size(); ++i)
+            if (fn_.returns[i].name == name) { o.scope = Operand::return_scope; o.symbol = std::int32_t(i); return true; }
+        for (size_t i = 0; i < module_.globals.size(); ++i)
+            if (module_.globals[i].name == name) { o.scope = Operand::module_scope; o.symbol = std::int32_t(i); return true; }
+        return false;
+    }
+
+    // call.uni (retval0), vprintf, (param0, param1);   call _Z3fooi, (param0);   call.uni foo;
+    void parse_call(Instruction& in, std::string_view rest, std::uint32_t line) {
+        auto parts = split_top(rest, ',');
+        size_t i = 0;
+        auto symbol_list = [&](std::string_view list) {
+            Operand o;
+            o.kind = OperandKind::vector;
+            list = trim(list);
+            if (list.front() != '(' || list.back() != ')') throw ParseError(line, "call: expected '(...)'");
+            for (auto item : split_top(list.substr(1, list.size() - 2), ',')) {
+                if (item.empty()) continue;
+                if (o.vec_count == 4) throw ParseError(line, "call: more than 4 parameters are not supported");
+                auto it = local_names_.find(std::string(item));
+                if (it == local_names_.end()) throw ParseError(line, "call: unknown parameter '" + std::string(item) + "'");
+                o.vec[o.vec_count++] = it->second;
+            }
+            return o;
+        };
+        Operand returns;
+        returns.kind = OperandKind::vector;
+        if (i < parts.size() && parts[i].front() == '(') returns = symbol_list(parts[i++]);
+        if (i >= parts.size()) throw ParseError(line, "call without a callee");
+        Operand callee;
+        callee.kind = OperandKind::label;
+        callee.name = std::string(parts[i++]);
+        Operand args;
+        args.kind = OperandKind::vector;
+        if (i < parts.size() && parts[i].front() == '(') args = symbol_list(parts[i++]);
+        if (i < parts.size()) throw ParseError(line, "call: indirect calls (function pointers) are not supported");
+        in.operands[0] = returns;
+        in.operands[1] = callee;
+        in.operands[2] = args;
+        in.operand_count = 3;
+    }
+
+    Module& module_;
+    Function& fn_;
+    std::unordered_map<std::string, std::int32_t> local_names_;
+};
+
+// Function header: ".visible .entry name(.param ...)" or ".func (.param .b32 r) name(.param ...)"
+// followed by performance directives.
+void parse_function_header(Module& module, Function& fn, std::string_view text, std::uint32_t line) {
+    std::string_view s = trim(text);
+    auto ws = words(s);
+    size_t pos = 0;
+    bool is_entry = false, found = false;
+    for (; pos < s.size();) {
+        while (pos < s.size() && std::isspace((unsigned char)s[pos])) ++pos;
+        size_t end = pos;
+        while (end < s.size() && !std::isspace((unsigned char)s[end]) && s[end] != '(') ++end;
+        std::string_view w = s.substr(pos, end - pos);
+        pos = end;
+        if (w == ".entry") { is_entry = true; found = true; break; }
+        if (w == ".func") { found = true; break; }
+        if (w == ".visible" || w == ".extern" || w == ".weak") {
+            if (w == ".extern") fn.is_extern = true;
+            continue;
+        }
+        throw ParseError(line, "unexpected '" + std::string(w) + "' before .entry/.func");
+    }
+    if (!found) throw ParseError(line, "expected .entry or .func");
+    fn.is_entry = is_entry;
+    std::string_view rest = trim(s.substr(pos));
+    auto read_list = [&](std::string_view& r, std::vector<Param>& out) {
+        r = trim(r);
+        if (r.empty() || r.front() != '(') return;
+        int depth = 0;
+        size_t close = 0;
+        for (size_t i = 0; i < r.size(); ++i) {
+            if (r[i] == '(') ++depth;
+            if (r[i] == ')' && --depth == 0) { close = i; break; }
+        }
+        if (close == 0) throw ParseError(line, "unterminated parameter list");
+        for (auto item : split_top(r.substr(1, close - 1), ',')) {
+            if (item.empty()) continue;
+            Decl d = parse_decl(item, line);
+            if (d.space != Space::param && d.space != Space::reg)
+                throw ParseError(line, "expected .param in parameter list: " + std::string(item));
+            out.push_back(param_from(d));
+        }
+        r = trim(r.substr(close + 1));
+    };
+    if (!is_entry) read_list(rest, fn.returns);
+    size_t n = 0;
+    while (n < rest.size() && is_ident_char(rest[n]) && rest[n] != '.') ++n;
+    fn.name = std::string(rest.substr(0, n));
+    if (fn.name.empty()) throw ParseError(line, "function without a name");
+    rest = trim(rest.substr(n));
+    read_list(rest, fn.params);
+    std::uint32_t offset = 0;
+    for (Param& p : fn.params) {
+        offset = (offset + p.align - 1) / p.align * p.align;
+        p.offset = offset;
+        offset += p.size;
+    }
+    fn.param_bytes = offset;
+    offset = 0;
+    for (Param& p : fn.returns) {
+        offset = (offset + p.align - 1) / p.align * p.align;
+        p.offset = offset;
+        offset += p.size;
+    }
+    fn.return_bytes = offset;
+    // Performance directives (".maxntid 256, 1, 1" ...), separated by whitespace/newlines.
+    auto dirs = words(rest);
+    for (size_t i = 0; i < dirs.size(); ++i) {
+        std::string_view d = dirs[i];
+        auto read_dims = [&](std::uint32_t* out, int max) {
+            std::string joined;
+            while (i + 1 < dirs.size() && dirs[i + 1][0] != '.') joined += std::string(dirs[++i]);
+            int k = 0;
+            for (auto v : split_top(joined, ','))
+                if (!v.empty() && k < max) out[k++] = std::uint32_t(parse_integer(v, line));
+            for (; k < max; ++k) out[k] = out[k] ? out[k] : 1;
+        };
+        if (d == ".maxntid") read_dims(fn.maxntid, 3);
+        else if (d == ".reqntid") read_dims(fn.reqntid, 3);
+        else if (d == ".minnctapersm") read_dims(&fn.minnctapersm, 1);
+        else if (d == ".maxnreg") read_dims(&fn.maxnreg, 1);
+        else if (d == ".maxnctapersm" || d == ".noreturn" || d == ".pragma") {
+            while (i + 1 < dirs.size() && dirs[i + 1][0] != '.') ++i;
+        } else throw ParseError(line, "unknown function directive '" + std::string(d) + "'");
+    }
+    (void)module;
+}
+
+// [SECTION] Statement splitting and the driver ----------------------------------------------------
+
+class Parser {
+public:
+    explicit Parser(const std::string& text) : text_(text) {}
+
+    Module run() {
+        strip_comments();
+        size_t pos = 0;
+        std::uint32_t line = 1;
+        while (pos < clean_.size()) {
+            size_t end = clean_.find('\n', pos);
+            if (end == std::string::npos) end = clean_.size();
+            line_text(std::string_view(clean_).substr(pos, end - pos), line);
+            pos = end + 1;
+            ++line;
+        }
+        if (!trim(pending_).empty()) throw ParseError(pending_line_, "unterminated statement: " + std::string(trim(pending_)));
+        if (current_) throw ParseError(line, "unterminated function body");
+        for (Function& fn : module_.functions) resolve_calls(fn);
+        for (size_t i = 0; i < module_.functions.size(); ++i)
+            module_.function_index[module_.functions[i].name] = std::int32_t(i);
+        return std::move(module_);
+    }
+
+private:
+    void strip_comments() {
+        clean_.reserve(text_.size());
+        bool in_block = false, in_string = false;
+        for (size_t i = 0; i < text_.size(); ++i) {
+            char c = text_[i];
+            if (in_block) {
+                if (c == '*' && i + 1 < text_.size() && text_[i + 1] == '/') { in_block = false; ++i; }
+                else if (c == '\n') clean_ += '\n';
+                continue;
+            }
+            if (in_string) {
+                clean_ += c;
+                if (c == '"') in_string = false;
+                continue;
+            }
+            if (c == '"') { in_string = true; clean_ += c; continue; }
+            if (c == '/' && i + 1 < text_.size() && text_[i + 1] == '/') {
+                while (i < text_.size() && text_[i] != '\n') ++i;
+                clean_ += '\n';
+                continue;
+            }
+            if (c == '/' && i + 1 < text_.size() && text_[i + 1] == '*') { in_block = true; ++i; continue; }
+            clean_ += c;
+        }
+    }
+
+    void line_text(std::string_view raw, std::uint32_t line) {
+        std::string_view t = trim(raw);
+        if (t.empty()) return;
+        if (trim(pending_).empty()) {
+            // Directives that end at the end of the line rather than at ';'.
+            if (starts_with(t, ".loc") && t.size() > 4 && std::isspace((unsigned char)t[4])) { loc(t, line); return; }
+            if (starts_with(t, ".file") && t.size() > 5 && std::isspace((unsigned char)t[5])) { file(t, line); return; }
+            if (starts_with(t, ".version")) { module_.version = std::string(trim(t.substr(8))); return; }
+            if (starts_with(t, ".target")) { module_.target = std::string(trim(t.substr(7))); return; }
+            if (starts_with(t, ".address_size")) {
+                module_.address_size = int(parse_integer(trim(t.substr(13)), line));
+                if (module_.address_size != 64) throw ParseError(line, "only .address_size 64 is supported");
+                return;
+            }
+            if (starts_with(t, ".section")) throw ParseError(line, "debug sections (-G) are not supported; compile with -lineinfo");
+        }
+        for (char c : t) {
+            if (pending_.empty() || trim(pending_).empty()) pending_line_ = line;
+            const bool in_initializer = pending_.find('=') != std::string::npos;
+            if (in_initializer && (c == '{' || c == '}')) { pending_ += c; continue; }
+            if (c == ';') { statement(trim(pending_), pending_line_, ';'); pending_.clear(); }
+            else if (c == '{') { statement(trim(pending_), pending_line_, '{'); pending_.clear(); }
+            else if (c == '}') {
+                if (!trim(pending_).empty()) throw ParseError(line, "missing ';' before '}'");
+                pending_.clear();
+                close_brace(line);
+            } else if (c == ':' && current_ && is_label(pending_)) {
+                current_parser_->label(trim(pending_));
+                pending_.clear();
+            } else pending_ += c;
+        }
+        pending_ += ' ';
+    }
+
+    static bool is_label(const std::string& s) {
+        std::string_view t = trim(s);
+        if (t.empty()) return false;
+        for (char c : t)
+            if (!(std::isalnum((unsigned char)c) || c == '_' || c == '$')) return false;
+        return true;
+    }
+
+    void loc(std::string_view t, std::uint32_t line) {
+        auto parts = words(t.substr(4));
+        if (parts.size() < 2) throw ParseError(line, "bad .loc");
+        loc_file_ = std::uint32_t(parse_integer(parts[0], line));
+        std::string_view ln = parts[1];
+        if (!ln.empty() && ln.back() == ',') ln.remove_suffix(1);
+        loc_line_ = std::uint32_t(parse_integer(ln, line));
+        if (current_ && current_->first_line == 0 && loc_line_ != 0) current_->first_line = loc_line_;
+    }
+
+    void file(std::string_view t, std::uint32_t line) {
+        auto rest = trim(t.substr(5));
+        size_t sp = 0;
+        while (sp < rest.size() && !std::isspace((unsigned char)rest[sp])) ++sp;
+        std::uint32_t index = std::uint32_t(parse_integer(rest.substr(0, sp), line));
+        std::string_view name = trim(rest.substr(sp));
+        auto q1 = name.find('"');
+        auto q2 = name.find('"', q1 + 1);
+        if (q1 == std::string_view::npos || q2 == std::string_view::npos) throw ParseError(line, "bad .file");
+        module_.files[index] = std::string(name.substr(q1 + 1, q2 - q1 - 1));
+    }
+
+    void statement(std::string_view s, std::uint32_t line, char terminator) {
+        if (current_) {
+            if (terminator == '{') { ++depth_; if (!s.empty()) throw ParseError(line, "unexpected '{' after '" + std::string(s) + "'"); return; }
+            if (s.empty()) return;
+            if (s[0] == '.') {
+                if (starts_with(s, ".pragma")) return;
+                if (starts_with(s, ".reg") || starts_with(s, ".local") || starts_with(s, ".shared") ||
+                    starts_with(s, ".param") || starts_with(s, ".const") || starts_with(s, ".global") ||
+                    starts_with(s, ".align")) {
+                    current_parser_->declare(s, line);
+                    return;
+                }
+                throw ParseError(line, "unknown directive '" + std::string(words(s)[0]) + "'");
+            }
+            current_parser_->instruction(s, line, loc_file_, loc_line_);
+            return;
+        }
+        if (s.empty()) return;
+        if (starts_with(s, ".pragma")) return;
+        auto ws = words(s);
+        bool is_function = false;
+        for (auto w : ws) {
+            if (w == ".entry" || w == ".func" || starts_with(w, ".entry") || starts_with(w, ".func")) { is_function = true; break; }
+            if (w[0] != '.') break;
+        }
+        if (is_function) {
+            module_.functions.emplace_back();
+            Function& fn = module_.functions.back();
+            fn.ptx_line = line;
+            parse_function_header(module_, fn, s, line);
+            if (terminator == '{') {
+                current_ = &fn;
+                current_index_ = module_.functions.size() - 1;
+                current_parser_ = std::make_unique<FunctionParser>(module_, fn);
+                depth_ = 1;
+                loc_line_ = 0;
+            } else {
+                fn.is_extern = true;  // a declaration: .extern .func vprintf(...);
+            }
+            return;
+        }
+        if (terminator == '{') throw ParseError(line, "unexpected '{' after '" + std::string(s) + "'");
+        // Module-scope variable.
+        Decl d = parse_decl(s, line);
+        if (d.space != Space::global && d.space != Space::constant && d.space != Space::shared)
+            throw ParseError(line, "unsupported module-scope declaration: " + std::string(s));
+        module_.globals.push_back(symbol_from(d, line));
+    }
+
+    void close_brace(std::uint32_t line) {
+        if (!current_) throw ParseError(line, "unmatched '}'");
+        if (--depth_ > 0) return;
+        current_parser_->finish();
+        current_ = nullptr;
+        current_parser_.reset();
+    }
+
+    void resolve_calls(Function& fn) {
+        for (Instruction& in : fn.code) {
+            if (in.op != Opcode::call) continue;
+            const std::string& callee = in.operands[1].name;
+            in.target = -1;
+            for (size_t i = 0; i < module_.functions.size(); ++i)
+                if (module_.functions[i].name == callee) in.target = std::int32_t(i);
+            if (in.target < 0) throw ParseError(in.ptx_line, "call to unknown function '" + callee + "'");
+        }
+    }
+
+    const std::string& text_;
+    std::string clean_;
+    Module module_;
+    std::string pending_;
+    std::uint32_t pending_line_ = 1;
+    Function* current_ = nullptr;
+    size_t current_index_ = 0;
+    std::unique_ptr<FunctionParser> current_parser_;
+    int depth_ = 0;
+    std::uint32_t loc_file_ = 0, loc_line_ = 0;
+};
+
+}  // namespace
+
+ParseResult parse(const std::string& ptx_text) {
+    ParseResult r;
+    try {
+        r.module = Parser(ptx_text).run();
+        r.ok = true;
+    } catch (const ParseError& e) {
+        r.error = "ptx:" + std::to_string(e.line) + ": " + e.what();
+        r.error_line = e.line;
+    } catch (const std::exception& e) {
+        r.error = std::string("ptx: ") + e.what();
+    }
+    return r;
+}
+
+// Type helpers ------------------------------------------------------------------------------------
+
+int type_bits(Type t) {
+    switch (t) {
+    case Type::b8: case Type::u8: case Type::s8: return 8;
+    case Type::b16: case Type::u16: case Type::s16: case Type::f16: case Type::bf16: return 16;
+    case Type::b32: case Type::u32: case Type::s32: case Type::f32: case Type::f16x2: case Type::bf16x2: return 32;
+    case Type::b64: case Type::u64: case Type::s64: case Type::f64: return 64;
+    case Type::b128: return 128;
+    case Type::pred: return 1;
+    default: return 0;
+    }
+}
+
+bool type_is_float(Type t) {
+    return t == Type::f16 || t == Type::f16x2 || t == Type::bf16 || t == Type::bf16x2 || t == Type::f32 || t == Type::f64;
+}
+
+bool type_is_signed(Type t) { return t == Type::s8 || t == Type::s16 || t == Type::s32 || t == Type::s64; }
+
+const char* type_name(Type t) {
+    static const char* names[] = {"none", "b8",  "b16", "b32",  "b64",   "b128", "u8",     "u16", "u32", "u64", "s8",
+                                  "s16",  "s32", "s64", "f16",  "f16x2", "bf16", "bf16x2", "f32", "f64", "pred"};
+    return names[int(t)];
+}
+
+const char* op_class_name(OpClass c) {
+    static const char* names[] = {"arith", "logic", "compare", "convert", "move", "memory",
+                                  "atomic", "control", "barrier", "warp", "special"};
+    return names[int(c)];
+}
+
+const Function* Module::find(const std::string& name) const {
+    auto it = function_index.find(name);
+    return it == function_index.end() ? nullptr : &functions[it->second];
+}
+
+}  // namespace cudalab::ptx

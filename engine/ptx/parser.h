@@ -1,0 +1,20 @@
+// The PTX front end: NVRTC's PTX text (ISA 9.0) -> ptx::Module. Unknown syntax is an error naming
+// the PTX line, never skipped.
+#pragma once
+
+#include <string>
+
+#include "ptx/module.h"
+
+namespace cudalab::ptx {
+
+struct ParseResult {
+    bool ok = false;
+    Module module;
+    std::string error;   // "ptx:123: unknown instruction 'foo.bar'"
+    std::uint32_t error_line = 0;
+};
+
+ParseResult parse(const std::string& ptx_text);
+
+}  // namespace cudalab::ptx

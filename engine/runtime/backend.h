@@ -1,0 +1,90 @@
+// Backend: the verbs every execution backend implements (the emulator in emulator/emu_backend.h,
+// the GPU driver backend in gpu/). The runtime (runtime.h) and the lessons speak only to this.
+//
+// Every backend supports:
+//   [x] load a compiled module (PTX)           load()
+//   [x] device memory                          allocate() / release() / copy_to_device() / copy_to_host()
+//   [x] launch a kernel by name                launch(kernel, grid, block, dynamic shared, args)
+//   [x] report faults as a status with a message naming kernel, line, block and thread where known
+// Optional (returns empty where a backend cannot know):
+//   [ ] trace of warp instructions             emulator only
+//   [ ] last writer of an address              emulator only (for "element 17 was written by ...")
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/status.h"
+#include "trace/trace.h"
+
+namespace cudalab::compiler {
+struct CompileResult;
+}
+
+namespace cudalab {
+
+using DevicePtr = std::uint64_t;
+
+struct Dim3 {
+    std::uint32_t x = 1, y = 1, z = 1;
+    std::uint64_t count() const { return std::uint64_t(x) * y * z; }
+    std::string str() const;  // "(4,1,1)"
+};
+
+struct LaunchConfig {
+    Dim3 grid;
+    Dim3 block;
+    std::uint32_t dynamic_shared_bytes = 0;
+};
+
+// One kernel argument as the bytes of its PTX parameter (a pointer is its 8-byte device address).
+struct KernelArg {
+    std::vector<std::uint8_t> bytes;
+    template <class T> static KernelArg of(const T& value) {
+        KernelArg a;
+        a.bytes.resize(sizeof(T));
+        __builtin_memcpy(a.bytes.data(), &value, sizeof(T));
+        return a;
+    }
+};
+
+struct LaunchStats {
+    std::uint64_t warp_instructions = 0;
+    std::uint64_t thread_instructions = 0;
+    double seconds = 0;  // wall time of the launch (the GPU backend: event time)
+};
+
+struct LaunchResult {
+    Status status;                 // kernel_fault carries the diagnostic in status.message
+    std::vector<std::string> warnings;  // e.g. reads of uninitialised shared memory
+    LaunchStats stats;
+    std::shared_ptr<const Trace> trace;  // null when the backend records none
+    std::string printf_output;           // device printf, in order
+};
+
+// Who wrote a byte of device memory last (emulator only).
+struct Writer {
+    Dim3 block;
+    Dim3 thread;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;  // "emu" or "gpu"
+    virtual std::string description() const = 0;  // for "running on ..."
+    virtual Status load(std::shared_ptr<const compiler::CompileResult> module) = 0;
+    virtual Status allocate(std::size_t bytes, DevicePtr* out) = 0;
+    virtual Status release(DevicePtr ptr) = 0;
+    virtual Status copy_to_device(DevicePtr dst, const void* src, std::size_t bytes) = 0;
+    virtual Status copy_to_host(void* dst, DevicePtr src, std::size_t bytes) = 0;
+    virtual LaunchResult launch(const std::string& kernel, const LaunchConfig& config,
+                                const std::vector<KernelArg>& args,
+                                const TraceOptions& trace_options) = 0;
+    virtual std::optional<Writer> last_writer(DevicePtr address) const { return std::nullopt; }
+};
+
+}  // namespace cudalab
