@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <random>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ struct Mismatch {
     std::string expected;
     std::string actual;
     std::optional<Writer> writer;  // who stored it (emulator)
+    bool writer_tracked = false;   // the backend records writers, so no writer means none wrote it
 };
 
 struct CheckResult {
@@ -89,6 +91,7 @@ public:
     template <class... Args>
     bool launch(const std::string& kernel, Dim3 grid, Dim3 block, std::uint32_t dynamic_shared,
                 const Args&... args) {
+        if (stopped_) return false;
         LaunchConfig config{grid, block, dynamic_shared};
         LaunchResult r = runtime_.launch(kernel, config, trace_options_, args...);
         return record_launch(kernel, config, std::move(r));
@@ -123,6 +126,9 @@ public:
     void set_trace_options(TraceOptions options) { trace_options_ = std::move(options); }
 
     const std::vector<CheckResult>& checks() const { return checks_; }
+    const std::string& printf_output() const { return printf_output_; }
+    // True once a launch faulted: later launches would only repeat the diagnostic.
+    bool stopped() const { return stopped_; }
     std::vector<std::string>& log() { return log_; }  // informational lines ("n = 4099: ok")
     bool failed() const;
 
@@ -143,6 +149,8 @@ private:
     LaunchStats totals_;
     std::vector<CheckResult> checks_;
     std::vector<std::string> log_;
+    std::string printf_output_;
+    bool stopped_ = false;
 };
 
 using LessonRun = std::function<void(Session&)>;
@@ -188,6 +196,7 @@ bool Session::check_values(const std::string& name, const DeviceBuffer<T>& buffe
             m.expected = format_value(e, is_float);
             m.actual = format_value(a, is_float);
             m.writer = runtime_.backend().last_writer(buffer.ptr + i * sizeof(T));
+            m.writer_tracked = runtime_.backend().tracks_writers();
             c.mismatches.push_back(std::move(m));
         }
     }

@@ -85,6 +85,7 @@ public:
                                 const std::vector<KernelArg>& args,
                                 const TraceOptions& trace_options) = 0;
     virtual std::optional<Writer> last_writer(DevicePtr address) const { return std::nullopt; }
+    virtual bool tracks_writers() const { return false; }
 };
 
 }  // namespace cudalab

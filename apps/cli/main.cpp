@@ -1,0 +1,271 @@
+// cudalab, the command-line client of the engine. Course scripts depend on its commands, options,
+// output formats and exit codes (README "Command line"): keep them stable.
+//
+// Exit codes: 0 passed / ran, 1 failed / the kernel faulted, 2 could not run (bad usage, compile
+// error, backend unavailable).
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+#include <unistd.h>
+
+#include "cli/exec_command.h"
+#include "compiler/compiler.h"
+#include "lessons/course.h"
+#include "lessons/progress.h"
+#include "report/report.h"
+
+namespace fs = std::filesystem;
+using namespace cudalab;
+
+namespace {
+
+bool use_color() { return ::isatty(1) && !std::getenv("NO_COLOR"); }
+
+int load(lessons::Course& course) {
+    std::string root = lessons::find_course_root();
+    Status s = lessons::load_course(root, &course);
+    if (!s.ok()) {
+        std::cerr << "cudalab: cannot read the course: " << s.message << "\n";
+        return 2;
+    }
+    return 0;
+}
+
+const lessons::LessonInfo* find_or_explain(const lessons::Course& course, const std::string& id) {
+    const lessons::LessonInfo* l = course.find(id);
+    if (!l) {
+        // Accept the number alone ("2", "02") as a shortcut for the id.
+        for (const auto& c : course.lessons)
+            if (!id.empty() && id.find_first_not_of("0123456789") == std::string::npos && std::stoi(c.id.substr(0, 2)) == std::stoi(id))
+                return &c;
+        std::cerr << "cudalab: no lesson '" << id << "'. The lessons are:\n";
+        for (const auto& c : course.lessons) std::cerr << "  " << c.id << "  " << c.title << "\n";
+        return nullptr;
+    }
+    return l;
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// Markdown for a terminal: headings emphasised, code kept, the rest as written.
+std::string terminal_markdown(const std::string& md, bool color) {
+    std::istringstream in(md);
+    std::ostringstream out;
+    std::string line;
+    bool code = false;
+    while (std::getline(in, line)) {
+        if (line.rfind("```", 0) == 0) { code = !code; continue; }
+        if (code) { out << (color ? "\033[36m" : "") << "    " << line << (color ? "\033[0m" : "") << "\n"; continue; }
+        if (line.rfind("#", 0) == 0) {
+            std::size_t level = line.find_first_not_of('#');
+            std::string title = line.substr(std::min(line.size(), level + 1));
+            out << "\n" << (color ? "\033[1m" : "") << title << (color ? "\033[0m" : "") << "\n";
+            if (level == 1) out << std::string(title.size(), '=') << "\n";
+            continue;
+        }
+        out << line << "\n";
+    }
+    return out.str();
+}
+
+struct CheckArgs {
+    std::string id;
+    bool solution = false;
+    std::string source;
+    std::string backend = "auto";
+    std::string format = "text";
+    std::uint64_t seed = 20261130;
+    std::uint64_t budget = 0;
+    bool verbose = false;
+};
+
+int run_check(const CheckArgs& a) {
+    lessons::Course course;
+    if (int rc = load(course)) return rc;
+    if (a.format != "text" && a.format != "json" && a.format != "junit" && a.format != "gradescope") {
+        std::cerr << "cudalab: unknown --format '" << a.format << "' (text, json, junit, gradescope)\n";
+        return 2;
+    }
+    std::vector<const lessons::LessonInfo*> targets;
+    if (a.id == "all") {
+        if (!a.source.empty()) { std::cerr << "cudalab: --source names one file; use it with one lesson id\n"; return 2; }
+        for (const auto& l : course.lessons) targets.push_back(&l);
+    } else {
+        const lessons::LessonInfo* l = find_or_explain(course, a.id);
+        if (!l) return 2;
+        targets.push_back(l);
+    }
+    if (!a.source.empty() && !fs::exists(a.source)) {
+        std::cerr << "cudalab: --source " << a.source << ": no such file\n";
+        return 2;
+    }
+    compiler::Compiler compiler;
+    lessons::Progress progress;
+    std::vector<lessons::CheckReport> reports;
+    report::TextStyle style{use_color(), a.verbose};
+    int exit_code = 0;
+    for (const auto* l : targets) {
+        lessons::CheckOptions o;
+        o.solution = a.solution;
+        o.source_path = a.source;
+        o.backend = a.backend;
+        o.seed = a.seed;
+        o.instruction_budget = a.budget;
+        if (a.format == "text" && targets.size() > 1) std::cerr << "checking " << l->id << "...\n";
+        lessons::CheckReport r = lessons::check_lesson(course, *l, o, compiler);
+        if (!r.status.ok()) exit_code = 2;
+        else if (!r.passed && exit_code == 0) exit_code = 1;
+        if (!a.solution && a.source.empty() && r.status.code != StatusCode::backend_unavailable && r.status.code != StatusCode::bad_usage)
+            progress.record_check(l->id, r.passed);
+        if (a.format == "text" && targets.size() == 1) std::cout << report::text(r, style);
+        if (a.format == "json" && targets.size() == 1) std::cout << report::json(r).dump(2) << "\n";
+        reports.push_back(std::move(r));
+    }
+    if (!a.solution && a.source.empty()) {
+        std::string err;
+        if (!progress.save(&err)) std::cerr << "cudalab: warning: progress not saved: " << err << "\n";
+    }
+    if (a.format == "text" && targets.size() > 1) std::cout << report::text_summary(reports, style);
+    if (a.format == "json" && targets.size() > 1) {
+        nlohmann::json j = nlohmann::json::array();
+        for (const auto& r : reports) j.push_back(report::json(r));
+        std::cout << j.dump(2) << "\n";
+    }
+    if (a.format == "junit") std::cout << report::junit(reports);
+    if (a.format == "gradescope") std::cout << report::gradescope(reports).dump(2) << "\n";
+    return exit_code;
+}
+
+int run_hint(const std::string& id, int which) {
+    lessons::Course course;
+    if (int rc = load(course)) return rc;
+    const lessons::LessonInfo* l = find_or_explain(course, id);
+    if (!l) return 2;
+    if (l->hints.empty()) { std::cout << l->id << " has no hints.\n"; return 0; }
+    lessons::Progress progress;
+    int index;
+    if (which > 0) index = std::min<int>(which, int(l->hints.size())) - 1;
+    else {
+        index = progress.reveal_hint(l->id, int(l->hints.size()));
+        progress.save();
+    }
+    std::cout << "Hint " << index + 1 << " of " << l->hints.size() << " for " << l->id << ":\n  " << l->hints[std::size_t(index)] << "\n";
+    if (index + 1 < int(l->hints.size())) std::cout << "(run it again for the next one)\n";
+    return 0;
+}
+
+int run_list() {
+    lessons::Course course;
+    if (int rc = load(course)) return rc;
+    lessons::Progress progress;
+    for (const auto& l : course.lessons) {
+        auto p = progress.get(l.id);
+        std::printf("%-20s %-10s %s\n", l.id.c_str(), lessons::state_name(p.state), l.title.c_str());
+    }
+    return 0;
+}
+
+// The terminal lesson: the text, then the check of the learner's exercise; with --watch, checked
+// again each time the file is saved.
+int run_learn(const std::string& id, bool watch, const std::string& backend) {
+    lessons::Course course;
+    if (int rc = load(course)) return rc;
+    const lessons::LessonInfo* l = find_or_explain(course, id);
+    if (!l) return 2;
+    bool color = use_color();
+    std::cout << terminal_markdown(read_text(l->text_path), color) << "\n";
+    std::cout << (color ? "\033[1m" : "") << "Your exercise: " << lessons::display_path(course, l->exercise_path)
+              << (color ? "\033[0m" : "") << " — edit it in your editor; `cudalab hint " << l->id << "` for a hint.\n\n";
+    CheckArgs a;
+    a.id = l->id;
+    a.backend = backend;
+    int rc = run_check(a);
+    if (!watch) return rc;
+    std::cout << "\nWatching " << lessons::display_path(course, l->exercise_path) << " — save it to check again (Ctrl-C to stop).\n";
+    std::error_code ec;
+    auto stamp = fs::last_write_time(l->exercise_path, ec);
+    for (;;) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        auto now = fs::last_write_time(l->exercise_path, ec);
+        if (ec || now == stamp) continue;
+        stamp = now;
+        std::cout << "\n--- " << lessons::display_path(course, l->exercise_path) << " changed ---\n";
+        run_check(a);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"cudalab: learn CUDA by running your own kernels (on a GPU or the built-in emulator)"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("cudalab 0.1.0"));
+
+    auto* list = app.add_subcommand("list", "list the lessons, one per line, starting with the id");
+
+    CheckArgs check;
+    auto* check_cmd = app.add_subcommand("check", "check a lesson's exercise (or --solution, or --source FILE)");
+    check_cmd->add_option("lesson", check.id, "lesson id (e.g. 02-vector-add), or 'all'")->required();
+    auto* sol = check_cmd->add_flag("--solution", check.solution, "check the reference solution");
+    auto* src = check_cmd->add_option("--source", check.source, "check this file instead of exercises/ID.cu");
+    sol->excludes(src);
+    check_cmd->add_option("--backend", check.backend, "emu, gpu or auto (GPU if present, else the emulator)")
+        ->check(CLI::IsMember({"emu", "gpu", "auto"}));
+    check_cmd->add_option("--format", check.format, "text, json, junit or gradescope");
+    check_cmd->add_option("--seed", check.seed, "seed of the random inputs");
+    check_cmd->add_option("--budget", check.budget, "emulator instruction budget (thread instructions per launch)");
+    check_cmd->add_flag("-v,--verbose", check.verbose, "show every check's details");
+
+    std::string learn_id = "01-threads", learn_backend = "auto";
+    bool watch = false;
+    auto* learn = app.add_subcommand("learn", "read a lesson in the terminal and check your exercise");
+    learn->add_option("lesson", learn_id, "lesson id (default 01-threads)");
+    learn->add_flag("-w,--watch", watch, "check again whenever the exercise is saved");
+    learn->add_option("--backend", learn_backend, "emu, gpu or auto")->check(CLI::IsMember({"emu", "gpu", "auto"}));
+
+    std::string hint_id;
+    int hint_number = 0;
+    auto* hint = app.add_subcommand("hint", "show the next hint for a lesson");
+    hint->add_option("lesson", hint_id, "lesson id")->required();
+    hint->add_option("number", hint_number, "show this hint (1-based) instead of the next");
+
+    std::string show_id;
+    auto* show = app.add_subcommand("show", "print a lesson's text");
+    show->add_option("lesson", show_id, "lesson id")->required();
+
+    cli::ExecArgs exec_args;
+    auto* exec = app.add_subcommand("exec", "run any kernel file without host code (the playground)");
+    cli::add_exec_options(exec, exec_args);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int rc = app.exit(e);
+        return rc == 0 ? 0 : 2;
+    }
+    if (list->parsed()) return run_list();
+    if (check_cmd->parsed()) return run_check(check);
+    if (learn->parsed()) return run_learn(learn_id, watch, learn_backend);
+    if (hint->parsed()) return run_hint(hint_id, hint_number);
+    if (show->parsed()) {
+        lessons::Course course;
+        if (int rc = load(course)) return rc;
+        const lessons::LessonInfo* l = find_or_explain(course, show_id);
+        if (!l) return 2;
+        std::cout << terminal_markdown(read_text(l->text_path), use_color());
+        return 0;
+    }
+    if (exec->parsed()) return cli::run_exec(exec_args);
+    return 2;
+}

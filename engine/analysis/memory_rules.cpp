@@ -1,0 +1,63 @@
+#include "analysis/memory_rules.h"
+
+#include <algorithm>
+
+namespace cudalab::analysis {
+
+GlobalAccessCost global_access_cost(const std::array<std::uint64_t, 32>& address, std::uint32_t mask,
+                                    std::uint32_t bytes_per_lane) {
+    GlobalAccessCost cost;
+    // A lane's bytes can straddle sector boundaries when misaligned; each lane touches at most
+    // ceil(bytes/32)+1 sectors. Collect sector ids, then count distinct ones.
+    std::uint64_t sectors[32 * 2];
+    int n = 0;
+    for (int lane = 0; lane < 32; ++lane) {
+        if (!(mask >> lane & 1)) continue;
+        cost.requested_bytes += bytes_per_lane;
+        std::uint64_t first = address[size_t(lane)] / 32;
+        std::uint64_t last = (address[size_t(lane)] + bytes_per_lane - 1) / 32;
+        for (std::uint64_t s = first; s <= last && n < 64; ++s) sectors[n++] = s;
+    }
+    std::sort(sectors, sectors + n);
+    std::uint64_t prev_line = ~0ull;
+    for (int i = 0; i < n; ++i) {
+        if (i > 0 && sectors[i] == sectors[i - 1]) continue;
+        ++cost.sectors;
+        std::uint64_t line = sectors[i] / 4;
+        if (line != prev_line) { ++cost.lines; prev_line = line; }
+    }
+    return cost;
+}
+
+SharedAccessCost shared_access_cost(const std::array<std::uint64_t, 32>& address, std::uint32_t mask,
+                                    std::uint32_t bytes_per_lane) {
+    SharedAccessCost cost;
+    if (mask == 0) return cost;
+    const int phases = bytes_per_lane >= 16 ? 4 : bytes_per_lane == 8 ? 2 : 1;
+    const int lanes_per_phase = 32 / phases;
+    const std::uint32_t words_per_lane = std::max<std::uint32_t>(1, bytes_per_lane / 4);
+    for (int phase = 0; phase < phases; ++phase) {
+        // Distinct words per bank within this phase.
+        std::uint64_t words[32][32];
+        int counts[32] = {};
+        bool any = false;
+        for (int lane = phase * lanes_per_phase; lane < (phase + 1) * lanes_per_phase; ++lane) {
+            if (!(mask >> lane & 1)) continue;
+            any = true;
+            for (std::uint32_t w = 0; w < words_per_lane; ++w) {
+                std::uint64_t word = address[size_t(lane)] / 4 + w;
+                int bank = int(word % 32);
+                bool seen = false;
+                for (int k = 0; k < counts[bank]; ++k)
+                    if (words[bank][k] == word) { seen = true; break; }
+                if (!seen && counts[bank] < 32) words[bank][counts[bank]++] = word;
+            }
+        }
+        if (!any) continue;
+        cost.wavefronts += std::uint32_t(*std::max_element(counts, counts + 32));
+        cost.ideal += 1;
+    }
+    return cost;
+}
+
+}  // namespace cudalab::analysis

@@ -1,0 +1,597 @@
+// The emulator's outer layers: preparing a parsed module for execution, scheduling blocks over
+// worker threads and warps within a block, barriers, the instruction budget, and turning faults
+// into messages a learner can act on.
+//
+// [SECTION] Preparing a module
+// [SECTION] Running a block
+// [SECTION] Launch
+// [SECTION] Fault messages
+
+#include "emulator/emulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+
+#include "emulator/execute.h"
+#include "ptx/cfg.h"
+#include "ptx/parser.h"
+
+namespace cudalab::emu {
+
+using ptx::Instruction;
+using ptx::Opcode;
+using ptx::Operand;
+using ptx::OperandKind;
+using ptx::Space;
+
+namespace {
+
+// [SECTION] Preparing a module --------------------------------------------------------------------
+
+std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return a ? (v + a - 1) / a * a : v; }
+
+bool is_lane_constant(ptx::Special s) {
+    using ptx::Special;
+    switch (s) {
+    case Special::smid: case Special::nsmid: case Special::warpid: case Special::nwarpid: case Special::gridid:
+    case Special::clock: case Special::clock64: case Special::globaltimer: case Special::globaltimer_lo:
+    case Special::globaltimer_hi: case Special::dynamic_smem_size: case Special::total_smem_size:
+        return false;
+    default: return true;
+    }
+}
+
+// Lays out a function's frame and shared symbols and turns immediates, constant symbol addresses
+// and per-lane special registers into registers filled once per warp, so that the execute loop
+// reads every operand the same way.
+void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& shared_cursor) {
+    ptx::Function& fn = pf.fn;
+    pf.register_count = std::uint32_t(fn.register_names.size());
+    std::uint64_t frame = 0;
+    pf.local_offsets.resize(fn.locals.size());
+    for (std::size_t i = 0; i < fn.locals.size(); ++i) {
+        const ptx::Symbol& s = fn.locals[i];
+        if (s.space == Space::shared) {
+            if (s.is_extern) { pf.local_offsets[i] = 0; continue; }
+            shared_cursor = std::uint32_t(align_up(shared_cursor, s.align));
+            pf.local_offsets[i] = shared_cursor;
+            shared_cursor += std::uint32_t(s.size);
+            pf.own_shared_bytes += std::uint32_t(s.size);
+        } else if (s.space == Space::global || s.space == Space::constant) {
+            pf.local_offsets[i] = 0;  // function-scope .global/.const: not emitted by NVRTC
+        } else {
+            frame = align_up(frame, std::max<std::uint32_t>(s.align, 1));
+            pf.local_offsets[i] = frame;
+            frame += std::max<std::uint64_t>(s.size, 1);
+        }
+    }
+    for (const ptx::Param& p : fn.params) {
+        frame = align_up(frame, std::max<std::uint32_t>(p.align, 1));
+        pf.param_offsets.push_back(std::uint32_t(frame));
+        frame += p.size;
+    }
+    for (const ptx::Param& p : fn.returns) {
+        frame = align_up(frame, std::max<std::uint32_t>(p.align, 1));
+        pf.return_offsets.push_back(std::uint32_t(frame));
+        frame += p.size;
+    }
+    pf.frame_bytes = std::uint32_t(align_up(frame, 16));
+
+    std::map<std::uint64_t, std::int32_t> constant_regs;
+    std::map<ptx::Special, std::int32_t> special_regs;
+    auto constant = [&](std::uint64_t v) {
+        auto it = constant_regs.find(v);
+        if (it != constant_regs.end()) return it->second;
+        std::int32_t r = std::int32_t(pf.register_count++);
+        constant_regs[v] = r;
+        pf.constants.push_back({r, v});
+        return r;
+    };
+    for (Instruction& in : fn.code) {
+        if (in.op == Opcode::call || in.op == Opcode::bra) continue;
+        if (in.op == Opcode::atom || in.op == Opcode::red)
+            if (in.space == Space::global || in.space == Space::generic) program.uses_global_atomics = true;
+        for (int i = 0; i < in.operand_count; ++i) {
+            Operand& o = in.operands[i];
+            if (o.kind == OperandKind::imm) {
+                std::uint64_t v = std::uint64_t(o.value);
+                if (o.negate) v = !v;
+                o = Operand{};
+                o.kind = OperandKind::reg;
+                o.reg = constant(v);
+            } else if (o.kind == OperandKind::symbol && o.scope == Operand::module_scope &&
+                       !program.dynamic_shared[std::size_t(o.symbol)]) {
+                std::uint64_t v = program.global_addresses[std::size_t(o.symbol)] + std::uint64_t(o.value);
+                o = Operand{};
+                o.kind = OperandKind::reg;
+                o.reg = constant(v);
+            } else if (o.kind == OperandKind::symbol && o.scope == Operand::function_scope &&
+                       fn.locals[std::size_t(o.symbol)].space == Space::shared &&
+                       !fn.locals[std::size_t(o.symbol)].is_extern) {
+                std::uint64_t v = pf.local_offsets[std::size_t(o.symbol)] + std::uint64_t(o.value);
+                o = Operand{};
+                o.kind = OperandKind::reg;
+                o.reg = constant(v);
+            } else if (o.kind == OperandKind::special && is_lane_constant(o.special)) {
+                auto it = special_regs.find(o.special);
+                std::int32_t r;
+                if (it != special_regs.end()) r = it->second;
+                else {
+                    r = std::int32_t(pf.register_count++);
+                    special_regs[o.special] = r;
+                    pf.lane_specials.push_back({r, o.special});
+                }
+                o = Operand{};
+                o.kind = OperandKind::reg;
+                o.reg = r;
+            }
+        }
+    }
+}
+
+std::string dim_text(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
+    return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+}
+
+// [SECTION] Running a block -----------------------------------------------------------------------
+
+struct WorkerResult {
+    std::vector<PcCounters> counters;
+    std::vector<std::pair<std::uint32_t, std::string>> printf_blocks;
+    std::vector<Block> detail_blocks;
+    bool faulted = false;
+    FaultInfo fault;
+    std::uint64_t barriers = 0;
+    std::uint64_t dropped_events = 0;
+};
+
+void linear_to_dims(std::uint32_t linear, const Dim3& d, std::uint32_t out[3]) {
+    out[0] = linear % d.x;
+    out[1] = (linear / d.x) % d.y;
+    out[2] = linear / (d.x * d.y);
+}
+
+// Runs one block to completion. Detail blocks step their warps one instruction at a time in turn,
+// so the trace shows them interleaved; others run each warp until it blocks, which is faster.
+void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uint64_t max_events,
+               std::atomic<std::uint64_t>& events_total) {
+    const auto& cfg = launch.config;
+    const std::uint32_t threads = std::uint32_t(cfg.block.count());
+    const std::uint32_t nwarps = (threads + 31) / 32;
+    block.warps.resize(nwarps);
+    block.shared.assign(launch.shared_bytes, 0);
+    if (launch.detect_races) block.shadow.assign((launch.shared_bytes + 3) / 4, SharedShadow{});
+    block.epoch = 1;
+    block.seq = 0;
+    block.events.clear();
+    block.accesses.clear();
+    block.warned_uninit_pcs.clear();
+    for (std::uint32_t w = 0; w < nwarps; ++w) {
+        Warp& warp = block.warps[w];
+        warp = Warp{};
+        warp.id = w;
+        std::uint32_t n = std::min<std::uint32_t>(32, threads - w * 32);
+        warp.lanes = n == 32 ? 0xffffffffu : (1u << n) - 1;
+        start_warp(launch, block, warp);
+    }
+    BlockOutput out;
+    const int quantum = block.detail ? 1 : 256;
+    std::uint64_t local_instructions = 0;
+    for (;;) {
+        bool progressed = false;
+        for (Warp& warp : block.warps) {
+            if (warp.done() || warp.waiting) continue;
+            for (int i = 0; i < quantum; ++i) {
+                StepResult r = step(launch, block, warp, out);
+                ++local_instructions;
+                progressed = true;
+                if (r != StepResult::ok) break;
+            }
+        }
+        if (block.detail && block.events.size() > max_events / 4 + 1) {
+            // Keep the trace bounded: the rest of this block is counted, not recorded.
+            result.dropped_events += 1;
+            block.detail = false;
+        }
+        // Barriers: a group of waiting warps is released when every live warp has arrived at the
+        // same barrier id (exited warps no longer count).
+        std::uint32_t live = 0, waiting = 0;
+        std::map<std::uint32_t, std::uint32_t> by_id;
+        for (Warp& w : block.warps) {
+            if (w.done()) continue;
+            ++live;
+            if (w.waiting) { ++waiting; ++by_id[w.barrier_id]; }
+        }
+        if (live == 0) break;
+        bool released = false;
+        for (auto& [id, count] : by_id) {
+            if (count == live) {
+                for (Warp& w : block.warps) if (w.waiting && w.barrier_id == id) w.waiting = false;
+                ++block.epoch;
+                ++result.barriers;
+                released = true;
+                if (block.detail) {
+                    WarpEvent e;
+                    e.seq = block.seq++;
+                    e.block = block.linear;
+                    e.kind = EventKind::barrier_release;
+                    e.sm = block.sm;
+                    block.events.push_back(e);
+                }
+            }
+        }
+        if (!progressed && !released && waiting == live) {
+            FaultInfo f;
+            f.kind = "barrier deadlock";
+            std::ostringstream d;
+            d << "every live warp of the block waits at a barrier, but not at the same one:";
+            for (Warp& w : block.warps) {
+                if (w.done() || !w.waiting) continue;
+                const auto& fn = launch.program.functions[std::size_t(w.frames.back().function)].fn;
+                d << " warp " << w.id << " at line " << fn.code[w.barrier_pc].line << " (barrier " << w.barrier_id << ");";
+            }
+            f.detail = d.str();
+            f.advice = "every thread of a block must reach the same __syncthreads(); do not put it inside a branch "
+                       "that only some threads take";
+            f.block = block.linear;
+            f.function = launch.kernel;
+            for (Warp& w : block.warps) if (!w.done()) { f.warp = w.id; f.pc = w.barrier_pc; f.function = w.frames.back().function; break; }
+            throw Fault(std::move(f));
+        }
+        if (launch.stop.load(std::memory_order_relaxed)) return;
+        if (launch.thread_instructions.load(std::memory_order_relaxed) > launch.budget) {
+            FaultInfo f;
+            f.kind = "instruction budget exhausted";
+            std::ostringstream d;
+            d << "the launch ran more than " << launch.budget << " thread instructions, so it was stopped (an endless loop?). "
+              << "Where the warps of block " << block.linear << " were:";
+            int shown = 0;
+            for (Warp& w : block.warps) {
+                if (w.done() || shown++ >= 4) continue;
+                const auto& fn = launch.program.functions[std::size_t(w.frames.back().function)].fn;
+                std::int32_t pc = w.stack.back().pc;
+                std::uint32_t line = pc < std::int32_t(fn.code.size()) ? fn.code[std::size_t(pc)].line : 0;
+                d << " warp " << w.id << " at line " << line << ";";
+                if (shown == 1) { f.pc = std::uint32_t(pc); f.function = w.frames.back().function; f.warp = w.id; }
+            }
+            f.detail = d.str();
+            f.advice = "check that every loop's condition eventually becomes false (a grid-stride loop must add "
+                       "blockDim.x * gridDim.x); raise the budget with --budget if the work is really this large";
+            f.block = block.linear;
+            throw Fault(std::move(f));
+        }
+    }
+    if (!out.printf_text.empty()) result.printf_blocks.push_back({block.linear, std::move(out.printf_text)});
+    (void)local_instructions;
+    (void)events_total;
+}
+
+}  // namespace
+
+// [SECTION] Launch --------------------------------------------------------------------------------
+
+Emulator::Emulator(EmulatorOptions options) : options_(options) {}
+Emulator::~Emulator() = default;
+
+Status Emulator::load(const std::string& ptx_text, const std::string& source_path) {
+    ptx::ParseResult parsed = ptx::parse(ptx_text);
+    if (!parsed.ok) return Status::error(StatusCode::compile_error, "cannot read the compiled PTX: " + parsed.error);
+    auto program = std::make_unique<Program>();
+    program->module = std::move(parsed.module);
+    program->source_path = source_path;
+    ptx::Module& m = program->module;
+    // Module-scope variables: .global in device memory, .const in the constant bank, .shared in the
+    // common part of every block's shared memory.
+    std::uint32_t shared_cursor = 0;
+    program->global_addresses.resize(m.globals.size());
+    program->dynamic_shared.resize(m.globals.size());
+    for (std::size_t i = 0; i < m.globals.size(); ++i) {
+        ptx::Symbol& s = m.globals[i];
+        if (s.space == Space::global) {
+            std::uint64_t a = memory_.allocate(std::max<std::uint64_t>(s.size, 1), "global variable '" + s.name + "'");
+            if (!s.init.empty()) memory_.copy_in(a, s.init.data(), std::min<std::uint64_t>(s.init.size(), s.size));
+            program->global_addresses[i] = a;
+        } else if (s.space == Space::constant) {
+            std::uint64_t off = align_up(program->constant_bank.size(), std::max<std::uint32_t>(s.align, 1));
+            program->constant_bank.resize(off + s.size, 0);
+            if (!s.init.empty()) std::memcpy(program->constant_bank.data() + off, s.init.data(), std::min<std::size_t>(s.init.size(), s.size));
+            program->global_addresses[i] = off;
+        } else if (s.space == Space::shared) {
+            if (s.is_extern) { program->dynamic_shared[i] = true; continue; }
+            shared_cursor = std::uint32_t(align_up(shared_cursor, s.align));
+            program->global_addresses[i] = shared_cursor;
+            shared_cursor += std::uint32_t(s.size);
+        }
+    }
+    program->functions.resize(m.functions.size());
+    std::uint32_t pc_base = 0;
+    for (std::size_t i = 0; i < m.functions.size(); ++i) {
+        program->functions[i].fn = m.functions[i];
+        ptx::compute_reconvergence(program->functions[i].fn);
+        program->functions[i].pc_base = pc_base;
+        pc_base += std::uint32_t(m.functions[i].code.size());
+    }
+    program->total_pcs = pc_base;
+    // Shared symbols of .funcs join the common part; each kernel's own follow it, per kernel.
+    for (auto& pf : program->functions)
+        if (!pf.fn.is_entry) prepare_function(*program, pf, shared_cursor);
+    program->common_shared_bytes = shared_cursor;
+    for (auto& pf : program->functions) {
+        if (!pf.fn.is_entry) continue;
+        std::uint32_t cursor = program->common_shared_bytes;
+        prepare_function(*program, pf, cursor);
+    }
+    program_ = std::move(program);
+    return Status::success();
+}
+
+bool Emulator::has_kernel(const std::string& entry) const {
+    if (!program_) return false;
+    const ptx::Function* f = program_->module.find(entry);
+    return f && f->is_entry;
+}
+
+std::vector<std::uint32_t> Emulator::parameter_sizes(const std::string& entry) const {
+    std::vector<std::uint32_t> sizes;
+    if (!program_) return sizes;
+    if (const ptx::Function* f = program_->module.find(entry))
+        for (const auto& p : f->params) sizes.push_back(p.size);
+    return sizes;
+}
+
+std::optional<Writer> Emulator::last_writer(std::uint64_t address) const {
+    const Allocation* a = memory_.find(address, 1);
+    if (!a || a->freed) return std::nullopt;
+    std::uint64_t w = (address - a->base) / 4;
+    if (w >= a->writer.size() || a->writer[w] == 0) return std::nullopt;
+    std::uint64_t id = a->writer[w] - 1;
+    std::uint64_t per_block = last_block_.count();
+    if (per_block == 0) return std::nullopt;
+    std::uint32_t b[3], t[3];
+    linear_to_dims(std::uint32_t(id / per_block), last_grid_, b);
+    linear_to_dims(std::uint32_t(id % per_block), last_block_, t);
+    Writer writer;
+    writer.block = Dim3{b[0], b[1], b[2]};
+    writer.thread = Dim3{t[0], t[1], t[2]};
+    return writer;
+}
+
+namespace {
+
+std::string source_line_text(const std::string& path, std::uint32_t line) {
+    if (line == 0) return {};
+    std::ifstream f(path);
+    std::string text;
+    for (std::uint32_t i = 1; std::getline(f, text); ++i)
+        if (i == line) return text;
+    return {};
+}
+
+// [SECTION] Fault messages ------------------------------------------------------------------------
+
+std::string format_fault(const Program& program, const LaunchConfig& cfg, const std::string& kernel_name,
+                         const FaultInfo& f) {
+    std::uint32_t line = 0;
+    std::string function_name = kernel_name;
+    if (f.function >= 0) {
+        const auto& fn = program.functions[std::size_t(f.function)].fn;
+        if (f.pc < fn.code.size()) line = fn.code[f.pc].line;
+        if (!fn.is_entry) function_name = fn.name;
+    }
+    std::uint32_t b[3];
+    linear_to_dims(f.block, cfg.grid, b);
+    std::ostringstream m;
+    m << (program.source_path.empty() ? "kernel" : program.source_path);
+    if (line) m << ":" << line;
+    m << ": error: " << f.kind << " in kernel '" << kernel_name << "'";
+    if (function_name != kernel_name) m << " (in function " << function_name << ")";
+    m << "\n";
+    std::string text = source_line_text(program.source_path, line);
+    if (!text.empty()) m << "  " << line << " | " << text << "\n";
+    m << "  block " << dim_text(b[0], b[1], b[2]);
+    if (f.lane >= 0) {
+        std::uint32_t t[3];
+        linear_to_dims(f.warp * 32 + std::uint32_t(f.lane), cfg.block, t);
+        m << ", thread " << dim_text(t[0], t[1], t[2]) << " (warp " << f.warp << ", lane " << f.lane << ")";
+        if (f.other_lanes) m << " and " << f.other_lanes << " more threads of its warp";
+    } else {
+        m << ", warp " << f.warp;
+    }
+    m << ": " << f.detail << "\n";
+    if (f.other_line) {
+        std::string other = source_line_text(program.source_path, f.other_line);
+        if (!other.empty()) m << "  " << f.other_line << " | " << other << "\n";
+    }
+    m << "  try: " << f.advice;
+    return m.str();
+}
+
+}  // namespace
+
+LaunchResult Emulator::launch(const std::string& entry, const std::string& display_name, const LaunchConfig& config,
+                              const std::vector<KernelArg>& args, const TraceOptions& trace_options) {
+    LaunchResult result;
+    auto started = std::chrono::steady_clock::now();
+    if (!program_) {
+        result.status = Status::error(StatusCode::bad_usage, "no module loaded");
+        return result;
+    }
+    const ptx::Function* fn = program_->module.find(entry);
+    if (!fn || !fn->is_entry) {
+        result.status = Status::error(StatusCode::bad_usage, "no kernel named '" + display_name + "' in " + program_->source_path);
+        return result;
+    }
+    // Launch configuration, checked as cudaLaunchKernel checks it.
+    const Dim3& g = config.grid;
+    const Dim3& bl = config.block;
+    std::string bad;
+    if (g.x == 0 || g.y == 0 || g.z == 0 || bl.x == 0 || bl.y == 0 || bl.z == 0) bad = "a grid or block dimension is 0";
+    else if (bl.count() > 1024) bad = "a block has " + std::to_string(bl.count()) + " threads; the limit is 1024";
+    else if (bl.z > 64) bad = "blockDim.z is " + std::to_string(bl.z) + "; the limit is 64";
+    else if (g.y > 65535 || g.z > 65535) bad = "gridDim.y and gridDim.z are limited to 65535";
+    else if (fn->reqntid[0] && (bl.x != fn->reqntid[0] || bl.y != fn->reqntid[1] || bl.z != fn->reqntid[2]))
+        bad = "the kernel requires blocks of exactly " + dim_text(fn->reqntid[0], fn->reqntid[1], fn->reqntid[2]);
+    else if (fn->maxntid[0] && bl.count() > std::uint64_t(fn->maxntid[0]) * fn->maxntid[1] * fn->maxntid[2])
+        bad = "the block is larger than the kernel's __launch_bounds__ (" + std::to_string(fn->maxntid[0]) + " threads)";
+    std::size_t kernel_index = std::size_t(program_->module.function_index.at(entry));
+    const PreparedFunction& pk = program_->functions[kernel_index];
+    const std::uint32_t static_shared = program_->common_shared_bytes + pk.own_shared_bytes;
+    if (bad.empty() && std::uint64_t(static_shared) + config.dynamic_shared_bytes > 232448)
+        bad = "the block asks for " + std::to_string(static_shared + config.dynamic_shared_bytes) +
+              " bytes of shared memory; an sm_90 block can have at most 232448 (227 KB)";
+    if (bad.empty() && args.size() != fn->params.size())
+        bad = "kernel '" + display_name + "' takes " + std::to_string(fn->params.size()) + " parameters but the launch passes " +
+              std::to_string(args.size()) + " (did the kernel's signature change? keep the one the exercise gave)";
+    for (std::size_t i = 0; bad.empty() && i < args.size(); ++i)
+        if (args[i].bytes.size() != fn->params[i].size)
+            bad = "parameter " + std::to_string(i) + " of kernel '" + display_name + "' is " + std::to_string(fn->params[i].size) +
+                  " bytes but the launch passes " + std::to_string(args[i].bytes.size()) +
+                  " (did the kernel's signature change? keep the one the exercise gave)";
+    if (!bad.empty()) {
+        result.status = Status::error(StatusCode::bad_usage, "cannot launch '" + display_name + "': invalid configuration: " + bad);
+        return result;
+    }
+
+    LaunchState state(*program_, memory_);
+    state.kernel = std::int32_t(kernel_index);
+    state.config = config;
+    state.params.assign(fn->param_bytes, 0);
+    for (std::size_t i = 0; i < args.size(); ++i)
+        std::memcpy(state.params.data() + fn->params[i].offset, args[i].bytes.data(), args[i].bytes.size());
+    state.static_shared = static_shared;
+    state.shared_bytes = static_shared + config.dynamic_shared_bytes;
+    state.budget = options_.instruction_budget;
+    state.detect_races = options_.detect_races;
+    state.num_sms = std::max<std::uint32_t>(1, options_.num_sms);
+    state.display_name = display_name;
+    last_grid_ = g;
+    last_block_ = bl;
+
+    const std::uint32_t blocks = std::uint32_t(g.count());
+    std::set<std::uint32_t> detail;
+    if (trace_options.enabled) {
+        if (trace_options.detail_blocks.empty())
+            for (std::uint32_t b = 0; b < std::min(blocks, trace_options.auto_detail_blocks); ++b) detail.insert(b);
+        else
+            for (std::uint32_t b : trace_options.detail_blocks) if (b < blocks) detail.insert(b);
+    }
+    // Residency: blocks fill the modelled SMs round-robin, as many per SM as threads and the block
+    // limit allow; each fill is a wave.
+    const std::uint32_t per_sm = std::max<std::uint32_t>(1, std::min<std::uint32_t>(32, std::uint32_t(2048 / std::max<std::uint64_t>(1, bl.count()))));
+
+    unsigned workers = options_.worker_threads ? options_.worker_threads : std::max(1u, std::thread::hardware_concurrency());
+    if (program_->uses_global_atomics) workers = 1;  // atomic results must not depend on thread timing
+    workers = std::max(1u, std::min<unsigned>(workers, blocks));
+    std::vector<WorkerResult> results(workers);
+    std::atomic<std::uint32_t> next_block{0};
+    std::atomic<std::uint64_t> events_total{0};
+    auto worker = [&](unsigned w) {
+        WorkerResult& r = results[w];
+        r.counters.assign(program_->total_pcs, PcCounters{});
+        Block block;
+        block.counters = &r.counters;
+        for (;;) {
+            std::uint32_t b = next_block.fetch_add(1);
+            if (b >= blocks || state.stop.load()) break;
+            block.linear = b;
+            linear_to_dims(b, g, block.ctaid);
+            block.sm = std::uint8_t(b % state.num_sms);
+            block.detail = detail.count(b) > 0;
+            try {
+                run_block(state, block, r, trace_options.max_events, events_total);
+            } catch (const Fault& f) {
+                if (!r.faulted || f.info.block < r.fault.block) { r.faulted = true; r.fault = f.info; }
+                state.stop = true;
+                break;
+            }
+            if (block.detail) {
+                r.detail_blocks.push_back(std::move(block));
+                block = Block{};
+                block.counters = &r.counters;
+            }
+        }
+    };
+    if (workers == 1) worker(0);
+    else {
+        std::vector<std::thread> threads;
+        for (unsigned w = 0; w < workers; ++w) threads.emplace_back(worker, w);
+        for (auto& t : threads) t.join();
+    }
+
+    // Merge: counters summed; detail blocks and printf output in block order.
+    auto trace = std::make_shared<Trace>();
+    trace->kernel.name = display_name;
+    trace->kernel.entry = entry;
+    trace->kernel.grid[0] = g.x; trace->kernel.grid[1] = g.y; trace->kernel.grid[2] = g.z;
+    trace->kernel.block[0] = bl.x; trace->kernel.block[1] = bl.y; trace->kernel.block[2] = bl.z;
+    trace->kernel.dynamic_shared_bytes = config.dynamic_shared_bytes;
+    trace->kernel.num_sms = state.num_sms;
+    trace->per_pc.assign(program_->total_pcs, PcCounters{});
+    trace->pcs.resize(program_->total_pcs);
+    for (const auto& pf : program_->functions)
+        for (std::size_t i = 0; i < pf.fn.code.size(); ++i) {
+            PcInfo& info = trace->pcs[pf.pc_base + i];
+            info.line = pf.fn.code[i].line;
+            info.text = pf.fn.code[i].text;
+            info.op_class = ptx::op_class_name(ptx::info(pf.fn.code[i].op).op_class);
+        }
+    std::vector<std::pair<std::uint32_t, std::string>> printed;
+    std::vector<Block> detail_blocks;
+    const FaultInfo* fault = nullptr;
+    for (auto& r : results) {
+        for (std::size_t i = 0; i < r.counters.size(); ++i) {
+            PcCounters& t = trace->per_pc[i];
+            const PcCounters& c = r.counters[i];
+            t.warp_executions += c.warp_executions;
+            t.active_lanes += c.active_lanes;
+            t.predicated_lanes += c.predicated_lanes;
+            t.requests += c.requests;
+            t.sectors += c.sectors;
+            t.lines += c.lines;
+            t.requested_bytes += c.requested_bytes;
+            t.shared_wavefronts += c.shared_wavefronts;
+            t.shared_ideal_wavefronts += c.shared_ideal_wavefronts;
+            t.divergent_branches += c.divergent_branches;
+            t.atomics += c.atomics;
+        }
+        for (auto& p : r.printf_blocks) printed.push_back(std::move(p));
+        for (auto& b : r.detail_blocks) detail_blocks.push_back(std::move(b));
+        trace->barriers += r.barriers;
+        trace->dropped_events += r.dropped_events;
+        if (r.faulted && (!fault || r.fault.block < fault->block)) fault = &r.fault;
+    }
+    std::sort(printed.begin(), printed.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    for (auto& p : printed) result.printf_output += p.second;
+    std::sort(detail_blocks.begin(), detail_blocks.end(), [](const Block& a, const Block& b) { return a.linear < b.linear; });
+    for (Block& b : detail_blocks) {
+        trace->detail_blocks.push_back(b.linear);
+        const std::int32_t offset = std::int32_t(trace->accesses.size());
+        for (WarpEvent e : b.events) {
+            if (e.mem >= 0) e.mem += offset;
+            trace->events.push_back(e);
+        }
+        trace->accesses.insert(trace->accesses.end(), b.accesses.begin(), b.accesses.end());
+    }
+    trace->block_sm.resize(blocks);
+    trace->block_wave.resize(blocks);
+    for (std::uint32_t b = 0; b < blocks; ++b) {
+        trace->block_sm[b] = std::uint8_t(b % state.num_sms);
+        trace->block_wave[b] = b / (state.num_sms * per_sm);
+    }
+    result.stats.warp_instructions = state.warp_instructions.load();
+    result.stats.thread_instructions = state.thread_instructions.load();
+    result.warnings = std::move(state.warnings);
+    if (trace_options.enabled) result.trace = std::move(trace);
+    if (fault) result.status = Status::error(StatusCode::kernel_fault, format_fault(*program_, config, display_name, *fault));
+    result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+}
+
+}  // namespace cudalab::emu

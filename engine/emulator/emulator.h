@@ -1,0 +1,65 @@
+// The SIMT emulator: executes decoded PTX a warp at a time, in lockstep, with an active mask and
+// reconvergence at immediate post-dominators. See ../shared/DESIGN.md, decision 2.
+//
+// Supports:
+//   [x] warps of 32 in lockstep; SIMT stack; reconvergence at the immediate post-dominator
+//   [x] barriers counted per warp, released by exit; deadlock reported
+//   [x] global, shared (static + dynamic), local, param, const and generic memory, bounds-checked
+//   [x] calls to non-inlined .func with parameter frames, recursion; device printf (vprintf)
+//   [x] atomics, warp shuffles, votes, match, redux
+//   [x] shared-memory race detector, uninitialised shared reads (warning), instruction budget
+//   [x] blocks spread over the host's cores; deterministic (kernels with global atomics run their
+//       blocks in order on one core, so atomic results do not depend on thread timing)
+//   [ ] independent thread scheduling (Volta+ per-thread progress inside a diverged warp)
+//   [ ] texture/surface memory, tensor-core (mma/wgmma), cluster and async-copy instructions
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "emulator/memory.h"
+#include "emulator/state.h"
+#include "runtime/backend.h"
+
+namespace cudalab::emu {
+
+struct EmulatorOptions {
+    std::uint64_t instruction_budget = 2'000'000'000ull;  // thread instructions per launch
+    unsigned worker_threads = 0;                          // 0: one per core
+    std::uint32_t num_sms = 132;                          // modelled SMs (H100/H200 SXM)
+    bool detect_races = true;
+};
+
+class Emulator {
+public:
+    explicit Emulator(EmulatorOptions options = {});
+    ~Emulator();
+
+    // Parses and prepares PTX. `source_path` names the learner's file in messages.
+    Status load(const std::string& ptx, const std::string& source_path);
+    bool has_kernel(const std::string& entry) const;
+    // The kernel's parameter sizes in bytes, in order (to check a launch's arguments).
+    std::vector<std::uint32_t> parameter_sizes(const std::string& entry) const;
+
+    LaunchResult launch(const std::string& entry, const std::string& display_name,
+                        const LaunchConfig& config, const std::vector<KernelArg>& args,
+                        const TraceOptions& trace);
+
+    DeviceMemory& memory() { return memory_; }
+    const DeviceMemory& memory() const { return memory_; }
+    const Program* program() const { return program_.get(); }
+    EmulatorOptions& options() { return options_; }
+
+    // Who stored the word holding `address` last, from the launch dimensions of the last launch.
+    std::optional<Writer> last_writer(std::uint64_t address) const;
+
+private:
+    EmulatorOptions options_;
+    DeviceMemory memory_;
+    std::unique_ptr<Program> program_;
+    Dim3 last_grid_, last_block_;
+};
+
+}  // namespace cudalab::emu

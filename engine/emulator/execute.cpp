@@ -1,0 +1,1827 @@
+// The meaning of each PTX instruction, one handler per row of ptx/opcodes.def, dispatched through a
+// table generated from it. Each handler names the PTX ISA section it implements.
+//
+// [SECTION] Values and lanes
+// [SECTION] The execution context
+// [SECTION] Memory: address resolution, bounds checks, trace counters
+// [SECTION] Integer and floating-point arithmetic
+// [SECTION] Comparison, selection, logic
+// [SECTION] Data movement and conversion
+// [SECTION] Loads, stores, atomics
+// [SECTION] Control flow and calls
+// [SECTION] Barriers and warp collectives
+// [SECTION] Dispatch
+
+#include "emulator/execute.h"
+
+#include <algorithm>
+#include <bit>
+#include <cfenv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <type_traits>
+
+#include "analysis/memory_rules.h"
+
+namespace cudalab::emu {
+
+using ptx::Cmp;
+using ptx::Instruction;
+using ptx::Opcode;
+using ptx::Operand;
+using ptx::OperandKind;
+using ptx::Rounding;
+using ptx::Space;
+using ptx::SubOp;
+using ptx::Type;
+
+namespace {
+
+// [SECTION] Values and lanes ----------------------------------------------------------------------
+
+template <class T> inline T get(std::uint64_t v) {
+    if constexpr (std::is_same_v<T, float>) return std::bit_cast<float>(std::uint32_t(v));
+    else if constexpr (std::is_same_v<T, double>) return std::bit_cast<double>(v);
+    else return T(v);
+}
+
+template <class T> inline std::uint64_t put(T v) {
+    if constexpr (std::is_same_v<T, float>) return std::bit_cast<std::uint32_t>(v);
+    else if constexpr (std::is_same_v<T, double>) return std::bit_cast<std::uint64_t>(v);
+    else if constexpr (std::is_signed_v<T>) return std::uint64_t(std::make_unsigned_t<T>(v));
+    else return std::uint64_t(v);
+}
+
+#define FOR_LANES(mask, ...)                                       \
+    for (std::uint32_t m_ = (mask); m_; m_ &= m_ - 1) {            \
+        const int l = __builtin_ctz(m_);                           \
+        __VA_ARGS__;                                               \
+    }
+
+inline float flush(float f) { return std::fpclassify(f) == FP_SUBNORMAL ? std::copysign(0.f, f) : f; }
+inline double flush(double f) { return f; }  // .ftz applies to f32 only
+
+// Directed rounding for the rare instructions that ask for it (expf's range reduction uses
+// fma.rm). This file is compiled with -frounding-math so the compiler honours the mode.
+struct RoundingScope {
+    int saved = -1;
+    explicit RoundingScope(Rounding r) {
+        int mode = r == Rounding::rz || r == Rounding::rzi ? FE_TOWARDZERO
+                 : r == Rounding::rm || r == Rounding::rmi ? FE_DOWNWARD
+                 : r == Rounding::rp || r == Rounding::rpi ? FE_UPWARD : -1;
+        if (mode >= 0) { saved = std::fegetround(); std::fesetround(mode); }
+    }
+    ~RoundingScope() { if (saved >= 0) std::fesetround(saved); }
+};
+
+std::string hex(std::uint64_t v) {
+    std::ostringstream s;
+    s << "0x" << std::hex << v;
+    return s.str();
+}
+
+// [SECTION] The execution context -----------------------------------------------------------------
+
+struct Exec {
+    LaunchState& launch;
+    Block& block;
+    Warp& warp;
+    BlockOutput& out;
+    Frame* frame;
+    const PreparedFunction* fn;
+    const Instruction* in;
+    std::uint32_t pc;
+    std::uint32_t active;  // lanes at this pc (after divergence)
+    std::uint32_t mask;    // active lanes whose guard holds
+    std::uint32_t gpc;     // pc in the module-wide numbering the trace uses
+    bool event;            // a detail event was recorded for this instruction
+    std::uint64_t scratch[4][32];
+    int scratch_used = 0;
+
+    std::uint64_t* reg(std::int32_t r) { return frame->regs.data() + std::size_t(r) * 32; }
+
+    std::uint64_t* dst(int i) {
+        const Operand& o = in->operands[i];
+        if (o.kind == OperandKind::reg) return reg(o.reg);
+        return scratch[3];  // sink ("_") or an unsupported destination written nowhere
+    }
+
+    const std::uint64_t* src(int i) {
+        const Operand& o = in->operands[i];
+        if (o.kind == OperandKind::reg && !o.negate) return reg(o.reg);
+        std::uint64_t* s = scratch[scratch_used++ & 3];
+        if (o.kind == OperandKind::reg) {  // !%p
+            const std::uint64_t* r = reg(o.reg);
+            for (int l = 0; l < 32; ++l) s[l] = !(r[l] & 1);
+            return s;
+        }
+        std::uint64_t v = 0;
+        if (o.kind == OperandKind::symbol) v = symbol_address(o) + std::uint64_t(o.value);
+        else if (o.kind == OperandKind::special) {
+            for (int l = 0; l < 32; ++l) s[l] = special(o.special, l);
+            return s;
+        } else if (o.kind == OperandKind::imm) v = std::uint64_t(o.value);
+        for (int l = 0; l < 32; ++l) s[l] = v;
+        if (o.negate) for (int l = 0; l < 32; ++l) s[l] = !s[l];
+        return s;
+    }
+
+    // The address a symbol names in its own state space.
+    std::uint64_t symbol_address(const Operand& o) {
+        switch (o.scope) {
+        case Operand::module_scope:
+            if (launch.program.dynamic_shared[std::size_t(o.symbol)]) return launch.static_shared;
+            return launch.program.global_addresses[std::size_t(o.symbol)];
+        case Operand::function_scope: {
+            const ptx::Symbol& s = fn->fn.locals[std::size_t(o.symbol)];
+            std::uint64_t off = fn->local_offsets[std::size_t(o.symbol)];
+            if (s.space == Space::shared) return s.is_extern ? launch.static_shared : off;
+            return frame->local_base + off;  // .local and call-site .param live in the frame
+        }
+        case Operand::param_scope:
+            if (fn->fn.is_entry) return fn->fn.params[std::size_t(o.symbol)].offset;
+            return frame->local_base + fn->param_offsets[std::size_t(o.symbol)];
+        case Operand::return_scope: return frame->local_base + fn->return_offsets[std::size_t(o.symbol)];
+        }
+        return 0;
+    }
+
+    std::uint64_t special(ptx::Special s, int lane) {
+        using ptx::Special;
+        const auto& c = launch.config;
+        switch (s) {
+        case Special::smid: return block.sm;
+        case Special::nsmid: return launch.num_sms;
+        case Special::warpid: return warp.id;
+        case Special::nwarpid: return 64;
+        case Special::gridid: return 1;
+        // A modelled clock: monotonic, advancing with the warp's instructions (not real time).
+        case Special::clock: return std::uint32_t(block.linear * 100000ull + warp.instructions * 4);
+        case Special::clock64: return block.linear * 100000ull + warp.instructions * 4;
+        case Special::globaltimer: return (block.linear * 100000ull + warp.instructions * 4) * 1;
+        case Special::globaltimer_lo: return std::uint32_t(block.linear * 100000ull + warp.instructions * 4);
+        case Special::globaltimer_hi: return 0;
+        case Special::dynamic_smem_size: return c.dynamic_shared_bytes;
+        case Special::total_smem_size: return launch.shared_bytes;
+        default: return lane_constant(launch, block, warp, s, lane);
+        }
+    }
+
+    static std::uint64_t lane_constant(LaunchState& launch, Block& block, Warp& warp, ptx::Special s, int lane) {
+        using ptx::Special;
+        const auto& c = launch.config;
+        std::uint32_t t = warp.id * 32 + std::uint32_t(lane);
+        std::uint32_t tx = t % c.block.x, ty = (t / c.block.x) % c.block.y, tz = t / (c.block.x * c.block.y);
+        switch (s) {
+        case Special::tid_x: return tx;
+        case Special::tid_y: return ty;
+        case Special::tid_z: return tz;
+        case Special::ntid_x: return c.block.x;
+        case Special::ntid_y: return c.block.y;
+        case Special::ntid_z: return c.block.z;
+        case Special::ctaid_x: return block.ctaid[0];
+        case Special::ctaid_y: return block.ctaid[1];
+        case Special::ctaid_z: return block.ctaid[2];
+        case Special::nctaid_x: return c.grid.x;
+        case Special::nctaid_y: return c.grid.y;
+        case Special::nctaid_z: return c.grid.z;
+        case Special::laneid: return std::uint64_t(lane);
+        case Special::warpsz: return 32;
+        case Special::lanemask_eq: return 1u << lane;
+        case Special::lanemask_lt: return (1u << lane) - 1;
+        case Special::lanemask_le: return lane == 31 ? 0xffffffffu : (2u << lane) - 1;
+        case Special::lanemask_gt: return lane == 31 ? 0u : ~((2u << lane) - 1);
+        case Special::lanemask_ge: return ~((1u << lane) - 1);
+        default: return 0;
+        }
+    }
+
+    [[noreturn]] void fault(std::string kind, std::string detail, std::string advice, int lane = -1,
+                            std::uint32_t other_lanes = 0) {
+        FaultInfo f;
+        f.kind = std::move(kind);
+        f.detail = std::move(detail);
+        f.advice = std::move(advice);
+        f.pc = pc;
+        f.function = frame->function;
+        f.block = block.linear;
+        f.warp = warp.id;
+        f.lane = lane;
+        f.other_lanes = other_lanes;
+        throw Fault(std::move(f));
+    }
+
+    [[noreturn]] void unsupported(const std::string& what) {
+        fault("unsupported instruction",
+              "the emulator does not implement '" + what + "' (PTX: " + in->text + ")",
+              "rewrite this line without it, or run on a GPU with --backend gpu; please report it");
+    }
+
+    PcCounters& counters() { return (*block.counters)[gpc]; }
+};
+
+// [SECTION] Memory: address resolution, bounds checks, trace counters -----------------------------
+
+struct Access {
+    std::uint8_t* ptr = nullptr;
+    MemSpace space = MemSpace::global;
+    Allocation* allocation = nullptr;
+    std::uint32_t shared_offset = 0;
+};
+
+const char* space_word(Space s) {
+    switch (s) {
+    case Space::global: return "global";
+    case Space::shared: return "shared";
+    case Space::local: return "local";
+    case Space::param: return "parameter";
+    case Space::constant: return "constant";
+    default: return "generic";
+    }
+}
+
+// The per-lane address of a memory operand, in the instruction's own state space.
+void lane_addresses(Exec& x, const Operand& o, std::uint64_t* addr) {
+    if (o.reg >= 0) {
+        const std::uint64_t* base = x.reg(o.reg);
+        FOR_LANES(x.mask, addr[l] = base[l] + std::uint64_t(o.value));
+    } else {
+        std::uint64_t a = (o.symbol >= 0 ? x.symbol_address(o) : 0) + std::uint64_t(o.value);
+        FOR_LANES(x.mask, addr[l] = a);
+    }
+}
+
+Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, const char* verb, int lane,
+               Allocation*& cache) {
+    Access r;
+    auto oob = [&](const char* where, std::uint64_t limit) {
+        x.fault(std::string("out-of-bounds ") + verb + " in " + where + " memory",
+                std::to_string(size) + " bytes at offset " + std::to_string(addr) + ", but the " + where +
+                    " memory here is " + std::to_string(limit) + " bytes",
+                std::string("check the index used for this ") + where + " array", lane);
+    };
+    if (space == Space::generic) {
+        if (addr >= shared_window && addr < shared_window + window_size) { space = Space::shared; addr -= shared_window; }
+        else if (addr >= local_window && addr < local_window + window_size) { space = Space::local; addr -= local_window; }
+        else if (addr >= const_window && addr < const_window + window_size) { space = Space::constant; addr -= const_window; }
+        else if (addr >= param_window && addr < param_window + window_size) { space = Space::param; addr -= param_window; }
+        else space = Space::global;
+    }
+    if (size > 1 && addr % size != 0)
+        x.fault(std::string("misaligned ") + verb + " in " + space_word(space) + " memory",
+                std::to_string(size) + "-byte access at address " + hex(addr) + ", which is not a multiple of " +
+                    std::to_string(size),
+                "a value of N bytes must sit at an address divisible by N; check pointer casts and offsets", lane);
+    switch (space) {
+    case Space::global: {
+        Allocation* a = cache;
+        if (!a || addr < a->base || addr + size > a->base + a->size) {
+            a = x.launch.memory.find(addr, size);
+            if (!a) {
+                const Allocation* near = x.launch.memory.nearest(addr);
+                std::string detail = std::to_string(size) + " bytes at " + hex(addr);
+                if (near && !near->freed) {
+                    if (addr >= near->base + near->size)
+                        detail += ", " + std::to_string(addr - (near->base + near->size)) + " bytes past the end of " +
+                                  std::to_string(near->size) + "-byte buffer " + near->label;
+                    else if (addr < near->base)
+                        detail += ", " + std::to_string(near->base - addr) + " bytes before the start of " +
+                                  std::to_string(near->size) + "-byte buffer " + near->label;
+                    else
+                        detail += ", running past the end of " + std::to_string(near->size) + "-byte buffer " + near->label;
+                } else {
+                    detail += ", which is not inside any buffer";
+                }
+                x.fault(std::string("out-of-bounds ") + verb + " in global memory", detail,
+                        "guard the access so the index stays below the array's length, e.g. `if (i < n)`", lane);
+            }
+            if (a->freed)
+                x.fault(std::string("use after free: ") + verb + " of global memory",
+                        std::to_string(size) + " bytes at " + hex(addr) + " in buffer " + a->label + ", which was freed",
+                        "do not use a buffer after cudaFree", lane);
+            cache = a;
+        }
+        r.ptr = a->data.data() + (addr - a->base);
+        r.allocation = a;
+        r.space = MemSpace::global;
+        return r;
+    }
+    case Space::shared:
+        if (addr + size > x.block.shared.size()) oob("shared", x.block.shared.size());
+        r.ptr = x.block.shared.data() + addr;
+        r.shared_offset = std::uint32_t(addr);
+        r.space = MemSpace::shared;
+        return r;
+    case Space::local: {
+        auto& mem = x.warp.local[std::size_t(lane)];
+        if (addr + size > mem.size()) oob("local", mem.size());
+        r.ptr = mem.data() + addr;
+        r.space = MemSpace::local;
+        return r;
+    }
+    case Space::param: {
+        // A kernel's own parameters are one buffer; a .func's live in the thread's frame.
+        if (x.fn->fn.is_entry && addr < x.launch.params.size() + 0x100000000ull && addr < x.frame->local_base + 0 + 0x1000000000ull &&
+            addr + size <= x.launch.params.size() && !(addr >= x.frame->local_base && x.frame->local_base > 0)) {
+            r.ptr = const_cast<std::uint8_t*>(x.launch.params.data()) + addr;
+            r.space = MemSpace::param;
+            return r;
+        }
+        auto& mem = x.warp.local[std::size_t(lane)];
+        if (addr + size > mem.size()) oob("parameter", mem.size());
+        r.ptr = mem.data() + addr;
+        r.space = MemSpace::param;
+        return r;
+    }
+    case Space::constant: {
+        const auto& bank = x.launch.program.constant_bank;
+        if (addr + size > bank.size()) oob("constant", bank.size());
+        r.ptr = const_cast<std::uint8_t*>(bank.data()) + addr;
+        r.space = MemSpace::constant;
+        return r;
+    }
+    default: break;
+    }
+    x.fault("bad address space", "unknown state space", "report this as a cudalab bug");
+}
+
+// Where a parameter-space operand points: kernel parameter buffer, or the frame.
+bool param_is_kernel_buffer(Exec& x, const Operand& o) {
+    if (o.symbol >= 0) return o.scope == Operand::param_scope && x.fn->fn.is_entry;
+    return x.fn->fn.is_entry;  // a register holding a parameter-space address in a kernel
+}
+
+// Race detector and uninitialised-read warnings for one lane's shared access.
+void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, bool is_write, int lane) {
+    if (!x.launch.detect_races) return;
+    auto& shadow = x.block.shadow;
+    const std::uint16_t w = std::uint16_t(x.warp.id);
+    const std::uint32_t epoch = x.block.epoch;
+    for (std::uint32_t word = offset / 4; word <= (offset + size - 1) / 4 && word < shadow.size(); ++word) {
+        SharedShadow& s = shadow[word];
+        auto race = [&](const char* first, std::uint32_t other_pc, std::uint16_t other_warp, const char* second) {
+            FaultInfo f;
+            f.kind = "shared-memory race";
+            const auto& code = x.fn->fn.code;
+            std::uint32_t other_line = other_pc < code.size() ? code[other_pc].line : 0;
+            f.detail = std::string("warp ") + std::to_string(x.warp.id) + " " + second + " shared offset " +
+                       std::to_string(word * 4) + ", which warp " +
+                       (other_warp == 0xFFFF ? std::string("(several)") : std::to_string(other_warp)) + " " + first +
+                       " at line " + std::to_string(other_line) + " with no barrier in between";
+            f.advice = "put __syncthreads() between the write and the read so every warp sees the finished data";
+            f.pc = x.pc;
+            f.function = x.frame->function;
+            f.block = x.block.linear;
+            f.warp = x.warp.id;
+            f.lane = lane;
+            f.other_line = other_line;
+            throw Fault(std::move(f));
+        };
+        if (is_write) {
+            if (s.write_epoch == epoch && s.write_warp != w) race("wrote", s.write_pc, s.write_warp, "writes");
+            if (s.read_epoch == epoch && s.read_warp != w) race("read", s.read_pc, s.read_warp, "writes");
+            s.write_epoch = epoch;
+            s.write_warp = w;
+            s.write_pc = x.pc;
+        } else {
+            if (s.write_epoch == epoch && s.write_warp != w) race("wrote", s.write_pc, s.write_warp, "reads");
+            if (s.write_epoch == 0) {
+                auto& warned = x.block.warned_uninit_pcs;
+                if (std::find(warned.begin(), warned.end(), x.pc) == warned.end()) {
+                    warned.push_back(x.pc);
+                    std::lock_guard<std::mutex> lock(x.launch.mutex);
+                    if (x.launch.warnings.size() < 20)
+                        x.launch.warnings.push_back(
+                            "line " + std::to_string(x.in->line) + ": warp " + std::to_string(x.warp.id) +
+                            " of block " + std::to_string(x.block.linear) + " reads shared memory at offset " +
+                            std::to_string(word * 4) + " that no thread has written (its value is undefined)");
+                }
+            }
+            if (s.read_epoch != epoch) { s.read_epoch = epoch; s.read_warp = w; s.read_pc = x.pc; }
+            else if (s.read_warp != w) { s.read_warp = 0xFFFF; s.read_pc = x.pc; }
+        }
+    }
+}
+
+// Counters and detail events for one memory instruction.
+void record_memory(Exec& x, MemSpace space, MemOp op, const std::uint64_t* addr, std::uint32_t bytes_per_lane) {
+    std::array<std::uint64_t, 32> a{};
+    FOR_LANES(x.mask, a[std::size_t(l)] = addr[l]);
+    PcCounters& c = x.counters();
+    if (space == MemSpace::global) {
+        auto cost = analysis::global_access_cost(a, x.mask, bytes_per_lane);
+        c.requests += 1;
+        c.sectors += cost.sectors;
+        c.lines += cost.lines;
+        c.requested_bytes += cost.requested_bytes;
+    } else if (space == MemSpace::shared) {
+        auto cost = analysis::shared_access_cost(a, x.mask, bytes_per_lane);
+        c.shared_wavefronts += cost.wavefronts;
+        c.shared_ideal_wavefronts += cost.ideal;
+    }
+    if (op == MemOp::atomic) c.atomics += std::uint64_t(std::popcount(x.mask));
+    if (!x.event) return;
+    MemAccess m;
+    m.space = space;
+    m.op = op;
+    m.bytes_per_lane = std::uint8_t(std::min<std::uint32_t>(bytes_per_lane, 255));
+    m.mask = x.mask;
+    std::uint64_t lo = ~0ull;
+    FOR_LANES(x.mask, lo = std::min(lo, a[std::size_t(l)]));
+    if (x.mask == 0) lo = 0;
+    m.base = lo;
+    FOR_LANES(x.mask, m.offset[std::size_t(l)] = std::uint32_t(std::min<std::uint64_t>(a[std::size_t(l)] - lo, 0xffffffffu)));
+    x.block.events.back().mem = std::int32_t(x.block.accesses.size());
+    x.block.accesses.push_back(m);
+}
+
+// [SECTION] Integer and floating-point arithmetic -------------------------------------------------
+
+#define DISPATCH_INT(t, MACRO)                                          \
+    switch (t) {                                                        \
+    case Type::s8: MACRO(std::int8_t); break;                           \
+    case Type::u8: case Type::b8: MACRO(std::uint8_t); break;           \
+    case Type::s16: MACRO(std::int16_t); break;                         \
+    case Type::u16: case Type::b16: MACRO(std::uint16_t); break;        \
+    case Type::s32: MACRO(std::int32_t); break;                         \
+    case Type::u32: case Type::b32: MACRO(std::uint32_t); break;        \
+    case Type::s64: MACRO(std::int64_t); break;                         \
+    case Type::u64: case Type::b64: MACRO(std::uint64_t); break;        \
+    default: x.unsupported(x.in->text);                                 \
+    }
+
+#define DISPATCH_NUM(t, MACRO)                                          \
+    switch (t) {                                                        \
+    case Type::f32: MACRO(float); break;                                \
+    case Type::f64: MACRO(double); break;                               \
+    default: DISPATCH_INT(t, MACRO);                                    \
+    }
+
+template <class T> using Wide = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
+
+template <class T> T saturate_add(T a, T b, bool sub) {
+    std::int64_t r = sub ? std::int64_t(a) - std::int64_t(b) : std::int64_t(a) + std::int64_t(b);
+    return T(std::clamp<std::int64_t>(r, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+}
+
+template <class T> void float_binary(Exec& x, T (*f)(T, T)) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+    const bool ftz = x.in->flags & ptx::f_ftz;
+    const bool sat = x.in->flags & ptx::f_sat;
+    RoundingScope rs(x.in->rounding);
+    FOR_LANES(x.mask, {
+        T va = get<T>(a[l]), vb = get<T>(b[l]);
+        if (ftz) { va = flush(va); vb = flush(vb); }
+        T r = f(va, vb);
+        if (ftz) r = flush(r);
+        if (sat) r = std::isnan(r) ? T(0) : std::clamp(r, T(0), T(1));
+        d[l] = put<T>(r);
+    });
+}
+
+// 9.7.1.1 / 9.7.3.1 add, 9.7.1.2 / 9.7.3.2 sub
+template <bool Sub> void add_sub(Exec& x) {
+    const Type t = x.in->type;
+    if (t == Type::f32) return float_binary<float>(x, Sub ? +[](float a, float b) { return a - b; } : +[](float a, float b) { return a + b; });
+    if (t == Type::f64) return float_binary<double>(x, Sub ? +[](double a, double b) { return a - b; } : +[](double a, double b) { return a + b; });
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+    if ((x.in->flags & ptx::f_sat) && t == Type::s32) {
+        FOR_LANES(x.mask, d[l] = put(saturate_add<std::int32_t>(get<std::int32_t>(a[l]), get<std::int32_t>(b[l]), Sub)));
+        return;
+    }
+    if (x.in->flags & (ptx::f_cc)) x.unsupported("add/sub with carry (.cc)");
+#define ADD(T) FOR_LANES(x.mask, d[l] = put<T>(T(Sub ? T(get<T>(a[l]) - get<T>(b[l])) : T(get<T>(a[l]) + get<T>(b[l])))))
+    DISPATCH_INT(t, ADD)
+#undef ADD
+}
+void exec_add(Exec& x) { add_sub<false>(x); }
+void exec_sub(Exec& x) { add_sub<true>(x); }
+
+template <class T> std::uint64_t mul_int(T a, T b, std::uint32_t flags) {
+    using W = Wide<T>;
+    if (flags & ptx::f_wide) {  // 2n-bit result
+        if constexpr (sizeof(T) <= 4) return put<W>(W(a) * W(b));
+        else return put<T>(T(a * b));  // .wide is not defined for 64-bit
+    }
+    if (flags & ptx::f_hi) {
+        if constexpr (sizeof(T) == 8) {
+            using H = std::conditional_t<std::is_signed_v<T>, __int128, unsigned __int128>;
+            return put<T>(T((H(a) * H(b)) >> 64));
+        } else {
+            return put<T>(T((W(a) * W(b)) >> (8 * sizeof(T))));
+        }
+    }
+    return put<T>(T(a * b));
+}
+
+// 9.7.1.3 / 9.7.3.3 mul
+void exec_mul(Exec& x) {
+    const Type t = x.in->type;
+    if (t == Type::f32) return float_binary<float>(x, +[](float a, float b) { return a * b; });
+    if (t == Type::f64) return float_binary<double>(x, +[](double a, double b) { return a * b; });
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+    const std::uint32_t flags = x.in->flags;
+#define MUL(T) FOR_LANES(x.mask, d[l] = mul_int<T>(get<T>(a[l]), get<T>(b[l]), flags))
+    DISPATCH_INT(t, MUL)
+#undef MUL
+}
+
+template <class T> void float_fma(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
+    const bool ftz = x.in->flags & ptx::f_ftz;
+    const bool sat = x.in->flags & ptx::f_sat;
+    RoundingScope rs(x.in->rounding);
+    FOR_LANES(x.mask, {
+        T va = get<T>(a[l]), vb = get<T>(b[l]), vc = get<T>(c[l]);
+        if (ftz) { va = flush(va); vb = flush(vb); vc = flush(vc); }
+        T r = std::fma(va, vb, vc);
+        if (ftz) r = flush(r);
+        if (sat) r = std::isnan(r) ? T(0) : std::clamp(r, T(0), T(1));
+        d[l] = put<T>(r);
+    });
+}
+
+// 9.7.1.4 mad (integer), 9.7.3.5 mad (float: fused, like fma)
+void exec_mad(Exec& x) {
+    const Type t = x.in->type;
+    if (t == Type::f32) return float_fma<float>(x);
+    if (t == Type::f64) return float_fma<double>(x);
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
+    const std::uint32_t flags = x.in->flags;
+    if ((flags & ptx::f_sat) || (flags & ptx::f_cc)) x.unsupported("mad with .sat or .cc");
+#define MAD(T)                                                                          \
+    FOR_LANES(x.mask, {                                                                 \
+        std::uint64_t p = mul_int<T>(get<T>(a[l]), get<T>(b[l]), flags);               \
+        if (flags & ptx::f_wide) d[l] = p + c[l];                                       \
+        else d[l] = put<T>(T(get<T>(p) + get<T>(c[l])));                                \
+    })
+    DISPATCH_INT(t, MAD)
+#undef MAD
+}
+
+// 9.7.3.4 fma
+void exec_fma(Exec& x) {
+    if (x.in->type == Type::f32) return float_fma<float>(x);
+    if (x.in->type == Type::f64) return float_fma<double>(x);
+    x.unsupported(x.in->text);
+}
+
+// 9.7.1.5 mul24, 9.7.1.6 mad24: 24-bit operands, low or high 32 bits of the 48-bit product
+void mul24(Exec& x, bool add) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = add ? x.src(3) : nullptr;
+    const bool is_signed = x.in->type == Type::s32, hi = x.in->flags & ptx::f_hi;
+    FOR_LANES(x.mask, {
+        std::int64_t va = is_signed ? std::int64_t(std::int32_t(std::uint32_t(a[l]) << 8) >> 8) : std::int64_t(a[l] & 0xffffff);
+        std::int64_t vb = is_signed ? std::int64_t(std::int32_t(std::uint32_t(b[l]) << 8) >> 8) : std::int64_t(b[l] & 0xffffff);
+        std::int64_t p = va * vb;
+        std::uint32_t r = hi ? std::uint32_t(p >> 16) : std::uint32_t(p);
+        if (add) r += std::uint32_t(c[l]);
+        d[l] = r;
+    });
+}
+void exec_mul24(Exec& x) { mul24(x, false); }
+void exec_mad24(Exec& x) { mul24(x, true); }
+
+// 9.7.1.7 sad: |a - b| + c
+void exec_sad(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
+#define SAD(T) FOR_LANES(x.mask, { T va = get<T>(a[l]), vb = get<T>(b[l]); d[l] = put<T>(T((va < vb ? vb - va : va - vb) + get<T>(c[l]))); })
+    DISPATCH_INT(x.in->type, SAD)
+#undef SAD
+}
+
+// 9.7.1.8 div (integer: division by zero gives all ones, as the hardware does), 9.7.3.6 div (float)
+void exec_div(Exec& x) {
+    const Type t = x.in->type;
+    if (t == Type::f32) return float_binary<float>(x, +[](float a, float b) { return a / b; });
+    if (t == Type::f64) return float_binary<double>(x, +[](double a, double b) { return a / b; });
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+#define DIV(T)                                                                                     \
+    FOR_LANES(x.mask, {                                                                            \
+        T va = get<T>(a[l]), vb = get<T>(b[l]);                                                    \
+        if (vb == 0) d[l] = put<T>(T(~T(0)));                                                      \
+        else if (std::is_signed_v<T> && va == std::numeric_limits<T>::min() && vb == T(-1)) d[l] = put<T>(va); \
+        else d[l] = put<T>(T(va / vb));                                                            \
+    })
+    DISPATCH_INT(t, DIV)
+#undef DIV
+}
+
+// 9.7.1.9 rem
+void exec_rem(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+#define REM(T)                                                                                     \
+    FOR_LANES(x.mask, {                                                                            \
+        T va = get<T>(a[l]), vb = get<T>(b[l]);                                                    \
+        if (vb == 0 || (std::is_signed_v<T> && vb == T(-1))) d[l] = put<T>(vb == 0 ? va : T(0));  \
+        else d[l] = put<T>(T(va % vb));                                                            \
+    })
+    DISPATCH_INT(x.in->type, REM)
+#undef REM
+}
+
+// 9.7.1.10 / 9.7.3.7 abs, 9.7.1.11 / 9.7.3.8 neg
+template <bool Neg> void abs_neg(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    const bool ftz = x.in->flags & ptx::f_ftz;
+    switch (x.in->type) {
+    case Type::f32: FOR_LANES(x.mask, { float v = get<float>(a[l]); if (ftz) v = flush(v); d[l] = put(Neg ? -v : std::fabs(v)); }); return;
+    case Type::f64: FOR_LANES(x.mask, { double v = get<double>(a[l]); d[l] = put(Neg ? -v : std::fabs(v)); }); return;
+    default: break;
+    }
+#define ABSNEG(T) FOR_LANES(x.mask, { T v = get<T>(a[l]); d[l] = put<T>(Neg ? T(T(0) - v) : (v < T(0) ? T(T(0) - v) : v)); })
+    DISPATCH_INT(x.in->type, ABSNEG)
+#undef ABSNEG
+}
+void exec_abs(Exec& x) { abs_neg<false>(x); }
+void exec_neg(Exec& x) { abs_neg<true>(x); }
+
+// 9.7.1.12 / 9.7.3.9 min, 9.7.1.13 / 9.7.3.10 max (float: a NaN operand yields the other operand)
+template <bool Max> void min_max(Exec& x) {
+    const Type t = x.in->type;
+    if (t == Type::f32) return float_binary<float>(x, Max ? +[](float a, float b) { return std::fmax(a, b); } : +[](float a, float b) { return std::fmin(a, b); });
+    if (t == Type::f64) return float_binary<double>(x, Max ? +[](double a, double b) { return std::fmax(a, b); } : +[](double a, double b) { return std::fmin(a, b); });
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+#define MINMAX(T) FOR_LANES(x.mask, { T va = get<T>(a[l]), vb = get<T>(b[l]); d[l] = put<T>(Max ? std::max(va, vb) : std::min(va, vb)); })
+    DISPATCH_INT(t, MINMAX)
+#undef MINMAX
+}
+void exec_min(Exec& x) { min_max<false>(x); }
+void exec_max(Exec& x) { min_max<true>(x); }
+
+// 9.7.1.14 popc, 9.7.1.15 clz, 9.7.1.16 bfind, 9.7.1.18 brev
+void exec_popc(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    const bool wide = ptx::type_bits(x.in->type) == 64;
+    FOR_LANES(x.mask, d[l] = std::uint32_t(wide ? std::popcount(a[l]) : std::popcount(std::uint32_t(a[l]))));
+}
+void exec_clz(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    const bool wide = ptx::type_bits(x.in->type) == 64;
+    FOR_LANES(x.mask, d[l] = std::uint32_t(wide ? std::countl_zero(a[l]) : std::countl_zero(std::uint32_t(a[l]))));
+}
+void exec_bfind(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    const int bits = ptx::type_bits(x.in->type);
+    const bool is_signed = ptx::type_is_signed(x.in->type);
+    const bool shiftamt = x.in->text.find(".shiftamt") != std::string::npos;
+    FOR_LANES(x.mask, {
+        std::uint64_t v = bits == 64 ? a[l] : std::uint32_t(a[l]);
+        if (is_signed && (v >> (bits - 1) & 1)) v = bits == 64 ? ~v : std::uint32_t(~v);
+        std::uint32_t r = v == 0 ? 0xffffffffu : std::uint32_t(63 - std::countl_zero(v));
+        if (shiftamt && r != 0xffffffffu) r = std::uint32_t(bits - 1) - r;
+        d[l] = r;
+    });
+}
+void exec_fns(Exec& x) { x.unsupported("fns"); }
+void exec_brev(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    const bool wide = ptx::type_bits(x.in->type) == 64;
+    FOR_LANES(x.mask, {
+        std::uint64_t v = a[l], r = 0;
+        int n = wide ? 64 : 32;
+        for (int i = 0; i < n; ++i) r |= ((v >> i) & 1) << (n - 1 - i);
+        d[l] = r;
+    });
+}
+
+// 9.7.1.19 bfe: extract len bits from pos, sign-extended for signed types
+void exec_bfe(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
+    const int bits = ptx::type_bits(x.in->type);
+    const bool is_signed = ptx::type_is_signed(x.in->type);
+    FOR_LANES(x.mask, {
+        std::uint32_t pos = std::uint32_t(b[l]) & 0xff, len = std::uint32_t(c[l]) & 0xff;
+        std::uint64_t v = bits == 64 ? a[l] : std::uint32_t(a[l]);
+        std::uint64_t r = 0;
+        bool sbit = false;
+        if (is_signed) {
+            std::uint32_t top = std::min<std::uint32_t>(pos + len - 1, std::uint32_t(bits - 1));
+            sbit = len == 0 ? false : ((v >> top) & 1);
+        }
+        for (std::uint32_t i = 0; i < std::uint32_t(bits); ++i) {
+            std::uint64_t bit = (i < len && pos + i < std::uint32_t(bits)) ? (v >> (pos + i)) & 1 : std::uint64_t(sbit);
+            r |= bit << i;
+        }
+        d[l] = bits == 64 ? r : std::uint32_t(r);
+    });
+}
+
+// 9.7.1.20 bfi: insert len bits of a into b at pos
+void exec_bfi(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3), *e = x.src(4);
+    const int bits = ptx::type_bits(x.in->type);
+    FOR_LANES(x.mask, {
+        std::uint32_t pos = std::uint32_t(c[l]) & 0xff, len = std::uint32_t(e[l]) & 0xff;
+        std::uint64_t r = bits == 64 ? b[l] : std::uint32_t(b[l]);
+        for (std::uint32_t i = 0; i < len && pos + i < std::uint32_t(bits); ++i) {
+            r &= ~(1ull << (pos + i));
+            r |= ((a[l] >> i) & 1) << (pos + i);
+        }
+        d[l] = r;
+    });
+}
+
+// 9.7.1.23 dp4a: four-way byte dot product plus accumulator
+void exec_dp4a(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
+    const bool sa = x.in->type == Type::s32, sb = x.in->type2 == Type::s32;
+    FOR_LANES(x.mask, {
+        std::int32_t acc = std::int32_t(c[l]);
+        for (int i = 0; i < 4; ++i) {
+            std::int32_t va = sa ? std::int8_t(a[l] >> (8 * i)) : std::int32_t(std::uint8_t(a[l] >> (8 * i)));
+            std::int32_t vb = sb ? std::int8_t(b[l] >> (8 * i)) : std::int32_t(std::uint8_t(b[l] >> (8 * i)));
+            acc += va * vb;
+        }
+        d[l] = std::uint32_t(acc);
+    });
+}
+
+// 9.7.3.11-18: rcp, sqrt, rsqrt, sin, cos, lg2, ex2, tanh. The .approx forms use the host's
+// correctly rounded functions: the GPU's approximations are within 2 ulp of these (documented in
+// docs/emulator.md); .rn forms are exact on both.
+template <class F> void float_unary(Exec& x, F f) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    const bool ftz = x.in->flags & ptx::f_ftz;
+    RoundingScope rs(x.in->rounding);
+    if (x.in->type == Type::f32) {
+        FOR_LANES(x.mask, { float v = get<float>(a[l]); if (ftz) v = flush(v); float r = float(f(double(v), true)); if (ftz) r = flush(r); d[l] = put(r); });
+    } else if (x.in->type == Type::f64) {
+        FOR_LANES(x.mask, d[l] = put(f(get<double>(a[l]), false)));
+    } else {
+        x.unsupported(x.in->text);
+    }
+}
+void exec_rcp(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(1.0f / float(v)) : 1.0 / v; }); }
+void exec_sqrt(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(std::sqrt(float(v))) : std::sqrt(v); }); }
+void exec_rsqrt(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(1.0f / std::sqrt(float(v))) : 1.0 / std::sqrt(v); }); }
+void exec_sin(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(std::sin(float(v))) : std::sin(v); }); }
+void exec_cos(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(std::cos(float(v))) : std::cos(v); }); }
+void exec_lg2(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(std::log2(float(v))) : std::log2(v); }); }
+void exec_ex2(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(std::exp2(float(v))) : std::exp2(v); }); }
+void exec_tanh(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(std::tanh(float(v))) : std::tanh(v); }); }
+
+// 9.7.3.19 copysign: magnitude of b, sign of a
+void exec_copysign(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+    if (x.in->type == Type::f32) FOR_LANES(x.mask, d[l] = put(std::copysign(get<float>(b[l]), get<float>(a[l]))))
+    else FOR_LANES(x.mask, d[l] = put(std::copysign(get<double>(b[l]), get<double>(a[l]))))
+}
+
+// 9.7.3.20 testp
+void exec_testp(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    const auto& t = x.in->text;
+    auto test = [&](double v) -> bool {
+        if (t.find(".finite") != std::string::npos) return std::isfinite(v);
+        if (t.find(".infinite") != std::string::npos) return std::isinf(v);
+        if (t.find(".notanumber") != std::string::npos) return std::isnan(v);
+        if (t.find(".number") != std::string::npos) return !std::isnan(v);
+        if (t.find(".subnormal") != std::string::npos) return std::fpclassify(v) == FP_SUBNORMAL;
+        if (t.find(".normal") != std::string::npos) return std::isnormal(v);
+        return false;
+    };
+    if (x.in->type == Type::f32) FOR_LANES(x.mask, d[l] = test(double(get<float>(a[l]))))
+    else FOR_LANES(x.mask, d[l] = test(get<double>(a[l])))
+}
+
+// [SECTION] Comparison, selection, logic ----------------------------------------------------------
+
+template <class T> bool compare(Cmp c, T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) {
+        bool unordered = std::isnan(a) || std::isnan(b);
+        switch (c) {
+        case Cmp::eq: return !unordered && a == b;
+        case Cmp::ne: return !unordered && a != b;
+        case Cmp::lt: return !unordered && a < b;
+        case Cmp::le: return !unordered && a <= b;
+        case Cmp::gt: return !unordered && a > b;
+        case Cmp::ge: return !unordered && a >= b;
+        case Cmp::equ: return unordered || a == b;
+        case Cmp::neu: return unordered || a != b;
+        case Cmp::ltu: return unordered || a < b;
+        case Cmp::leu: return unordered || a <= b;
+        case Cmp::gtu: return unordered || a > b;
+        case Cmp::geu: return unordered || a >= b;
+        case Cmp::num: return !unordered;
+        case Cmp::nan: return unordered;
+        default: return false;
+        }
+    } else {
+        switch (c) {
+        case Cmp::eq: return a == b;
+        case Cmp::ne: return a != b;
+        case Cmp::lt: case Cmp::lo: return a < b;
+        case Cmp::le: case Cmp::ls: return a <= b;
+        case Cmp::gt: case Cmp::hi: return a > b;
+        case Cmp::ge: case Cmp::hs: return a >= b;
+        default: return false;
+        }
+    }
+}
+
+bool combine(SubOp op, bool r, bool c) {
+    switch (op) {
+    case SubOp::and_: return r && c;
+    case SubOp::or_: return r || c;
+    case SubOp::xor_: return r != c;
+    default: return r;
+    }
+}
+
+// 9.7.5.2 setp: p = a cmp b [bool-op c]; with p|q, q gets the complement
+void exec_setp(Exec& x) {
+    const Operand& d0 = x.in->operands[0];
+    std::uint64_t *p, *q = nullptr;
+    if (d0.kind == OperandKind::vector) {
+        p = x.reg(d0.vec[0]);
+        if (d0.vec[1] >= 0) q = x.reg(d0.vec[1]);
+    } else {
+        p = x.dst(0);
+    }
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+    const std::uint64_t* c = x.in->operand_count > 3 ? x.src(3) : nullptr;
+    const Cmp cmp = x.in->cmp;
+    const SubOp bop = x.in->bool_op;
+    const bool ftz = x.in->flags & ptx::f_ftz;
+    auto finish = [&](int l, bool r) {
+        bool cv = c ? (c[l] & 1) : false;
+        p[l] = combine(bop, r, cv);
+        if (q) q[l] = combine(bop, !r, cv);
+    };
+    switch (x.in->type) {
+    case Type::f32: FOR_LANES(x.mask, { float va = get<float>(a[l]), vb = get<float>(b[l]); if (ftz) { va = flush(va); vb = flush(vb); } finish(l, compare(cmp, va, vb)); }); return;
+    case Type::f64: FOR_LANES(x.mask, finish(l, compare(cmp, get<double>(a[l]), get<double>(b[l])))); return;
+    default: break;
+    }
+#define SETP(T) FOR_LANES(x.mask, finish(l, compare<T>(cmp, get<T>(a[l]), get<T>(b[l]))))
+    DISPATCH_INT(x.in->type, SETP)
+#undef SETP
+}
+
+// 9.7.5.1 set: like setp, but the result is 0xffffffff / 1.0f in an ordinary register
+void exec_set(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+    const std::uint64_t* c = x.in->operand_count > 3 ? x.src(3) : nullptr;
+    const Type dt = x.in->type;
+    auto finish = [&](int l, bool r) {
+        r = combine(x.in->bool_op, r, c ? bool(c[l] & 1) : false);
+        d[l] = dt == Type::f32 ? put(r ? 1.0f : 0.0f) : (r ? 0xffffffffu : 0u);
+    };
+    switch (x.in->type2) {
+    case Type::f32: FOR_LANES(x.mask, finish(l, compare(x.in->cmp, get<float>(a[l]), get<float>(b[l])))); return;
+    case Type::f64: FOR_LANES(x.mask, finish(l, compare(x.in->cmp, get<double>(a[l]), get<double>(b[l])))); return;
+    default: break;
+    }
+#define SET(T) FOR_LANES(x.mask, finish(l, compare<T>(x.in->cmp, get<T>(a[l]), get<T>(b[l]))))
+    DISPATCH_INT(x.in->type2, SET)
+#undef SET
+}
+
+// 9.7.5.3 selp: d = c ? a : b
+void exec_selp(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
+    FOR_LANES(x.mask, d[l] = (c[l] & 1) ? a[l] : b[l]);
+}
+
+// 9.7.5.4 slct: d = c >= 0 ? a : b
+void exec_slct(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
+    if (x.in->type2 == Type::f32) FOR_LANES(x.mask, d[l] = get<float>(c[l]) >= 0.f ? a[l] : b[l])
+    else FOR_LANES(x.mask, d[l] = get<std::int32_t>(c[l]) >= 0 ? a[l] : b[l])
+}
+
+std::uint64_t width_mask(Type t) {
+    int bits = ptx::type_bits(t);
+    return t == Type::pred ? 1 : bits >= 64 ? ~0ull : (1ull << bits) - 1;
+}
+
+// 9.7.8.1-5 and, or, xor, not, cnot
+template <int Op> void logic(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+    const std::uint64_t wm = width_mask(x.in->type);
+    FOR_LANES(x.mask, d[l] = (Op == 0 ? a[l] & b[l] : Op == 1 ? a[l] | b[l] : a[l] ^ b[l]) & wm);
+}
+void exec_and_(Exec& x) { logic<0>(x); }
+void exec_or_(Exec& x) { logic<1>(x); }
+void exec_xor_(Exec& x) { logic<2>(x); }
+void exec_not_(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    const std::uint64_t wm = width_mask(x.in->type);
+    FOR_LANES(x.mask, d[l] = ~a[l] & wm);
+}
+void exec_cnot(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    const std::uint64_t wm = width_mask(x.in->type);
+    FOR_LANES(x.mask, d[l] = (a[l] & wm) == 0 ? 1 : 0);
+}
+
+// 9.7.8.6 lop3: any function of three inputs, given as its truth table
+void exec_lop3(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3), *lut = x.src(4);
+    FOR_LANES(x.mask, {
+        std::uint32_t r = 0, va = std::uint32_t(a[l]), vb = std::uint32_t(b[l]), vc = std::uint32_t(c[l]);
+        std::uint32_t t = std::uint32_t(lut[l]) & 0xff;
+        for (int i = 0; i < 32; ++i) {
+            int idx = ((va >> i & 1) << 2) | ((vb >> i & 1) << 1) | (vc >> i & 1);
+            r |= ((t >> idx) & 1u) << i;
+        }
+        d[l] = r;
+    });
+}
+
+// 9.7.8.7 shf: funnel shift of the 64-bit {b:a}
+void exec_shf(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
+    const bool left = x.in->flags & ptx::f_shift_left, clamp = x.in->flags & ptx::f_shift_clamp;
+    FOR_LANES(x.mask, {
+        std::uint32_t n = std::uint32_t(c[l]);
+        n = clamp ? std::min<std::uint32_t>(n, 32) : (n & 31);
+        std::uint64_t v = (std::uint64_t(std::uint32_t(b[l])) << 32) | std::uint32_t(a[l]);
+        d[l] = left ? std::uint32_t((v << n) >> 32) : std::uint32_t(v >> n);
+    });
+}
+
+// 9.7.8.8 shl, 9.7.8.9 shr: shift amounts beyond the width give 0 (or the sign for shr.s)
+void exec_shl(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+    const int bits = ptx::type_bits(x.in->type);
+    const std::uint64_t wm = width_mask(x.in->type);
+    FOR_LANES(x.mask, { std::uint32_t n = std::uint32_t(b[l]); d[l] = n >= std::uint32_t(bits) ? 0 : (a[l] << n) & wm; });
+}
+void exec_shr(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+#define SHR(T) FOR_LANES(x.mask, { std::uint32_t n = std::uint32_t(b[l]); T v = get<T>(a[l]); \
+        if (n >= 8 * sizeof(T)) d[l] = put<T>(std::is_signed_v<T> && v < 0 ? T(-1) : T(0)); else d[l] = put<T>(T(v >> n)); })
+    DISPATCH_INT(x.in->type, SHR)
+#undef SHR
+}
+
+// 9.7.9.7 prmt (default mode): pick four bytes of {b, a}, optionally replicating sign bits
+void exec_prmt(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
+    const auto& t = x.in->text;
+    if (t.find(".f4e") != std::string::npos || t.find(".b4e") != std::string::npos || t.find(".rc8") != std::string::npos ||
+        t.find(".ecl") != std::string::npos || t.find(".ecr") != std::string::npos || t.find(".rc16") != std::string::npos)
+        x.unsupported("prmt with a mode");
+    FOR_LANES(x.mask, {
+        std::uint64_t src = (std::uint64_t(std::uint32_t(b[l])) << 32) | std::uint32_t(a[l]);
+        std::uint32_t sel = std::uint32_t(c[l]), r = 0;
+        for (int i = 0; i < 4; ++i) {
+            std::uint32_t s = (sel >> (4 * i)) & 0xf;
+            std::uint8_t byte = std::uint8_t(src >> (8 * (s & 7)));
+            if (s & 8) byte = (byte & 0x80) ? 0xff : 0x00;
+            r |= std::uint32_t(byte) << (8 * i);
+        }
+        d[l] = r;
+    });
+}
+
+// [SECTION] Data movement and conversion ----------------------------------------------------------
+
+// 9.7.9.1 mov, including packing {a, b} into a wider register and unpacking it
+void exec_mov(Exec& x) {
+    const Operand& d0 = x.in->operands[0];
+    const Operand& s0 = x.in->operands[1];
+    const int bits = ptx::type_bits(x.in->type);
+    if (d0.kind == OperandKind::vector) {  // unpack
+        const std::uint64_t* a = x.src(1);
+        int parts = d0.vec_count, w = bits / parts;
+        for (int p = 0; p < parts; ++p) {
+            if (d0.vec[p] < 0) continue;
+            std::uint64_t* d = x.reg(d0.vec[p]);
+            std::uint64_t m = w >= 64 ? ~0ull : (1ull << w) - 1;
+            FOR_LANES(x.mask, d[l] = (a[l] >> (w * p)) & m);
+        }
+        return;
+    }
+    std::uint64_t* d = x.dst(0);
+    if (s0.kind == OperandKind::vector) {  // pack
+        int parts = s0.vec_count, w = bits / parts;
+        std::uint64_t m = w >= 64 ? ~0ull : (1ull << w) - 1;
+        std::uint64_t tmp[32] = {};
+        for (int p = 0; p < parts; ++p) {
+            const std::uint64_t* a = x.reg(s0.vec[p]);
+            FOR_LANES(x.mask, tmp[l] |= (a[l] & m) << (w * p));
+        }
+        FOR_LANES(x.mask, d[l] = tmp[l]);
+        return;
+    }
+    const std::uint64_t* a = x.src(1);
+    const std::uint64_t wm = width_mask(x.in->type);
+    FOR_LANES(x.mask, d[l] = a[l] & wm);
+}
+
+// f16 / bf16 <-> f32 (round to nearest even).
+float half_to_float(std::uint16_t h) {
+    std::uint32_t sign = std::uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    std::uint32_t bits;
+    if (exp == 0) {
+        if (mant == 0) bits = sign;
+        else {
+            int e = -1;
+            do { ++e; mant <<= 1; } while (!(mant & 0x400));
+            bits = sign | std::uint32_t(127 - 15 - e) << 23 | (mant & 0x3ff) << 13;
+        }
+    } else if (exp == 31) bits = sign | 0x7f800000u | mant << 13;
+    else bits = sign | (exp + 112) << 23 | mant << 13;
+    return std::bit_cast<float>(bits);
+}
+std::uint16_t float_to_half(float f) {
+    std::uint32_t b = std::bit_cast<std::uint32_t>(f);
+    std::uint32_t sign = (b >> 16) & 0x8000;
+    std::int32_t exp = std::int32_t((b >> 23) & 0xff) - 127 + 15;
+    std::uint32_t mant = b & 0x7fffff;
+    if (((b >> 23) & 0xff) == 0xff) return std::uint16_t(sign | 0x7c00 | (mant ? 0x200 : 0));
+    if (exp >= 31) return std::uint16_t(sign | 0x7c00);
+    if (exp <= 0) {
+        if (exp < -10) return std::uint16_t(sign);
+        mant |= 0x800000;
+        std::uint32_t shift = std::uint32_t(14 - exp);
+        std::uint32_t h = mant >> shift, rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (h & 1))) ++h;
+        return std::uint16_t(sign | h);
+    }
+    std::uint32_t h = sign | std::uint32_t(exp) << 10 | mant >> 13;
+    std::uint32_t rem = mant & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) ++h;
+    return std::uint16_t(h);
+}
+float bf16_to_float(std::uint16_t h) { return std::bit_cast<float>(std::uint32_t(h) << 16); }
+std::uint16_t float_to_bf16(float f) {
+    std::uint32_t b = std::bit_cast<std::uint32_t>(f);
+    if (std::isnan(f)) return std::uint16_t((b >> 16) | 0x40);
+    b += 0x7fff + ((b >> 16) & 1);
+    return std::uint16_t(b >> 16);
+}
+
+double round_int(double v, Rounding r) {
+    switch (r) {
+    case Rounding::rni: return std::nearbyint(v);  // ties to even in the default mode
+    case Rounding::rzi: return std::trunc(v);
+    case Rounding::rmi: return std::floor(v);
+    case Rounding::rpi: return std::ceil(v);
+    default: return std::trunc(v);  // float -> int defaults to truncation in C++ code's PTX (.rzi)
+    }
+}
+
+// Reads a source value of type `t` from a register as a double (exact for every integer type up to
+// 53 bits; 64-bit integers go through the integer path).
+double as_double(Type t, std::uint64_t v) {
+    switch (t) {
+    case Type::f32: return get<float>(v);
+    case Type::f64: return get<double>(v);
+    case Type::f16: return half_to_float(std::uint16_t(v));
+    case Type::bf16: return bf16_to_float(std::uint16_t(v));
+    case Type::s8: return std::int8_t(v);
+    case Type::s16: return std::int16_t(v);
+    case Type::s32: return std::int32_t(v);
+    case Type::s64: return double(std::int64_t(v));
+    case Type::u8: return std::uint8_t(v);
+    case Type::u16: return std::uint16_t(v);
+    case Type::u32: return std::uint32_t(v);
+    default: return double(v);
+    }
+}
+
+template <class T> std::uint64_t saturating_to_int(double v) {
+    if (std::isnan(v)) return 0;  // the GPU converts NaN to 0
+    if (v <= double(std::numeric_limits<T>::min())) return put<T>(std::numeric_limits<T>::min());
+    if (v >= double(std::numeric_limits<T>::max())) return put<T>(std::numeric_limits<T>::max());
+    return put<T>(T(v));
+}
+
+// 9.7.9.21 cvt: every direction between integer, f16, bf16, f32 and f64
+void exec_cvt(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    const Type dt = x.in->type, st = x.in->type2;
+    const Rounding r = x.in->rounding;
+    const bool ftz = x.in->flags & ptx::f_ftz, sat = x.in->flags & ptx::f_sat;
+    const bool dst_float = ptx::type_is_float(dt), src_float = ptx::type_is_float(st);
+    if (dt == Type::f16x2 || dt == Type::bf16x2 || st == Type::f16x2 || st == Type::bf16x2) x.unsupported(x.in->text);
+    if (!dst_float && !src_float) {  // integer <-> integer: truncate or extend by the source's sign
+        const int sbits = ptx::type_bits(st), dbits = ptx::type_bits(dt);
+        FOR_LANES(x.mask, {
+            std::uint64_t v = sbits >= 64 ? a[l] : a[l] & ((1ull << sbits) - 1);
+            if (ptx::type_is_signed(st) && sbits < 64 && (v >> (sbits - 1) & 1)) v |= ~((1ull << sbits) - 1);
+            if (sat) {
+                std::int64_t sv = ptx::type_is_signed(st) ? std::int64_t(v) : std::int64_t(std::min<std::uint64_t>(v, 0x7fffffffffffffffull));
+                bool dsigned = ptx::type_is_signed(dt);
+                std::int64_t lo = dsigned ? (dbits >= 64 ? INT64_MIN : -(1ll << (dbits - 1))) : 0;
+                std::int64_t hi = dsigned ? (dbits >= 64 ? INT64_MAX : (1ll << (dbits - 1)) - 1) : (dbits >= 64 ? INT64_MAX : std::int64_t((1ull << dbits) - 1));
+                if (!ptx::type_is_signed(st) && v > 0x7fffffffffffffffull) sv = INT64_MAX;
+                v = std::uint64_t(std::clamp(sv, lo, hi));
+            }
+            d[l] = dbits >= 64 ? v : v & ((1ull << dbits) - 1);
+        });
+        return;
+    }
+    if (dst_float) {
+        RoundingScope rs(r);
+        FOR_LANES(x.mask, {
+            double v;
+            if (st == Type::u64) v = double(a[l]);
+            else if (st == Type::s64) v = double(std::int64_t(a[l]));
+            else v = as_double(st, a[l]);
+            if (src_float && ftz && st == Type::f32) v = flush(float(v));
+            if (r == Rounding::rni || r == Rounding::rzi || r == Rounding::rmi || r == Rounding::rpi) v = round_int(v, r);
+            if (sat) v = std::isnan(v) ? 0.0 : std::clamp(v, 0.0, 1.0);
+            switch (dt) {
+            case Type::f32: {
+                float f = (st == Type::u64) ? float(a[l]) : (st == Type::s64) ? float(std::int64_t(a[l])) : float(v);
+                if (ftz) f = flush(f);
+                d[l] = put(f);
+                break;
+            }
+            case Type::f64: d[l] = put(v); break;
+            case Type::f16: d[l] = float_to_half(float(v)); break;
+            case Type::bf16: d[l] = float_to_bf16(float(v)); break;
+            default: break;
+            }
+        });
+        return;
+    }
+    // float -> integer (saturating, as the hardware does)
+    FOR_LANES(x.mask, {
+        double v = as_double(st, a[l]);
+        if (ftz && st == Type::f32) v = flush(float(v));
+        v = round_int(v, r);
+        switch (dt) {
+        case Type::s8: d[l] = saturating_to_int<std::int8_t>(v); break;
+        case Type::s16: d[l] = saturating_to_int<std::int16_t>(v); break;
+        case Type::s32: d[l] = saturating_to_int<std::int32_t>(v); break;
+        case Type::s64: d[l] = saturating_to_int<std::int64_t>(v); break;
+        case Type::u8: d[l] = saturating_to_int<std::uint8_t>(v); break;
+        case Type::u16: d[l] = saturating_to_int<std::uint16_t>(v); break;
+        case Type::u32: d[l] = saturating_to_int<std::uint32_t>(v); break;
+        case Type::u64: d[l] = saturating_to_int<std::uint64_t>(v); break;
+        default: x.unsupported(x.in->text);
+        }
+    });
+}
+
+// 9.7.9.22 cvt.pack: not emitted for the course; named clearly if met
+void exec_cvt_pack(Exec& x) { x.unsupported("cvt.pack"); }
+
+// 9.7.9.18 cvta: between a state space's own addresses and generic ones
+void exec_cvta(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    std::uint64_t window = 0;
+    switch (x.in->space) {
+    case Space::shared: window = shared_window; break;
+    case Space::local: window = local_window; break;
+    case Space::constant: window = const_window; break;
+    case Space::param: window = param_window; break;
+    default: window = 0; break;  // global addresses are generic addresses
+    }
+    const bool to = x.in->flags & ptx::f_to;
+    FOR_LANES(x.mask, d[l] = to ? (window && a[l] >= window ? a[l] - window : a[l]) : a[l] + window);
+}
+
+// 9.7.9.17 isspacep
+void exec_isspacep(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    auto in_window = [](std::uint64_t v, std::uint64_t w) { return v >= w && v < w + window_size; };
+    FOR_LANES(x.mask, {
+        std::uint64_t v = a[l];
+        bool r;
+        switch (x.in->space) {
+        case Space::shared: r = in_window(v, shared_window); break;
+        case Space::local: r = in_window(v, local_window); break;
+        case Space::constant: r = in_window(v, const_window); break;
+        case Space::param: r = in_window(v, param_window); break;
+        default: r = !in_window(v, shared_window) && !in_window(v, local_window) && !in_window(v, const_window) && !in_window(v, param_window);
+        }
+        d[l] = r;
+    });
+}
+
+// [SECTION] Loads, stores, atomics ----------------------------------------------------------------
+
+std::uint64_t read_value(const std::uint8_t* p, int bytes, bool sign) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, p, std::size_t(bytes));
+    if (sign && bytes < 8 && (v >> (8 * bytes - 1) & 1)) v |= ~((1ull << (8 * bytes)) - 1);
+    return v;
+}
+
+MemSpace trace_space(Space s) {
+    switch (s) {
+    case Space::shared: return MemSpace::shared;
+    case Space::local: return MemSpace::local;
+    case Space::param: return MemSpace::param;
+    case Space::constant: return MemSpace::constant;
+    default: return MemSpace::global;
+    }
+}
+
+// 9.7.9.8 ld, 9.7.9.10 ldu, 9.7.9.11 st
+template <bool Store> void load_store(Exec& x) {
+    const Instruction& in = *x.in;
+    const int addr_operand = Store ? 0 : 1, value_operand = Store ? 1 : 0;
+    const Operand& ao = in.operands[addr_operand];
+    const Operand& vo = in.operands[value_operand];
+    const int elem = std::max(1, ptx::type_bits(in.type) / 8);
+    const int count = in.vector;
+    const std::uint32_t size = std::uint32_t(elem * count);
+    const bool sign = ptx::type_is_signed(in.type);
+    std::uint64_t addr[32];
+    lane_addresses(x, ao, addr);
+    Space space = in.space;
+    if (space == Space::param && param_is_kernel_buffer(x, ao)) {
+        // Kernel parameters: one buffer for every thread.
+        if (Store) x.fault("store to a kernel parameter", "kernel parameters are read-only", "copy the value into a local variable first");
+        FOR_LANES(x.mask, {
+            if (addr[l] + size > x.launch.params.size())
+                x.fault("out-of-bounds parameter load", "offset " + std::to_string(addr[l]) + " past the " + std::to_string(x.launch.params.size()) + "-byte parameter buffer", "check the kernel's parameter list", l);
+            for (int k = 0; k < count; ++k) {
+                std::uint64_t v = read_value(x.launch.params.data() + addr[l] + std::uint64_t(k * elem), elem, sign);
+                std::int32_t r = vo.kind == OperandKind::vector ? vo.vec[k] : vo.reg;
+                if (r >= 0) x.reg(r)[l] = v;
+            }
+        });
+        return;
+    }
+    Allocation* cache = nullptr;
+    MemSpace resolved = trace_space(space);
+    const bool global_writer = Store;
+    const std::uint32_t tid_base = (x.block.linear * std::uint32_t(x.launch.config.block.count())) + x.warp.id * 32;
+    FOR_LANES(x.mask, {
+        Access acc = resolve(x, space, addr[l], size, Store ? "store" : "load", l, cache);
+        resolved = acc.space;
+        if (acc.space == MemSpace::shared) shared_shadow(x, acc.shared_offset, size, Store, l);
+        for (int k = 0; k < count; ++k) {
+            std::int32_t r = vo.kind == OperandKind::vector ? vo.vec[k] : vo.reg;
+            std::uint8_t* p = acc.ptr + k * elem;
+            if (Store) {
+                std::uint64_t v = 0;
+                if (vo.kind == OperandKind::imm) v = std::uint64_t(vo.value);
+                else if (r >= 0) v = x.reg(r)[l];
+                std::memcpy(p, &v, std::size_t(elem));
+            } else if (r >= 0) {
+                x.reg(r)[l] = read_value(p, elem, sign);
+            }
+        }
+        if (global_writer && acc.allocation) {
+            std::uint64_t off = addr[l] - acc.allocation->base;
+            for (std::uint64_t w = off / 4; w <= (off + size - 1) / 4 && w < acc.allocation->writer.size(); ++w)
+                acc.allocation->writer[w] = tid_base + std::uint32_t(l) + 1;
+        }
+    });
+    if (space == Space::generic || space == Space::global || space == Space::shared) {
+        // Generic addresses resolved per lane; the trace uses the space's own address for shared.
+        if (resolved == MemSpace::shared && space == Space::generic) {
+            std::uint64_t shared_addr[32];
+            FOR_LANES(x.mask, shared_addr[l] = addr[l] - shared_window);
+            record_memory(x, resolved, Store ? MemOp::store : MemOp::load, shared_addr, size);
+        } else {
+            record_memory(x, resolved, Store ? MemOp::store : MemOp::load, addr, size);
+        }
+    } else {
+        record_memory(x, resolved, Store ? MemOp::store : MemOp::load, addr, size);
+    }
+}
+void exec_ld(Exec& x) { load_store<false>(x); }
+void exec_ldu(Exec& x) { load_store<false>(x); }
+void exec_st(Exec& x) { load_store<true>(x); }
+void exec_prefetch(Exec&) {}  // a cache hint: no architectural effect
+void exec_prefetchu(Exec&) {}
+
+template <class T> T atomic_apply(SubOp op, T old, T b, T c, bool* ok) {
+    switch (op) {
+    case SubOp::add: return T(old + b);
+    case SubOp::min: return std::min(old, b);
+    case SubOp::max: return std::max(old, b);
+    case SubOp::exch: return b;
+    case SubOp::cas: return old == b ? c : old;
+    default: break;
+    }
+    if constexpr (std::is_integral_v<T>) {
+        switch (op) {
+        case SubOp::and_: return T(old & b);
+        case SubOp::or_: return T(old | b);
+        case SubOp::xor_: return T(old ^ b);
+        case SubOp::inc: return old >= b ? T(0) : T(old + 1);
+        case SubOp::dec: return (old == 0 || old > b) ? b : T(old - 1);
+        default: break;
+        }
+    }
+    *ok = false;
+    return old;
+}
+
+// 9.7.13.5 atom, 9.7.13.6 red: lanes apply their operation one after another in lane order
+template <bool Reduce> void atomic(Exec& x) {
+    const Instruction& in = *x.in;
+    const int addr_operand = Reduce ? 0 : 1;
+    const Operand& ao = in.operands[addr_operand];
+    const int first_value = addr_operand + 1;
+    const std::uint64_t* b = x.src(first_value);
+    const std::uint64_t* c = in.sub == SubOp::cas ? x.src(first_value + 1) : nullptr;
+    std::uint64_t* d = Reduce ? nullptr : x.dst(0);
+    const int bytes = std::max(1, ptx::type_bits(in.type) / 8);
+    std::uint64_t addr[32];
+    lane_addresses(x, ao, addr);
+    Allocation* cache = nullptr;
+    MemSpace resolved = trace_space(in.space);
+    const std::uint32_t tid_base = (x.block.linear * std::uint32_t(x.launch.config.block.count())) + x.warp.id * 32;
+    FOR_LANES(x.mask, {
+        Access acc = resolve(x, in.space, addr[l], std::uint32_t(bytes), "atomic", l, cache);
+        resolved = acc.space;
+        bool ok = true;
+        std::uint64_t old = read_value(acc.ptr, bytes, false), nv = 0;
+        switch (in.type) {
+        case Type::f32: nv = put(atomic_apply<float>(in.sub, get<float>(old), get<float>(b[l]), c ? get<float>(c[l]) : 0.f, &ok)); break;
+        case Type::f64: nv = put(atomic_apply<double>(in.sub, get<double>(old), get<double>(b[l]), c ? get<double>(c[l]) : 0.0, &ok)); break;
+        case Type::s32: nv = put(atomic_apply<std::int32_t>(in.sub, std::int32_t(old), std::int32_t(b[l]), c ? std::int32_t(c[l]) : 0, &ok)); break;
+        case Type::s64: nv = put(atomic_apply<std::int64_t>(in.sub, std::int64_t(old), std::int64_t(b[l]), c ? std::int64_t(c[l]) : 0, &ok)); break;
+        case Type::u64: case Type::b64: nv = put(atomic_apply<std::uint64_t>(in.sub, old, b[l], c ? c[l] : 0, &ok)); break;
+        case Type::u32: case Type::b32: nv = put(atomic_apply<std::uint32_t>(in.sub, std::uint32_t(old), std::uint32_t(b[l]), c ? std::uint32_t(c[l]) : 0, &ok)); break;
+        default: ok = false;
+        }
+        if (!ok) x.unsupported(in.text);
+        std::memcpy(acc.ptr, &nv, std::size_t(bytes));
+        if (d) d[l] = old;
+        if (acc.allocation) {
+            std::uint64_t off = addr[l] - acc.allocation->base;
+            if (off / 4 < acc.allocation->writer.size()) acc.allocation->writer[off / 4] = tid_base + std::uint32_t(l) + 1;
+        }
+        if (acc.space == MemSpace::shared && x.launch.detect_races) {
+            // Atomics never race with each other; a later plain read in the same epoch is fine too.
+            std::uint32_t w = acc.shared_offset / 4;
+            if (w < x.block.shadow.size() && x.block.shadow[w].write_epoch == 0) x.block.shadow[w].write_epoch = 1;
+        }
+    });
+    if (resolved == MemSpace::shared && in.space == Space::generic) FOR_LANES(x.mask, addr[l] -= shared_window);
+    record_memory(x, resolved, MemOp::atomic, addr, std::uint32_t(bytes));
+}
+void exec_atom(Exec& x) { atomic<false>(x); }
+void exec_red(Exec& x) { atomic<true>(x); }
+
+// [SECTION] Control flow and calls ----------------------------------------------------------------
+
+// Control-flow handlers manage the SIMT stack themselves; they return true when they did.
+void remove_lanes(Warp& w, std::uint32_t lanes, int from_frame) {
+    for (SimtEntry& e : w.stack)
+        if (e.frame >= from_frame) e.mask &= ~lanes;
+}
+
+void pop_finished(Warp& w) {
+    while (!w.stack.empty()) {
+        SimtEntry& top = w.stack.back();
+        if (top.mask == 0 || top.pc == top.reconverge) { w.stack.pop_back(); continue; }
+        break;
+    }
+    // A frame ends when no entry of it remains (every calling lane returned or exited).
+    while (!w.frames.empty() && (w.stack.empty() ? w.frames.size() > 0 : w.frames.size() > w.stack.back().frame + 1u))
+        w.frames.pop_back();
+}
+
+// 9.7.10.2 bra: uniform jump, or a split of the warp that rejoins at the reconvergence point
+void exec_bra(Exec& x) {
+    SimtEntry& top = x.warp.stack.back();
+    const std::uint32_t taken = x.mask, not_taken = x.active & ~taken;
+    PcCounters& c = x.counters();
+    if (x.event) {
+        x.block.events.back().kind = EventKind::branch;
+        x.block.events.back().taken = taken;
+    }
+    if (not_taken == 0) { top.pc = x.in->target; return; }
+    if (taken == 0) { top.pc = std::int32_t(x.pc) + 1; return; }
+    c.divergent_branches += 1;
+    const std::int32_t rpc = x.in->reconverge;
+    const std::uint16_t frame = top.frame;
+    top.pc = rpc;  // the remaining entry waits at the reconvergence point with every lane
+    // The fall-through path (the `if` body in C++) runs first: it is pushed last.
+    x.warp.stack.push_back({x.in->target, rpc, taken, frame});
+    x.warp.stack.push_back({std::int32_t(x.pc) + 1, rpc, not_taken, frame});
+}
+void exec_brx(Exec& x) { x.unsupported("brx.idx (indirect branch)"); }
+
+void exec_exit(Exec& x) {
+    x.warp.live &= ~x.mask;
+    remove_lanes(x.warp, x.mask, 0);
+    if (x.mask != x.active) x.warp.stack.back().pc = std::int32_t(x.pc) + 1;
+    if (x.event) x.block.events.back().kind = EventKind::exit;
+}
+
+// 9.7.10.4 call: a new frame (registers, parameters, locals) for the calling lanes
+void call_vprintf(Exec& x);
+void exec_call(Exec& x) {
+    const PreparedFunction& callee = x.launch.program.functions[std::size_t(x.in->target)];
+    SimtEntry& top = x.warp.stack.back();
+    top.pc = std::int32_t(x.pc) + 1;  // where the caller resumes, with all its lanes
+    if (x.mask == 0) return;
+    if (callee.fn.is_extern) {
+        if (callee.fn.name == "vprintf") return call_vprintf(x);
+        x.unsupported("call to external function " + callee.fn.name);
+    }
+    if (x.warp.frames.size() >= 1024)
+        x.fault("call stack overflow", "more than 1024 nested calls (runaway recursion?)", "check the recursion's base case");
+    Frame f;
+    f.function = x.in->target;
+    f.call_pc = std::int32_t(x.pc);
+    f.caller_mask = x.mask;
+    Frame& caller = x.warp.frames.back();
+    f.local_base = caller.local_base + x.launch.program.functions[std::size_t(caller.function)].frame_bytes;
+    f.local_base = (f.local_base + 15) / 16 * 16;
+    const std::uint32_t top_bytes = f.local_base + callee.frame_bytes;
+    for (int l = 0; l < 32; ++l)
+        if ((x.warp.lanes >> l & 1) && x.warp.local[std::size_t(l)].size() < top_bytes) x.warp.local[std::size_t(l)].resize(top_bytes, 0);
+    f.regs.assign(std::size_t(callee.register_count) * 32, 0);
+    for (auto& [r, v] : callee.constants)
+        for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = v;
+    for (auto& [r, s] : callee.lane_specials)
+        for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = Exec::lane_constant(x.launch, x.block, x.warp, s, l);
+    // Arguments: the caller's call-site .param symbols -> the callee's formal parameters.
+    const Operand& args = x.in->operands[2];
+    for (int i = 0; i < args.vec_count && i < int(callee.param_offsets.size()); ++i) {
+        std::uint64_t from = caller.local_base + x.fn->local_offsets[std::size_t(args.vec[i])];
+        std::uint64_t to = f.local_base + callee.param_offsets[std::size_t(i)];
+        std::size_t bytes = callee.fn.params[std::size_t(i)].size;
+        FOR_LANES(x.mask, std::memcpy(x.warp.local[std::size_t(l)].data() + to, x.warp.local[std::size_t(l)].data() + from, bytes));
+    }
+    const std::uint16_t depth = std::uint16_t(x.warp.frames.size());
+    x.warp.frames.push_back(std::move(f));
+    x.warp.stack.push_back({0, std::int32_t(callee.fn.code.size()) + 1, x.mask, depth});
+}
+
+// 9.7.10.5 ret: the returning lanes leave the function; the frame is popped when all have
+void exec_ret(Exec& x) {
+    Warp& w = x.warp;
+    const int depth = int(w.frames.size()) - 1;
+    if (depth == 0) return exec_exit(x);  // ret from the kernel ends the thread
+    Frame& callee = w.frames.back();
+    Frame& caller = w.frames[std::size_t(depth) - 1];
+    const PreparedFunction& cf = *x.fn;
+    const PreparedFunction& caller_fn = x.launch.program.functions[std::size_t(caller.function)];
+    const Instruction& call = caller_fn.fn.code[std::size_t(callee.call_pc)];
+    const Operand& rets = call.operands[0];
+    for (int i = 0; i < rets.vec_count && i < int(cf.return_offsets.size()); ++i) {
+        std::uint64_t from = callee.local_base + cf.return_offsets[std::size_t(i)];
+        std::uint64_t to = caller.local_base + caller_fn.local_offsets[std::size_t(rets.vec[i])];
+        std::size_t bytes = cf.fn.returns[std::size_t(i)].size;
+        FOR_LANES(x.mask, std::memcpy(w.local[std::size_t(l)].data() + to, w.local[std::size_t(l)].data() + from, bytes));
+    }
+    remove_lanes(w, x.mask, depth);
+    if (x.mask != x.active) w.stack.back().pc = std::int32_t(x.pc) + 1;
+    // pop_finished() drops the frame once none of its entries remain.
+}
+
+void exec_trap(Exec& x) {
+    x.fault("trap", "the kernel executed a trap instruction (an assert failed, or __trap() was called)",
+            "look at the condition that led here", __builtin_ctz(x.mask | 0x80000000u));
+}
+void exec_brkpt(Exec&) {}
+void exec_nanosleep(Exec&) {}
+
+// Device printf: vprintf(format, packed arguments). Formatted per lane in lane order, as the GPU
+// does; the argument buffer follows the C ABI alignment of each argument.
+void call_vprintf(Exec& x) {
+    const Operand& args = x.in->operands[2];
+    Frame& frame = x.warp.frames.back();
+    if (args.vec_count < 2) x.fault("bad printf call", "vprintf needs two arguments", "report this as a cudalab bug");
+    const std::uint64_t fmt_slot = frame.local_base + x.fn->local_offsets[std::size_t(args.vec[0])];
+    const std::uint64_t arg_slot = frame.local_base + x.fn->local_offsets[std::size_t(args.vec[1])];
+    Allocation* cache = nullptr;
+    FOR_LANES(x.mask, {
+        std::uint64_t fmt_addr, buf_addr;
+        std::memcpy(&fmt_addr, x.warp.local[std::size_t(l)].data() + fmt_slot, 8);
+        std::memcpy(&buf_addr, x.warp.local[std::size_t(l)].data() + arg_slot, 8);
+        std::string fmt;
+        for (std::uint64_t a = fmt_addr;; ++a) {
+            Access c = resolve(x, Space::generic, a, 1, "printf format read", l, cache);
+            if (*c.ptr == 0) break;
+            fmt += char(*c.ptr);
+            if (fmt.size() > 4096) break;
+        }
+        std::string out;
+        std::uint64_t cursor = buf_addr;
+        auto next = [&](int bytes) {
+            cursor = (cursor + std::uint64_t(bytes) - 1) / std::uint64_t(bytes) * std::uint64_t(bytes);
+            Access c = resolve(x, Space::generic, cursor, std::uint32_t(bytes), "printf argument read", l, cache);
+            std::uint64_t v = read_value(c.ptr, bytes, false);
+            cursor += std::uint64_t(bytes);
+            return v;
+        };
+        for (std::size_t i = 0; i < fmt.size(); ++i) {
+            if (fmt[i] != '%') { out += fmt[i]; continue; }
+            std::size_t j = i + 1;
+            if (j < fmt.size() && fmt[j] == '%') { out += '%'; i = j; continue; }
+            while (j < fmt.size() && std::strchr("-+ #0123456789.*", fmt[j])) ++j;
+            int longs = 0;
+            while (j < fmt.size() && std::strchr("hlLzjt", fmt[j])) { if (fmt[j] == 'l' || fmt[j] == 'z' || fmt[j] == 'j' || fmt[j] == 't') ++longs; ++j; }
+            if (j >= fmt.size()) break;
+            char conv = fmt[j];
+            std::string spec = fmt.substr(i, j - i);
+            // Drop length modifiers: we pass a value of the matching host type.
+            std::string clean;
+            for (char ch : spec) if (!std::strchr("hlLzjt", ch)) clean += ch;
+            char buf[512];
+            if (std::strchr("diouxXc", conv)) {
+                std::uint64_t v = next(longs ? 8 : 4);
+                std::string f = clean + "ll" + conv;
+                if (conv == 'c') { f = clean + conv; std::snprintf(buf, sizeof buf, f.c_str(), int(v)); }
+                else if (conv == 'd' || conv == 'i') std::snprintf(buf, sizeof buf, f.c_str(), longs ? (long long)v : (long long)std::int32_t(v));
+                else std::snprintf(buf, sizeof buf, f.c_str(), longs ? (unsigned long long)v : (unsigned long long)std::uint32_t(v));
+            } else if (std::strchr("fFeEgGaA", conv)) {
+                double v = get<double>(next(8));  // floats are promoted to double
+                std::string f = clean + conv;
+                std::snprintf(buf, sizeof buf, f.c_str(), v);
+            } else if (conv == 'p') {
+                std::uint64_t v = next(8);
+                std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+            } else if (conv == 's') {
+                std::uint64_t p = next(8);
+                std::string s;
+                for (std::uint64_t a = p; s.size() < 4096; ++a) {
+                    Access c = resolve(x, Space::generic, a, 1, "printf string read", l, cache);
+                    if (*c.ptr == 0) break;
+                    s += char(*c.ptr);
+                }
+                std::string f = clean + 's';
+                std::snprintf(buf, sizeof buf, f.c_str(), s.c_str());
+            } else {
+                std::snprintf(buf, sizeof buf, "%s", spec.c_str());
+            }
+            out += buf;
+            i = j;
+        }
+        x.out.printf_text += out;
+    });
+    // vprintf returns the number of arguments; the result slot is written if the caller reads it.
+    const Operand& rets = x.in->operands[0];
+    if (rets.vec_count > 0) {
+        std::uint64_t slot = frame.local_base + x.fn->local_offsets[std::size_t(rets.vec[0])];
+        FOR_LANES(x.mask, { std::uint32_t v = 1; std::memcpy(x.warp.local[std::size_t(l)].data() + slot, &v, 4); });
+    }
+}
+
+// [SECTION] Barriers and warp collectives ---------------------------------------------------------
+
+// 9.7.13.1 bar.sync / barrier.sync / bar.arrive / bar.red: the warp waits until the block's live
+// warps have all arrived (exit counts as arrival).
+void exec_bar(Exec& x) {
+    if (x.mask == 0) return;
+    if (x.in->flags & ptx::f_red) x.unsupported("bar.red (__syncthreads_count/_and/_or)");
+    if (x.in->flags & ptx::f_arrive) return;  // arrive without waiting: the barrier counts warps only
+    const std::uint64_t* id = x.src(0);
+    x.warp.waiting = true;
+    x.warp.barrier_id = std::uint32_t(id[__builtin_ctz(x.mask)]);
+    x.warp.barrier_pc = x.pc;
+    if (x.event) x.block.events.back().kind = EventKind::barrier_arrive;
+}
+void exec_barrier(Exec& x) { exec_bar(x); }
+
+// A warp collective names the lanes that take part; every one of them must be executing it.
+void check_members(Exec& x, std::uint32_t members, const char* what) {
+    std::uint32_t required = members & x.warp.lanes;
+    std::uint32_t missing = required & ~x.mask;
+    if (missing) {
+        std::ostringstream d;
+        d << what << " names lanes 0x" << std::hex << members << " but lanes 0x" << missing << std::dec
+          << " are not executing it (they exited or took another branch); on a GPU this is undefined and can hang";
+        x.fault(std::string(what) + " with absent lanes", d.str(),
+                "make every lane in the mask reach this instruction (no early return before it), or pass "
+                "__activemask() / a mask of the lanes that really arrive",
+                __builtin_ctz(missing));
+    }
+}
+
+// 9.7.13.2 bar.warp.sync (__syncwarp): lockstep warps are always in sync; check the member mask
+void exec_bar_warp(Exec& x) {
+    if (x.in->operand_count > 0) check_members(x, std::uint32_t(x.src(0)[__builtin_ctz(x.mask | 0x80000000u)]), "__syncwarp");
+}
+void exec_membar(Exec&) {}  // one access at a time: memory is always ordered in the emulator
+void exec_fence(Exec&) {}
+
+std::uint32_t uniform_u32(Exec& x, int operand) {
+    const std::uint64_t* v = x.src(operand);
+    return std::uint32_t(v[__builtin_ctz(x.mask | 0x80000000u)]);
+}
+
+// 9.7.13.8 vote.sync
+void exec_vote(Exec& x) {
+    const int mask_operand = x.in->operand_count - 1;
+    const std::uint32_t members = uniform_u32(x, mask_operand);
+    check_members(x, members, "vote");
+    const Operand& po = x.in->operands[1];
+    const std::uint64_t* p = x.src(1);
+    std::uint32_t ballot = 0;
+    FOR_LANES(x.mask & members, if ((p[l] & 1) != po.negate) ballot |= 1u << l);
+    const std::uint32_t group = x.mask & members;
+    std::uint64_t* d = x.dst(0);
+    switch (x.in->sub) {
+    case SubOp::ballot: FOR_LANES(x.mask, d[l] = ballot); break;
+    case SubOp::all: FOR_LANES(x.mask, d[l] = ballot == group); break;
+    case SubOp::any: FOR_LANES(x.mask, d[l] = ballot != 0); break;
+    case SubOp::uni: FOR_LANES(x.mask, d[l] = ballot == 0 || ballot == group); break;
+    default: x.unsupported(x.in->text);
+    }
+}
+
+// 9.7.13.9 match.sync
+void exec_match(Exec& x) {
+    const int mask_operand = x.in->operand_count - 1;
+    const std::uint32_t members = uniform_u32(x, mask_operand);
+    check_members(x, members, "match");
+    const Operand& d0 = x.in->operands[0];
+    std::uint64_t* d = d0.kind == OperandKind::vector ? x.reg(d0.vec[0]) : x.dst(0);
+    std::uint64_t* p = d0.kind == OperandKind::vector && d0.vec[1] >= 0 ? x.reg(d0.vec[1]) : nullptr;
+    const std::uint64_t* a = x.src(1);
+    const std::uint32_t group = x.mask & members;
+    const std::uint64_t wm = width_mask(x.in->type);
+    if (x.in->sub == SubOp::match_any) {
+        FOR_LANES(x.mask, {
+            std::uint32_t same = 0;
+            for (int k = 0; k < 32; ++k) if ((group >> k & 1) && (a[k] & wm) == (a[l] & wm)) same |= 1u << k;
+            d[l] = same;
+        });
+    } else {
+        bool all = true;
+        int first = __builtin_ctz(group | 0x80000000u);
+        FOR_LANES(group, if ((a[l] & wm) != (a[first] & wm)) all = false);
+        FOR_LANES(x.mask, { d[l] = all ? group : 0; if (p) p[l] = all; });
+    }
+}
+
+// 9.7.13.10 activemask
+void exec_activemask(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    FOR_LANES(x.mask, d[l] = x.active);
+}
+
+// 9.7.13.11 redux.sync
+void exec_redux(Exec& x) {
+    const std::uint32_t members = uniform_u32(x, 2);
+    check_members(x, members, "redux");
+    const std::uint64_t* a = x.src(1);
+    std::uint64_t* d = x.dst(0);
+    const std::uint32_t group = x.mask & members;
+    const bool is_signed = x.in->type == Type::s32;
+    std::int64_t acc = 0;
+    bool first = true;
+    FOR_LANES(group, {
+        std::int64_t v = is_signed ? std::int64_t(std::int32_t(a[l])) : std::int64_t(std::uint32_t(a[l]));
+        if (first) { acc = v; first = false; continue; }
+        switch (x.in->sub) {
+        case SubOp::add: acc += v; break;
+        case SubOp::min: acc = std::min(acc, v); break;
+        case SubOp::max: acc = std::max(acc, v); break;
+        case SubOp::and_: acc &= v; break;
+        case SubOp::or_: acc |= v; break;
+        case SubOp::xor_: acc ^= v; break;
+        default: x.unsupported(x.in->text);
+        }
+    });
+    FOR_LANES(x.mask, d[l] = std::uint32_t(acc));
+}
+
+// 9.7.9.6 shfl.sync: read a register of another lane of the warp
+void exec_shfl(Exec& x) {
+    const Operand& d0 = x.in->operands[0];
+    std::uint64_t* d = d0.kind == OperandKind::vector ? x.reg(d0.vec[0]) : x.dst(0);
+    std::uint64_t* p = d0.kind == OperandKind::vector && d0.vec[1] >= 0 ? x.reg(d0.vec[1]) : nullptr;
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
+    const std::uint32_t members = uniform_u32(x, 4);
+    check_members(x, members, "shfl");
+    std::uint64_t result[32];
+    std::uint32_t valid = 0;
+    FOR_LANES(x.mask, {
+        std::uint32_t lane = std::uint32_t(l), bval = std::uint32_t(b[l]) & 31, cval = std::uint32_t(c[l]) & 31;
+        std::uint32_t segmask = (std::uint32_t(c[l]) >> 8) & 31;
+        std::uint32_t max_lane = (lane & segmask) | (cval & ~segmask), min_lane = lane & segmask;
+        std::int32_t j = 0;
+        bool pval = false;
+        switch (x.in->sub) {
+        case SubOp::up: j = std::int32_t(lane) - std::int32_t(bval); pval = j >= std::int32_t(max_lane); break;
+        case SubOp::down: j = std::int32_t(lane + bval); pval = j <= std::int32_t(max_lane); break;
+        case SubOp::bfly: j = std::int32_t(lane ^ bval); pval = j <= std::int32_t(max_lane); break;
+        case SubOp::idx: j = std::int32_t(min_lane | (bval & ~segmask)); pval = j <= std::int32_t(max_lane); break;
+        default: x.unsupported(x.in->text);
+        }
+        if (!pval || j < 0 || j > 31) j = std::int32_t(lane);
+        result[l] = a[j];
+        if (pval) valid |= 1u << l;
+    });
+    FOR_LANES(x.mask, { d[l] = result[l]; if (p) p[l] = (valid >> l) & 1; });
+}
+
+// [SECTION] Dispatch ------------------------------------------------------------------------------
+
+using Handler = void (*)(Exec&);
+constexpr Handler handlers[] = {
+#define PTX_OP(id, mnemonic, cls, section) &exec_##id,
+#include "ptx/opcodes.def"
+#undef PTX_OP
+};
+static_assert(sizeof(handlers) / sizeof(handlers[0]) == ptx::opcode_count, "one handler per opcode");
+
+}  // namespace
+
+void start_warp(LaunchState& launch, Block& block, Warp& warp) {
+    const PreparedFunction& kernel = launch.program.functions[std::size_t(launch.kernel)];
+    Frame f;
+    f.function = launch.kernel;
+    f.regs.assign(std::size_t(kernel.register_count) * 32, 0);
+    for (auto& [r, v] : kernel.constants)
+        for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = v;
+    for (auto& [r, s] : kernel.lane_specials)
+        for (int l = 0; l < 32; ++l)
+            f.regs[std::size_t(r) * 32 + std::size_t(l)] = Exec::lane_constant(launch, block, warp, s, l);
+    f.local_base = 0;
+    warp.frames.clear();
+    warp.frames.push_back(std::move(f));
+    for (int l = 0; l < 32; ++l)
+        if (warp.lanes >> l & 1) warp.local[std::size_t(l)].assign(kernel.frame_bytes, 0);
+    warp.stack.clear();
+    warp.stack.push_back({0, std::int32_t(kernel.fn.code.size()) + 1, warp.lanes, 0});
+    warp.live = warp.lanes;
+}
+
+StepResult step(LaunchState& launch, Block& block, Warp& warp, BlockOutput& out) {
+    pop_finished(warp);
+    if (warp.stack.empty()) return StepResult::done;
+    SimtEntry& top = warp.stack.back();
+    Frame& frame = warp.frames[top.frame];
+    const PreparedFunction& fn = launch.program.functions[std::size_t(frame.function)];
+    if (top.pc >= std::int32_t(fn.fn.code.size())) {
+        // Fell off the end of a function: treat as ret (NVRTC always emits ret; hand-written PTX may not).
+        warp.stack.back().mask = 0;
+        pop_finished(warp);
+        return warp.stack.empty() ? StepResult::done : StepResult::ok;
+    }
+    const Instruction& in = fn.fn.code[std::size_t(top.pc)];
+    const std::uint32_t gpc = fn.pc_base + std::uint32_t(top.pc);
+    Exec x{launch, block, warp, out, &frame, &fn, &in, std::uint32_t(top.pc), top.mask, top.mask, gpc, block.detail, {}, 0};
+    if (in.guard >= 0) {
+        const std::uint64_t* g = x.reg(in.guard);
+        std::uint32_t m = 0;
+        FOR_LANES(top.mask, if ((g[l] & 1) != std::uint64_t(in.guard_negated)) m |= 1u << l);
+        x.mask = m;
+    }
+    PcCounters& c = (*block.counters)[gpc];
+    c.warp_executions += 1;
+    c.active_lanes += std::uint64_t(std::popcount(x.active));
+    c.predicated_lanes += std::uint64_t(std::popcount(x.mask));
+    warp.instructions += 1;
+    launch.warp_instructions.fetch_add(1, std::memory_order_relaxed);
+    launch.thread_instructions.fetch_add(std::uint64_t(std::popcount(x.mask)), std::memory_order_relaxed);
+    if (block.detail) {
+        WarpEvent e;
+        e.seq = block.seq++;
+        e.block = block.linear;
+        e.warp = std::uint16_t(warp.id);
+        e.sm = block.sm;
+        e.pc = gpc;
+        e.active = x.active;
+        e.predicated_on = x.mask;
+        block.events.push_back(e);
+    }
+    const Opcode op = in.op;
+    const bool control = op == Opcode::bra || op == Opcode::exit || op == Opcode::ret || op == Opcode::call;
+    handlers[int(op)](x);
+    if (!control) warp.stack.back().pc = std::int32_t(x.pc) + 1;
+    pop_finished(warp);
+    if (warp.waiting) return StepResult::blocked;
+    return warp.stack.empty() ? StepResult::done : StepResult::ok;
+}
+
+}  // namespace cudalab::emu

@@ -1,0 +1,49 @@
+// One warp instruction at a time: the interpreter's inner loop (execute.cpp) and the launch state
+// it reads. The block scheduler (emulator.cpp) calls step() until a warp blocks, exits or faults.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "emulator/state.h"
+
+namespace cudalab::emu {
+
+struct LaunchState {
+    const Program& program;
+    DeviceMemory& memory;
+    std::int32_t kernel = 0;                 // index into program.functions
+    LaunchConfig config;
+    std::vector<std::uint8_t> params;        // the kernel parameter buffer
+    std::uint32_t static_shared = 0;
+    std::uint32_t shared_bytes = 0;          // static + dynamic
+    std::uint64_t budget = 0;                // thread instructions
+    std::atomic<std::uint64_t> thread_instructions{0};
+    std::atomic<std::uint64_t> warp_instructions{0};
+    std::atomic<bool> stop{false};
+    bool detect_races = true;
+    std::uint32_t num_sms = 1;
+    std::mutex mutex;                        // guards warnings
+    std::vector<std::string> warnings;
+    std::string display_name;
+
+    LaunchState(const Program& p, DeviceMemory& m) : program(p), memory(m) {}
+};
+
+// Per-block printf output, merged in block order at the end so output is deterministic.
+struct BlockOutput {
+    std::string printf_text;
+};
+
+enum class StepResult { ok, blocked, done };
+
+// Executes the instruction at the top of the warp's SIMT stack. Throws Fault on a kernel error.
+StepResult step(LaunchState& launch, Block& block, Warp& warp, BlockOutput& out);
+
+// Sets up a warp's first frame (registers, per-lane constants) at the kernel entry.
+void start_warp(LaunchState& launch, Block& block, Warp& warp);
+
+}  // namespace cudalab::emu

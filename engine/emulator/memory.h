@@ -1,0 +1,56 @@
+// Device memory as the emulator models it: allocations in one 64-bit address space, every access
+// bounds-checked, with a shadow that remembers which thread stored each 4-byte word last (so a
+// wrong element can be traced to the thread that wrote it).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudalab::emu {
+
+// Where each state space lives in the generic address space. Global allocations start at
+// global_base (addresses look like a GPU's); the shared and local windows are per block / per
+// thread, as cvta maps them on the hardware.
+inline constexpr std::uint64_t global_base = 0x7000'0000'0000ull;
+inline constexpr std::uint64_t shared_window = 0x1000'0000'0000ull;
+inline constexpr std::uint64_t local_window = 0x2000'0000'0000ull;
+inline constexpr std::uint64_t const_window = 0x3000'0000'0000ull;
+inline constexpr std::uint64_t window_size = 0x0100'0000'0000ull;
+
+struct Allocation {
+    std::uint64_t base = 0;
+    std::uint64_t size = 0;
+    std::vector<std::uint8_t> data;
+    std::vector<std::uint32_t> writer;  // per 4-byte word: linear global thread id + 1 (0: host)
+    std::string label;                   // "argument 2", "global $str", ...
+    bool freed = false;
+};
+
+class DeviceMemory {
+public:
+    // Returns the base address; never 0.
+    std::uint64_t allocate(std::uint64_t bytes, std::string label = {});
+    bool release(std::uint64_t base);  // false if not the base of a live allocation
+    // The allocation holding [address, address+bytes), or null. `freed` allocations are returned
+    // (so a use-after-free can be named) with freed set.
+    Allocation* find(std::uint64_t address, std::uint64_t bytes = 1);
+    const Allocation* find(std::uint64_t address, std::uint64_t bytes = 1) const;
+    // Nearest allocation to an address (for "N bytes past the end of ..." messages).
+    const Allocation* nearest(std::uint64_t address) const;
+    bool copy_in(std::uint64_t dst, const void* src, std::uint64_t bytes);
+    bool copy_out(void* dst, std::uint64_t src, std::uint64_t bytes) const;
+    std::uint64_t bytes_allocated() const { return live_bytes_; }
+
+private:
+    std::map<std::uint64_t, std::unique_ptr<Allocation>> allocations_;  // by base
+    std::uint64_t next_ = global_base;
+    std::uint64_t live_bytes_ = 0;
+};
+
+}  // namespace cudalab::emu

@@ -1,0 +1,176 @@
+#include "lessons/course.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <toml++/toml.h>
+
+#include "emulator/emu_backend.h"
+#include "runtime/runtime.h"
+
+namespace fs = std::filesystem;
+
+namespace cudalab::lessons {
+
+const LessonInfo* Course::find(const std::string& id) const {
+    for (const auto& l : lessons)
+        if (l.id == id) return &l;
+    return nullptr;
+}
+
+std::string Course::ids() const {
+    std::string s;
+    for (const auto& l : lessons) s += (s.empty() ? "" : ", ") + l.id;
+    return s;
+}
+
+std::string find_course_root() {
+    if (const char* env = std::getenv("CUDALAB_ROOT"); env && *env) return env;
+    std::error_code ec;
+    for (fs::path p = fs::current_path(ec); !p.empty(); p = p.parent_path()) {
+        if (fs::exists(p / "lessons" / "manifest.toml", ec)) return p.string();
+        if (p == p.root_path()) break;
+    }
+    return CUDALAB_SOURCE_DIR;
+}
+
+Status load_course(const std::string& root, Course* course) {
+    course->root = root;
+    course->lessons.clear();
+    const fs::path manifest = fs::path(root) / "lessons" / "manifest.toml";
+    toml::table table;
+    try {
+        table = toml::parse_file(manifest.string());
+    } catch (const toml::parse_error& e) {
+        return Status::error(StatusCode::io_error,
+                             manifest.string() + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+    }
+    const toml::array* lessons = table["lesson"].as_array();
+    if (!lessons) return Status::error(StatusCode::io_error, manifest.string() + ": no [[lesson]] entries");
+    std::set<std::string> seen;
+    for (const toml::node& node : *lessons) {
+        const toml::table* t = node.as_table();
+        if (!t) return Status::error(StatusCode::io_error, manifest.string() + ": a [[lesson]] is not a table");
+        LessonInfo l;
+        l.id = (*t)["id"].value_or(std::string());
+        l.title = (*t)["title"].value_or(std::string());
+        l.part = (*t)["part"].value_or(std::string());
+        if (l.id.empty()) return Status::error(StatusCode::io_error, manifest.string() + ": a lesson has no id");
+        if (!seen.insert(l.id).second)
+            return Status::error(StatusCode::io_error, manifest.string() + ": duplicate lesson id '" + l.id + "'");
+        if (const toml::array* v = (*t)["views"].as_array())
+            for (const auto& x : *v) l.views.push_back(x.value_or(std::string()));
+        if (const toml::array* h = (*t)["hints"].as_array())
+            for (const auto& x : *h) l.hints.push_back(x.value_or(std::string()));
+        if (const toml::table* p = (*t)["points"].as_table())
+            for (const auto& [k, v] : *p) l.points[std::string(k.str())] = v.value_or(1.0);
+        l.text_path = (fs::path(root) / "lessons" / l.id / "lesson.md").string();
+        l.host_path = (fs::path(root) / "lessons" / l.id / "lesson.cpp").string();
+        l.exercise_path = (fs::path(root) / "exercises" / (l.id + ".cu")).string();
+        l.solution_path = (fs::path(root) / "solutions" / (l.id + ".cu")).string();
+        course->lessons.push_back(std::move(l));
+    }
+    return Status::success();
+}
+
+std::string display_path(const Course& course, const std::string& path) {
+    std::error_code ec;
+    fs::path rel = fs::relative(path, course.root, ec);
+    if (ec || rel.empty() || rel.string().rfind("..", 0) == 0) return path;
+    return rel.string();
+}
+
+double CheckReport::score() const {
+    double s = 0;
+    for (const auto& c : checks) if (c.passed) s += c.points;
+    return s;
+}
+
+double CheckReport::max_score() const {
+    double s = 0;
+    for (const auto& c : checks) s += c.points;
+    return s;
+}
+
+CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
+                         compiler::Compiler& compiler) {
+    CheckReport report;
+    report.lesson = lesson.id;
+    report.title = lesson.title;
+    std::string path = options.source_path.empty() ? (options.solution ? lesson.solution_path : lesson.exercise_path)
+                                                   : options.source_path;
+    report.source = display_path(course, path);
+
+    const HostSide* host = nullptr;
+    for (const auto& h : registered_host_sides())
+        if (h.id == lesson.id) host = &h;
+    if (!host) {
+        report.status = Status::error(StatusCode::bad_usage, "lesson " + lesson.id + " has no host side compiled in (" +
+                                                                 lesson.host_path + "); rebuild cudalab");
+        return report;
+    }
+
+    // Compile. The learner's path is what messages show.
+    compiler::CompileOptions copts;
+    auto module = compiler.compile_file(path, copts);
+    if (!module->ok) {
+        // Show the path as the learner knows it.
+        report.diagnostics = module->diagnostics;
+        for (auto& d : report.diagnostics) d.file = report.source;
+        std::string text;
+        for (const auto& d : report.diagnostics) {
+            text += d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.severity + ": " + d.message + "\n";
+            if (!d.context.empty()) text += d.context + "\n";
+        }
+        if (text.empty()) text = module->error_text();
+        report.status = Status::error(StatusCode::compile_error, text);
+        report.module = module;
+        return report;
+    }
+    report.module = module;
+    report.compile_seconds = module->seconds;
+    report.compile_cached = module->from_cache;
+
+    Status st;
+    std::string note;
+    std::unique_ptr<Backend> backend = make_backend(options.backend, &st, &note);
+    if (!backend) {
+        report.status = st;
+        return report;
+    }
+    if (options.instruction_budget)
+        if (auto* emu = dynamic_cast<emu::EmuBackend*>(backend.get())) emu->emulator().options().instruction_budget = options.instruction_budget;
+    report.backend = backend->name();
+    report.backend_note = note;
+    Status loaded = backend->load(module);
+    if (!loaded.ok()) {
+        report.status = loaded;
+        return report;
+    }
+    Runtime runtime(std::move(backend));
+    Session session(runtime, module, options.seed);
+    session.set_trace_options(options.trace);
+    auto started = std::chrono::steady_clock::now();
+    host->run(session);
+    report.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report.checks = session.checks();
+    for (auto& c : report.checks) {
+        auto it = lesson.points.find(c.name);
+        c.points = it == lesson.points.end() ? 1.0 : it->second;
+    }
+    report.log = session.log();
+    report.printf_output = session.printf_output();
+    report.totals = session.totals();
+    if (const LaunchResult* last = session.last_launch()) report.last_trace = last->trace;
+    report.passed = !report.checks.empty() && !session.failed();
+    if (report.checks.empty()) {
+        CheckResult c;
+        c.name = "lesson ran its checks";
+        c.message = "the lesson's host side recorded no checks (a lesson bug)";
+        report.checks.push_back(c);
+    }
+    return report;
+}
+
+}  // namespace cudalab::lessons

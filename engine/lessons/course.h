@@ -1,0 +1,79 @@
+// The course: the manifest (lessons/manifest.toml) and checking a learner's file against a lesson.
+// check_lesson() is the one path from a .cu file to a graded report; the CLI, the tests and the GUI
+// all go through it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/compiler.h"
+#include "lessons/lesson.h"
+#include "runtime/status.h"
+
+namespace cudalab::lessons {
+
+struct LessonInfo {
+    std::string id;     // "02-vector-add"
+    std::string title;
+    std::string part;
+    std::vector<std::string> views;
+    std::vector<std::string> hints;
+    std::map<std::string, double> points;  // check name -> points (default 1)
+    std::string text_path;      // lessons/ID/lesson.md
+    std::string exercise_path;  // exercises/ID.cu
+    std::string solution_path;  // solutions/ID.cu
+    std::string host_path;      // lessons/ID/lesson.cpp
+};
+
+struct Course {
+    std::string root;  // the folder holding lessons/, exercises/, solutions/
+    std::vector<LessonInfo> lessons;
+    const LessonInfo* find(const std::string& id) const;
+    std::string ids() const;  // "01-threads, 02-vector-add, ..."
+};
+
+// Where the course lives: $CUDALAB_ROOT, else the nearest folder upwards from the working directory
+// holding lessons/manifest.toml, else the source tree cudalab was built from.
+std::string find_course_root();
+Status load_course(const std::string& root, Course* course);
+
+struct CheckOptions {
+    std::string source_path;       // empty: the lesson's exercise
+    bool solution = false;         // check the reference solution instead
+    std::string backend = "auto";  // emu | gpu | auto
+    std::uint64_t seed = 20261130;
+    TraceOptions trace;
+    std::uint64_t instruction_budget = 0;  // 0: the emulator's default
+};
+
+struct CheckReport {
+    std::string lesson;
+    std::string title;
+    std::string source;          // the file checked, relative to the course root when inside it
+    std::string backend;         // "emu" / "gpu" ("" when it could not run)
+    std::string backend_note;    // why this backend ("no CUDA driver: using the emulator")
+    bool passed = false;
+    Status status;               // not ok: could not run (compile error, bad usage, no backend)
+    std::vector<compiler::Diagnostic> diagnostics;
+    std::vector<CheckResult> checks;
+    std::vector<std::string> log;
+    std::string printf_output;
+    double compile_seconds = 0;
+    bool compile_cached = false;
+    double run_seconds = 0;
+    LaunchStats totals;
+    std::shared_ptr<const compiler::CompileResult> module;
+    std::shared_ptr<const Trace> last_trace;
+    double score() const;      // points earned
+    double max_score() const;  // points available
+};
+
+CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
+                         compiler::Compiler& compiler);
+
+// A path for messages: relative to the course root when inside it.
+std::string display_path(const Course& course, const std::string& path);
+
+}  // namespace cudalab::lessons

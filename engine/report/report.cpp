@@ -1,0 +1,250 @@
+#include "report/report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace cudalab::report {
+
+using lessons::CheckKind;
+using lessons::CheckReport;
+using lessons::CheckResult;
+
+namespace {
+
+struct Colors {
+    const char *green, *red, *yellow, *dim, *bold, *reset;
+};
+Colors colors(bool on) {
+    if (on) return {"\033[32m", "\033[31m", "\033[33m", "\033[2m", "\033[1m", "\033[0m"};
+    return {"", "", "", "", "", ""};
+}
+
+std::string number(double v) {
+    char buf[64];
+    if (std::isnan(v)) return "n/a";
+    if (v == std::floor(v) && std::fabs(v) < 1e15) std::snprintf(buf, sizeof buf, "%.0f", v);
+    else std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+std::string writer_text(const lessons::Mismatch& m) {
+    if (!m.writer) return m.writer_tracked ? "  (no thread wrote it)" : "";
+    return "  (written by block " + m.writer->block.str() + ", thread " + m.writer->thread.str() + ")";
+}
+
+std::string indent(const std::string& s, const std::string& pad) {
+    std::string out;
+    std::istringstream in(s);
+    std::string line;
+    while (std::getline(in, line)) out += pad + line + "\n";
+    return out;
+}
+
+std::string check_detail(const CheckResult& c) {
+    std::ostringstream o;
+    if (c.kind == CheckKind::performance)
+        o << "value " << number(c.value) << ", needs " << c.comparison << " " << number(c.threshold) << ": ";
+    o << c.message;
+    return o.str();
+}
+
+}  // namespace
+
+std::string text(const CheckReport& r, const TextStyle& style) {
+    Colors k = colors(style.color);
+    std::ostringstream o;
+    o << k.bold << r.lesson << k.reset << "  " << r.title << "\n";
+    o << k.dim << "  file     " << r.source << "\n";
+    if (!r.backend.empty()) {
+        o << "  backend  " << r.backend;
+        if (!r.backend_note.empty()) o << " (" << r.backend_note << ")";
+        o << "\n";
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "  time     compile %.0f ms%s, run %.0f ms (%llu thread instructions)\n",
+                      r.compile_seconds * 1000, r.compile_cached ? " (cached)" : "", r.run_seconds * 1000,
+                      (unsigned long long)r.totals.thread_instructions);
+        o << buf;
+    }
+    o << k.reset;
+    if (!r.status.ok()) {
+        const char* what = r.status.code == StatusCode::compile_error ? "does not compile" : "could not be checked";
+        o << "\n" << k.red << "  ERROR" << k.reset << "  " << r.source << " " << what << ":\n";
+        o << indent(r.status.message, "    ");
+        if (r.status.code == StatusCode::compile_error)
+            o << "  Fix the first error first; later ones often follow from it.\n";
+        return o.str();
+    }
+    o << "\n";
+    for (const auto& c : r.checks) {
+        o << "  " << (c.passed ? k.green : k.red) << (c.passed ? "PASS" : "FAIL") << k.reset << "  " << c.name;
+        if (c.kind == CheckKind::performance)
+            o << k.dim << "  [" << number(c.value) << " " << c.comparison << " " << number(c.threshold) << "]" << k.reset;
+        o << "\n";
+        if (!c.passed || style.verbose) {
+            o << indent(c.message, "        ");
+            for (const auto& m : c.mismatches) {
+                o << "        " << (m.where.empty() ? "element " + std::to_string(m.index) : m.where) << ": expected "
+                  << m.expected << ", got " << m.actual << writer_text(m) << "\n";
+            }
+            if (!c.passed && !c.advice.empty()) o << k.yellow << "        try: " << k.reset << c.advice << "\n";
+        }
+    }
+    for (const auto& line : r.log) o << k.dim << "  " << line << k.reset << "\n";
+    if (!r.printf_output.empty()) {
+        o << "\n  device printf output:\n";
+        std::string shown = r.printf_output.size() > 4000 ? r.printf_output.substr(0, 4000) + "...(cut)\n" : r.printf_output;
+        o << indent(shown, "    | ");
+    }
+    int passed = 0;
+    for (const auto& c : r.checks) passed += c.passed;
+    o << "\n  " << (r.passed ? k.green : k.red) << passed << " of " << r.checks.size() << " checks passed" << k.reset;
+    if (r.passed) o << " — lesson complete.\n";
+    else o << ". Stuck? `cudalab hint " << r.lesson << "` shows the next hint.\n";
+    return o.str();
+}
+
+std::string text_summary(const std::vector<CheckReport>& reports, const TextStyle& style) {
+    Colors k = colors(style.color);
+    std::ostringstream o;
+    int passed = 0;
+    double score = 0, max_score = 0;
+    for (const auto& r : reports) {
+        passed += r.passed;
+        score += r.score();
+        max_score += r.max_score();
+        const char* verdict = !r.status.ok() ? "ERROR" : r.passed ? "PASS" : "FAIL";
+        const char* color = !r.status.ok() ? k.red : r.passed ? k.green : k.red;
+        int ok = 0;
+        for (const auto& c : r.checks) ok += c.passed;
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%-22s %s%-5s%s %2d/%-2zu checks  %s\n", r.lesson.c_str(), color, verdict, k.reset, ok,
+                      r.checks.size(), r.title.c_str());
+        o << buf;
+    }
+    o << "\n" << passed << " passed, " << (int(reports.size()) - passed) << " failed (score " << number(score) << "/"
+      << number(max_score) << ")\n";
+    return o.str();
+}
+
+nlohmann::json json(const CheckReport& r) {
+    nlohmann::json j;
+    j["lesson"] = r.lesson;
+    j["passed"] = r.passed;
+    j["backend"] = r.backend;
+    j["source"] = r.source;
+    if (!r.status.ok()) {
+        j["error"] = r.status.message;
+        j["diagnostics"] = nlohmann::json::array();
+        for (const auto& d : r.diagnostics)
+            j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message}});
+    }
+    j["checks"] = nlohmann::json::array();
+    for (const auto& c : r.checks) {
+        nlohmann::json cj = {{"name", c.name},
+                             {"kind", c.kind == CheckKind::correctness ? "correctness" : "performance"},
+                             {"passed", c.passed},
+                             {"value", std::isfinite(c.value) ? nlohmann::json(c.value) : nlohmann::json()},
+                             {"threshold", c.threshold},
+                             {"comparison", c.comparison},
+                             {"message", c.message},
+                             {"points", c.points}};
+        if (!c.advice.empty()) cj["advice"] = c.advice;
+        if (!c.mismatches.empty()) {
+            cj["mismatches"] = nlohmann::json::array();
+            for (const auto& m : c.mismatches) {
+                nlohmann::json mj = {{"index", m.index}, {"expected", m.expected}, {"actual", m.actual}};
+                if (!m.where.empty()) mj["where"] = m.where;
+                if (m.writer) {
+                    mj["block"] = {m.writer->block.x, m.writer->block.y, m.writer->block.z};
+                    mj["thread"] = {m.writer->thread.x, m.writer->thread.y, m.writer->thread.z};
+                }
+                cj["mismatches"].push_back(mj);
+            }
+        }
+        j["checks"].push_back(cj);
+    }
+    j["stats"] = {{"compile_seconds", r.compile_seconds}, {"run_seconds", r.run_seconds},
+                  {"thread_instructions", r.totals.thread_instructions}, {"warp_instructions", r.totals.warp_instructions}};
+    j["score"] = r.score();
+    j["max_score"] = r.max_score();
+    return j;
+}
+
+namespace {
+std::string xml_escape(const std::string& s) {
+    std::string o;
+    for (char c : s) {
+        switch (c) {
+        case '&': o += "&amp;"; break;
+        case '<': o += "&lt;"; break;
+        case '>': o += "&gt;"; break;
+        case '"': o += "&quot;"; break;
+        case '\'': o += "&apos;"; break;
+        default:
+            if ((unsigned char)c < 0x20 && c != '\n' && c != '\t') o += ' ';
+            else o += c;
+        }
+    }
+    return o;
+}
+}  // namespace
+
+std::string junit(const std::vector<CheckReport>& reports) {
+    std::ostringstream o;
+    int tests = 0, failures = 0, errors = 0;
+    for (const auto& r : reports) {
+        tests += r.status.ok() ? int(r.checks.size()) : 1;
+        if (!r.status.ok()) ++errors;
+        else for (const auto& c : r.checks) failures += !c.passed;
+    }
+    o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    o << "<testsuites name=\"cudalab\" tests=\"" << tests << "\" failures=\"" << failures << "\" errors=\"" << errors << "\">\n";
+    for (const auto& r : reports) {
+        int f = 0;
+        for (const auto& c : r.checks) f += !c.passed;
+        o << "  <testsuite name=\"" << xml_escape(r.lesson) << "\" tests=\"" << (r.status.ok() ? r.checks.size() : 1)
+          << "\" failures=\"" << (r.status.ok() ? f : 0) << "\" errors=\"" << (r.status.ok() ? 0 : 1) << "\" time=\""
+          << r.compile_seconds + r.run_seconds << "\">\n";
+        if (!r.status.ok()) {
+            o << "    <testcase classname=\"" << xml_escape(r.lesson) << "\" name=\"compiles and runs\">\n";
+            o << "      <error message=\"" << xml_escape(r.status.code == StatusCode::compile_error ? "compile error" : "could not run")
+              << "\">" << xml_escape(r.status.message) << "</error>\n    </testcase>\n";
+        }
+        for (const auto& c : r.status.ok() ? r.checks : std::vector<CheckResult>{}) {
+            o << "    <testcase classname=\"" << xml_escape(r.lesson) << "\" name=\"" << xml_escape(c.name) << "\">\n";
+            if (!c.passed)
+                o << "      <failure message=\"" << xml_escape(c.message.substr(0, c.message.find('\n'))) << "\">"
+                  << xml_escape(check_detail(c) + (c.advice.empty() ? "" : "\ntry: " + c.advice)) << "</failure>\n";
+            o << "    </testcase>\n";
+        }
+        o << "  </testsuite>\n";
+    }
+    o << "</testsuites>\n";
+    return o.str();
+}
+
+nlohmann::json gradescope(const std::vector<CheckReport>& reports) {
+    nlohmann::json j;
+    double score = 0;
+    j["tests"] = nlohmann::json::array();
+    for (const auto& r : reports) {
+        if (!r.status.ok()) {
+            j["tests"].push_back({{"name", r.lesson + ": compiles and runs"}, {"score", 0}, {"max_score", std::max(1.0, r.max_score())},
+                                  {"status", "failed"}, {"output", r.status.message}});
+            continue;
+        }
+        for (const auto& c : r.checks) {
+            double s = c.passed ? c.points : 0;
+            score += s;
+            j["tests"].push_back({{"name", r.lesson + ": " + c.name}, {"score", s}, {"max_score", c.points},
+                                  {"status", c.passed ? "passed" : "failed"},
+                                  {"output", check_detail(c) + (c.passed || c.advice.empty() ? "" : "\ntry: " + c.advice)}});
+        }
+    }
+    j["score"] = score;
+    j["output"] = "cudalab: " + std::to_string(reports.size()) + " lesson(s) checked";
+    return j;
+}
+
+}  // namespace cudalab::report
