@@ -541,6 +541,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             info.line = pf.fn.code[i].line;
             info.text = pf.fn.code[i].text;
             info.op_class = ptx::op_class_name(ptx::info(pf.fn.code[i].op).op_class);
+            info.opcode = std::string(ptx::info(pf.fn.code[i].op).mnemonic);
+            info.function = pf.fn.name;
         }
     std::vector<std::pair<std::uint32_t, std::string>> printed;
     std::vector<Block> detail_blocks;

@@ -91,7 +91,9 @@ struct KernelInfo {
 struct PcInfo {
     std::uint32_t line = 0;
     std::string text;      // the PTX instruction as written
-    std::string op_class;  // "arith", "memory", "branch", "barrier", ...
+    std::string op_class;  // "arith", "memory", "control", "barrier", ... (ptx/opcodes.def)
+    std::string opcode;    // the mnemonic: "ld", "st", "atom", "bra", "bar", ...
+    std::string function;  // the PTX function it belongs to
 };
 
 struct Trace {

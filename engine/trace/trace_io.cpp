@@ -8,7 +8,7 @@ namespace cudalab {
 namespace {
 
 constexpr char magic[] = "CUDALAB-TRACE";
-constexpr std::uint32_t version = 1;
+constexpr std::uint32_t version = 2;
 
 struct Writer {
     std::ofstream& out;
@@ -67,6 +67,8 @@ bool write_trace(const Trace& t, const std::string& path, std::string* error) {
         w.pod(p.line);
         w.str(p.text);
         w.str(p.op_class);
+        w.str(p.opcode);
+        w.str(p.function);
     }
     w.vec(t.per_pc);
     w.vec(t.events);
@@ -104,6 +106,8 @@ bool read_trace(const std::string& path, Trace* t, std::string* error) {
         r.pod(p.line);
         r.str(p.text);
         r.str(p.op_class);
+        r.str(p.opcode);
+        r.str(p.function);
     }
     r.vec(t->per_pc);
     r.vec(t->events);
