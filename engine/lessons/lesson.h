@@ -41,6 +41,7 @@ struct CheckResult {
     std::string advice;    // what to try when it failed
     std::vector<Mismatch> mismatches;  // first few
     double points = 1;     // from the manifest ([lesson.points]); default 1
+    bool fault = false;    // the kernel faulted or could not launch (message holds the diagnostic)
 };
 
 struct Tolerance {

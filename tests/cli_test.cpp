@@ -1,0 +1,131 @@
+// The command-line contract course scripts depend on: commands, exit codes, report formats.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support.h"
+
+using namespace test_support;
+
+TEST_CASE("cudalab list prints one lesson per line, starting with its id") {
+    auto r = run_cli("list");
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.rfind("01-threads", 0) == 0);
+    CHECK(r.output.find("\n02-vector-add") != std::string::npos);
+}
+
+TEST_CASE("check --solution passes and exits 0") {
+    auto r = run_cli("check 02-vector-add --solution --backend emu");
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("checks passed") != std::string::npos);
+}
+
+TEST_CASE("the shipped exercise fails with mismatches a learner can act on") {
+    auto r = run_cli("check 02-vector-add --backend emu");
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("FAIL") != std::string::npos);
+    // The first mismatches with index, expected, actual and who wrote it.
+    CHECK(r.output.find("c[512]: expected") != std::string::npos);
+    CHECK(r.output.find("no thread wrote it") != std::string::npos);
+    CHECK(r.output.find("try:") != std::string::npos);
+}
+
+TEST_CASE("check --format json follows the contract") {
+    auto r = run_cli_stdout("check 02-vector-add --solution --backend emu --format json");
+    REQUIRE(r.exit_code == 0);
+    auto j = nlohmann::json::parse(r.output);
+    CHECK(j["lesson"] == "02-vector-add");
+    CHECK(j["passed"] == true);
+    CHECK(j["backend"] == "emu");
+    REQUIRE(j["checks"].is_array());
+    REQUIRE(j["checks"].size() > 0);
+    bool saw_performance = false;
+    for (auto& c : j["checks"]) {
+        CHECK(c.contains("name"));
+        CHECK((c["kind"] == "correctness" || c["kind"] == "performance"));
+        CHECK(c["passed"].is_boolean());
+        CHECK(c.contains("value"));
+        CHECK(c.contains("threshold"));
+        CHECK(c["message"].is_string());
+        saw_performance |= c["kind"] == "performance";
+    }
+    CHECK(saw_performance);
+}
+
+TEST_CASE("a failed check in JSON carries the mismatches with block and thread") {
+    auto r = run_cli_stdout("check 01-threads --backend emu --format json");
+    CHECK(r.exit_code == 1);
+    auto j = nlohmann::json::parse(r.output);
+    CHECK(j["passed"] == false);
+    bool found = false;
+    for (auto& c : j["checks"])
+        if (c.contains("mismatches"))
+            for (auto& m : c["mismatches"]) found |= m.contains("index") && m.contains("expected") && m.contains("actual");
+    CHECK(found);
+}
+
+TEST_CASE("an unknown lesson exits 2 and lists the valid ids") {
+    auto r = run_cli("check 99-nope");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("01-threads") != std::string::npos);
+    CHECK(r.output.find("02-vector-add") != std::string::npos);
+}
+
+TEST_CASE("a compile error prints the learner's file:line:col and exits 2") {
+    std::string path = write_temp("broken.cu",
+                                  "__global__ void vector_add(const float* a, const float* b, float* c, int n)\n"
+                                  "{\n"
+                                  "    int i = blockIdx.x * blockDim.x + threadIdx.x\n"
+                                  "    c[i] = a[i] + b[i];\n"
+                                  "}\n");
+    auto r = run_cli("check 02-vector-add --backend emu --source " + path);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("broken.cu:4:") != std::string::npos);
+    CHECK(r.output.find("error") != std::string::npos);
+}
+
+TEST_CASE("an out-of-bounds access names the kernel, source line, block and thread") {
+    std::string path = write_temp("oob.cu",
+                                  "__global__ void vector_add(const float* a, const float* b, float* c, int n)\n"
+                                  "{\n"
+                                  "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                  "    c[i] = a[i] + b[i];\n"
+                                  "}\n");
+    auto r = run_cli("check 02-vector-add --backend emu --source " + path);
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("oob.cu:4: error: out-of-bounds") != std::string::npos);
+    CHECK(r.output.find("in kernel 'vector_add'") != std::string::npos);
+    CHECK(r.output.find("block (") != std::string::npos);
+    CHECK(r.output.find("thread (") != std::string::npos);
+    CHECK(r.output.find("try:") != std::string::npos);
+}
+
+TEST_CASE("a check never modifies the learner's file") {
+    std::string before = read_file("exercises/02-vector-add.cu");
+    run_cli("check 02-vector-add --backend emu");
+    CHECK(read_file("exercises/02-vector-add.cu") == before);
+}
+
+TEST_CASE("--backend gpu without a GPU exits 2 naming the missing driver") {
+    auto r = run_cli("check 02-vector-add --solution --backend gpu");
+    if (r.exit_code == 0) {
+        MESSAGE("a GPU is present: skipping the no-GPU behaviour");
+        return;
+    }
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("driver") != std::string::npos);
+}
+
+TEST_CASE("bad usage exits 2") {
+    CHECK(run_cli("check").exit_code == 2);
+    CHECK(run_cli("check 02-vector-add --format yaml").exit_code == 2);
+    CHECK(run_cli("frobnicate").exit_code == 2);
+}
+
+TEST_CASE("hint shows hints one at a time") {
+    auto first = run_cli("hint 02-vector-add 1");
+    CHECK(first.exit_code == 0);
+    CHECK(first.output.find("Hint 1 of") != std::string::npos);
+    auto third = run_cli("hint 02-vector-add 3");
+    CHECK(third.output.find("Hint 3 of") != std::string::npos);
+}
