@@ -20,7 +20,7 @@ Status EmuBackend::load(std::shared_ptr<const compiler::CompileResult> module) {
 }
 
 Status EmuBackend::allocate(std::size_t bytes, DevicePtr* out) {
-    *out = emulator_.memory().allocate(bytes, "argument buffer #" + std::to_string(allocations_++));
+    *out = emulator_.memory().allocate(bytes, "allocation #" + std::to_string(++allocations_));
     return Status::success();
 }
 

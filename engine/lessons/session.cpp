@@ -43,9 +43,6 @@ bool Session::record_launch(const std::string& kernel, const LaunchConfig& confi
         c.value = 1;
         c.fault = true;
         c.message = r.status.message;
-        c.advice = r.status.code == StatusCode::kernel_fault
-                       ? "the message above names the line, block and thread; fix that access first"
-                       : "";
         add_check(std::move(c));
         stopped_ = true;
         return false;
