@@ -1,0 +1,59 @@
+// Lesson 04 — divergence: one instruction per warp.
+//
+// `in` holds stereo audio, interleaved the usual way: left, right, left, right, ... Sample i
+// belongs to the left channel when i is even and to the right channel when i is odd. Each channel
+// gets its own transfer curve (the two functions below; leave them as they are):
+//
+//     out[i] = left_curve(in[i])    for even i
+//     out[i] = right_curve(in[i])   for odd i
+//
+// n, the number of samples, may be odd (the last frame then has only its left sample). The host
+// side launches one thread per sample: (n + 255) / 256 blocks of 256 threads.
+//
+// As shipped the kernel is CORRECT but every warp diverges: its even lanes want one curve and its
+// odd lanes the other, so the warp runs both, each with half of its lanes switched off. The
+// performance check wants at least 95% of the lanes busy on average over every instruction the
+// warps execute.
+//
+// Run the checks with:  cudalab check 04-divergence
+
+// Soft saturation for the left channel: x - x^3/3 + x^5/5 - ... (an odd polynomial, Horner form).
+__device__ float left_curve(float x)
+{
+    float x2 = x * x;
+    float p = fmaf(x2, -1.0f / 11.0f, 1.0f / 9.0f);
+    p = fmaf(p, x2, -1.0f / 7.0f);
+    p = fmaf(p, x2, 1.0f / 5.0f);
+    p = fmaf(p, x2, -1.0f / 3.0f);
+    p = fmaf(p, x2, 1.0f);
+    return p * x;
+}
+
+// Expansion for the right channel: e^x - 1, from the first terms of its series.
+__device__ float right_curve(float x)
+{
+    float p = fmaf(x, 1.0f / 24.0f, 1.0f / 6.0f);
+    p = fmaf(p, x, 0.5f);
+    p = fmaf(p, x, 1.0f);
+    p = fmaf(p, x, 1.0f);
+    return p - 1.0f;
+}
+
+__global__ void stereo_curves(const float* in, float* out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+    // TODO: thread i takes sample i, so the lanes of every warp alternate left, right, left, ...
+    //       and the branch below splits every warp in two. Give each WARP one channel instead:
+    //       work out which warp and lane this thread is (from its global id, as in lesson 01),
+    //       let the warp's number choose the channel, and let the lane choose which frame of the
+    //       channel, so that the 32 lanes of a warp take 32 samples of the same channel.
+    //       Every sample must still be handled exactly once.
+    if (i < n) {
+        if (i % 2 == 0) {
+            out[i] = left_curve(in[i]);
+        } else {
+            out[i] = right_curve(in[i]);
+        }
+    }
+}
