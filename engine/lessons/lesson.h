@@ -42,6 +42,7 @@ struct CheckResult {
     std::vector<Mismatch> mismatches;  // first few
     double points = 1;     // from the manifest ([lesson.points]); default 1
     bool fault = false;    // the kernel faulted or could not launch (message holds the diagnostic)
+    bool timed = false;    // measured on a GPU (varies run to run), not a deterministic metric
 };
 
 struct Tolerance {
@@ -120,6 +121,25 @@ public:
                         const std::string& message, const std::string& advice);
     void add_check(CheckResult check);
 
+    // Timed runs (GPU backends only): warm-up, repeats timed with events, the median. On the
+    // emulator this returns nothing and logs that timed checks need a GPU.
+    template <class... Args>
+    std::optional<TimedResult> time_kernel(const std::string& kernel, Dim3 grid, Dim3 block, std::uint32_t dynamic_shared,
+                                           const Args&... args) {
+        if (stopped_) return std::nullopt;
+        std::vector<KernelArg> packed;
+        (packed.push_back(Runtime::pack(args)), ...);
+        return record_timing(kernel, runtime_.backend().time_launch(kernel, LaunchConfig{grid, block, dynamic_shared}, packed, 3, 20));
+    }
+    bool has_timing() { return runtime_.backend().name() == "gpu"; }
+    // Achieved bandwidth (bytes moved / median time) as a fraction of the device's measured copy
+    // bandwidth; achieved FLOP/s as a fraction of its measured FMA rate.
+    bool check_bandwidth(const std::string& name, double bytes_moved, const TimedResult& t, double min_fraction,
+                         const std::string& advice);
+    bool check_flops(const std::string& name, double flops, const TimedResult& t, double min_fraction,
+                     const std::string& advice);
+    std::optional<DevicePeakFigures> device_peak();
+
     // The last successful launch (trace, stats), for performance checks.
     const LaunchResult* last_launch() const { return last_launch_ ? &*last_launch_ : nullptr; }
     // Totals over every launch of this session.
@@ -135,6 +155,9 @@ public:
 
 private:
     bool record_launch(const std::string& kernel, const LaunchConfig& config, LaunchResult r);
+    std::optional<TimedResult> record_timing(const std::string& kernel, TimedResult t);
+    bool check_fraction(const std::string& name, double achieved, double peak, const char* unit, const TimedResult& t,
+                        double min_fraction, const std::string& advice);
     void fail_infrastructure(const Status& s);
     template <class T>
     bool check_values(const std::string& name, const DeviceBuffer<T>& buffer,
@@ -152,6 +175,7 @@ private:
     std::vector<std::string> log_;
     std::string printf_output_;
     bool stopped_ = false;
+    std::optional<DevicePeakFigures> peak_;
 };
 
 using LessonRun = std::function<void(Session&)>;

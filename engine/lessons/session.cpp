@@ -116,6 +116,64 @@ std::string Session::format_value(double v, bool is_float) {
     return buf;
 }
 
+std::optional<TimedResult> Session::record_timing(const std::string& kernel, TimedResult t) {
+    if (t.status.code == StatusCode::backend_unavailable) {
+        log_.push_back("timed checks skipped: they need a GPU (--backend gpu)");
+        return std::nullopt;
+    }
+    if (!t.status.ok()) {
+        CheckResult c;
+        c.name = "kernel " + kernel + " runs on the GPU (timed)";
+        c.passed = false;
+        c.fault = true;
+        c.value = 1;
+        c.message = t.status.message;
+        add_check(std::move(c));
+        stopped_ = true;
+        return std::nullopt;
+    }
+    return t;
+}
+
+std::optional<DevicePeakFigures> Session::device_peak() {
+    if (!peak_) peak_ = runtime_.backend().device_peak();
+    return peak_;
+}
+
+bool Session::check_fraction(const std::string& name, double achieved, double peak, const char* unit,
+                             const TimedResult& t, double min_fraction, const std::string& advice) {
+    CheckResult c;
+    c.name = name;
+    c.kind = CheckKind::performance;
+    c.timed = true;
+    c.comparison = ">=";
+    c.threshold = min_fraction;
+    c.value = peak > 0 ? achieved / peak : 0;
+    c.passed = peak > 0 && c.value >= min_fraction;
+    char buf[320];
+    std::snprintf(buf, sizeof buf, "%.1f %s of the device's measured %.1f %s (%.0f%%); median of %d runs, %.3f ms",
+                  achieved / 1e9, unit, peak / 1e9, unit, c.value * 100, t.repeats, t.median_seconds * 1e3);
+    c.message = buf;
+    c.advice = advice;
+    bool passed = c.passed;
+    add_check(std::move(c));
+    return passed;
+}
+
+bool Session::check_bandwidth(const std::string& name, double bytes_moved, const TimedResult& t, double min_fraction,
+                              const std::string& advice) {
+    auto peak = device_peak();
+    double achieved = t.median_seconds > 0 ? bytes_moved / t.median_seconds : 0;
+    return check_fraction(name, achieved, peak ? peak->copy_bytes_per_second : 0, "GB/s", t, min_fraction, advice);
+}
+
+bool Session::check_flops(const std::string& name, double flops, const TimedResult& t, double min_fraction,
+                          const std::string& advice) {
+    auto peak = device_peak();
+    double achieved = t.median_seconds > 0 ? flops / t.median_seconds : 0;
+    return check_fraction(name, achieved, peak ? peak->fma_flops : 0, "GFLOP/s", t, min_fraction, advice);
+}
+
 std::vector<HostSide>& registered_host_sides() {
     static std::vector<HostSide> sides;
     return sides;

@@ -148,7 +148,8 @@ nlohmann::json json(const CheckReport& r) {
                              {"threshold", c.threshold},
                              {"comparison", c.comparison},
                              {"message", c.message},
-                             {"points", c.points}};
+                             {"points", c.points},
+                             {"timed", c.timed}};
         if (!c.advice.empty()) cj["advice"] = c.advice;
         if (!c.mismatches.empty()) {
             cj["mismatches"] = nlohmann::json::array();

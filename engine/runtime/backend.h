@@ -65,6 +65,23 @@ struct LaunchResult {
     std::string printf_output;           // device printf, in order
 };
 
+// A kernel timed on the device: warm-up launches, then repeats timed with events.
+struct TimedResult {
+    Status status;
+    double median_seconds = 0;
+    double min_seconds = 0;
+    double max_seconds = 0;
+    int repeats = 0;
+};
+
+// The device's measured peaks (a streaming copy kernel and an FMA kernel), once per device.
+struct DevicePeakFigures {
+    std::string device;
+    double copy_bytes_per_second = 0;
+    double fma_flops = 0;
+    bool cached = false;  // read from the per-device cache rather than measured now
+};
+
 // Who wrote a byte of device memory last (emulator only).
 struct Writer {
     Dim3 block;
@@ -86,6 +103,18 @@ public:
                                 const TraceOptions& trace_options) = 0;
     virtual std::optional<Writer> last_writer(DevicePtr address) const { return std::nullopt; }
     virtual bool tracks_writers() const { return false; }
+    // Timing and device facts: GPU backends only.
+    virtual TimedResult time_launch(const std::string& kernel, const LaunchConfig& config,
+                                    const std::vector<KernelArg>& args, int warmup, int repeats) {
+        TimedResult r;
+        r.status = Status::error(StatusCode::backend_unavailable, "timed runs need a GPU (--backend gpu)");
+        return r;
+    }
+    virtual std::optional<DevicePeakFigures> device_peak() { return std::nullopt; }
+    // cuOccupancyMaxActiveBlocksPerMultiprocessor for the kernel at this block size.
+    virtual std::optional<int> max_active_blocks(const std::string& kernel, const LaunchConfig& config) {
+        return std::nullopt;
+    }
 };
 
 }  // namespace cudalab

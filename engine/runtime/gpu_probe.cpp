@@ -1,21 +1,11 @@
-// Until the driver backend lands (issue: real GPUs), the probe answers honestly whether a driver is
-// present and that the GPU backend is not built yet, so `--backend gpu` exits 2 with the reason and
-// `--backend auto` falls back to the emulator, saying why.
+// The one door from the runtime to the GPU backend: a GPU backend when a CUDA driver and a device
+// are present, or null with the reason ("no CUDA driver (libcuda.so.1 not found)").
 #include "runtime/gpu_probe.h"
 
-#include <dlfcn.h>
+#include "gpu/gpu_backend.h"
 
 namespace cudalab {
 
-std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) {
-    void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!driver) {
-        *why_not = "no CUDA driver (libcuda.so.1 not found)";
-        return nullptr;
-    }
-    dlclose(driver);
-    *why_not = "a CUDA driver is present, but this build of cudalab has no GPU backend yet";
-    return nullptr;
-}
+std::unique_ptr<Backend> make_gpu_backend(std::string* why_not) { return gpu::GpuBackend::open(why_not); }
 
 }  // namespace cudalab

@@ -52,12 +52,13 @@ public:
         return backend_->launch(kernel, config, packed, trace);
     }
 
-private:
     template <class T> static KernelArg pack(const DeviceBuffer<T>& b) { return KernelArg::of(b.ptr); }
     template <class T> static KernelArg pack(const T& v) {
         static_assert(std::is_trivially_copyable_v<T>, "kernel arguments are plain values");
         return KernelArg::of(v);
     }
+
+private:
 
     std::unique_ptr<Backend> backend_;
     std::vector<DevicePtr> allocations_;
