@@ -51,7 +51,9 @@ if [[ ! -f "$build/build.ninja" ]]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDA_HOME="$cuda" >/dev/null
 fi
 say "building"
-cmake --build "$build" --parallel "$(nproc)" | grep -v '^\[' || true
-[[ -x "$build/cudalab" ]] || fail "the build did not produce $build/cudalab (see the errors above)"
+if ! cmake --build "$build" --parallel "$(nproc)" > "$build/build.log" 2>&1; then
+  grep -E -B2 -A6 "error|Error" "$build/build.log" | head -60 >&2
+  fail "the build failed (full log: $build/build.log)"
+fi
 # Editors find the compile database at the root.
 ln -sf "$build/compile_commands.json" "$root/compile_commands.json" 2>/dev/null || true
