@@ -1,0 +1,135 @@
+// Lesson 06 — shared-memory stencil: the host side.
+//
+// Launches `smooth` (exercises/06-shared-stencil.cu), a 7-point smoothing filter (radius 3), one
+// thread per output in blocks of 256, and checks every output against the CPU. Then, on the
+// largest launch, it counts the floats the kernel read from global memory per output: a block
+// that stages its inputs and their halo in shared memory reads 256 + 2 * 3 floats for 256
+// outputs; a kernel that reads all 7 neighbours from global memory reads about 7 per output.
+// Races on the shared tile (a missing __syncthreads) are caught by the emulator: the launch fails
+// with both source lines named.
+// Anatomy: CPU reference -> sizes -> launch -> validate -> performance (global loads per output).
+#include "lessons/lesson.h"
+
+#include "analysis/metrics.h"
+
+#include <cstddef>
+#include <iomanip>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace cudalab;
+using namespace cudalab::lessons;
+
+constexpr int kRadius = 3;           // R in the kernel
+constexpr unsigned kBlockSize = 256; // BLOCK in the kernel: the tile holds 256 outputs' inputs
+constexpr float kWeights[2 * kRadius + 1] = {1 / 64.f,  6 / 64.f, 15 / 64.f, 20 / 64.f,
+                                             15 / 64.f, 6 / 64.f, 1 / 64.f};
+
+// CPU reference, summing in the kernel's order (k = -R .. R). The weights are multiples of 1/64,
+// exact in float; the kernel fuses each multiply-add, the reference rounds twice, so a small
+// tolerance covers the difference.
+std::vector<float> cpu_smooth(const std::vector<float>& in) {
+    const int n = int(in.size());
+    std::vector<float> out(in.size());
+    for (int i = 0; i < n; ++i) {
+        float sum = 0.0f;
+        for (int k = -kRadius; k <= kRadius; ++k) {
+            const int j = i + k;
+            sum += kWeights[k + kRadius] * (j >= 0 && j < n ? in[std::size_t(j)] : 0.0f);
+        }
+        out[std::size_t(i)] = sum;
+    }
+    return out;
+}
+
+struct Outcome {
+    bool launched = false;
+    bool correct = false;
+    unsigned blocks = 0;
+    analysis::Figures figures;
+};
+
+Outcome smooth_and_check(Session& s, int n) {
+    Outcome outcome;
+    outcome.blocks = (unsigned(n) + kBlockSize - 1) / kBlockSize;
+    const std::vector<float> in = s.random_floats(std::size_t(n));
+    auto din = s.to_device(in);
+    auto dout = s.alloc<float>(std::size_t(n));  // NaN until written
+
+    if (!s.launch("smooth", Dim3{outcome.blocks}, Dim3{kBlockSize}, 0, din, dout, n))
+        return outcome;
+    outcome.launched = true;
+    if (const LaunchResult* launch = s.last_launch(); launch && launch->trace)
+        outcome.figures = analysis::analyze(*launch->trace).total;
+
+    // The positions a tiled kernel gets wrong are at the edges of a block's tile: say so.
+    auto where = [n](std::size_t i) {
+        const std::size_t t = i % kBlockSize;
+        std::string w = "out[" + std::to_string(i) + "] (block " + std::to_string(i / kBlockSize) +
+                        ", thread " + std::to_string(t);
+        if (t < std::size_t(kRadius)) w += ": needs the left halo";
+        else if (t + kRadius >= kBlockSize) w += ": needs the right halo";
+        if (i + kRadius >= std::size_t(n)) w += ", near the end of the array";
+        return w + ")";
+    };
+    const std::string name = "smooth, n = " + std::to_string(n) + ", " +
+                             std::to_string(outcome.blocks) +
+                             (outcome.blocks == 1 ? " block" : " blocks") + " of 256";
+    outcome.correct = s.check_close(name, dout, cpu_smooth(in), Tolerance{1e-6, 1e-6}, where);
+    return outcome;
+}
+
+void run(Session& s) {
+    // n = 5: one block, every output near an edge. n = 1000: 4 blocks, the halo between blocks
+    // matters. n = 30011: 118 blocks; the last holds 59 outputs. Measured.
+    if (!smooth_and_check(s, 5).launched) return;
+    if (!smooth_and_check(s, 1000).launched) return;
+    const int n = 30011;
+    const Outcome measured = smooth_and_check(s, n);
+    if (!measured.launched) return;
+
+    const std::string name = "global loads per output";
+    const LaunchResult* last = s.last_launch();
+    if (!last || !last->trace) {
+        s.log().push_back(name + ": not measured (the " + s.runtime().backend().name() +
+                          " backend records no trace)");
+        return;
+    }
+    // Floats read from global memory (requested bytes / 4) per output. Each block may read its
+    // 256 inputs and 2R halo inputs: (BLOCK + 2R) / BLOCK = 1.023 per output for a full block,
+    // and for the whole launch (n + 2R * blocks) / n, since the last block has fewer outputs
+    // but the same halo. The reference solution reads a little less (no halo outside [0, n)).
+    const double loads = double(measured.figures.global_load_bytes) / sizeof(float);
+    const double per_output = loads / n;
+    const double bound = double(n + 2 * kRadius * int(measured.blocks)) / n;
+    std::ostringstream msg;
+    msg << measured.figures.global_load_bytes / sizeof(float) << " floats read from global memory for " << n << " outputs in "
+        << measured.blocks << " blocks (" << measured.figures.global_load_requests
+        << " warp load requests), " << std::fixed << std::setprecision(3) << per_output
+        << " per output; a shared tile needs at most 256 + 2*3 per block, " << std::setprecision(4)
+        << bound << " per output";
+    if (!measured.correct) {
+        CheckResult c;
+        c.name = name;
+        c.kind = CheckKind::performance;
+        c.value = per_output;
+        c.threshold = bound;
+        c.message = msg.str() + ", but the output is wrong, so the figure is not meaningful";
+        c.advice = "Make every output right first; the failed checks name the block and thread.";
+        s.add_check(std::move(c));
+        return;
+    }
+    s.check_at_most(
+        name, per_output, bound, msg.str(),
+        "Each input is needed by 7 outputs, and the threads of a block share most of them. Copy "
+        "the block's 256 inputs plus 3 on each side into a __shared__ tile once (one load per "
+        "thread, and the first 3 threads fetch the halo), __syncthreads(), then read the 7 "
+        "neighbours from the tile.");
+}
+
+}  // namespace
+
+CUDALAB_LESSON("06-shared-stencil", run);
