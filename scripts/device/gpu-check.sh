@@ -11,10 +11,11 @@ cd "$root"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDALAB_BUILD_GUI=OFF \
         -DCMAKE_PREFIX_PATH="$root/.devdeps/usr" -DCMAKE_INCLUDE_PATH="$root/.devdeps/usr/include" >/dev/null &&
-  cmake --build build-gpu --parallel 16 --target cudalab cudalab_gpu_tests cudalab_tests 2>&1 | grep -E "error|warning: unused" | head -40
+  cmake --build build-gpu --parallel 16 --target cudalab cudalab_gpu_tests > "$out/ninja.log" 2>&1 || grep -E -A5 "error" "$out/ninja.log" | head -60
 } 2>&1 | tee "$out/build.log"
 [[ -x build-gpu/cudalab ]] || { echo "build failed"; exit 1; }
 export CUDALAB_STATE="$out/state.json"
 ./build-gpu/cudalab_gpu_tests -s 2>&1 | tee "$out/gpu-tests.log" | tail -60
-./build-gpu/cudalab check all --backend gpu -v 2>&1 | tee "$out/check-all-gpu.txt" | tail -40
-./build-gpu/cudalab check all --backend gpu --format json > "$out/check-all-gpu.json" 2>/dev/null
+./build-gpu/cudalab check all --solution --backend gpu -v > "$out/check-all-gpu.txt" 2>&1
+tail -12 "$out/check-all-gpu.txt"
+./build-gpu/cudalab check all --solution --backend gpu --format json > "$out/check-all-gpu.json" 2>/dev/null
