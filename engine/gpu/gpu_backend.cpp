@@ -303,6 +303,7 @@ std::vector<std::string> GpuBackend::compare_with_shadow() {
     int index = 0;
     for (auto& [gpu, a] : allocations_) {
         ++index;
+        if (a.gpu_only) continue;
         std::vector<std::uint8_t> g(a.bytes), e(a.bytes);
         copy_to_host(g.data(), gpu, a.bytes);
         shadow_.copy_to_host(e.data(), a.shadow, a.bytes);
@@ -318,6 +319,14 @@ TimedResult GpuBackend::time_launch(const std::string& kernel, const LaunchConfi
                                     int warmup, int repeats) {
     TimedResult t;
     d_->cuCtxSetCurrent(ctx_);
+    // Timed launches run on the GPU only: their buffers no longer match the shadow emulator's.
+    for (const auto& a : args) {
+        if (a.bytes.size() != 8) continue;
+        std::uint64_t v;
+        std::memcpy(&v, a.bytes.data(), 8);
+        auto it = allocations_.upper_bound(v);
+        if (it != allocations_.begin() && v < std::prev(it)->first + std::prev(it)->second.bytes) std::prev(it)->second.gpu_only = true;
+    }
     Status s;
     CUfunction f = compiled_ ? function(compiled_->mangled_name(kernel), &s) : nullptr;
     if (!f) {
@@ -347,6 +356,7 @@ TimedResult GpuBackend::time_launch(const std::string& kernel, const LaunchConfi
 std::optional<DevicePeakFigures> GpuBackend::device_peak() {
     DevicePeakFigures p;
     p.device = info_.name;
+    p.sm_count = info_.sm_count;
     const std::string path = (fs::path(cache_dir()) / ("peak-" + info_.uuid + ".json")).string();
     if (std::ifstream in(path); in) {
         try {

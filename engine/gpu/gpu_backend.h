@@ -83,6 +83,7 @@ private:
         CUdeviceptr gpu = 0;
         DevicePtr shadow = 0;
         std::size_t bytes = 0;
+        bool gpu_only = false;  // written by a timed launch, which the shadow does not repeat
     };
     const Driver* d_;
     DeviceInfo info_;

@@ -79,6 +79,7 @@ struct DevicePeakFigures {
     std::string device;
     double copy_bytes_per_second = 0;
     double fma_flops = 0;
+    int sm_count = 0;     // multiprocessors, for sizing grid-stride launches to fill the device
     bool cached = false;  // read from the per-device cache rather than measured now
 };
 

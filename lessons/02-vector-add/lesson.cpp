@@ -152,10 +152,18 @@ void run(Session& s) {
         return;
     }
     constexpr int kBig = 1 << 26;
+    if (!large.correct) {
+        s.log().push_back("bandwidth on the GPU: not measured until the small-grid launches are correct");
+        return;
+    }
+    auto peak = s.device_peak();
+    if (!peak) return;
     auto big_a = s.alloc<float>(kBig);
     auto big_b = s.alloc<float>(kBig);
     auto big_c = s.alloc<float>(kBig);
-    const unsigned big_blocks = (unsigned(kBig) + kBlockSize - 1) / kBlockSize;
+    // A grid-stride kernel is launched as grid-stride kernels are in practice: enough blocks to fill
+    // every SM (8 blocks of 256 = 2048 threads, an SM's maximum), each thread looping.
+    const unsigned big_blocks = unsigned(peak->sm_count) * 8;
     auto timed = s.time_kernel("vector_add", Dim3{big_blocks}, Dim3{kBlockSize}, 0, big_a, big_b, big_c, kBig);
     if (!timed) return;
     s.check_bandwidth("bandwidth on the GPU, n = 2^26", 3.0 * 4.0 * kBig, *timed, kMinFractionOfCopyBandwidth,

@@ -15,7 +15,7 @@ cd "$root"
 } 2>&1 | tee "$out/build.log"
 [[ -x build-gpu/cudalab ]] || { echo "build failed"; exit 1; }
 export CUDALAB_STATE="$out/state.json"
-./build-gpu/tests/cudalab_gpu_tests -s 2>&1 | tee "$out/gpu-tests.log" | tail -60
+./build-gpu/tests/cudalab_gpu_tests 2>&1 | tee "$out/gpu-tests.log" | tail -60
 ./build-gpu/cudalab check all --solution --backend gpu -v > "$out/check-all-gpu.txt" 2>&1
 tail -12 "$out/check-all-gpu.txt"
 ./build-gpu/cudalab check all --solution --backend gpu --format json > "$out/check-all-gpu.json" 2>/dev/null
