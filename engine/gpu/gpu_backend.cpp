@@ -62,6 +62,7 @@ std::unique_ptr<GpuBackend> GpuBackend::open(std::string* why) {
     if (!d) return nullptr;
     DeviceInfo info;
     if (const char* env = std::getenv("CUDALAB_DEVICE")) info.ordinal = std::atoi(env);
+    // (CUdevice handles equal ordinals in every driver so far, but look them up rather than assume.)
     CUdevice dev;
     if (CUresult r = d->cuDeviceGet(&dev, info.ordinal); r != CUDA_SUCCESS) {
         *why = "GPU " + std::to_string(info.ordinal) + " is not available (" + d->error_text(r) + ")";
@@ -93,7 +94,9 @@ GpuBackend::~GpuBackend() {
     d_->cuCtxSetCurrent(ctx_);
     for (auto& [p, a] : allocations_) d_->cuMemFree(a.gpu);
     if (module_) d_->cuModuleUnload(module_);
-    d_->cuDevicePrimaryCtxRelease(info_.ordinal);
+    CUdevice dev = 0;
+    d_->cuDeviceGet(&dev, info_.ordinal);
+    d_->cuDevicePrimaryCtxRelease(dev);
 }
 
 std::string GpuBackend::description() const {
@@ -113,18 +116,29 @@ Status GpuBackend::rebuild_context(const std::string& cause) {
     allocations_.clear();
     functions_.clear();
     module_ = nullptr;
-    d_->cuDevicePrimaryCtxReset(info_.ordinal);
+    // Drop our reference, reset the device's primary context (this clears the sticky error and
+    // frees everything in it), then take a fresh one.
+    CUdevice dev = 0;
+    d_->cuDeviceGet(&dev, info_.ordinal);
+    d_->cuCtxSetCurrent(nullptr);
+    d_->cuDevicePrimaryCtxRelease(dev);
+    CUresult reset = d_->cuDevicePrimaryCtxReset(dev);
     CUcontext ctx = nullptr;
-    if (d_->cuDevicePrimaryCtxRetain(&ctx, info_.ordinal) == CUDA_SUCCESS) {
+    CUresult retain = d_->cuDevicePrimaryCtxRetain(&ctx, dev);
+    std::string recovery;
+    if (retain == CUDA_SUCCESS) {
         ctx_ = ctx;
         d_->cuCtxSetCurrent(ctx_);
         context_lost_ = false;
         if (compiled_) load(compiled_);
+        recovery = "\n  The GPU context was reset (errors like this are sticky: every later call in the same context "
+                   "would fail); buffers from before are gone.";
+    } else {
+        recovery = "\n  The GPU context could not be rebuilt (reset: " + d_->error_text(reset) + "; retain: " +
+                   d_->error_text(retain) + "); restart cudalab to use the GPU again.";
     }
     return Status::error(StatusCode::kernel_fault,
-                         cause + "\n  The GPU context was reset (CUDA errors like this are sticky: every later call in "
-                                 "the same context would fail).\n  try: run it on the emulator, which names the line, "
-                                 "block and thread: --backend emu");
+                         cause + recovery + "\n  try: run it on the emulator, which names the line, block and thread: --backend emu");
 }
 
 Status GpuBackend::load(std::shared_ptr<const compiler::CompileResult> module) {

@@ -78,6 +78,10 @@ TEST_CASE("theoretical occupancy agrees with cuOccupancyMaxActiveBlocksPerMultip
                                                                    << " threads (" << k.registers << " registers, "
                                                                    << k.static_shared_bytes << " B shared): model "
                                                                    << model.blocks_per_sm << ", driver " << *driver);
+                if (threads == 256)
+                    MESSAGE(l.id << " " << k.source_name << ": " << k.registers << " registers, " << k.static_shared_bytes
+                                 << " B shared, 256 threads: model " << model.blocks_per_sm << " blocks/SM ("
+                                 << model.limiter << "), driver " << *driver);
                 ++compared;
             }
         }
