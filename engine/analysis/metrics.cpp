@@ -25,6 +25,9 @@ void add(Figures& f, const PcInfo& info, const PcCounters& c) {
         f.shared_requests += c.warp_executions;
         f.shared_wavefronts += c.shared_wavefronts;
         f.shared_ideal_wavefronts += c.shared_ideal_wavefronts;
+        const std::uint64_t extra = c.shared_wavefronts - c.shared_ideal_wavefronts;
+        if (info.opcode == "st") f.shared_store_conflicts += extra;
+        else if (info.opcode == "ld" || info.opcode == "ldu") f.shared_load_conflicts += extra;
     }
     if (info.opcode == "bra") { f.branches += c.warp_executions; f.divergent_branches += c.divergent_branches; }
     if (info.opcode == "bar" || info.opcode == "barrier") f.barriers_executed += c.warp_executions;

@@ -23,6 +23,7 @@ struct Figures {
     std::uint64_t global_atomic_requests = 0, global_atomics = 0;
     // Shared memory.
     std::uint64_t shared_requests = 0, shared_wavefronts = 0, shared_ideal_wavefronts = 0;
+    std::uint64_t shared_load_conflicts = 0, shared_store_conflicts = 0;  // wavefronts beyond the ideal
     std::uint64_t shared_atomics = 0;
     // Control.
     std::uint64_t branches = 0, divergent_branches = 0;

@@ -169,6 +169,7 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
     block.shared.assign(launch.shared_bytes, 0);
     if (launch.detect_races) block.shadow.assign((launch.shared_bytes + 3) / 4, SharedShadow{});
     block.epoch = 1;
+    block.barriers = {};
     block.seq = 0;
     block.events.clear();
     block.accesses.clear();
@@ -200,31 +201,42 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
             result.dropped_events += 1;
             block.detail = false;
         }
-        // Barriers: a group of waiting warps is released when every live warp has arrived at the
-        // same barrier id (exited warps no longer count).
+        // Barriers: a barrier is released when every live warp has arrived at it (exited warps no
+        // longer count), or as many warps as its thread count names.
         std::uint32_t live = 0, waiting = 0;
-        std::map<std::uint32_t, std::uint32_t> by_id;
         for (Warp& w : block.warps) {
             if (w.done()) continue;
             ++live;
-            if (w.waiting) { ++waiting; ++by_id[w.barrier_id]; }
+            if (w.waiting) ++waiting;
         }
         if (live == 0) break;
         bool released = false;
-        for (auto& [id, count] : by_id) {
-            if (count == live) {
-                for (Warp& w : block.warps) if (w.waiting && w.barrier_id == id) w.waiting = false;
-                ++block.epoch;
-                ++result.barriers;
-                released = true;
-                if (block.detail) {
-                    WarpEvent e;
-                    e.seq = block.seq++;
-                    e.block = block.linear;
-                    e.kind = EventKind::barrier_release;
-                    e.sm = block.sm;
-                    block.events.push_back(e);
+        for (std::uint32_t id = 0; id < Block::barrier_count; ++id) {
+            BarrierState& b = block.barriers[id];
+            if (b.arrived == 0 || b.arrived < (b.expected ? b.expected : live)) continue;
+            for (Warp& w : block.warps) {
+                if (!w.waiting || w.barrier_id != id) continue;
+                w.waiting = false;
+                if (w.red_dst >= 0 && !w.done()) {  // bar.red: the block's result
+                    std::uint64_t value = w.red_op == ptx::SubOp::popc   ? b.red_true
+                                          : w.red_op == ptx::SubOp::and_ ? std::uint64_t(b.red_true == b.red_threads)
+                                                                         : std::uint64_t(b.red_true > 0);
+                    std::uint64_t* reg = w.frames.back().regs.data() + std::size_t(w.red_dst) * 32;
+                    for (std::uint32_t m = w.red_mask; m; m &= m - 1) reg[__builtin_ctz(m)] = value;
+                    w.red_dst = -1;
                 }
+            }
+            b = BarrierState{};
+            ++block.epoch;
+            ++result.barriers;
+            released = true;
+            if (block.detail) {
+                WarpEvent e;
+                e.seq = block.seq++;
+                e.block = block.linear;
+                e.kind = EventKind::barrier_release;
+                e.sm = block.sm;
+                block.events.push_back(e);
             }
         }
         if (!progressed && !released && waiting == live) {

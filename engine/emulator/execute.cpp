@@ -4,6 +4,7 @@
 // [SECTION] Values and lanes
 // [SECTION] The execution context
 // [SECTION] Memory: address resolution, bounds checks, trace counters
+// [SECTION] Half precision: f16 and bf16
 // [SECTION] Integer and floating-point arithmetic
 // [SECTION] Comparison, selection, logic
 // [SECTION] Data movement and conversion
@@ -62,6 +63,12 @@ template <class T> inline std::uint64_t put(T v) {
 
 inline float flush(float f) { return std::fpclassify(f) == FP_SUBNORMAL ? std::copysign(0.f, f) : f; }
 inline double flush(double f) { return f; }  // .ftz applies to f32 only
+
+// An f32 operation that yields NaN gives the canonical NaN 0x7fffffff on the GPU (seen on an H200),
+// where the host would keep an input's payload or make 0xffc00000 (which printf shows as "-nan").
+// f64 NaNs agree with the host's already (0xfff8000000000000).
+inline float canonical(float r) { return r != r ? std::bit_cast<float>(0x7fffffffu) : r; }
+inline double canonical(double r) { return r; }
 
 // Directed rounding for the rare instructions that ask for it (expf's range reduction uses
 // fma.rm). This file is compiled with -frounding-math so the compiler honours the mode.
@@ -141,7 +148,7 @@ struct Exec {
             return frame->local_base + off;  // .local and call-site .param live in the frame
         }
         case Operand::param_scope:
-            if (fn->fn.is_entry) return fn->fn.params[std::size_t(o.symbol)].offset;
+            if (fn->fn.is_entry) return kernel_param_base + fn->fn.params[std::size_t(o.symbol)].offset;
             return frame->local_base + fn->param_offsets[std::size_t(o.symbol)];
         case Operand::return_scope: return frame->local_base + fn->return_offsets[std::size_t(o.symbol)];
         }
@@ -285,12 +292,12 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
                 if (near && !near->freed) {
                     if (addr >= near->base + near->size)
                         detail += ", " + std::to_string(addr - (near->base + near->size)) + " bytes past the end of " +
-                                  std::to_string(near->size) + "-byte buffer " + near->label;
+                                  std::to_string(near->size) + "-byte buffer (" + near->label + ")";
                     else if (addr < near->base)
                         detail += ", " + std::to_string(near->base - addr) + " bytes before the start of " +
-                                  std::to_string(near->size) + "-byte buffer " + near->label;
+                                  std::to_string(near->size) + "-byte buffer (" + near->label + ")";
                     else
-                        detail += ", running past the end of " + std::to_string(near->size) + "-byte buffer " + near->label;
+                        detail += ", running past the end of " + std::to_string(near->size) + "-byte buffer (" + near->label + ")";
                 } else {
                     detail += ", which is not inside any buffer";
                 }
@@ -322,10 +329,15 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
         return r;
     }
     case Space::param: {
-        // A kernel's own parameters are one buffer; a .func's live in the thread's frame.
-        if (x.fn->fn.is_entry && addr < x.launch.params.size() + 0x100000000ull && addr < x.frame->local_base + 0 + 0x1000000000ull &&
-            addr + size <= x.launch.params.size() && !(addr >= x.frame->local_base && x.frame->local_base > 0)) {
-            r.ptr = const_cast<std::uint8_t*>(x.launch.params.data()) + addr;
+        // A kernel's own parameters are one read-only buffer at kernel_param_base; the
+        // parameters of a .func and the call-site .param symbols live in the thread's frame.
+        if (addr >= kernel_param_base) {
+            const std::uint64_t off = addr - kernel_param_base;
+            if (off + size > x.launch.params.size()) oob("kernel parameter", x.launch.params.size());
+            if (std::strcmp(verb, "load") != 0)
+                x.fault(std::string(verb) + " to a kernel parameter", "kernel parameters are read-only",
+                        "copy the value into a local variable first", lane);
+            r.ptr = const_cast<std::uint8_t*>(x.launch.params.data()) + off;
             r.space = MemSpace::param;
             return r;
         }
@@ -345,12 +357,6 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
     default: break;
     }
     x.fault("bad address space", "unknown state space", "report this as a cudalab bug");
-}
-
-// Where a parameter-space operand points: kernel parameter buffer, or the frame.
-bool param_is_kernel_buffer(Exec& x, const Operand& o) {
-    if (o.symbol >= 0) return o.scope == Operand::param_scope && x.fn->fn.is_entry;
-    return x.fn->fn.is_entry;  // a register holding a parameter-space address in a kernel
 }
 
 // Race detector and uninitialised-read warnings for one lane's shared access.
@@ -437,6 +443,148 @@ void record_memory(Exec& x, MemSpace space, MemOp op, const std::uint64_t* addr,
     x.block.accesses.push_back(m);
 }
 
+// [SECTION] Half precision: f16 and bf16 -----------------------------------------------------------
+
+// f16 (1-5-10) and bf16 (1-8-7) values, alone or packed in pairs (.f16x2, .bf16x2: element 0 in
+// the low 16 bits). Arithmetic is done exactly (or rounded to odd) in double, then rounded once
+// to the 16-bit format, so results are correctly rounded as on the GPU.
+struct HalfFormat {
+    int exponent_bits, fraction_bits;
+    std::uint16_t canonical_nan;
+};
+constexpr HalfFormat f16_format{5, 10, 0x7fff};
+constexpr HalfFormat bf16_format{8, 7, 0x7fff};
+
+inline bool is_half(Type t) { return t == Type::f16 || t == Type::bf16 || t == Type::f16x2 || t == Type::bf16x2; }
+inline bool is_half_pair(Type t) { return t == Type::f16x2 || t == Type::bf16x2; }
+inline const HalfFormat& half_format(Type t) { return t == Type::bf16 || t == Type::bf16x2 ? bf16_format : f16_format; }
+
+double half_to_double(std::uint16_t h, const HalfFormat& f) {
+    const int bias = (1 << (f.exponent_bits - 1)) - 1;
+    const std::uint32_t exponent = (h >> f.fraction_bits) & ((1u << f.exponent_bits) - 1);
+    const std::uint32_t fraction = h & ((1u << f.fraction_bits) - 1);
+    const double sign = (h >> 15) ? -1.0 : 1.0;
+    if (exponent == (1u << f.exponent_bits) - 1)
+        return fraction ? std::numeric_limits<double>::quiet_NaN() : sign * std::numeric_limits<double>::infinity();
+    if (exponent == 0) return sign * std::ldexp(double(fraction), 1 - bias - f.fraction_bits);
+    return sign * std::ldexp(double(fraction | (1u << f.fraction_bits)), int(exponent) - bias - f.fraction_bits);
+}
+
+// Rounds a double to the format with rn (ties to even), rz, rm or rp. `v` must be exact or rounded
+// to odd (see round_to_odd) so that this second rounding is correct.
+std::uint16_t double_to_half(double v, const HalfFormat& f, Rounding r, bool satfinite = false) {
+    if (std::isnan(v)) return f.canonical_nan;
+    const std::uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+    const int bias = (1 << (f.exponent_bits - 1)) - 1;
+    const int emax = bias, emin = 1 - bias;
+    const std::uint16_t inf = std::uint16_t(((1u << f.exponent_bits) - 1) << f.fraction_bits);
+    const std::uint16_t max_finite = std::uint16_t(inf - 1);
+    const bool up_away = (r == Rounding::rp && !sign) || (r == Rounding::rm && sign);  // rounds |v| up
+    auto overflow = [&]() -> std::uint16_t {
+        const bool to_inf = !satfinite && (r == Rounding::rn || r == Rounding::none || r == Rounding::rna || up_away);
+        return std::uint16_t(sign | (to_inf ? inf : max_finite));
+    };
+    const double a = std::fabs(v);
+    if (std::isinf(a)) return satfinite ? std::uint16_t(sign | max_finite) : std::uint16_t(sign | inf);
+    if (a == 0) return sign;
+    int e;
+    std::frexp(a, &e);
+    int exponent = std::max(e - 1, emin);
+    const double quantum = std::ldexp(1.0, exponent - f.fraction_bits);
+    const double q = a / quantum;  // exact: a power-of-two scaling
+    double n = std::floor(q);
+    const double rest = q - n;
+    if (rest > 0) {
+        if (r == Rounding::rn || r == Rounding::none) {
+            if (rest > 0.5 || (rest == 0.5 && std::fmod(n, 2.0) != 0)) n += 1;
+        } else if (r == Rounding::rna) {
+            if (rest >= 0.5) n += 1;
+        } else if (up_away) {
+            n += 1;
+        }
+    }
+    std::uint32_t m = std::uint32_t(n);
+    if (m >= (2u << f.fraction_bits)) { m >>= 1; ++exponent; }
+    if (m < (1u << f.fraction_bits)) return std::uint16_t(sign | m);  // subnormal (or zero)
+    if (exponent > emax) return overflow();
+    return std::uint16_t(sign | std::uint32_t(exponent + bias) << f.fraction_bits | (m - (1u << f.fraction_bits)));
+}
+
+// Evaluates f() in double rounded toward zero, and sets the last bit if the result was inexact:
+// "round to odd", after which one more rounding to a format at least two bits narrower is
+// correctly rounded.
+template <class F> double round_to_odd(F f) {
+    const int saved = std::fegetround();
+    std::fesetround(FE_TOWARDZERO);
+    std::feclearexcept(FE_INEXACT);
+    volatile double r = f();
+    const bool inexact = std::fetestexcept(FE_INEXACT);
+    std::fesetround(saved);
+    double v = r;
+    if (inexact && std::isfinite(v)) v = std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) | 1);
+    return v;
+}
+
+inline std::uint16_t half_element(std::uint64_t v, int e) { return std::uint16_t(v >> (16 * e)); }
+
+float half_to_float(std::uint16_t h) { return float(half_to_double(h, f16_format)); }
+float bf16_to_float(std::uint16_t h) { return std::bit_cast<float>(std::uint32_t(h) << 16); }
+
+enum class HalfOp { add, sub, mul, fma, min, max, neg, abs };
+
+// 9.7.4 half-precision add, sub, mul, fma, neg, abs, min, max on f16, bf16, f16x2, bf16x2.
+void half_arith(Exec& x, HalfOp op) {
+    const Type t = x.in->type;
+    const HalfFormat& f = half_format(t);
+    const int elements = is_half_pair(t) ? 2 : 1;
+    const std::uint32_t flags = x.in->flags;
+    const bool ftz = flags & ptx::f_ftz, sat = flags & ptx::f_sat, relu = flags & ptx::f_relu;
+    const Rounding r = x.in->rounding == Rounding::none ? Rounding::rn : x.in->rounding;
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    const std::uint64_t* b = (op == HalfOp::neg || op == HalfOp::abs) ? nullptr : x.src(2);
+    const std::uint64_t* c = op == HalfOp::fma ? x.src(3) : nullptr;
+    auto input = [&](std::uint64_t v, int e) {
+        std::uint16_t h = half_element(v, e);
+        if (ftz && (h & 0x7fff) < (1u << f.fraction_bits)) h &= 0x8000;  // subnormal -> zero
+        return half_to_double(h, f);
+    };
+    FOR_LANES(x.mask, {
+        std::uint64_t result = 0;
+        for (int e = 0; e < elements; ++e) {
+            std::uint16_t h;
+            if (op == HalfOp::neg) h = std::uint16_t(half_element(a[l], e) ^ 0x8000);
+            else if (op == HalfOp::abs) h = std::uint16_t(half_element(a[l], e) & 0x7fff);
+            else {
+                const double va = input(a[l], e), vb = input(b[l], e);
+                double v;
+                switch (op) {
+                case HalfOp::add: v = round_to_odd([&] { return va + vb; }); break;
+                case HalfOp::sub: v = round_to_odd([&] { return va - vb; }); break;
+                case HalfOp::mul: v = va * vb; break;  // exact: 22 or 16 significant bits
+                case HalfOp::fma: { const double vc = input(c[l], e); v = round_to_odd([&] { return std::fma(va, vb, vc); }); break; }
+                case HalfOp::min: case HalfOp::max: {
+                    const bool na = std::isnan(va), nb = std::isnan(vb);
+                    if ((na && nb) || ((flags & ptx::f_nan) && (na || nb))) v = std::numeric_limits<double>::quiet_NaN();
+                    else if (na) v = vb;
+                    else if (nb) v = va;
+                    else if (va == vb) v = (op == HalfOp::min) == bool(std::signbit(va)) ? va : vb;  // -0 < +0
+                    else v = (op == HalfOp::min) == (va < vb) ? va : vb;
+                    break;
+                }
+                default: v = 0; break;
+                }
+                if (sat) v = std::isnan(v) ? 0.0 : std::clamp(v, 0.0, 1.0);
+                if (relu && !std::isnan(v) && v < 0) v = 0.0;
+                h = double_to_half(v, f, r);
+                if (ftz && (h & 0x7fff) < (1u << f.fraction_bits)) h &= 0x8000;
+            }
+            result |= std::uint64_t(h) << (16 * e);
+        }
+        d[l] = result;
+    });
+}
+
 // [SECTION] Integer and floating-point arithmetic -------------------------------------------------
 
 #define DISPATCH_INT(t, MACRO)                                          \
@@ -475,25 +623,89 @@ template <class T> void float_binary(Exec& x, T (*f)(T, T)) {
     FOR_LANES(x.mask, {
         T va = get<T>(a[l]), vb = get<T>(b[l]);
         if (ftz) { va = flush(va); vb = flush(vb); }
-        T r = f(va, vb);
+        T r = canonical(f(va, vb));
         if (ftz) r = flush(r);
         if (sat) r = std::isnan(r) ? T(0) : std::clamp(r, T(0), T(1));
         d[l] = put<T>(r);
     });
 }
 
+// 9.7.2.1-4 add.cc, addc, sub.cc, subc: 32- or 64-bit add/subtract with the lane's carry flag
+// (CC.CF) as carry-in (addc, subc: borrow-in) and, with .cc, carry-out (sub: borrow-out).
+template <bool Sub, bool CarryIn> void add_carry(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+    const bool carry_out = x.in->flags & ptx::f_cc;
+    const bool wide = ptx::type_bits(x.in->type) == 64;
+    const std::uint32_t carry = x.warp.carry;
+    std::uint32_t next = carry;
+    FOR_LANES(x.mask, {
+        const std::uint64_t cin = CarryIn ? (carry >> l) & 1 : 0;
+        std::uint64_t r, cout;
+        if (wide) {
+            const unsigned __int128 t = Sub ? (unsigned __int128)a[l] - b[l] - cin : (unsigned __int128)a[l] + b[l] + cin;
+            r = std::uint64_t(t);
+            cout = std::uint64_t(t >> 64) & 1;
+        } else {
+            const std::uint64_t t = Sub ? std::uint64_t(std::uint32_t(a[l])) - std::uint32_t(b[l]) - cin
+                                        : std::uint64_t(std::uint32_t(a[l])) + std::uint32_t(b[l]) + cin;
+            r = std::uint32_t(t);
+            cout = (t >> 32) & 1;
+        }
+        d[l] = r;
+        next = (next & ~(1u << l)) | std::uint32_t(cout << l);
+    });
+    if (carry_out) x.warp.carry = next;
+}
+
+// 9.7.2.5-6 mad.cc, madc: (a * b).lo or .hi plus c plus carry-in, with optional carry-out
+void mad_carry(Exec& x, bool carry_in) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
+    const bool carry_out = x.in->flags & ptx::f_cc, hi = x.in->flags & ptx::f_hi;
+    const bool wide = ptx::type_bits(x.in->type) == 64, is_signed = ptx::type_is_signed(x.in->type);
+    const std::uint32_t carry = x.warp.carry;
+    std::uint32_t next = carry;
+    FOR_LANES(x.mask, {
+        const std::uint64_t cin = carry_in ? (carry >> l) & 1 : 0;
+        std::uint64_t r, cout;
+        if (wide) {
+            const unsigned __int128 p = is_signed ? (unsigned __int128)((__int128)std::int64_t(a[l]) * std::int64_t(b[l]))
+                                                  : (unsigned __int128)a[l] * b[l];
+            const std::uint64_t part = hi ? std::uint64_t(p >> 64) : std::uint64_t(p);
+            const unsigned __int128 t = (unsigned __int128)part + c[l] + cin;
+            r = std::uint64_t(t);
+            cout = std::uint64_t(t >> 64) & 1;
+        } else {
+            const std::uint64_t p = is_signed ? std::uint64_t(std::int64_t(std::int32_t(a[l])) * std::int32_t(b[l]))
+                                              : std::uint64_t(std::uint32_t(a[l])) * std::uint32_t(b[l]);
+            const std::uint64_t part = hi ? p >> 32 : p & 0xffffffffu;
+            const std::uint64_t t = part + std::uint32_t(c[l]) + cin;
+            r = std::uint32_t(t);
+            cout = (t >> 32) & 1;
+        }
+        d[l] = r;
+        next = (next & ~(1u << l)) | std::uint32_t(cout << l);
+    });
+    if (carry_out) x.warp.carry = next;
+}
+void exec_addc(Exec& x) { add_carry<false, true>(x); }
+void exec_subc(Exec& x) { add_carry<true, true>(x); }
+void exec_madc(Exec& x) { mad_carry(x, true); }
+
 // 9.7.1.1 / 9.7.3.1 add, 9.7.1.2 / 9.7.3.2 sub
 template <bool Sub> void add_sub(Exec& x) {
     const Type t = x.in->type;
     if (t == Type::f32) return float_binary<float>(x, Sub ? +[](float a, float b) { return a - b; } : +[](float a, float b) { return a + b; });
     if (t == Type::f64) return float_binary<double>(x, Sub ? +[](double a, double b) { return a - b; } : +[](double a, double b) { return a + b; });
+    if (is_half(t)) return half_arith(x, Sub ? HalfOp::sub : HalfOp::add);
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
     if ((x.in->flags & ptx::f_sat) && t == Type::s32) {
         FOR_LANES(x.mask, d[l] = put(saturate_add<std::int32_t>(get<std::int32_t>(a[l]), get<std::int32_t>(b[l]), Sub)));
         return;
     }
-    if (x.in->flags & (ptx::f_cc)) x.unsupported("add/sub with carry (.cc)");
+    if (x.in->flags & ptx::f_cc) return add_carry<Sub, false>(x);
 #define ADD(T) FOR_LANES(x.mask, d[l] = put<T>(T(Sub ? T(get<T>(a[l]) - get<T>(b[l])) : T(get<T>(a[l]) + get<T>(b[l])))))
     DISPATCH_INT(t, ADD)
 #undef ADD
@@ -523,6 +735,7 @@ void exec_mul(Exec& x) {
     const Type t = x.in->type;
     if (t == Type::f32) return float_binary<float>(x, +[](float a, float b) { return a * b; });
     if (t == Type::f64) return float_binary<double>(x, +[](double a, double b) { return a * b; });
+    if (is_half(t)) return half_arith(x, HalfOp::mul);
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
     const std::uint32_t flags = x.in->flags;
@@ -540,7 +753,7 @@ template <class T> void float_fma(Exec& x) {
     FOR_LANES(x.mask, {
         T va = get<T>(a[l]), vb = get<T>(b[l]), vc = get<T>(c[l]);
         if (ftz) { va = flush(va); vb = flush(vb); vc = flush(vc); }
-        T r = std::fma(va, vb, vc);
+        T r = canonical(std::fma(va, vb, vc));
         if (ftz) r = flush(r);
         if (sat) r = std::isnan(r) ? T(0) : std::clamp(r, T(0), T(1));
         d[l] = put<T>(r);
@@ -552,10 +765,19 @@ void exec_mad(Exec& x) {
     const Type t = x.in->type;
     if (t == Type::f32) return float_fma<float>(x);
     if (t == Type::f64) return float_fma<double>(x);
+    if (is_half(t)) return half_arith(x, HalfOp::fma);
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
     const std::uint32_t flags = x.in->flags;
-    if ((flags & ptx::f_sat) || (flags & ptx::f_cc)) x.unsupported("mad with .sat or .cc");
+    if (flags & ptx::f_cc) return mad_carry(x, false);
+    if (flags & ptx::f_sat) {  // mad.hi.sat.s32: saturate the 64-bit sum of the high half and c
+        if (t != Type::s32 || !(flags & ptx::f_hi)) x.unsupported(x.in->text);
+        FOR_LANES(x.mask, {
+            const std::int64_t p = (std::int64_t(std::int32_t(a[l])) * std::int32_t(b[l])) >> 32;
+            d[l] = put<std::int32_t>(std::int32_t(std::clamp<std::int64_t>(p + std::int32_t(c[l]), INT32_MIN, INT32_MAX)));
+        });
+        return;
+    }
 #define MAD(T)                                                                          \
     FOR_LANES(x.mask, {                                                                 \
         std::uint64_t p = mul_int<T>(get<T>(a[l]), get<T>(b[l]), flags);               \
@@ -570,6 +792,7 @@ void exec_mad(Exec& x) {
 void exec_fma(Exec& x) {
     if (x.in->type == Type::f32) return float_fma<float>(x);
     if (x.in->type == Type::f64) return float_fma<double>(x);
+    if (is_half(x.in->type)) return half_arith(x, HalfOp::fma);
     x.unsupported(x.in->text);
 }
 
@@ -639,6 +862,7 @@ template <bool Neg> void abs_neg(Exec& x) {
     switch (x.in->type) {
     case Type::f32: FOR_LANES(x.mask, { float v = get<float>(a[l]); if (ftz) v = flush(v); d[l] = put(Neg ? -v : std::fabs(v)); }); return;
     case Type::f64: FOR_LANES(x.mask, { double v = get<double>(a[l]); d[l] = put(Neg ? -v : std::fabs(v)); }); return;
+    case Type::f16: case Type::bf16: case Type::f16x2: case Type::bf16x2: return half_arith(x, Neg ? HalfOp::neg : HalfOp::abs);
     default: break;
     }
 #define ABSNEG(T) FOR_LANES(x.mask, { T v = get<T>(a[l]); d[l] = put<T>(Neg ? T(T(0) - v) : (v < T(0) ? T(T(0) - v) : v)); })
@@ -648,11 +872,30 @@ template <bool Neg> void abs_neg(Exec& x) {
 void exec_abs(Exec& x) { abs_neg<false>(x); }
 void exec_neg(Exec& x) { abs_neg<true>(x); }
 
-// 9.7.1.12 / 9.7.3.9 min, 9.7.1.13 / 9.7.3.10 max (float: a NaN operand yields the other operand)
+// 9.7.1.12 / 9.7.3.9 min, 9.7.1.13 / 9.7.3.10 max. Float: a NaN operand yields the other operand
+// (.NaN: yields NaN), and -0.0 is below +0.0 (seen on an H200: fminf(-0, +0) is -0).
+template <class T> T float_min(T a, T b) {
+    if (a != a) return b;
+    if (b != b) return a;
+    if (a == b) return std::signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+template <class T> T float_max(T a, T b) {
+    if (a != a) return b;
+    if (b != b) return a;
+    if (a == b) return std::signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+template <class T, bool Max> T float_min_max_nan(T a, T b) {
+    if (a != a || b != b) return std::numeric_limits<T>::quiet_NaN();
+    return Max ? float_max(a, b) : float_min(a, b);
+}
 template <bool Max> void min_max(Exec& x) {
     const Type t = x.in->type;
-    if (t == Type::f32) return float_binary<float>(x, Max ? +[](float a, float b) { return std::fmax(a, b); } : +[](float a, float b) { return std::fmin(a, b); });
-    if (t == Type::f64) return float_binary<double>(x, Max ? +[](double a, double b) { return std::fmax(a, b); } : +[](double a, double b) { return std::fmin(a, b); });
+    const bool nan = x.in->flags & ptx::f_nan;
+    if (t == Type::f32) return float_binary<float>(x, nan ? &float_min_max_nan<float, Max> : Max ? &float_max<float> : &float_min<float>);
+    if (t == Type::f64) return float_binary<double>(x, nan ? &float_min_max_nan<double, Max> : Max ? &float_max<double> : &float_min<double>);
+    if (is_half(t)) return half_arith(x, Max ? HalfOp::max : HalfOp::min);
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
 #define MINMAX(T) FOR_LANES(x.mask, { T va = get<T>(a[l]), vb = get<T>(b[l]); d[l] = put<T>(Max ? std::max(va, vb) : std::min(va, vb)); })
@@ -766,9 +1009,18 @@ template <class F> void float_unary(Exec& x, F f) {
     const bool ftz = x.in->flags & ptx::f_ftz;
     RoundingScope rs(x.in->rounding);
     if (x.in->type == Type::f32) {
-        FOR_LANES(x.mask, { float v = get<float>(a[l]); if (ftz) v = flush(v); float r = float(f(double(v), true)); if (ftz) r = flush(r); d[l] = put(r); });
+        FOR_LANES(x.mask, { float v = get<float>(a[l]); if (ftz) v = flush(v); float r = canonical(float(f(double(v), true))); if (ftz) r = flush(r); d[l] = put(r); });
     } else if (x.in->type == Type::f64) {
         FOR_LANES(x.mask, d[l] = put(f(get<double>(a[l]), false)));
+    } else if (is_half(x.in->type)) {  // ex2/tanh.approx.f16(x2)/bf16(x2): computed in f32, rounded
+        const HalfFormat& hf = half_format(x.in->type);
+        const int elements = is_half_pair(x.in->type) ? 2 : 1;
+        FOR_LANES(x.mask, {
+            std::uint64_t r = 0;
+            for (int e = 0; e < elements; ++e)
+                r |= std::uint64_t(double_to_half(f(half_to_double(half_element(a[l], e), hf), true), hf, Rounding::rn)) << (16 * e);
+            d[l] = r;
+        });
     } else {
         x.unsupported(x.in->text);
     }
@@ -875,6 +1127,24 @@ void exec_setp(Exec& x) {
     switch (x.in->type) {
     case Type::f32: FOR_LANES(x.mask, { float va = get<float>(a[l]), vb = get<float>(b[l]); if (ftz) { va = flush(va); vb = flush(vb); } finish(l, compare(cmp, va, vb)); }); return;
     case Type::f64: FOR_LANES(x.mask, finish(l, compare(cmp, get<double>(a[l]), get<double>(b[l])))); return;
+    case Type::f16: case Type::bf16: case Type::f16x2: case Type::bf16x2: {
+        // .f16x2: p takes the comparison of the low halves, q of the high halves (9.7.4.5)
+        const HalfFormat& f = half_format(x.in->type);
+        auto value = [&](std::uint64_t v, int e) {
+            std::uint16_t h = half_element(v, e);
+            if (ftz && (h & 0x7fff) < (1u << f.fraction_bits)) h &= 0x8000;
+            return half_to_double(h, f);
+        };
+        const bool pair = is_half_pair(x.in->type);
+        FOR_LANES(x.mask, {
+            const bool cv = c ? (c[l] & 1) : false;
+            const bool r0 = compare(cmp, value(a[l], 0), value(b[l], 0));
+            if (!pair) { finish(l, r0); continue; }
+            p[l] = combine(bop, r0, cv);
+            if (q) q[l] = combine(bop, compare(cmp, value(a[l], 1), value(b[l], 1)), cv);
+        });
+        return;
+    }
     default: break;
     }
 #define SETP(T) FOR_LANES(x.mask, finish(l, compare<T>(cmp, get<T>(a[l]), get<T>(b[l]))))
@@ -895,6 +1165,23 @@ void exec_set(Exec& x) {
     switch (x.in->type2) {
     case Type::f32: FOR_LANES(x.mask, finish(l, compare(x.in->cmp, get<float>(a[l]), get<float>(b[l])))); return;
     case Type::f64: FOR_LANES(x.mask, finish(l, compare(x.in->cmp, get<double>(a[l]), get<double>(b[l])))); return;
+    case Type::f16: case Type::bf16: case Type::f16x2: case Type::bf16x2: {
+        // 9.7.4.4: per element, 1.0 in the destination's format (f16/bf16), or all ones (integer)
+        const HalfFormat& f = half_format(x.in->type2);
+        const int elements = is_half_pair(x.in->type2) ? 2 : 1;
+        const std::uint16_t one = dt == Type::f16 || dt == Type::f16x2 ? 0x3c00 : dt == Type::bf16 || dt == Type::bf16x2 ? 0x3f80 : 0;
+        FOR_LANES(x.mask, {
+            std::uint64_t r = 0;
+            for (int e = 0; e < elements; ++e) {
+                bool v = compare(x.in->cmp, half_to_double(half_element(a[l], e), f), half_to_double(half_element(b[l], e), f));
+                v = combine(x.in->bool_op, v, c ? bool(c[l] & 1) : false);
+                const std::uint64_t bits = one ? one : elements == 2 ? 0xffff : 0xffffffffu;
+                if (v) r |= bits << (16 * e);
+            }
+            d[l] = r;
+        });
+        return;
+    }
     default: break;
     }
 #define SET(T) FOR_LANES(x.mask, finish(l, compare<T>(x.in->cmp, get<T>(a[l]), get<T>(b[l]))))
@@ -1046,49 +1333,6 @@ void exec_mov(Exec& x) {
     FOR_LANES(x.mask, d[l] = a[l] & wm);
 }
 
-// f16 / bf16 <-> f32 (round to nearest even).
-float half_to_float(std::uint16_t h) {
-    std::uint32_t sign = std::uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-    std::uint32_t bits;
-    if (exp == 0) {
-        if (mant == 0) bits = sign;
-        else {
-            int e = -1;
-            do { ++e; mant <<= 1; } while (!(mant & 0x400));
-            bits = sign | std::uint32_t(127 - 15 - e) << 23 | (mant & 0x3ff) << 13;
-        }
-    } else if (exp == 31) bits = sign | 0x7f800000u | mant << 13;
-    else bits = sign | (exp + 112) << 23 | mant << 13;
-    return std::bit_cast<float>(bits);
-}
-std::uint16_t float_to_half(float f) {
-    std::uint32_t b = std::bit_cast<std::uint32_t>(f);
-    std::uint32_t sign = (b >> 16) & 0x8000;
-    std::int32_t exp = std::int32_t((b >> 23) & 0xff) - 127 + 15;
-    std::uint32_t mant = b & 0x7fffff;
-    if (((b >> 23) & 0xff) == 0xff) return std::uint16_t(sign | 0x7c00 | (mant ? 0x200 : 0));
-    if (exp >= 31) return std::uint16_t(sign | 0x7c00);
-    if (exp <= 0) {
-        if (exp < -10) return std::uint16_t(sign);
-        mant |= 0x800000;
-        std::uint32_t shift = std::uint32_t(14 - exp);
-        std::uint32_t h = mant >> shift, rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (h & 1))) ++h;
-        return std::uint16_t(sign | h);
-    }
-    std::uint32_t h = sign | std::uint32_t(exp) << 10 | mant >> 13;
-    std::uint32_t rem = mant & 0x1fff;
-    if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) ++h;
-    return std::uint16_t(h);
-}
-float bf16_to_float(std::uint16_t h) { return std::bit_cast<float>(std::uint32_t(h) << 16); }
-std::uint16_t float_to_bf16(float f) {
-    std::uint32_t b = std::bit_cast<std::uint32_t>(f);
-    if (std::isnan(f)) return std::uint16_t((b >> 16) | 0x40);
-    b += 0x7fff + ((b >> 16) & 1);
-    return std::uint16_t(b >> 16);
-}
-
 double round_int(double v, Rounding r) {
     switch (r) {
     case Rounding::rni: return std::nearbyint(v);  // ties to even in the default mode
@@ -1133,7 +1377,33 @@ void exec_cvt(Exec& x) {
     const Rounding r = x.in->rounding;
     const bool ftz = x.in->flags & ptx::f_ftz, sat = x.in->flags & ptx::f_sat;
     const bool dst_float = ptx::type_is_float(dt), src_float = ptx::type_is_float(st);
-    if (dt == Type::f16x2 || dt == Type::bf16x2 || st == Type::f16x2 || st == Type::bf16x2) x.unsupported(x.in->text);
+    if (st == Type::f16x2 || st == Type::bf16x2) x.unsupported(x.in->text);
+    const bool satfinite = x.in->flags & ptx::f_satfinite, relu = x.in->flags & ptx::f_relu;
+    if (is_half(dt)) {
+        // To f16 / bf16 with the instruction's rounding; .f16x2 / .bf16x2 pack two f32 sources,
+        // the first into the high half (9.7.9.21).
+        const HalfFormat& f = half_format(dt);
+        const Rounding hr = r == Rounding::none ? Rounding::rn : r;
+        const bool integer_rounding = r == Rounding::rni || r == Rounding::rzi || r == Rounding::rmi || r == Rounding::rpi;
+        auto convert = [&](std::uint64_t bits) -> std::uint64_t {
+            double v;
+            if (st == Type::u64) v = round_to_odd([&] { return double(bits); });
+            else if (st == Type::s64) v = round_to_odd([&] { return double(std::int64_t(bits)); });
+            else v = as_double(st, bits);
+            if (ftz && st == Type::f32) v = flush(float(v));
+            if (integer_rounding) v = round_int(v, r);
+            if (sat) v = std::isnan(v) ? 0.0 : std::clamp(v, 0.0, 1.0);
+            if (relu && !std::isnan(v) && v < 0) v = 0.0;
+            return double_to_half(v, f, integer_rounding ? Rounding::rn : hr, satfinite);
+        };
+        if (is_half_pair(dt)) {
+            const std::uint64_t* b = x.src(2);
+            FOR_LANES(x.mask, d[l] = convert(a[l]) << 16 | convert(b[l]));
+        } else {
+            FOR_LANES(x.mask, d[l] = convert(a[l]));
+        }
+        return;
+    }
     if (!dst_float && !src_float) {  // integer <-> integer: truncate or extend by the source's sign
         const int sbits = ptx::type_bits(st), dbits = ptx::type_bits(dt);
         FOR_LANES(x.mask, {
@@ -1163,14 +1433,12 @@ void exec_cvt(Exec& x) {
             if (sat) v = std::isnan(v) ? 0.0 : std::clamp(v, 0.0, 1.0);
             switch (dt) {
             case Type::f32: {
-                float f = (st == Type::u64) ? float(a[l]) : (st == Type::s64) ? float(std::int64_t(a[l])) : float(v);
+                float f = (st == Type::u64) ? float(a[l]) : (st == Type::s64) ? float(std::int64_t(a[l])) : canonical(float(v));
                 if (ftz) f = flush(f);
                 d[l] = put(f);
                 break;
             }
             case Type::f64: d[l] = put(v); break;
-            case Type::f16: d[l] = float_to_half(float(v)); break;
-            case Type::bf16: d[l] = float_to_bf16(float(v)); break;
             default: break;
             }
         });
@@ -1265,14 +1533,15 @@ template <bool Store> void load_store(Exec& x) {
     std::uint64_t addr[32];
     lane_addresses(x, ao, addr);
     Space space = in.space;
-    if (space == Space::param && param_is_kernel_buffer(x, ao)) {
+    if (space == Space::param && x.mask && addr[__builtin_ctz(x.mask)] >= kernel_param_base) {
         // Kernel parameters: one buffer for every thread.
         if (Store) x.fault("store to a kernel parameter", "kernel parameters are read-only", "copy the value into a local variable first");
         FOR_LANES(x.mask, {
-            if (addr[l] + size > x.launch.params.size())
-                x.fault("out-of-bounds parameter load", "offset " + std::to_string(addr[l]) + " past the " + std::to_string(x.launch.params.size()) + "-byte parameter buffer", "check the kernel's parameter list", l);
+            const std::uint64_t off = addr[l] - kernel_param_base;
+            if (addr[l] < kernel_param_base || off + size > x.launch.params.size())
+                x.fault("out-of-bounds parameter load", "offset " + std::to_string(off) + " past the " + std::to_string(x.launch.params.size()) + "-byte parameter buffer", "check the kernel's parameter list", l);
             for (int k = 0; k < count; ++k) {
-                std::uint64_t v = read_value(x.launch.params.data() + addr[l] + std::uint64_t(k * elem), elem, sign);
+                std::uint64_t v = read_value(x.launch.params.data() + off + std::uint64_t(k * elem), elem, sign);
                 std::int32_t r = vo.kind == OperandKind::vector ? vo.vec[k] : vo.reg;
                 if (r >= 0) x.reg(r)[l] = v;
             }
@@ -1374,6 +1643,15 @@ template <bool Reduce> void atomic(Exec& x) {
         case Type::s64: nv = put(atomic_apply<std::int64_t>(in.sub, std::int64_t(old), std::int64_t(b[l]), c ? std::int64_t(c[l]) : 0, &ok)); break;
         case Type::u64: case Type::b64: nv = put(atomic_apply<std::uint64_t>(in.sub, old, b[l], c ? c[l] : 0, &ok)); break;
         case Type::u32: case Type::b32: nv = put(atomic_apply<std::uint32_t>(in.sub, std::uint32_t(old), std::uint32_t(b[l]), c ? std::uint32_t(c[l]) : 0, &ok)); break;
+        case Type::f16: case Type::bf16: case Type::f16x2: case Type::bf16x2: {  // atom.add.noftz.f16 ...
+            if (in.sub != SubOp::add) { ok = false; break; }
+            const HalfFormat& hf = half_format(in.type);
+            for (int e = 0; e < (is_half_pair(in.type) ? 2 : 1); ++e) {
+                const double va = half_to_double(half_element(old, e), hf), vb = half_to_double(half_element(b[l], e), hf);
+                nv |= std::uint64_t(double_to_half(round_to_odd([&] { return va + vb; }), hf, Rounding::rn)) << (16 * e);
+            }
+            break;
+        }
         default: ok = false;
         }
         if (!ok) x.unsupported(in.text);
@@ -1565,9 +1843,10 @@ void call_vprintf(Exec& x) {
                 double v = get<double>(next(8));  // floats are promoted to double
                 std::string f = clean + conv;
                 std::snprintf(buf, sizeof buf, f.c_str(), v);
-            } else if (conv == 'p') {
+            } else if (conv == 'p') {  // as the GPU prints it: "(nil)" for a null pointer
                 std::uint64_t v = next(8);
-                std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+                if (v == 0) std::snprintf(buf, sizeof buf, "(nil)");
+                else std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
             } else if (conv == 's') {
                 std::uint64_t p = next(8);
                 std::string s;
@@ -1596,15 +1875,51 @@ void call_vprintf(Exec& x) {
 
 // [SECTION] Barriers and warp collectives ---------------------------------------------------------
 
-// 9.7.13.1 bar.sync / barrier.sync / bar.arrive / bar.red: the warp waits until the block's live
-// warps have all arrived (exit counts as arrival).
+// 9.7.13.1 bar.sync / barrier.sync / bar.arrive / bar.red: the warp waits until the block's warps
+// have arrived at barrier `a` (all live warps, or b threads when a count is given; exit counts as
+// arrival). bar.red also reduces a predicate over the arriving threads; the block runner
+// (emulator.cpp) writes the result when it releases the barrier.
 void exec_bar(Exec& x) {
     if (x.mask == 0) return;
-    if (x.in->flags & ptx::f_red) x.unsupported("bar.red (__syncthreads_count/_and/_or)");
-    if (x.in->flags & ptx::f_arrive) return;  // arrive without waiting: the barrier counts warps only
-    const std::uint64_t* id = x.src(0);
+    const Instruction& in = *x.in;
+    const bool red = in.flags & ptx::f_red;
+    const int first = red ? 1 : 0;  // bar.red d, a{, b}, {!}c
+    const int lane = __builtin_ctz(x.mask);
+    const std::uint32_t id = std::uint32_t(x.src(first)[lane]);
+    if (id >= Block::barrier_count)
+        x.fault("bad barrier", "barrier " + std::to_string(id) + " does not exist (there are 16, 0 to 15)",
+                "use barrier ids 0 to 15", lane);
+    const int count_operand = red ? (in.operand_count == 4 ? 2 : -1) : (in.operand_count >= 2 ? 1 : -1);
+    std::uint32_t expected = 0;
+    if (count_operand >= 0) {
+        const std::uint32_t threads = std::uint32_t(x.src(count_operand)[lane]);
+        if (threads == 0 || threads % 32 != 0)
+            x.fault("bad barrier", "the thread count of a named barrier must be a non-zero multiple of 32, not " +
+                                       std::to_string(threads), "pass a multiple of the warp size", lane);
+        expected = threads / 32;
+    }
+    BarrierState& b = x.block.barriers[id];
+    if (b.arrived > 0 && b.expected != expected)
+        x.fault("bad barrier", "warps arrive at barrier " + std::to_string(id) + " with different thread counts",
+                "give every bar.sync / bar.arrive of one barrier the same count", lane);
+    b.expected = expected;
+    b.arrived += 1;
+    if (red) {
+        const Operand& po = in.operands[in.operand_count - 1];
+        const std::uint64_t* p = x.src(in.operand_count - 1);
+        std::uint32_t votes = 0;
+        FOR_LANES(x.mask, if ((p[l] & 1) != std::uint64_t(po.negate)) votes |= 1u << l);
+        b.red_true += std::uint32_t(std::popcount(votes));
+        b.red_threads += std::uint32_t(std::popcount(x.mask));
+        x.warp.red_dst = in.operands[0].reg;
+        x.warp.red_op = in.sub;
+        x.warp.red_mask = x.mask;
+    } else {
+        x.warp.red_dst = -1;
+    }
+    if (in.flags & ptx::f_arrive) return;  // arrive without waiting
     x.warp.waiting = true;
-    x.warp.barrier_id = std::uint32_t(id[__builtin_ctz(x.mask)]);
+    x.warp.barrier_id = id;
     x.warp.barrier_pc = x.pc;
     if (x.event) x.block.events.back().kind = EventKind::barrier_arrive;
 }

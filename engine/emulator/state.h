@@ -20,6 +20,9 @@
 namespace cudalab::emu {
 
 inline constexpr std::uint64_t param_window = 0x4000'0000'0000ull;
+// Parameter-space addresses at or above this are the kernel's parameter buffer; below it, the
+// thread's frame (.func parameters and call-site .param symbols). Inside the param window.
+inline constexpr std::uint64_t kernel_param_base = 0x0080'0000'0000ull;
 
 // One function of the module, ready to execute.
 struct PreparedFunction {
@@ -91,9 +94,13 @@ struct Warp {
     std::vector<SimtEntry> stack;
     std::vector<Frame> frames;
     std::array<std::vector<std::uint8_t>, 32> local;  // per-lane local memory (stack of frames)
+    std::uint32_t carry = 0;          // CC.CF of each lane (add.cc / addc chains, 9.7.2)
     bool waiting = false;             // at a barrier
     std::uint32_t barrier_id = 0;
     std::uint32_t barrier_pc = 0;
+    std::int32_t red_dst = -1;        // bar.red: the register that receives the block's result
+    ptx::SubOp red_op = ptx::SubOp::none;
+    std::uint32_t red_mask = 0;       // bar.red: the lanes that take the result
     std::uint64_t instructions = 0;
     bool done() const { return stack.empty(); }
 };
@@ -110,12 +117,22 @@ struct SharedShadow {
 
 struct LaunchState;
 
+// One of the block's 16 hardware barriers (bar.sync a{, b}).
+struct BarrierState {
+    std::uint32_t arrived = 0;      // warps that arrived (bar.sync and bar.arrive)
+    std::uint32_t expected = 0;     // warps the barrier waits for; 0: every live warp of the block
+    std::uint32_t red_true = 0;     // bar.red: threads whose predicate held
+    std::uint32_t red_threads = 0;  // bar.red: threads that took part
+};
+
 struct Block {
+    static constexpr std::uint32_t barrier_count = 16;
     std::uint32_t linear = 0;
     std::uint32_t ctaid[3] = {0, 0, 0};
     std::vector<Warp> warps;
     std::vector<std::uint8_t> shared;
     std::vector<SharedShadow> shadow;
+    std::array<BarrierState, barrier_count> barriers{};
     std::uint32_t epoch = 1;          // increments at each barrier release
     std::uint8_t sm = 0;
     bool detail = false;              // record full events

@@ -160,6 +160,7 @@ CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const C
         c.points = it == lesson.points.end() ? 1.0 : it->second;
     }
     report.log = session.log();
+    report.launches = session.launches();
     report.printf_output = session.printf_output();
     report.totals = session.totals();
     if (const LaunchResult* last = session.last_launch()) report.last_trace = last->trace;

@@ -58,6 +58,7 @@ struct CheckReport {
     Status status;               // not ok: could not run (compile error, bad usage, no backend)
     std::vector<compiler::Diagnostic> diagnostics;
     std::vector<CheckResult> checks;
+    std::vector<LaunchSummary> launches;
     std::vector<std::string> log;
     std::string printf_output;
     double compile_seconds = 0;

@@ -45,6 +45,18 @@ struct CheckResult {
     bool timed = false;    // measured on a GPU (varies run to run), not a deterministic metric
 };
 
+// One launch as the report lists it: the kernel, its shape and the deterministic figures of its
+// trace (for graders and for validating the model against Nsight Compute).
+struct LaunchSummary {
+    std::string kernel;
+    Dim3 grid, block;
+    std::uint64_t thread_instructions = 0;
+    std::uint64_t load_requests = 0, load_sectors = 0, store_requests = 0, store_sectors = 0;
+    std::uint64_t shared_load_conflicts = 0, shared_store_conflicts = 0;
+    std::uint64_t divergent_branches = 0;
+    double branch_efficiency = 1;
+};
+
 struct Tolerance {
     double atol = 0;
     double rtol = 0;
@@ -131,7 +143,8 @@ public:
         (packed.push_back(Runtime::pack(args)), ...);
         return record_timing(kernel, runtime_.backend().time_launch(kernel, LaunchConfig{grid, block, dynamic_shared}, packed, 3, 20));
     }
-    bool has_timing() { return runtime_.backend().name() == "gpu"; }
+    // True on a GPU backend, unless CUDALAB_NO_TIMING is set (profiling runs leave timing out).
+    bool has_timing();
     // Achieved bandwidth (bytes moved / median time) as a fraction of the device's measured copy
     // bandwidth; achieved FLOP/s as a fraction of its measured FMA rate.
     bool check_bandwidth(const std::string& name, double bytes_moved, const TimedResult& t, double min_fraction,
@@ -147,6 +160,7 @@ public:
     void set_trace_options(TraceOptions options) { trace_options_ = std::move(options); }
 
     const std::vector<CheckResult>& checks() const { return checks_; }
+    const std::vector<LaunchSummary>& launches() const { return launches_; }
     const std::string& printf_output() const { return printf_output_; }
     // True once a launch faulted: later launches would only repeat the diagnostic.
     bool stopped() const { return stopped_; }
@@ -176,6 +190,7 @@ private:
     std::string printf_output_;
     bool stopped_ = false;
     std::optional<DevicePeakFigures> peak_;
+    std::vector<LaunchSummary> launches_;
 };
 
 using LessonRun = std::function<void(Session&)>;

@@ -1,7 +1,10 @@
 #include "lessons/lesson.h"
 
+#include "analysis/metrics.h"
+
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace cudalab::lessons {
 
@@ -47,6 +50,23 @@ bool Session::record_launch(const std::string& kernel, const LaunchConfig& confi
         stopped_ = true;
         return false;
     }
+    LaunchSummary summary;
+    summary.kernel = kernel;
+    summary.grid = config.grid;
+    summary.block = config.block;
+    summary.thread_instructions = r.stats.thread_instructions;
+    if (r.trace) {
+        analysis::Figures f = analysis::analyze(*r.trace).total;
+        summary.load_requests = f.global_load_requests;
+        summary.load_sectors = f.global_load_sectors;
+        summary.store_requests = f.global_store_requests;
+        summary.store_sectors = f.global_store_sectors;
+        summary.shared_load_conflicts = f.shared_load_conflicts;
+        summary.shared_store_conflicts = f.shared_store_conflicts;
+        summary.divergent_branches = f.divergent_branches;
+        summary.branch_efficiency = f.branch_efficiency();
+    }
+    launches_.push_back(summary);
     last_launch_ = std::move(r);
     return true;
 }
@@ -133,6 +153,11 @@ std::optional<TimedResult> Session::record_timing(const std::string& kernel, Tim
         return std::nullopt;
     }
     return t;
+}
+
+bool Session::has_timing() {
+    const char* off = std::getenv("CUDALAB_NO_TIMING");
+    return runtime_.backend().name() == "gpu" && !(off && *off);
 }
 
 std::optional<DevicePeakFigures> Session::device_peak() {

@@ -37,6 +37,8 @@ enum Flag : std::uint32_t {
     f_nc = 1u << 12, f_shift_clamp = 1u << 13, f_shift_left = 1u << 14,
     f_relu = 1u << 15, f_arrive = 1u << 16, f_red = 1u << 17, f_noftz = 1u << 18,
     f_to = 1u << 19,  // cvta.to
+    f_nan = 1u << 20,        // min/max.NaN: a NaN operand gives NaN
+    f_satfinite = 1u << 21,  // cvt.satfinite: out-of-range results clamp to the largest finite value
 };
 
 // Sub-operations: atom/red operation, shfl mode, vote mode, bool op of setp, redux op, ...

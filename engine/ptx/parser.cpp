@@ -11,6 +11,7 @@
 
 #include "ptx/parser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -123,7 +124,7 @@ const std::unordered_map<std::string_view, std::uint32_t>& flag_names() {
         {"wide", f_wide}, {"uni", f_uni},       {"sync", f_sync},     {"aligned", f_aligned},
         {"cc", f_cc},     {"volatile", f_volatile}, {"nc", f_nc},     {"clamp", f_shift_clamp},
         {"l", f_shift_left}, {"relu", f_relu},  {"arrive", f_arrive}, {"to", f_to},
-        {"noftz", f_noftz},
+        {"noftz", f_noftz}, {"NaN", f_nan},  {"satfinite", f_satfinite},
     };
     return m;
 }
@@ -135,7 +136,7 @@ bool is_ignorable_modifier(std::string_view m) {
         "ca", "cg", "cs", "lu", "cv", "wb", "wt", "relaxed", "acquire", "release", "acq_rel", "sc",
         "cta", "gpu", "sys", "cluster", "weak", "mmio", "unified", "wrap", "shiftamt", "b4e", "f4e",
         "rc8", "ecl", "ecr", "rc16", "nanosleep", "mask", "sem", "release.gpu", "L2", "level",
-        "ws", "aligned", "xorsign", "oob", "NaN", "satfinite",
+        "ws", "aligned", "oob",
     };
     if (starts_with(m, "L1::") || starts_with(m, "L2::") || starts_with(m, "level::")) return true;
     for (const char* n : names)
@@ -311,6 +312,8 @@ struct Decl {
     bool is_extern = false;
     bool is_ptr = false;
     std::int64_t reg_count = -1; // %r<17>
+    bool is_list = false;        // more names follow, separated by commas
+    std::string names;           // the text from the (first) name on
 };
 
 // ".shared .align 4 .b8 name[1024] = {...}" and ".param .u64 .ptr .global .align 1 name".
@@ -322,7 +325,18 @@ Decl parse_decl(std::string_view text, std::uint32_t line) {
         text = trim(text.substr(0, eq));
     }
     d.init = std::string(init);
-    auto ws = words(text);
+    // ".reg.b32 f" (inline asm in the CUDA headers) is ".reg .b32 f": split attribute words at dots.
+    std::vector<std::string_view> ws;
+    for (std::string_view w : words(text)) {
+        if (w.size() < 2 || w[0] != '.' || w.find('.', 1) == std::string_view::npos) { ws.push_back(w); continue; }
+        size_t start = 0;
+        while (start < w.size()) {
+            size_t next = w.find('.', start + 1);
+            if (next == std::string_view::npos) next = w.size();
+            ws.push_back(w.substr(start, next - start));
+            start = next;
+        }
+    }
     for (size_t i = 0; i < ws.size(); ++i) {
         std::string_view w = ws[i];
         if (w == ".extern") d.is_extern = true;
@@ -347,12 +361,17 @@ Decl parse_decl(std::string_view text, std::uint32_t line) {
             // The name, possibly with [n], [n][m] or <n>.
             std::string rest;
             for (size_t j = i; j < ws.size(); ++j) rest += std::string(ws[j]);
+            d.names = rest;
             size_t p = 0;
             while (p < rest.size() && is_ident_char(rest[p])) ++p;
             d.name = rest.substr(0, p);
             std::string_view tail = std::string_view(rest).substr(p);
             int dim = 0;
             while (!tail.empty()) {
+                if (tail[0] == ',') {  // ".reg .u32 %r0, %r1": the caller reads the list
+                    d.is_list = true;
+                    break;
+                }
                 if (tail[0] == '<') {
                     auto close = tail.find('>');
                     if (close == std::string_view::npos) throw ParseError(line, "missing '>'");
@@ -437,24 +456,36 @@ Param param_from(const Decl& d) {
 
 class FunctionParser {
 public:
+    static constexpr std::int64_t max_registers = 1 << 20;
+
     FunctionParser(Module& module, Function& fn) : module_(module), fn_(fn) {}
 
     void declare(std::string_view text, std::uint32_t line) {
         Decl d = parse_decl(text, line);
         if (d.space == Space::reg) {
             if (d.reg_count >= 0) {
+                if (d.reg_count > max_registers) throw ParseError(line, "more than " + std::to_string(max_registers) + " registers declared");
                 for (std::int64_t i = 0; i < d.reg_count; ++i) add_register(d.name + std::to_string(i), d.type);
             } else {
-                for (std::string_view name : split_top(std::string_view(text).substr(text.find(d.name)), ','))
-                    add_register(std::string(trim(name)), d.type);
+                for (std::string_view name : split_top(d.names, ',')) {
+                    if (name.empty() || !std::all_of(name.begin(), name.end(), is_ident_char))
+                        throw ParseError(line, "bad register name '" + std::string(name) + "'");
+                    add_register(std::string(name), d.type);
+                }
             }
+            if (fn_.register_names.size() > std::size_t(max_registers))
+                throw ParseError(line, "more than " + std::to_string(max_registers) + " registers declared");
             return;
         }
+        if (d.is_list) throw ParseError(line, "a list of names is supported in .reg declarations only: " + std::string(text));
         if (d.space == Space::param || d.space == Space::local || d.space == Space::shared ||
             d.space == Space::constant || d.space == Space::global) {
             Symbol s = symbol_from(d, line);
             fn_.locals.push_back(s);
-            local_names_[s.name] = std::int32_t(fn_.locals.size() - 1);  // a later scope shadows
+            auto previous = local_names_.find(s.name);
+            if (!scopes_.empty() && !declared_in_scope(scopes_.back().symbols, s.name))
+                scopes_.back().symbols.push_back({s.name, previous == local_names_.end() ? -1 : previous->second});
+            local_names_[s.name] = std::int32_t(fn_.locals.size() - 1);  // an inner scope shadows
             return;
         }
         throw ParseError(line, "unsupported declaration in function body: " + std::string(text));
@@ -507,12 +538,45 @@ public:
     }
 
 private:
+    // A register declared in a nested { } scope (inline asm in the CUDA headers declares
+    // `.reg .u32 %r1, ...` that way) is a new register that hides an outer one of the same name
+    // until the scope closes; a repeated declaration in the same scope is the same register.
     void add_register(std::string name, Type type) {
-        if (fn_.registers.count(name)) return;
-        fn_.registers[name] = std::int32_t(fn_.register_names.size());
-        fn_.register_names.push_back(std::move(name));
+        auto it = fn_.registers.find(name);
+        if (it != fn_.registers.end()) {
+            if (scopes_.empty() || declared_in_scope(scopes_.back().registers, name)) return;
+        }
+        const std::int32_t index = std::int32_t(fn_.register_names.size());
+        if (!scopes_.empty())
+            scopes_.back().registers.push_back({name, it == fn_.registers.end() ? -1 : it->second});
+        fn_.register_names.push_back(name);
         fn_.register_types.push_back(type);
+        fn_.registers[std::move(name)] = index;
     }
+
+    static bool declared_in_scope(const std::vector<std::pair<std::string, std::int32_t>>& list, const std::string& name) {
+        for (const auto& entry : list)
+            if (entry.first == name) return true;
+        return false;
+    }
+
+public:
+    void open_scope() { scopes_.emplace_back(); }
+    void close_scope() {
+        if (scopes_.empty()) return;
+        Scope& scope = scopes_.back();
+        for (auto it = scope.registers.rbegin(); it != scope.registers.rend(); ++it) {
+            if (it->second < 0) fn_.registers.erase(it->first);
+            else fn_.registers[it->first] = it->second;
+        }
+        for (auto it = scope.symbols.rbegin(); it != scope.symbols.rend(); ++it) {
+            if (it->second < 0) local_names_.erase(it->first);
+            else local_names_[it->first] = it->second;
+        }
+        scopes_.pop_back();
+    }
+
+private:
 
     std::int32_t reg_index(std::string_view name, std::uint32_t line) {
         auto it = fn_.registers.find(std::string(name));
@@ -638,6 +702,11 @@ private:
             }
             throw ParseError(line, "undeclared register '" + std::string(s) + "'");
         }
+        if (auto it = fn_.registers.find(std::string(s)); it != fn_.registers.end()) {  // inline asm: __$temp3
+            o.kind = OperandKind::reg;
+            o.reg = it->second;
+            return o;
+        }
         std::int64_t v;
         if ((std::isdigit((unsigned char)s[0]) || s[0] == '-') && parse_immediate(s, in.type, line, &v)) {
             o.kind = OperandKind::imm;
@@ -676,7 +745,7 @@ private:
         }
         o.value = offset;
         if (base.empty()) throw ParseError(line, "empty address");
-        if (base[0] == '%') {
+        if (base[0] == '%' || fn_.registers.count(std::string(base))) {
             o.reg = reg_index(base, line);
             return;
         }
@@ -738,9 +807,13 @@ private:
         in.operand_count = 3;
     }
 
+    struct Scope {  // what a nested { } declared, with what each name meant before it (-1: nothing)
+        std::vector<std::pair<std::string, std::int32_t>> registers, symbols;
+    };
     Module& module_;
     Function& fn_;
     std::unordered_map<std::string, std::int32_t> local_names_;
+    std::vector<Scope> scopes_;
 };
 
 // Function header: ".visible .entry name(.param ...)" or ".func (.param .b32 r) name(.param ...)"
@@ -847,7 +920,8 @@ public:
             pos = end + 1;
             ++line;
         }
-        if (!trim(pending_).empty()) throw ParseError(pending_line_, "unterminated statement: " + std::string(trim(pending_)));
+        if (!pending_blank_) throw ParseError(pending_line_, "unterminated statement: " + std::string(trim(pending_)));
+        if (section_depth_ != 0) throw ParseError(line, "unterminated .section");
         if (current_) throw ParseError(line, "unterminated function body");
         for (Function& fn : module_.functions) resolve_calls(fn);
         for (size_t i = 0; i < module_.functions.size(); ++i)
@@ -885,7 +959,8 @@ private:
     void line_text(std::string_view raw, std::uint32_t line) {
         std::string_view t = trim(raw);
         if (t.empty()) return;
-        if (trim(pending_).empty()) {
+        if (section_depth_ > 0) { skip_section(t, line); return; }
+        if (pending_blank_) {
             // Directives that end at the end of the line rather than at ';'.
             if (starts_with(t, ".loc") && t.size() > 4 && std::isspace((unsigned char)t[4])) { loc(t, line); return; }
             if (starts_with(t, ".file") && t.size() > 5 && std::isspace((unsigned char)t[5])) { file(t, line); return; }
@@ -896,24 +971,70 @@ private:
                 if (module_.address_size != 64) throw ParseError(line, "only .address_size 64 is supported");
                 return;
             }
-            if (starts_with(t, ".section")) throw ParseError(line, "debug sections (-G) are not supported; compile with -lineinfo");
+            if (starts_with(t, ".section")) {
+                // Debug sections (.debug_str for inlined functions with -lineinfo, DWARF with -G)
+                // carry nothing the emulator needs: skip to the closing brace.
+                if (current_) throw ParseError(line, ".section inside a function body");
+                const size_t open = t.find('{');
+                section_depth_ = -1;  // its '{' is still to come
+                if (open != std::string_view::npos) skip_section(t.substr(open), line);
+                return;
+            }
         }
+        if (section_depth_ < 0) { skip_section(t, line); return; }
         for (char c : t) {
-            if (pending_.empty() || trim(pending_).empty()) pending_line_ = line;
-            const bool in_initializer = pending_.find('=') != std::string::npos;
-            if (in_initializer && (c == '{' || c == '}')) { pending_ += c; continue; }
-            if (c == ';') { statement(trim(pending_), pending_line_, ';'); pending_.clear(); }
-            else if (c == '{') { statement(trim(pending_), pending_line_, '{'); pending_.clear(); }
-            else if (c == '}') {
-                if (!trim(pending_).empty()) throw ParseError(line, "missing ';' before '}'");
+            if (pending_blank_ && !std::isspace((unsigned char)c)) pending_line_ = line;
+            if (pending_has_equals_ && (c == '{' || c == '}')) { pending_ += c; pending_blank_ = false; continue; }
+            if (c == ';') {
+                if (operand_braces_ != 0) throw ParseError(line, "unbalanced '{' in '" + std::string(trim(pending_)) + "'");
+                flush_statement(';');
+            } else if (c == '{') {
+                // Inside a function, '{' after the start of an instruction opens a vector operand
+                // ({%r1, %r2}); otherwise it opens a block (a function body or a nested scope).
+                if (current_ && !pending_blank_) { pending_ += c; ++operand_braces_; continue; }
+                flush_statement('{');
+            } else if (c == '}') {
+                if (operand_braces_ > 0) { pending_ += c; --operand_braces_; continue; }
+                if (!pending_blank_) throw ParseError(line, "missing ';' before '}'");
                 pending_.clear();
                 close_brace(line);
-            } else if (c == ':' && current_ && is_label(pending_)) {
+            } else if (c == ':' && current_ && operand_braces_ == 0 && is_label(pending_)) {
                 current_parser_->label(trim(pending_));
                 pending_.clear();
-            } else pending_ += c;
+                pending_blank_ = true;
+            } else {
+                if (pending_.size() > max_statement_bytes)
+                    throw ParseError(pending_line_, "statement longer than " + std::to_string(max_statement_bytes) + " bytes");
+                pending_ += c;
+                if (c == '=') pending_has_equals_ = true;
+                if (!std::isspace((unsigned char)c)) pending_blank_ = false;
+            }
         }
-        pending_ += ' ';
+        if (!pending_blank_) pending_ += ' ';
+    }
+
+    // Skips the body of a .section; section_depth_ counts its open braces (-1: before the first).
+    void skip_section(std::string_view t, std::uint32_t line) {
+        size_t i = 0;
+        if (section_depth_ < 0) {
+            if (t.front() != '{') throw ParseError(line, "expected '{' after .section");
+            section_depth_ = 0;
+        }
+        for (; i < t.size(); ++i) {
+            if (t[i] == '{') ++section_depth_;
+            else if (t[i] == '}' && --section_depth_ == 0) break;
+        }
+        if (section_depth_ == 0 && i + 1 < t.size() && !trim(t.substr(i + 1)).empty())
+            throw ParseError(line, "unexpected text after the end of a .section");
+    }
+
+    void flush_statement(char terminator) {
+        std::string text = std::move(pending_);
+        pending_.clear();
+        pending_blank_ = true;
+        pending_has_equals_ = false;
+        operand_braces_ = 0;
+        statement(trim(text), pending_line_, terminator);
     }
 
     static bool is_label(const std::string& s) {
@@ -948,7 +1069,12 @@ private:
 
     void statement(std::string_view s, std::uint32_t line, char terminator) {
         if (current_) {
-            if (terminator == '{') { ++depth_; if (!s.empty()) throw ParseError(line, "unexpected '{' after '" + std::string(s) + "'"); return; }
+            if (terminator == '{') {
+                if (!s.empty()) throw ParseError(line, "unexpected '{' after '" + std::string(s) + "'");
+                ++depth_;
+                current_parser_->open_scope();
+                return;
+            }
             if (s.empty()) return;
             if (s[0] == '.') {
                 if (starts_with(s, ".pragma")) return;
@@ -997,7 +1123,7 @@ private:
 
     void close_brace(std::uint32_t line) {
         if (!current_) throw ParseError(line, "unmatched '}'");
-        if (--depth_ > 0) return;
+        if (--depth_ > 0) { current_parser_->close_scope(); return; }
         current_parser_->finish();
         current_ = nullptr;
         current_parser_.reset();
@@ -1017,7 +1143,12 @@ private:
     const std::string& text_;
     std::string clean_;
     Module module_;
+    static constexpr size_t max_statement_bytes = 64u << 20;
     std::string pending_;
+    bool pending_blank_ = true;       // pending_ holds only whitespace
+    bool pending_has_equals_ = false; // an initialiser: its braces belong to the statement
+    int operand_braces_ = 0;          // open '{' of a vector operand
+    int section_depth_ = 0;           // > 0: inside a skipped .section; -1: its '{' is still to come
     std::uint32_t pending_line_ = 1;
     Function* current_ = nullptr;
     size_t current_index_ = 0;

@@ -165,6 +165,20 @@ nlohmann::json json(const CheckReport& r) {
         }
         j["checks"].push_back(cj);
     }
+    j["launches"] = nlohmann::json::array();
+    for (const auto& l : r.launches)
+        j["launches"].push_back({{"kernel", l.kernel},
+                                 {"grid", {l.grid.x, l.grid.y, l.grid.z}},
+                                 {"block", {l.block.x, l.block.y, l.block.z}},
+                                 {"thread_instructions", l.thread_instructions},
+                                 {"global_load_requests", l.load_requests},
+                                 {"global_load_sectors", l.load_sectors},
+                                 {"global_store_requests", l.store_requests},
+                                 {"global_store_sectors", l.store_sectors},
+                                 {"shared_load_bank_conflicts", l.shared_load_conflicts},
+                                 {"shared_store_bank_conflicts", l.shared_store_conflicts},
+                                 {"divergent_branches", l.divergent_branches},
+                                 {"branch_efficiency", l.branch_efficiency}});
     j["stats"] = {{"compile_seconds", r.compile_seconds}, {"run_seconds", r.run_seconds},
                   {"thread_instructions", r.totals.thread_instructions}, {"warp_instructions", r.totals.warp_instructions}};
     j["score"] = r.score();
