@@ -4,8 +4,9 @@
 // not multiples of 32, and checks every element of the result against the CPU. Then, on the
 // first matrix, three performance checks from the trace: loads coalesced, stores coalesced (at
 // most 4 sectors per request each), and no shared-memory bank conflicts. The naive kernel fails
-// the store check; a tiled kernel without padding fails the bank-conflict check
-// (lessons/07-transpose/wrong/unpadded.cu); the padded tile passes all three.
+// the store check; written from the output's side it fails the load check
+// (lessons/07-transpose/wrong/strided-loads.cu); a tiled kernel without padding fails the
+// bank-conflict check (lessons/07-transpose/wrong/unpadded.cu); the padded tile passes all three.
 // Anatomy: CPU reference -> shapes -> launch -> validate -> performance.
 #include "lessons/lesson.h"
 
