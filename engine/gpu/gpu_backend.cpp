@@ -126,16 +126,21 @@ Status GpuBackend::rebuild_context(const std::string& cause) {
     CUcontext ctx = nullptr;
     CUresult retain = d_->cuDevicePrimaryCtxRetain(&ctx, dev);
     std::string recovery;
-    if (retain == CUDA_SUCCESS) {
+    // Some errors (an illegal address among them) poison the whole process, not just the context:
+    // the driver then fails every later call. Probe before declaring the GPU usable again.
+    CUdeviceptr probe = 0;
+    bool usable = retain == CUDA_SUCCESS && d_->cuCtxSetCurrent(ctx) == CUDA_SUCCESS && d_->cuMemAlloc(&probe, 256) == CUDA_SUCCESS;
+    if (probe) d_->cuMemFree(probe);
+    if (usable) {
         ctx_ = ctx;
-        d_->cuCtxSetCurrent(ctx_);
         context_lost_ = false;
         if (compiled_) load(compiled_);
         recovery = "\n  The GPU context was reset (errors like this are sticky: every later call in the same context "
                    "would fail); buffers from before are gone.";
     } else {
-        recovery = "\n  The GPU context could not be rebuilt (reset: " + d_->error_text(reset) + "; retain: " +
-                   d_->error_text(retain) + "); restart cudalab to use the GPU again.";
+        (void)reset;
+        recovery = "\n  The CUDA driver keeps refusing work in this process after this error (it is sticky for the "
+                   "whole process); cudalab goes on, and a new run of cudalab can use the GPU again.";
     }
     return Status::error(StatusCode::kernel_fault,
                          cause + recovery + "\n  try: run it on the emulator, which names the line, block and thread: --backend emu");
@@ -163,6 +168,7 @@ Status GpuBackend::load(std::shared_ptr<const compiler::CompileResult> module) {
 }
 
 Status GpuBackend::allocate(std::size_t bytes, DevicePtr* out) {
+    if (context_lost_) return Status::error(StatusCode::backend_unavailable, "the GPU is unusable in this process after an earlier fault; run cudalab again");
     d_->cuCtxSetCurrent(ctx_);
     Allocation a;
     a.bytes = bytes;
@@ -274,6 +280,10 @@ Status GpuBackend::run(CUfunction f, const LaunchConfig& c, std::vector<KernelAr
 LaunchResult GpuBackend::launch(const std::string& kernel, const LaunchConfig& config, const std::vector<KernelArg>& args,
                                 const TraceOptions& trace_options) {
     LaunchResult result;
+    if (context_lost_) {
+        result.status = Status::error(StatusCode::backend_unavailable, "the GPU is unusable in this process after an earlier fault; run cudalab again");
+        return result;
+    }
     if (!compiled_) {
         result.status = Status::error(StatusCode::bad_usage, "no module loaded");
         return result;

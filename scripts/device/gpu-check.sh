@@ -16,6 +16,8 @@ cd "$root"
 [[ -x build-gpu/cudalab ]] || { echo "build failed"; exit 1; }
 export CUDALAB_STATE="$out/state.json"
 ./build-gpu/tests/cudalab_gpu_tests 2>&1 | tee "$out/gpu-tests.log" | tail -60
+# The fault test in a process of its own (it may leave the driver refusing work in that process).
+CUDALAB_GPU_FAULT_TEST=1 ./build-gpu/tests/cudalab_gpu_tests --test-case="*illegal*" 2>&1 | tee "$out/gpu-fault-test.log" | tail -20
 ./build-gpu/cudalab check all --solution --backend gpu -v > "$out/check-all-gpu.txt" 2>&1
 tail -12 "$out/check-all-gpu.txt"
 ./build-gpu/cudalab check all --solution --backend gpu --format json > "$out/check-all-gpu.json" 2>/dev/null

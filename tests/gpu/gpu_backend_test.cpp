@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "analysis/occupancy.h"
 #include "compiler/compiler.h"
@@ -66,6 +67,8 @@ TEST_CASE("theoretical occupancy agrees with cuOccupancyMaxActiveBlocksPerMultip
     for (const auto& l : course.lessons) {
         auto module = compiler.compile_file(l.solution_path, o);
         REQUIRE(module->ok);
+        for (const auto& k : module->kernels)
+            if (k.registers == 0) MESSAGE(k.source_name << ": ptxas reported no registers; log:\n" << module->log);
         REQUIRE(g->load(module).ok());
         for (const auto& k : module->kernels) {
             for (unsigned threads : {64u, 128u, 256u, 512u, 1024u}) {
@@ -89,7 +92,9 @@ TEST_CASE("theoretical occupancy agrees with cuOccupancyMaxActiveBlocksPerMultip
     MESSAGE("compared " << compared << " kernel/block-size pairs on " << g->device().name);
 }
 
-TEST_CASE("an illegal address on the GPU is reported by name and the backend survives it") {
+// Runs in a process of its own (scripts/device/gpu-check.sh): an illegal address can leave the
+// driver refusing all further work in the process that caused it.
+TEST_CASE("an illegal address on the GPU is reported by name and the backend survives it" * doctest::skip(std::getenv("CUDALAB_GPU_FAULT_TEST") == nullptr)) {
     auto g = open_gpu();
     g->shadow_enabled = false;  // let the bad access reach the GPU
     compiler::Compiler compiler;
@@ -107,9 +112,16 @@ __global__ void fill(int* p, int n) { int i = blockIdx.x * blockDim.x + threadId
     CHECK(bad.status.code == StatusCode::kernel_fault);
     CHECK(bad.status.message.find("CUDA_ERROR_ILLEGAL_ADDRESS") != std::string::npos);
     CHECK(bad.status.message.find("--backend emu") != std::string::npos);
-    // The context was rebuilt: new work runs.
+    // Either the context was rebuilt and new work runs, or the backend says cleanly that the GPU is
+    // unusable in this process. Never a crash or a hang.
     DevicePtr q;
-    REQUIRE(g->allocate(400, &q).ok());
+    Status again = g->allocate(400, &q);
+    if (!again.ok()) {
+        CHECK(bad.status.message.find("a new run of cudalab can use the GPU again") != std::string::npos);
+        CHECK(again.code == StatusCode::backend_unavailable);
+        MESSAGE("the driver refuses work in this process after the fault: " << again.message);
+        return;
+    }
     LaunchResult good = g->launch("fill", LaunchConfig{Dim3{1}, Dim3{128}, 0}, {KernelArg::of(q), KernelArg::of(100)}, TraceOptions{});
     REQUIRE_MESSAGE(good.status.ok(), good.status.message);
     std::vector<int> out(100);
