@@ -923,7 +923,7 @@ void exec_bfind(Exec& x) {
     const std::uint64_t* a = x.src(1);
     const int bits = ptx::type_bits(x.in->type);
     const bool is_signed = ptx::type_is_signed(x.in->type);
-    const bool shiftamt = x.in->text.find(".shiftamt") != std::string::npos;
+    const bool shiftamt = x.in->flags & ptx::f_shiftamt;
     FOR_LANES(x.mask, {
         std::uint64_t v = bits == 64 ? a[l] : std::uint32_t(a[l]);
         if (is_signed && (v >> (bits - 1) & 1)) v = bits == 64 ? ~v : std::uint32_t(~v);
@@ -1042,22 +1042,25 @@ void exec_copysign(Exec& x) {
     else FOR_LANES(x.mask, d[l] = put(std::copysign(get<double>(b[l]), get<double>(a[l]))))
 }
 
-// 9.7.3.20 testp
+// 9.7.3.20 testp: a property of the value in its own type (an f32 subnormal is normal as f64)
+template <class T> bool test_property(SubOp property, T v) {
+    switch (property) {
+    case SubOp::testp_finite: return std::isfinite(v);
+    case SubOp::testp_infinite: return std::isinf(v);
+    case SubOp::testp_number: return !std::isnan(v);
+    case SubOp::testp_notanumber: return std::isnan(v);
+    case SubOp::testp_normal: return std::isnormal(v);
+    case SubOp::testp_subnormal: return std::fpclassify(v) == FP_SUBNORMAL;
+    default: return false;
+    }
+}
 void exec_testp(Exec& x) {
     std::uint64_t* d = x.dst(0);
     const std::uint64_t* a = x.src(1);
-    const auto& t = x.in->text;
-    auto test = [&](double v) -> bool {
-        if (t.find(".finite") != std::string::npos) return std::isfinite(v);
-        if (t.find(".infinite") != std::string::npos) return std::isinf(v);
-        if (t.find(".notanumber") != std::string::npos) return std::isnan(v);
-        if (t.find(".number") != std::string::npos) return !std::isnan(v);
-        if (t.find(".subnormal") != std::string::npos) return std::fpclassify(v) == FP_SUBNORMAL;
-        if (t.find(".normal") != std::string::npos) return std::isnormal(v);
-        return false;
-    };
-    if (x.in->type == Type::f32) FOR_LANES(x.mask, d[l] = test(double(get<float>(a[l]))))
-    else FOR_LANES(x.mask, d[l] = test(get<double>(a[l])))
+    const SubOp property = x.in->sub;
+    if (property == SubOp::none) x.unsupported(x.in->text);
+    if (x.in->type == Type::f32) FOR_LANES(x.mask, d[l] = test_property(property, get<float>(a[l])))
+    else FOR_LANES(x.mask, d[l] = test_property(property, get<double>(a[l])))
 }
 
 // [SECTION] Comparison, selection, logic ----------------------------------------------------------
@@ -1277,21 +1280,33 @@ void exec_shr(Exec& x) {
 #undef SHR
 }
 
-// 9.7.9.7 prmt (default mode): pick four bytes of {b, a}, optionally replicating sign bits
+// 9.7.8.7 prmt: pick four bytes of {b, a}. Default mode: each selector nibble names a byte (bit 3:
+// replicate its sign); the other modes take their byte choice from a table indexed by c[1:0].
 void exec_prmt(Exec& x) {
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
-    const auto& t = x.in->text;
-    if (t.find(".f4e") != std::string::npos || t.find(".b4e") != std::string::npos || t.find(".rc8") != std::string::npos ||
-        t.find(".ecl") != std::string::npos || t.find(".ecr") != std::string::npos || t.find(".rc16") != std::string::npos)
-        x.unsupported("prmt with a mode");
+    static constexpr std::uint8_t modes[6][4][4] = {  // [mode][c & 3][result byte] = source byte
+        {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}},  // f4e
+        {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}},  // b4e
+        {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}},  // rc8
+        {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}},  // ecl
+        {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}},  // ecr
+        {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}},  // rc16
+    };
+    const int mode = x.in->sub == SubOp::none ? -1 : int(x.in->sub) - int(SubOp::prmt_f4e);
     FOR_LANES(x.mask, {
-        std::uint64_t src = (std::uint64_t(std::uint32_t(b[l])) << 32) | std::uint32_t(a[l]);
-        std::uint32_t sel = std::uint32_t(c[l]), r = 0;
+        const std::uint64_t src = (std::uint64_t(std::uint32_t(b[l])) << 32) | std::uint32_t(a[l]);
+        const std::uint32_t sel = std::uint32_t(c[l]);
+        std::uint32_t r = 0;
         for (int i = 0; i < 4; ++i) {
-            std::uint32_t s = (sel >> (4 * i)) & 0xf;
-            std::uint8_t byte = std::uint8_t(src >> (8 * (s & 7)));
-            if (s & 8) byte = (byte & 0x80) ? 0xff : 0x00;
+            std::uint8_t byte;
+            if (mode < 0) {
+                const std::uint32_t s = (sel >> (4 * i)) & 0xf;
+                byte = std::uint8_t(src >> (8 * (s & 7)));
+                if (s & 8) byte = (byte & 0x80) ? 0xff : 0x00;
+            } else {
+                byte = std::uint8_t(src >> (8 * modes[mode][sel & 3][i]));
+            }
             r |= std::uint32_t(byte) << (8 * i);
         }
         d[l] = r;
@@ -1926,9 +1941,8 @@ void exec_bar(Exec& x) {
 void exec_barrier(Exec& x) { exec_bar(x); }
 
 // A warp collective names the lanes that take part; every one of them must be executing it.
-void check_members(Exec& x, std::uint32_t members, const char* what) {
-    std::uint32_t required = members & x.warp.lanes;
-    std::uint32_t missing = required & ~x.mask;
+void check_members(Exec& x, std::uint32_t members, std::uint32_t callers, const char* what) {
+    const std::uint32_t missing = members & x.warp.lanes & ~x.mask;
     if (missing) {
         std::ostringstream d;
         d << what << " names lanes 0x" << std::hex << members << " but lanes 0x" << missing << std::dec
@@ -1938,63 +1952,83 @@ void check_members(Exec& x, std::uint32_t members, const char* what) {
                 "__activemask() / a mask of the lanes that really arrive",
                 __builtin_ctz(missing));
     }
+    const std::uint32_t outside = callers & ~members;
+    if (outside) {
+        std::ostringstream d;
+        d << "lane " << __builtin_ctz(outside) << " passes the mask 0x" << std::hex << members << std::dec
+          << ", which does not include the lane itself; on a GPU this is undefined";
+        x.fault(std::string(what) + " with a mask that leaves out its caller", d.str(),
+                "every lane must be in the mask it passes: use __activemask() or the group's own mask",
+                __builtin_ctz(outside));
+    }
+}
+
+// The member masks of a warp collective, one per lane: usually the same for every active lane, but
+// disjoint groups may run the instruction together with their own masks (cooperative-groups tiles:
+// lanes 0-15 pass 0x0000ffff while lanes 16-31 pass 0xffff0000). Calls f(members, lanes) for each
+// group, where `lanes` are the active lanes that passed `members`.
+template <class F> void for_each_group(Exec& x, int mask_operand, const char* what, F f) {
+    const std::uint64_t* m = x.src(mask_operand);
+    std::uint32_t todo = x.mask;
+    while (todo) {
+        const std::uint32_t members = std::uint32_t(m[__builtin_ctz(todo)]);
+        std::uint32_t lanes = 0;
+        FOR_LANES(todo, if (std::uint32_t(m[l]) == members) lanes |= 1u << l);
+        todo &= ~lanes;
+        check_members(x, members, lanes, what);
+        f(members, lanes);
+    }
 }
 
 // 9.7.13.2 bar.warp.sync (__syncwarp): lockstep warps are always in sync; check the member mask
 void exec_bar_warp(Exec& x) {
-    if (x.in->operand_count > 0) check_members(x, std::uint32_t(x.src(0)[__builtin_ctz(x.mask | 0x80000000u)]), "__syncwarp");
+    if (x.in->operand_count > 0) for_each_group(x, 0, "__syncwarp", [](std::uint32_t, std::uint32_t) {});
 }
 void exec_membar(Exec&) {}  // one access at a time: memory is always ordered in the emulator
 void exec_fence(Exec&) {}
 
-std::uint32_t uniform_u32(Exec& x, int operand) {
-    const std::uint64_t* v = x.src(operand);
-    return std::uint32_t(v[__builtin_ctz(x.mask | 0x80000000u)]);
-}
-
 // 9.7.13.8 vote.sync
 void exec_vote(Exec& x) {
-    const int mask_operand = x.in->operand_count - 1;
-    const std::uint32_t members = uniform_u32(x, mask_operand);
-    check_members(x, members, "vote");
     const Operand& po = x.in->operands[1];
     const std::uint64_t* p = x.src(1);
-    std::uint32_t ballot = 0;
-    FOR_LANES(x.mask & members, if ((p[l] & 1) != po.negate) ballot |= 1u << l);
-    const std::uint32_t group = x.mask & members;
     std::uint64_t* d = x.dst(0);
-    switch (x.in->sub) {
-    case SubOp::ballot: FOR_LANES(x.mask, d[l] = ballot); break;
-    case SubOp::all: FOR_LANES(x.mask, d[l] = ballot == group); break;
-    case SubOp::any: FOR_LANES(x.mask, d[l] = ballot != 0); break;
-    case SubOp::uni: FOR_LANES(x.mask, d[l] = ballot == 0 || ballot == group); break;
-    default: x.unsupported(x.in->text);
-    }
+    for_each_group(x, x.in->operand_count - 1, "vote", [&](std::uint32_t members, std::uint32_t lanes) {
+        const std::uint32_t group = x.mask & members;
+        std::uint32_t ballot = 0;
+        FOR_LANES(group, if ((p[l] & 1) != std::uint64_t(po.negate)) ballot |= 1u << l);
+        switch (x.in->sub) {
+        case SubOp::ballot: FOR_LANES(lanes, d[l] = ballot); break;
+        case SubOp::all: FOR_LANES(lanes, d[l] = ballot == group); break;
+        case SubOp::any: FOR_LANES(lanes, d[l] = ballot != 0); break;
+        case SubOp::uni: FOR_LANES(lanes, d[l] = ballot == 0 || ballot == group); break;
+        default: x.unsupported(x.in->text);
+        }
+    });
 }
 
 // 9.7.13.9 match.sync
 void exec_match(Exec& x) {
-    const int mask_operand = x.in->operand_count - 1;
-    const std::uint32_t members = uniform_u32(x, mask_operand);
-    check_members(x, members, "match");
     const Operand& d0 = x.in->operands[0];
     std::uint64_t* d = d0.kind == OperandKind::vector ? x.reg(d0.vec[0]) : x.dst(0);
     std::uint64_t* p = d0.kind == OperandKind::vector && d0.vec[1] >= 0 ? x.reg(d0.vec[1]) : nullptr;
     const std::uint64_t* a = x.src(1);
-    const std::uint32_t group = x.mask & members;
     const std::uint64_t wm = width_mask(x.in->type);
-    if (x.in->sub == SubOp::match_any) {
-        FOR_LANES(x.mask, {
-            std::uint32_t same = 0;
-            for (int k = 0; k < 32; ++k) if ((group >> k & 1) && (a[k] & wm) == (a[l] & wm)) same |= 1u << k;
-            d[l] = same;
-        });
-    } else {
-        bool all = true;
-        int first = __builtin_ctz(group | 0x80000000u);
-        FOR_LANES(group, if ((a[l] & wm) != (a[first] & wm)) all = false);
-        FOR_LANES(x.mask, { d[l] = all ? group : 0; if (p) p[l] = all; });
-    }
+    for_each_group(x, x.in->operand_count - 1, "match", [&](std::uint32_t members, std::uint32_t lanes) {
+        const std::uint32_t group = x.mask & members;
+        if (x.in->sub == SubOp::match_any) {
+            FOR_LANES(lanes, {
+                std::uint32_t same = 0;
+                for (std::uint32_t k = group; k; k &= k - 1)
+                    if ((a[__builtin_ctz(k)] & wm) == (a[l] & wm)) same |= 1u << __builtin_ctz(k);
+                d[l] = same;
+            });
+        } else {
+            bool all = true;
+            const int first = __builtin_ctz(group | 0x80000000u);
+            FOR_LANES(group, if ((a[l] & wm) != (a[first] & wm)) all = false);
+            FOR_LANES(lanes, { d[l] = all ? group : 0; if (p) p[l] = all; });
+        }
+    });
 }
 
 // 9.7.13.10 activemask
@@ -2005,28 +2039,27 @@ void exec_activemask(Exec& x) {
 
 // 9.7.13.11 redux.sync
 void exec_redux(Exec& x) {
-    const std::uint32_t members = uniform_u32(x, 2);
-    check_members(x, members, "redux");
     const std::uint64_t* a = x.src(1);
     std::uint64_t* d = x.dst(0);
-    const std::uint32_t group = x.mask & members;
     const bool is_signed = x.in->type == Type::s32;
-    std::int64_t acc = 0;
-    bool first = true;
-    FOR_LANES(group, {
-        std::int64_t v = is_signed ? std::int64_t(std::int32_t(a[l])) : std::int64_t(std::uint32_t(a[l]));
-        if (first) { acc = v; first = false; continue; }
-        switch (x.in->sub) {
-        case SubOp::add: acc += v; break;
-        case SubOp::min: acc = std::min(acc, v); break;
-        case SubOp::max: acc = std::max(acc, v); break;
-        case SubOp::and_: acc &= v; break;
-        case SubOp::or_: acc |= v; break;
-        case SubOp::xor_: acc ^= v; break;
-        default: x.unsupported(x.in->text);
-        }
+    for_each_group(x, 2, "redux", [&](std::uint32_t members, std::uint32_t lanes) {
+        std::int64_t acc = 0;
+        bool first = true;
+        FOR_LANES(x.mask & members, {
+            const std::int64_t v = is_signed ? std::int64_t(std::int32_t(a[l])) : std::int64_t(std::uint32_t(a[l]));
+            if (first) { acc = v; first = false; continue; }
+            switch (x.in->sub) {
+            case SubOp::add: acc += v; break;
+            case SubOp::min: acc = std::min(acc, v); break;
+            case SubOp::max: acc = std::max(acc, v); break;
+            case SubOp::and_: acc &= v; break;
+            case SubOp::or_: acc |= v; break;
+            case SubOp::xor_: acc ^= v; break;
+            default: x.unsupported(x.in->text);
+            }
+        });
+        FOR_LANES(lanes, d[l] = std::uint32_t(acc));
     });
-    FOR_LANES(x.mask, d[l] = std::uint32_t(acc));
 }
 
 // 9.7.9.6 shfl.sync: read a register of another lane of the warp
@@ -2035,8 +2068,7 @@ void exec_shfl(Exec& x) {
     std::uint64_t* d = d0.kind == OperandKind::vector ? x.reg(d0.vec[0]) : x.dst(0);
     std::uint64_t* p = d0.kind == OperandKind::vector && d0.vec[1] >= 0 ? x.reg(d0.vec[1]) : nullptr;
     const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
-    const std::uint32_t members = uniform_u32(x, 4);
-    check_members(x, members, "shfl");
+    for_each_group(x, 4, "shfl", [](std::uint32_t, std::uint32_t) {});
     std::uint64_t result[32];
     std::uint32_t valid = 0;
     FOR_LANES(x.mask, {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -461,6 +462,74 @@ std::optional<DevicePeakFigures> GpuBackend::device_peak() {
                         {"fma_flops", p.fma_flops}};
     lessons::write_file_atomically(path, j.dump(2) + "\n");
     return p;
+}
+
+// cuBLAS, loaded at run time like the driver: a machine with a GPU but no cuBLAS still runs
+// everything else. Only the three calls the comparison needs.
+TimedResult GpuBackend::reference_sgemm(int n) {
+    TimedResult t;
+    using Handle = void*;
+    static void* lib = nullptr;
+    if (!lib) lib = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) lib = dlopen("libcublas.so.12", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) lib = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        t.status = Status::error(StatusCode::backend_unavailable, "cuBLAS (libcublas.so) not found");
+        return t;
+    }
+    auto create = reinterpret_cast<int (*)(Handle*)>(dlsym(lib, "cublasCreate_v2"));
+    auto destroy = reinterpret_cast<int (*)(Handle)>(dlsym(lib, "cublasDestroy_v2"));
+    auto sgemm = reinterpret_cast<int (*)(Handle, int, int, int, int, int, const float*, const float*, int, const float*, int,
+                                          const float*, float*, int)>(dlsym(lib, "cublasSgemm_v2"));
+    if (!create || !destroy || !sgemm) {
+        t.status = Status::error(StatusCode::backend_unavailable, "cuBLAS lacks cublasSgemm_v2");
+        return t;
+    }
+    d_->cuCtxSetCurrent(ctx_);
+    Handle h = nullptr;
+    if (create(&h) != 0) {
+        t.status = Status::error(StatusCode::backend_unavailable, "cublasCreate failed");
+        return t;
+    }
+    const std::size_t bytes = std::size_t(n) * std::size_t(n) * 4;
+    CUdeviceptr a = 0, b = 0, c = 0;
+    d_->cuMemAlloc(&a, bytes);
+    d_->cuMemAlloc(&b, bytes);
+    d_->cuMemAlloc(&c, bytes);
+    d_->cuMemsetD8(a, 0, bytes);
+    d_->cuMemsetD8(b, 0, bytes);
+    const float alpha = 1.f, beta = 0.f;
+    CUevent start = nullptr, stop = nullptr;
+    d_->cuEventCreate(&start, CU_EVENT_DEFAULT);
+    d_->cuEventCreate(&stop, CU_EVENT_DEFAULT);
+    std::vector<double> samples;
+    for (int i = 0; i < 13; ++i) {
+        d_->cuEventRecord(start, nullptr);
+        int rc = sgemm(h, 0 /* CUBLAS_OP_N */, 0, n, n, n, &alpha, reinterpret_cast<const float*>(a), n,
+                       reinterpret_cast<const float*>(b), n, &beta, reinterpret_cast<float*>(c), n);
+        d_->cuEventRecord(stop, nullptr);
+        d_->cuEventSynchronize(stop);
+        float ms = 0;
+        d_->cuEventElapsedTime(&ms, start, stop);
+        if (rc != 0) {
+            t.status = Status::error(StatusCode::kernel_fault, "cublasSgemm failed (status " + std::to_string(rc) + ")");
+            break;
+        }
+        if (i >= 3) samples.push_back(ms / 1000.0);
+    }
+    d_->cuEventDestroy(start);
+    d_->cuEventDestroy(stop);
+    d_->cuMemFree(a);
+    d_->cuMemFree(b);
+    d_->cuMemFree(c);
+    destroy(h);
+    if (!t.status.ok() || samples.empty()) return t;
+    std::sort(samples.begin(), samples.end());
+    t.median_seconds = samples[samples.size() / 2];
+    t.min_seconds = samples.front();
+    t.max_seconds = samples.back();
+    t.repeats = int(samples.size());
+    return t;
 }
 
 std::optional<int> GpuBackend::max_active_blocks(const std::string& kernel, const LaunchConfig& config) {

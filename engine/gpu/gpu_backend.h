@@ -60,6 +60,7 @@ public:
     TimedResult time_launch(const std::string& kernel, const LaunchConfig& config, const std::vector<KernelArg>& args,
                             int warmup, int repeats) override;
     std::optional<DevicePeakFigures> device_peak() override;
+    TimedResult reference_sgemm(int n) override;
     std::optional<int> max_active_blocks(const std::string& kernel, const LaunchConfig& config) override;
 
     const DeviceInfo& device() const { return info_; }

@@ -152,6 +152,12 @@ public:
     bool check_flops(const std::string& name, double flops, const TimedResult& t, double min_fraction,
                      const std::string& advice);
     std::optional<DevicePeakFigures> device_peak();
+    // cuBLAS SGEMM on the same device (GPU only; logs and returns nothing elsewhere).
+    std::optional<TimedResult> reference_sgemm(int n);
+
+    // The integer a learner's file sets with `__device__ int NAME = VALUE;` (e.g. the block size a
+    // lesson asks them to choose), read from the compiled module; nothing if there is none.
+    std::optional<long long> module_integer(const std::string& name) const;
 
     // The last successful launch (trace, stats), for performance checks.
     const LaunchResult* last_launch() const { return last_launch_ ? &*last_launch_ : nullptr; }

@@ -1,6 +1,8 @@
 #include "lessons/lesson.h"
 
 #include "analysis/metrics.h"
+#include "compiler/compiler.h"
+#include "ptx/parser.h"
 
 #include <cmath>
 #include <cstdio>
@@ -153,6 +155,24 @@ std::optional<TimedResult> Session::record_timing(const std::string& kernel, Tim
         return std::nullopt;
     }
     return t;
+}
+
+std::optional<TimedResult> Session::reference_sgemm(int n) {
+    return record_timing("cublasSgemm", runtime_.backend().reference_sgemm(n));
+}
+
+std::optional<long long> Session::module_integer(const std::string& name) const {
+    ptx::ParseResult parsed = ptx::parse(module_->ptx);
+    if (!parsed.ok) return std::nullopt;
+    for (const auto& g : parsed.module.globals) {
+        if (g.name != name || g.space != ptx::Space::global || g.init.empty()) continue;
+        long long v = 0;
+        std::size_t bytes = std::min<std::size_t>(g.init.size(), 8);
+        for (std::size_t i = 0; i < bytes; ++i) v |= (long long)g.init[i] << (8 * i);
+        if (bytes == 4) v = (long long)(std::int32_t)v;
+        return v;
+    }
+    return std::nullopt;
 }
 
 bool Session::has_timing() {

@@ -39,6 +39,7 @@ enum Flag : std::uint32_t {
     f_to = 1u << 19,  // cvta.to
     f_nan = 1u << 20,        // min/max.NaN: a NaN operand gives NaN
     f_satfinite = 1u << 21,  // cvt.satfinite: out-of-range results clamp to the largest finite value
+    f_shiftamt = 1u << 22,   // bfind.shiftamt
 };
 
 // Sub-operations: atom/red operation, shfl mode, vote mode, bool op of setp, redux op, ...
@@ -52,6 +53,10 @@ enum class SubOp : std::uint8_t {
     all, any, uni, ballot,
     // match
     match_any, match_all,
+    // prmt modes (9.7.8.7); none is the default byte selection
+    prmt_f4e, prmt_b4e, prmt_rc8, prmt_ecl, prmt_ecr, prmt_rc16,
+    // testp properties (9.7.3.20)
+    testp_finite, testp_infinite, testp_number, testp_notanumber, testp_normal, testp_subnormal,
 };
 
 // Special registers (10.x). Per-lane constants (tid, laneid, lanemask_*) are materialised into

@@ -124,7 +124,7 @@ const std::unordered_map<std::string_view, std::uint32_t>& flag_names() {
         {"wide", f_wide}, {"uni", f_uni},       {"sync", f_sync},     {"aligned", f_aligned},
         {"cc", f_cc},     {"volatile", f_volatile}, {"nc", f_nc},     {"clamp", f_shift_clamp},
         {"l", f_shift_left}, {"relu", f_relu},  {"arrive", f_arrive}, {"to", f_to},
-        {"noftz", f_noftz}, {"NaN", f_nan},  {"satfinite", f_satfinite},
+        {"noftz", f_noftz}, {"NaN", f_nan},  {"satfinite", f_satfinite}, {"shiftamt", f_shiftamt},
     };
     return m;
 }
@@ -134,8 +134,7 @@ const std::unordered_map<std::string_view, std::uint32_t>& flag_names() {
 bool is_ignorable_modifier(std::string_view m) {
     static const char* const names[] = {
         "ca", "cg", "cs", "lu", "cv", "wb", "wt", "relaxed", "acquire", "release", "acq_rel", "sc",
-        "cta", "gpu", "sys", "cluster", "weak", "mmio", "unified", "wrap", "shiftamt", "b4e", "f4e",
-        "rc8", "ecl", "ecr", "rc16", "nanosleep", "mask", "sem", "release.gpu", "L2", "level",
+        "cta", "gpu", "sys", "gl", "cluster", "weak", "mmio", "unified", "wrap", "nanosleep", "mask", "sem", "release.gpu", "L2", "level",
         "ws", "aligned", "oob",
     };
     if (starts_with(m, "L1::") || starts_with(m, "L2::") || starts_with(m, "level::")) return true;
@@ -156,6 +155,14 @@ SubOp sub_op_of(Opcode op, std::string_view m) {
         if (m == "any") return SubOp::any;
         if (m == "uni") return SubOp::uni;
         if (m == "ballot") return SubOp::ballot;
+    }
+    if (op == Opcode::prmt) {
+        if (m == "f4e") return SubOp::prmt_f4e;
+        if (m == "b4e") return SubOp::prmt_b4e;
+        if (m == "rc8") return SubOp::prmt_rc8;
+        if (m == "ecl") return SubOp::prmt_ecl;
+        if (m == "ecr") return SubOp::prmt_ecr;
+        if (m == "rc16") return SubOp::prmt_rc16;
     }
     if (op == Opcode::match) {
         if (m == "any") return SubOp::match_any;
@@ -619,10 +626,15 @@ private:
                 if (m == "or") { in.bool_op = SubOp::or_; continue; }
                 if (m == "xor") { in.bool_op = SubOp::xor_; continue; }
             }
-            if (in.op == Opcode::slct || in.op == Opcode::testp) {
-                // testp.finite / slct: the property or nothing.
-                if (m == "finite" || m == "infinite" || m == "number" || m == "notanumber" ||
-                    m == "normal" || m == "subnormal") { in.cmp = m == "finite" ? Cmp::num : m == "notanumber" ? Cmp::nan : Cmp::none; in.sub = SubOp::none; in.flags |= (m == "infinite" ? f_hi : m == "normal" ? f_lo : m == "subnormal" ? f_wide : m == "number" ? f_full : 0); continue; }
+            if (in.op == Opcode::testp) {
+                static const std::pair<const char*, SubOp> properties[] = {
+                    {"finite", SubOp::testp_finite}, {"infinite", SubOp::testp_infinite}, {"number", SubOp::testp_number},
+                    {"notanumber", SubOp::testp_notanumber}, {"normal", SubOp::testp_normal}, {"subnormal", SubOp::testp_subnormal},
+                };
+                bool found = false;
+                for (auto& [name, property] : properties)
+                    if (m == name) { in.sub = property; found = true; }
+                if (found) continue;
             }
             if (SubOp so = sub_op_of(in.op, m); so != SubOp::none && in.sub == SubOp::none) { in.sub = so; continue; }
             if (m == "hi") { in.flags |= f_hi; continue; }
