@@ -31,9 +31,9 @@ def number(text):
         return None
 
 
-def ncu_launches(cli, lesson, env):
+def ncu_launches(cli, lesson, which, env):
     cmd = ["ncu", "--csv", "--page", "raw", "--clock-control", "none", "--metrics", ",".join(METRICS.values()),
-           cli, "check", lesson, "--solution", "--backend", "gpu"]
+           cli, "check", lesson, *which, "--backend", "gpu"]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
     text = out.stdout
     start = text.find('"ID"')
@@ -50,8 +50,8 @@ def ncu_launches(cli, lesson, env):
     return launches
 
 
-def model_launches(cli, lesson, env):
-    out = subprocess.run([cli, "check", lesson, "--solution", "--backend", "gpu", "--format", "json"], env=env,
+def model_launches(cli, lesson, which, env):
+    out = subprocess.run([cli, "check", lesson, *which, "--backend", "gpu", "--format", "json"], env=env,
                          capture_output=True, text=True)
     return json.loads(out.stdout)["launches"]
 
@@ -64,16 +64,26 @@ def main():
     cli, out_path = sys.argv[1], sys.argv[2]
     env = dict(os.environ, CUDALAB_NO_TIMING="1")
     lessons = [line.split()[0] for line in subprocess.run([cli, "list"], capture_output=True, text=True).stdout.splitlines()]
-    lines = ["| lesson | kernel | grid x block | load sectors/request: model / ncu | store sectors/request: model / ncu "
-             "| shared ld+st bank conflicts: model / ncu |", "|---|---|---|---|---|---|"]
+    lines = ["| lesson | file | kernel | grid x block | load sectors/request: model / ncu | store sectors/request: model / ncu "
+             "| shared ld+st bank conflicts: model / ncu |", "|---|---|---|---|---|---|---|"]
     agree = total = 0
+    runs = []
     for lesson in lessons:
+        runs.append((lesson, "solution", ["--solution"]))
+        runs.append((lesson, "exercise", []))
+        wrong = os.path.join("lessons", lesson, "wrong")
+        if os.path.isdir(wrong):
+            for name in sorted(os.listdir(wrong)):
+                runs.append((lesson, "wrong/" + name, ["--source", os.path.join(wrong, name)]))
+    for lesson, label, which in runs:
         try:
-            hw = ncu_launches(cli, lesson, env)
+            hw = ncu_launches(cli, lesson, which, env)
         except RuntimeError as e:
-            lines.append(f"| {lesson} | (ncu failed: {str(e).splitlines()[0][:80]}) | | | | |")
+            lines.append(f"| {lesson} | {label} | (ncu failed: {str(e).splitlines()[0][:80]}) | | | | |")
             continue
-        model = model_launches(cli, lesson, env)
+        model = model_launches(cli, lesson, which, env)
+        if len(model) != len(hw):
+            lines.append(f"| {lesson} | {label} | ({len(model)} launches in the model, {len(hw)} profiled) | | | | |")
         for m, h in zip(model, hw):
             ml = ratio(m["global_load_sectors"], m["global_load_requests"])
             hl = ratio(h["ld_sectors"] or 0, h["ld_requests"] or 0)
@@ -85,7 +95,7 @@ def main():
             agree += same
             total += 1
             grid = "x".join(str(v) for v in m["grid"]) + " x " + "x".join(str(v) for v in m["block"])
-            lines.append(f"| {lesson} | {m['kernel']} | {grid} | {ml:.2f} / {hl:.2f} | {ms:.2f} / {hs:.2f} | "
+            lines.append(f"| {lesson} | {label} | {m['kernel']} | {grid} | {ml:.2f} / {hl:.2f} | {ms:.2f} / {hs:.2f} | "
                          f"{mc} / {int(hc)} |{'' if same else ' **differs**'}")
     lines.append("")
     lines.append(f"{agree} of {total} launches agree (sectors per request within 0.05, bank conflicts equal).")
