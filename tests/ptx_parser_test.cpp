@@ -1,0 +1,297 @@
+// The PTX front end on what NVRTC really emits: every kernel of tests/data/kernels compiled now,
+// the committed corpus in tests/data/ptx, the shapes of PTX that only the CUDA headers' inline asm
+// produces, and errors that name the PTX line instead of skipping what they do not know.
+//
+// The corpus is what tests/data/kernels/*.cu compile to with the options in manifest.txt. After
+// changing a kernel, regenerate it with
+//   CUDALAB_UPDATE_PTX_CORPUS=1 ./build/tests/cudalab_tests -tc="the PTX corpus matches the kernels"
+#include "compiler/compiler.h"
+#include "emulator/emulator.h"
+#include "ptx/parser.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "data/kernels/kernel_manifest.h"
+
+using namespace cudalab;
+
+namespace {
+
+const std::string test_data = CUDALAB_TEST_DATA;
+
+std::string read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// Each kernel file once, with its NVRTC options.
+std::map<std::string, std::string> kernel_files() {
+    std::map<std::string, std::string> files;
+    for (const auto& e : kernels::read_manifest(test_data + "/kernels/manifest.txt")) files[e.file] = e.options;
+    return files;
+}
+
+std::shared_ptr<const compiler::CompileResult> compile_kernel_file(compiler::Compiler& compiler, const std::string& file,
+                                                                   const std::string& options) {
+    compiler::CompileOptions o;
+    if (!options.empty()) o.extra_options.push_back(options);
+    // A relative path, so that the corpus's .file lines do not depend on where the tree lives.
+    return compiler.compile(read_file(test_data + "/kernels/" + file), "tests/data/kernels/" + file, o);
+}
+
+const ptx::Function* find_function(const ptx::Module& m, const std::string& name) { return m.find(name); }
+
+int count_opcode(const ptx::Function& fn, ptx::Opcode op) {
+    return int(std::count_if(fn.code.begin(), fn.code.end(), [&](const ptx::Instruction& in) { return in.op == op; }));
+}
+
+}  // namespace
+
+TEST_CASE("the PTX corpus matches the kernels") {
+    compiler::Compiler compiler;
+    const bool update = std::getenv("CUDALAB_UPDATE_PTX_CORPUS") != nullptr;
+    for (const auto& [file, options] : kernel_files()) {
+        CAPTURE(file);
+        const auto result = compile_kernel_file(compiler, file, options);
+        INFO(result->error_text());
+        REQUIRE(result->ok);
+        const std::string path = test_data + "/ptx/" + file.substr(0, file.rfind('.')) + ".ptx";
+        if (update) std::ofstream(path, std::ios::binary) << result->ptx;
+        const std::string committed = read_file(path);
+        REQUIRE_MESSAGE(!committed.empty(), "missing " << path << "; set CUDALAB_UPDATE_PTX_CORPUS=1 to write it");
+        // Another NVRTC may word things differently; then the corpus still parses (next test) and
+        // only needs regenerating. Compare the instructions' count as a sanity check.
+        const auto a = ptx::parse(committed), b = ptx::parse(result->ptx);
+        REQUIRE(a.ok);
+        REQUIRE(b.ok);
+        CHECK(a.module.functions.size() == b.module.functions.size());
+    }
+}
+
+TEST_CASE("every PTX file of the corpus parses and loads into the emulator") {
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(test_data + "/ptx")) {
+        if (entry.path().extension() != ".ptx") continue;
+        ++files;
+        CAPTURE(entry.path().filename().string());
+        const std::string text = read_file(entry.path().string());
+        const auto parsed = ptx::parse(text);
+        INFO(parsed.error);
+        REQUIRE(parsed.ok);
+        CHECK(parsed.module.version == "9.0");
+        CHECK(!parsed.module.functions.empty());
+        for (const auto& fn : parsed.module.functions) {
+            if (fn.is_extern || fn.name.rfind("__internal", 0) == 0) continue;  // the math library has no lines
+            CAPTURE(fn.name);
+            CHECK(!fn.code.empty());
+            // -lineinfo: every instruction of the learner's code maps to a source line.
+            const auto with_line = std::count_if(fn.code.begin(), fn.code.end(), [](const ptx::Instruction& in) { return in.line > 0; });
+            CHECK(with_line > 0);
+        }
+        emu::Emulator emulator;
+        const Status loaded = emulator.load(text, entry.path().string());
+        INFO(loaded.message);
+        CHECK(loaded.ok());
+    }
+    CHECK(files >= 10);
+}
+
+TEST_CASE("kernels compiled now parse, with the constructs the emulator relies on") {
+    compiler::Compiler compiler;
+    std::map<std::string, ptx::Module> modules;
+    for (const auto& [file, options] : kernel_files()) {
+        const auto result = compile_kernel_file(compiler, file, options);
+        REQUIRE(result->ok);
+        auto parsed = ptx::parse(result->ptx);
+        INFO(file << ": " << parsed.error);
+        REQUIRE(parsed.ok);
+        modules[file] = std::move(parsed.module);
+    }
+    SUBCASE("vector operands of ld, st and mov") {
+        const ptx::Function* fn = find_function(modules["memory.cu"], "vectors");
+        REQUIRE(fn);
+        bool v4_load = false, v2_store = false;
+        for (const auto& in : fn->code) {
+            if (in.op == ptx::Opcode::ld && in.vector == 4 && in.operands[0].kind == ptx::OperandKind::vector &&
+                in.operands[0].vec_count == 4)
+                v4_load = true;
+            if (in.op == ptx::Opcode::st && in.vector == 2 && in.operands[1].kind == ptx::OperandKind::vector) v2_store = true;
+        }
+        CHECK(v4_load);
+        CHECK(v2_store);
+    }
+    SUBCASE("carry chains: add.cc, addc, mad.lo.cc, madc") {
+        const ptx::Function* fn = find_function(modules["int128.cu"], "int128_ops");
+        REQUIRE(fn);
+        CHECK(count_opcode(*fn, ptx::Opcode::addc) + count_opcode(*fn, ptx::Opcode::madc) > 0);
+        const bool carry_out = std::any_of(fn->code.begin(), fn->code.end(), [](const ptx::Instruction& in) {
+            return in.op == ptx::Opcode::add && (in.flags & ptx::f_cc);
+        });
+        CHECK(carry_out);
+    }
+    SUBCASE("registers declared inside inline asm scopes hide the outer ones") {
+        // sin(double)'s range reduction declares `.reg .u32 %r0, %r1, %r2, %r3, ...` inside { };
+        // after the scope closes, %r3 must name the function's own %r3 again.
+        const ptx::Function* fn = find_function(modules["float.cu"], "__internal_trig_reduction_slowpathd");
+        REQUIRE(fn);
+        std::set<std::string> names(fn->register_names.begin(), fn->register_names.end());
+        CHECK(names.size() < fn->register_names.size());  // the same name, two registers
+        CHECK(fn->registers.at("%r3") < fn->registers.at("%r4"));
+    }
+    SUBCASE("half precision from cuda_fp16.h: f16x2, bf16, and temporaries named without %") {
+        const ptx::Function* fn = find_function(modules["convert.cu"], "half_ops");
+        REQUIRE(fn);
+        std::set<ptx::Type> types;
+        for (const auto& in : fn->code) types.insert(in.type);
+        CHECK(types.count(ptx::Type::f16));
+        CHECK(types.count(ptx::Type::f16x2));
+        CHECK(types.count(ptx::Type::bf16));
+    }
+    SUBCASE("bar.red for __syncthreads_count/_and/_or") {
+        const ptx::Function* fn = find_function(modules["control.cu"], "barrier_reductions");
+        REQUIRE(fn);
+        int red = 0;
+        for (const auto& in : fn->code) red += (in.op == ptx::Opcode::bar || in.op == ptx::Opcode::barrier) && (in.flags & ptx::f_red);
+        CHECK(red == 4);
+    }
+    SUBCASE("branches know where their lanes reconverge") {
+        // After load, every conditional branch of the divergence kernel has a reconvergence point.
+        emu::Emulator emulator;
+        compiler::Compiler c2;
+        const auto result = compile_kernel_file(c2, "control.cu", "");
+        REQUIRE(emulator.load(result->ptx, "control.cu").ok());
+        const auto& functions = emulator.program()->functions;
+        const auto it = std::find_if(functions.begin(), functions.end(), [](const auto& f) { return f.fn.name == "divergence"; });
+        REQUIRE(it != functions.end());
+        int conditional = 0;
+        for (const auto& in : it->fn.code) {
+            if (in.op != ptx::Opcode::bra || in.guard < 0) continue;
+            ++conditional;
+            CHECK(in.reconverge > 0);
+            CHECK(in.reconverge <= int(it->fn.code.size()));
+        }
+        CHECK(conditional > 3);
+    }
+}
+
+namespace {
+
+const char* const tiny_kernel = R"(
+.version 9.0
+.target sm_90
+.address_size 64
+
+.visible .entry k(
+	.param .u64 k_param_0
+)
+{
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<3>;
+	.loc	1 3 0
+	ld.param.u64 	%rd1, [k_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %tid.x;
+	LINE_UNDER_TEST
+	st.global.u32 	[%rd2], %r1;
+	ret;
+}
+)";
+
+std::string with_line(const std::string& line) {
+    std::string text = tiny_kernel;
+    text.replace(text.find("LINE_UNDER_TEST"), std::string("LINE_UNDER_TEST").size(), line);
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("unknown syntax is an error that names the PTX line, never skipped") {
+    const auto ok = ptx::parse(with_line("add.s32 %r2, %r1, 1;"));
+    REQUIRE_MESSAGE(ok.ok, ok.error);
+    struct Case {
+        const char* line;
+        const char* message;
+    };
+    const Case cases[] = {
+        {"frobnicate.s32 %r2, %r1;", "unknown instruction 'frobnicate.s32'"},
+        {"add.wobbly.s32 %r2, %r1, 1;", "unknown modifier '.wobbly'"},
+        {"add.s32 %r9, %r1, 1;", "undeclared register '%r9'"},
+        {"bra.uni $L__nowhere;", "unknown label '$L__nowhere'"},
+        {"ld.global.u32 %r2, [no_such_symbol];", "unknown symbol 'no_such_symbol'"},
+        {"add.s32 %r2, %r1, 0xZZ;", "bad number '0xZZ'"},
+        {"mov.b64 %rd1, {%r1, %r2;", "unbalanced '{'"},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.line);
+        const auto r = ptx::parse(with_line(c.line));
+        CHECK_FALSE(r.ok);
+        CHECK(r.error_line == 16);  // the line of LINE_UNDER_TEST
+        CHECK(r.error.rfind("ptx:16: ", 0) == 0);
+        CHECK(r.error.find(c.message) != std::string::npos);
+    }
+    // The emulator's load() passes the error on.
+    emu::Emulator emulator;
+    const Status s = emulator.load(with_line("frobnicate.s32 %r2, %r1;"), "k.cu");
+    CHECK_FALSE(s.ok());
+    CHECK(s.message.find("ptx:16: unknown instruction 'frobnicate.s32'") != std::string::npos);
+}
+
+TEST_CASE("shapes of PTX that NVRTC emits for the CUDA headers and debug info") {
+    SUBCASE("a .section is skipped whole") {
+        std::string text = with_line("add.s32 %r2, %r1, 1;");
+        text += "\t.file\t1 \"k.cu\"\n\t.section\t.debug_str\n\t{\n$L__info_string0:\n.b8 95,90,0\n\n\t}\n";
+        const auto r = ptx::parse(text);
+        INFO(r.error);
+        CHECK(r.ok);
+    }
+    SUBCASE("'.reg.b32 f' with no space, and registers without %") {
+        const auto r = ptx::parse(with_line("{.reg.b32 f;\n .reg .pred __$temp3;\n mov.b32 f, %r1;\n setp.lt.u32 __$temp3, f, 4;\n"
+                                            " selp.u32 %r2, 1, 0, __$temp3;}"));
+        INFO(r.error);
+        REQUIRE(r.ok);
+        const auto& fn = r.module.functions[0];
+        CHECK(fn.register_names.size() == 4 + 3 + 1 + 1);  // %r0..3, %rd0..2, f, __$temp3
+        CHECK(fn.registers.count("f") == 0);                   // gone with its scope
+    }
+    SUBCASE("a vector operand spans lines") {
+        const auto r = ptx::parse(with_line("mov.b64 %rd1, {%r1,\n %r2};"));
+        INFO(r.error);
+        REQUIRE(r.ok);
+    }
+}
+
+TEST_CASE("the parser survives malformed input") {
+    // Truncations and corruptions of a real kernel: each is ok or an error, never a crash or hang.
+    const std::string text = read_file(test_data + "/ptx/control.ptx");
+    REQUIRE(!text.empty());
+    int errors = 0;
+    for (std::size_t cut = 0; cut < text.size(); cut += text.size() / 97 + 1) {
+        const auto r = ptx::parse(text.substr(0, cut));
+        errors += !r.ok;
+        if (!r.ok) CHECK(!r.error.empty());
+    }
+    CHECK(errors > 0);
+    std::string corrupt = text;
+    for (std::size_t i = 7; i < corrupt.size(); i += 131) corrupt[i] = "{}[];,.%@!|<>\"0"[i % 15];
+    const auto r = ptx::parse(corrupt);
+    CHECK_FALSE(r.ok);
+    const char* const odd[] = {"", "{", "}", ".entry", ".visible .entry k(", ".entry k() { ret; ", "\"", "/*",
+                               ".reg .b32 %r<99999999999>;", ".entry k() { .reg .b32 %r<99999999999>; }",
+                               ".global .align 4 .b8 g[4] = {1,2,3,4,5,6,7,8};", ".entry k() { @%p bra L; }"};
+    for (const char* t : odd) {
+        CAPTURE(t);
+        const auto p = ptx::parse(t);
+        if (!p.ok) CHECK(!p.error.empty());
+    }
+}
