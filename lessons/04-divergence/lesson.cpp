@@ -22,9 +22,9 @@ namespace {
 using namespace cudalab;
 using namespace cudalab::lessons;
 
-// Average active lanes / 32 over every warp instruction of the measured launch, in percent. The reference
-// solution measures 99.96% (only the last, partly filled warps lose lanes); the shipped kernel,
-// whose every warp splits, about 73%.
+// Average active lanes / 32 over every warp instruction of the measured launch, in percent. The
+// reference solution measures 99.96% (only the last, partly filled warps lose lanes); the shipped
+// kernel, whose every warp splits, about 73%.
 constexpr double kMinBranchEfficiencyPercent = 95.0;
 
 // The CPU reference runs the same float operations in the same order as the kernel's two

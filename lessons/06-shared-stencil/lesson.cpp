@@ -49,7 +49,8 @@ std::vector<float> cpu_smooth(const std::vector<float>& in) {
 // wrote (a thread that returned before filling its part, a histogram never zeroed) can still get
 // the right answer here; on a GPU the slot holds whatever was there before. The emulator warns
 // about such reads, and this lesson turns the warning into a failed check.
-void check_shared_written_before_read(Session& s, const std::string& launch, const std::string& advice) {
+void check_shared_written_before_read(Session& s, const std::string& launch,
+                                      const std::string& advice) {
     const LaunchResult* r = s.last_launch();
     if (!r) return;
     for (const std::string& warning : r->warnings) {
@@ -132,9 +133,9 @@ void run(Session& s) {
     const double per_output = loads / n;
     const double bound = double(n + 2 * kRadius * int(measured.blocks)) / n;
     std::ostringstream msg;
-    msg << measured.figures.global_load_bytes / sizeof(float) << " floats read from global memory for " << n << " outputs in "
-        << measured.blocks << " blocks (" << measured.figures.global_load_requests
-        << " warp load requests), " << std::fixed << std::setprecision(3) << per_output
+    msg << measured.figures.global_load_bytes / sizeof(float)
+        << " floats read from global memory for " << n << " outputs in " << measured.blocks
+        << " blocks (" << measured.figures.global_load_requests << " warp load requests), " << std::fixed << std::setprecision(3) << per_output
         << " per output; a shared tile needs at most 256 + 2*3 per block, " << std::setprecision(4)
         << bound << " per output";
     if (!measured.correct) {

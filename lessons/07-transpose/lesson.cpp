@@ -1,7 +1,7 @@
 // Lesson 07 — transpose: the host side.
 //
-// Launches `transpose` (exercises/07-transpose.cu) with 32 x 32 blocks over matrices whose sides are
-// not multiples of 32, and checks every element of the result against the CPU. Then, on the
+// Launches `transpose` (exercises/07-transpose.cu) with 32 x 32 blocks over matrices whose sides
+// are not multiples of 32, and checks every element of the result against the CPU. Then, on the
 // first matrix, three performance checks from the trace: loads coalesced, stores coalesced (at
 // most 4 sectors per request each), and no shared-memory bank conflicts. The naive kernel fails
 // the store check; written from the output's side it fails the load check
@@ -41,7 +41,8 @@ std::vector<float> cpu_transpose(const std::vector<float>& in, int width, int he
 // wrote (a thread that returned before filling its part, a histogram never zeroed) can still get
 // the right answer here; on a GPU the slot holds whatever was there before. The emulator warns
 // about such reads, and this lesson turns the warning into a failed check.
-void check_shared_written_before_read(Session& s, const std::string& launch, const std::string& advice) {
+void check_shared_written_before_read(Session& s, const std::string& launch,
+                                      const std::string& advice) {
     const LaunchResult* r = s.last_launch();
     if (!r) return;
     for (const std::string& warning : r->warnings) {

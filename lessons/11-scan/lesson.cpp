@@ -51,7 +51,8 @@ std::vector<int> cpu_block_scan(const std::vector<int>& in) {
 // wrote (a thread that returned before filling its part, a histogram never zeroed) can still get
 // the right answer here; on a GPU the slot holds whatever was there before. The emulator warns
 // about such reads, and this lesson turns the warning into a failed check.
-void check_shared_written_before_read(Session& s, const std::string& launch, const std::string& advice) {
+void check_shared_written_before_read(Session& s, const std::string& launch,
+                                      const std::string& advice) {
     const LaunchResult* r = s.last_launch();
     if (!r) return;
     for (const std::string& warning : r->warnings) {
