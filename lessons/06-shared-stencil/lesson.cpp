@@ -135,7 +135,8 @@ void run(Session& s) {
     std::ostringstream msg;
     msg << measured.figures.global_load_bytes / sizeof(float)
         << " floats read from global memory for " << n << " outputs in " << measured.blocks
-        << " blocks (" << measured.figures.global_load_requests << " warp load requests), " << std::fixed << std::setprecision(3) << per_output
+        << " blocks (" << measured.figures.global_load_requests << " warp load requests), "
+        << std::fixed << std::setprecision(3) << per_output
         << " per output; a shared tile needs at most 256 + 2*3 per block, " << std::setprecision(4)
         << bound << " per output";
     if (!measured.correct) {
