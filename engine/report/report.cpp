@@ -24,6 +24,8 @@ std::string number(double v) {
     char buf[64];
     if (std::isnan(v)) return "n/a";
     if (v == std::floor(v) && std::fabs(v) < 1e15) std::snprintf(buf, sizeof buf, "%.0f", v);
+    else if (std::fabs(v) >= 100) std::snprintf(buf, sizeof buf, "%.0f", v);
+    else if (std::fabs(v) >= 1) std::snprintf(buf, sizeof buf, "%.2f", v);
     else std::snprintf(buf, sizeof buf, "%.3g", v);
     return buf;
 }
