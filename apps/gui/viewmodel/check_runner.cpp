@@ -1,0 +1,84 @@
+#include "viewmodel/check_runner.h"
+
+#include "viewmodel/exercise_files.h"
+
+namespace cudalab::viewmodel {
+
+CheckRunner::CheckRunner(lessons::Course course) : course_(std::move(course)) {
+    worker_ = std::thread([this] { run(); });
+}
+
+CheckRunner::~CheckRunner() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_ = true;
+    }
+    wake_.notify_all();
+    worker_.join();
+}
+
+std::uint64_t CheckRunner::request(CheckRequest r) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    r.id = next_id_++;
+    const std::uint64_t id = r.id;
+    pending_ = std::move(r);
+    wake_.notify_all();
+    return id;
+}
+
+std::optional<CheckOutcome> CheckRunner::take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::optional<CheckOutcome> out = std::move(finished_);
+    finished_.reset();
+    return out;
+}
+
+std::optional<CheckOutcome> CheckRunner::wait(double timeout_seconds) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait_for(lock, std::chrono::duration<double>(timeout_seconds),
+                   [&] { return finished_.has_value() && !pending_ && !running_; });
+    std::optional<CheckOutcome> out = std::move(finished_);
+    finished_.reset();
+    return out;
+}
+
+bool CheckRunner::busy() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return running_ || pending_.has_value();
+}
+
+void CheckRunner::run() {
+    for (;;) {
+        CheckRequest r;
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            wake_.wait(lock, [&] { return stop_ || pending_.has_value(); });
+            if (stop_) return;
+            r = std::move(*pending_);
+            pending_.reset();
+            running_ = true;
+        }
+        CheckOutcome out;
+        const auto started = Clock::now();
+        const std::string path = r.options.source_path.empty()
+                                     ? (r.options.solution ? r.lesson.solution_path : r.lesson.exercise_path)
+                                     : r.options.source_path;
+        read_file(path, &out.source);
+        out.report = lessons::check_lesson(course_, r.lesson, r.options, compiler_);
+        const auto checked = Clock::now();
+        out.check_seconds = std::chrono::duration<double>(checked - started).count();
+        if (out.report.last_trace)
+            out.views = build_trace_views(out.report.last_trace, out.source, out.report.module.get());
+        out.finished = Clock::now();
+        out.views_seconds = std::chrono::duration<double>(out.finished - checked).count();
+        out.request = std::move(r);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            finished_ = std::move(out);
+            running_ = false;
+        }
+        done_.notify_all();
+    }
+}
+
+}  // namespace cudalab::viewmodel

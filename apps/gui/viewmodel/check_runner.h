@@ -1,0 +1,68 @@
+// Runs lesson checks on a worker thread so the UI never waits for a compile or a run. One request
+// at a time is pending: asking again while a check runs replaces the pending request (the newest
+// edit wins), it does not queue every keystroke. The worker also builds the trace's view data.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "compiler/compiler.h"
+#include "lessons/course.h"
+#include "viewmodel/trace_views.h"
+
+namespace cudalab::viewmodel {
+
+using Clock = std::chrono::steady_clock;
+
+struct CheckRequest {
+    lessons::LessonInfo lesson;
+    lessons::CheckOptions options;
+    Clock::time_point requested{};  // when the edit / click happened, for the latency figure
+    std::string reason;             // "saved", "changed on disk", "re-run", ...
+    std::uint64_t id = 0;           // set by the runner
+};
+
+struct CheckOutcome {
+    CheckRequest request;
+    lessons::CheckReport report;
+    std::shared_ptr<const TraceViews> views;  // null when nothing ran (compile error, fault before a launch)
+    std::string source;                       // the file's text as checked
+    double check_seconds = 0;                 // compile + run + checks
+    double views_seconds = 0;                 // building the view data
+    Clock::time_point finished{};
+};
+
+class CheckRunner {
+public:
+    explicit CheckRunner(lessons::Course course);
+    ~CheckRunner();
+    CheckRunner(const CheckRunner&) = delete;
+    CheckRunner& operator=(const CheckRunner&) = delete;
+
+    std::uint64_t request(CheckRequest request);
+    std::optional<CheckOutcome> take();  // the newest finished outcome, if any (non-blocking)
+    std::optional<CheckOutcome> wait(double timeout_seconds);
+    bool busy() const;
+    const lessons::Course& course() const { return course_; }
+
+private:
+    void run();
+
+    lessons::Course course_;
+    compiler::Compiler compiler_;
+    mutable std::mutex mutex_;
+    std::condition_variable wake_, done_;
+    std::optional<CheckRequest> pending_;
+    std::optional<CheckOutcome> finished_;
+    bool running_ = false;
+    bool stop_ = false;
+    std::uint64_t next_id_ = 1;
+    std::thread worker_;
+};
+
+}  // namespace cudalab::viewmodel

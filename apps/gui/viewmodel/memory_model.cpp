@@ -1,0 +1,227 @@
+#include "viewmodel/memory_model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+namespace cudalab::viewmodel {
+
+namespace {
+
+constexpr std::uint64_t kMaxElementsKept = 16u << 20;  // per-element heat above this is dropped
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string_view source_line(std::string_view source, std::uint32_t line) {
+    if (line == 0) return {};
+    std::size_t at = 0;
+    for (std::uint32_t l = 1; l < line; ++l) {
+        at = source.find('\n', at);
+        if (at == std::string_view::npos) return {};
+        ++at;
+    }
+    std::size_t end = source.find('\n', at);
+    return source.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+}
+
+struct Interval {
+    std::uint64_t lo = ~0ull, hi = 0;  // [lo, hi)
+    std::map<std::uint32_t, std::uint64_t> widths;  // bytes per lane -> accesses
+    std::vector<std::uint32_t> pcs;
+    bool loaded = false, stored = false, atomic = false;
+};
+
+}  // namespace
+
+IndexedNames indexed_names(std::string_view line) {
+    IndexedNames out;
+    // Drop a trailing // comment.
+    if (std::size_t c = line.find("//"); c != std::string_view::npos) line = line.substr(0, c);
+    // The assignment: the first '=' that is not part of ==, <=, >=, !=.
+    std::size_t assign = std::string_view::npos;
+    bool compound = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        if (line[i] != '=') continue;
+        char prev = i ? line[i - 1] : ' ', next = i + 1 < line.size() ? line[i + 1] : ' ';
+        if (next == '=') { ++i; continue; }
+        if (prev == '=' || prev == '!' || ((prev == '<' || prev == '>') && !(i >= 2 && line[i - 2] == prev))) continue;
+        assign = i;
+        compound = std::string_view("+-*/%&|^<>").find(prev) != std::string_view::npos;
+        break;
+    }
+    int depth = 0;  // inside [...]: an index, so read even left of the assignment
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        if (line[i] == '[') { ++depth; continue; }
+        if (line[i] == ']') { depth = std::max(0, depth - 1); continue; }
+        if (!(std::isalpha(static_cast<unsigned char>(line[i])) || line[i] == '_') || (i && ident_char(line[i - 1]))) continue;
+        std::size_t j = i;
+        while (j < line.size() && ident_char(line[j])) ++j;
+        std::size_t k = j;
+        while (k < line.size() && line[k] == ' ') ++k;
+        if (k < line.size() && line[k] == '[') {
+            std::string name(line.substr(i, j - i));
+            if (assign != std::string_view::npos && i < assign && depth == 0) {
+                out.stored.push_back(name);
+                if (compound) out.loaded.push_back(name);
+            } else {
+                out.loaded.push_back(name);
+            }
+        }
+        i = j - 1;
+    }
+    return out;
+}
+
+int MemoryModel::region_of(std::uint64_t address) const {
+    auto it = std::upper_bound(regions.begin(), regions.end(), address,
+                               [](std::uint64_t a, const MemoryRegion& r) { return a < r.begin; });
+    if (it == regions.begin()) return -1;
+    --it;
+    return address < it->end ? int(it - regions.begin()) : -1;
+}
+
+MemoryModel MemoryModel::build(const Trace& trace, std::string_view source) {
+    MemoryModel model;
+    // 1. Address range of every global memory instruction (pc).
+    std::map<std::uint32_t, Interval> by_pc;
+    for (const WarpEvent& e : trace.events) {
+        if (e.mem < 0) continue;
+        const MemAccess& m = trace.accesses[std::size_t(e.mem)];
+        if (m.space != MemSpace::global || m.mask == 0) continue;
+        Interval& iv = by_pc[e.pc];
+        std::uint32_t hi_offset = 0;
+        for (int l = 0; l < 32; ++l)
+            if (m.mask >> l & 1) hi_offset = std::max(hi_offset, m.offset[std::size_t(l)]);
+        iv.lo = std::min(iv.lo, m.base);
+        iv.hi = std::max(iv.hi, m.base + hi_offset + m.bytes_per_lane);
+        iv.widths[m.bytes_per_lane] += 1;
+        iv.loaded |= m.op == MemOp::load;
+        iv.stored |= m.op == MemOp::store;
+        iv.atomic |= m.op == MemOp::atomic;
+    }
+    // 2. Merge overlapping ranges: each merged range is one buffer.
+    std::vector<Interval> merged;
+    {
+        std::vector<std::pair<std::uint32_t, Interval>> sorted(by_pc.begin(), by_pc.end());
+        std::sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second.lo < b.second.lo; });
+        for (auto& [pc, iv] : sorted) {
+            if (!merged.empty() && iv.lo < merged.back().hi) {
+                Interval& m = merged.back();
+                m.hi = std::max(m.hi, iv.hi);
+                for (auto& [w, n] : iv.widths) m.widths[w] += n;
+                m.pcs.push_back(pc);
+                m.loaded |= iv.loaded; m.stored |= iv.stored; m.atomic |= iv.atomic;
+            } else {
+                iv.pcs.push_back(pc);
+                merged.push_back(iv);
+            }
+        }
+    }
+    for (Interval& iv : merged) {
+        MemoryRegion r;
+        r.first_address = iv.lo;
+        r.begin = iv.lo / 128 * 128;
+        r.end = (iv.hi + 127) / 128 * 128;
+        std::uint64_t best = 0;
+        for (auto& [w, n] : iv.widths)
+            if (n > best && w > 0 && 128 % w == 0) { best = n; r.element_bytes = w; }
+        r.loaded = iv.loaded; r.stored = iv.stored; r.atomic = iv.atomic;
+        std::sort(iv.pcs.begin(), iv.pcs.end());
+        for (std::uint32_t pc : iv.pcs) {
+            std::uint32_t line = pc < trace.pcs.size() ? trace.pcs[pc].line : 0;
+            if (line && std::find(r.source_lines.begin(), r.source_lines.end(), line) == r.source_lines.end())
+                r.source_lines.push_back(line);
+        }
+        if (r.elements() <= kMaxElementsKept) {
+            r.touches.assign(r.elements(), 0);
+            r.first_event.assign(r.elements(), kNoEvent);
+        }
+        model.regions.push_back(std::move(r));
+    }
+    // 3. Names from the source: per line, the regions stored / loaded there, in pc order, against
+    //    the arrays written / read on that line, in source order.
+    std::map<std::uint32_t, std::vector<std::pair<int, MemOp>>> line_regions;  // line -> (region, op) in pc order
+    for (auto& [pc, iv] : by_pc) {
+        if (pc >= trace.pcs.size()) continue;
+        int region = model.region_of(iv.lo);
+        if (region < 0) continue;
+        MemOp op = iv.stored ? MemOp::store : iv.atomic ? MemOp::atomic : MemOp::load;
+        auto& list = line_regions[trace.pcs[pc].line];
+        bool seen = false;
+        for (auto& [r, o] : list) if (r == region && o == op) seen = true;
+        if (!seen) list.emplace_back(region, op);
+    }
+    for (auto& [line, list] : line_regions) {
+        IndexedNames names = indexed_names(source_line(source, line));
+        std::vector<int> stores, loads;
+        for (auto& [r, op] : list) (op == MemOp::load ? loads : stores).push_back(r);
+        auto assign = [&](const std::vector<int>& regions, const std::vector<std::string>& arrays) {
+            std::vector<std::string> distinct;
+            for (const auto& a : arrays) if (std::find(distinct.begin(), distinct.end(), a) == distinct.end()) distinct.push_back(a);
+            if (regions.size() != distinct.size()) return;
+            for (std::size_t i = 0; i < regions.size(); ++i)
+                if (model.regions[std::size_t(regions[i])].name.empty()) model.regions[std::size_t(regions[i])].name = distinct[i];
+        };
+        assign(stores, names.stored);
+        assign(loads, names.loaded);
+    }
+    int unnamed = 0;
+    for (MemoryRegion& r : model.regions)
+        if (r.name.empty()) r.name = "buffer " + std::to_string(++unnamed);
+    // 4. Heat and first touch per element.
+    for (std::size_t i = 0; i < trace.events.size(); ++i) {
+        const WarpEvent& e = trace.events[i];
+        if (e.mem < 0) continue;
+        const MemAccess& m = trace.accesses[std::size_t(e.mem)];
+        if (m.space != MemSpace::global) continue;
+        int region = model.region_of(m.base);
+        if (region < 0) continue;
+        MemoryRegion& r = model.regions[std::size_t(region)];
+        if (r.touches.empty()) continue;
+        for (int l = 0; l < 32; ++l) {
+            if (!(m.mask >> l & 1)) continue;
+            std::uint64_t a = m.address(l);
+            if (a < r.begin || a >= r.end) continue;
+            std::size_t cell = std::size_t((a - r.begin) / r.element_bytes);
+            std::uint32_t& t = r.touches[cell];
+            ++t;
+            r.max_touches = std::max(r.max_touches, t);
+            if (r.first_event[cell] == kNoEvent) r.first_event[cell] = std::uint32_t(i);
+        }
+    }
+    return model;
+}
+
+AccessView access_at(const Trace& trace, const MemoryModel& model, std::size_t event_index) {
+    AccessView v;
+    if (event_index >= trace.events.size()) return v;
+    const WarpEvent& e = trace.events[event_index];
+    if (e.pc < trace.pcs.size()) {
+        v.source_line = trace.pcs[e.pc].line;
+        v.instruction = trace.pcs[e.pc].text;
+    }
+    if (e.mem < 0) return v;
+    const MemAccess& m = trace.accesses[std::size_t(e.mem)];
+    v.valid = true;
+    v.space = m.space;
+    v.op = m.op;
+    v.bytes_per_lane = m.bytes_per_lane;
+    v.mask = m.mask;
+    for (int l = 0; l < 32; ++l) v.address[std::size_t(l)] = (m.mask >> l & 1) ? m.address(l) : 0;
+    if (m.space == MemSpace::global) {
+        v.region = model.region_of(m.base);
+        v.cost = analysis::global_access_cost(v.address, m.mask, m.bytes_per_lane);
+        for (int l = 0; l < 32; ++l) {
+            if (!(m.mask >> l & 1)) continue;
+            for (std::uint64_t s = v.address[std::size_t(l)] / 32; s <= (v.address[std::size_t(l)] + m.bytes_per_lane - 1) / 32; ++s)
+                v.sectors.push_back(s * 32);
+        }
+        std::sort(v.sectors.begin(), v.sectors.end());
+        v.sectors.erase(std::unique(v.sectors.begin(), v.sectors.end()), v.sectors.end());
+        for (std::uint64_t s : v.sectors)
+            if (v.lines.empty() || v.lines.back() != s / 128 * 128) v.lines.push_back(s / 128 * 128);
+    }
+    return v;
+}
+
+}  // namespace cudalab::viewmodel

@@ -1,0 +1,654 @@
+// The GUI's view-model: what each view of the trace draws, the lesson text as the lesson panel
+// lays it out, the code panel's colours and gutter figures, and the exercise file actions (reset,
+// open in an editor). It links no GL, GLFW or ImGui (apps/gui/viewmodel); the screenshot tests in
+// tests/gui/ cover the drawing.
+#ifdef CUDALAB_HAVE_GUI_MODEL
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+#include <unistd.h>
+
+#include "lessons/course.h"
+#include "viewmodel/check_runner.h"
+#include "viewmodel/code_annotations.h"
+#include "viewmodel/exercise_files.h"
+#include "viewmodel/format.h"
+#include "viewmodel/grid_model.h"
+#include "viewmodel/markdown.h"
+#include "viewmodel/memory_model.h"
+#include "viewmodel/playback.h"
+#include "viewmodel/shared_model.h"
+#include "viewmodel/syntax.h"
+#include "viewmodel/timeline_model.h"
+#include "viewmodel/trace_model.h"
+
+using namespace cudalab;
+using namespace cudalab::viewmodel;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A hand-made trace: one block of `threads` threads, events added in order.
+struct TraceBuilder {
+    std::shared_ptr<Trace> t = std::make_shared<Trace>();
+    std::uint64_t seq = 0;
+
+    TraceBuilder(std::uint32_t grid, std::uint32_t threads) {
+        t->kernel.name = "k";
+        t->kernel.grid[0] = grid;
+        t->kernel.block[0] = threads;
+        t->kernel.num_sms = 4;
+        // pc 0: arithmetic (line 10), 1: global load (line 11), 2: branch (12), 3: store (13),
+        // 4: exit (14), 5: barrier (15), 6: shared load (16)
+        const char* ops[][3] = {{"add", "arith", "add.s32"}, {"ld", "memory", "ld.global.f32"}, {"bra", "control", "@%p bra"},
+                                {"st", "memory", "st.global.f32"}, {"ret", "control", "ret"}, {"bar", "barrier", "bar.sync 0"},
+                                {"ld", "memory", "ld.shared.f32"}};
+        for (std::uint32_t i = 0; i < 7; ++i) {
+            PcInfo p;
+            p.line = 10 + i;
+            p.opcode = ops[i][0];
+            p.op_class = ops[i][1];
+            p.text = ops[i][2];
+            t->pcs.push_back(p);
+        }
+        t->per_pc.resize(7);
+        for (std::uint32_t b = 0; b < grid; ++b) {
+            t->block_sm.push_back(std::uint8_t(b % 4));
+            t->block_wave.push_back(b / 8);
+        }
+    }
+    WarpEvent& add(std::uint32_t block, std::uint16_t warp, std::uint32_t pc, EventKind kind, std::uint32_t active,
+                   std::uint32_t pred = ~0u) {
+        WarpEvent e;
+        e.seq = seq++;
+        e.block = block;
+        e.warp = warp;
+        e.pc = pc;
+        e.kind = kind;
+        e.active = active;
+        e.predicated_on = active & pred;
+        if (t->detail_blocks.empty() || t->detail_blocks.back() != block) t->detail_blocks.push_back(block);
+        t->events.push_back(e);
+        return t->events.back();
+    }
+    void access(WarpEvent& e, MemSpace space, MemOp op, std::uint32_t mask, std::uint32_t width,
+                const std::function<std::uint64_t(int)>& address) {
+        MemAccess m;
+        m.space = space;
+        m.op = op;
+        m.mask = mask;
+        m.bytes_per_lane = std::uint8_t(width);
+        std::uint64_t lo = ~0ull;
+        for (int l = 0; l < 32; ++l) if (mask >> l & 1) lo = std::min(lo, address(l));
+        m.base = lo;
+        for (int l = 0; l < 32; ++l) if (mask >> l & 1) m.offset[std::size_t(l)] = std::uint32_t(address(l) - lo);
+        e.mem = std::int32_t(t->accesses.size());
+        t->accesses.push_back(m);
+    }
+};
+
+constexpr std::uint32_t kAll = 0xffffffffu;
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        path = fs::temp_directory_path() / ("cudalab-gui-test-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
+        fs::create_directories(path);
+    }
+    ~TempDir() { std::error_code ec; fs::remove_all(path, ec); }
+};
+
+void write(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
+std::string read(const fs::path& p) { std::string s; read_file(p.string(), &s); return s; }
+
+}  // namespace
+
+// ---- lesson text ------------------------------------------------------------------------------
+
+TEST_CASE("lesson Markdown becomes headings, styled runs, lists, code blocks and tables") {
+    const Document d = parse_markdown(
+        "# Threads\n\nA **grid** of *blocks*, see `blockIdx.x` &amp; more.\n\n"
+        "- first\n- second\n  1. nested one\n  2. nested two\n\n"
+        "```cpp\nint id = blockIdx.x;\nreturn;\n```\n\n"
+        "| block | lanes |\n|---|---|\n| 0 | 0 … 7 |\n\n---\n");
+    REQUIRE(d.blocks.size() >= 7);
+    CHECK(d.blocks[0].kind == BlockKind::heading);
+    CHECK(d.blocks[0].level == 1);
+    CHECK(plain_text(d.blocks[0].runs) == "Threads");
+
+    const Block& p = d.blocks[1];
+    CHECK(p.kind == BlockKind::paragraph);
+    CHECK(plain_text(p.runs) == "A grid of blocks, see blockIdx.x & more.");
+    std::map<std::string, std::uint8_t> style;
+    for (const Run& r : p.runs) style[r.text] = r.style;
+    CHECK(style["grid"] == run_bold);
+    CHECK(style["blocks"] == run_italic);
+    CHECK(style["blockIdx.x"] == run_code);
+
+    CHECK(d.blocks[2].bullet == "\xE2\x80\xA2");
+    CHECK(d.blocks[2].indent == 1);
+    CHECK(plain_text(d.blocks[2].runs) == "first");
+    CHECK(plain_text(d.blocks[3].runs) == "second");
+    CHECK(d.blocks[4].bullet == "1.");
+    CHECK(d.blocks[4].indent == 2);
+    CHECK(d.blocks[5].bullet == "2.");
+
+    const Block& code = d.blocks[6];
+    CHECK(code.kind == BlockKind::code);
+    CHECK(code.language == "cpp");
+    CHECK(code.code == "int id = blockIdx.x;\nreturn;");
+
+    const Block& table = d.blocks[7];
+    REQUIRE(table.kind == BlockKind::table);
+    REQUIRE(table.rows.size() == 2);
+    CHECK(plain_text(table.rows[0][1].runs) == "lanes");
+    CHECK(plain_text(table.rows[1][1].runs) == "0 … 7");
+    CHECK(d.blocks.back().kind == BlockKind::rule);
+}
+
+TEST_CASE("every lesson's text parses into a heading and paragraphs") {
+    lessons::Course course;
+    REQUIRE(lessons::load_course(lessons::find_course_root(), &course).ok());
+    for (const auto& l : course.lessons) {
+        CAPTURE(l.id);
+        std::string md;
+        REQUIRE(read_file(l.text_path, &md));
+        const Document d = parse_markdown(md);
+        REQUIRE(!d.blocks.empty());
+        CHECK(d.blocks.front().kind == BlockKind::heading);
+        int paragraphs = 0;
+        for (const auto& b : d.blocks) paragraphs += b.kind == BlockKind::paragraph;
+        CHECK(paragraphs >= 1);  // how much text a lesson needs is the course linter's business
+    }
+}
+
+// ---- the code panel -----------------------------------------------------------------------------
+
+TEST_CASE("CUDA source is coloured by kind, across lines, without gaps") {
+    const std::string src =
+        "#include <cstdio>\n"
+        "__global__ void k(float* a, int n) { // TODO: guard\n"
+        "    /* a comment\n"
+        "       over lines */ int i = blockIdx.x * 256 + threadIdx.x;\n"
+        "    if (i < n) a[i] = 1.5f; printf(\"%d\", i);\n";
+    const auto lines = highlight(src);
+    REQUIRE(lines.size() == 6);  // the last, empty line too
+    auto kind_of = [&](std::size_t line, const std::string& word) {
+        const auto& hl = lines[line];
+        const std::size_t at = src.find(word, hl.offset) - hl.offset;
+        for (const Token& t : hl.tokens)
+            if (at >= t.begin && at < t.end) return t.kind;
+        return TokenKind::punctuation;
+    };
+    CHECK(kind_of(0, "#include") == TokenKind::preprocessor);
+    CHECK(kind_of(1, "__global__") == TokenKind::cuda);
+    CHECK(kind_of(1, "void") == TokenKind::type);
+    CHECK(kind_of(1, "TODO") == TokenKind::todo);
+    CHECK(kind_of(1, "guard") == TokenKind::comment);
+    CHECK(kind_of(2, "comment") == TokenKind::comment);
+    CHECK(kind_of(3, "lines") == TokenKind::comment);
+    CHECK(kind_of(3, "blockIdx") == TokenKind::cuda);
+    CHECK(kind_of(3, "256") == TokenKind::number);
+    CHECK(kind_of(4, "if") == TokenKind::keyword);
+    CHECK(kind_of(4, "1.5f") == TokenKind::number);
+    CHECK(kind_of(4, "\"%d\"") == TokenKind::string);
+    for (const auto& hl : lines) {
+        std::uint32_t at = 0;
+        for (const Token& t : hl.tokens) {
+            CHECK(t.begin == at);
+            at = t.end;
+        }
+        CHECK(at == hl.length);
+    }
+}
+
+TEST_CASE("the gutter rates each line's memory, bank and branch figures") {
+    analysis::KernelFigures k;
+    analysis::LineFigures coalesced{20, {}};
+    coalesced.figures.warp_instructions = 100;
+    coalesced.figures.active_lanes = 3200;
+    coalesced.figures.global_load_requests = 10;
+    coalesced.figures.global_load_sectors = 40;
+    coalesced.figures.global_load_bytes = 1280;
+    analysis::LineFigures strided{21, {}};
+    strided.figures.warp_instructions = 10;
+    strided.figures.active_lanes = 320;
+    strided.figures.global_store_requests = 10;
+    strided.figures.global_store_sectors = 320;
+    strided.figures.global_store_bytes = 1280;
+    strided.figures.shared_requests = 10;
+    strided.figures.shared_wavefronts = 40;
+    strided.figures.shared_ideal_wavefronts = 10;
+    strided.figures.branches = 4;
+    strided.figures.divergent_branches = 2;
+    k.lines = {coalesced, strided};
+    const CodeAnnotations a = annotate(k);
+    REQUIRE(a.at(20));
+    REQUIRE(a.at(21));
+    CHECK(a.at(19) == nullptr);
+    CHECK(a.any_global);
+    CHECK(a.any_shared);
+    CHECK(a.at(20)->sectors_per_request == doctest::Approx(4.0));
+    CHECK(a.at(20)->memory == Verdict::good);
+    CHECK(a.at(21)->sectors_per_request == doctest::Approx(32.0));
+    CHECK(a.at(21)->memory == Verdict::poor);
+    CHECK(a.at(21)->bank_conflicts == 30);
+    CHECK(a.at(21)->banks == Verdict::poor);
+    CHECK(a.at(21)->divergence == Verdict::poor);
+    CHECK(a.at(20)->heat == doctest::Approx(1.0));
+    CHECK(a.at(21)->heat < a.at(20)->heat);
+    CHECK(a.describe(21).find("32.0 sectors per request") != std::string::npos);
+}
+
+TEST_CASE("short numbers for the gutter and tiles") {
+    CHECK(compact_count(999) == "999");
+    CHECK(compact_count(1234) == "1.2k");
+    CHECK(compact_count(45678) == "46k");
+    CHECK(compact_count(12345678) == "12M");
+    CHECK(byte_count(512) == "512 B");
+    CHECK(byte_count(2048) == "2.0 KB");
+    CHECK(percent(0.873) == "87%");
+}
+
+// ---- stepping through a trace -------------------------------------------------------------------
+
+TEST_CASE("the warps view shows each lane active, masked, predicated off, waiting or exited") {
+    // One block of 48 threads: warp 0 full, warp 1 with 16 lanes.
+    TraceBuilder tb(1, 48);
+    const std::uint32_t low16 = 0xffffu;
+    tb.add(0, 0, 0, EventKind::instruction, kAll);                          // 0
+    tb.add(0, 1, 0, EventKind::instruction, low16);                         // 1
+    tb.add(0, 0, 2, EventKind::branch, kAll).taken = 0x0000ff00u;           // 2: splits warp 0
+    tb.add(0, 0, 3, EventKind::instruction, 0x000000ffu, 0x0000000fu);      // 3: 8 lanes, 4 pass the guard
+    tb.add(0, 0, 4, EventKind::exit, 0x0000ff00u);                          // 4: lanes 8..15 exit
+    tb.add(0, 0, 5, EventKind::barrier_arrive, 0xffff00ffu);                // 5
+    tb.add(0, 1, 5, EventKind::barrier_arrive, low16);                      // 6
+    tb.add(0, 0, 5, EventKind::barrier_release, 0);                         // 7
+    tb.add(0, 1, 0, EventKind::instruction, low16);                         // 8
+    TraceModel m(tb.t);
+    REQUIRE(m.detail_blocks().size() == 1);
+    CHECK(m.warps_per_block() == 2);
+    CHECK(m.detail_blocks()[0].steps() == 9);
+
+    auto w = m.warps_at(0, -1);
+    CHECK(w[0].lane(0) == LaneState::not_started);
+    CHECK(w[1].lane(20) == LaneState::no_thread);
+
+    w = m.warps_at(0, 3);
+    CHECK(w[0].lane(0) == LaneState::active);
+    CHECK(w[0].lane(5) == LaneState::predicated_off);
+    CHECK(w[0].lane(20) == LaneState::masked);
+    CHECK(w[1].lane(3) == LaneState::active);
+
+    w = m.warps_at(0, 4);
+    CHECK(w[0].lane(9) == LaneState::exited);
+    CHECK_FALSE(w[0].done());
+
+    w = m.warps_at(0, 6);
+    CHECK(w[0].waiting);
+    CHECK(w[0].lane(0) == LaneState::waiting);
+    CHECK(w[0].lane(9) == LaneState::exited);
+    CHECK(w[1].lane(0) == LaneState::waiting);
+
+    w = m.warps_at(0, 7);
+    CHECK_FALSE(w[0].waiting);
+    CHECK_FALSE(w[1].waiting);
+    CHECK(m.next_barrier(0, -1) == 7);
+    CHECK(m.next_barrier(0, 7) == -1);
+    CHECK(m.block_label(0) == "(0)");
+}
+
+TEST_CASE("a warp's state at any step is the same from a checkpoint as from the start") {
+    TraceBuilder tb(1, 64);
+    // 1500 events: the warps alternate, each exits some lanes now and then.
+    for (int i = 0; i < 1500; ++i) {
+        const std::uint16_t warp = std::uint16_t(i % 2);
+        if (i % 97 == 0) tb.add(0, warp, 4, EventKind::exit, 1u << (i % 32));
+        else tb.add(0, warp, 0, EventKind::instruction, kAll >> (i % 5));
+    }
+    TraceModel m(tb.t);
+    // Reference: replay from the start without checkpoints.
+    auto replay = [&](std::int64_t step) {
+        std::vector<WarpState> w(2);
+        w[0].lanes = w[1].lanes = kAll;
+        for (std::int64_t s = 0; s <= step; ++s) {
+            const WarpEvent& e = tb.t->events[std::size_t(s)];
+            WarpState& x = w[e.warp];
+            x.active = e.active;
+            x.predicated_on = e.predicated_on;
+            x.last_step = s;
+            if (e.kind == EventKind::exit) x.exited |= e.predicated_on;
+        }
+        return w;
+    };
+    for (std::int64_t step : {0, 255, 256, 257, 511, 777, 1024, 1499}) {
+        CAPTURE(step);
+        auto a = m.warps_at(0, step), b = replay(step);
+        for (int w = 0; w < 2; ++w) {
+            CHECK(a[std::size_t(w)].exited == b[std::size_t(w)].exited);
+            CHECK(a[std::size_t(w)].active == b[std::size_t(w)].active);
+            CHECK(a[std::size_t(w)].last_step == b[std::size_t(w)].last_step);
+        }
+    }
+}
+
+TEST_CASE("playback plays, stops at the end, steps and seeks within range") {
+    Playback p;
+    CHECK(p.position() == -1);
+    p.reset(10);
+    CHECK(p.position() == 0);
+    p.set_speed(100);
+    p.play();
+    CHECK(p.advance(0.025));  // 2.5 steps
+    CHECK(p.position() == 2);
+    CHECK(p.advance(0.025));  // the half step carried over
+    CHECK(p.position() == 5);
+    p.advance(1.0);
+    CHECK(p.position() == 9);
+    CHECK_FALSE(p.playing());
+    p.play();  // from the end: starts again
+    CHECK(p.position() == 0);
+    p.pause();
+    CHECK_FALSE(p.advance(1.0));
+    CHECK(p.step(-5) == false);
+    CHECK(p.seek(1000));
+    CHECK(p.position() == 9);
+    p.reset(4);  // a shorter trace keeps the playhead inside it
+    CHECK(p.position() == 3);
+}
+
+TEST_CASE("the grid view lays 1D grids out to fit and 2D grids as x by y") {
+    TraceBuilder tb(79, 128);
+    tb.add(0, 0, 0, EventKind::instruction, kAll);
+    GridModel g = GridModel::build(*tb.t);
+    CHECK(g.blocks == 79);
+    CHECK(g.is_1d());
+    CHECK(g.traced[0] == 1);
+    CHECK(g.traced[1] == 0);
+    CHECK(g.waves == 10);
+    GridLayout l = g.layout(600, 400, 10, 64);
+    CHECK(l.columns * l.rows >= 79);
+    CHECK(float(l.columns) * l.tile <= 600);
+    CHECK(float(l.rows) * l.tile <= 400);
+    CHECK(l.tile >= 40);  // 79 tiles in 600 x 400 leave room for big ones
+    for (std::uint32_t b = 0; b < 79; ++b) {
+        std::uint32_t c, r;
+        g.tile_of(l, b, &c, &r);
+        CHECK(g.block_at(l, c, r) == b);
+    }
+    CHECK(g.block_at(l, l.columns - 1, l.rows - 1) == (l.columns * l.rows == 79 ? 78 : -1));
+
+    TraceBuilder tb2(1, 32);
+    tb2.t->kernel.grid[0] = 4;
+    tb2.t->kernel.grid[1] = 3;
+    tb2.t->kernel.grid[2] = 2;
+    GridModel g2 = GridModel::build(*tb2.t);
+    GridLayout l2 = g2.layout(400, 400, 10, 64);
+    CHECK(l2.columns == 4);
+    CHECK(l2.rows == 6);
+    CHECK(g2.block_at(l2, 1, 2) == 1 + 4 * 2);        // x 1, y 2, z 0
+    CHECK(g2.block_at(l2, 3, 5) == 3 + 4 * (2 + 3));  // x 3, y 2, z 1
+}
+
+// ---- memory and shared memory ----------------------------------------------------------------
+
+TEST_CASE("the memory view finds each buffer, names it from the source and lights a request's sectors") {
+    TraceBuilder tb(1, 64);
+    const std::uint64_t a = 0x10000, b = 0x20000, c = 0x30000;
+    for (std::uint16_t w = 0; w < 2; ++w) {
+        auto& la = tb.add(0, w, 1, EventKind::instruction, kAll);
+        tb.access(la, MemSpace::global, MemOp::load, kAll, 4, [&](int l) { return a + 4 * (32u * w + std::uint32_t(l)); });
+        auto& lb = tb.add(0, w, 1, EventKind::instruction, kAll);
+        lb.pc = 1;
+        tb.access(lb, MemSpace::global, MemOp::load, kAll, 4, [&](int l) { return b + 4 * (32u * w + std::uint32_t(l)); });
+        auto& sc = tb.add(0, w, 3, EventKind::instruction, kAll);
+        tb.access(sc, MemSpace::global, MemOp::store, kAll, 4, [&](int l) { return c + 4 * (32u * w + std::uint32_t(l)); });
+    }
+    // The two loads come from two instructions of one source line: give b's its own pc.
+    tb.t->pcs.push_back(tb.t->pcs[1]);
+    tb.t->per_pc.emplace_back();
+    for (auto& e : tb.t->events)
+        if (e.mem >= 0 && tb.t->accesses[std::size_t(e.mem)].base >= b && tb.t->accesses[std::size_t(e.mem)].base < c) e.pc = 7;
+    // Source: line 11 loads a then b, line 13 stores c.
+    std::string source;
+    for (int i = 1; i <= 13; ++i) source += i == 11 ? "    float s = a[i] + b[i];\n" : i == 13 ? "    c[i] = s;\n" : "\n";
+    MemoryModel mm = MemoryModel::build(*tb.t, source);
+    REQUIRE(mm.regions.size() == 3);
+    CHECK(mm.regions[0].name == "a");
+    CHECK(mm.regions[1].name == "b");
+    CHECK(mm.regions[2].name == "c");
+    CHECK(mm.regions[0].loaded);
+    CHECK(mm.regions[2].stored);
+    CHECK(mm.regions[0].rows() == 2);  // 64 floats: two 128-byte lines
+    CHECK(mm.regions[0].touches[5] == 1);
+    CHECK(mm.regions[2].first_event[40] == 5);  // warp 1's store, the 6th event
+    CHECK(mm.region_of(b + 8) == 1);
+    CHECK(mm.region_of(0x40000) == -1);
+
+    AccessView v = access_at(*tb.t, mm, 0);
+    REQUIRE(v.valid);
+    CHECK(v.region == 0);
+    CHECK(v.cost.sectors == 4);
+    CHECK(v.sectors.size() == 4);
+    CHECK(v.lines.size() == 1);
+    CHECK(v.source_line == 11);
+
+    // A strided request: every lane in its own sector.
+    TraceBuilder ts(1, 32);
+    auto& e = ts.add(0, 0, 1, EventKind::instruction, kAll);
+    ts.access(e, MemSpace::global, MemOp::load, kAll, 4, [&](int l) { return a + 128u * std::uint32_t(l); });
+    MemoryModel ms = MemoryModel::build(*ts.t, "");
+    REQUIRE(ms.regions.size() == 1);
+    CHECK(ms.regions[0].name == "buffer 1");
+    AccessView sv = access_at(*ts.t, ms, 0);
+    CHECK(sv.cost.sectors == 32);
+    CHECK(sv.lines.size() == 32);
+}
+
+TEST_CASE("array names on a source line split into written and read") {
+    auto n = indexed_names("c[i] = a[i] + b [i]; // d[0]");
+    CHECK(n.stored == std::vector<std::string>{"c"});
+    CHECK(n.loaded == std::vector<std::string>{"a", "b"});
+    n = indexed_names("hist[bin[i]] += w[i];");
+    CHECK(n.stored == std::vector<std::string>{"hist"});
+    CHECK(n.loaded == std::vector<std::string>{"hist", "bin", "w"});
+    n = indexed_names("if (x[i] <= y[i]) return;");
+    CHECK(n.stored.empty());
+    CHECK(n.loaded == std::vector<std::string>{"x", "y"});
+}
+
+TEST_CASE("the shared view counts words per bank: a column read is a 32-way conflict, a broadcast none") {
+    TraceBuilder tb(1, 32);
+    auto& column = tb.add(0, 0, 6, EventKind::instruction, kAll);
+    tb.access(column, MemSpace::shared, MemOp::load, kAll, 4, [](int l) { return std::uint64_t(l) * 128; });  // tile[l][0]
+    auto& row = tb.add(0, 0, 6, EventKind::instruction, kAll);
+    tb.access(row, MemSpace::shared, MemOp::load, kAll, 4, [](int l) { return std::uint64_t(l) * 4; });
+    auto& broadcast = tb.add(0, 0, 6, EventKind::instruction, kAll);
+    tb.access(broadcast, MemSpace::shared, MemOp::load, kAll, 4, [](int) { return std::uint64_t(64); });
+    auto& padded = tb.add(0, 0, 6, EventKind::instruction, kAll);
+    tb.access(padded, MemSpace::shared, MemOp::load, kAll, 4, [](int l) { return std::uint64_t(l) * 132; });  // tile[l][0], [32][33]
+
+    const SharedModel sm = SharedModel::build(*tb.t);
+    CHECK(sm.used);
+    CHECK(sm.conflicted_requests == 1);
+    CHECK(sm.rows == 32);
+    CHECK(sm.touches[0] == 3);  // word 0: the column, the row and the padded column
+
+    SharedAccessView c = shared_access_at(*tb.t, 0);
+    REQUIRE(c.valid);
+    CHECK(c.banks[0].size() == 32);
+    CHECK(c.busiest_bank_words == 32);
+    CHECK(c.cost.wavefronts == 32);
+    CHECK(c.cost.conflicts() == 31);
+    CHECK(shared_access_at(*tb.t, 1).cost.conflicts() == 0);
+    SharedAccessView b = shared_access_at(*tb.t, 2);
+    CHECK(b.cost.wavefronts == 1);
+    CHECK(b.banks[16].size() == 1);
+    CHECK(b.banks[16][0].lanes == kAll);
+    CHECK(shared_access_at(*tb.t, 3).busiest_bank_words == 1);
+}
+
+TEST_CASE("the timeline compresses a block's steps into columns per warp") {
+    TraceBuilder tb(1, 64);
+    for (int i = 0; i < 1000; ++i) {
+        auto& e = tb.add(0, std::uint16_t(i % 2), i < 500 ? 0 : 1, EventKind::instruction, i % 2 ? 0xffffu : kAll);
+        if (i >= 500) tb.access(e, MemSpace::global, MemOp::load, e.active, 4, [](int l) { return 0x1000u + 4u * std::uint32_t(l); });
+    }
+    tb.add(0, 0, 5, EventKind::barrier_arrive, kAll);
+    tb.add(0, 1, 5, EventKind::barrier_arrive, kAll);
+    tb.add(0, 0, 5, EventKind::barrier_release, 0);
+    TraceModel m(tb.t);
+    const TimelineStrip s = build_timeline(m, 0, 100);
+    CHECK(s.columns == 100);
+    CHECK(s.warps == 2);
+    CHECK(s.steps == 1003);
+    CHECK(s.at(0, 10) == StepClass::compute);
+    CHECK(s.at(0, 60) == StepClass::global_memory);
+    CHECK(s.lanes_at(0, 10) == 32);
+    CHECK(s.lanes_at(1, 10) == 16);
+    CHECK(s.at(0, 99) == StepClass::barrier);
+    REQUIRE(s.barriers.size() == 1);
+    CHECK(s.barriers[0] == 1002);
+    CHECK(s.column_of(1002) == 99);
+    // A short trace gets one column per step, and a warp between its instructions keeps its state.
+    TraceBuilder tb2(1, 64);
+    tb2.add(0, 0, 0, EventKind::instruction, kAll);
+    tb2.add(0, 1, 0, EventKind::instruction, kAll);
+    tb2.add(0, 1, 0, EventKind::instruction, kAll);
+    TraceModel m2(tb2.t);
+    const TimelineStrip s2 = build_timeline(m2, 0, 100);
+    CHECK(s2.columns == 3);
+    CHECK(s2.issued_at(0, 0));
+    CHECK_FALSE(s2.issued_at(0, 1));
+    CHECK(s2.at(0, 1) == StepClass::compute);
+    CHECK(s2.at(1, 0) == StepClass::none);
+}
+
+// ---- the exercise file --------------------------------------------------------------------------
+
+TEST_CASE("reset exercise restores the committed version and keeps the learner's as a backup") {
+    TempDir dir;
+    const fs::path repo = dir.path / "course";
+    fs::create_directories(repo / "exercises");
+    const fs::path file = repo / "exercises" / "01-threads.cu";
+    write(file, "// shipped\n");
+    std::string out;
+    const std::string r = repo.string();
+    REQUIRE(run_capture({"git", "-C", r, "init", "-q"}, &out) == 0);
+    REQUIRE(run_capture({"git", "-C", r, "-c", "user.email=t@t", "-c", "user.name=t", "add", "exercises/01-threads.cu"}, &out) == 0);
+    REQUIRE(run_capture({"git", "-C", r, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "x"}, &out) == 0);
+
+    write(file, "// my work\n");
+    const std::time_t now = 1'800'000'000;
+    ResetResult res = reset_exercise(file.string(), now);
+    INFO(res.message);
+    CHECK(res.ok);
+    CHECK(res.changed);
+    CHECK(read(file) == "// shipped\n");
+    REQUIRE(!res.backup_path.empty());
+    CHECK(read(res.backup_path) == "// my work\n");
+    CHECK(res.backup_path.find(".cu.bak-") != std::string::npos);
+
+    // Again, unchanged: nothing to do, no new backup.
+    ResetResult again = reset_exercise(file.string(), now);
+    CHECK(again.ok);
+    CHECK_FALSE(again.changed);
+    CHECK(again.backup_path.empty());
+
+    // A second backup in the same second does not overwrite the first.
+    write(file, "// more work\n");
+    ResetResult third = reset_exercise(file.string(), now);
+    CHECK(third.backup_path != res.backup_path);
+    CHECK(read(res.backup_path) == "// my work\n");
+    CHECK(read(third.backup_path) == "// more work\n");
+}
+
+TEST_CASE("reset exercise refuses outside a git checkout and leaves the file alone") {
+    TempDir dir;
+    const fs::path file = dir.path / "02-vector-add.cu";
+    write(file, "// mine\n");
+    ResetResult res = reset_exercise(file.string(), std::time(nullptr));
+    CHECK_FALSE(res.ok);
+    CHECK(res.message.find("not touched") != std::string::npos);
+    CHECK(read(file) == "// mine\n");
+    CHECK(fs::directory_iterator(dir.path) != fs::directory_iterator{});
+    int files = 0;
+    for (auto& e : fs::directory_iterator(dir.path)) { (void)e; ++files; }
+    CHECK(files == 1);  // no backup written
+}
+
+TEST_CASE("open in my editor uses $VISUAL, then $EDITOR, then xdg-open") {
+    auto env = [](std::map<std::string, std::string> vars) {
+        return [vars](const char* name) -> const char* {
+            auto it = vars.find(name);
+            return it == vars.end() ? nullptr : it->second.c_str();
+        };
+    };
+    auto no_terminal = [](const std::string&) { return false; };
+    auto terminal = [](const std::string& p) { return p == "x-terminal-emulator"; };
+    CHECK(editor_command("ex.cu", 12, env({}), no_terminal) == std::vector<std::string>{"xdg-open", "ex.cu"});
+    CHECK(editor_command("ex.cu", 12, env({{"VISUAL", "code --wait"}, {"EDITOR", "vim"}}), no_terminal) ==
+          std::vector<std::string>{"code", "--wait", "--goto", "ex.cu:12"});
+    CHECK(editor_command("ex.cu", 12, env({{"EDITOR", "vim"}}), no_terminal) == std::vector<std::string>{"vim", "+12", "ex.cu"});
+    CHECK(editor_command("ex.cu", 0, env({{"EDITOR", "nano"}}), terminal) ==
+          std::vector<std::string>{"x-terminal-emulator", "-e", "nano", "ex.cu"});
+}
+
+TEST_CASE("a saved file is noticed by its time stamp and size") {
+    TempDir dir;
+    const fs::path f = dir.path / "k.cu";
+    CHECK_FALSE(stamp_of(f.string()).exists);
+    write(f, "a");
+    const FileStamp one = stamp_of(f.string());
+    CHECK(one.exists);
+    write(f, "abc");
+    CHECK(stamp_of(f.string()) != one);
+    CHECK(backup_name((dir.path / "x.cu").string(), 0).find("x.cu.bak-19") != std::string::npos);
+}
+
+// ---- the worker: the real course ---------------------------------------------------------------
+
+TEST_CASE("the check worker runs a lesson off the UI thread and returns the views' data") {
+    lessons::Course course;
+    REQUIRE(lessons::load_course(lessons::find_course_root(), &course).ok());
+    const lessons::LessonInfo* l = course.find("01-threads");
+    REQUIRE(l);
+    CheckRunner runner(course);
+    CheckRequest r;
+    r.lesson = *l;
+    r.options.solution = true;
+    r.options.backend = "emu";
+    r.options.trace.detail_blocks = {0, 78};
+    r.requested = Clock::now();
+    runner.request(r);
+    auto o = runner.wait(120);
+    REQUIRE(o.has_value());
+    CHECK(o->report.passed);
+    REQUIRE(o->views);
+    const TraceViews& v = *o->views;
+    CHECK(v.grid.blocks == 79);          // the last launch: 79 blocks of 128
+    CHECK(v.model.detail_blocks().size() == 2);
+    CHECK(v.model.find_detail_block(78) == 1);
+    CHECK(!o->source.empty());
+    // The four output arrays, named as the source names them.
+    std::vector<std::string> names;
+    for (const auto& region : v.memory.regions) names.push_back(region.name);
+    CHECK(names == std::vector<std::string>{"global_id", "block_id", "warp_id", "lane"});
+    // The last block: 23 threads inside n = 10007; the rest exit at the guard.
+    const auto& last = v.model.detail_blocks()[1];
+    auto warps = v.model.warps_at(1, std::int64_t(last.steps()) - 1);
+    REQUIRE(warps.size() == 4);
+    for (const auto& w : warps) CHECK(w.done());
+    CHECK(v.annotations.any_global);
+    CHECK(v.hierarchy.store_requests > 0);
+    CHECK(v.hierarchy.has_occupancy);
+    CHECK_FALSE(runner.busy());
+}
+
+#endif  // CUDALAB_HAVE_GUI_MODEL
