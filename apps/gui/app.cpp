@@ -1,0 +1,559 @@
+#include "app.h"
+
+#include <imgui.h>
+#include <GLFW/glfw3.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <unistd.h>
+
+#include "shell/theme.h"
+#include "trace/trace_io.h"
+#include "viewmodel/format.h"
+#include "views/view_common.h"
+#include "widgets/widgets.h"
+
+namespace fs = std::filesystem;
+
+namespace cudalab::gui {
+
+using viewmodel::Clock;
+
+namespace {
+
+constexpr double kPollSeconds = 0.1;  // how often the exercise file's time stamp is looked at
+
+double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+bool on_path(const std::string& program) {
+    if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
+    const char* path = std::getenv("PATH");
+    if (!path) return false;
+    std::string p = path;
+    std::size_t at = 0;
+    while (at <= p.size()) {
+        std::size_t end = p.find(':', at);
+        if (end == std::string::npos) end = p.size();
+        fs::path candidate = fs::path(p.substr(at, end - at)) / program;
+        if (::access(candidate.c_str(), X_OK) == 0) return true;
+        at = end + 1;
+    }
+    return false;
+}
+
+std::string read_text(const std::string& path) {
+    std::string s;
+    viewmodel::read_file(path, &s);
+    return s;
+}
+
+}  // namespace
+
+App::App(AppOptions options, lessons::Course course)
+    : options_(std::move(options)), course_(std::move(course)) {
+    runner_ = std::make_unique<viewmodel::CheckRunner>(course_);
+    open_block_ = options_.block;
+    if (!options_.trace_file.empty()) {
+        trace_only_ = true;
+        load_trace_file();
+    } else {
+        const lessons::LessonInfo* l = course_.find(options_.lesson);
+        if (!l && !course_.lessons.empty()) l = &course_.lessons.front();
+        if (l) open_lesson(*l);
+    }
+    if (!options_.view.empty())
+        if (auto v = view_from_name(options_.view)) active_view_ = *v;
+    select_view_ = active_view_;
+}
+
+App::~App() = default;
+
+// [SECTION] Lessons, checks and outcomes ----------------------------------------------------------
+
+void App::open_lesson(const lessons::LessonInfo& lesson) {
+    lesson_ = &lesson;
+    lesson_text_.set(viewmodel::parse_markdown(read_text(lesson.text_path)));
+    editor_ = Editor{};
+    editor_.path = options_.solution ? lesson.solution_path : lesson.exercise_path;
+    editor_.read_only = options_.solution;
+    editor_.disk_text = read_text(editor_.path);
+    editor_.text = editor_.disk_text;
+    editor_.stamp = viewmodel::stamp_of(editor_.path);
+    outcome_.reset();
+    view_.set_views(nullptr, std::nullopt);
+    if (!lesson.views.empty())
+        if (auto v = view_from_name(lesson.views.front())) { active_view_ = *v; select_view_ = *v; }
+    request_check("opened", Clock::now());
+}
+
+void App::request_check(const std::string& reason, Clock::time_point when) {
+    if (!lesson_ || trace_only_) return;
+    viewmodel::CheckRequest r;
+    r.lesson = *lesson_;
+    r.options.solution = options_.solution;
+    r.options.backend = options_.backend;
+    if (open_block_) {
+        // The first blocks as usual, and the one the learner asked to see.
+        for (std::uint32_t b = 0; b < r.options.trace.auto_detail_blocks; ++b) r.options.trace.detail_blocks.push_back(b);
+        r.options.trace.detail_blocks.push_back(*open_block_);
+    }
+    r.requested = when;
+    r.reason = reason;
+    runner_->request(std::move(r));
+    checking_ = true;
+}
+
+void App::apply_outcome(viewmodel::CheckOutcome o) {
+    checking_ = runner_->busy();
+    if (!lesson_ || o.request.lesson.id != lesson_->id) return;  // a check of a lesson left since
+    if (o.views) {
+        view_.set_views(o.views, open_block_);
+        if (options_.step >= 0) { view_.playback.seek(options_.step); options_.step = -1; }
+        if (!options_.find.empty()) {
+            if (!seek_first(view_, options_.find, view_.step())) notify("No step of kind '" + options_.find + "' in this block.", true);
+            options_.find.clear();
+        }
+        if (options_.play) { view_.playback.play(); options_.play = false; }
+    }
+    const auto code = o.report.status.code;
+    if (!options_.solution && code != StatusCode::backend_unavailable && code != StatusCode::bad_usage) {
+        progress_.record_check(lesson_->id, o.report.passed);
+        std::string err;
+        if (!progress_.save(&err)) notify("Progress not saved: " + err, true);
+    }
+    if (code == StatusCode::compile_error) select_lesson_tab_ = 0;
+    PendingLatency l;
+    l.requested = o.request.requested;
+    l.finished = o.finished;
+    l.applied = Clock::now();
+    l.check_seconds = o.check_seconds;
+    l.views_seconds = o.views_seconds;
+    l.reason = o.request.reason;
+    latency_ = l;
+    outcome_ = std::move(o);
+}
+
+void App::after_present() {
+    if (!latency_) return;
+    const auto now = Clock::now();
+    const double total = ms(now - latency_->requested);
+    char line[256];
+    std::snprintf(line, sizeof line, "%.0f ms (compile+run+checks %.0f ms, views %.0f ms, UI %.0f ms)", total,
+                  latency_->check_seconds * 1e3, latency_->views_seconds * 1e3, ms(now - latency_->finished));
+    if (latency_->reason != "opened") last_latency_ = line;
+    if (latency_->reason != "opened")
+        std::printf("cudalab-gui: %s %s: edit -> redraw %s\n", lesson_ ? lesson_->id.c_str() : "", latency_->reason.c_str(), line);
+    else
+        std::printf("cudalab-gui: %s opened: first check on screen after %s\n", lesson_ ? lesson_->id.c_str() : "", line);
+    std::fflush(stdout);
+    latency_.reset();
+}
+
+bool App::busy() const { return checking_ || view_.playback.playing() || latency_.has_value(); }
+
+bool App::wait_for_first_outcome(double seconds) {
+    if (trace_only_) return true;
+    auto o = runner_->wait(seconds);
+    if (!o) return false;
+    apply_outcome(std::move(*o));
+    return true;
+}
+
+std::string App::status_line() const {
+    if (!outcome_) return "no check finished";
+    const auto& r = outcome_->report;
+    int passed = 0;
+    for (const auto& c : r.checks) passed += c.passed;
+    return (lesson_ ? lesson_->id : std::string("?")) + ": " + std::to_string(passed) + " of " +
+           std::to_string(r.checks.size()) + " checks passed" +
+           (view_.views ? ", trace of " + std::to_string(view_.views->trace().events.size()) + " events" : "");
+}
+
+void App::load_trace_file() {
+    auto trace = std::make_shared<Trace>();
+    std::string err;
+    if (!read_trace(options_.trace_file, trace.get(), &err)) {
+        notify("Cannot read the trace: " + err, true);
+        return;
+    }
+    std::string source;
+    if (!options_.source_file.empty()) {
+        source = read_text(options_.source_file);
+        editor_.path = options_.source_file;
+        editor_.text = editor_.disk_text = source;
+        editor_.stamp = viewmodel::stamp_of(editor_.path);
+    }
+    editor_.read_only = true;
+    view_.set_views(viewmodel::build_trace_views(trace, source, nullptr), options_.block);
+    if (options_.step >= 0) view_.playback.seek(options_.step);
+    if (!options_.find.empty() && !seek_first(view_, options_.find, view_.step()))
+        notify("No step of kind '" + options_.find + "' in this block.", true);
+    if (options_.play) view_.playback.play();
+}
+
+void App::notify(std::string message, bool error) {
+    message_ = std::move(message);
+    message_error_ = error;
+    message_time_ = Clock::now();
+    std::fprintf(error ? stderr : stdout, "cudalab-gui: %s\n", message_.c_str());
+}
+
+// [SECTION] The exercise file ---------------------------------------------------------------------
+
+void App::poll_files() {
+    const auto now = Clock::now();
+    if (std::chrono::duration<double>(now - last_poll_).count() < kPollSeconds) return;
+    last_poll_ = now;
+    if (editor_.path.empty() || trace_only_) return;
+    const viewmodel::FileStamp stamp = viewmodel::stamp_of(editor_.path);
+    if (stamp == editor_.stamp) return;
+    editor_.stamp = stamp;
+    std::string text = read_text(editor_.path);
+    if (text == editor_.disk_text) return;  // touched, not changed
+    if (editor_.modified() && text != editor_.text) {
+        editor_.conflict = true;
+        editor_.disk_text = text;  // the check below runs the file on disk
+    } else {
+        editor_.text = editor_.disk_text = text;
+        editor_.highlight_stale = true;
+        editor_.conflict = false;
+    }
+    request_check("changed on disk", now);
+}
+
+void App::save_editor() {
+    if (editor_.read_only || editor_.path.empty()) {
+        notify("This file is read-only here.", true);
+        return;
+    }
+    std::string err;
+    if (!lessons::write_file_atomically(editor_.path, editor_.text, &err)) {
+        notify("Could not save " + editor_.path + ": " + err, true);
+        return;
+    }
+    editor_.disk_text = editor_.text;
+    editor_.stamp = viewmodel::stamp_of(editor_.path);
+    editor_.conflict = false;
+    request_check("saved", Clock::now());
+}
+
+void App::reveal_hint() {
+    if (!lesson_ || lesson_->hints.empty()) return;
+    const auto shown = progress_.get(lesson_->id).hints_shown;
+    if (shown < int(lesson_->hints.size())) {
+        progress_.reveal_hint(lesson_->id, int(lesson_->hints.size()));
+        std::string err;
+        if (!progress_.save(&err)) notify("Progress not saved: " + err, true);
+    }
+    select_lesson_tab_ = 1;
+}
+
+void App::open_in_editor(int line) {
+    if (editor_.path.empty()) return;
+    if (editor_.modified()) save_editor();
+    auto cmd = viewmodel::editor_command(editor_.path, line, [](const char* v) { return std::getenv(v); }, on_path);
+    if (!on_path(cmd[0])) {
+        notify("No editor found: set $VISUAL or $EDITOR (tried " + cmd[0] + ").", true);
+        return;
+    }
+    std::string err;
+    if (!viewmodel::spawn_detached(cmd, &err)) notify("Could not open the editor: " + err, true);
+    else notify("Opened " + fs::path(editor_.path).filename().string() + " with " + cmd[0] + "; saving there re-runs the checks here.");
+}
+
+void App::reset_exercise() {
+    if (editor_.read_only || !lesson_) return;
+    if (editor_.modified()) save_editor();  // so the backup holds the newest edits
+    auto r = viewmodel::reset_exercise(editor_.path, std::time(nullptr));
+    notify(r.message, !r.ok);
+    if (r.changed) {
+        editor_.text = editor_.disk_text = read_text(editor_.path);
+        editor_.stamp = viewmodel::stamp_of(editor_.path);
+        editor_.highlight_stale = true;
+        editor_.conflict = false;
+        request_check("reset", Clock::now());
+    }
+}
+
+// [SECTION] Frame -------------------------------------------------------------------------------
+
+void App::handle_shortcuts() {
+    ImGuiIO& io = ImGui::GetIO();
+    const bool ctrl = io.KeyCtrl;
+    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_S, false)) save_editor();
+    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_R, false)) request_check("re-run", Clock::now());
+    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) quit_ = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) reveal_hint();
+    if (io.WantTextInput) return;  // typing: keys belong to the editor
+    auto& pb = view_.playback;
+    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) pb.toggle();
+    const std::int64_t stride = io.KeyShift ? 32 : 1;
+    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) { pb.pause(); pb.step(stride); }
+    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) { pb.pause(); pb.step(-stride); }
+    if (ImGui::IsKeyPressed(GLFW_KEY_HOME, false)) pb.seek(0);
+    if (ImGui::IsKeyPressed(GLFW_KEY_END, false)) pb.seek(std::int64_t(pb.steps()) - 1);
+    if (ImGui::IsKeyPressed(GLFW_KEY_B, false) && view_.has_steps()) {
+        std::int64_t b = view_.views->model.next_barrier(view_.detail_block, pb.position());
+        if (b >= 0) { pb.pause(); pb.seek(b); }
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) pb.set_speed(pb.speed() * 2);
+    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) pb.set_speed(pb.speed() / 2);
+    for (int i = 0; i < kViewCount; ++i)
+        if (!ctrl && ImGui::IsKeyPressed(GLFW_KEY_1 + i, false)) select_view_ = ViewId(i);
+}
+
+void App::frame() {
+    if (auto o = runner_->take()) apply_outcome(std::move(*o));
+    checking_ = runner_->busy();
+    poll_files();
+    handle_shortcuts();
+    if (view_.playback.advance(ImGui::GetIO().DeltaTime)) {}
+    view_.refresh();
+
+    const float s = fonts().scale;
+    ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(vp->WorkPos);
+    ImGui::SetNextWindowSize(vp->WorkSize);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
+    ImGui::Begin("##cudalab", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                     ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollWithMouse);
+    ImGui::PopStyleVar(2);
+
+    draw_toolbar();
+
+    const float status_h = std::round(26 * s);
+    const float splitter_w = 6 * s;
+    const float margin = 8 * s;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float body_h = avail.y - status_h - margin;
+    const float total_w = avail.x - 2 * margin;
+    ImGui::SetCursorPosX(margin);
+    const float left_w = std::floor(total_w * left_fraction_);
+    const float code_w = std::floor(total_w * code_fraction_);
+    const float right_w = total_w - left_w - code_w - 2 * splitter_w;
+
+    ImGui::BeginChild("##left", ImVec2(left_w, body_h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    draw_lesson_panel();
+    ImGui::EndChild();
+    ImGui::SameLine(0, 0);
+    vertical_splitter("##split_left", &left_fraction_, total_w, 0.16f, 0.5f, body_h);
+    ImGui::SameLine(0, 0);
+    ImGui::BeginChild("##code", ImVec2(code_w, body_h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    draw_code_panel();
+    ImGui::EndChild();
+    ImGui::SameLine(0, 0);
+    {
+        float f = code_fraction_;
+        if (vertical_splitter("##split_right", &f, total_w, 0.2f, 0.95f - left_fraction_ - 0.2f, body_h)) code_fraction_ = f;
+    }
+    ImGui::SameLine(0, 0);
+    ImGui::BeginChild("##views", ImVec2(right_w, body_h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    draw_views_column();
+    ImGui::EndChild();
+
+    ImGui::SetCursorPosY(ImGui::GetCursorPosY() + margin * 0.5f);
+    draw_status_bar();
+    draw_reset_popup();
+    ImGui::End();
+
+    if (view_.trace_block_request) {
+        open_block_ = *view_.trace_block_request;
+        view_.trace_block_request.reset();
+        request_check("trace block " + std::to_string(*open_block_), Clock::now());
+        notify("Tracing block " + std::to_string(*open_block_) + " in full: running the lesson again.");
+    }
+    if (view_.switch_view) { select_view_ = *view_.switch_view; view_.switch_view.reset(); }
+}
+
+void App::draw_toolbar() {
+    const float s = fonts().scale;
+    const float h = std::round(44 * s);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float w = ImGui::GetContentRegionAvail().x;
+    dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), colors::panel);
+    dl->AddLine(ImVec2(p.x, p.y + h - 1), ImVec2(p.x + w, p.y + h - 1), colors::border);
+
+    // The mark: a 3 x 3 grid of blocks, one lit.
+    const float cell = 6 * s, gap = 2 * s;
+    const ImVec2 logo(p.x + 14 * s, p.y + (h - 3 * cell - 2 * gap) * 0.5f);
+    for (int y = 0; y < 3; ++y)
+        for (int x = 0; x < 3; ++x) {
+            ImVec2 a(logo.x + float(x) * (cell + gap), logo.y + float(y) * (cell + gap));
+            dl->AddRectFilled(a, ImVec2(a.x + cell, a.y + cell), (x == 1 && y == 1) ? colors::accent : colors::rgb(0x4a5266), 1.5f * s);
+        }
+    ImGui::SetCursorScreenPos(ImVec2(logo.x + 3 * cell + 2 * gap + 8 * s, p.y + (h - ImGui::GetFrameHeight()) * 0.5f));
+    ImGui::AlignTextToFramePadding();
+    ImGui::PushFont(fonts().h3);
+    ImGui::TextUnformatted("cudalab");
+    ImGui::PopFont();
+    ImGui::SameLine(0, 18 * s);
+
+    // Lesson picker.
+    std::string current = trace_only_ ? "trace: " + fs::path(options_.trace_file).filename().string()
+                          : lesson_ ? lesson_->id + "  " + lesson_->title : "no lesson";
+    ImGui::SetNextItemWidth(std::min(420 * s, w * 0.3f));
+    if (ImGui::BeginCombo("##lesson", current.c_str(), ImGuiComboFlags_HeightLarge)) {
+        for (const auto& l : course_.lessons) {
+            const auto state = progress_.get(l.id).state;
+            const char* mark = state == lessons::LessonState::passed ? "\xE2\x9C\x93 " : state == lessons::LessonState::failed ? "\xE2\x9C\x97 " : "   ";
+            std::string label = std::string(mark) + l.id + "  " + l.title;
+            if (ImGui::Selectable(label.c_str(), lesson_ == &l) && lesson_ != &l) {
+                trace_only_ = false;
+                open_block_.reset();
+                open_lesson(l);
+            }
+        }
+        ImGui::EndCombo();
+    }
+    ImGui::SameLine(0, 14 * s);
+
+    // Status of the last check.
+    if (checking_ && !outcome_) chip("checking\xE2\x80\xA6", colors::rgb(0x2c3446), colors::text);
+    else if (outcome_) {
+        const auto& r = outcome_->report;
+        int passed = 0;
+        for (const auto& c : r.checks) passed += c.passed;
+        char buf[96];
+        if (r.status.code == StatusCode::compile_error) chip("\xE2\x9C\x97 does not compile", colors::rgb(0x5a2326), colors::rgb(0xffb4b0));
+        else if (!r.status.ok()) chip("\xE2\x9C\x97 could not run", colors::rgb(0x5a2326), colors::rgb(0xffb4b0));
+        else if (r.passed) {
+            std::snprintf(buf, sizeof buf, "\xE2\x9C\x93 passed  %d/%zu", passed, r.checks.size());
+            chip(buf, colors::rgb(0x2d4a12), colors::rgb(0xc8f08c));
+        } else {
+            std::snprintf(buf, sizeof buf, "\xE2\x9C\x97 %zu of %zu checks failed", r.checks.size() - std::size_t(passed), r.checks.size());
+            chip(buf, colors::rgb(0x5a2326), colors::rgb(0xffb4b0));
+        }
+        ImGui::SameLine(0, 10 * s);
+        ImGui::AlignTextToFramePadding();
+        if (checking_) text_dim("re-checking\xE2\x80\xA6");
+        else text_dim("%s \xC2\xB7 %s \xC2\xB7 checked in %.0f ms", r.backend.empty() ? "not run" : r.backend.c_str(),
+                      r.compile_cached ? "compile cached" : ("compiled in " + viewmodel::fixed(r.compile_seconds * 1e3, 0) + " ms").c_str(),
+                      outcome_->check_seconds * 1e3);
+    } else if (trace_only_) {
+        ImGui::AlignTextToFramePadding();
+        text_dim("viewing a saved trace (no checks)");
+    }
+
+    // Actions, right-aligned.
+    const float bw = 0;
+    (void)bw;
+    const char* labels[] = {"Re-run", "Hint", "Open in editor", "Reset\xE2\x80\xA6"};
+    float total = 0;
+    for (const char* l : labels) total += ImGui::CalcTextSize(l).x + 2 * ImGui::GetStyle().FramePadding.x + 6 * s;
+    ImGui::SameLine(std::max(ImGui::GetCursorPosX(), w - total - 14 * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(6 * s, 0));
+    const bool can_run = lesson_ && !trace_only_;
+    if (!can_run) ImGui::BeginDisabled();
+    if (ImGui::Button("Re-run")) request_check("re-run", Clock::now());
+    tooltip("Compile, run and check again (Ctrl+R)");
+    ImGui::SameLine();
+    if (ImGui::Button("Hint")) reveal_hint();
+    tooltip("Show the next hint (F1)");
+    ImGui::SameLine();
+    if (ImGui::Button("Open in editor")) open_in_editor(int(view_.line));
+    tooltip("Open the exercise in $VISUAL / $EDITOR (else xdg-open); saving there re-runs the checks here");
+    ImGui::SameLine();
+    if (editor_.read_only) ImGui::BeginDisabled();
+    if (ImGui::Button("Reset\xE2\x80\xA6")) confirm_reset_ = true;
+    tooltip("Put back the exercise as shipped; your version is kept as a .bak file");
+    if (editor_.read_only) ImGui::EndDisabled();
+    if (!can_run) ImGui::EndDisabled();
+    ImGui::PopStyleVar();
+    ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + h + 8 * s));
+}
+
+void App::draw_reset_popup() {
+    if (confirm_reset_) {
+        ImGui::OpenPopup("Reset exercise?");
+        confirm_reset_ = false;
+    }
+    const float s = fonts().scale;
+    ImGui::SetNextWindowSize(ImVec2(460 * s, 0));
+    if (ImGui::BeginPopupModal("Reset exercise?", nullptr, ImGuiWindowFlags_NoResize)) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextUnformatted(("Put " + fs::path(editor_.path).filename().string() +
+                                " back as shipped? Your current version is kept next to it as a .bak file with the date and time.")
+                                   .c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::Spacing();
+        if (ImGui::Button("Reset", ImVec2(120 * s, 0))) { reset_exercise(); ImGui::CloseCurrentPopup(); }
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel", ImVec2(120 * s, 0)) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+    }
+}
+
+void App::draw_status_bar() {
+    const float s = fonts().scale;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float w = ImGui::GetContentRegionAvail().x;
+    const float h = ImGui::GetContentRegionAvail().y;
+    dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), colors::panel);
+    dl->AddLine(p, ImVec2(p.x + w, p.y), colors::border);
+    ImFont* f = fonts().small;
+    const float ty = p.y + (h - f->FontSize) * 0.5f;
+    const bool recent = std::chrono::duration<double>(Clock::now() - message_time_).count() < 12.0;
+    std::string left = recent && !message_.empty()
+                           ? message_
+                           : "Space play/pause  \xC2\xB7  \xE2\x86\x90 \xE2\x86\x92 step  \xC2\xB7  B next barrier  \xC2\xB7  1\xE2\x80\x93" "6 views  \xC2\xB7  Ctrl+S save  \xC2\xB7  Ctrl+R re-run  \xC2\xB7  F1 hint";
+    char right[200];
+    std::snprintf(right, sizeof right, "%s%s%.1f ms/frame", last_latency_.empty() ? "" : "edit \xE2\x86\x92 redraw ",
+                  last_latency_.empty() ? "" : (last_latency_.substr(0, last_latency_.find(" (")) + "  \xC2\xB7  ").c_str(),
+                  1000.0 / std::max(1.0f, ImGui::GetIO().Framerate));
+    const float rw = f->CalcTextSizeA(f->FontSize, 1e9f, 0, right).x;
+    draw_text_clipped(dl, f, ImVec2(p.x + 12 * s, ty), recent && message_error_ ? colors::poor : recent && !message_.empty() ? colors::text : colors::text_dim,
+                      left, w - rw - 40 * s);
+    dl->AddText(f, f->FontSize, ImVec2(p.x + w - rw - 12 * s, ty), colors::text_dim, right);
+    ImGui::Dummy(ImVec2(w, h));
+}
+
+void App::draw_views_column() {
+    const float s = fonts().scale;
+    const float bar_h = std::round(ImGui::GetFrameHeight() * 2 + 18 * s);
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(12 * s, 6 * s));
+    if (ImGui::BeginTabBar("##viewtabs", ImGuiTabBarFlags_FittingPolicyScroll)) {
+        for (int i = 0; i < kViewCount; ++i) {
+            const ViewId v = ViewId(i);
+            ImGuiTabItemFlags flags = (select_view_ && *select_view_ == v) ? ImGuiTabItemFlags_SetSelected : 0;
+            if (ImGui::BeginTabItem(view_title(v), nullptr, flags)) {
+                active_view_ = v;
+                ImGui::EndTabItem();
+            }
+        }
+        ImGui::EndTabBar();
+    }
+    ImGui::PopStyleVar();
+    select_view_.reset();
+    const float h = ImGui::GetContentRegionAvail().y - bar_h;
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(12 * s, 10 * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(8 * s, 6 * s));
+    ImGui::BeginChild("##view", ImVec2(0, h), true, ImGuiWindowFlags_AlwaysUseWindowPadding);
+    if (!view_.views) {
+        if (checking_) draw_no_trace("Compiling and running\xE2\x80\xA6");
+        else if (outcome_ && outcome_->report.status.code == StatusCode::compile_error)
+            draw_no_trace("The exercise does not compile: nothing ran. The errors are marked in the code.");
+        else if (outcome_) draw_no_trace("The kernel did not complete a launch, so there is no trace to show. See the checks for why.");
+        else draw_no_trace("No trace yet.");
+    } else {
+        switch (active_view_) {
+        case ViewId::grid: draw_grid_view(view_); break;
+        case ViewId::warps: draw_warps_view(view_); break;
+        case ViewId::memory: draw_memory_view(view_); break;
+        case ViewId::shared: draw_shared_view(view_); break;
+        case ViewId::timeline: draw_timeline_view(view_); break;
+        case ViewId::hierarchy: draw_hierarchy_view(view_); break;
+        }
+    }
+    ImGui::EndChild();
+    ImGui::PopStyleVar(2);
+    ImGui::Dummy(ImVec2(0, 6 * s));
+    draw_playback_bar(view_);
+}
+
+}  // namespace cudalab::gui

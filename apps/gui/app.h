@@ -1,0 +1,140 @@
+// The cudalab app: one lesson open at a time, three columns (the lesson, the learner's code, the
+// views of the last run) split by draggable splitters, a toolbar and a status bar. It asks the
+// check worker to compile, run and check; it draws what comes back. It computes no metric itself.
+//
+// [SECTION] index of the app's files
+//   app.cpp                   frame, layout, shortcuts, outcomes, file watching
+//   panels/lesson_panel.cpp   lesson list with progress, text, hints, check results
+//   panels/code_panel.cpp     the exercise: colours, line numbers, figures, errors, editing
+//   panels/markdown_view.cpp  md4c document -> laid-out text
+//   views/*.cpp               grid, warps, memory, shared, timeline, hierarchy, playback bar
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lessons/course.h"
+#include "lessons/progress.h"
+#include "panels/markdown_view.h"
+#include "viewmodel/check_runner.h"
+#include "viewmodel/exercise_files.h"
+#include "viewmodel/syntax.h"
+#include "views/view_context.h"
+
+namespace cudalab::gui {
+
+struct AppOptions {
+    std::string lesson = "01-threads";
+    std::string view;            // the view to open; empty: the lesson's first
+    std::string trace_file;      // view a saved trace instead of running a lesson
+    std::string source_file;     // with --trace: the kernel source it ran
+    std::optional<std::uint32_t> block;  // trace this block in full and open it
+    bool solution = false;       // check the reference solution (read-only)
+    std::string backend = "emu";
+    bool play = false;           // start playing
+    std::int64_t step = -1;      // start at this step
+    std::string find;            // then go on to the first step of this kind (see seek_first)
+};
+
+struct Editor {
+    std::string path;
+    std::string text;            // what the learner sees and edits
+    std::string disk_text;       // the file as last read or written
+    viewmodel::FileStamp stamp;
+    std::vector<viewmodel::HighlightedLine> lines;
+    bool highlight_stale = true;
+    bool read_only = false;
+    bool conflict = false;       // changed on disk while modified here
+    int cursor = 0;              // byte offset, while the editor is focused
+    int previous_cursor = -1;
+    std::uint32_t scroll_to_line = 0;
+    bool modified() const { return text != disk_text; }
+};
+
+class App {
+public:
+    App(AppOptions options, lessons::Course course);
+    ~App();
+
+    // One frame of UI, between Window::begin_frame() and end_frame().
+    void frame();
+    // After the frame reached the screen: reports edit -> redraw latency.
+    void after_present();
+    // True when something animates (playback, a check running): no idle waiting.
+    bool busy() const;
+    // Blocks until the first check's outcome arrived (screenshots), up to `seconds`.
+    bool wait_for_first_outcome(double seconds);
+    bool quit_requested() const { return quit_; }
+    std::string status_line() const;  // one line for the terminal after a --frames run
+
+private:
+    // app.cpp
+    void open_lesson(const lessons::LessonInfo& lesson);
+    void request_check(const std::string& reason, viewmodel::Clock::time_point when);
+    void apply_outcome(viewmodel::CheckOutcome outcome);
+    void poll_files();
+    void handle_shortcuts();
+    void save_editor();
+    void reveal_hint();
+    void open_in_editor(int line);
+    void reset_exercise();
+    void load_trace_file();
+    void draw_toolbar();
+    void draw_status_bar();
+    void draw_views_column();
+    void draw_reset_popup();
+    void notify(std::string message, bool error = false);
+
+    // panels/lesson_panel.cpp
+    void draw_lesson_panel();
+    void draw_lesson_list();
+    void draw_checks();
+    void draw_hints();
+    void draw_output();
+
+    // panels/code_panel.cpp
+    void draw_code_panel();
+
+    AppOptions options_;
+    lessons::Course course_;
+    lessons::Progress progress_;
+    std::unique_ptr<viewmodel::CheckRunner> runner_;
+    const lessons::LessonInfo* lesson_ = nullptr;
+    MarkdownView lesson_text_;
+    Editor editor_;
+
+    std::optional<viewmodel::CheckOutcome> outcome_;  // the newest check
+    bool checking_ = false;
+    ViewContext view_;
+    ViewId active_view_ = ViewId::grid;
+    std::optional<ViewId> select_view_;   // set the tab on the next frame
+    std::optional<std::uint32_t> open_block_;
+    int lesson_tab_ = 0;                   // 0 checks, 1 hints, 2 output
+    std::optional<int> select_lesson_tab_;
+
+    // Layout (fractions of the window; the splitters move them).
+    float left_fraction_ = 0.245f;
+    float code_fraction_ = 0.36f;
+    float text_fraction_ = 0.60f;
+
+    // Latency: set when an outcome is applied, reported after it is on screen.
+    struct PendingLatency {
+        viewmodel::Clock::time_point requested, finished, applied;
+        double check_seconds = 0, views_seconds = 0;
+        std::string reason;
+    };
+    std::optional<PendingLatency> latency_;
+    std::string last_latency_;
+    viewmodel::Clock::time_point last_poll_{};
+    std::string message_;
+    bool message_error_ = false;
+    viewmodel::Clock::time_point message_time_{};
+    bool quit_ = false;
+    bool confirm_reset_ = false;
+    bool trace_only_ = false;  // --trace: no lesson run
+};
+
+}  // namespace cudalab::gui

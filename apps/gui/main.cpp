@@ -1,0 +1,172 @@
+// cudalab-gui: the visual engine. `cudalab gui [options]` runs this program with the same
+// arguments. With no display it says so and opens the terminal lesson (`cudalab learn ID`).
+//
+//   cudalab gui [--lesson ID] [--view grid|warps|memory|shared|timeline|hierarchy]
+//               [--screenshot FILE.png --frames N] [--trace FILE [--source FILE.cu]]
+//               [--block N] [--step N] [--find KIND] [--play] [--solution] [--backend emu|gpu|auto]
+//
+// Exit codes: 0 closed normally / screenshot written; 2 bad usage, no display for a screenshot,
+// or the screenshot could not be written.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <unistd.h>
+#include <vector>
+
+#include "app.h"
+#include "lessons/course.h"
+#include "lessons/progress.h"
+#include "shell/window.h"
+
+namespace fs = std::filesystem;
+using namespace cudalab;
+
+namespace {
+
+std::string self_dir() {
+    std::error_code ec;
+    fs::path p = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string(".") : p.parent_path().string();
+}
+
+// No display: the terminal lesson instead, by running the CLI (it sits next to this program).
+int terminal_fallback(const std::string& why, const std::string& lesson) {
+    std::fprintf(stderr, "cudalab gui: %s.\ncudalab gui: opening the lesson in the terminal instead (cudalab learn %s).\n",
+                 why.c_str(), lesson.c_str());
+    std::fflush(stderr);
+    const std::string cli = (fs::path(self_dir()) / "cudalab").string();
+    std::vector<std::string> args = {cli, "learn", lesson};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(cli.c_str(), argv.data());
+    std::fprintf(stderr, "cudalab gui: could not run %s: %s\n", cli.c_str(), std::strerror(errno));
+    return 2;
+}
+
+struct FrameStats {
+    std::vector<double> ms;
+    void add(double v) { ms.push_back(v); }
+    std::string summary() const {
+        if (ms.empty()) return "no frames";
+        std::vector<double> v = ms;
+        std::sort(v.begin(), v.end());
+        const double mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+        auto pct = [&](double q) { return v[std::min(v.size() - 1, std::size_t(q * double(v.size() - 1) + 0.5))]; };
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "%zu frames: mean %.2f ms (%.0f fps), median %.2f ms, 95th percentile %.2f ms, worst %.2f ms",
+                      v.size(), mean, 1000.0 / std::max(1e-9, mean), pct(0.5), pct(0.95), v.back());
+        return buf;
+    }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App cli{"cudalab-gui: the lesson, your kernel and what it did, drawn"};
+    gui::AppOptions options;
+    std::string screenshot;
+    int frames = 0;
+    int width = 1600, height = 1000;
+    float scale = 0;
+    double exit_after = 0;
+    std::int64_t block = -1;
+    cli.add_option("--lesson,lesson", options.lesson, "lesson id (default 01-threads)");
+    cli.add_option("--view", options.view, "view to open: grid, warps, memory, shared, timeline, hierarchy")
+        ->check(CLI::IsMember({"grid", "warps", "memory", "shared", "timeline", "hierarchy"}));
+    cli.add_option("--screenshot", screenshot, "render, write this PNG and exit (needs --frames)");
+    cli.add_option("--frames", frames, "frames to render before the screenshot / exiting (prints frame times)");
+    cli.add_option("--trace", options.trace_file, "view a trace saved by `cudalab exec --trace` instead of a lesson");
+    cli.add_option("--source", options.source_file, "with --trace: the kernel source it ran");
+    cli.add_option("--block", block, "trace this block (linear id) in full and open it");
+    cli.add_option("--step", options.step, "start at this step of the open block (0-based)");
+    cli.add_option("--find", options.find, "then go to the first step of a kind: global, shared, conflict, barrier, divergence, exit")
+        ->check(CLI::IsMember({"global", "shared", "conflict", "barrier", "divergence", "exit"}));
+    cli.add_flag("--play", options.play, "start playing");
+    cli.add_flag("--solution", options.solution, "check and show the reference solution (read-only)");
+    cli.add_option("--backend", options.backend, "emu (default: the views need its trace), gpu or auto")
+        ->check(CLI::IsMember({"emu", "gpu", "auto"}));
+    cli.add_option("--width", width, "window width in screen coordinates (default 1600)");
+    cli.add_option("--height", height, "window height (default 1000)");
+    cli.add_option("--scale", scale, "UI scale (default: the monitor's content scale)");
+    cli.add_option("--exit-after", exit_after, "close after this many seconds (for measurements)");
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int rc = cli.exit(e);
+        return rc == 0 ? 0 : 2;
+    }
+    if (block >= 0) options.block = std::uint32_t(block);
+    if (!screenshot.empty() && frames <= 0) frames = 3;
+
+    lessons::Course course;
+    Status st = lessons::load_course(lessons::find_course_root(), &course);
+    if (!st.ok() && options.trace_file.empty()) {
+        std::fprintf(stderr, "cudalab gui: cannot read the course: %s\n", st.message.c_str());
+        return 2;
+    }
+    if (options.trace_file.empty() && !course.find(options.lesson)) {
+        std::fprintf(stderr, "cudalab gui: no lesson '%s'. The lessons are: %s\n", options.lesson.c_str(), course.ids().c_str());
+        return 2;
+    }
+
+    gui::Window window;
+    gui::WindowOptions wo;
+    wo.width = width;
+    wo.height = height;
+    wo.scale = scale;
+    wo.vsync = frames == 0;  // measured runs draw as fast as they can
+    wo.title = "cudalab";
+    std::string why;
+    if (!window.open(wo, &why)) {
+        if (!screenshot.empty() || frames > 0) {
+            std::fprintf(stderr, "cudalab gui: %s; cannot render (run under xvfb-run for a virtual display)\n", why.c_str());
+            return 2;
+        }
+        return terminal_fallback(why, options.lesson);
+    }
+    if (frames > 0) std::printf("cudalab-gui: renderer %s\n", window.renderer().c_str());
+
+    gui::App app(options, course);
+    if (frames > 0 && !app.wait_for_first_outcome(120)) std::fprintf(stderr, "cudalab gui: the first check did not finish in time\n");
+
+    using clock = std::chrono::steady_clock;
+    const auto started = clock::now();
+    FrameStats stats;
+    int frame = 0;
+    auto last = clock::now();
+    while (!window.should_close() && !app.quit_requested()) {
+        // Idle when nothing moves: wait for input, but wake often enough to watch the file.
+        const double wait = (frames > 0 || app.busy()) ? 0 : 0.1;
+        window.begin_frame(wait);
+        app.frame();
+        window.end_frame();
+        ++frame;
+        const bool last_frame = frames > 0 && frame >= frames;
+        if (last_frame && !screenshot.empty()) {
+            std::string err;
+            if (!window.save_png(screenshot, &err)) {
+                std::fprintf(stderr, "cudalab gui: %s\n", err.c_str());
+                return 2;
+            }
+        }
+        window.present();
+        app.after_present();
+        const auto now = clock::now();
+        if (frames > 0 && frame > 1) stats.add(std::chrono::duration<double, std::milli>(now - last).count());
+        last = now;
+        if (last_frame) break;
+        if (exit_after > 0 && std::chrono::duration<double>(now - started).count() > exit_after) break;
+    }
+    if (frames > 0) {
+        std::printf("cudalab-gui: %s\n", app.status_line().c_str());
+        std::printf("cudalab-gui: frame time over %s\n", stats.summary().c_str());
+        if (!screenshot.empty()) std::printf("cudalab-gui: wrote %s\n", screenshot.c_str());
+    }
+    return 0;
+}

@@ -1,0 +1,152 @@
+#include "shell/window.h"
+
+#include <glad/gl.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+#include <stb_image_write.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "shell/fonts.h"
+#include "shell/theme.h"
+
+namespace cudalab::gui {
+
+namespace {
+std::string g_glfw_error;
+void on_glfw_error(int code, const char* message) {
+    g_glfw_error = message ? message : ("GLFW error " + std::to_string(code));
+}
+}  // namespace
+
+bool display_available() {
+    const char* x = std::getenv("DISPLAY");
+    const char* w = std::getenv("WAYLAND_DISPLAY");
+    return (x && *x) || (w && *w);
+}
+
+Window::~Window() { close(); }
+
+bool Window::open(const WindowOptions& options, std::string* why) {
+    if (!display_available()) {
+        *why = "no display (neither DISPLAY nor WAYLAND_DISPLAY is set)";
+        return false;
+    }
+    glfwSetErrorCallback(on_glfw_error);
+    if (!glfwInit()) {
+        *why = "no display: GLFW could not start (" + g_glfw_error + ")";
+        return false;
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+    window_ = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
+    if (!window_) {
+        *why = "could not open an OpenGL 3.3 core window (" + g_glfw_error + ")";
+        glfwTerminate();
+        return false;
+    }
+    glfwMakeContextCurrent(window_);
+    if (!gladLoadGL(reinterpret_cast<GLADloadfunc>(glfwGetProcAddress))) {
+        *why = "could not load the OpenGL 3.3 functions";
+        glfwDestroyWindow(window_);
+        window_ = nullptr;
+        glfwTerminate();
+        return false;
+    }
+    glfwSwapInterval(options.vsync ? 1 : 0);
+
+    float sx = 1, sy = 1;
+    glfwGetWindowContentScale(window_, &sx, &sy);
+    scale_ = options.scale > 0 ? options.scale : std::max(1.0f, std::max(sx, sy));
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    imgui_ = true;
+    ImGuiIO& io = ImGui::GetIO();
+    ini_path_ = options.ini_path;
+    io.IniFilename = ini_path_.empty() ? nullptr : ini_path_.c_str();
+    io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+    io.ConfigWindowsMoveFromTitleBarOnly = true;
+    std::string warning;
+    if (!load_fonts(scale_, &warning)) std::fprintf(stderr, "%s\n", warning.c_str());
+    apply_style(scale_);
+    ImGui_ImplGlfw_InitForOpenGL(window_, true);
+    ImGui_ImplOpenGL3_Init("#version 330 core");
+    return true;
+}
+
+void Window::close() {
+    if (imgui_) {
+        ImGui_ImplOpenGL3_Shutdown();
+        ImGui_ImplGlfw_Shutdown();
+        ImGui::DestroyContext();
+        imgui_ = false;
+    }
+    if (window_) {
+        glfwDestroyWindow(window_);
+        window_ = nullptr;
+        glfwTerminate();
+    }
+}
+
+bool Window::should_close() const { return glfwWindowShouldClose(window_); }
+void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
+
+void Window::begin_frame(double wait_seconds) {
+    if (wait_seconds > 0) glfwWaitEventsTimeout(wait_seconds);
+    else glfwPollEvents();
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+}
+
+void Window::end_frame() {
+    ImGui::Render();
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(window_, &w, &h);
+    glViewport(0, 0, w, h);
+    const ImU32 bg = colors::background;
+    glClearColor(float(bg & 0xFF) / 255.f, float((bg >> 8) & 0xFF) / 255.f, float((bg >> 16) & 0xFF) / 255.f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+void Window::present() { glfwSwapBuffers(window_); }
+
+bool Window::save_png(const std::string& path, std::string* error) const {
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(window_, &w, &h);
+    if (w <= 0 || h <= 0) { *error = "the window has no size"; return false; }
+    std::vector<unsigned char> rgba(std::size_t(w) * std::size_t(h) * 4);
+    glFinish();
+    glReadBuffer(GL_BACK);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+    // OpenGL's rows run bottom-up; PNG's top-down. Alpha is dropped (the frame is opaque).
+    std::vector<unsigned char> rgb(std::size_t(w) * std::size_t(h) * 3);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < 3; ++c)
+                rgb[(std::size_t(y) * std::size_t(w) + std::size_t(x)) * 3 + std::size_t(c)] =
+                    rgba[(std::size_t(h - 1 - y) * std::size_t(w) + std::size_t(x)) * 4 + std::size_t(c)];
+    if (!stbi_write_png(path.c_str(), w, h, 3, rgb.data(), w * 3)) {
+        *error = "could not write " + path;
+        return false;
+    }
+    return true;
+}
+
+std::string Window::renderer() const {
+    const GLubyte* r = glGetString(GL_RENDERER);
+    const GLubyte* v = glGetString(GL_VERSION);
+    return std::string(r ? reinterpret_cast<const char*>(r) : "?") + ", OpenGL " + (v ? reinterpret_cast<const char*>(v) : "?");
+}
+
+}  // namespace cudalab::gui

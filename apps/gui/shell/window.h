@@ -1,0 +1,56 @@
+// The app shell, as a backend pair in the Dear ImGui manner (open / begin_frame / end_frame /
+// present / close): a GLFW window with an OpenGL 3.3 core context, the glad loader, Dear ImGui
+// with its GLFW and OpenGL 3 backends, the DejaVu fonts at the monitor's content scale, and
+// screenshots read back from the frame just drawn.
+#pragma once
+
+#include <string>
+
+struct GLFWwindow;
+
+namespace cudalab::gui {
+
+struct WindowOptions {
+    int width = 1600, height = 1000;  // in screen coordinates
+    bool vsync = true;
+    float scale = 0;                  // UI scale; 0: the monitor's content scale
+    std::string title = "cudalab";
+    std::string ini_path;             // ImGui's settings file; empty: none
+};
+
+// True when a display server is named in the environment (DISPLAY or WAYLAND_DISPLAY).
+bool display_available();
+
+class Window {
+public:
+    Window() = default;
+    ~Window();
+    Window(const Window&) = delete;
+    Window& operator=(const Window&) = delete;
+
+    // False (and why) when there is no display, no OpenGL 3.3 or ImGui cannot start.
+    bool open(const WindowOptions& options, std::string* why);
+    void close();
+    bool should_close() const;
+    void request_close();
+
+    // Polls events (waiting up to `wait_seconds` for one when > 0) and starts an ImGui frame.
+    void begin_frame(double wait_seconds = 0);
+    // Renders the ImGui frame into the back buffer.
+    void end_frame();
+    void present();
+    // The back buffer as drawn by end_frame(), as a PNG.
+    bool save_png(const std::string& path, std::string* error) const;
+
+    float scale() const { return scale_; }
+    GLFWwindow* handle() const { return window_; }
+    std::string renderer() const;  // "llvmpipe (LLVM 15.0.6, 256 bits)", ...
+
+private:
+    GLFWwindow* window_ = nullptr;
+    bool imgui_ = false;
+    float scale_ = 1.0f;
+    std::string ini_path_;
+};
+
+}  // namespace cudalab::gui

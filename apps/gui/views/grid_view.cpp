@@ -1,0 +1,139 @@
+// The grid view: every block of the launch as a tile, coloured by the SM it was modelled on (or
+// its wave). Traced blocks carry a dot; the open block an outline and a bar of how far the
+// playhead is through it. Hover for the block's indices; click a traced block to open it, an
+// untraced one to trace it (the lesson runs again).
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "shell/theme.h"
+#include "viewmodel/format.h"
+#include "views/view_common.h"
+#include "widgets/widgets.h"
+
+namespace cudalab::gui {
+
+void draw_grid_view(ViewContext& c) {
+    const float s = fonts().scale;
+    const auto& g = c.views->grid;
+    const auto& model = c.views->model;
+    const KernelInfo& k = c.views->trace().kernel;
+    const std::uint64_t threads = std::uint64_t(g.blocks) * g.threads_per_block;
+    const std::uint32_t warps_per_block = (g.threads_per_block + 31) / 32;
+
+    view_heading("Grid", k.name.empty() ? "" : "kernel " + k.name);
+    char dims[256];
+    std::snprintf(dims, sizeof dims, "gridDim (%u, %u, %u)  \xC3\x97  blockDim (%u, %u, %u)", k.grid[0], k.grid[1], k.grid[2],
+                  k.block[0], k.block[1], k.block[2]);
+    ImGui::PushFont(fonts().mono);
+    ImGui::TextUnformatted(dims);
+    ImGui::PopFont();
+    ImGui::PushTextWrapPos(0);
+    text_dim("%u blocks of %u threads = %s threads, run as %s warps (%u per block); %u modelled SMs, %u wave%s",
+             g.blocks, g.threads_per_block, viewmodel::compact_count(threads).c_str(),
+             viewmodel::compact_count(std::uint64_t(g.blocks) * warps_per_block).c_str(), warps_per_block, g.num_sms, g.waves,
+             g.waves == 1 ? "" : "s");
+    if (g.threads_per_block % 32 != 0)
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::fair),
+                           "%u threads per block is not a multiple of 32: the last warp of every block has %u empty lanes.",
+                           g.threads_per_block, 32 - g.threads_per_block % 32);
+    ImGui::PopTextWrapPos();
+
+    ImGui::AlignTextToFramePadding();
+    text_dim("Colour by");
+    ImGui::SameLine();
+    ImGui::RadioButton("SM", &c.grid_coloring, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("wave", &c.grid_coloring, 1);
+    ImGui::SameLine(0, 20 * s);
+    legend_item(colors::rgb(0xffffff), "traced in full");
+    ImGui::SameLine(0, 14 * s);
+    legend_item(colors::accent, "open block", true);
+
+    // Tiles.
+    const float footer = ImGui::GetTextLineHeightWithSpacing() * 2.2f;
+    const ImVec2 avail(ImGui::GetContentRegionAvail().x, std::max(80.0f * s, ImGui::GetContentRegionAvail().y - footer));
+    const float gap = std::max(2.0f, 3 * s);
+    viewmodel::GridLayout layout = g.layout(avail.x - 14 * s, avail.y, 12 * s, 64 * s);
+    const float tile = layout.tile;
+    ImGui::BeginChild("##tiles", avail, false, ImGuiWindowFlags_NoMove);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec4 clip = clip_rect(dl);
+    const std::uint32_t first_row = std::uint32_t(std::max(0.0f, (clip.y - origin.y) / tile));
+    const std::uint32_t last_row = std::min<std::uint32_t>(layout.rows, std::uint32_t((clip.w - origin.y) / tile) + 1);
+    const auto* open = c.block();
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    std::int64_t hovered = -1;
+    ImFont* label_font = fonts().mono_small;
+    for (std::uint32_t row = first_row; row < last_row; ++row) {
+        for (std::uint32_t col = 0; col < layout.columns; ++col) {
+            const std::int64_t b = g.block_at(layout, col, row);
+            if (b < 0) continue;
+            const ImVec2 a(origin.x + float(col) * tile, origin.y + float(row) * tile);
+            const ImVec2 z(a.x + tile - gap, a.y + tile - gap);
+            const std::uint32_t sm = b < std::int64_t(c.views->trace().block_sm.size()) ? c.views->trace().block_sm[std::size_t(b)] : 0;
+            const std::uint32_t wave = b < std::int64_t(c.views->trace().block_wave.size()) ? c.views->trace().block_wave[std::size_t(b)] : 0;
+            const bool traced = g.traced[std::size_t(b)];
+            ImU32 fill = c.grid_coloring == 0 ? sm_color(sm, traced ? 1.0f : 0.8f) : sm_color(wave * 7 + 1, traced ? 1.0f : 0.8f);
+            const bool is_hover = mouse.x >= a.x && mouse.x < z.x && mouse.y >= a.y && mouse.y < z.y && ImGui::IsWindowHovered();
+            if (is_hover) { hovered = b; fill = mix(fill, colors::rgb(0xffffff), 0.25f); }
+            dl->AddRectFilled(a, z, fill, 3 * s);
+            if (traced) dl->AddCircleFilled(ImVec2(z.x - 5 * s, a.y + 5 * s), 2.5f * s, colors::rgb(0xffffff), 8);
+            if (open && open->block == std::uint32_t(b)) {
+                // How far the playhead is through the open block.
+                const float done = open->steps() ? float(c.step() + 1) / float(open->steps()) : 0;
+                dl->AddRectFilled(ImVec2(a.x + 3 * s, z.y - 5 * s), ImVec2(a.x + 3 * s + (z.x - a.x - 6 * s) * done, z.y - 3 * s),
+                                  colors::rgb(0xffffff, 220), 1 * s);
+                dl->AddRect(ImVec2(a.x - 2 * s, a.y - 2 * s), ImVec2(z.x + 2 * s, z.y + 2 * s), colors::accent, 4 * s, 0, 2.5f * s);
+            }
+            if (tile >= 26 * s) {
+                char label[32];
+                std::uint32_t co[3];
+                model.block_coords(std::uint32_t(b), co);
+                if (g.is_1d()) std::snprintf(label, sizeof label, "%u", co[0]);
+                else std::snprintf(label, sizeof label, "%u,%u", co[0], co[1]);
+                const ImVec2 ts = label_font->CalcTextSizeA(label_font->FontSize, 1e9f, 0, label);
+                if (ts.x < tile - gap - 4 * s)
+                    dl->AddText(label_font, label_font->FontSize, ImVec2(a.x + 4 * s, a.y + 3 * s), colors::rgb(0x0d0f12, 230), label);
+            }
+        }
+    }
+    ImGui::Dummy(ImVec2(float(layout.columns) * tile, float(layout.rows) * tile));
+    if (hovered >= 0) {
+        const std::uint32_t b = std::uint32_t(hovered);
+        std::uint32_t co[3];
+        model.block_coords(b, co);
+        const bool traced = g.traced[b];
+        const std::uint64_t first_thread = std::uint64_t(b) * g.threads_per_block;
+        ImGui::BeginTooltip();
+        ImGui::PushFont(fonts().ui_bold);
+        ImGui::Text("block %s", model.block_label(b).c_str());
+        ImGui::PopFont();
+        ImGui::Text("blockIdx = (%u, %u, %u), linear id %u", co[0], co[1], co[2], b);
+        if (g.is_1d() && k.block[1] == 1 && k.block[2] == 1)
+            ImGui::Text("global ids %llu \xE2\x80\x93 %llu", static_cast<unsigned long long>(first_thread),
+                        static_cast<unsigned long long>(first_thread + g.threads_per_block - 1));
+        ImGui::Text("modelled SM %u, wave %u", unsigned(c.views->trace().block_sm[b]), c.views->trace().block_wave[b]);
+        text_dim(traced ? "Traced in full: click to open it in the warps, memory and timeline views."
+                        : "Counted, not traced: click to run again with this block traced in full.");
+        ImGui::EndTooltip();
+        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+            const int d = model.find_detail_block(b);
+            if (d >= 0) c.select_block(std::size_t(d));
+            else c.trace_block_request = b;
+        }
+        if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && traced) c.switch_view = ViewId::warps;
+    }
+    ImGui::EndChild();
+    if (open) {
+        ImGui::PushTextWrapPos(0);
+        text_dim("Open: block %s on SM %u, %zu steps traced. Click another traced block (white dot) to open it; "
+                 "double-click to see its warps.",
+                 model.block_label(open->block).c_str(), unsigned(open->sm), open->steps());
+        ImGui::PopTextWrapPos();
+    }
+}
+
+}  // namespace cudalab::gui
