@@ -6,8 +6,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -205,9 +207,25 @@ int run_learn(const std::string& id, bool watch, const std::string& backend) {
     }
 }
 
+// `cudalab gui ...`: the app is its own program (build/cudalab-gui), so this one links no GUI
+// library; it runs with the same arguments.
+int run_gui(int argc, char** argv) {
+    std::error_code ec;
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    const std::string gui = ((ec ? fs::path(argv[0]).parent_path() : self.parent_path()) / "cudalab-gui").string();
+    std::vector<char*> args{const_cast<char*>(gui.c_str())};
+    for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+    args.push_back(nullptr);
+    ::execv(gui.c_str(), args.data());
+    std::cerr << "cudalab: cannot start " << gui << " (" << std::strerror(errno)
+              << "); build it with -DCUDALAB_BUILD_GUI=ON, or use `cudalab learn` in the terminal\n";
+    return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc >= 2 && std::string(argv[1]) == "gui") return run_gui(argc, argv);
     CLI::App app{"cudalab: learn CUDA by running your own kernels (on a GPU or the built-in emulator)"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("cudalab 0.1.0"));
@@ -243,6 +261,9 @@ int main(int argc, char** argv) {
     std::string show_id;
     auto* show = app.add_subcommand("show", "print a lesson's text");
     show->add_option("lesson", show_id, "lesson id")->required();
+
+    app.add_subcommand("gui", "open a lesson in the app: its text, your code and views of the run (cudalab gui --help)")
+        ->allow_extras();
 
     cli::ExecArgs exec_args;
     auto* exec = app.add_subcommand("exec", "run any kernel file without host code (the playground)");
