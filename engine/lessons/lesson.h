@@ -132,6 +132,11 @@ public:
     bool check_at_least(const std::string& name, double value, double threshold,
                         const std::string& message, const std::string& advice);
     void add_check(CheckResult check);
+    // Shared memory read before any thread wrote it, in the last launch: a failed correctness
+    // check (named "shared memory written before it is read, <launch_name>"). The emulator starts
+    // shared memory at 0, which can make such a kernel look right; on a GPU the slot holds
+    // whatever was there before. Returns true when every read was of written memory.
+    bool check_shared_initialised(const std::string& launch_name, const std::string& advice);
 
     // Timed runs (GPU backends only): warm-up, repeats timed with events, the median. On the
     // emulator this returns nothing and logs that timed checks need a GPU.

@@ -124,6 +124,24 @@ void Session::add_check(CheckResult check) {
     checks_.push_back(std::move(check));
 }
 
+bool Session::check_shared_initialised(const std::string& launch_name, const std::string& advice) {
+    if (!last_launch_) return true;
+    for (const std::string& warning : last_launch_->warnings) {
+        if (warning.find("that no thread has written") == std::string::npos) continue;
+        CheckResult c;
+        c.name = "shared memory written before it is read, " + launch_name;
+        c.kind = CheckKind::correctness;
+        c.passed = false;
+        c.value = 1;
+        c.message = warning + ". The emulator starts shared memory at 0, which can make this look right; on a GPU "
+                              "the slot holds garbage.";
+        c.advice = advice;
+        add_check(std::move(c));
+        return false;
+    }
+    return true;
+}
+
 bool Session::failed() const {
     for (const auto& c : checks_)
         if (!c.passed) return true;

@@ -45,29 +45,6 @@ std::vector<float> cpu_smooth(const std::vector<float>& in) {
     return out;
 }
 
-// The emulator starts every block's shared memory at 0, so a kernel that reads a slot no thread
-// wrote (a thread that returned before filling its part, a histogram never zeroed) can still get
-// the right answer here; on a GPU the slot holds whatever was there before. The emulator warns
-// about such reads, and this lesson turns the warning into a failed check.
-void check_shared_written_before_read(Session& s, const std::string& launch,
-                                      const std::string& advice) {
-    const LaunchResult* r = s.last_launch();
-    if (!r) return;
-    for (const std::string& warning : r->warnings) {
-        if (warning.find("that no thread has written") == std::string::npos) continue;
-        CheckResult c;
-        c.name = "shared memory written before it is read, " + launch;
-        c.kind = CheckKind::correctness;
-        c.passed = false;
-        c.value = 1;
-        c.message = warning + ". The emulator starts shared memory at 0, which can make this "
-                    "look right; on a GPU the slot holds garbage.";
-        c.advice = advice;
-        s.add_check(std::move(c));
-        return;
-    }
-}
-
 struct Outcome {
     bool launched = false;
     bool correct = false;
@@ -102,8 +79,8 @@ Outcome smooth_and_check(Session& s, int n) {
                              std::to_string(outcome.blocks) +
                              (outcome.blocks == 1 ? " block" : " blocks") + " of 256";
     outcome.correct = s.check_close(name, dout, cpu_smooth(in), Tolerance{1e-6, 1e-6}, where);
-    check_shared_written_before_read(
-        s, name,
+    s.check_shared_initialised(
+        name,
         "Every thread of the block must write its slot of the tile (0 past n) and reach the "
         "__syncthreads() before any thread reads the tile: do not return before the barrier.");
     return outcome;

@@ -37,29 +37,6 @@ std::vector<float> cpu_transpose(const std::vector<float>& in, int width, int he
     return out;
 }
 
-// The emulator starts every block's shared memory at 0, so a kernel that reads a slot no thread
-// wrote (a thread that returned before filling its part, a histogram never zeroed) can still get
-// the right answer here; on a GPU the slot holds whatever was there before. The emulator warns
-// about such reads, and this lesson turns the warning into a failed check.
-void check_shared_written_before_read(Session& s, const std::string& launch,
-                                      const std::string& advice) {
-    const LaunchResult* r = s.last_launch();
-    if (!r) return;
-    for (const std::string& warning : r->warnings) {
-        if (warning.find("that no thread has written") == std::string::npos) continue;
-        CheckResult c;
-        c.name = "shared memory written before it is read, " + launch;
-        c.kind = CheckKind::correctness;
-        c.passed = false;
-        c.value = 1;
-        c.message = warning + ". The emulator starts shared memory at 0, which can make this "
-                    "look right; on a GPU the slot holds garbage.";
-        c.advice = advice;
-        s.add_check(std::move(c));
-        return;
-    }
-}
-
 struct Matrix {
     int width, height;  // of `in`; `out` is height wide and width high
 };
@@ -97,8 +74,8 @@ Outcome transpose_and_check(Session& s, const Matrix& m) {
                              std::to_string(m.width) + " matrix (rows x cols), grid " +
                              std::to_string(grid.x) + "x" + std::to_string(grid.y);
     outcome.correct = s.check_equal(name, dout, cpu_transpose(in, m.width, m.height), where);
-    check_shared_written_before_read(
-        s, name,
+    s.check_shared_initialised(
+        name,
         "Read only the tile elements that were loaded: an element of `out` outside the matrix "
         "has no element of `in` behind it. Guard the store with out_row < width && out_col < "
         "height, and load with row < height && col < width.");

@@ -50,29 +50,6 @@ std::vector<float> whole_number_inputs(Session& s, int n) {
     return std::vector<float>(ints.begin(), ints.end());
 }
 
-// The emulator starts every block's shared memory at 0, so a kernel that reads a slot no thread
-// wrote (a thread that returned before filling its part, a histogram never zeroed) can still get
-// the right answer here; on a GPU the slot holds whatever was there before. The emulator warns
-// about such reads, and this lesson turns the warning into a failed check.
-void check_shared_written_before_read(Session& s, const std::string& launch,
-                                      const std::string& advice) {
-    const LaunchResult* r = s.last_launch();
-    if (!r) return;
-    for (const std::string& warning : r->warnings) {
-        if (warning.find("that no thread has written") == std::string::npos) continue;
-        CheckResult c;
-        c.name = "shared memory written before it is read, " + launch;
-        c.kind = CheckKind::correctness;
-        c.passed = false;
-        c.value = 1;
-        c.message = warning + ". The emulator starts shared memory at 0, which can make this "
-                    "look right; on a GPU the slot holds garbage.";
-        c.advice = advice;
-        s.add_check(std::move(c));
-        return;
-    }
-}
-
 struct Outcome {
     bool launched = false;
     bool correct = false;
@@ -100,8 +77,8 @@ Outcome sum_and_check(Session& s, int n, unsigned blocks, const std::string& lab
                              " of 256";
     outcome.correct = s.check_equal(name, dtotal, std::vector<float>{float(exact)},
                                     [](std::size_t) { return std::string("*total"); });
-    check_shared_written_before_read(
-        s, name,
+    s.check_shared_initialised(
+        name,
         "Every thread writes its partial sum (0 if it had no elements) before the first "
         "__syncthreads(); the tree only reads slots below 256.");
     return outcome;

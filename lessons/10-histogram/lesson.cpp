@@ -64,29 +64,6 @@ double levels_per_warp(const std::vector<unsigned char>& pixels) {
     return warps ? total / double(warps) : 0.0;
 }
 
-// The emulator starts every block's shared memory at 0, so a kernel that reads a slot no thread
-// wrote (a thread that returned before filling its part, a histogram never zeroed) can still get
-// the right answer here; on a GPU the slot holds whatever was there before. The emulator warns
-// about such reads, and this lesson turns the warning into a failed check.
-void check_shared_written_before_read(Session& s, const std::string& launch,
-                                      const std::string& advice) {
-    const LaunchResult* r = s.last_launch();
-    if (!r) return;
-    for (const std::string& warning : r->warnings) {
-        if (warning.find("that no thread has written") == std::string::npos) continue;
-        CheckResult c;
-        c.name = "shared memory written before it is read, " + launch;
-        c.kind = CheckKind::correctness;
-        c.passed = false;
-        c.value = 1;
-        c.message = warning + ". The emulator starts shared memory at 0, which can make this "
-                    "look right; on a GPU the slot holds garbage.";
-        c.advice = advice;
-        s.add_check(std::move(c));
-        return;
-    }
-}
-
 struct Outcome {
     bool launched = false;
     bool correct = false;
@@ -119,8 +96,8 @@ Outcome histogram_and_check(Session& s, int width, int height, unsigned blocks) 
     outcome.correct = s.check_equal(name, dbins, cpu_histogram(image), [](std::size_t v) {
         return "bins[" + std::to_string(v) + "] (grey level " + std::to_string(v) + ")";
     });
-    check_shared_written_before_read(
-        s, name,
+    s.check_shared_initialised(
+        name,
         "Zero the shared histogram first: local[threadIdx.x] = 0; then __syncthreads() before "
         "any thread counts into it.");
     return outcome;
