@@ -1028,6 +1028,16 @@ TEST_CASE("calls to __noinline__ functions: recursion, struct arguments and resu
     }
 }
 
+TEST_CASE("calls through function pointers, different functions in one warp") {
+    const Run r = run_kernel("function_pointers");
+    for (std::uint32_t g = 0; g < threads_of("function_pointers"); ++g) {
+        CAPTURE(g);
+        const std::uint32_t v = r.in[g], k = v % 3u;
+        CHECK(r.out[2 * g] == (k == 0 ? v + (g + 1) : k == 1 ? v ^ (g + 1) : v * (g + 1)));
+        CHECK(r.out[2 * g + 1] == (v ^ 0xffu));
+    }
+}
+
 TEST_CASE("device printf is formatted as the GPU formats it, lanes in order") {
     const Run r = run_kernel("print_formats");
     const std::string expected =

@@ -19,6 +19,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "compiler/compiler.h"
 #include "emulator/execute.h"
 #include "ptx/cfg.h"
 #include "ptx/parser.h"
@@ -112,6 +113,11 @@ void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& sha
                 o = Operand{};
                 o.kind = OperandKind::reg;
                 o.reg = constant(v);
+            } else if (o.kind == OperandKind::symbol && o.scope == Operand::code_scope) {
+                std::uint64_t v = function_window + 16 * std::uint64_t(o.symbol);
+                o = Operand{};
+                o.kind = OperandKind::reg;
+                o.reg = constant(v);
             } else if (o.kind == OperandKind::symbol && o.scope == Operand::function_scope &&
                        fn.locals[std::size_t(o.symbol)].space == Space::shared &&
                        !fn.locals[std::size_t(o.symbol)].is_extern) {
@@ -156,6 +162,34 @@ void linear_to_dims(std::uint32_t linear, const Dim3& d, std::uint32_t out[3]) {
     out[0] = linear % d.x;
     out[1] = (linear / d.x) % d.y;
     out[2] = linear / (d.x * d.y);
+}
+
+// Warps that meet at one hardware barrier from different __syncthreads() calls: the GPU counts them
+// together (the barrier has an id, not a place), so the program runs on with some threads past a
+// different barrier than the learner meant. The CUDA Programming Guide makes it undefined.
+void check_same_barrier(const LaunchState& launch, const Block& block, std::uint32_t id) {
+    const Warp* first = nullptr;
+    std::uint32_t first_line = 0;
+    for (const Warp& w : block.warps) {
+        if (!w.waiting || w.barrier_id != id || w.done()) continue;
+        const auto& fn = launch.program.functions[std::size_t(w.frames.back().function)].fn;
+        const std::uint32_t line = w.barrier_pc < fn.code.size() ? fn.code[w.barrier_pc].line : 0;
+        if (!first) { first = &w; first_line = line; continue; }
+        if (line == first_line) continue;
+        FaultInfo f;
+        f.kind = "divergent __syncthreads()";
+        f.detail = "warp " + std::to_string(w.id) + " waits at the __syncthreads() of line " + std::to_string(line) +
+                   " while warp " + std::to_string(first->id) + " waits at the one of line " + std::to_string(first_line) +
+                   "; a GPU counts them as one barrier, so the threads do not meet where the code says";
+        f.advice = "call __syncthreads() where every thread of the block reaches it: outside if/else branches and loops "
+                   "whose condition differs between threads";
+        f.block = block.linear;
+        f.warp = w.id;
+        f.pc = w.barrier_pc;
+        f.function = w.frames.back().function;
+        f.other_line = first_line;
+        throw Fault(std::move(f));
+    }
 }
 
 // Runs one block to completion. Detail blocks step their warps one instruction at a time in turn,
@@ -214,6 +248,7 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
         for (std::uint32_t id = 0; id < Block::barrier_count; ++id) {
             BarrierState& b = block.barriers[id];
             if (b.arrived == 0 || b.arrived < (b.expected ? b.expected : live)) continue;
+            check_same_barrier(launch, block, id);
             for (Warp& w : block.warps) {
                 if (!w.waiting || w.barrier_id != id) continue;
                 w.waiting = false;
@@ -243,12 +278,15 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
             FaultInfo f;
             f.kind = "barrier deadlock";
             std::ostringstream d;
-            d << "every live warp of the block waits at a barrier, but not at the same one:";
+            d << "every live warp of the block waits at a barrier that cannot complete:";
+            const char* separator = " ";
             for (Warp& w : block.warps) {
                 if (w.done() || !w.waiting) continue;
                 const auto& fn = launch.program.functions[std::size_t(w.frames.back().function)].fn;
-                d << " warp " << w.id << " at line " << fn.code[w.barrier_pc].line << " (barrier " << w.barrier_id << ");";
+                d << separator << "warp " << w.id << " at line " << fn.code[w.barrier_pc].line << " (barrier " << w.barrier_id << ")";
+                separator = ", ";
             }
+            d << ".";
             f.detail = d.str();
             f.advice = "every thread of a block must reach the same __syncthreads(); do not put it inside a branch "
                        "that only some threads take";
@@ -257,22 +295,25 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
             for (Warp& w : block.warps) if (!w.done()) { f.warp = w.id; f.pc = w.barrier_pc; f.function = w.frames.back().function; break; }
             throw Fault(std::move(f));
         }
-        if (launch.stop.load(std::memory_order_relaxed)) return;
+        if (block.linear > launch.fault_block.load(std::memory_order_relaxed)) return;
         if (launch.thread_instructions.load(std::memory_order_relaxed) > launch.budget) {
             FaultInfo f;
             f.kind = "instruction budget exhausted";
             std::ostringstream d;
             d << "the launch ran more than " << launch.budget << " thread instructions, so it was stopped (an endless loop?). "
               << "Where the warps of block " << block.linear << " were:";
-            int shown = 0;
+            int shown = 0, more = 0;
             for (Warp& w : block.warps) {
-                if (w.done() || shown++ >= 4) continue;
-                const auto& fn = launch.program.functions[std::size_t(w.frames.back().function)].fn;
+                if (w.done()) continue;
+                if (shown >= 4) { ++more; continue; }
+                const auto& fn = launch.program.functions[std::size_t(w.frames[w.stack.back().frame].function)].fn;
                 std::int32_t pc = w.stack.back().pc;
                 std::uint32_t line = pc < std::int32_t(fn.code.size()) ? fn.code[std::size_t(pc)].line : 0;
-                d << " warp " << w.id << " at line " << line << ";";
-                if (shown == 1) { f.pc = std::uint32_t(pc); f.function = w.frames.back().function; f.warp = w.id; }
+                d << (shown++ ? ", " : " ") << "warp " << w.id << " at line " << line;
+                if (shown == 1) { f.pc = std::uint32_t(pc); f.function = w.frames[w.stack.back().frame].function; f.warp = w.id; }
             }
+            if (more) d << " and " << more << " more warps";
+            d << ".";
             f.detail = d.str();
             f.advice = "check that every loop's condition eventually becomes false (a grid-stride loop must add "
                        "blockDim.x * gridDim.x); raise the budget with --budget if the work is really this large";
@@ -294,7 +335,13 @@ Emulator::~Emulator() = default;
 
 Status Emulator::load(const std::string& ptx_text, const std::string& source_path) {
     ptx::ParseResult parsed = ptx::parse(ptx_text);
-    if (!parsed.ok) return Status::error(StatusCode::compile_error, "cannot read the compiled PTX: " + parsed.error);
+    if (!parsed.ok) {
+        std::string where = source_path.empty() ? std::string("kernel") : source_path;
+        if (parsed.source_line) where += ":" + std::to_string(parsed.source_line);
+        return Status::error(StatusCode::compile_error,
+                             where + ": error: the emulator cannot run this code: " + parsed.error +
+                                 "\n  try: rewrite the construct it names, or run on a GPU with --backend gpu");
+    }
     auto program = std::make_unique<Program>();
     program->module = std::move(parsed.module);
     program->source_path = source_path;
@@ -320,6 +367,30 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
             shared_cursor = std::uint32_t(align_up(shared_cursor, s.align));
             program->global_addresses[i] = shared_cursor;
             shared_cursor += std::uint32_t(s.size);
+        }
+    }
+    // Address initialisers (function tables, pointers to other variables), now that every
+    // variable has its address.
+    for (std::size_t i = 0; i < m.globals.size(); ++i) {
+        const ptx::Symbol& s = m.globals[i];
+        for (const ptx::Relocation& r : s.relocations) {
+            std::uint64_t value = 0;
+            if (auto f = m.function_index.find(r.target); f != m.function_index.end()) {
+                value = function_window + 16 * std::uint64_t(f->second);
+            } else {
+                auto g = std::find_if(m.globals.begin(), m.globals.end(), [&](const ptx::Symbol& x) { return x.name == r.target; });
+                if (g == m.globals.end())
+                    return Status::error(StatusCode::compile_error, "cannot read the compiled PTX: the initialiser of '" + s.name +
+                                                                        "' names an unknown symbol '" + r.target + "'");
+                const std::size_t k = std::size_t(g - m.globals.begin());
+                value = program->global_addresses[k];
+                if (r.generic && g->space == Space::constant) value += const_window;
+                if (r.generic && g->space == Space::shared) value += shared_window;
+            }
+            value += std::uint64_t(r.addend);
+            if (r.offset + 8 > s.size) continue;
+            if (s.space == Space::global) memory_.copy_in(program->global_addresses[i] + r.offset, &value, 8);
+            else if (s.space == Space::constant) std::memcpy(program->constant_bank.data() + program->global_addresses[i] + r.offset, &value, 8);
         }
     }
     program->functions.resize(m.functions.size());
@@ -395,7 +466,7 @@ std::string format_fault(const Program& program, const LaunchConfig& cfg, const 
     if (f.function >= 0) {
         const auto& fn = program.functions[std::size_t(f.function)].fn;
         if (f.pc < fn.code.size()) line = fn.code[f.pc].line;
-        if (!fn.is_entry) function_name = fn.name;
+        if (!fn.is_entry) function_name = compiler::source_name_of(fn.name);
     }
     std::uint32_t b[3];
     linear_to_dims(f.block, cfg.grid, b);
@@ -414,7 +485,13 @@ std::string format_fault(const Program& program, const LaunchConfig& cfg, const 
         m << ", thread " << dim_text(t[0], t[1], t[2]) << " (warp " << f.warp << ", lane " << f.lane << ")";
         if (f.other_lanes) m << " and " << f.other_lanes << " more threads of its warp";
     } else {
-        m << ", warp " << f.warp;
+        // The whole warp: name its threads.
+        const std::uint32_t threads = std::uint32_t(cfg.block.count());
+        const std::uint32_t first = f.warp * 32, last = std::min(first + 31, threads ? threads - 1 : 0);
+        std::uint32_t t0[3], t1[3];
+        linear_to_dims(first, cfg.block, t0);
+        linear_to_dims(last, cfg.block, t1);
+        m << ", warp " << f.warp << " (threads " << dim_text(t0[0], t0[1], t0[2]) << " to " << dim_text(t1[0], t1[1], t1[2]) << ")";
     }
     m << ": " << f.detail << "\n";
     if (f.other_line) {
@@ -511,7 +588,9 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         block.counters = &r.counters;
         for (;;) {
             std::uint32_t b = next_block.fetch_add(1);
-            if (b >= blocks || state.stop.load()) break;
+            // After a fault in block f, blocks below f still run (one of them may fault first: the
+            // report names the lowest faulting block, whatever the threads' timing); later ones not.
+            if (b >= blocks || b > state.fault_block.load()) break;
             block.linear = b;
             linear_to_dims(b, g, block.ctaid);
             block.sm = std::uint8_t(b % state.num_sms);
@@ -520,8 +599,9 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
                 run_block(state, block, r, trace_options.max_events, events_total);
             } catch (const Fault& f) {
                 if (!r.faulted || f.info.block < r.fault.block) { r.faulted = true; r.fault = f.info; }
-                state.stop = true;
-                break;
+                std::uint32_t seen = state.fault_block.load();
+                while (f.info.block < seen && !state.fault_block.compare_exchange_weak(seen, f.info.block)) {}
+                continue;
             }
             if (block.detail) {
                 r.detail_blocks.push_back(std::move(block));

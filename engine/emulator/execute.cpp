@@ -151,6 +151,7 @@ struct Exec {
             if (fn->fn.is_entry) return kernel_param_base + fn->fn.params[std::size_t(o.symbol)].offset;
             return frame->local_base + fn->param_offsets[std::size_t(o.symbol)];
         case Operand::return_scope: return frame->local_base + fn->return_offsets[std::size_t(o.symbol)];
+        case Operand::code_scope: return function_window + 16 * std::uint64_t(o.symbol);
         }
         return 0;
     }
@@ -289,7 +290,9 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
             if (!a) {
                 const Allocation* near = x.launch.memory.nearest(addr);
                 std::string detail = std::to_string(size) + " bytes at " + hex(addr);
-                if (near && !near->freed) {
+                if (addr < 65536) {
+                    detail += ", a null pointer (or a small offset from one)";
+                } else if (near && !near->freed) {
                     if (addr >= near->base + near->size)
                         detail += ", " + std::to_string(addr - (near->base + near->size)) + " bytes past the end of " +
                                   std::to_string(near->size) + "-byte buffer (" + near->label + ")";
@@ -359,6 +362,40 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
     x.fault("bad address space", "unknown state space", "report this as a cudalab bug");
 }
 
+// The source line of an instruction in the module-wide pc numbering (for messages only).
+std::uint32_t line_at(const Program& program, std::uint32_t gpc) {
+    for (const PreparedFunction& f : program.functions)
+        if (gpc >= f.pc_base && gpc < f.pc_base + f.fn.code.size()) return f.fn.code[gpc - f.pc_base].line;
+    return 0;
+}
+
+std::string dims_text(std::uint32_t linear, std::uint32_t dx, std::uint32_t dy) {
+    return "(" + std::to_string(linear % dx) + "," + std::to_string(linear / dx % dy) + "," + std::to_string(linear / (dx * dy)) + ")";
+}
+
+// A read of shared memory no thread has written: a warning (the GPU reads whatever is there), once
+// per instruction and launch.
+void warn_uninitialised(Exec& x, std::uint32_t offset, int lane) {
+    auto& warned = x.block.warned_uninit_pcs;
+    if (std::find(warned.begin(), warned.end(), x.gpc) != warned.end()) return;
+    warned.push_back(x.gpc);
+    std::lock_guard<std::mutex> lock(x.launch.mutex);
+    auto& launch_warned = x.launch.warned_pcs;
+    if (std::find(launch_warned.begin(), launch_warned.end(), x.gpc) != launch_warned.end()) return;
+    launch_warned.push_back(x.gpc);
+    if (x.launch.warnings.size() >= 20) return;
+    const auto& c = x.launch.config;
+    std::ostringstream m;
+    m << (x.launch.program.source_path.empty() ? "kernel" : x.launch.program.source_path);
+    if (x.in->line) m << ":" << x.in->line;
+    m << ": warning: read of uninitialised shared memory in kernel '" << x.launch.display_name << "': block "
+      << dims_text(x.block.linear, c.grid.x, c.grid.y) << ", thread "
+      << dims_text(x.warp.id * 32 + std::uint32_t(lane), c.block.x, c.block.y) << " reads shared offset " << offset
+      << ", which no thread of the block has written (its value is undefined); write it before reading it, and put "
+         "__syncthreads() between";
+    x.launch.warnings.push_back(m.str());
+}
+
 // Race detector and uninitialised-read warnings for one lane's shared access.
 void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, bool is_write, int lane) {
     if (!x.launch.detect_races) return;
@@ -367,14 +404,13 @@ void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, bool is_wr
     const std::uint32_t epoch = x.block.epoch;
     for (std::uint32_t word = offset / 4; word <= (offset + size - 1) / 4 && word < shadow.size(); ++word) {
         SharedShadow& s = shadow[word];
-        auto race = [&](const char* first, std::uint32_t other_pc, std::uint16_t other_warp, const char* second) {
+        auto race = [&](const char* first, std::uint32_t other_gpc, std::uint16_t other_warp, const char* second) {
             FaultInfo f;
             f.kind = "shared-memory race";
-            const auto& code = x.fn->fn.code;
-            std::uint32_t other_line = other_pc < code.size() ? code[other_pc].line : 0;
+            const std::uint32_t other_line = line_at(x.launch.program, other_gpc);
             f.detail = std::string("warp ") + std::to_string(x.warp.id) + " " + second + " shared offset " +
-                       std::to_string(word * 4) + ", which warp " +
-                       (other_warp == 0xFFFF ? std::string("(several)") : std::to_string(other_warp)) + " " + first +
+                       std::to_string(word * 4) + ", which " +
+                       (other_warp == 0xFFFF ? std::string("other warps") : "warp " + std::to_string(other_warp)) + " " + first +
                        " at line " + std::to_string(other_line) + " with no barrier in between";
             f.advice = "put __syncthreads() between the write and the read so every warp sees the finished data";
             f.pc = x.pc;
@@ -390,23 +426,12 @@ void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, bool is_wr
             if (s.read_epoch == epoch && s.read_warp != w) race("read", s.read_pc, s.read_warp, "writes");
             s.write_epoch = epoch;
             s.write_warp = w;
-            s.write_pc = x.pc;
+            s.write_pc = x.gpc;
         } else {
             if (s.write_epoch == epoch && s.write_warp != w) race("wrote", s.write_pc, s.write_warp, "reads");
-            if (s.write_epoch == 0) {
-                auto& warned = x.block.warned_uninit_pcs;
-                if (std::find(warned.begin(), warned.end(), x.pc) == warned.end()) {
-                    warned.push_back(x.pc);
-                    std::lock_guard<std::mutex> lock(x.launch.mutex);
-                    if (x.launch.warnings.size() < 20)
-                        x.launch.warnings.push_back(
-                            "line " + std::to_string(x.in->line) + ": warp " + std::to_string(x.warp.id) +
-                            " of block " + std::to_string(x.block.linear) + " reads shared memory at offset " +
-                            std::to_string(word * 4) + " that no thread has written (its value is undefined)");
-                }
-            }
-            if (s.read_epoch != epoch) { s.read_epoch = epoch; s.read_warp = w; s.read_pc = x.pc; }
-            else if (s.read_warp != w) { s.read_warp = 0xFFFF; s.read_pc = x.pc; }
+            if (s.write_epoch == 0) warn_uninitialised(x, word * 4, lane);
+            if (s.read_epoch != epoch) { s.read_epoch = epoch; s.read_warp = w; s.read_pc = x.gpc; }
+            else if (s.read_warp != w) { s.read_warp = 0xFFFF; s.read_pc = x.gpc; }
         }
     }
 }
@@ -1737,19 +1762,41 @@ void exec_exit(Exec& x) {
 
 // 9.7.10.4 call: a new frame (registers, parameters, locals) for the calling lanes
 void call_vprintf(Exec& x);
+[[noreturn]] void call_assertfail(Exec& x);
 void exec_call(Exec& x) {
-    const PreparedFunction& callee = x.launch.program.functions[std::size_t(x.in->target)];
     SimtEntry& top = x.warp.stack.back();
     top.pc = std::int32_t(x.pc) + 1;  // where the caller resumes, with all its lanes
     if (x.mask == 0) return;
+    std::int32_t target = x.in->target;
+    if (x.in->operands[1].kind == OperandKind::reg) {
+        // Through a function pointer. Lanes may hold different functions: the lanes of the first
+        // one call now; the others wait in a stack entry that runs this call again afterwards.
+        const std::uint64_t* address = x.reg(x.in->operands[1].reg);
+        const int lane = __builtin_ctz(x.mask);
+        const std::uint64_t a = address[lane];
+        const auto& functions = x.launch.program.functions;
+        if (a < function_window || (a - function_window) % 16 != 0 || (a - function_window) / 16 >= functions.size() ||
+            functions[(a - function_window) / 16].fn.is_entry)
+            x.fault("call through a bad function pointer", "lane " + std::to_string(lane) + " calls address " + hex(a) +
+                        ", which is not a device function", "check that the pointer was set to a __device__ function", lane);
+        target = std::int32_t((a - function_window) / 16);
+        std::uint32_t same = 0;
+        FOR_LANES(x.mask, if (address[l] == a) same |= 1u << l);
+        if (same != x.mask) {
+            x.warp.stack.push_back({std::int32_t(x.pc), std::int32_t(x.pc) + 1, x.mask & ~same, top.frame});
+            x.mask = same;
+        }
+    }
+    const PreparedFunction& callee = x.launch.program.functions[std::size_t(target)];
     if (callee.fn.is_extern) {
         if (callee.fn.name == "vprintf") return call_vprintf(x);
+        if (callee.fn.name == "__assertfail") call_assertfail(x);
         x.unsupported("call to external function " + callee.fn.name);
     }
     if (x.warp.frames.size() >= 1024)
         x.fault("call stack overflow", "more than 1024 nested calls (runaway recursion?)", "check the recursion's base case");
     Frame f;
-    f.function = x.in->target;
+    f.function = target;
     f.call_pc = std::int32_t(x.pc);
     f.caller_mask = x.mask;
     Frame& caller = x.warp.frames.back();
@@ -1764,9 +1811,9 @@ void exec_call(Exec& x) {
     for (auto& [r, s] : callee.lane_specials)
         for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = Exec::lane_constant(x.launch, x.block, x.warp, s, l);
     // Arguments: the caller's call-site .param symbols -> the callee's formal parameters.
-    const Operand& args = x.in->operands[2];
-    for (int i = 0; i < args.vec_count && i < int(callee.param_offsets.size()); ++i) {
-        std::uint64_t from = caller.local_base + x.fn->local_offsets[std::size_t(args.vec[i])];
+    const auto& args = x.in->call_args;
+    for (std::size_t i = 0; i < args.size() && i < callee.param_offsets.size(); ++i) {
+        std::uint64_t from = caller.local_base + x.fn->local_offsets[std::size_t(args[i])];
         std::uint64_t to = f.local_base + callee.param_offsets[std::size_t(i)];
         std::size_t bytes = callee.fn.params[std::size_t(i)].size;
         FOR_LANES(x.mask, std::memcpy(x.warp.local[std::size_t(l)].data() + to, x.warp.local[std::size_t(l)].data() + from, bytes));
@@ -1786,10 +1833,10 @@ void exec_ret(Exec& x) {
     const PreparedFunction& cf = *x.fn;
     const PreparedFunction& caller_fn = x.launch.program.functions[std::size_t(caller.function)];
     const Instruction& call = caller_fn.fn.code[std::size_t(callee.call_pc)];
-    const Operand& rets = call.operands[0];
-    for (int i = 0; i < rets.vec_count && i < int(cf.return_offsets.size()); ++i) {
+    const auto& rets = call.call_results;
+    for (std::size_t i = 0; i < rets.size() && i < cf.return_offsets.size(); ++i) {
         std::uint64_t from = callee.local_base + cf.return_offsets[std::size_t(i)];
-        std::uint64_t to = caller.local_base + caller_fn.local_offsets[std::size_t(rets.vec[i])];
+        std::uint64_t to = caller.local_base + caller_fn.local_offsets[std::size_t(rets[i])];
         std::size_t bytes = cf.fn.returns[std::size_t(i)].size;
         FOR_LANES(x.mask, std::memcpy(w.local[std::size_t(l)].data() + to, w.local[std::size_t(l)].data() + from, bytes));
     }
@@ -1805,14 +1852,44 @@ void exec_trap(Exec& x) {
 void exec_brkpt(Exec&) {}
 void exec_nanosleep(Exec&) {}
 
+// assert() in device code: __assertfail(message, file, line, function, char size) stops the kernel
+// with the failed condition, as the GPU does (it prints the same and traps).
+void call_assertfail(Exec& x) {
+    const auto& args = x.in->call_args;
+    const int lane = __builtin_ctz(x.mask);
+    const Frame& frame = x.warp.frames.back();
+    auto param = [&](std::size_t i) -> std::uint64_t {
+        if (i >= args.size()) return 0;
+        std::uint64_t v = 0;
+        const std::uint64_t slot = frame.local_base + x.fn->local_offsets[std::size_t(args[i])];
+        const auto& local = x.warp.local[std::size_t(lane)];
+        if (slot + 8 <= local.size()) std::memcpy(&v, local.data() + slot, 8);
+        return v;
+    };
+    auto text = [&](std::uint64_t address) {
+        std::string t;
+        Allocation* cache = nullptr;
+        for (std::uint64_t a = address; a && t.size() < 512; ++a) {
+            const Access c = resolve(x, Space::generic, a, 1, "assert message read", lane, cache);
+            if (*c.ptr == 0) break;
+            t += char(*c.ptr);
+        }
+        return t;
+    };
+    const std::string condition = text(param(0)), function = text(param(3));
+    x.fault("assertion failed", "assert(" + condition + ") failed" + (function.empty() ? "" : " in " + function),
+            "the condition was false for this thread: check the values it depends on", lane,
+            std::uint32_t(std::popcount(x.mask) - 1));
+}
+
 // Device printf: vprintf(format, packed arguments). Formatted per lane in lane order, as the GPU
 // does; the argument buffer follows the C ABI alignment of each argument.
 void call_vprintf(Exec& x) {
-    const Operand& args = x.in->operands[2];
+    const auto& args = x.in->call_args;
     Frame& frame = x.warp.frames.back();
-    if (args.vec_count < 2) x.fault("bad printf call", "vprintf needs two arguments", "report this as a cudalab bug");
-    const std::uint64_t fmt_slot = frame.local_base + x.fn->local_offsets[std::size_t(args.vec[0])];
-    const std::uint64_t arg_slot = frame.local_base + x.fn->local_offsets[std::size_t(args.vec[1])];
+    if (args.size() < 2) x.fault("bad printf call", "vprintf needs two arguments", "report this as a cudalab bug");
+    const std::uint64_t fmt_slot = frame.local_base + x.fn->local_offsets[std::size_t(args[0])];
+    const std::uint64_t arg_slot = frame.local_base + x.fn->local_offsets[std::size_t(args[1])];
     Allocation* cache = nullptr;
     FOR_LANES(x.mask, {
         std::uint64_t fmt_addr, buf_addr;
@@ -1881,9 +1958,9 @@ void call_vprintf(Exec& x) {
         x.out.printf_text += out;
     });
     // vprintf returns the number of arguments; the result slot is written if the caller reads it.
-    const Operand& rets = x.in->operands[0];
-    if (rets.vec_count > 0) {
-        std::uint64_t slot = frame.local_base + x.fn->local_offsets[std::size_t(rets.vec[0])];
+    const auto& rets = x.in->call_results;
+    if (!rets.empty()) {
+        std::uint64_t slot = frame.local_base + x.fn->local_offsets[std::size_t(rets[0])];
         FOR_LANES(x.mask, { std::uint32_t v = 1; std::memcpy(x.warp.local[std::size_t(l)].data() + slot, &v, 4); });
     }
 }

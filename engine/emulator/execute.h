@@ -23,11 +23,12 @@ struct LaunchState {
     std::uint64_t budget = 0;                // thread instructions
     std::atomic<std::uint64_t> thread_instructions{0};
     std::atomic<std::uint64_t> warp_instructions{0};
-    std::atomic<bool> stop{false};
+    std::atomic<std::uint32_t> fault_block{~0u}; // lowest block that faulted so far
     bool detect_races = true;
     std::uint32_t num_sms = 1;
     std::mutex mutex;                        // guards warnings
     std::vector<std::string> warnings;
+    std::vector<std::uint32_t> warned_pcs;   // uninitialised-read warnings already given (guarded)
     std::string display_name;
 
     LaunchState(const Program& p, DeviceMemory& m) : program(p), memory(m) {}

@@ -23,6 +23,8 @@ inline constexpr std::uint64_t param_window = 0x4000'0000'0000ull;
 // Parameter-space addresses at or above this are the kernel's parameter buffer; below it, the
 // thread's frame (.func parameters and call-site .param symbols). Inside the param window.
 inline constexpr std::uint64_t kernel_param_base = 0x0080'0000'0000ull;
+// Function pointers: the address of function i of the module is function_window + 16 * i.
+inline constexpr std::uint64_t function_window = 0x5000'0000'0000ull;
 
 // One function of the module, ready to execute.
 struct PreparedFunction {

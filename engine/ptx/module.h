@@ -87,9 +87,10 @@ struct Operand {
     bool negate = false;        // !%p
     std::int32_t reg = -1;      // register index (reg, address base; -1: none)
     std::int64_t value = 0;     // immediate bits / address offset
-    enum Scope : std::uint8_t { module_scope, function_scope, param_scope, return_scope };
+    enum Scope : std::uint8_t { module_scope, function_scope, param_scope, return_scope, code_scope };
     Scope scope = module_scope; // where `symbol` indexes: Module::globals, Function::locals,
-                                // Function::params, Function::returns
+                                // Function::params, Function::returns, Module::functions (a
+                                // function's address: function pointers)
     std::int32_t symbol = -1;   // symbol index (address, symbol operands); -1: none
     Special special = Special::none;
     std::int32_t vec[4] = {-1, -1, -1, -1};
@@ -113,11 +114,22 @@ struct Instruction {
     std::uint8_t operand_count = 0;
     Operand operands[6];
     std::int32_t target = -1;    // bra: target pc; call: callee function index
+    std::vector<std::int32_t> call_results, call_args;  // call: the call site's .param symbols
+                                                        // (Function::locals indices), in order
     std::int32_t reconverge = -1;  // bra: immediate post-dominator pc (-1: function exit)
     std::uint32_t line = 0;      // source line from .loc (0: none)
     std::uint32_t file = 0;      // .file index
     std::uint32_t ptx_line = 0;  // line in the PTX text (for errors)
     std::string text;            // the instruction as written (for views and errors)
+};
+
+// An initialiser that holds an address, resolved when the module is loaded:
+// `.global .u64 table[2] = {_Z3addi, _Z3subi};`, `= {generic(data)}`, `= {data+8}`.
+struct Relocation {
+    std::uint64_t offset = 0;   // where in the symbol's bytes (8 bytes are written)
+    std::string target;         // a function or a module-scope variable
+    bool generic = false;       // generic(var): the variable's generic address
+    std::int64_t addend = 0;
 };
 
 struct Symbol {
@@ -129,6 +141,7 @@ struct Symbol {
     std::uint64_t offset = 0;       // assigned by the loader / parser within its space
     bool is_extern = false;
     std::vector<std::uint8_t> init; // initialiser bytes, if any
+    std::vector<Relocation> relocations;
 };
 
 struct Param {

@@ -403,16 +403,22 @@ Decl parse_decl(std::string_view text, std::uint32_t line) {
     return d;
 }
 
-std::uint64_t decl_size(const Decl& d) {
+constexpr std::uint64_t max_symbol_bytes = 1ull << 32;
+
+std::uint64_t decl_size(const Decl& d, std::uint32_t line = 0) {
     std::uint64_t elem = std::uint64_t(type_bits(d.type) / 8);
     if (d.type == Type::pred) elem = 1;
-    std::uint64_t n = d.array < 0 ? 1 : std::uint64_t(d.array);
-    if (d.array2 > 0) n *= std::uint64_t(d.array2);
-    return elem * n;
+    const std::uint64_t n = d.array < 0 ? 1 : std::uint64_t(d.array);
+    const std::uint64_t m = d.array2 > 0 ? std::uint64_t(d.array2) : 1;
+    if (n > max_symbol_bytes || m > max_symbol_bytes || elem * n * m > max_symbol_bytes)
+        throw ParseError(line, "'" + d.name + "' is larger than 4 GB");
+    return elem * n * m;
 }
 
-// Initialiser "{1, 2, 3}" or "5" into bytes of the element type.
-std::vector<std::uint8_t> parse_initializer(const Decl& d, std::uint32_t line) {
+// Initialiser "{1, 2, 3}" or "5" into bytes of the element type; address items (module scope
+// only) become relocations.
+constexpr std::uint64_t max_initializer_bytes = 256u << 20;
+std::vector<std::uint8_t> parse_initializer(const Decl& d, std::uint32_t line, std::vector<Relocation>* relocations) {
     std::vector<std::uint8_t> bytes;
     if (d.init.empty()) return bytes;
     std::string_view s = trim(d.init);
@@ -423,17 +429,41 @@ std::vector<std::uint8_t> parse_initializer(const Decl& d, std::uint32_t line) {
         if (item.front() == '{') {  // nested arrays: flatten
             Decl inner = d;
             inner.init = std::string(item);
-            auto more = parse_initializer(inner, line);
+            std::vector<Relocation> inner_relocations;
+            auto more = parse_initializer(inner, line, relocations ? &inner_relocations : nullptr);
+            for (Relocation& r : inner_relocations) {
+                r.offset += bytes.size();
+                relocations->push_back(std::move(r));
+            }
             bytes.insert(bytes.end(), more.begin(), more.end());
             continue;
         }
         std::int64_t v = 0;
-        if (!parse_immediate(item, d.type, line, &v))
-            throw ParseError(line, "unsupported initialiser '" + std::string(item) +
-                                       "' (address initialisers such as generic(sym) are not supported)");
+        if (!parse_immediate(item, d.type, line, &v)) {
+            // An address: a function, a variable, generic(variable), each with an optional +offset.
+            if (!relocations || elem != 8)
+                throw ParseError(line, "unsupported initialiser '" + std::string(item) + "'");
+            Relocation r;
+            r.offset = bytes.size();
+            std::string_view target = item;
+            if (auto plus = target.find('+'); plus != std::string_view::npos) {
+                r.addend = std::int64_t(parse_integer(trim(target.substr(plus + 1)), line));
+                target = trim(target.substr(0, plus));
+            }
+            if (starts_with(target, "generic(") && target.back() == ')') {
+                r.generic = true;
+                target = trim(target.substr(8, target.size() - 9));
+            }
+            if (target.empty() || !std::all_of(target.begin(), target.end(), is_ident_char))
+                throw ParseError(line, "unsupported initialiser '" + std::string(item) + "'");
+            r.target = std::string(target);
+            relocations->push_back(std::move(r));
+            v = 0;
+        }
         for (int b = 0; b < elem; ++b) bytes.push_back(std::uint8_t(std::uint64_t(v) >> (8 * b)));
+        if (bytes.size() > max_initializer_bytes) throw ParseError(line, "initialiser too large");
     }
-    bytes.resize(std::max<std::uint64_t>(bytes.size(), decl_size(d)), 0);
+    bytes.resize(std::max<std::uint64_t>(bytes.size(), std::min<std::uint64_t>(decl_size(d), max_initializer_bytes)), 0);
     return bytes;
 }
 
@@ -443,9 +473,9 @@ Symbol symbol_from(const Decl& d, std::uint32_t line) {
     s.space = d.space;
     s.type = d.type;
     s.align = d.align ? d.align : std::max(1, type_bits(d.type) / 8);
-    s.size = decl_size(d);
+    s.size = decl_size(d, line);
     s.is_extern = d.is_extern || d.array == 0;
-    s.init = parse_initializer(d, line);
+    s.init = parse_initializer(d, line, d.space == Space::global || d.space == Space::constant ? &s.relocations : nullptr);
     return s;
 }
 
@@ -453,7 +483,7 @@ Param param_from(const Decl& d) {
     Param p;
     p.name = d.name;
     p.type = d.type;
-    p.size = std::uint32_t(decl_size(d));
+    p.size = std::uint32_t(std::min<std::uint64_t>(decl_size(d), 1u << 20));
     p.align = d.align ? d.align : std::max<std::uint32_t>(1, p.size > 8 ? 8 : p.size);
     p.is_pointer_hint = d.is_ptr;
     return p;
@@ -765,7 +795,7 @@ private:
             o.value += std::int64_t(parse_integer(base, line));
             return;
         }
-        if (!resolve_symbol(o, std::string(base)))
+        if (!resolve_symbol(o, std::string(base)) || o.scope == Operand::code_scope)
             throw ParseError(line, "unknown symbol '" + std::string(base) + "' in address");
     }
 
@@ -781,6 +811,12 @@ private:
             if (fn_.returns[i].name == name) { o.scope = Operand::return_scope; o.symbol = std::int32_t(i); return true; }
         for (size_t i = 0; i < module_.globals.size(); ++i)
             if (module_.globals[i].name == name) { o.scope = Operand::module_scope; o.symbol = std::int32_t(i); return true; }
+        for (const Function& f : module_.functions)
+            if (f.name == name) {  // a function's address; its index is settled once the module is read
+                o.scope = Operand::code_scope;
+                o.name = name;
+                return true;
+            }
         return false;
     }
 
@@ -788,32 +824,35 @@ private:
     void parse_call(Instruction& in, std::string_view rest, std::uint32_t line) {
         auto parts = split_top(rest, ',');
         size_t i = 0;
-        auto symbol_list = [&](std::string_view list) {
-            Operand o;
-            o.kind = OperandKind::vector;
+        auto is_list = [&](size_t k) { return k < parts.size() && !parts[k].empty() && parts[k].front() == '('; };
+        auto symbol_list = [&](std::string_view list, std::vector<std::int32_t>& out) {
             list = trim(list);
-            if (list.front() != '(' || list.back() != ')') throw ParseError(line, "call: expected '(...)'");
+            if (list.size() < 2 || list.front() != '(' || list.back() != ')') throw ParseError(line, "call: expected '(...)'");
             for (auto item : split_top(list.substr(1, list.size() - 2), ',')) {
                 if (item.empty()) continue;
-                if (o.vec_count == 4) throw ParseError(line, "call: more than 4 parameters are not supported");
                 auto it = local_names_.find(std::string(item));
                 if (it == local_names_.end()) throw ParseError(line, "call: unknown parameter '" + std::string(item) + "'");
-                o.vec[o.vec_count++] = it->second;
+                out.push_back(it->second);
             }
-            return o;
         };
-        Operand returns;
-        returns.kind = OperandKind::vector;
-        if (i < parts.size() && parts[i].front() == '(') returns = symbol_list(parts[i++]);
-        if (i >= parts.size()) throw ParseError(line, "call without a callee");
+        if (is_list(i)) symbol_list(parts[i++], in.call_results);
+        if (i >= parts.size() || parts[i].empty()) throw ParseError(line, "call without a callee");
         Operand callee;
         callee.kind = OperandKind::label;
         callee.name = std::string(parts[i++]);
-        Operand args;
-        args.kind = OperandKind::vector;
-        if (i < parts.size() && parts[i].front() == '(') args = symbol_list(parts[i++]);
-        if (i < parts.size()) throw ParseError(line, "call: indirect calls (function pointers) are not supported");
-        in.operands[0] = returns;
+        if (is_list(i)) symbol_list(parts[i++], in.call_args);
+        if (fn_.registers.count(callee.name)) {
+            // call through a function pointer: `call (r), %rd8, (p), prototype_0;`
+            callee.kind = OperandKind::reg;
+            callee.reg = fn_.registers.at(callee.name);
+            if (i < parts.size() && !parts[i].empty() && parts[i].front() != '(') ++i;  // the prototype
+        } else if (callee.name[0] == '%') {
+            throw ParseError(line, "call: undeclared register '" + callee.name + "'");
+        }
+        if (i < parts.size()) throw ParseError(line, "call: unexpected '" + std::string(parts[i]) + "'");
+        Operand results, args;
+        results.kind = args.kind = OperandKind::vector;
+        in.operands[0] = results;
         in.operands[1] = callee;
         in.operands[2] = args;
         in.operand_count = 3;
@@ -935,11 +974,17 @@ public:
         if (!pending_blank_) throw ParseError(pending_line_, "unterminated statement: " + std::string(trim(pending_)));
         if (section_depth_ != 0) throw ParseError(line, "unterminated .section");
         if (current_) throw ParseError(line, "unterminated function body");
+        // A function declared first and defined later appears twice; its definition counts.
+        for (size_t i = 0; i < module_.functions.size(); ++i) {
+            auto [it, fresh] = module_.function_index.emplace(module_.functions[i].name, std::int32_t(i));
+            if (!fresh && !module_.functions[i].is_extern) it->second = std::int32_t(i);
+        }
         for (Function& fn : module_.functions) resolve_calls(fn);
-        for (size_t i = 0; i < module_.functions.size(); ++i)
-            module_.function_index[module_.functions[i].name] = std::int32_t(i);
         return std::move(module_);
     }
+
+    // The source line (.loc) of the statement being read, inside a function; 0 elsewhere.
+    std::uint32_t source_line() const { return current_ ? loc_line_ : 0; }
 
 private:
     void strip_comments() {
@@ -1089,7 +1134,7 @@ private:
             }
             if (s.empty()) return;
             if (s[0] == '.') {
-                if (starts_with(s, ".pragma")) return;
+                if (starts_with(s, ".pragma") || starts_with(s, ".callprototype")) return;  // prototypes: types only
                 if (starts_with(s, ".reg") || starts_with(s, ".local") || starts_with(s, ".shared") ||
                     starts_with(s, ".param") || starts_with(s, ".const") || starts_with(s, ".global") ||
                     starts_with(s, ".align")) {
@@ -1143,12 +1188,16 @@ private:
 
     void resolve_calls(Function& fn) {
         for (Instruction& in : fn.code) {
-            if (in.op != Opcode::call) continue;
+            for (int k = 0; k < in.operand_count; ++k) {  // function addresses (function pointers)
+                Operand& o = in.operands[k];
+                if (o.kind != OperandKind::symbol || o.scope != Operand::code_scope) continue;
+                o.symbol = module_.function_index.at(o.name);
+            }
+            if (in.op != Opcode::call || in.operands[1].kind == OperandKind::reg) continue;
             const std::string& callee = in.operands[1].name;
-            in.target = -1;
-            for (size_t i = 0; i < module_.functions.size(); ++i)
-                if (module_.functions[i].name == callee) in.target = std::int32_t(i);
-            if (in.target < 0) throw ParseError(in.ptx_line, "call to unknown function '" + callee + "'");
+            auto it = module_.function_index.find(callee);
+            if (it == module_.function_index.end()) throw ParseError(in.ptx_line, "call to unknown function '" + callee + "'");
+            in.target = it->second;
         }
     }
 
@@ -1173,12 +1222,14 @@ private:
 
 ParseResult parse(const std::string& ptx_text) {
     ParseResult r;
+    Parser parser(ptx_text);
     try {
-        r.module = Parser(ptx_text).run();
+        r.module = parser.run();
         r.ok = true;
     } catch (const ParseError& e) {
         r.error = "ptx:" + std::to_string(e.line) + ": " + e.what();
         r.error_line = e.line;
+        r.source_line = parser.source_line();
     } catch (const std::exception& e) {
         r.error = std::string("ptx: ") + e.what();
     }

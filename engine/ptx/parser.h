@@ -12,7 +12,8 @@ struct ParseResult {
     bool ok = false;
     Module module;
     std::string error;   // "ptx:123: unknown instruction 'foo.bar'"
-    std::uint32_t error_line = 0;
+    std::uint32_t error_line = 0;   // the PTX line
+    std::uint32_t source_line = 0;  // the learner's source line there (.loc), when known
 };
 
 ParseResult parse(const std::string& ptx_text);

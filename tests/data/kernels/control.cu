@@ -1,6 +1,7 @@
 // Control flow: divergence and nested reconvergence, loops with break and continue, an early
 // return before __syncthreads, __syncthreads_count/_and/_or (bar.red), a switch, recursion
-// through a __noinline__ function, and a non-inlined function taking and returning a struct.
+// through a __noinline__ function, a non-inlined function taking and returning a struct, and calls
+// through function pointers (a __device__ table of them), different ones in one warp.
 
 extern "C" __global__ void divergence(const unsigned* in, unsigned* out) {
     const int g = blockIdx.x * blockDim.x + threadIdx.x;
@@ -104,4 +105,18 @@ extern "C" __global__ void calls(const unsigned* in, unsigned* out) {
     o[4] = s.count;
     o[5] = unsigned(s.spread * 4.0);
     o[6] = local_table(in[g], n % 4u);
+}
+
+__device__ __noinline__ unsigned op_add(unsigned a, unsigned b) { return a + b; }
+__device__ __noinline__ unsigned op_xor(unsigned a, unsigned b) { return a ^ b; }
+__device__ __noinline__ unsigned op_mul(unsigned a, unsigned b) { return a * b; }
+typedef unsigned (*binary_op)(unsigned, unsigned);
+__device__ binary_op operations[3] = {op_add, op_xor, op_mul};
+
+extern "C" __global__ void function_pointers(const unsigned* in, unsigned* out) {
+    const unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
+    const binary_op op = operations[in[g] % 3u];  // lanes of one warp call different functions
+    out[2 * g] = op(in[g], g + 1u);
+    const binary_op same = operations[1];
+    out[2 * g + 1] = same(in[g], 0xffu);
 }

@@ -1,0 +1,217 @@
+// Every emulator diagnostic, each from a small faulty kernel (tests/data/kernels/faults/faults.cu):
+// the message names the file and source line, the kernel, the block and the thread (or warp), says
+// what happened and what to try; none of them crashes or hangs the program.
+#include "compiler/compiler.h"
+#include "emulator/emu_backend.h"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace cudalab;
+
+namespace {
+
+const std::string faults_file = std::string(CUDALAB_TEST_DATA) + "/kernels/faults/faults.cu";
+
+// The line of the FAULT(name) marker in a fault kernel file.
+std::uint32_t line_of(const std::string& name, const std::string& file = faults_file) {
+    std::ifstream f(file);
+    std::string text;
+    for (std::uint32_t line = 1; std::getline(f, text); ++line)
+        if (text.find("// FAULT(" + name + ")") != std::string::npos) return line;
+    FAIL("no FAULT(" << name << ") marker in " << file);
+    return 0;
+}
+
+std::string at_line(const std::string& name) { return faults_file + ":" + std::to_string(line_of(name)) + ": "; }
+
+struct FaultRun {
+    LaunchResult result;
+    std::string message;
+};
+
+// Launches one fault kernel with 2 blocks of 64 threads on in = 64 words, out = 64 words.
+// `before` may change the setup (free a buffer, ...) before the launch.
+FaultRun run_fault(const std::string& kernel, emu::EmulatorOptions options = {},
+                   const std::function<void(emu::EmuBackend&, DevicePtr in, DevicePtr out)>& before = {}) {
+    static compiler::Compiler compiler;
+    const auto compiled = compiler.compile_file(faults_file);
+    INFO(compiled->error_text());
+    REQUIRE(compiled->ok);
+    emu::EmuBackend backend(options);
+    REQUIRE(backend.load(compiled).ok());
+    DevicePtr in = 0, out = 0;
+    REQUIRE(backend.allocate(64 * 4, &in).ok());
+    REQUIRE(backend.allocate(64 * 4, &out).ok());
+    std::vector<std::uint32_t> words(64);
+    for (std::uint32_t i = 0; i < 64; ++i) words[i] = i * 2654435761u;
+    REQUIRE(backend.copy_to_device(in, words.data(), 64 * 4).ok());
+    if (before) before(backend, in, out);
+    TraceOptions trace;
+    trace.enabled = false;
+    FaultRun r;
+    r.result = backend.launch(kernel, LaunchConfig{Dim3{2, 1, 1}, Dim3{64, 1, 1}, 0},
+                              {KernelArg::of(in), KernelArg::of(out)}, trace);
+    r.message = r.result.status.message;
+    return r;
+}
+
+// The parts every fault message has.
+void check_fault(const FaultRun& r, const std::string& kernel, const std::string& marker, const std::string& kind,
+                 const std::string& who) {
+    INFO(r.message);
+    CHECK(r.result.status.code == StatusCode::kernel_fault);
+    CHECK(r.message.rfind(at_line(marker) + "error: " + kind, 0) == 0);  // file:line: error: what
+    CHECK(r.message.find("in kernel '" + kernel + "'") != std::string::npos);
+    CHECK(r.message.find("  block (0,0,0), " + who) != std::string::npos);
+    CHECK(r.message.find("// FAULT(" + marker + ")") != std::string::npos);  // the source line is shown
+    CHECK(r.message.find("\n  try: ") != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("out-of-bounds global load: the buffer, how far past its end, the first thread") {
+    const FaultRun r = run_fault("oob_global_load");
+    check_fault(r, "oob_global_load", "oob_global_load", "out-of-bounds load in global memory", "thread (4,0,0) (warp 0, lane 4)");
+    CHECK(r.message.find("0 bytes past the end of 256-byte buffer") != std::string::npos);
+    CHECK(r.message.find("if (i < n)") != std::string::npos);
+}
+
+TEST_CASE("out-of-bounds global store") {
+    const FaultRun r = run_fault("oob_global_store");
+    check_fault(r, "oob_global_store", "oob_global_store", "out-of-bounds store in global memory", "thread (32,0,0) (warp 1, lane 0)");
+    CHECK(r.message.find("past the end of 256-byte buffer") != std::string::npos);
+}
+
+TEST_CASE("a null pointer is called one") {
+    const FaultRun r = run_fault("null_pointer");
+    check_fault(r, "null_pointer", "null_pointer", "out-of-bounds store in global memory", "thread (0,0,0)");
+    CHECK(r.message.find("a null pointer") != std::string::npos);
+}
+
+TEST_CASE("out-of-bounds shared and local memory") {
+    const FaultRun shared = run_fault("oob_shared");
+    check_fault(shared, "oob_shared", "oob_shared", "out-of-bounds store in shared memory", "thread (32,0,0) (warp 1, lane 0)");
+    CHECK(shared.message.find("the shared memory here is 256 bytes") != std::string::npos);
+    const FaultRun local = run_fault("oob_local");
+    check_fault(local, "oob_local", "oob_local", "out-of-bounds store in local memory", "thread (0,0,0)");
+}
+
+TEST_CASE("misaligned accesses in global and shared memory") {
+    const FaultRun global = run_fault("misaligned_global");
+    check_fault(global, "misaligned_global", "misaligned_global", "misaligned load in global memory", "thread (0,0,0)");
+    CHECK(global.message.find("not a multiple of 4") != std::string::npos);
+    const FaultRun shared = run_fault("misaligned_shared");
+    check_fault(shared, "misaligned_shared", "misaligned_shared", "misaligned load in shared memory", "thread (0,0,0)");
+}
+
+TEST_CASE("use after free") {
+    const FaultRun r = run_fault("use_after_free", {}, [](emu::EmuBackend& backend, DevicePtr in, DevicePtr) {
+        REQUIRE(backend.release(in).ok());
+    });
+    check_fault(r, "use_after_free", "use_after_free", "use after free: load of global memory", "thread (0,0,0)");
+    CHECK(r.message.find("which was freed") != std::string::npos);
+}
+
+TEST_CASE("an endless loop hits the instruction budget, and the message says where the warps were") {
+    emu::EmulatorOptions options;
+    options.instruction_budget = 200000;
+    const FaultRun r = run_fault("endless_loop", options);
+    INFO(r.message);
+    CHECK(r.result.status.code == StatusCode::kernel_fault);
+    CHECK(r.message.find("error: instruction budget exhausted in kernel 'endless_loop'") != std::string::npos);
+    CHECK(r.message.find("more than 200000 thread instructions") != std::string::npos);
+    CHECK(r.message.find("warp 0 at line " + std::to_string(line_of("endless_loop"))) != std::string::npos);
+    CHECK(r.message.find("warp 1 at line " + std::to_string(line_of("endless_loop"))) != std::string::npos);
+    CHECK(r.message.find("(threads (0,0,0) to (31,0,0))") != std::string::npos);
+    CHECK(r.message.find("--budget") != std::string::npos);
+}
+
+TEST_CASE("a barrier that can never complete is a deadlock, not a hang") {
+    const FaultRun r = run_fault("barrier_deadlock");
+    INFO(r.message);
+    CHECK(r.result.status.code == StatusCode::kernel_fault);
+    CHECK(r.message.find("error: barrier deadlock in kernel 'barrier_deadlock'") != std::string::npos);
+    CHECK(r.message.find("warp 0 at line " + std::to_string(line_of("barrier_deadlock")) + " (barrier 1)") != std::string::npos);
+    CHECK(r.message.find("warp 1 at line") != std::string::npos);
+    CHECK(r.message.find("  block (0,0,0), warp ") != std::string::npos);
+}
+
+TEST_CASE("warps meeting at different __syncthreads() calls") {
+    const FaultRun r = run_fault("divergent_barrier");
+    check_fault(r, "divergent_barrier", "divergent_barrier", "divergent __syncthreads()", "warp 1 (threads (32,0,0) to (63,0,0))");
+    CHECK(r.message.find("line " + std::to_string(line_of("divergent_barrier_other"))) != std::string::npos);
+    CHECK(r.message.find("// FAULT(divergent_barrier_other)") != std::string::npos);  // both source lines shown
+}
+
+TEST_CASE("a shared-memory race between warps names both source lines") {
+    const FaultRun r = run_fault("shared_race");
+    check_fault(r, "shared_race", "shared_race", "shared-memory race", "thread (32,0,0) (warp 1, lane 0)");
+    CHECK(r.message.find("which warp 0 wrote at line " + std::to_string(line_of("shared_race_other"))) != std::string::npos);
+    CHECK(r.message.find("// FAULT(shared_race_other)") != std::string::npos);
+    CHECK(r.message.find("__syncthreads()") != std::string::npos);
+}
+
+TEST_CASE("a read of uninitialised shared memory is a warning, once per line") {
+    const FaultRun r = run_fault("uninitialised_shared");
+    INFO(r.message);
+    CHECK(r.result.status.ok());
+    REQUIRE(r.result.warnings.size() == 1);
+    const std::string& w = r.result.warnings[0];
+    INFO(w);
+    CHECK(w.rfind(at_line("uninitialised_shared") + "warning: read of uninitialised shared memory in kernel 'uninitialised_shared'", 0) == 0);
+    CHECK(w.find("block (0,0,0), thread (32,0,0)") != std::string::npos);
+}
+
+TEST_CASE("a warp collective whose mask names lanes that returned") {
+    const FaultRun r = run_fault("shuffle_after_return");
+    check_fault(r, "shuffle_after_return", "shuffle_after_return", "shfl with absent lanes", "thread (1,0,0)");
+    CHECK(r.message.find("__activemask()") != std::string::npos);
+}
+
+TEST_CASE("a failed assert() names the condition") {
+    const FaultRun r = run_fault("failed_assert");
+    INFO(r.message);
+    check_fault(r, "failed_assert", "failed_assert", "assertion failed", "thread (");
+    CHECK(r.message.find("assert(v % 7u != 3u) failed") != std::string::npos);
+}
+
+TEST_CASE("runaway recursion overflows the call stack") {
+    emu::EmulatorOptions options;
+    options.instruction_budget = 50'000'000;  // the overflow comes long before
+    const FaultRun r = run_fault("stack_overflow", options);
+    INFO(r.message);
+    CHECK(r.result.status.code == StatusCode::kernel_fault);
+    CHECK(r.message.find(at_line("runaway") + "error: call stack overflow in kernel 'stack_overflow' (in function runaway)") == 0);
+}
+
+TEST_CASE("an instruction the emulator does not implement is named, with its source line") {
+    const FaultRun r = run_fault("unsupported_instruction");
+    check_fault(r, "unsupported_instruction", "unsupported_instruction", "unsupported instruction", "warp 0");
+    CHECK(r.message.find("'fns'") != std::string::npos);
+}
+
+TEST_CASE("code the emulator cannot read fails at load with the source and PTX lines") {
+    const std::string file = std::string(CUDALAB_TEST_DATA) + "/kernels/faults/unreadable.cu";
+    compiler::Compiler compiler;
+    const auto compiled = compiler.compile_file(file);
+    REQUIRE(compiled->ok);
+    emu::EmuBackend backend;
+    const Status s = backend.load(compiled);
+    INFO(s.message);
+    CHECK_FALSE(s.ok());
+    CHECK(s.message.rfind(file + ":" + std::to_string(line_of("texture_fetch", file)) + ": error: the emulator cannot run this code: ptx:", 0) == 0);
+    CHECK(s.message.find("unknown instruction 'tex.1d.v4.f32.s32'") != std::string::npos);
+    CHECK(s.message.find("--backend gpu") != std::string::npos);
+}
+
+TEST_CASE("a faulting launch reports the same fault every time, whatever the host threads do") {
+    emu::EmulatorOptions options;
+    options.worker_threads = 4;
+    const std::string first = run_fault("oob_global_store", options).message;
+    for (int i = 0; i < 5; ++i) CHECK(run_fault("oob_global_store", options).message == first);
+}
