@@ -317,7 +317,7 @@ TEST_CASE("128-bit integers: add.cc / addc / sub.cc / subc / mad.cc / madc carry
     check_rows<std::uint64_t>("int128_ops", threads_of("int128_ops"), 8, [&](auto t, auto s) { return r.u64(t * 8 + s); }, expected);
 }
 
-TEST_CASE("bit operations: popc clz brev bfe bfi prmt funnel shifts ffs, selects") {
+TEST_CASE("bit operations: popc clz brev bfe bfi prmt funnel shifts ffs fns dp4a, selects") {
     const Run r = run_kernel("bit_ops");
     auto expected = [&](std::uint32_t t, std::uint32_t s) -> std::uint32_t {
         const std::uint32_t a = r.in[3 * t], b = r.in[3 * t + 1], c = r.in[3 * t + 2];
@@ -358,10 +358,23 @@ TEST_CASE("bit operations: popc clz brev bfe bfi prmt funnel shifts ffs, selects
         case 21: return std::int32_t(a) < std::int32_t(b) ? c : a;
         case 22: return std::uint32_t(a > b) + std::uint32_t(a == c) * 2 + std::uint32_t(std::int32_t(a) >= 0) * 4;
         case 23: return std::uint32_t(std::int32_t(std::int16_t(a & 0xffff))) + std::uint32_t(std::int32_t(std::int8_t(b & 0xff)));
+        case 24: {
+            const std::int32_t base = std::int32_t(c & 31u), offset = std::int32_t(b % 7u) - 3;
+            if (offset == 0) return (a >> base & 1) ? std::uint32_t(base) : 0xffffffffu;
+            std::int32_t count = std::abs(offset) - 1;
+            for (std::int32_t pos = base; pos >= 0 && pos < 32; pos += offset > 0 ? 1 : -1)
+                if ((a >> pos & 1) && count-- == 0) return std::uint32_t(pos);
+            return 0xffffffffu;
+        }
+        case 25: {
+            std::int32_t sum = std::int32_t(c);
+            for (int i = 0; i < 4; ++i) sum += std::int32_t(std::int8_t(a >> (8 * i))) * std::int32_t(std::int8_t(b >> (8 * i)));
+            return std::uint32_t(sum);
+        }
         }
         return 0;
     };
-    check_rows<std::uint32_t>("bit_ops", threads_of("bit_ops"), 24, [&](auto t, auto s) { return r.out[t * 24 + s]; }, expected);
+    check_rows<std::uint32_t>("bit_ops", threads_of("bit_ops"), 26, [&](auto t, auto s) { return r.out[t * 26 + s]; }, expected);
 }
 
 TEST_CASE("f32 arithmetic in every rounding mode, division, square root, reciprocal, rounding to integers") {

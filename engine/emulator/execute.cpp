@@ -957,7 +957,27 @@ void exec_bfind(Exec& x) {
         d[l] = r;
     });
 }
-void exec_fns(Exec& x) { x.unsupported("fns"); }
+// 9.7.1.17 fns (__fns): the position of the n-th set bit of mask counted from base, upward for a
+// positive offset, downward for a negative one; offset 0 asks whether bit base is set.
+void exec_fns(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *mask = x.src(1), *base = x.src(2), *offset = x.src(3);
+    FOR_LANES(x.mask, {
+        const std::uint32_t m = std::uint32_t(mask[l]);
+        const std::int32_t b = std::int32_t(std::uint32_t(base[l])), o = std::int32_t(std::uint32_t(offset[l]));
+        std::uint32_t r = 0xffffffffu;
+        if (o == 0) {
+            if (b >= 0 && b < 32 && (m >> b & 1)) r = std::uint32_t(b);
+        } else {
+            std::int64_t count = std::int64_t(o > 0 ? o : -std::int64_t(o)) - 1;
+            for (std::int32_t pos = b; pos >= 0 && pos < 32; pos += o > 0 ? 1 : -1) {
+                if (!(m >> pos & 1)) continue;
+                if (count-- == 0) { r = std::uint32_t(pos); break; }
+            }
+        }
+        d[l] = r;
+    });
+}
 void exec_brev(Exec& x) {
     std::uint64_t* d = x.dst(0);
     const std::uint64_t* a = x.src(1);

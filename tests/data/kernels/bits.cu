@@ -1,5 +1,5 @@
 // Bit operations: popc clz brev bfe bfi prmt shf (funnel shifts), shl/shr, __ffs, lop3-style logic,
-// selp (conditional select).
+// selp (conditional select), fns, dp4a.
 
 __device__ unsigned extract(unsigned v, unsigned pos, unsigned len) {
     return (v >> pos) & ((1u << len) - 1u);  // NVRTC: bfe.u32
@@ -9,7 +9,7 @@ extern "C" __global__ void bit_ops(const unsigned* in, unsigned* out) {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned a = in[3 * t], b = in[3 * t + 1], c = in[3 * t + 2];
     const unsigned long long wide = ((unsigned long long)a << 32) | b;
-    unsigned* o = out + t * 24;
+    unsigned* o = out + t * 26;
     o[0] = __popc(a);
     o[1] = __clz(a >> (c & 31));
     o[2] = __brev(a);
@@ -34,4 +34,6 @@ extern "C" __global__ void bit_ops(const unsigned* in, unsigned* out) {
     o[21] = (int(a) < int(b)) ? c : a;  // selp
     o[22] = (a > b) + (a == c) * 2 + (int(a) >= 0) * 4;
     o[23] = unsigned((int)(short)(a & 0xffff)) + unsigned((signed char)(b & 0xff));  // sign extension
+    o[24] = __fns(a, c & 31u, int(b % 7u) - 3);  // fns: the n-th set bit from a position
+    o[25] = unsigned(__dp4a(int(a), int(b), int(c)));  // dp4a: four byte products and a sum
 }

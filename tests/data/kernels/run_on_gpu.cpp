@@ -1,10 +1,14 @@
 // Runs every kernel of manifest.txt on a real GPU, from the PTX corpus in ../ptx (the same PTX the
-// emulator's tests run), and writes each kernel's output words to OUT_DIR/<kernel>.bin; device
-// printf goes to stdout. Compare with the emulator to check that they agree.
+// emulator's tests run), and writes each kernel's output words to OUT_DIR/<kernel>.bin and the
+// printf output of gpu=printf kernels to OUT_DIR/<kernel>.txt. tests/emulator_gpu_agreement_test.cpp
+// compares the emulator with what it wrote (kept in h200/).
 //
 //   g++ -std=c++17 -O1 -I/usr/local/cuda/include tests/data/kernels/run_on_gpu.cpp -lcuda -o run_on_gpu
 //   ./run_on_gpu tests/data OUT_DIR
 #include <cuda.h>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -64,10 +68,21 @@ int main(int argc, char** argv) {
         CHECK(cuModuleGetFunction(&f, m, e.kernel.c_str()));
         std::printf("== %s\n", e.kernel.c_str());
         std::fflush(stdout);
+        int saved_stdout = -1;
+        if (e.gpu == "printf") {  // device printf reaches stdout at the synchronisation: catch it
+            saved_stdout = dup(1);
+            const int file = open((out_dir + "/" + e.kernel + ".txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            dup2(file, 1);
+            close(file);
+        }
         CHECK(cuLaunchKernel(f, e.grid.x, e.grid.y, e.grid.z, e.block.x, e.block.y, e.block.z, e.shared_bytes, nullptr,
                              args, nullptr));
         CHECK(cuCtxSynchronize());
         std::fflush(stdout);
+        if (saved_stdout >= 0) {
+            dup2(saved_stdout, 1);
+            close(saved_stdout);
+        }
         std::vector<std::uint32_t> result(e.out_words);
         CHECK(cuMemcpyDtoH(result.data(), out, e.out_words * 4));
         std::ofstream(out_dir + "/" + e.kernel + ".bin", std::ios::binary)

@@ -113,6 +113,6 @@ extern "C" __global__ void stack_overflow(const unsigned* in, unsigned* out) {
 
 extern "C" __global__ void unsupported_instruction(const unsigned* in, unsigned* out) {
     unsigned r;
-    asm volatile("fns.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(in[threadIdx.x]), "r"(0u), "r"(1));  // FAULT(unsupported_instruction)
+    asm volatile("cvt.pack.sat.s8.s32.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(in[threadIdx.x]), "r"(1), "r"(0u));  // FAULT(unsupported_instruction)
     out[threadIdx.x] = r;
 }
