@@ -129,3 +129,14 @@ TEST_CASE("hint shows hints one at a time") {
     auto third = run_cli("hint 02-vector-add 3");
     CHECK(third.output.find("Hint 3 of") != std::string::npos);
 }
+
+TEST_CASE("a kernel that reads shared memory no thread wrote fails its check, though the emulator zeroes it") {
+    std::string src = read_file("solutions/10-histogram.cu");
+    auto at = src.find("local[t] = 0;");
+    REQUIRE(at != std::string::npos);
+    src.erase(at, std::string("local[t] = 0;").size());
+    std::string path = write_temp("hist_unzeroed.cu", src);
+    auto r = run_cli("check 10-histogram --backend emu --source " + path);
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("FAIL  shared memory written before it is read") != std::string::npos);
+}
