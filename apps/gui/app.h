@@ -59,6 +59,9 @@ public:
     App(AppOptions options, lessons::Course course);
     ~App();
 
+    // Between frames: takes finished checks, watches the exercise file. True when the picture
+    // changed (so an idle app draws a frame).
+    bool tick();
     // One frame of UI, between Window::begin_frame() and end_frame().
     void frame();
     // After the frame reached the screen: reports edit -> redraw latency.
@@ -75,7 +78,7 @@ private:
     void open_lesson(const lessons::LessonInfo& lesson);
     void request_check(const std::string& reason, viewmodel::Clock::time_point when);
     void apply_outcome(viewmodel::CheckOutcome outcome);
-    void poll_files();
+    bool poll_files();
     void handle_shortcuts();
     void save_editor();
     void reveal_hint();
@@ -123,12 +126,14 @@ private:
     // Latency: set when an outcome is applied, reported after it is on screen.
     struct PendingLatency {
         viewmodel::Clock::time_point requested, finished, applied;
+        double noticed_after_ms = 0;  // from the file's time stamp to the poll that saw it
         double check_seconds = 0, views_seconds = 0;
         std::string reason;
     };
     std::optional<PendingLatency> latency_;
     std::string last_latency_;
     viewmodel::Clock::time_point last_poll_{};
+    double noticed_after_ms_ = 0;  // of the last change seen on disk
     std::string message_;
     bool message_error_ = false;
     viewmodel::Clock::time_point message_time_{};

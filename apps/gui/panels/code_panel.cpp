@@ -3,6 +3,7 @@
 // place: an ImGui multiline input whose own text is drawn transparent, with the coloured text laid
 // over it at the same positions (a monospace font makes that exact). Ctrl+S saves atomically.
 #include <imgui.h>
+#include <imgui_internal.h>
 #include <imgui_stdlib.h>
 
 #include <algorithm>
@@ -66,6 +67,7 @@ void App::draw_code_panel() {
             ImGui::TextWrapped("The file changed on disk while you were editing it here. The checks ran the version on disk.");
             ImGui::PopStyleColor();
             if (ImGui::SmallButton("Load the disk version")) {
+                ImGui::ClearActiveID();
                 editor_.text = editor_.disk_text;
                 editor_.highlight_stale = true;
                 editor_.conflict = false;

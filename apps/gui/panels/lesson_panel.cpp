@@ -97,7 +97,7 @@ void App::draw_lesson_list() {
     if (!open) return;
     const float row_h = ImGui::GetTextLineHeight() + 8 * s;
     const float list_h = std::min<float>(float(course_.lessons.size()), 6.5f) * row_h + 4 * s;
-    ImGui::BeginChild("##lessons", ImVec2(0, list_h), false);
+    ImGui::BeginChild("##lessons", ImVec2(0, list_h), false, ImGuiWindowFlags_NoBackground);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     std::string part;
     for (const auto& l : course_.lessons) {
@@ -171,6 +171,7 @@ void App::draw_checks() {
     }
     if (!r.backend_note.empty()) text_dim("%s", r.backend_note.c_str());
     ImDrawList* dl = ImGui::GetWindowDrawList();
+    bool opened_one = false;  // only the first failed check opens by itself
     for (std::size_t i = 0; i < r.checks.size(); ++i) {
         const auto& c = r.checks[i];
         ImGui::PushID(int(i));
@@ -183,11 +184,19 @@ void App::draw_checks() {
         ImGui::SameLine(0, 2 * s);
         const bool perf = c.kind == lessons::CheckKind::performance;
         const float metric_w = perf ? 110 * s : 0;
-        const ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_SpanAvailWidth | ImGuiTreeNodeFlags_FramePadding * 0 |
-                                         (c.passed ? 0 : ImGuiTreeNodeFlags_DefaultOpen);
+        const bool open_by_default = !c.passed && !opened_one;
+        opened_one |= open_by_default;
+        const ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_SpanAvailWidth | (open_by_default ? ImGuiTreeNodeFlags_DefaultOpen : 0);
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(c.passed ? colors::text : colors::rgb(0xffd0cc)));
+        // The name stops short of the metric (performance checks) and of the panel's edge.
+        const float metric_space = perf ? fonts().mono->CalcTextSizeA(fonts().mono->FontSize, 1e9f, 0, metric_text(c).c_str()).x + 18 * s : 4 * s;
+        const ImVec2 row_min = ImGui::GetCursorScreenPos();
+        ImGui::PushClipRect(row_min, ImVec2(row_min.x + ImGui::GetContentRegionAvail().x - metric_space, row_min.y + line_h + 8 * s), true);
         const bool open = ImGui::TreeNodeEx("##check", flags, "%s", c.name.c_str());
+        ImGui::PopClipRect();
         ImGui::PopStyleColor();
+        if (ImGui::IsItemHovered() && ImGui::CalcTextSize(c.name.c_str()).x > ImGui::GetItemRectSize().x - metric_space - 24 * s)
+            tooltip(c.name);
         if (perf) {
             // The metric beside its threshold, with a gauge of how close it is.
             const std::string m = metric_text(c);

@@ -82,10 +82,12 @@ float MarkdownView::layout_runs(const std::vector<Run>& runs, float x0, float x1
             }
             if (!measure_only && w > p) {
                 if (code) {
+                    // One tinted box over a code span's words and the spaces between them.
                     const float pad = 3 * s;
+                    const bool more = sp < end;
                     boxes_.push_back({ImVec2(x - pad * 0.6f, y + baseline_shift - 1 * s),
-                                      ImVec2(x + word_w + pad * 0.6f, y + baseline_shift + font->FontSize + 2 * s),
-                                      colors::rgb(0x2b303b), 3 * s, false});
+                                      ImVec2(x + (more ? full_w : word_w + pad * 0.6f), y + baseline_shift + font->FontSize + 2 * s),
+                                      colors::rgb(0x2b303b), more ? 0.0f : 3 * s, false});
                 }
                 pieces_.push_back({font, color, ImVec2(x, y + baseline_shift), std::string(p, w)});
             }
@@ -153,7 +155,7 @@ void MarkdownView::layout(float width) {
                 float x = x0 + pad;
                 const char* line = b.code.c_str() + hl.offset;
                 for (const auto& t : hl.tokens) {
-                    pieces_.push_back({f.mono, token_color(t.kind), ImVec2(x, y), std::string(line + t.begin, line + t.end)});
+                    pieces_.push_back({f.mono, token_color(t.kind), ImVec2(x, y), std::string(line + t.begin, line + t.end), width - pad});
                     x += text_width(f.mono, line + t.begin, line + t.end);
                 }
                 y += line_h;
@@ -235,7 +237,13 @@ void MarkdownView::draw(float width) {
     for (const Piece& p : pieces_) {
         ImVec2 at(origin.x + p.pos.x, origin.y + p.pos.y);
         if (at.y + p.font->FontSize < clip.y || at.y > clip.w) continue;
-        dl->AddText(p.font, p.font->FontSize, at, p.color, p.text.c_str(), p.text.c_str() + p.text.size());
+        if (p.clip_right > 0) {
+            if (at.x > origin.x + p.clip_right) continue;
+            const ImVec4 fine(clip.x, clip.y, std::min(clip.z, origin.x + p.clip_right), clip.w);
+            dl->AddText(p.font, p.font->FontSize, at, p.color, p.text.c_str(), p.text.c_str() + p.text.size(), 0.0f, &fine);
+        } else {
+            dl->AddText(p.font, p.font->FontSize, at, p.color, p.text.c_str(), p.text.c_str() + p.text.size());
+        }
     }
     ImGui::Dummy(ImVec2(width, height_));
 }

@@ -26,6 +26,7 @@ private:
         ImU32 color;
         ImVec2 pos;
         std::string text;
+        float clip_right = 0;  // code blocks: where the box ends (0: no clipping)
     };
     struct Box {
         ImVec2 min, max;

@@ -18,8 +18,31 @@ namespace cudalab::gui {
 
 namespace {
 std::string g_glfw_error;
+bool g_input = true;  // input arrived since the last wait_for_input()
 void on_glfw_error(int code, const char* message) {
     g_glfw_error = message ? message : ("GLFW error " + std::to_string(code));
+}
+}  // namespace
+
+namespace {
+// The app's icon, drawn here rather than shipped: the toolbar's mark, a 3 x 3 grid of blocks with
+// the middle one lit, at 48 x 48.
+void set_icon(GLFWwindow* window) {
+    constexpr int size = 48, cell = 12, gap = 3, margin = 3;
+    std::vector<unsigned char> px(std::size_t(size) * size * 4, 0);
+    for (int by = 0; by < 3; ++by)
+        for (int bx = 0; bx < 3; ++bx) {
+            const bool lit = bx == 1 && by == 1;
+            const unsigned char r = lit ? 0x76 : 0x4a, g = lit ? 0xb9 : 0x52, b = lit ? 0x00 : 0x66;
+            for (int y = 0; y < cell; ++y)
+                for (int x = 0; x < cell; ++x) {
+                    const int px_x = margin + bx * (cell + gap) + x, px_y = margin + by * (cell + gap) + y;
+                    unsigned char* p = &px[(std::size_t(px_y) * size + std::size_t(px_x)) * 4];
+                    p[0] = r; p[1] = g; p[2] = b; p[3] = 255;
+                }
+        }
+    GLFWimage image{size, size, px.data()};
+    glfwSetWindowIcon(window, 1, &image);
 }
 }  // namespace
 
@@ -52,6 +75,7 @@ bool Window::open(const WindowOptions& options, std::string* why) {
         glfwTerminate();
         return false;
     }
+    set_icon(window_);
     glfwMakeContextCurrent(window_);
     if (!gladLoadGL(reinterpret_cast<GLADloadfunc>(glfwGetProcAddress))) {
         *why = "could not load the OpenGL 3.3 functions";
@@ -61,6 +85,17 @@ bool Window::open(const WindowOptions& options, std::string* why) {
         return false;
     }
     glfwSwapInterval(options.vsync ? 1 : 0);
+    // Note any input, so an idle app can skip frames. Installed before ImGui's backend, which
+    // chains to these.
+    glfwSetCursorPosCallback(window_, [](GLFWwindow*, double, double) { g_input = true; });
+    glfwSetMouseButtonCallback(window_, [](GLFWwindow*, int, int, int) { g_input = true; });
+    glfwSetScrollCallback(window_, [](GLFWwindow*, double, double) { g_input = true; });
+    glfwSetKeyCallback(window_, [](GLFWwindow*, int, int, int, int) { g_input = true; });
+    glfwSetCharCallback(window_, [](GLFWwindow*, unsigned) { g_input = true; });
+    glfwSetWindowFocusCallback(window_, [](GLFWwindow*, int) { g_input = true; });
+    glfwSetCursorEnterCallback(window_, [](GLFWwindow*, int) { g_input = true; });
+    glfwSetFramebufferSizeCallback(window_, [](GLFWwindow*, int, int) { g_input = true; });
+    glfwSetWindowRefreshCallback(window_, [](GLFWwindow*) { g_input = true; });
 
     float sx = 1, sy = 1;
     glfwGetWindowContentScale(window_, &sx, &sy);
@@ -99,9 +134,16 @@ void Window::close() {
 bool Window::should_close() const { return glfwWindowShouldClose(window_); }
 void Window::request_close() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 
-void Window::begin_frame(double wait_seconds) {
-    if (wait_seconds > 0) glfwWaitEventsTimeout(wait_seconds);
+bool Window::wait_for_input(double seconds) {
+    if (seconds > 0) glfwWaitEventsTimeout(seconds);
     else glfwPollEvents();
+    const bool any = g_input;
+    g_input = false;
+    return any;
+}
+
+void Window::begin_frame() {
+    glfwPollEvents();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
@@ -119,6 +161,8 @@ void Window::end_frame() {
 }
 
 void Window::present() { glfwSwapBuffers(window_); }
+void Window::finish() { glFinish(); }
+int Window::last_vertex_count() const { return ImGui::GetDrawData() ? ImGui::GetDrawData()->TotalVtxCount : 0; }
 
 bool Window::save_png(const std::string& path, std::string* error) const {
     int w = 0, h = 0;

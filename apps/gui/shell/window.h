@@ -34,11 +34,16 @@ public:
     bool should_close() const;
     void request_close();
 
-    // Polls events (waiting up to `wait_seconds` for one when > 0) and starts an ImGui frame.
-    void begin_frame(double wait_seconds = 0);
+    // Waits up to `seconds` for input; true when any arrived since the last call.
+    bool wait_for_input(double seconds);
+    // Polls events and starts an ImGui frame.
+    void begin_frame();
     // Renders the ImGui frame into the back buffer.
     void end_frame();
     void present();
+    // Waits until the GPU finished the frame (only for measuring where a frame's time goes).
+    void finish();
+    int last_vertex_count() const;
     // The back buffer as drawn by end_frame(), as a PNG.
     bool save_png(const std::string& path, std::string* error) const;
 

@@ -14,6 +14,68 @@
 
 namespace cudalab::gui {
 
+namespace {
+
+// The open block's threads laid out as the programmer indexes them (x across, y down; a 1D block
+// in rows of 32, one warp each), coloured by what each thread does at the playhead, warps told
+// apart by shade: which threads form which warp, and which of them stopped at a guard.
+void block_map(ViewContext& c, float height) {
+    const float s = fonts().scale;
+    const auto* b = c.block();
+    if (!b || c.warps.empty() || height < 60 * s) return;
+    const auto& model = c.views->model;
+    const KernelInfo& k = model.trace().kernel;
+    const bool one_d = k.block[1] == 1 && k.block[2] == 1;
+    const std::uint32_t threads = model.threads_per_block();
+    const std::uint32_t cols = one_d ? std::min<std::uint32_t>(32, threads) : k.block[0];
+    const std::uint32_t rows = one_d ? (threads + 31) / 32 : k.block[1] * k.block[2];
+    ImGui::PushFont(fonts().ui_bold);
+    ImGui::Text("Block %s, thread by thread", model.block_label(b->block).c_str());
+    ImGui::PopFont();
+    ImGui::SameLine();
+    text_dim(one_d ? "in rows of 32: each row is one warp" : "threadIdx.x across, .y down; warps alternate in shade");
+    const float avail_w = ImGui::GetContentRegionAvail().x - 60 * s;
+    const float avail_h = height - ImGui::GetTextLineHeightWithSpacing() - 8 * s;
+    const float cell = std::clamp(std::floor(std::min(avail_w / float(cols), avail_h / float(rows))), 3 * s, 20 * s);
+    const float gap = cell >= 8 * s ? 1 : 0;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float x0 = p.x + 40 * s;
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const int current_warp = c.event && c.event->kind != EventKind::barrier_release ? int(c.event->warp) : -1;
+    ImFont* f = fonts().mono_small;
+    for (std::uint32_t r = 0; r < rows; ++r) {
+        if (rows <= 40 || r % 4 == 0) {
+            char label[16];
+            std::snprintf(label, sizeof label, one_d ? "w%u" : "y%u", r);
+            if (cell >= f->FontSize * 0.8f || r % 4 == 0)
+                dl->AddText(f, f->FontSize, ImVec2(p.x, p.y + float(r) * cell + (cell - f->FontSize) * 0.5f), colors::text_faint, label);
+        }
+        for (std::uint32_t x = 0; x < cols; ++x) {
+            const std::uint32_t t = one_d ? r * 32 + x : x + r * k.block[0];
+            if (t >= threads) continue;
+            const std::uint32_t w = t / 32, lane = t % 32;
+            if (w >= c.warps.size()) continue;
+            const viewmodel::LaneState st = c.warps[w].lane(int(lane));
+            ImU32 col = lane_color(st);
+            if (w % 2) col = mix(col, colors::rgb(0x000000), 0.28f);  // odd warps darker
+            if (int(w) != current_warp && current_warp >= 0) col = mix(colors::panel, col, 0.8f);
+            const ImVec2 a(x0 + float(x) * cell, p.y + float(r) * cell), z(a.x + cell - gap, a.y + cell - gap);
+            dl->AddRectFilled(a, z, col);
+            if (mouse.x >= a.x && mouse.x < z.x && mouse.y >= a.y && mouse.y < z.y && ImGui::IsWindowHovered()) {
+                ImGui::BeginTooltip();
+                ImGui::Text("threadIdx = (%u, %u, %u)", t % k.block[0], (t / k.block[0]) % k.block[1], t / (k.block[0] * k.block[1]));
+                ImGui::Text("warp %u, lane %u", w, lane);
+                text_dim("%s", viewmodel::lane_state_name(st));
+                ImGui::EndTooltip();
+            }
+        }
+    }
+    ImGui::Dummy(ImVec2(40 * s + float(cols) * cell, float(rows) * cell + 4 * s));
+}
+
+}  // namespace
+
 void draw_grid_view(ViewContext& c) {
     const float s = fonts().scale;
     const auto& g = c.views->grid;
@@ -53,11 +115,14 @@ void draw_grid_view(ViewContext& c) {
 
     // Tiles.
     const float footer = ImGui::GetTextLineHeightWithSpacing() * 2.2f;
-    const ImVec2 avail(ImGui::GetContentRegionAvail().x, std::max(80.0f * s, ImGui::GetContentRegionAvail().y - footer));
+    const float total_h = std::max(80.0f * s, ImGui::GetContentRegionAvail().y - footer);
     const float gap = std::max(2.0f, 3 * s);
-    viewmodel::GridLayout layout = g.layout(avail.x - 14 * s, avail.y, 12 * s, 64 * s);
+    // The tiles take what they need, at most 60% when a traced block's map is shown below.
+    const float tiles_max_h = c.block() ? total_h * 0.6f : total_h;
+    viewmodel::GridLayout layout = g.layout(ImGui::GetContentRegionAvail().x - 14 * s, tiles_max_h, 12 * s, 56 * s);
+    const ImVec2 avail(ImGui::GetContentRegionAvail().x, std::min(tiles_max_h, float(layout.rows) * layout.tile + 4 * s));
     const float tile = layout.tile;
-    ImGui::BeginChild("##tiles", avail, false, ImGuiWindowFlags_NoMove);
+    ImGui::BeginChild("##tiles", avail, false, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBackground);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec4 clip = clip_rect(dl);
@@ -127,7 +192,10 @@ void draw_grid_view(ViewContext& c) {
         if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && traced) c.switch_view = ViewId::warps;
     }
     ImGui::EndChild();
+    ImGui::Dummy(ImVec2(0, 6 * s));
+    block_map(c, total_h - avail.y - 10 * s);
     if (open) {
+        ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), ImGui::GetWindowHeight() - footer - ImGui::GetStyle().WindowPadding.y));
         ImGui::PushTextWrapPos(0);
         text_dim("Open: block %s on SM %u, %zu steps traced. Click another traced block (white dot) to open it; "
                  "double-click to see its warps.",

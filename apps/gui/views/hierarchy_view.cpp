@@ -129,13 +129,13 @@ void draw_hierarchy_view(ViewContext& c) {
     // Below: the SM (occupancy) and the work, side by side.
     ImGui::SetCursorScreenPos(ImVec2(p.x, bottom + 16 * s));
     const float col_w = (avail_w - 20 * s) * 0.5f;
-    const float sx = p.x;
+    const float wrap_x = ImGui::GetCursorPosX() + col_w;  // window-local, as PushTextWrapPos wants
     ImGui::BeginGroup();
     ImGui::PushFont(fonts().ui_bold);
     ImGui::TextUnformatted("The SM");
     ImGui::PopFont();
     if (!h.has_occupancy) {
-        ImGui::PushTextWrapPos(sx + col_w);
+        ImGui::PushTextWrapPos(wrap_x);
         text_dim("No resource usage (a saved trace has no ptxas report).");
         ImGui::PopTextWrapPos();
     } else {
@@ -150,7 +150,7 @@ void draw_hierarchy_view(ViewContext& c) {
         d->AddText(fonts().ui_bold, fonts().small->FontSize, ImVec2(g.x + 6 * s, g.y + (gh - fonts().small->FontSize) * 0.5f),
                    o.occupancy > 0.3 ? colors::rgb(0x0d0f12) : colors::text, occ);
         ImGui::Dummy(ImVec2(col_w, gh + 2 * s));
-        ImGui::PushTextWrapPos(sx + col_w);
+        ImGui::PushTextWrapPos(wrap_x);
         text_dim("%s: %d threads/block, %d registers/thread, %s shared/block", h.arch.c_str(), h.threads_per_block,
                  h.registers_per_thread, viewmodel::byte_count(std::uint64_t(h.shared_bytes_per_block)).c_str());
         text_dim("Blocks per SM each limit allows:");
@@ -163,8 +163,10 @@ void draw_hierarchy_view(ViewContext& c) {
         ImGui::PopTextWrapPos();
     }
     ImGui::EndGroup();
-    ImGui::SameLine(0, 20 * s);
+    ImGui::SameLine(0, 0);
+    ImGui::SetCursorScreenPos(ImVec2(p.x + col_w + 20 * s, bottom + 16 * s));
     ImGui::BeginGroup();
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + col_w);
     ImGui::PushFont(fonts().ui_bold);
     ImGui::TextUnformatted("The work");
     ImGui::PopFont();
@@ -176,6 +178,7 @@ void draw_hierarchy_view(ViewContext& c) {
     if (h.shared_requests) text_dim("shared: %s bank conflicts", viewmodel::compact_count(h.bank_conflicts).c_str());
     if (h.block_barriers) text_dim("%s barrier completions", viewmodel::compact_count(h.block_barriers).c_str());
     if (h.atomics) text_dim("%s atomic operations", viewmodel::compact_count(h.atomics).c_str());
+    ImGui::PopTextWrapPos();
     ImGui::EndGroup();
 }
 

@@ -83,7 +83,7 @@ void draw_memory_view(ViewContext& c) {
     }
     const std::size_t now = c.block()->begin + std::size_t(std::max<std::int64_t>(0, c.step()));
     const float label_w = 64 * s;
-    ImGui::BeginChild("##regions", ImVec2(0, 0), false);
+    ImGui::BeginChild("##regions", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground);
     const float avail_w = ImGui::GetContentRegionAvail().x - 4 * s;
     for (std::size_t ri = 0; ri < mem.regions.size(); ++ri) {
         const auto& r = mem.regions[ri];
@@ -109,7 +109,7 @@ void draw_memory_view(ViewContext& c) {
         const std::uint64_t rows = r.rows();
         const float max_rows = current ? 8.0f : 4.0f;
         const float box_h = std::min(float(rows), max_rows) * row_h + 6 * s;
-        ImGui::BeginChild("##cells", ImVec2(0, box_h), false);
+        ImGui::BeginChild("##cells", ImVec2(0, box_h), false, ImGuiWindowFlags_NoBackground);
         ImDrawList* dl = ImGui::GetWindowDrawList();
         const ImVec2 origin = ImGui::GetCursorScreenPos();
         const ImVec4 clip = clip_rect(dl);
@@ -138,7 +138,7 @@ void draw_memory_view(ViewContext& c) {
                 else if (!r.touches.empty() && r.touches[e] && r.first_event[e] <= now)
                     col = heat_color(float(r.touches[e]) / float(std::max<std::uint32_t>(1, r.max_touches)));
                 const ImVec2 a(cell_x(i), y), z(a.x + cell - 1, y + cell - 1);
-                dl->AddRectFilled(a, z, col, cell >= 10 * s ? 2 * s : 0);
+                dl->AddRectFilled(a, z, col);  // square: a rounded cell costs ~10x the vertices
             }
         }
         // The current request: lit cells, then sector outlines.

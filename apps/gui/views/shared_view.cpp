@@ -24,8 +24,8 @@ void draw_shared_view(ViewContext& c) {
         ImGui::TextUnformatted("This kernel does not use shared memory.");
         text_dim("Shared memory is the block's own fast scratchpad (__shared__). It is split into 32 banks; a warp's "
                  "request is served in one pass when its lanes touch different banks, or the same word of a bank. Lanes "
-                 "that want different words of one bank are served one word per pass: a bank conflict. Lessons 06, 07 and 09 "
-                 "use shared memory; this view then shows every access bank by bank.");
+                 "that want different words of one bank are served one word per pass: a bank conflict. In a kernel that "
+                 "uses shared memory, this view shows every access bank by bank.");
         ImGui::PopTextWrapPos();
         return;
     }
@@ -129,7 +129,7 @@ void draw_shared_view(ViewContext& c) {
     ImGui::Dummy(ImVec2(label_w + 32 * col_w, bank_y + lane_h + 6 * s + fonts().ui_bold->FontSize + 14 * s - p.y));
 
     // Shared memory, 128 bytes (one word per bank) a row.
-    ImGui::BeginChild("##shared_rows", ImVec2(0, 0), false);
+    ImGui::BeginChild("##shared_rows", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground);
     dl = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const float row_h = std::max(col_w * 0.8f, 9 * s);
@@ -150,7 +150,7 @@ void draw_shared_view(ViewContext& c) {
             const bool before = w < sm.first_event.size() && sm.first_event[w] <= now;
             ImU32 col = t && before ? heat_color(float(t) / float(std::max<std::uint32_t>(1, sm.max_touches))) : colors::rgb(0x242935);
             const ImVec2 ca(col_x(b) + 1, y), cz(col_x(b) + col_w - 2, y + row_h - 2);
-            dl->AddRectFilled(ca, cz, col, 2 * s);
+            dl->AddRectFilled(ca, cz, col);
         }
     }
     if (a.valid) {

@@ -138,7 +138,8 @@ void draw_timeline_view(ViewContext& c) {
             if (e.kind == EventKind::barrier_release) text_dim("all");
             else ImGui::Text("%u", unsigned(e.warp));
             ImGui::TableNextColumn();
-            ImGui::Text("%u", e.pc < trace.pcs.size() ? trace.pcs[e.pc].line : 0);
+            if (e.kind == EventKind::barrier_release) text_dim("\xE2\x80\x93");
+            else ImGui::Text("%u", e.pc < trace.pcs.size() ? trace.pcs[e.pc].line : 0);
             ImGui::TableNextColumn();
             {
                 const ImVec2 q = ImGui::GetCursorScreenPos();

@@ -76,7 +76,7 @@ void ViewContext::refresh() {
     warps = model.warps_at(detail_block, s);
     const std::size_t index = block()->begin + std::size_t(s);
     event = &model.trace().events[index];
-    if (event->pc < model.trace().pcs.size()) line = model.trace().pcs[event->pc].line;
+    if (event->kind != EventKind::barrier_release && event->pc < model.trace().pcs.size()) line = model.trace().pcs[event->pc].line;
     access = viewmodel::access_at(model.trace(), views->memory, index);
     // The current warp's recent instructions: a bounded look back, so the cost does not grow
     // with the trace.

@@ -66,7 +66,7 @@ void draw_warps_view(ViewContext& c) {
     }
 
     const float list_h = std::max(row_h * 2, ImGui::GetContentRegionAvail().y * 0.62f - ImGui::GetTextLineHeightWithSpacing() * 3.2f);
-    ImGui::BeginChild("##warp_rows", ImVec2(0, std::min(list_h, row_h * float(c.warps.size()) + 4 * s)), false);
+    ImGui::BeginChild("##warp_rows", ImVec2(0, std::min(list_h, row_h * float(c.warps.size()) + 4 * s)), false, ImGuiWindowFlags_NoBackground);
     dl = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 mouse = ImGui::GetIO().MousePos;
