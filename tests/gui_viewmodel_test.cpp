@@ -451,6 +451,42 @@ TEST_CASE("the memory view finds each buffer, names it from the source and light
     CHECK(sv.lines.size() == 32);
 }
 
+TEST_CASE("a kernel's parameter names come from its signature in the source") {
+    const std::string src =
+        "// vector_add(x) in a comment\n"
+        "template <typename T> __device__ T twice(T v) { return 2 * v; }\n"
+        "__global__ void vector_add(const float* __restrict__ a, const float* b,\n"
+        "                           float* c, int n = 4)\n{ }\n"
+        "__global__ void tiles(float (*tile)[33], std::pair<int, int> p, unsigned mask) {}\n";
+    CHECK(kernel_parameter_names(src, "vector_add") == std::vector<std::string>{"a", "b", "c", "n"});
+    CHECK(kernel_parameter_names(src, "tiles") == std::vector<std::string>{"tile", "p", "mask"});
+    CHECK(kernel_parameter_names(src, "absent").empty());
+}
+
+TEST_CASE("the PTX is followed back from a load or store to the parameter its address comes from") {
+    TraceBuilder tb(1, 32);
+    tb.t->pcs.clear();
+    const char* ptx[] = {
+        "ld.param.u64 \t%rd15, [_Z1kPKfS0_Pfi_param_0]", "ld.param.u64 \t%rd16, [_Z1kPKfS0_Pfi_param_1]",
+        "ld.param.u64 \t%rd17, [_Z1kPKfS0_Pfi_param_2]", "cvta.to.global.u64 \t%rd1, %rd17",
+        "cvta.to.global.u64 \t%rd2, %rd16",           "cvta.to.global.u64 \t%rd3, %rd15",
+        "mul.wide.s32 \t%rd18, %r27, 4",               "add.s64 \t%rd34, %rd1, %rd18",
+        "add.s64 \t%rd33, %rd2, %rd18",                "ld.global.f32 \t%f1, [%rd33]",
+        "ld.global.f32 \t%f2, [%rd3+16]",              "st.global.f32 \t[%rd34], %f3",
+        "add.s64 \t%rd34, %rd34, %rd5",                "@%p1 st.global.f32 \t[%rd34], %f3"};
+    for (const char* text : ptx) {
+        PcInfo p;
+        p.text = text;
+        p.function = "_Z1kPKfS0_Pfi";
+        tb.t->pcs.push_back(p);
+    }
+    CHECK(parameter_of_address(*tb.t, 9) == 1);   // b
+    CHECK(parameter_of_address(*tb.t, 10) == 0);  // a, with an offset
+    CHECK(parameter_of_address(*tb.t, 11) == 2);  // c
+    CHECK(parameter_of_address(*tb.t, 13) == 2);  // c, through the loop's increment
+    CHECK(parameter_of_address(*tb.t, 6) == -1);  // not a memory instruction's address
+}
+
 TEST_CASE("array names on a source line split into written and read") {
     auto n = indexed_names("c[i] = a[i] + b [i]; // d[0]");
     CHECK(n.stored == std::vector<std::string>{"c"});
@@ -649,6 +685,19 @@ TEST_CASE("the check worker runs a lesson off the UI thread and returns the view
     CHECK(v.hierarchy.store_requests > 0);
     CHECK(v.hierarchy.has_occupancy);
     CHECK_FALSE(runner.busy());
+
+    // Lesson 02: NVRTC loads b before a; the buffers are still named after their parameters.
+    const lessons::LessonInfo* l2 = course.find("02-vector-add");
+    REQUIRE(l2);
+    r.lesson = *l2;
+    r.options.trace.detail_blocks = {};
+    runner.request(r);
+    auto o2 = runner.wait(120);
+    REQUIRE(o2.has_value());
+    REQUIRE(o2->views);
+    names.clear();
+    for (const auto& region : o2->views->memory.regions) names.push_back(region.name);
+    CHECK(names == std::vector<std::string>{"a", "b", "c"});
 }
 
 #endif  // CUDALAB_HAVE_GUI_MODEL

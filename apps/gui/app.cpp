@@ -287,29 +287,35 @@ void App::reset_exercise() {
 
 // [SECTION] Frame -------------------------------------------------------------------------------
 
-void App::handle_shortcuts() {
-    ImGuiIO& io = ImGui::GetIO();
-    const bool ctrl = io.KeyCtrl;
-    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_S, false)) save_editor();
-    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_R, false)) request_check("re-run", Clock::now());
-    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) quit_ = true;
-    if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) reveal_hint();
-    if (io.WantTextInput) return;  // typing: keys belong to the editor
+void App::handle_shortcuts(const std::vector<KeyPress>& keys) {
+    const bool typing = ImGui::GetIO().WantTextInput;  // then plain keys belong to the editor
     auto& pb = view_.playback;
-    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) pb.toggle();
-    const std::int64_t stride = io.KeyShift ? 32 : 1;
-    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) { pb.pause(); pb.step(stride); }
-    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) { pb.pause(); pb.step(-stride); }
-    if (ImGui::IsKeyPressed(GLFW_KEY_HOME, false)) pb.seek(0);
-    if (ImGui::IsKeyPressed(GLFW_KEY_END, false)) pb.seek(std::int64_t(pb.steps()) - 1);
-    if (ImGui::IsKeyPressed(GLFW_KEY_B, false) && view_.has_steps()) {
-        std::int64_t b = view_.views->model.next_barrier(view_.detail_block, pb.position());
-        if (b >= 0) { pb.pause(); pb.seek(b); }
+    for (const KeyPress& k : keys) {
+        const bool ctrl = k.mods & GLFW_MOD_CONTROL, shift = k.mods & GLFW_MOD_SHIFT;
+        if (ctrl && k.key == GLFW_KEY_S) save_editor();
+        else if (ctrl && k.key == GLFW_KEY_R) request_check("re-run", Clock::now());
+        else if (ctrl && k.key == GLFW_KEY_Q) quit_ = true;
+        else if (k.key == GLFW_KEY_F1) reveal_hint();
+        if (typing || ctrl) continue;
+        const std::int64_t stride = shift ? 32 : 1;
+        switch (k.key) {
+        case GLFW_KEY_SPACE: pb.toggle(); break;
+        case GLFW_KEY_RIGHT: pb.pause(); pb.step(stride); break;
+        case GLFW_KEY_LEFT: pb.pause(); pb.step(-stride); break;
+        case GLFW_KEY_HOME: pb.seek(0); break;
+        case GLFW_KEY_END: pb.seek(std::int64_t(pb.steps()) - 1); break;
+        case GLFW_KEY_B:
+            if (view_.has_steps()) {
+                const std::int64_t b = view_.views->model.next_barrier(view_.detail_block, pb.position());
+                if (b >= 0) { pb.pause(); pb.seek(b); }
+            }
+            break;
+        case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: pb.set_speed(pb.speed() * 2); break;
+        case GLFW_KEY_MINUS: case GLFW_KEY_KP_SUBTRACT: pb.set_speed(pb.speed() / 2); break;
+        default:
+            if (k.key >= GLFW_KEY_1 && k.key < GLFW_KEY_1 + kViewCount) select_view_ = ViewId(k.key - GLFW_KEY_1);
+        }
     }
-    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) pb.set_speed(pb.speed() * 2);
-    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) pb.set_speed(pb.speed() / 2);
-    for (int i = 0; i < kViewCount; ++i)
-        if (!ctrl && ImGui::IsKeyPressed(GLFW_KEY_1 + i, false)) select_view_ = ViewId(i);
 }
 
 bool App::tick() {
@@ -325,8 +331,8 @@ bool App::tick() {
     return changed;
 }
 
-void App::frame() {
-    handle_shortcuts();
+void App::frame(const std::vector<KeyPress>& keys) {
+    handle_shortcuts(keys);
     if (view_.playback.advance(ImGui::GetIO().DeltaTime)) {}
     view_.refresh();
 
@@ -523,7 +529,7 @@ void App::draw_status_bar() {
     const bool recent = std::chrono::duration<double>(Clock::now() - message_time_).count() < 12.0;
     std::string left = recent && !message_.empty()
                            ? message_
-                           : "Space play/pause  \xC2\xB7  \xE2\x86\x90 \xE2\x86\x92 step  \xC2\xB7  B next barrier  \xC2\xB7  1\xE2\x80\x93" "6 views  \xC2\xB7  Ctrl+S save  \xC2\xB7  Ctrl+R re-run  \xC2\xB7  F1 hint";
+                           : "Space play/pause  \xC2\xB7  \xE2\x86\x90 \xE2\x86\x92 step  \xC2\xB7  B next barrier  \xC2\xB7  1\xE2\x80\x93" "6 views  \xC2\xB7  Ctrl+S save  \xC2\xB7  Ctrl+R re-run  \xC2\xB7  F1 hint  \xC2\xB7  F12 picture";
     char right[200];
     std::snprintf(right, sizeof right, "%s%s%.1f ms/frame", last_latency_.empty() ? "" : "edit \xE2\x86\x92 redraw ",
                   last_latency_.empty() ? "" : (last_latency_.substr(0, last_latency_.find(" (")) + "  \xC2\xB7  ").c_str(),

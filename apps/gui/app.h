@@ -19,6 +19,7 @@
 #include "lessons/course.h"
 #include "lessons/progress.h"
 #include "panels/markdown_view.h"
+#include "shell/window.h"
 #include "viewmodel/check_runner.h"
 #include "viewmodel/exercise_files.h"
 #include "viewmodel/syntax.h"
@@ -62,8 +63,9 @@ public:
     // Between frames: takes finished checks, watches the exercise file. True when the picture
     // changed (so an idle app draws a frame).
     bool tick();
-    // One frame of UI, between Window::begin_frame() and end_frame().
-    void frame();
+    // One frame of UI, between Window::begin_frame() and end_frame(), with the keys pressed since
+    // the last frame (for the shortcuts).
+    void frame(const std::vector<KeyPress>& keys);
     // After the frame reached the screen: reports edit -> redraw latency.
     void after_present();
     // True when something animates (playback, a check running): no idle waiting.
@@ -79,7 +81,7 @@ private:
     void request_check(const std::string& reason, viewmodel::Clock::time_point when);
     void apply_outcome(viewmodel::CheckOutcome outcome);
     bool poll_files();
-    void handle_shortcuts();
+    void handle_shortcuts(const std::vector<KeyPress>& keys);
     void save_editor();
     void reveal_hint();
     void open_in_editor(int line);

@@ -8,11 +8,14 @@
 // Exit codes: 0 closed normally / screenshot written; 2 bad usage, no display for a screenshot,
 // or the screenshot could not be written.
 #include <CLI/CLI.hpp>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <numeric>
 #include <unistd.h>
@@ -160,13 +163,24 @@ int main(int argc, char** argv) {
         last_drawn = clock::now();
         const auto t0 = clock::now();
         window.begin_frame();
-        app.frame();
+        const std::vector<gui::KeyPress> keys = window.take_key_presses();
+        app.frame(keys);
         const auto t1 = clock::now();
         window.end_frame();
         if (frames > 0) window.finish();  // measured runs: charge the rasteriser to its frame
         const auto t2 = clock::now();
         ++frame;
         const bool last_frame = frames > 0 && frame >= frames;
+        if (std::any_of(keys.begin(), keys.end(), [](const gui::KeyPress& k) { return k.key == GLFW_KEY_F12; })) {
+            // F12: a picture of this frame, in the working directory.
+            char name[64];
+            const std::time_t now_t = std::time(nullptr);
+            std::strftime(name, sizeof name, "cudalab-%Y%m%d-%H%M%S.png", std::localtime(&now_t));
+            std::string err;
+            if (window.save_png(name, &err)) std::printf("cudalab-gui: wrote %s\n", name);
+            else std::fprintf(stderr, "cudalab gui: %s\n", err.c_str());
+            std::fflush(stdout);
+        }
         if (last_frame && !screenshot.empty()) {
             std::string err;
             if (!window.save_png(screenshot, &err)) {

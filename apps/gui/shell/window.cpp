@@ -19,6 +19,7 @@ namespace cudalab::gui {
 namespace {
 std::string g_glfw_error;
 bool g_input = true;  // input arrived since the last wait_for_input()
+std::vector<KeyPress> g_keys;
 void on_glfw_error(int code, const char* message) {
     g_glfw_error = message ? message : ("GLFW error " + std::to_string(code));
 }
@@ -90,7 +91,10 @@ bool Window::open(const WindowOptions& options, std::string* why) {
     glfwSetCursorPosCallback(window_, [](GLFWwindow*, double, double) { g_input = true; });
     glfwSetMouseButtonCallback(window_, [](GLFWwindow*, int, int, int) { g_input = true; });
     glfwSetScrollCallback(window_, [](GLFWwindow*, double, double) { g_input = true; });
-    glfwSetKeyCallback(window_, [](GLFWwindow*, int, int, int, int) { g_input = true; });
+    glfwSetKeyCallback(window_, [](GLFWwindow*, int key, int, int action, int mods) {
+        g_input = true;
+        if (action != GLFW_RELEASE && g_keys.size() < 256) g_keys.push_back({key, mods});
+    });
     glfwSetCharCallback(window_, [](GLFWwindow*, unsigned) { g_input = true; });
     glfwSetWindowFocusCallback(window_, [](GLFWwindow*, int) { g_input = true; });
     glfwSetCursorEnterCallback(window_, [](GLFWwindow*, int) { g_input = true; });
@@ -140,6 +144,12 @@ bool Window::wait_for_input(double seconds) {
     const bool any = g_input;
     g_input = false;
     return any;
+}
+
+std::vector<KeyPress> Window::take_key_presses() {
+    std::vector<KeyPress> keys;
+    keys.swap(g_keys);
+    return keys;
 }
 
 void Window::begin_frame() {

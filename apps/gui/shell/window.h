@@ -6,9 +6,18 @@
 
 #include <string>
 
+#include <vector>
+
 struct GLFWwindow;
 
 namespace cudalab::gui {
+
+// A key press as GLFW reported it. Kept in a queue so that a press and its release within one
+// frame (a fast chord, a loaded machine, xdotool) still counts: ImGui 1.86 only sees key states.
+struct KeyPress {
+    int key = 0;   // GLFW_KEY_*
+    int mods = 0;  // GLFW_MOD_*
+};
 
 struct WindowOptions {
     int width = 1600, height = 1000;  // in screen coordinates
@@ -38,6 +47,8 @@ public:
     bool wait_for_input(double seconds);
     // Polls events and starts an ImGui frame.
     void begin_frame();
+    // The key presses since the last call, in order.
+    std::vector<KeyPress> take_key_presses();
     // Renders the ImGui frame into the back buffer.
     void end_frame();
     void present();

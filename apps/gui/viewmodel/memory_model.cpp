@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 
 namespace cudalab::viewmodel {
@@ -31,7 +32,104 @@ struct Interval {
     bool loaded = false, stored = false, atomic = false;
 };
 
+// A PTX instruction's operands, as written: "add.s64 %rd8, %rd6, %rd7" -> {"%rd8", "%rd6", "%rd7"},
+// brackets and offsets dropped ("[%rd4+8]" -> "%rd4").
+std::vector<std::string> operands(const std::string& text, std::string* opcode) {
+    std::string t = text;
+    if (!t.empty() && t[0] == '@') t = t.substr(std::min(t.size(), t.find_first_of(" \t") + 1));
+    std::size_t at = t.find_first_not_of(" \t");
+    std::size_t end = t.find_first_of(" \t", at);
+    *opcode = t.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    std::vector<std::string> out;
+    if (end == std::string::npos) return out;
+    std::string rest = t.substr(end);
+    std::size_t start = 0;
+    while (start <= rest.size()) {
+        std::size_t comma = rest.find(',', start);
+        std::string op = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        op.erase(std::remove_if(op.begin(), op.end(), [](char c) { return c == ' ' || c == '\t' || c == '[' || c == ']' || c == ';'; }), op.end());
+        if (std::size_t plus = op.find('+'); plus != std::string::npos && op.rfind("_param_", plus) == std::string::npos) op = op.substr(0, plus);
+        out.push_back(op);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+int resolve_parameter(const Trace& t, std::uint32_t first_pc, std::uint32_t before, const std::string& reg, int depth) {
+    if (depth > 24 || reg.rfind("%rd", 0) != 0) return -1;
+    for (std::uint32_t pc = before; pc-- > first_pc;) {
+        std::string op;
+        const std::vector<std::string> ops = operands(t.pcs[pc].text, &op);
+        if (ops.empty() || ops[0] != reg || op.rfind("st", 0) == 0 || op.rfind("bra", 0) == 0) continue;
+        if (op.rfind("ld.param", 0) == 0 && ops.size() >= 2) {
+            const std::size_t p = ops[1].rfind("_param_");
+            if (p == std::string::npos) return -1;
+            return std::atoi(ops[1].c_str() + p + 7);
+        }
+        if (op.rfind("ld", 0) == 0) return -1;  // a pointer read from memory: not a parameter
+        for (std::size_t i = 1; i < ops.size(); ++i) {
+            const int r = resolve_parameter(t, first_pc, pc, ops[i], depth + 1);
+            if (r >= 0) return r;
+        }
+        return -1;
+    }
+    return -1;
+}
+
 }  // namespace
+
+int parameter_of_address(const Trace& trace, std::uint32_t pc) {
+    if (pc >= trace.pcs.size()) return -1;
+    std::string op;
+    const std::vector<std::string> ops = operands(trace.pcs[pc].text, &op);
+    // ld/atom: the address is the second operand; st/red: the first.
+    const bool store = op.rfind("st", 0) == 0 || op.rfind("red", 0) == 0;
+    const std::size_t index = store ? 0 : 1;
+    if (ops.size() <= index) return -1;
+    std::uint32_t first = pc;
+    while (first > 0 && trace.pcs[first - 1].function == trace.pcs[pc].function) --first;
+    return resolve_parameter(trace, first, pc, ops[index], 0);
+}
+
+std::vector<std::string> kernel_parameter_names(std::string_view source, const std::string& kernel) {
+    std::vector<std::string> names;
+    const std::string name = kernel.substr(0, kernel.find('<'));
+    if (name.empty()) return names;
+    std::size_t at = 0;
+    while ((at = source.find(name, at)) != std::string_view::npos) {
+        const bool starts = at == 0 || !ident_char(source[at - 1]);
+        std::size_t open = at + name.size();
+        if (!starts || (open < source.size() && ident_char(source[open]))) { at = open; continue; }
+        while (open < source.size() && std::isspace(static_cast<unsigned char>(source[open]))) ++open;
+        // A definition or declaration with __global__ before it on the way back to the last ';' or '}'.
+        const std::size_t stmt = source.find_last_of(";}", at);
+        const std::string_view head = source.substr(stmt == std::string_view::npos ? 0 : stmt, at - (stmt == std::string_view::npos ? 0 : stmt));
+        if (open >= source.size() || source[open] != '(' || head.find("__global__") == std::string_view::npos) { at = open; continue; }
+        int depth = 0;
+        std::string param;
+        for (std::size_t i = open + 1; i < source.size(); ++i) {
+            const char c = source[i];
+            if (c == '(' || c == '<' || c == '[') ++depth;
+            if ((c == ')' || c == '>' || c == ']') && depth > 0) { --depth; param += c; continue; }
+            if ((c == ',' || c == ')') && depth == 0) {
+                std::string p = param.substr(0, param.find('='));
+                // Drop array extents ("tile[33]", "(*tile)[33]"): the name is the last identifier left.
+                for (std::size_t lb; (lb = p.find('[')) != std::string::npos;) p.erase(lb, p.find(']', lb) == std::string::npos ? std::string::npos : p.find(']', lb) - lb + 1);
+                while (!p.empty() && !ident_char(p.back())) p.pop_back();
+                std::size_t b = p.size();
+                while (b > 0 && ident_char(p[b - 1])) --b;
+                names.push_back(p.substr(b));
+                param.clear();
+                if (c == ')') return names;
+                continue;
+            }
+            param += c;
+        }
+        return names;
+    }
+    return names;
+}
 
 IndexedNames indexed_names(std::string_view line) {
     IndexedNames out;
@@ -138,8 +236,17 @@ MemoryModel MemoryModel::build(const Trace& trace, std::string_view source) {
         }
         model.regions.push_back(std::move(r));
     }
-    // 3. Names from the source: per line, the regions stored / loaded there, in pc order, against
-    //    the arrays written / read on that line, in source order.
+    // 3a. Names from the PTX: the parameter each instruction's address comes from.
+    const std::vector<std::string> params = kernel_parameter_names(source, trace.kernel.name);
+    for (auto& [pc, iv] : by_pc) {
+        const int region = model.region_of(iv.lo);
+        if (region < 0 || !model.regions[std::size_t(region)].name.empty()) continue;
+        const int p = parameter_of_address(trace, pc);
+        if (p >= 0 && std::size_t(p) < params.size() && !params[std::size_t(p)].empty())
+            model.regions[std::size_t(region)].name = params[std::size_t(p)];
+    }
+    // 3b. Else from the source line: per line, the regions stored / loaded there, in pc order,
+    //     against the arrays written / read on that line, in source order.
     std::map<std::uint32_t, std::vector<std::pair<int, MemOp>>> line_regions;  // line -> (region, op) in pc order
     for (auto& [pc, iv] : by_pc) {
         if (pc >= trace.pcs.size()) continue;

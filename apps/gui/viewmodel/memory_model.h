@@ -4,9 +4,11 @@
 // and lines they fall in.
 //
 // The trace does not name buffers. A buffer is found as the union of the address ranges of the
-// instructions that touch it (ranges of different allocations never overlap), and named after the
-// array it is indexed as on the source line of those instructions ("c[i] = a[i] + b[i]": stores
-// to c, loads from a then b), else "buffer 1", "buffer 2", ... by address.
+// instructions that touch it (ranges of different allocations never overlap). It is named after
+// the kernel parameter its address comes from, following the PTX back from the load or store
+// (add, mad, cvta, mov ... to ld.param _param_N) to the N-th parameter in the source's signature;
+// failing that, after the array indexed on the source line ("c[i] = a[i] + b[i]": stores to c,
+// loads from a then b); failing that, "buffer 1", "buffer 2", ... by address.
 #pragma once
 
 #include <array>
@@ -69,6 +71,12 @@ struct AccessView {
 
 // The access of Trace::events[event_index], if it has one.
 AccessView access_at(const Trace& trace, const MemoryModel& model, std::size_t event_index);
+
+// The kernel parameter (0-based) the address of the memory instruction at `pc` is computed from,
+// by following its address register back through the PTX of the same function; -1 if unknown.
+int parameter_of_address(const Trace& trace, std::uint32_t pc);
+// The parameter names of `kernel` as declared in the source: "k(const float* a, int n)" -> {a, n}.
+std::vector<std::string> kernel_parameter_names(std::string_view source, const std::string& kernel);
 
 // Array names indexed on a source line, split into those written (left of the assignment) and
 // those read: "c[i] = a[i] + b[i];" -> stored {c}, loaded {a, b}; "x[i] += y[j]" -> x in both.
