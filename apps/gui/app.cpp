@@ -64,6 +64,7 @@ App::App(AppOptions options, lessons::Course course)
         if (!l && !course_.lessons.empty()) l = &course_.lessons.front();
         if (l) open_lesson(*l);
     }
+    view_.playback.set_speed(options_.speed);
     if (!options_.view.empty())
         if (auto v = view_from_name(options_.view)) active_view_ = *v;
     select_view_ = active_view_;
@@ -146,9 +147,11 @@ void App::after_present() {
     std::snprintf(line, sizeof line, "%.0f ms (noticed %.0f ms, compile+run+checks %.0f ms, views %.0f ms, UI %.0f ms)", total,
                   latency_->noticed_after_ms, latency_->check_seconds * 1e3, latency_->views_seconds * 1e3,
                   ms(now - latency_->finished));
-    if (latency_->reason != "opened") last_latency_ = line;
+    const bool edit = latency_->reason == "saved" || latency_->reason == "changed on disk" || latency_->reason == "reset";
+    if (edit) last_latency_ = line;
     if (latency_->reason != "opened")
-        std::printf("cudalab-gui: %s %s: edit -> redraw %s\n", lesson_ ? lesson_->id.c_str() : "", latency_->reason.c_str(), line);
+        std::printf("cudalab-gui: %s %s: %s -> redraw %s\n", lesson_ ? lesson_->id.c_str() : "", latency_->reason.c_str(),
+                    edit ? "edit" : "request", line);
     else
         std::printf("cudalab-gui: %s opened: first check on screen after %s\n", lesson_ ? lesson_->id.c_str() : "", line);
     std::fflush(stdout);
@@ -403,7 +406,7 @@ void App::draw_toolbar() {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float w = ImGui::GetContentRegionAvail().x;
-    dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), colors::panel);
+    dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), colors::chrome);
     dl->AddLine(ImVec2(p.x, p.y + h - 1), ImVec2(p.x + w, p.y + h - 1), colors::border);
 
     // The mark: a 3 x 3 grid of blocks, one lit.
@@ -459,6 +462,8 @@ void App::draw_toolbar() {
         ImGui::SameLine(0, 10 * s);
         ImGui::AlignTextToFramePadding();
         if (checking_) text_dim("re-checking\xE2\x80\xA6");
+        else if (r.status.code == StatusCode::compile_error)
+            text_dim("%zu error%s \xC2\xB7 %.0f ms", r.diagnostics.size(), r.diagnostics.size() == 1 ? "" : "s", outcome_->check_seconds * 1e3);
         else text_dim("%s \xC2\xB7 %s \xC2\xB7 checked in %.0f ms", r.backend.empty() ? "not run" : r.backend.c_str(),
                       r.compile_cached ? "compile cached" : ("compiled in " + viewmodel::fixed(r.compile_seconds * 1e3, 0) + " ms").c_str(),
                       outcome_->check_seconds * 1e3);
@@ -522,7 +527,7 @@ void App::draw_status_bar() {
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float w = ImGui::GetContentRegionAvail().x;
     const float h = ImGui::GetContentRegionAvail().y;
-    dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), colors::panel);
+    dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), colors::chrome);
     dl->AddLine(p, ImVec2(p.x + w, p.y), colors::border);
     ImFont* f = fonts().small;
     const float ty = p.y + (h - f->FontSize) * 0.5f;
@@ -530,14 +535,18 @@ void App::draw_status_bar() {
     std::string left = recent && !message_.empty()
                            ? message_
                            : "Space play/pause  \xC2\xB7  \xE2\x86\x90 \xE2\x86\x92 step  \xC2\xB7  B next barrier  \xC2\xB7  1\xE2\x80\x93" "6 views  \xC2\xB7  Ctrl+S save  \xC2\xB7  Ctrl+R re-run  \xC2\xB7  F1 hint  \xC2\xB7  F12 picture";
-    char right[200];
-    std::snprintf(right, sizeof right, "%s%s%.1f ms/frame", last_latency_.empty() ? "" : "edit \xE2\x86\x92 redraw ",
-                  last_latency_.empty() ? "" : (last_latency_.substr(0, last_latency_.find(" (")) + "  \xC2\xB7  ").c_str(),
-                  1000.0 / std::max(1.0f, ImGui::GetIO().Framerate));
-    const float rw = f->CalcTextSizeA(f->FontSize, 1e9f, 0, right).x;
+    // The last edit's latency; while playing, the frame rate (idle, frames are drawn only on change).
+    std::string right;
+    if (!last_latency_.empty()) right = "edit \xE2\x86\x92 redraw " + last_latency_.substr(0, last_latency_.find(" ("));
+    if (view_.playback.playing()) {
+        char fps[48];
+        std::snprintf(fps, sizeof fps, "%.0f fps", ImGui::GetIO().Framerate);
+        right += (right.empty() ? "" : "  \xC2\xB7  ") + std::string(fps);
+    }
+    const float rw = f->CalcTextSizeA(f->FontSize, 1e9f, 0, right.c_str()).x;
     draw_text_clipped(dl, f, ImVec2(p.x + 12 * s, ty), recent && message_error_ ? colors::poor : recent && !message_.empty() ? colors::text : colors::text_dim,
                       left, w - rw - 40 * s);
-    dl->AddText(f, f->FontSize, ImVec2(p.x + w - rw - 12 * s, ty), colors::text_dim, right);
+    dl->AddText(f, f->FontSize, ImVec2(p.x + w - rw - 12 * s, ty), colors::text_dim, right.c_str());
     ImGui::Dummy(ImVec2(w, h));
 }
 
@@ -569,6 +578,11 @@ void App::draw_views_column() {
         else if (outcome_) draw_no_trace("The kernel did not complete a launch, so there is no trace to show. See the checks for why.");
         else draw_no_trace("No trace yet.");
     } else {
+        if (outcome_ && outcome_->report.status.code == StatusCode::compile_error) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors::fair));
+            ImGui::TextWrapped("The exercise does not compile: these views show the last run that did.");
+            ImGui::PopStyleColor();
+        }
         switch (active_view_) {
         case ViewId::grid: draw_grid_view(view_); break;
         case ViewId::warps: draw_warps_view(view_); break;

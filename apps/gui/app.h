@@ -36,6 +36,7 @@ struct AppOptions {
     bool solution = false;       // check the reference solution (read-only)
     std::string backend = "emu";
     bool play = false;           // start playing
+    double speed = 30;           // steps per second
     std::int64_t step = -1;      // start at this step
     std::string find;            // then go on to the first step of this kind (see seek_first)
 };

@@ -3,7 +3,7 @@
 //
 //   cudalab gui [--lesson ID] [--view grid|warps|memory|shared|timeline|hierarchy]
 //               [--screenshot FILE.png --frames N] [--trace FILE [--source FILE.cu]]
-//               [--block N] [--step N] [--find KIND] [--play] [--solution] [--backend emu|gpu|auto]
+//               [--block N] [--step N] [--find KIND] [--play [--speed N]] [--solution] [--backend emu|gpu|auto]
 //
 // Exit codes: 0 closed normally / screenshot written; 2 bad usage, no display for a screenshot,
 // or the screenshot could not be written.
@@ -92,6 +92,7 @@ int main(int argc, char** argv) {
     cli.add_option("--find", options.find, "then go to the first step of a kind: global, shared, conflict, barrier, divergence, exit")
         ->check(CLI::IsMember({"global", "shared", "conflict", "barrier", "divergence", "exit"}));
     cli.add_flag("--play", options.play, "start playing");
+    cli.add_option("--speed", options.speed, "playback speed in steps per second (default 30)");
     cli.add_flag("--solution", options.solution, "check and show the reference solution (read-only)");
     cli.add_option("--backend", options.backend, "emu (default: the views need its trace), gpu or auto")
         ->check(CLI::IsMember({"emu", "gpu", "auto"}));

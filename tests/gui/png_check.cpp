@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
         return unsigned(p[0]) << 16 | unsigned(p[1]) << 8 | unsigned(p[2]);
     };
     // The window background and the panels' backgrounds (theme.cpp) count as empty.
-    const std::set<unsigned> empty = {0x14161b, 0x1b1e25, 0x171a20, 0x1a1d24, 0x000000};
+    const std::set<unsigned> empty = {0x181b21, 0x121419, 0x15171c, 0x14161b, 0x1b1e25, 0x000000};
     std::size_t foreground = 0;
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {

@@ -111,7 +111,10 @@ void App::draw_code_panel() {
             tooltip(c.tip);
             x += w + 8 * s;
         }
-        std::string note = !view_.views ? "" : stale_notes ? "figures from the last run (save to refresh)" : "figures from the last run";
+        const bool broken = outcome_ && outcome_->report.status.code == StatusCode::compile_error;
+        std::string note = !view_.views ? "" : broken ? "figures from the last run that compiled"
+                         : stale_notes ? (editor_.modified() ? "figures from the last run (save to refresh)" : "figures from the last run")
+                         : "figures from the last run";
         if (!note.empty()) {
             const float tw = small->CalcTextSizeA(small->FontSize, 1e9f, 0, note.c_str()).x;
             dl->AddText(small, small->FontSize, ImVec2(p.x + ImGui::GetContentRegionAvail().x - tw - 8 * s, p.y + 4 * s),
@@ -124,9 +127,8 @@ void App::draw_code_panel() {
     const ImVec2 area_min = ImGui::GetCursorScreenPos();
     const ImVec2 area_size = ImGui::GetContentRegionAvail();
     ImDrawList* outer = ImGui::GetWindowDrawList();
-    outer->AddRectFilled(area_min, ImVec2(area_min.x + area_size.x, area_min.y + area_size.y), colors::rgb(0x171a20), 4 * s,
-                         ImDrawFlags_RoundCornersBottom);
-    outer->AddRectFilled(area_min, ImVec2(area_min.x + gutter_w, area_min.y + area_size.y), colors::rgb(0x1a1d24));
+    outer->AddRect(area_min, ImVec2(area_min.x + area_size.x, area_min.y + area_size.y), colors::border, 4 * s);
+    outer->AddRectFilled(ImVec2(area_min.x + 1, area_min.y), ImVec2(area_min.x + gutter_w, area_min.y + area_size.y - 1), colors::rgb(0x15171c));
 
     ImGui::SetCursorScreenPos(ImVec2(area_min.x + gutter_w, area_min.y));
     ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0, 0, 0, 0));

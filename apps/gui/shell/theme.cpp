@@ -119,8 +119,8 @@ void apply_style(float scale) {
     };
     c[ImGuiCol_Text] = v(0xdfe3ea);
     c[ImGuiCol_TextDisabled] = v(0x8a91a0);
-    c[ImGuiCol_WindowBg] = v(0x14161b);
-    c[ImGuiCol_ChildBg] = v(0x1b1e25);
+    c[ImGuiCol_WindowBg] = v(0x181b21);
+    c[ImGuiCol_ChildBg] = v(0x1b1e25, 0.0f);  // panels are outlined, not filled (theme.h)
     c[ImGuiCol_PopupBg] = v(0x1f232b, 0.98f);
     c[ImGuiCol_Border] = v(0x2e3340);
     c[ImGuiCol_FrameBg] = v(0x262a34);

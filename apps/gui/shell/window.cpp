@@ -111,7 +111,7 @@ bool Window::open(const WindowOptions& options, std::string* why) {
     ImGuiIO& io = ImGui::GetIO();
     ini_path_ = options.ini_path;
     io.IniFilename = ini_path_.empty() ? nullptr : ini_path_.c_str();
-    io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+    // No keyboard navigation: Space, arrows and digits are the app's shortcuts (app.cpp).
     io.ConfigWindowsMoveFromTitleBarOnly = true;
     std::string warning;
     if (!load_fonts(scale_, &warning)) std::fprintf(stderr, "%s\n", warning.c_str());

@@ -99,11 +99,11 @@ void draw_warps_view(ViewContext& c) {
             const LaneState st = ws.lane(l);
             const ImVec2 a(origin.x + label_w + float(l) * cell, y), z(a.x + cell - gap, y + cell);
             if (st == LaneState::no_thread) {
-                dl->AddRect(a, z, colors::rgb(0x3a4152, 160), 2 * s, 0, 1.0f);
+                dl->AddRect(a, z, colors::rgb(0x3a4152, 160), 0.0f, 0, 1.0f);
             } else {
                 ImU32 col = lane_color(st);
                 if (dim < 1) col = mix(colors::panel, col, dim);
-                dl->AddRectFilled(a, z, col, 2 * s);
+                dl->AddRectFilled(a, z, col);  // square: rounded cells cost many more vertices
                 if (st == LaneState::exited && cell >= 10 * s) {
                     dl->AddLine(ImVec2(a.x + 3 * s, a.y + 3 * s), ImVec2(z.x - 3 * s, z.y - 3 * s), colors::rgb(0x5a5f6b), 1.0f);
                     dl->AddLine(ImVec2(z.x - 3 * s, a.y + 3 * s), ImVec2(a.x + 3 * s, z.y - 3 * s), colors::rgb(0x5a5f6b), 1.0f);
@@ -194,11 +194,11 @@ void draw_warps_view(ViewContext& c) {
         for (int l = 0; l < 32; ++l) {
             const std::uint32_t bit = 1u << l;
             const ImVec2 a(hp.x + label_w + float(l) * cell, y), z(a.x + hcell - 1, y + hcell - 1);
-            if (!(lanes & bit)) { dl->AddRect(a, z, colors::rgb(0x3a4152, 120), 1.5f * s); continue; }
+            if (!(lanes & bit)) { dl->AddRect(a, z, colors::rgb(0x3a4152, 120), 0.0f); continue; }
             const LaneState st_l = (e.active & bit) ? ((e.predicated_on & bit) ? LaneState::active : LaneState::predicated_off) : LaneState::exited;
             ImU32 col = st_l == LaneState::exited ? colors::rgb(0x2a2d35) : lane_color(st_l);
             if (!now) col = mix(colors::panel, col, 0.75f);
-            dl->AddRectFilled(a, z, col, 1.5f * s);
+            dl->AddRectFilled(a, z, col);
         }
         if (e.pc < pcs.size())
             draw_text_clipped(dl, fonts().mono_small, ImVec2(hp.x + label_w + 32 * cell + 10 * s, y), now ? colors::text : colors::text_dim,
