@@ -317,7 +317,7 @@ TEST_CASE("128-bit integers: add.cc / addc / sub.cc / subc / mad.cc / madc carry
     check_rows<std::uint64_t>("int128_ops", threads_of("int128_ops"), 8, [&](auto t, auto s) { return r.u64(t * 8 + s); }, expected);
 }
 
-TEST_CASE("bit operations: popc clz brev bfe bfi prmt funnel shifts ffs fns dp4a, selects") {
+TEST_CASE("bit operations: popc clz brev bfe bfi prmt funnel shifts ffs fns dp4a cvt.pack, selects") {
     const Run r = run_kernel("bit_ops");
     auto expected = [&](std::uint32_t t, std::uint32_t s) -> std::uint32_t {
         const std::uint32_t a = r.in[3 * t], b = r.in[3 * t + 1], c = r.in[3 * t + 2];
@@ -371,10 +371,16 @@ TEST_CASE("bit operations: popc clz brev bfe bfi prmt funnel shifts ffs fns dp4a
             for (int i = 0; i < 4; ++i) sum += std::int32_t(std::int8_t(a >> (8 * i))) * std::int32_t(std::int8_t(b >> (8 * i)));
             return std::uint32_t(sum);
         }
+        case 26: case 27: {
+            const std::int64_t sa = std::int32_t(a) >> (c & 31), sb = std::int32_t(b) >> 20;
+            if (s == 26) return std::uint32_t(std::clamp<std::int64_t>(sa, -32768, 32767) & 0xffff) << 16 |
+                                std::uint32_t(std::clamp<std::int64_t>(sb, -32768, 32767) & 0xffff);
+            return c << 8 | std::uint32_t(std::clamp<std::int64_t>(sa, 0, 15)) << 4 | std::uint32_t(std::clamp<std::int64_t>(sb, 0, 15));
+        }
         }
         return 0;
     };
-    check_rows<std::uint32_t>("bit_ops", threads_of("bit_ops"), 26, [&](auto t, auto s) { return r.out[t * 26 + s]; }, expected);
+    check_rows<std::uint32_t>("bit_ops", threads_of("bit_ops"), 28, [&](auto t, auto s) { return r.out[t * 28 + s]; }, expected);
 }
 
 TEST_CASE("f32 arithmetic in every rounding mode, division, square root, reciprocal, rounding to integers") {

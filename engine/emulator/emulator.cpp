@@ -37,6 +37,7 @@ namespace {
 // [SECTION] Preparing a module --------------------------------------------------------------------
 
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return a ? (v + a - 1) / a * a : v; }
+std::uint32_t add_saturating(std::uint32_t a, std::uint64_t b) { return std::uint32_t(std::min<std::uint64_t>(a + b, 0xffffffffu)); }
 
 bool is_lane_constant(ptx::Special s) {
     using ptx::Special;
@@ -61,10 +62,10 @@ void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& sha
         const ptx::Symbol& s = fn.locals[i];
         if (s.space == Space::shared) {
             if (s.is_extern) { pf.local_offsets[i] = 0; continue; }
-            shared_cursor = std::uint32_t(align_up(shared_cursor, s.align));
+            shared_cursor = add_saturating(0, align_up(shared_cursor, s.align));
             pf.local_offsets[i] = shared_cursor;
-            shared_cursor += std::uint32_t(s.size);
-            pf.own_shared_bytes += std::uint32_t(s.size);
+            shared_cursor = add_saturating(shared_cursor, s.size);
+            pf.own_shared_bytes = add_saturating(pf.own_shared_bytes, s.size);
         } else if (s.space == Space::global || s.space == Space::constant) {
             pf.local_offsets[i] = 0;  // function-scope .global/.const: not emitted by NVRTC
         } else {
@@ -83,7 +84,7 @@ void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& sha
         pf.return_offsets.push_back(std::uint32_t(frame));
         frame += p.size;
     }
-    pf.frame_bytes = std::uint32_t(align_up(frame, 16));
+    pf.frame_bytes = std::uint32_t(std::min<std::uint64_t>(align_up(frame, 16), 0xffffffffu));
 
     std::map<std::uint64_t, std::int32_t> constant_regs;
     std::map<ptx::Special, std::int32_t> special_regs;
@@ -353,6 +354,14 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     program->dynamic_shared.resize(m.globals.size());
     for (std::size_t i = 0; i < m.globals.size(); ++i) {
         ptx::Symbol& s = m.globals[i];
+        // What a GPU cannot hold either is refused here, before it is allocated.
+        std::string too_large;
+        if (s.space == Space::global && s.size > (1ull << 30)) too_large = "1 GB (the emulator's limit for one variable)";
+        if (s.space == Space::constant && program->constant_bank.size() + s.size > 65536) too_large = "64 KB of __constant__ memory";
+        if (s.space == Space::shared && s.size > 232448) too_large = "227 KB of shared memory per block";
+        if (!too_large.empty())
+            return Status::error(StatusCode::compile_error, source_path + ": error: '" + s.name + "' (" + std::to_string(s.size) +
+                                                                " bytes) does not fit in " + too_large);
         if (s.space == Space::global) {
             std::uint64_t a = memory_.allocate(std::max<std::uint64_t>(s.size, 1), "global variable '" + s.name + "'");
             if (!s.init.empty()) memory_.copy_in(a, s.init.data(), std::min<std::uint64_t>(s.init.size(), s.size));
@@ -360,13 +369,13 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         } else if (s.space == Space::constant) {
             std::uint64_t off = align_up(program->constant_bank.size(), std::max<std::uint32_t>(s.align, 1));
             program->constant_bank.resize(off + s.size, 0);
-            if (!s.init.empty()) std::memcpy(program->constant_bank.data() + off, s.init.data(), std::min<std::size_t>(s.init.size(), s.size));
+            if (!s.init.empty() && s.size) std::memcpy(program->constant_bank.data() + off, s.init.data(), std::min<std::size_t>(s.init.size(), s.size));
             program->global_addresses[i] = off;
         } else if (s.space == Space::shared) {
             if (s.is_extern) { program->dynamic_shared[i] = true; continue; }
-            shared_cursor = std::uint32_t(align_up(shared_cursor, s.align));
+            shared_cursor = add_saturating(0, align_up(shared_cursor, s.align));
             program->global_addresses[i] = shared_cursor;
-            shared_cursor += std::uint32_t(s.size);
+            shared_cursor = add_saturating(shared_cursor, s.size);
         }
     }
     // Address initialisers (function tables, pointers to other variables), now that every
@@ -410,6 +419,17 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         if (!pf.fn.is_entry) continue;
         std::uint32_t cursor = program->common_shared_bytes;
         prepare_function(*program, pf, cursor);
+    }
+    for (const auto& pf : program->functions) {
+        // The GPU's limits: 512 KB of local memory per thread, 227 KB of shared memory per block.
+        std::string problem;
+        if (pf.frame_bytes > 512 * 1024)
+            problem = "needs " + std::to_string(pf.frame_bytes) + " bytes of local memory per thread; a GPU allows 512 KB";
+        else if (std::uint64_t(program->common_shared_bytes) + pf.own_shared_bytes > 232448)
+            problem = "declares more than 227 KB of shared memory";
+        if (!problem.empty())
+            return Status::error(StatusCode::compile_error, source_path + ": error: function '" +
+                                                                compiler::source_name_of(pf.fn.name) + "' " + problem);
     }
     program_ = std::move(program);
     return Status::success();
@@ -553,7 +573,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     state.config = config;
     state.params.assign(fn->param_bytes, 0);
     for (std::size_t i = 0; i < args.size(); ++i)
-        std::memcpy(state.params.data() + fn->params[i].offset, args[i].bytes.data(), args[i].bytes.size());
+        if (!args[i].bytes.empty()) std::memcpy(state.params.data() + fn->params[i].offset, args[i].bytes.data(), args[i].bytes.size());
     state.static_shared = static_shared;
     state.shared_bytes = static_shared + config.dynamic_shared_bytes;
     state.budget = options_.instruction_budget;

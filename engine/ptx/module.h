@@ -15,7 +15,8 @@ namespace cudalab::ptx {
 // Scalar types (PTX ISA 5.2). `pred` is a 1-bit predicate.
 enum class Type : std::uint8_t {
     none, b8, b16, b32, b64, b128, u8, u16, u32, u64, s8, s16, s32, s64,
-    f16, f16x2, bf16, bf16x2, f32, f64, pred
+    f16, f16x2, bf16, bf16x2, f32, f64, pred,
+    u2, s2, u4, s4,  // cvt.pack destinations only
 };
 int type_bits(Type t);
 bool type_is_float(Type t);

@@ -86,6 +86,7 @@ const std::unordered_map<std::string_view, Type>& type_names() {
         {"u64", Type::u64},   {"s8", Type::s8},       {"s16", Type::s16},   {"s32", Type::s32},
         {"s64", Type::s64},   {"f16", Type::f16},     {"f16x2", Type::f16x2}, {"bf16", Type::bf16},
         {"bf16x2", Type::bf16x2}, {"f32", Type::f32}, {"f64", Type::f64},   {"pred", Type::pred},
+        {"u2", Type::u2},     {"s2", Type::s2},       {"u4", Type::u4},     {"s4", Type::s4},
     };
     return m;
 }
@@ -460,7 +461,7 @@ std::vector<std::uint8_t> parse_initializer(const Decl& d, std::uint32_t line, s
             relocations->push_back(std::move(r));
             v = 0;
         }
-        for (int b = 0; b < elem; ++b) bytes.push_back(std::uint8_t(std::uint64_t(v) >> (8 * b)));
+        for (int b = 0; b < elem; ++b) bytes.push_back(b < 8 ? std::uint8_t(std::uint64_t(v) >> (8 * b)) : 0);  // .b128: high half 0
         if (bytes.size() > max_initializer_bytes) throw ParseError(line, "initialiser too large");
     }
     bytes.resize(std::max<std::uint64_t>(bytes.size(), std::min<std::uint64_t>(decl_size(d), max_initializer_bytes)), 0);
@@ -1240,6 +1241,8 @@ ParseResult parse(const std::string& ptx_text) {
 
 int type_bits(Type t) {
     switch (t) {
+    case Type::u2: case Type::s2: return 2;
+    case Type::u4: case Type::s4: return 4;
     case Type::b8: case Type::u8: case Type::s8: return 8;
     case Type::b16: case Type::u16: case Type::s16: case Type::f16: case Type::bf16: return 16;
     case Type::b32: case Type::u32: case Type::s32: case Type::f32: case Type::f16x2: case Type::bf16x2: return 32;
@@ -1254,11 +1257,14 @@ bool type_is_float(Type t) {
     return t == Type::f16 || t == Type::f16x2 || t == Type::bf16 || t == Type::bf16x2 || t == Type::f32 || t == Type::f64;
 }
 
-bool type_is_signed(Type t) { return t == Type::s8 || t == Type::s16 || t == Type::s32 || t == Type::s64; }
+bool type_is_signed(Type t) {
+    return t == Type::s8 || t == Type::s16 || t == Type::s32 || t == Type::s64 || t == Type::s2 || t == Type::s4;
+}
 
 const char* type_name(Type t) {
     static const char* names[] = {"none", "b8",  "b16", "b32",  "b64",   "b128", "u8",     "u16", "u32", "u64", "s8",
-                                  "s16",  "s32", "s64", "f16",  "f16x2", "bf16", "bf16x2", "f32", "f64", "pred"};
+                                  "s16",  "s32", "s64", "f16",  "f16x2", "bf16", "bf16x2", "f32", "f64", "pred",
+                                  "u2",   "s2",  "u4",  "s4"};
     return names[int(t)];
 }
 

@@ -1,5 +1,5 @@
 // Bit operations: popc clz brev bfe bfi prmt shf (funnel shifts), shl/shr, __ffs, lop3-style logic,
-// selp (conditional select), fns, dp4a.
+// selp (conditional select), fns, dp4a, cvt.pack.
 
 __device__ unsigned extract(unsigned v, unsigned pos, unsigned len) {
     return (v >> pos) & ((1u << len) - 1u);  // NVRTC: bfe.u32
@@ -9,7 +9,7 @@ extern "C" __global__ void bit_ops(const unsigned* in, unsigned* out) {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned a = in[3 * t], b = in[3 * t + 1], c = in[3 * t + 2];
     const unsigned long long wide = ((unsigned long long)a << 32) | b;
-    unsigned* o = out + t * 26;
+    unsigned* o = out + t * 28;
     o[0] = __popc(a);
     o[1] = __clz(a >> (c & 31));
     o[2] = __brev(a);
@@ -36,4 +36,7 @@ extern "C" __global__ void bit_ops(const unsigned* in, unsigned* out) {
     o[23] = unsigned((int)(short)(a & 0xffff)) + unsigned((signed char)(b & 0xff));  // sign extension
     o[24] = __fns(a, c & 31u, int(b % 7u) - 3);  // fns: the n-th set bit from a position
     o[25] = unsigned(__dp4a(int(a), int(b), int(c)));  // dp4a: four byte products and a sum
+    const int sa = int(a) >> (c & 31), sb = int(b) >> 20;  // cvt.pack: saturate two values, pack them
+    asm("cvt.pack.sat.s16.s32 %0, %1, %2;" : "=r"(o[26]) : "r"(sa), "r"(sb));
+    asm("cvt.pack.sat.u4.s32.b32 %0, %1, %2, %3;" : "=r"(o[27]) : "r"(sa), "r"(sb), "r"(c));
 }

@@ -112,7 +112,7 @@ extern "C" __global__ void stack_overflow(const unsigned* in, unsigned* out) {
 }
 
 extern "C" __global__ void unsupported_instruction(const unsigned* in, unsigned* out) {
-    unsigned r;
-    asm volatile("cvt.pack.sat.s8.s32.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(in[threadIdx.x]), "r"(1), "r"(0u));  // FAULT(unsupported_instruction)
+    unsigned short r;  // atomicCAS on an unsigned short
+    asm volatile("atom.global.cas.b16 %0, [%1], %2, %3;" : "=h"(r) : "l"(out), "h"((unsigned short)in[threadIdx.x]), "h"((unsigned short)1));  // FAULT(unsupported_instruction)
     out[threadIdx.x] = r;
 }
