@@ -24,7 +24,7 @@ using viewmodel::Clock;
 
 namespace {
 
-constexpr double kPollSeconds = 0.05;  // how often the exercise file's time stamp is looked at (a stat() call)
+constexpr double kPollSeconds = 0.025;  // how often the exercise file's time stamp is looked at (a stat() call)
 
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
@@ -54,7 +54,7 @@ std::string read_text(const std::string& path) {
 
 App::App(AppOptions options, lessons::Course course)
     : options_(std::move(options)), course_(std::move(course)) {
-    runner_ = std::make_unique<viewmodel::CheckRunner>(course_);
+    runner_ = std::make_unique<viewmodel::CheckRunner>(course_, [] { glfwPostEmptyEvent(); });
     open_block_ = options_.block;
     if (!options_.trace_file.empty()) {
         trace_only_ = true;
@@ -158,7 +158,9 @@ void App::after_present() {
     latency_.reset();
 }
 
-bool App::busy() const { return checking_ || view_.playback.playing() || latency_.has_value(); }
+// A check running is not a reason to draw continuously: it would take the CPU the check needs
+// (under a software rasteriser, both cores). tick() reports when it finishes.
+bool App::busy() const { return view_.playback.playing() || latency_.has_value(); }
 
 bool App::wait_for_first_outcome(double seconds) {
     if (trace_only_) return true;

@@ -69,7 +69,7 @@ public:
     void frame(const std::vector<KeyPress>& keys);
     // After the frame reached the screen: reports edit -> redraw latency.
     void after_present();
-    // True when something animates (playback, a check running): no idle waiting.
+    // True when something animates (playback, a result waiting to be shown): no idle waiting.
     bool busy() const;
     // Blocks until the first check's outcome arrived (screenshots), up to `seconds`.
     bool wait_for_first_outcome(double seconds);

@@ -151,10 +151,10 @@ int main(int argc, char** argv) {
     auto last_drawn = clock::now();
     while (!window.should_close() && !app.quit_requested()) {
         if (exit_after > 0 && std::chrono::duration<double>(clock::now() - started).count() > exit_after) break;
-        // Idle when nothing moves: wait for input (waking 20 times a second to watch the file),
+        // Idle when nothing moves: wait for input (waking 40 times a second to watch the file; a finished check wakes it at once),
         // and draw only when something changed, a little after input, or twice a second.
         const bool measured = frames > 0;
-        const bool input = window.wait_for_input(measured || app.busy() ? 0 : 0.05);
+        const bool input = window.wait_for_input(measured || app.busy() ? 0 : 0.025);
         const bool changed = app.tick();
         if (input || changed) settle = 3;
         if (!measured && !app.busy() && settle == 0 &&

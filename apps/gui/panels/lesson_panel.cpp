@@ -45,7 +45,10 @@ void App::draw_lesson_panel() {
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(16 * s, 12 * s));
     ImGui::BeginChild("##lesson_text", ImVec2(0, text_h), true, ImGuiWindowFlags_AlwaysUseWindowPadding);
     if (trace_only_) {
-        text_dim("Viewing a saved trace; no lesson text.");
+        ImGui::PushTextWrapPos(0);
+        text_dim("A saved trace (%s) of kernel %s. The views step through it; there is no lesson text and no check.",
+                 options_.trace_file.c_str(), view_.views ? view_.views->trace().kernel.name.c_str() : "?");
+        ImGui::PopTextWrapPos();
     } else if (lesson_text_.empty()) {
         text_dim("This lesson has no text.");
     } else {
@@ -132,7 +135,7 @@ void App::draw_lesson_list() {
 void App::draw_checks() {
     const float s = fonts().scale;
     if (!outcome_) {
-        text_dim(checking_ ? "Compiling, running and checking\xE2\x80\xA6" : "Not checked yet.");
+        text_dim(trace_only_ ? "A saved trace: no checks ran." : checking_ ? "Compiling, running and checking\xE2\x80\xA6" : "Not checked yet.");
         return;
     }
     const auto& r = outcome_->report;

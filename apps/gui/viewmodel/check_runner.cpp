@@ -4,7 +4,8 @@
 
 namespace cudalab::viewmodel {
 
-CheckRunner::CheckRunner(lessons::Course course) : course_(std::move(course)) {
+CheckRunner::CheckRunner(lessons::Course course, std::function<void()> on_finished)
+    : course_(std::move(course)), on_finished_(std::move(on_finished)) {
     worker_ = std::thread([this] { run(); });
 }
 
@@ -78,6 +79,7 @@ void CheckRunner::run() {
             running_ = false;
         }
         done_.notify_all();
+        if (on_finished_) on_finished_();
     }
 }
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -39,7 +40,9 @@ struct CheckOutcome {
 
 class CheckRunner {
 public:
-    explicit CheckRunner(lessons::Course course);
+    // `on_finished` (optional) is called on the worker thread after each check: the app wakes its
+    // event loop with it, so a result is drawn as soon as it exists.
+    explicit CheckRunner(lessons::Course course, std::function<void()> on_finished = nullptr);
     ~CheckRunner();
     CheckRunner(const CheckRunner&) = delete;
     CheckRunner& operator=(const CheckRunner&) = delete;
@@ -54,6 +57,7 @@ private:
     void run();
 
     lessons::Course course_;
+    std::function<void()> on_finished_;
     compiler::Compiler compiler_;
     mutable std::mutex mutex_;
     std::condition_variable wake_, done_;

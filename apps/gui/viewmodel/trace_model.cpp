@@ -75,7 +75,9 @@ void TraceModel::apply(std::vector<WarpState>& warps, const WarpEvent& e, std::i
     if (e.warp >= warps.size()) return;
     WarpState& w = warps[e.warp];
     w.active = e.active;
-    w.predicated_on = e.predicated_on;
+    // A guarded branch's predicate picks the direction, not whether a lane runs: every active lane
+    // executes it (the split shows at the next steps, as masked lanes).
+    w.predicated_on = e.kind == EventKind::branch ? e.active : e.predicated_on;
     w.last_step = step;
     if (e.kind == EventKind::exit) w.exited |= e.predicated_on;
     if (e.kind == EventKind::barrier_arrive) w.waiting = true;

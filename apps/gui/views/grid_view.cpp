@@ -72,6 +72,18 @@ void block_map(ViewContext& c, float height) {
         }
     }
     ImGui::Dummy(ImVec2(40 * s + float(cols) * cell, float(rows) * cell + 4 * s));
+    // What the colours mean (the states present in this block).
+    bool present[7] = {};
+    for (const auto& w : c.warps)
+        for (int l = 0; l < 32; ++l) present[int(w.lane(l))] = true;
+    ImGui::SetCursorPosX(ImGui::GetCursorPosX() + 40 * s);
+    for (int i = 0; i < 7; ++i) {
+        const auto st = viewmodel::LaneState(i);
+        if (!present[i] || st == viewmodel::LaneState::no_thread) continue;
+        legend_item(lane_color(st), viewmodel::lane_state_name(st));
+        ImGui::SameLine(0, 14 * s);
+    }
+    ImGui::NewLine();
 }
 
 }  // namespace

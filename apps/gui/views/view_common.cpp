@@ -55,7 +55,7 @@ void current_step_card(const ViewContext& c) {
     const char* what = e.kind == EventKind::barrier_release ? "the block's barrier completes: every warp may go on"
                      : e.kind == EventKind::barrier_arrive ? "arrives at __syncthreads() and waits"
                      : e.kind == EventKind::exit ? "lanes exit"
-                     : e.kind == EventKind::branch ? (e.taken && e.taken != e.predicated_on ? "branches, and the warp splits" : "branches")
+                     : e.kind == EventKind::branch ? (e.taken && e.taken != e.active ? "branches, and the warp splits" : "branches")
                      : "";
     if (e.kind == EventKind::barrier_release)
         std::snprintf(head, sizeof head, "Step %lld of %zu  \xC2\xB7  block %s  \xC2\xB7  %s", static_cast<long long>(c.step() + 1),
@@ -96,7 +96,7 @@ bool seek_first(ViewContext& c, const std::string& kind, std::int64_t from) {
         };
     else if (kind == "barrier") match = [](const WarpEvent& e) { return e.kind == EventKind::barrier_release; };
     else if (kind == "divergence")
-        match = [](const WarpEvent& e) { return e.kind == EventKind::branch && e.taken != 0 && e.taken != e.predicated_on; };
+        match = [](const WarpEvent& e) { return e.kind == EventKind::branch && e.taken != 0 && e.taken != e.active; };
     else if (kind == "exit") match = [](const WarpEvent& e) { return e.kind == EventKind::exit; };
     else return false;
     c.playback.seek(std::max<std::int64_t>(0, from) - 1);

@@ -189,13 +189,16 @@ void draw_warps_view(ViewContext& c) {
         std::snprintf(label, sizeof label, "%zu", st + 1);
         dl->AddText(fonts().mono_small, fonts().mono_small->FontSize, ImVec2(hp.x, y), now ? colors::accent : colors::text_faint, label);
         char ln[16];
-        std::snprintf(ln, sizeof ln, "L%u", e.pc < pcs.size() ? pcs[e.pc].line : 0);
+        const std::uint32_t hl = e.pc < pcs.size() ? pcs[e.pc].line : 0;
+        if (hl) std::snprintf(ln, sizeof ln, "L%u", hl);
+        else std::snprintf(ln, sizeof ln, "L\xE2\x80\x93");
         dl->AddText(fonts().mono_small, fonts().mono_small->FontSize, ImVec2(hp.x + 44 * s, y), now ? colors::accent : colors::text_dim, ln);
         for (int l = 0; l < 32; ++l) {
             const std::uint32_t bit = 1u << l;
             const ImVec2 a(hp.x + label_w + float(l) * cell, y), z(a.x + hcell - 1, y + hcell - 1);
             if (!(lanes & bit)) { dl->AddRect(a, z, colors::rgb(0x3a4152, 120), 0.0f); continue; }
-            const LaneState st_l = (e.active & bit) ? ((e.predicated_on & bit) ? LaneState::active : LaneState::predicated_off) : LaneState::exited;
+            const std::uint32_t on = e.kind == EventKind::branch ? e.active : e.predicated_on;  // as TraceModel
+            const LaneState st_l = (e.active & bit) ? ((on & bit) ? LaneState::active : LaneState::predicated_off) : LaneState::exited;
             ImU32 col = st_l == LaneState::exited ? colors::rgb(0x2a2d35) : lane_color(st_l);
             if (!now) col = mix(colors::panel, col, 0.75f);
             dl->AddRectFilled(a, z, col);
