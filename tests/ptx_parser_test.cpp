@@ -42,8 +42,8 @@ std::map<std::string, std::string> kernel_files() {
     return files;
 }
 
-std::shared_ptr<const compiler::CompileResult> compile_kernel_file(compiler::Compiler& compiler, const std::string& file,
-                                                                   const std::string& options) {
+std::shared_ptr<const compiler::CompileResult> compile_kernel_file(const std::string& file, const std::string& options) {
+    static compiler::Compiler compiler;  // one NVRTC compile per file for the whole suite
     compiler::CompileOptions o;
     if (!options.empty()) o.extra_options.push_back(options);
     // A relative path, so that the corpus's .file lines do not depend on where the tree lives.
@@ -59,11 +59,10 @@ int count_opcode(const ptx::Function& fn, ptx::Opcode op) {
 }  // namespace
 
 TEST_CASE("the PTX corpus matches the kernels") {
-    compiler::Compiler compiler;
     const bool update = std::getenv("CUDALAB_UPDATE_PTX_CORPUS") != nullptr;
     for (const auto& [file, options] : kernel_files()) {
         CAPTURE(file);
-        const auto result = compile_kernel_file(compiler, file, options);
+        const auto result = compile_kernel_file(file, options);
         INFO(result->error_text());
         REQUIRE(result->ok);
         const std::string path = test_data + "/ptx/" + file.substr(0, file.rfind('.')) + ".ptx";
@@ -108,10 +107,9 @@ TEST_CASE("every PTX file of the corpus parses and loads into the emulator") {
 }
 
 TEST_CASE("kernels compiled now parse, with the constructs the emulator relies on") {
-    compiler::Compiler compiler;
     std::map<std::string, ptx::Module> modules;
     for (const auto& [file, options] : kernel_files()) {
-        const auto result = compile_kernel_file(compiler, file, options);
+        const auto result = compile_kernel_file(file, options);
         REQUIRE(result->ok);
         auto parsed = ptx::parse(result->ptx);
         INFO(file << ": " << parsed.error);
@@ -168,8 +166,7 @@ TEST_CASE("kernels compiled now parse, with the constructs the emulator relies o
     SUBCASE("branches know where their lanes reconverge") {
         // After load, every conditional branch of the divergence kernel has a reconvergence point.
         emu::Emulator emulator;
-        compiler::Compiler c2;
-        const auto result = compile_kernel_file(c2, "control.cu", "");
+        const auto result = compile_kernel_file("control.cu", "");
         REQUIRE(emulator.load(result->ptx, "control.cu").ok());
         const auto& functions = emulator.program()->functions;
         const auto it = std::find_if(functions.begin(), functions.end(), [](const auto& f) { return f.fn.name == "divergence"; });

@@ -1,17 +1,23 @@
 // The SIMT emulator: executes decoded PTX a warp at a time, in lockstep, with an active mask and
-// reconvergence at immediate post-dominators. See ../shared/DESIGN.md, decision 2.
+// reconvergence at immediate post-dominators. See ../shared/DESIGN.md, decision 2, and
+// docs/emulator.md (what it runs, how far it agrees with a GPU, every diagnostic).
 //
 // Supports:
 //   [x] warps of 32 in lockstep; SIMT stack; reconvergence at the immediate post-dominator
-//   [x] barriers counted per warp, released by exit; deadlock reported
+//   [x] 16 barriers per block counted per warp, named barriers with counts, bar.red; exit counts as
+//       arrival; deadlock and divergent __syncthreads() reported
 //   [x] global, shared (static + dynamic), local, param, const and generic memory, bounds-checked
-//   [x] calls to non-inlined .func with parameter frames, recursion; device printf (vprintf)
-//   [x] atomics, warp shuffles, votes, match, redux
+//   [x] integer, carry-chain, f32/f64 (every rounding mode), f16/bf16 (and x2) arithmetic; cvt in
+//       every direction; bit operations; NaNs and signed zeros as the GPU makes them
+//   [x] calls to non-inlined .func with parameter frames, recursion, function pointers; device
+//       printf (vprintf); assert()
+//   [x] atomics, warp shuffles, votes, match, redux, with per-lane member masks
 //   [x] shared-memory race detector, uninitialised shared reads (warning), instruction budget
 //   [x] blocks spread over the host's cores; deterministic (kernels with global atomics run their
-//       blocks in order on one core, so atomic results do not depend on thread timing)
+//       blocks in order on one core; the lowest faulting block is the one reported)
 //   [ ] independent thread scheduling (Volta+ per-thread progress inside a diverged warp)
-//   [ ] texture/surface memory, tensor-core (mma/wgmma), cluster and async-copy instructions
+//   [ ] texture/surface memory, tensor-core (mma/wgmma), cluster and async-copy instructions,
+//       16-bit atomics, brx.idx
 #pragma once
 
 #include <cstdint>

@@ -319,7 +319,10 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
                     detail += ", which is not inside any buffer";
                 }
                 x.fault(std::string("out-of-bounds ") + verb + " in global memory", detail,
-                        "guard the access so the index stays below the array's length, e.g. `if (i < n)`", lane);
+                        addr < 65536 ? "the pointer is null: pass the kernel a buffer from cudaMalloc, and check where the "
+                                       "pointer was set"
+                                     : "guard the access so the index stays below the array's length, e.g. `if (i < n)`",
+                        lane);
             }
             if (a->freed)
                 x.fault(std::string("use after free: ") + verb + " of global memory",
