@@ -203,7 +203,7 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
     block.warps.resize(nwarps);
     block.shared.assign(launch.shared_bytes, 0);
     if (launch.detect_races) block.shadow.assign((launch.shared_bytes + 3) / 4, SharedShadow{});
-    block.epoch = 1;
+    block.epoch = first_epoch;
     block.barriers = {};
     block.seq = 0;
     block.events.clear();

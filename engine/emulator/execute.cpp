@@ -1760,7 +1760,7 @@ template <bool Reduce> void atomic(Exec& x) {
         if (acc.space == MemSpace::shared && x.launch.detect_races) {
             // Atomics never race with each other; a later plain read in the same epoch is fine too.
             std::uint32_t w = acc.shared_offset / 4;
-            if (w < x.block.shadow.size() && x.block.shadow[w].write_epoch == 0) x.block.shadow[w].write_epoch = 1;
+            if (w < x.block.shadow.size() && x.block.shadow[w].write_epoch == 0) x.block.shadow[w].write_epoch = atomic_only_epoch;
         }
     });
     if (resolved == MemSpace::shared && in.space == Space::generic) FOR_LANES(x.mask, addr[l] -= shared_window);

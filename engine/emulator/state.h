@@ -107,6 +107,10 @@ struct Warp {
     bool done() const { return stack.empty(); }
 };
 
+// Barrier epochs of the race detector start at 2: write_epoch 1 marks a word that only atomics have
+// written (initialised, but with no plain writer to race with), 0 one nobody has written.
+inline constexpr std::uint32_t atomic_only_epoch = 1, first_epoch = 2;
+
 // Per-word shadow for the shared-memory race detector.
 struct SharedShadow {
     std::uint32_t write_epoch = 0;   // 0: never written
@@ -135,7 +139,7 @@ struct Block {
     std::vector<std::uint8_t> shared;
     std::vector<SharedShadow> shadow;
     std::array<BarrierState, barrier_count> barriers{};
-    std::uint32_t epoch = 1;          // increments at each barrier release
+    std::uint32_t epoch = first_epoch;  // increments at each barrier release
     std::uint8_t sm = 0;
     bool detail = false;              // record full events
     std::uint64_t seq = 0;
