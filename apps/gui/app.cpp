@@ -475,8 +475,6 @@ void App::draw_toolbar() {
     }
 
     // Actions, right-aligned.
-    const float bw = 0;
-    (void)bw;
     const char* labels[] = {"Re-run", "Hint", "Open in editor", "Reset\xE2\x80\xA6"};
     float total = 0;
     for (const char* l : labels) total += ImGui::CalcTextSize(l).x + 2 * ImGui::GetStyle().FramePadding.x + 6 * s;

@@ -102,7 +102,6 @@ void App::draw_lesson_list() {
     const float list_h = std::min<float>(float(course_.lessons.size()), 6.5f) * row_h + 4 * s;
     ImGui::BeginChild("##lessons", ImVec2(0, list_h), false, ImGuiWindowFlags_NoBackground);
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    std::string part;
     for (const auto& l : course_.lessons) {
         const auto p = progress_.get(l.id);
         ImGui::PushID(l.id.c_str());
@@ -127,7 +126,6 @@ void App::draw_lesson_list() {
         draw_text_clipped(dl, selected ? fonts().ui_bold : fonts().ui, ImVec2(at.x + 48 * s, ty), colors::text, l.title,
                           ImGui::GetContentRegionAvail().x - 52 * s);
         ImGui::PopID();
-        (void)part;
     }
     ImGui::EndChild();
 }
@@ -186,7 +184,6 @@ void App::draw_checks() {
         dl->AddText(fonts().ui_bold, fonts().ui_bold->FontSize, at, mark_color, c.passed ? "\xE2\x9C\x93" : "\xE2\x9C\x97");
         ImGui::SameLine(0, 2 * s);
         const bool perf = c.kind == lessons::CheckKind::performance;
-        const float metric_w = perf ? 110 * s : 0;
         const bool open_by_default = !c.passed && !opened_one;
         opened_one |= open_by_default;
         const ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_SpanAvailWidth | (open_by_default ? ImGuiTreeNodeFlags_DefaultOpen : 0);
@@ -209,7 +206,6 @@ void App::draw_checks() {
             const float x = rmax.x - mw - 4 * s;
             dl->AddRectFilled(ImVec2(x - 6 * s, at.y - 1 * s), ImVec2(rmax.x, at.y + line_h + 1 * s), colors::panel_light, 4 * s);
             dl->AddText(mf, mf->FontSize, ImVec2(x, at.y + 1 * s), c.passed ? colors::good : colors::poor, m.c_str());
-            (void)metric_w;
         }
         if (open) {
             ImGui::Indent(4 * s);
@@ -223,7 +219,9 @@ void App::draw_checks() {
                 text_dim("(%s of the bound)", viewmodel::percent(ratio).c_str());
             }
             for (const auto& m : c.mismatches) {
-                std::string line = (m.where.empty() ? "[" + std::to_string(m.index) + "]" : m.where) + ": expected " + m.expected + ", got " + m.actual;
+                char index[32];
+                std::snprintf(index, sizeof index, "[%zu]", m.index);
+                std::string line = (m.where.empty() ? std::string(index) : m.where) + ": expected " + m.expected + ", got " + m.actual;
                 if (m.writer)
                     line += " (written by block " + std::to_string(m.writer->block.x) + ", thread " + std::to_string(m.writer->thread.x) + ")";
                 else if (m.writer_tracked)

@@ -1,6 +1,7 @@
 #include "viewmodel/trace_model.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace cudalab::viewmodel {
 
@@ -119,10 +120,11 @@ std::string TraceModel::block_label(std::uint32_t linear) const {
     std::uint32_t c[3];
     block_coords(linear, c);
     const KernelInfo& k = trace_->kernel;
-    std::string s = "(" + std::to_string(c[0]);
-    if (k.grid[1] > 1 || k.grid[2] > 1) s += ", " + std::to_string(c[1]);
-    if (k.grid[2] > 1) s += ", " + std::to_string(c[2]);
-    return s + ")";
+    char buf[48];
+    if (k.grid[2] > 1) std::snprintf(buf, sizeof buf, "(%u, %u, %u)", c[0], c[1], c[2]);
+    else if (k.grid[1] > 1) std::snprintf(buf, sizeof buf, "(%u, %u)", c[0], c[1]);
+    else std::snprintf(buf, sizeof buf, "(%u)", c[0]);
+    return buf;
 }
 
 }  // namespace cudalab::viewmodel
