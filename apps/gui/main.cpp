@@ -154,7 +154,10 @@ int main(int argc, char** argv) {
         // Idle when nothing moves: wait for input (waking 40 times a second to watch the file; a finished check wakes it at once),
         // and draw only when something changed, a little after input, or twice a second.
         const bool measured = frames > 0;
-        const bool input = window.wait_for_input(measured || app.busy() ? 0 : 0.025);
+        // Animating: at most 60 frames a second even without vsync (Xvfb, some drivers).
+        const double since_drawn = std::chrono::duration<double>(clock::now() - last_drawn).count();
+        const double wait = measured ? 0 : app.busy() ? std::max(0.0, 1.0 / 60.0 - since_drawn) : 0.025;
+        const bool input = window.wait_for_input(wait);
         const bool changed = app.tick();
         if (input || changed) settle = 3;
         if (!measured && !app.busy() && settle == 0 &&
