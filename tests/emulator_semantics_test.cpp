@@ -1068,7 +1068,8 @@ TEST_CASE("device printf is formatted as the GPU formats it, lanes in order") {
         "[-0.75] [1     ] [-007.5] odd B -10000000000 2199023255552 -8 %\n"
         "[ 0.50] [2     ] [0005.0] even C -15000000000 4398046511104 -7 %\n"
         "[ 1.75] [3     ] [0017.5] odd D -20000000000 8796093022208 -6 %\n"
-        "(nil) 0x1234\n";
+        "(nil) 0x1234\n"
+        "[     1] [-0.75    ] [abc] [+1e+04] [0xff] [10]\n";
     CHECK(r.result.printf_output == expected);
 }
 

@@ -1977,38 +1977,46 @@ void call_vprintf(Exec& x) {
             if (j >= fmt.size()) break;
             char conv = fmt[j];
             std::string spec = fmt.substr(i, j - i);
-            // Drop length modifiers: we pass a value of the matching host type.
+            // Drop length modifiers (we pass a value of the matching host type); a '*' width or
+            // precision takes an int argument, written into the spec.
             std::string clean;
-            for (char ch : spec) if (!std::strchr("hlLzjt", ch)) clean += ch;
-            char buf[512];
+            for (char ch : spec) {
+                if (std::strchr("hlLzjt", ch)) continue;
+                if (ch == '*') clean += std::to_string(std::clamp(std::int32_t(next(4)), -4096, 4096));
+                else clean += ch;
+            }
+            auto format = [&](const std::string& f, auto value) {  // widths of any size, capped
+                const int n = std::snprintf(nullptr, 0, f.c_str(), value);
+                if (n <= 0) return;
+                std::string text(std::size_t(std::min(n, 1 << 16)) + 1, '\0');
+                std::snprintf(text.data(), text.size(), f.c_str(), value);
+                text.pop_back();
+                out += text;
+            };
             if (std::strchr("diouxXc", conv)) {
                 std::uint64_t v = next(longs ? 8 : 4);
-                std::string f = clean + "ll" + conv;
-                if (conv == 'c') { f = clean + conv; std::snprintf(buf, sizeof buf, f.c_str(), int(v)); }
-                else if (conv == 'd' || conv == 'i') std::snprintf(buf, sizeof buf, f.c_str(), longs ? (long long)v : (long long)std::int32_t(v));
-                else std::snprintf(buf, sizeof buf, f.c_str(), longs ? (unsigned long long)v : (unsigned long long)std::uint32_t(v));
+                if (conv == 'c') format(clean + conv, int(v));
+                else if (conv == 'd' || conv == 'i') format(clean + "ll" + conv, longs ? (long long)v : (long long)std::int32_t(v));
+                else format(clean + "ll" + conv, longs ? (unsigned long long)v : (unsigned long long)std::uint32_t(v));
             } else if (std::strchr("fFeEgGaA", conv)) {
-                double v = get<double>(next(8));  // floats are promoted to double
-                std::string f = clean + conv;
-                std::snprintf(buf, sizeof buf, f.c_str(), v);
+                format(clean + conv, get<double>(next(8)));  // floats are promoted to double
             } else if (conv == 'p') {  // as the GPU prints it: "(nil)" for a null pointer
                 std::uint64_t v = next(8);
-                if (v == 0) std::snprintf(buf, sizeof buf, "(nil)");
-                else std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+                if (v == 0) out += "(nil)";
+                else format(std::string("0x%llx"), (unsigned long long)v);
             } else if (conv == 's') {
                 std::uint64_t p = next(8);
                 std::string s;
-                for (std::uint64_t a = p; s.size() < 4096; ++a) {
+                for (std::uint64_t a = p; s.size() < 4096; ++a) {  // a null %s faults, as on an H200
                     Access c = resolve(x, Space::generic, a, 1, "printf string read", l, cache);
                     if (*c.ptr == 0) break;
                     s += char(*c.ptr);
                 }
-                std::string f = clean + 's';
-                std::snprintf(buf, sizeof buf, f.c_str(), s.c_str());
+                format(clean + 's', s.c_str());
             } else {
-                std::snprintf(buf, sizeof buf, "%s", spec.c_str());
+                out += spec;  // an unknown conversion is printed as written (%n writes nothing)
+                out += conv;
             }
-            out += buf;
             i = j;
         }
         x.out.printf_text += out;

@@ -9,5 +9,6 @@ extern "C" __global__ void print_formats(const unsigned* in, unsigned* out) {
     printf("[%5.2f] [%-6d] [%06.1f] %s %c %ld %lu %lld %%\n", f, t, double(f) * 10.0, t & 1 ? "odd" : "even", 'A' + t,
            -5000000000L * (t + 1), 1ul << (40 + t), (long long)t - 9);
     if (t == 0) printf("%p %p\n", (void*)0, (void*)0x1234);
+    if (t == 1) printf("[%6d] [%-9.2f] [%.3s] [%+.0e] [%#x] [%o]\n", t, f, "abcdef", 12345.0, 255u, 8u);  // no '*': the GPU's printf mishandles it
     out[t] = 1;
 }
