@@ -7,6 +7,32 @@ namespace cudalab::analysis {
 GlobalAccessCost global_access_cost(const std::array<std::uint64_t, 32>& address, std::uint32_t mask,
                                     std::uint32_t bytes_per_lane) {
     GlobalAccessCost cost;
+    // Common case first: the warp's bytes span at most 64 sectors (2 KB), so a bitmap relative to
+    // the lowest sector counts them without sorting.
+    std::uint64_t lo = ~0ull, hi = 0;
+    for (std::uint32_t m = mask; m; m &= m - 1) {
+        const int lane = __builtin_ctz(m);
+        lo = std::min(lo, address[size_t(lane)]);
+        hi = std::max(hi, address[size_t(lane)] + bytes_per_lane - 1);
+    }
+    if (mask && hi / 32 - lo / 32 < 64) {
+        const std::uint64_t first = lo / 32;
+        std::uint64_t bits = 0;
+        for (std::uint32_t m = mask; m; m &= m - 1) {
+            const int lane = __builtin_ctz(m);
+            cost.requested_bytes += bytes_per_lane;
+            for (std::uint64_t s = address[size_t(lane)] / 32; s <= (address[size_t(lane)] + bytes_per_lane - 1) / 32; ++s)
+                bits |= 1ull << (s - first);
+        }
+        cost.sectors = std::uint32_t(__builtin_popcountll(bits));
+        // Lines: groups of 4 sectors, counted from the absolute line boundary.
+        std::uint64_t prev_line = ~0ull;
+        for (std::uint64_t b = bits; b; b &= b - 1) {
+            const std::uint64_t line = (first + std::uint64_t(__builtin_ctzll(b))) / 4;
+            if (line != prev_line) { ++cost.lines; prev_line = line; }
+        }
+        return cost;
+    }
     // A lane's bytes can straddle sector boundaries when misaligned; each lane touches at most
     // ceil(bytes/32)+1 sectors. Collect sector ids, then count distinct ones.
     std::uint64_t sectors[32 * 2];

@@ -231,6 +231,9 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
                 if (r != StepResult::ok) break;
             }
         }
+        launch.warp_instructions.fetch_add(block.warp_instructions, std::memory_order_relaxed);
+        launch.thread_instructions.fetch_add(block.thread_instructions, std::memory_order_relaxed);
+        block.warp_instructions = block.thread_instructions = 0;
         if (block.detail && block.events.size() > max_events / 4 + 1) {
             // Keep the trace bounded: the rest of this block is counted, not recorded.
             result.dropped_events += 1;

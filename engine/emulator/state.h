@@ -143,6 +143,9 @@ struct Block {
     std::uint8_t sm = 0;
     bool detail = false;              // record full events
     std::uint64_t seq = 0;
+    Allocation* last_allocation = nullptr;  // the global buffer the last access hit
+    std::uint64_t warp_instructions = 0;    // not yet added to the launch's totals
+    std::uint64_t thread_instructions = 0;
     std::vector<WarpEvent> events;
     std::vector<MemAccess> accesses;
     std::vector<PcCounters>* counters = nullptr;  // the worker's per-pc counters
