@@ -156,6 +156,19 @@ TEST_CASE("a shared-memory race between warps names both source lines") {
     CHECK(r.message.find("__syncthreads()") != std::string::npos);
 }
 
+TEST_CASE("an atomic update and a plain access by another warp with no barrier between is a race") {
+    // Warp 1's atomicAdd comes after warp 0 read the counter (warp 0 runs first in the emulator).
+    FaultRun r = run_fault("atomic_then_read");
+    check_fault(r, "atomic_then_read", "atomic_then_read", "shared-memory race", "thread (32,0,0) (warp 1, lane 0)");
+    CHECK(r.message.find("updates atomically") != std::string::npos);
+    CHECK(r.message.find("which warp 0 read at line " + std::to_string(line_of("atomic_then_read_other"))) != std::string::npos);
+    // Warp 1 zeroes slots that warp 0 already updated atomically: both lines named.
+    r = run_fault("write_then_atomic");
+    check_fault(r, "write_then_atomic", "write_then_atomic", "shared-memory race", "thread (32,0,0) (warp 1, lane 0)");
+    CHECK(r.message.find("which warp 0 updated atomically at line " + std::to_string(line_of("write_then_atomic_other"))) !=
+          std::string::npos);
+}
+
 TEST_CASE("a read of uninitialised shared memory is a warning, once per line") {
     const FaultRun r = run_fault("uninitialised_shared");
     INFO(r.message);

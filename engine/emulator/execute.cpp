@@ -420,7 +420,12 @@ void warn_uninitialised(Exec& x, std::uint32_t offset, int lane) {
 }
 
 // Race detector and uninitialised-read warnings for one lane's shared access.
-void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, bool is_write, int lane) {
+// How a lane touches a shared word, for the race detector.
+enum class SharedUse { read, write, atomic };
+
+// Two accesses of one word by different warps race unless a barrier separates them; atomic
+// updates do not race with each other, but do with plain reads and writes.
+void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, SharedUse use, int lane) {
     if (!x.launch.detect_races) return;
     auto& shadow = x.block.shadow;
     const std::uint16_t w = std::uint16_t(x.warp.id);
@@ -444,14 +449,25 @@ void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, bool is_wr
             f.other_line = other_line;
             throw Fault(std::move(f));
         };
-        if (is_write) {
-            if (s.write_epoch == epoch && s.write_warp != w) race("wrote", s.write_pc, s.write_warp, "writes");
+        const char* previous = s.write_atomic ? "updated atomically" : "wrote";
+        if (use == SharedUse::write) {
+            if (s.write_epoch == epoch && s.write_warp != w) race(previous, s.write_pc, s.write_warp, "writes");
             if (s.read_epoch == epoch && s.read_warp != w) race("read", s.read_pc, s.read_warp, "writes");
             s.write_epoch = epoch;
             s.write_warp = w;
             s.write_pc = x.gpc;
+            s.write_atomic = false;
+        } else if (use == SharedUse::atomic) {
+            if (s.write_epoch == epoch && s.write_warp != w && !s.write_atomic) race("wrote", s.write_pc, s.write_warp, "updates atomically");
+            if (s.read_epoch == epoch && s.read_warp != w) race("read", s.read_pc, s.read_warp, "updates atomically");
+            if (s.write_epoch == 0) warn_uninitialised(x, word * 4, lane);
+            if (s.write_epoch == epoch && s.write_atomic && s.write_warp != w) s.write_warp = 0xFFFF;
+            else if (!(s.write_epoch == epoch && s.write_atomic)) s.write_warp = w;
+            s.write_epoch = epoch;
+            s.write_pc = x.gpc;
+            s.write_atomic = true;
         } else {
-            if (s.write_epoch == epoch && s.write_warp != w) race("wrote", s.write_pc, s.write_warp, "reads");
+            if (s.write_epoch == epoch && s.write_warp != w) race(previous, s.write_pc, s.write_warp, "reads");
             if (s.write_epoch == 0) warn_uninitialised(x, word * 4, lane);
             if (s.read_epoch != epoch) { s.read_epoch = epoch; s.read_warp = w; s.read_pc = x.gpc; }
             else if (s.read_warp != w) { s.read_warp = 0xFFFF; s.read_pc = x.gpc; }
@@ -1697,7 +1713,7 @@ template <bool Store> void load_store(Exec& x) {
     FOR_LANES(x.mask, {
         Access acc = resolve(x, space, addr[l], size, Store ? "store" : "load", l, cache);
         resolved = acc.space;
-        if (acc.space == MemSpace::shared) shared_shadow(x, acc.shared_offset, size, Store, l);
+        if (acc.space == MemSpace::shared) shared_shadow(x, acc.shared_offset, size, Store ? SharedUse::write : SharedUse::read, l);
         for (int k = 0; k < count; ++k) {
             std::int32_t r = vo.kind == OperandKind::vector ? vo.vec[k] : vo.reg;
             std::uint8_t* p = acc.ptr + k * elem;
@@ -1803,11 +1819,7 @@ template <bool Reduce> void atomic(Exec& x) {
             std::uint64_t off = addr[l] - acc.allocation->base;
             if (off / 4 < acc.allocation->writer.size()) acc.allocation->writer[off / 4] = tid_base + std::uint32_t(l) + 1;
         }
-        if (acc.space == MemSpace::shared && x.launch.detect_races) {
-            // Atomics never race with each other; a later plain read in the same epoch is fine too.
-            std::uint32_t w = acc.shared_offset / 4;
-            if (w < x.block.shadow.size() && x.block.shadow[w].write_epoch == 0) x.block.shadow[w].write_epoch = atomic_only_epoch;
-        }
+        if (acc.space == MemSpace::shared) shared_shadow(x, acc.shared_offset, std::uint32_t(bytes), SharedUse::atomic, l);
     });
     if (resolved == MemSpace::shared && in.space == Space::generic) FOR_LANES(x.mask, addr[l] -= shared_window);
     record_memory(x, resolved, MemOp::atomic, addr, std::uint32_t(bytes));

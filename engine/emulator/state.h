@@ -109,14 +109,15 @@ struct Warp {
 
 // Barrier epochs of the race detector start at 2: write_epoch 1 marks a word that only atomics have
 // written (initialised, but with no plain writer to race with), 0 one nobody has written.
-inline constexpr std::uint32_t atomic_only_epoch = 1, first_epoch = 2;
+inline constexpr std::uint32_t first_epoch = 2;  // 0: never; epochs count barrier intervals
 
 // Per-word shadow for the shared-memory race detector.
 struct SharedShadow {
     std::uint32_t write_epoch = 0;   // 0: never written
     std::uint32_t write_pc = 0;
-    std::uint16_t write_warp = 0;
+    std::uint16_t write_warp = 0;    // 0xFFFF: several warps updated it atomically in this epoch
     std::uint16_t read_warp = 0;     // 0xFFFF: several warps read in this epoch
+    bool write_atomic = false;       // the last write was an atomic update
     std::uint32_t read_epoch = 0;
     std::uint32_t read_pc = 0;
 };

@@ -84,6 +84,25 @@ extern "C" __global__ void shared_race(const unsigned* in, unsigned* out) {
     out[t] = neighbour;
 }
 
+// A counter updated atomically, then read by one thread with no barrier: the other warps may not
+// have added yet.
+extern "C" __global__ void atomic_then_read(const unsigned* in, unsigned* out) {
+    __shared__ unsigned count;
+    if (threadIdx.x == 0) count = 0;
+    __syncthreads();
+    atomicAdd(&count, 1u);  // FAULT(atomic_then_read)
+    if (threadIdx.x == 0) out[0] = count;  // FAULT(atomic_then_read_other)
+}
+
+// Slots zeroed, then updated atomically by another warp with no barrier between.
+extern "C" __global__ void write_then_atomic(const unsigned* in, unsigned* out) {
+    __shared__ unsigned slots[64];
+    slots[threadIdx.x] = 0;  // FAULT(write_then_atomic)
+    atomicAdd(&slots[63 - threadIdx.x], 1u);  // FAULT(write_then_atomic_other)
+    __syncthreads();
+    out[threadIdx.x] = slots[threadIdx.x];
+}
+
 extern "C" __global__ void uninitialised_shared(const unsigned* in, unsigned* out) {
     __shared__ unsigned tile[64];
     if (threadIdx.x < 32) tile[threadIdx.x] = in[threadIdx.x];
