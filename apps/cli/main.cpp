@@ -113,6 +113,12 @@ int run_check(const CheckArgs& a) {
         return 2;
     }
     compiler::Compiler compiler;
+    // Compile every file before any backend starts: once the CUDA driver is initialised in this
+    // process, NVRTC's log no longer carries ptxas's resource report (seen with CUDA 13.0), and the
+    // checks need the register and shared-memory counts. The compiler caches the results.
+    if (a.backend != "emu")
+        for (const auto* l : targets)
+            compiler.compile_file(!a.source.empty() ? a.source : a.solution ? l->solution_path : l->exercise_path);
     lessons::Progress progress;
     std::vector<lessons::CheckReport> reports;
     report::TextStyle style{use_color(), a.verbose};

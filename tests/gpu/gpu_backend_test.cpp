@@ -57,20 +57,10 @@ TEST_CASE("every lesson solution passes on the GPU and agrees with the emulator 
 TEST_CASE("theoretical occupancy agrees with cuOccupancyMaxActiveBlocksPerMultiprocessor") {
     lessons::Course course;
     REQUIRE(lessons::load_course(lessons::find_course_root(), &course).ok());
-    // Compile every solution first: in a process where the driver is already initialised, NVRTC's
-    // log has been seen to come back without ptxas's -v report (no register counts).
-    std::string arch;
-    {
-        std::string why;
-        const gpu::Driver* d = gpu::driver(&why);
-        REQUIRE_MESSAGE(d, why);
-        CUdevice dev;
-        int major = 0, minor = 0;
-        d->cuDeviceGet(&dev, 0);
-        d->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-        d->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-        arch = "sm_" + std::to_string(major) + std::to_string(minor);
-    }
+    // Compile every solution before the driver starts in this process: after cuInit, NVRTC's log
+    // comes back without ptxas's -v report (seen with CUDA 13.0), so no register counts. The
+    // architecture is sm_90 (H100/H200); another device is compared only if it is sm_90 too.
+    const std::string arch = "sm_90";
     compiler::Compiler compiler;
     compiler::CompileOptions o;
     o.arch = arch;
@@ -78,11 +68,14 @@ TEST_CASE("theoretical occupancy agrees with cuOccupancyMaxActiveBlocksPerMultip
     for (const auto& l : course.lessons) {
         auto module = compiler.compile_file(l.solution_path, o);
         REQUIRE(module->ok);
-        for (const auto& k : module->kernels)
-            if (k.registers == 0) MESSAGE(k.source_name << ": ptxas reported no registers; log:\n" << module->log);
+        for (const auto& k : module->kernels) CHECK_MESSAGE(k.registers > 0, k.source_name << ": no register count from ptxas");
         modules.push_back({l.id, module});
     }
     auto g = open_gpu();
+    if (g->device().arch() != arch) {
+        MESSAGE("occupancy comparison skipped: the device is " << g->device().arch() << ", the kernels were built for " << arch);
+        return;
+    }
     const auto* limits = analysis::arch_limits(arch);
     REQUIRE_MESSAGE(limits, "no occupancy limits for " << arch);
     int compared = 0;
