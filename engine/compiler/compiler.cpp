@@ -11,6 +11,9 @@
 #include "compiler/diagnostics.h"
 #include "compiler/include_shims.h"
 #include "compiler/kernel_names.h"
+#include <cstdlib>
+
+#include "compiler/cubin_resources.h"
 #include "compiler/ptxas_report.h"
 
 #include <nvrtc.h>
@@ -274,6 +277,26 @@ std::shared_ptr<CompileResult> run_nvrtc(const std::string& source, const std::s
     }
     result->kernels = collect_kernels(result->ptx, report);
     result->ok = status == NVRTC_SUCCESS && !result->ptx.empty();
+    // No ptxas report in the log (see cubin_resources.h): read the cubin instead.
+    if (result->ok && report.entries.empty() && options.arch.compare(0, 3, "sm_") == 0) {
+        std::size_t size = 0;
+        if (nvrtcGetCUBINSize(program.handle, &size) == NVRTC_SUCCESS && size > 0) {
+            std::vector<char> cubin(size);
+            if (nvrtcGetCUBIN(program.handle, cubin.data()) == NVRTC_SUCCESS) {
+                const int sm = std::atoi(options.arch.c_str() + 3);
+                const auto from_cubin = cubin_resources(cubin, sm);
+                for (KernelResources& k : result->kernels) {
+                    auto it = from_cubin.find(k.mangled_name);
+                    if (it == from_cubin.end()) continue;
+                    k.registers = it->second.registers;
+                    k.static_shared_bytes = it->second.static_shared_bytes;
+                    k.barriers = it->second.barriers;
+                    k.stack_frame_bytes = it->second.stack_frame_bytes;
+                    k.resources_from_cubin = true;
+                }
+            }
+        }
+    }
 
     if (status == NVRTC_ERROR_INVALID_OPTION) {
         const std::string archs = supported_architectures();

@@ -40,6 +40,7 @@ struct KernelResources {
     int spill_store_bytes = 0;
     int spill_load_bytes = 0;
     int max_threads_per_block = 0;  // from __launch_bounds__ (.maxntid), 0 when none
+    bool resources_from_cubin = false;  // read from the cubin (no ptxas report): spills unknown
 };
 
 struct CompileOptions {
