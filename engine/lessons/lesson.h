@@ -126,6 +126,18 @@ public:
         return check_values(name, buffer, expected, tolerance, std::move(where));
     }
 
+    // A performance figure means something only when the launch it was measured on computed the
+    // right result: an empty kernel is fast. When it did not, the check fails saying so.
+    struct MeasuredOn {
+        bool correct = true;
+        std::string result;     // what was wrong, e.g. "the total" ("..., but the total is wrong")
+        std::string fix_first;  // the advice in that case
+    };
+    bool check_at_most(const std::string& name, double value, double threshold, const std::string& message,
+                       const std::string& advice, const MeasuredOn& measured_on);
+    bool check_at_least(const std::string& name, double value, double threshold, const std::string& message,
+                        const std::string& advice, const MeasuredOn& measured_on);
+
     // Performance: a deterministic metric against a bound.
     bool check_at_most(const std::string& name, double value, double threshold,
                        const std::string& message, const std::string& advice);

@@ -98,6 +98,36 @@ bool Session::check_at_most(const std::string& name, double value, double thresh
     return passed;
 }
 
+namespace {
+CheckResult not_meaningful(const std::string& name, double value, double threshold, const char* comparison,
+                           const std::string& message, const Session::MeasuredOn& on) {
+    CheckResult c;
+    c.name = name;
+    c.kind = CheckKind::performance;
+    c.value = value;
+    c.threshold = threshold;
+    c.comparison = comparison;
+    c.passed = false;
+    c.message = message + ", but " + on.result + " is wrong, so the figure is not meaningful";
+    c.advice = on.fix_first;
+    return c;
+}
+}  // namespace
+
+bool Session::check_at_most(const std::string& name, double value, double threshold, const std::string& message,
+                            const std::string& advice, const MeasuredOn& measured_on) {
+    if (measured_on.correct) return check_at_most(name, value, threshold, message, advice);
+    add_check(not_meaningful(name, value, threshold, "<=", message, measured_on));
+    return false;
+}
+
+bool Session::check_at_least(const std::string& name, double value, double threshold, const std::string& message,
+                             const std::string& advice, const MeasuredOn& measured_on) {
+    if (measured_on.correct) return check_at_least(name, value, threshold, message, advice);
+    add_check(not_meaningful(name, value, threshold, ">=", message, measured_on));
+    return false;
+}
+
 bool Session::check_at_least(const std::string& name, double value, double threshold, const std::string& message,
                              const std::string& advice) {
     CheckResult c;

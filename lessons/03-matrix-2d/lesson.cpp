@@ -97,18 +97,8 @@ void check_sectors(Session& s, const Outcome& measured, const std::string& what,
         "A warp is 32 threads with consecutive threadIdx.x (then the next threadIdx.y). Let "
         "threadIdx.x pick the column and threadIdx.y the row, so that each warp touches 32 "
         "neighbouring pixels of one row instead of 32 pixels of a column, a row apart each.";
-    if (!measured.correct) {
-        CheckResult c;
-        c.name = name;
-        c.kind = CheckKind::performance;
-        c.value = per_request;
-        c.threshold = kMaxSectorsPerRequest;
-        c.message = msg.str() + ", but the image is wrong, so the figure is not meaningful";
-        c.advice = "Make every pixel right first (see the failed checks above).";
-        s.add_check(std::move(c));
-        return;
-    }
-    s.check_at_most(name, per_request, kMaxSectorsPerRequest, msg.str(), advice);
+    s.check_at_most(name, per_request, kMaxSectorsPerRequest, msg.str(), advice,
+        Session::MeasuredOn{measured.correct, "the image", "Make every pixel right first (see the failed checks above)."});
 }
 
 void run(Session& s) {

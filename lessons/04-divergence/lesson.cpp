@@ -107,25 +107,14 @@ void run(Session& s) {
     msg << std::fixed << efficiency << "% of lanes active over " << f.warp_instructions
         << " warp instructions (n = 50001); " << f.divergent_branches << " of " << f.branches
         << " branches split a warp";
-    if (!measured.correct) {
-        CheckResult c;
-        c.name = name;
-        c.kind = CheckKind::performance;
-        c.comparison = ">=";
-        c.value = efficiency;
-        c.threshold = kMinBranchEfficiencyPercent;
-        c.message = msg.str() + ", but the output is wrong, so the figure is not meaningful";
-        c.advice = "Make every sample right first: each must go through its own channel's curve "
-                   "exactly once.";
-        s.add_check(std::move(c));
-        return;
-    }
     s.check_at_least(
         name, efficiency, kMinBranchEfficiencyPercent, msg.str(),
         "A warp runs one instruction for all its lanes; when its lanes disagree at a branch it "
         "runs both sides, masking lanes off. Choose the channel from the warp's number "
         "((global id / 32) % 2) rather than from the sample's parity, and let the lane pick the "
-        "frame, so all 32 lanes of a warp take the same side.");
+        "frame, so all 32 lanes of a warp take the same side.",
+        Session::MeasuredOn{measured.correct, "the output", "Make every sample right first: each must go through its own channel's curve "
+                   "exactly once."});
 }
 
 }  // namespace

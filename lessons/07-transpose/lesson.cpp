@@ -82,22 +82,6 @@ Outcome transpose_and_check(Session& s, const Matrix& m) {
     return outcome;
 }
 
-// Adds a performance check that only counts when the measured launch was right.
-void check(Session& s, bool correct, const std::string& name, double value, double threshold,
-           const std::string& message, const std::string& advice) {
-    if (!correct) {
-        CheckResult c;
-        c.name = name;
-        c.kind = CheckKind::performance;
-        c.value = value;
-        c.threshold = threshold;
-        c.message = message + ", but the result is wrong, so the figure is not meaningful";
-        c.advice = "Make the transpose right first (see the failed checks above).";
-        s.add_check(std::move(c));
-        return;
-    }
-    s.check_at_most(name, value, threshold, message, advice);
-}
 
 std::string sectors_message(const char* what, std::uint64_t requests, std::uint64_t sectors) {
     std::ostringstream m;
@@ -126,27 +110,28 @@ void run(Session& s) {
         return;
     }
     const analysis::Figures& f = measured.figures;
-    check(s, measured.correct, "global loads: sectors per request", f.load_sectors_per_request(),
+    const Session::MeasuredOn measured_on{measured.correct, "the result", "Make the transpose right first (see the failed checks above)."};
+    s.check_at_most("global loads: sectors per request", f.load_sectors_per_request(),
           kMaxSectorsPerRequest,
           sectors_message("load", f.global_load_requests, f.global_load_sectors),
           "Read `in` row by row: let threadIdx.x run along a row of `in` (its column index), so "
-          "that a warp loads 32 neighbouring elements.");
-    check(s, measured.correct, "global stores: sectors per request", f.store_sectors_per_request(),
+          "that a warp loads 32 neighbouring elements.", measured_on);
+    s.check_at_most("global stores: sectors per request", f.store_sectors_per_request(),
           kMaxSectorsPerRequest,
           sectors_message("store", f.global_store_requests, f.global_store_sectors),
           "A warp that writes the elements it just read writes a column of `out`. Stage the tile "
           "in __shared__ memory, __syncthreads(), then write the mirrored tile of `out` with "
-          "threadIdx.x running along a row of `out`, reading the tile down a column.");
+          "threadIdx.x running along a row of `out`, reading the tile down a column.", measured_on);
     std::ostringstream banks;
     banks << f.bank_conflicts() << " extra wavefronts: " << f.shared_wavefronts
           << " wavefronts for " << f.shared_requests << " shared-memory requests, at least "
           << f.shared_ideal_wavefronts << " needed";
-    check(s, measured.correct, "shared-memory bank conflicts", double(f.bank_conflicts()), 0.0,
+    s.check_at_most("shared-memory bank conflicts", double(f.bank_conflicts()), 0.0,
           banks.str(),
           "Shared memory has 32 banks of 4-byte words; word w is in bank w % 32. In a "
           "[32][32] float tile a column is 32 words apart: all in one bank, so a warp reading "
           "it is served one lane at a time. Declare the tile [32][33]: one unused float per row "
-          "moves each element of a column into its own bank.");
+          "moves each element of a column into its own bank.", measured_on);
 }
 
 }  // namespace

@@ -84,21 +84,6 @@ Outcome sum_and_check(Session& s, int n, unsigned blocks, const std::string& lab
     return outcome;
 }
 
-void check(Session& s, bool correct, const std::string& name, double value, double threshold,
-           const std::string& message, const std::string& advice) {
-    if (!correct) {
-        CheckResult c;
-        c.name = name;
-        c.kind = CheckKind::performance;
-        c.value = value;
-        c.threshold = threshold;
-        c.message = message + ", but the total is wrong, so the figure is not meaningful";
-        c.advice = "Make the total right first.";
-        s.add_check(std::move(c));
-        return;
-    }
-    s.check_at_most(name, value, threshold, message, advice);
-}
 
 void run(Session& s) {
     // n = 1: one block, one element. n = 1000: one thread per element, 4 blocks, the last with
@@ -130,29 +115,30 @@ void run(Session& s) {
     if (worst != m.figures.lines.end() && worst->figures.divergent_branches > 0)
         divergence << "; most of them at line " << worst->line << " ("
                    << worst->figures.divergent_branches << ")";
-    check(s, m.correct, "divergent branches per warp", double(f.divergent_branches) / warps,
+    const Session::MeasuredOn measured_on{m.correct, "the total", "Make the total right first."};
+    s.check_at_most("divergent branches per warp", double(f.divergent_branches) / warps,
           kMaxDivergentPerWarp, divergence.str(),
           "With `t % (2*s) == 0` the working threads are scattered through every warp, so each "
           "level of the tree splits every warp. Use sequential addressing: `if (t < s)` with s "
-          "halving from 128; the working threads are then whole warps.");
+          "halving from 128; the working threads are then whole warps.", measured_on);
 
     std::ostringstream barriers;
     barriers << m.figures.block_barriers << " block-wide barriers for " << m.blocks
              << " blocks";
-    check(s, m.correct, "barriers per block", double(m.figures.block_barriers) / m.blocks,
+    s.check_at_most("barriers per block", double(m.figures.block_barriers) / m.blocks,
           kMaxBarriersPerBlock, barriers.str(),
           "Once 64 values are left, one warp can finish without the block: stop the "
           "shared-memory loop at s > 32, then in warp 0 add partial[t] + partial[t + 32] and "
           "reduce the 32 values with __shfl_down_sync(0xffffffff, v, offset) for offset = 16, "
-          "8, 4, 2, 1. A warp needs no __syncthreads.");
+          "8, 4, 2, 1. A warp needs no __syncthreads.", measured_on);
 
     std::ostringstream atomics;
     atomics << f.global_atomics << " atomic operations on global memory for " << m.blocks
             << " blocks";
-    check(s, m.correct, "global atomics per block", double(f.global_atomics) / m.blocks,
+    s.check_at_most("global atomics per block", double(f.global_atomics) / m.blocks,
           kMaxAtomicsPerBlock, atomics.str(),
           "Every atomic on the same address is serialised. Reduce inside the block first, and "
-          "let one thread add the block's sum to *total.");
+          "let one thread add the block's sum to *total.", measured_on);
 }
 
 }  // namespace

@@ -47,29 +47,6 @@ std::vector<int> cpu_block_scan(const std::vector<int>& in) {
     return out;
 }
 
-// The emulator starts every block's shared memory at 0, so a kernel that reads a slot no thread
-// wrote (a thread that returned before filling its part, a histogram never zeroed) can still get
-// the right answer here; on a GPU the slot holds whatever was there before. The emulator warns
-// about such reads, and this lesson turns the warning into a failed check.
-void check_shared_written_before_read(Session& s, const std::string& launch,
-                                      const std::string& advice) {
-    const LaunchResult* r = s.last_launch();
-    if (!r) return;
-    for (const std::string& warning : r->warnings) {
-        if (warning.find("that no thread has written") == std::string::npos) continue;
-        CheckResult c;
-        c.name = "shared memory written before it is read, " + launch;
-        c.kind = CheckKind::correctness;
-        c.passed = false;
-        c.value = 1;
-        c.message = warning + ". The emulator starts shared memory at 0, which can make this "
-                    "look right; on a GPU the slot holds garbage.";
-        c.advice = advice;
-        s.add_check(std::move(c));
-        return;
-    }
-}
-
 struct Outcome {
     bool launched = false;
     bool correct = false;
@@ -104,27 +81,11 @@ Outcome scan_and_check(Session& s, int n) {
                              std::to_string(outcome.blocks) +
                              (outcome.blocks == 1 ? " block" : " blocks") + " of 256";
     outcome.correct = s.check_equal(name, dout, cpu_block_scan(in), where);
-    check_shared_written_before_read(
-        s, name,
+    s.check_shared_initialised(
+        name,
         "Lane 31 of every warp writes its warp's total before the first __syncthreads(), and "
         "warp 0 reads only the BLOCK / 32 totals that exist (the other lanes use 0).");
     return outcome;
-}
-
-void check(Session& s, bool correct, const std::string& name, double value, double threshold,
-           const std::string& message, const std::string& advice) {
-    if (!correct) {
-        CheckResult c;
-        c.name = name;
-        c.kind = CheckKind::performance;
-        c.value = value;
-        c.threshold = threshold;
-        c.message = message + ", but the scan is wrong, so the figure is not meaningful";
-        c.advice = "Make the scan right first; the failed checks name the warp and lane.";
-        s.add_check(std::move(c));
-        return;
-    }
-    s.check_at_most(name, value, threshold, message, advice);
 }
 
 void run(Session& s) {
@@ -146,20 +107,21 @@ void run(Session& s) {
     work << m.stats.thread_instructions << " thread-instructions for " << n << " elements ("
          << m.figures.total.global_load_requests << " warp load requests, "
          << m.figures.total.global_load_bytes / sizeof(int) << " elements loaded)";
-    check(s, m.correct, "instructions per element", per_element, kMaxInstructionsPerElement,
+    const Session::MeasuredOn measured_on{m.correct, "the scan", "Make the scan right first; the failed checks name the warp and lane."};
+    s.check_at_most("instructions per element", per_element, kMaxInstructionsPerElement,
           work.str(),
           "A thread that adds up all the elements before it repeats its neighbours' work: 128 "
           "additions per element on average. Let each element be added once per level: a warp "
           "scan with __shfl_up_sync (offsets 1, 2, 4, 8, 16) gives every lane the sum of the "
-          "lanes up to it in 5 steps; then combine the 8 warp totals.");
+          "lanes up to it in 5 steps; then combine the 8 warp totals.", measured_on);
 
     std::ostringstream barriers;
     barriers << m.figures.block_barriers << " block-wide barriers for " << m.blocks << " blocks";
-    check(s, m.correct, "barriers per block", double(m.figures.block_barriers) / m.blocks,
+    s.check_at_most("barriers per block", double(m.figures.block_barriers) / m.blocks,
           kMaxBarriersPerBlock, barriers.str(),
           "A scan step in shared memory needs the whole block to wait, twice. Scan inside each "
           "warp with __shfl_up_sync instead (no barrier), and use shared memory only for the 8 "
-          "warp totals: write them, __syncthreads(), scan them in warp 0, __syncthreads(), read.");
+          "warp totals: write them, __syncthreads(), scan them in warp 0, __syncthreads(), read.", measured_on);
 }
 
 }  // namespace
