@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,10 +18,10 @@ struct CommandResult {
     std::string output;  // stdout and stderr together
 };
 
-// Runs `cudalab ARGS` from the project root (the ctest working directory).
-inline CommandResult run_cli(const std::string& args) {
+// Runs a shell command, capturing stdout (and stderr too, unless told not to).
+inline CommandResult run_command(const std::string& command, bool with_stderr = true) {
     CommandResult r;
-    std::string cmd = std::string(CUDALAB_CLI) + " " + args + " 2>&1";
+    std::string cmd = command + (with_stderr ? " 2>&1" : " 2>/dev/null");
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return r;
     std::array<char, 4096> buf;
@@ -31,9 +32,12 @@ inline CommandResult run_cli(const std::string& args) {
     return r;
 }
 
+// Runs `cudalab ARGS` from the project root (the ctest working directory).
+inline CommandResult run_cli(const std::string& args) { return run_command(std::string(CUDALAB_CLI) + " " + args); }
+
 // Runs `cudalab ARGS` capturing stdout only (for JSON/XML parsing).
 inline CommandResult run_cli_stdout(const std::string& args) {
-    return run_cli(args + " 2>/dev/null");
+    return run_command(std::string(CUDALAB_CLI) + " " + args, false);
 }
 
 inline std::filesystem::path temp_dir() {

@@ -1,0 +1,65 @@
+// Every report format parses with a standard parser: JSON (nlohmann), JUnit XML (Python's
+// xml.etree, the parser CI tools and most graders sit on) and Gradescope's results.json.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support.h"
+
+using namespace test_support;
+
+TEST_CASE("--format junit is JUnit XML: testsuites, a testsuite per lesson, a failure per failed check") {
+    auto r = run_cli_stdout("check all --backend emu --format junit");
+    CHECK(r.exit_code == 1);  // the shipped exercises fail
+    std::string path = write_temp("report.xml", r.output);
+    const std::string script =
+        "import sys, xml.etree.ElementTree as ET\n"
+        "root = ET.parse(sys.argv[1]).getroot()\n"
+        "assert root.tag == 'testsuites', root.tag\n"
+        "suites = root.findall('testsuite')\n"
+        "cases = root.findall('testsuite/testcase')\n"
+        "failures = root.findall('testsuite/testcase/failure')\n"
+        "assert int(root.get('tests')) == len(cases)\n"
+        "assert int(root.get('failures')) == len(failures)\n"
+        "print(len(suites), len(cases), len(failures))\n";
+    std::string script_path = write_temp("parse_junit.py", script);
+    auto parsed = run_command("python3 " + script_path + " " + path);
+    INFO(parsed.output);
+    REQUIRE(parsed.exit_code == 0);
+    int suites = 0, cases = 0, failures = 0;
+    std::istringstream(parsed.output) >> suites >> cases >> failures;
+    CHECK(suites >= 12);
+    CHECK(cases > suites);
+    CHECK(failures > 0);
+    CHECK(failures < cases);
+}
+
+TEST_CASE("--format gradescope is Gradescope's results.json") {
+    auto r = run_cli_stdout("check 02-vector-add --backend emu --format gradescope");
+    auto j = nlohmann::json::parse(r.output);
+    REQUIRE(j["tests"].is_array());
+    REQUIRE(!j["tests"].empty());
+    double total = 0;
+    for (auto& t : j["tests"]) {
+        CHECK(t["name"].is_string());
+        CHECK(t["score"].is_number());
+        CHECK(t["max_score"].is_number());
+        CHECK((t["status"] == "passed" || t["status"] == "failed"));
+        CHECK(t["output"].is_string());
+        total += t["score"].get<double>();
+    }
+    CHECK(j["score"].get<double>() == total);
+    auto solved = nlohmann::json::parse(run_cli_stdout("check 02-vector-add --solution --backend emu --format gradescope").output);
+    double max = 0;
+    for (auto& t : solved["tests"]) max += t["max_score"].get<double>();
+    CHECK(solved["score"].get<double>() == max);
+}
+
+TEST_CASE("check all --format json is an array of lesson reports") {
+    auto r = run_cli_stdout("check all --solution --backend emu --format json");
+    CHECK(r.exit_code == 0);
+    auto j = nlohmann::json::parse(r.output);
+    REQUIRE(j.is_array());
+    CHECK(j.size() >= 12);
+    for (auto& l : j) CHECK(l["passed"] == true);
+}
