@@ -39,11 +39,14 @@ std::string self_dir() {
 
 // No display: the terminal lesson instead, by running the CLI (it sits next to this program).
 int terminal_fallback(const std::string& why, const std::string& lesson) {
-    std::fprintf(stderr, "cudalab gui: %s.\ncudalab gui: opening the lesson in the terminal instead (cudalab learn %s).\n",
-                 why.c_str(), lesson.c_str());
+    // At a terminal, keep watching the exercise as the window would; in a script, check once.
+    const bool interactive = ::isatty(0) && ::isatty(1);
+    std::fprintf(stderr, "cudalab gui: %s.\ncudalab gui: opening the lesson in the terminal instead (cudalab learn %s%s).\n",
+                 why.c_str(), lesson.c_str(), interactive ? " --watch" : "");
     std::fflush(stderr);
     const std::string cli = (fs::path(self_dir()) / "cudalab").string();
     std::vector<std::string> args = {cli, "learn", lesson};
+    if (interactive) args.push_back("--watch");
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
