@@ -4,4 +4,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 "$root/scripts/setup.sh" --tests
 cd "$root"
-ctest --test-dir build --output-on-failure --parallel "$(nproc)" "$@"
+status=0
+ctest --test-dir build --output-on-failure --parallel "$(nproc)" "$@" || status=$?
+# Say why a suite was skipped (the GPU suite on a machine without a GPU), not just that it was.
+grep -h "^SKIPPED:" build/Testing/Temporary/LastTest.log 2>/dev/null | sort -u || true
+exit "$status"
