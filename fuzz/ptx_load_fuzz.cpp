@@ -10,7 +10,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     cudalab::emu::EmulatorOptions options;
-    options.instruction_budget = 20000;
+    options.instruction_budget = 2000;
     options.worker_threads = 1;
     cudalab::emu::Emulator emulator(options);
     if (!emulator.load(std::string(reinterpret_cast<const char*>(data), size), "fuzz.cu").ok()) return 0;

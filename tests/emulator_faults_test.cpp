@@ -119,12 +119,12 @@ TEST_CASE("use after free") {
 
 TEST_CASE("an endless loop hits the instruction budget, and the message says where the warps were") {
     emu::EmulatorOptions options;
-    options.instruction_budget = 200000;
+    options.instruction_budget = 20000;
     const FaultRun r = run_fault("endless_loop", options);
     INFO(r.message);
     CHECK(r.result.status.code == StatusCode::kernel_fault);
     CHECK(r.message.find("error: instruction budget exhausted in kernel 'endless_loop'") != std::string::npos);
-    CHECK(r.message.find("more than 200000 thread instructions") != std::string::npos);
+    CHECK(r.message.find("more than 20000 warp instructions") != std::string::npos);
     CHECK(r.message.find("warp 0 at line " + std::to_string(line_of("endless_loop"))) != std::string::npos);
     CHECK(r.message.find("warp 1 at line " + std::to_string(line_of("endless_loop"))) != std::string::npos);
     CHECK(r.message.find("(threads (0,0,0) to (31,0,0))") != std::string::npos);
@@ -195,7 +195,7 @@ TEST_CASE("a failed assert() names the condition") {
 
 TEST_CASE("runaway recursion overflows the call stack") {
     emu::EmulatorOptions options;
-    options.instruction_budget = 50'000'000;  // the overflow comes long before
+    options.instruction_budget = 5'000'000;  // the overflow comes long before
     const FaultRun r = run_fault("stack_overflow", options);
     INFO(r.message);
     CHECK(r.result.status.code == StatusCode::kernel_fault);

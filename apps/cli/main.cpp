@@ -248,7 +248,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"emu", "gpu", "auto"}));
     check_cmd->add_option("--format", check.format, "text, json, junit or gradescope");
     check_cmd->add_option("--seed", check.seed, "seed of the random inputs");
-    check_cmd->add_option("--budget", check.budget, "emulator instruction budget (thread instructions per launch)");
+    check_cmd->add_option("--budget", check.budget, "emulator instruction budget (warp instructions per launch; default 50000000)");
     check_cmd->add_flag("-v,--verbose", check.verbose, "show every check's details");
 
     std::string learn_id = "01-threads", learn_backend = "auto";

@@ -300,11 +300,11 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
             throw Fault(std::move(f));
         }
         if (block.linear > launch.fault_block.load(std::memory_order_relaxed)) return;
-        if (launch.thread_instructions.load(std::memory_order_relaxed) > launch.budget) {
+        if (launch.warp_instructions.load(std::memory_order_relaxed) > launch.budget) {
             FaultInfo f;
             f.kind = "instruction budget exhausted";
             std::ostringstream d;
-            d << "the launch ran more than " << launch.budget << " thread instructions, so it was stopped (an endless loop?). "
+            d << "the launch ran more than " << launch.budget << " warp instructions, so it was stopped (an endless loop?). "
               << "Where the warps of block " << block.linear << " were:";
             int shown = 0, more = 0;
             for (Warp& w : block.warps) {

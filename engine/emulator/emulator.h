@@ -32,7 +32,11 @@
 namespace cudalab::emu {
 
 struct EmulatorOptions {
-    std::uint64_t instruction_budget = 2'000'000'000ull;  // thread instructions per launch
+    // Warp instructions per launch before it is stopped as an endless loop. Counted per warp
+    // instruction, not per lane: the emulator's time follows warp instructions, so a loop in one
+    // lane is stopped as quickly as one in a full warp (about 5 s at most). The largest lesson
+    // needs under 1 M.
+    std::uint64_t instruction_budget = 50'000'000ull;
     unsigned worker_threads = 0;                          // 0: one per core
     std::uint32_t num_sms = 132;                          // modelled SMs (H100/H200 SXM)
     bool detect_races = true;

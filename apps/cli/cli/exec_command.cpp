@@ -137,7 +137,7 @@ void add_exec_options(CLI::App* cmd, ExecArgs& a) {
     cmd->add_option("--out", a.out_dir, "write each buffer argument K to DIR/argK.bin");
     cmd->add_flag("--json", a.json, "print status, diagnostics and stats as JSON");
     cmd->add_option("--trace", a.trace_file, "write the trace to FILE (for cudalab gui)");
-    cmd->add_option("--budget", a.budget, "emulator instruction budget (thread instructions)");
+    cmd->add_option("--budget", a.budget, "emulator instruction budget (warp instructions per launch; default 50000000)");
 }
 
 int run_exec(const ExecArgs& a) {
