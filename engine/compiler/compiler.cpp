@@ -271,6 +271,12 @@ std::shared_ptr<CompileResult> run_nvrtc(const std::string& source, const std::s
     result->diagnostics =
         parse_nvrtc_log(report.front_end_log, LogSource{program_name, path, source});
     drop_shim_macro_clashes(result->diagnostics, path);
+    // A host-only header is the usual cause of a missing include in a kernel file: say so.
+    for (Diagnostic& d : result->diagnostics)
+        if (d.message.find("cannot open source file") != std::string::npos)
+            d.context += std::string(d.context.empty() ? "" : "\n") +
+                         "  note: a kernel file is compiled for the GPU only; it can include <cstdio>, <cstdint>, <cmath>, "
+                         "<cuda_runtime.h>, <cuda_fp16.h> and the like, not host headers such as <vector> or <iostream>";
     for (const PtxasMessage& message : report.messages) {
         Diagnostic diagnostic{path, 0, 0, message.severity, "ptxas: " + message.text, {}};
         result->diagnostics.push_back(std::move(diagnostic));

@@ -54,7 +54,8 @@ LaunchResult EmuBackend::launch(const std::string& kernel, const LaunchConfig& c
             for (const auto& k : module_->kernels) known += (known.empty() ? "" : ", ") + k.source_name;
         r.status = Status::error(StatusCode::bad_usage,
                                  "no kernel named '" + kernel + "' in " + (module_ ? module_->source_path : "the module") +
-                                     (known.empty() ? "" : " (it has: " + known + ")"));
+                                     (known.empty() ? " (it has no kernels)" : " (it has: " + known + ")") +
+                                     "; keep the kernel's name and parameters as the exercise gave them");
         return r;
     }
     return emulator_.launch(entry, kernel, config, args, trace_options);
