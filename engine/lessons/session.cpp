@@ -82,66 +82,52 @@ void Session::fail_infrastructure(const Status& s) {
     add_check(std::move(c));
 }
 
-bool Session::check_at_most(const std::string& name, double value, double threshold, const std::string& message,
-                            const std::string& advice) {
-    CheckResult c;
-    c.name = name;
-    c.kind = CheckKind::performance;
-    c.value = value;
-    c.threshold = threshold;
-    c.comparison = "<=";
-    c.passed = value <= threshold;
-    c.message = message;
-    c.advice = advice;
-    bool passed = c.passed;
-    add_check(std::move(c));
-    return passed;
-}
-
 namespace {
-CheckResult not_meaningful(const std::string& name, double value, double threshold, const char* comparison,
-                           const std::string& message, const Session::MeasuredOn& on) {
+// A performance check: `value` against `threshold` by `comparison` ("<=" or ">=").
+CheckResult bounded(const std::string& name, double value, double threshold, const char* comparison, bool passed,
+                    std::string message, std::string advice) {
     CheckResult c;
     c.name = name;
     c.kind = CheckKind::performance;
     c.value = value;
     c.threshold = threshold;
     c.comparison = comparison;
-    c.passed = false;
-    c.message = message + ", but " + on.result + " is wrong, so the figure is not meaningful";
-    c.advice = on.fix_first;
+    c.passed = passed;
+    c.message = std::move(message);
+    c.advice = std::move(advice);
     return c;
 }
 }  // namespace
 
 bool Session::check_at_most(const std::string& name, double value, double threshold, const std::string& message,
+                            const std::string& advice) {
+    add_check(bounded(name, value, threshold, "<=", value <= threshold, message, advice));
+    return value <= threshold;
+}
+
+bool Session::check_at_least(const std::string& name, double value, double threshold, const std::string& message,
+                             const std::string& advice) {
+    add_check(bounded(name, value, threshold, ">=", value >= threshold, message, advice));
+    return value >= threshold;
+}
+
+// A figure measured on a wrong result fails, saying so, whatever its value.
+bool Session::check_at_most(const std::string& name, double value, double threshold, const std::string& message,
                             const std::string& advice, const MeasuredOn& measured_on) {
     if (measured_on.correct) return check_at_most(name, value, threshold, message, advice);
-    add_check(not_meaningful(name, value, threshold, "<=", message, measured_on));
+    add_check(bounded(name, value, threshold, "<=", false,
+                      message + ", but " + measured_on.result + " is wrong, so the figure is not meaningful",
+                      measured_on.fix_first));
     return false;
 }
 
 bool Session::check_at_least(const std::string& name, double value, double threshold, const std::string& message,
                              const std::string& advice, const MeasuredOn& measured_on) {
     if (measured_on.correct) return check_at_least(name, value, threshold, message, advice);
-    add_check(not_meaningful(name, value, threshold, ">=", message, measured_on));
+    add_check(bounded(name, value, threshold, ">=", false,
+                      message + ", but " + measured_on.result + " is wrong, so the figure is not meaningful",
+                      measured_on.fix_first));
     return false;
-}
-
-bool Session::check_at_least(const std::string& name, double value, double threshold, const std::string& message,
-                             const std::string& advice) {
-    CheckResult c;
-    c.name = name;
-    c.kind = CheckKind::performance;
-    c.value = value;
-    c.threshold = threshold;
-    c.comparison = ">=";
-    c.passed = value >= threshold;
-    c.message = message;
-    c.advice = advice;
-    bool passed = c.passed;
-    add_check(std::move(c));
-    return passed;
 }
 
 void Session::add_check(CheckResult check) {
