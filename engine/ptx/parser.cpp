@@ -239,6 +239,20 @@ std::uint64_t parse_integer(std::string_view s, std::uint32_t line, bool* ok = n
     return neg ? ~v + 1 : v;
 }
 
+// A value's bits as an immediate of a float instruction: f32 bits for .f32, f64 bits otherwise.
+std::int64_t float_bits(double d, Type type) {
+    std::int64_t out = 0;
+    if (type == Type::f32) {
+        const float f = float(d);
+        std::uint32_t b;
+        std::memcpy(&b, &f, 4);
+        out = b;
+    } else {
+        std::memcpy(&out, &d, 8);
+    }
+    return out;
+}
+
 // An immediate: integer, 0fXXXXXXXX (f32 bits), 0dXXXXXXXXXXXXXXXX (f64 bits), or a decimal float.
 // Returns the bits for an instruction of type `type`.
 bool parse_immediate(std::string_view s, Type type, std::uint32_t line, std::int64_t* out) {
@@ -279,28 +293,12 @@ bool parse_immediate(std::string_view s, Type type, std::uint32_t line, std::int
                          ((body.find('e') != std::string_view::npos || body.find('E') != std::string_view::npos) &&
                           !starts_with(body, "0x") && !starts_with(body, "0X"));
     if (is_float_text) {
-        double d = std::strtod(std::string(s).c_str(), nullptr);
-        if (type == Type::f32) {
-            float f = float(d);
-            std::uint32_t b;
-            std::memcpy(&b, &f, 4);
-            *out = b;
-        } else {
-            std::memcpy(out, &d, 8);
-        }
+        *out = float_bits(std::strtod(std::string(s).c_str(), nullptr), type);
         return true;
     }
     std::uint64_t v = parse_integer(s, line);
     if (type_is_float(type)) {  // an integer literal in a float instruction means that value
-        double d = double(std::int64_t(v));
-        if (type == Type::f32) {
-            float f = float(d);
-            std::uint32_t b;
-            std::memcpy(&b, &f, 4);
-            *out = b;
-        } else {
-            std::memcpy(out, &d, 8);
-        }
+        *out = float_bits(double(std::int64_t(v)), type);
         return true;
     }
     *out = std::int64_t(v);
