@@ -12,6 +12,7 @@
 #include "ptx/parser.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -264,10 +265,7 @@ bool parse_immediate(std::string_view s, Type type, std::uint32_t line, std::int
         std::uint32_t bits = std::uint32_t(std::strtoul(std::string(body.substr(2)).c_str(), nullptr, 16));
         if (neg) bits ^= 0x80000000u;
         if (type == Type::f64) {  // f32 literal in an f64 instruction: widen
-            float f;
-            std::memcpy(&f, &bits, 4);
-            double d = f;
-            std::memcpy(out, &d, 8);
+            *out = float_bits(double(std::bit_cast<float>(bits)), type);
         } else {
             *out = bits;
         }
@@ -276,13 +274,8 @@ bool parse_immediate(std::string_view s, Type type, std::uint32_t line, std::int
     if (body.size() == 18 && (starts_with(body, "0d") || starts_with(body, "0D"))) {
         std::uint64_t bits = std::strtoull(std::string(body.substr(2)).c_str(), nullptr, 16);
         if (neg) bits ^= 0x8000000000000000ull;
-        if (type == Type::f32) {
-            double d;
-            std::memcpy(&d, &bits, 8);
-            float f = float(d);
-            std::uint32_t b32;
-            std::memcpy(&b32, &f, 4);
-            *out = b32;
+        if (type == Type::f32) {  // f64 literal in an f32 instruction: round
+            *out = float_bits(std::bit_cast<double>(bits), type);
         } else {
             *out = std::int64_t(bits);
         }
