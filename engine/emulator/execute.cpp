@@ -406,7 +406,8 @@ void warn_uninitialised(Exec& x, std::uint32_t offset, int lane) {
     auto& launch_warned = x.launch.warned_pcs;
     if (std::find(launch_warned.begin(), launch_warned.end(), x.gpc) != launch_warned.end()) return;
     launch_warned.push_back(x.gpc);
-    if (x.launch.warnings.size() >= 20) return;
+    const bool first = x.launch.uninitialised_shared_reads++ == 0;
+    if (x.launch.warnings.size() >= 20 && !first) return;
     const auto& c = x.launch.config;
     std::ostringstream m;
     m << (x.launch.program.source_path.empty() ? "kernel" : x.launch.program.source_path);
@@ -416,7 +417,8 @@ void warn_uninitialised(Exec& x, std::uint32_t offset, int lane) {
       << dims_text(x.warp.id * 32 + std::uint32_t(lane), c.block.x, c.block.y) << " reads shared offset " << offset
       << ", which no thread of the block has written (its value is undefined); write it before reading it, and put "
          "__syncthreads() between";
-    x.launch.warnings.push_back(m.str());
+    if (first) x.launch.first_uninitialised_shared_read = m.str();
+    if (x.launch.warnings.size() < 20) x.launch.warnings.push_back(m.str());
 }
 
 // Race detector and uninitialised-read warnings for one lane's shared access.

@@ -28,6 +28,8 @@ struct LaunchState {
     std::uint32_t num_sms = 1;
     std::mutex mutex;                        // guards warnings
     std::vector<std::string> warnings;
+    std::uint32_t uninitialised_shared_reads = 0;  // guarded by mutex
+    std::string first_uninitialised_shared_read;
     std::vector<std::uint32_t> warned_pcs;   // uninitialised-read warnings already given (guarded)
     std::string display_name;
 

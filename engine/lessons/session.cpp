@@ -141,22 +141,18 @@ void Session::add_check(CheckResult check) {
 }
 
 bool Session::check_shared_initialised(const std::string& launch_name, const std::string& advice) {
-    if (!last_launch_) return true;
-    for (const std::string& warning : last_launch_->warnings) {
-        // The emulator's uninitialised-shared-read warning.
-        if (warning.find("no thread") == std::string::npos || warning.find("written") == std::string::npos) continue;
-        CheckResult c;
-        c.name = "shared memory written before it is read, " + launch_name;
-        c.kind = CheckKind::correctness;
-        c.passed = false;
-        c.value = 1;
-        c.message = warning + ". The emulator starts shared memory at 0, which can make this look right; on a GPU "
-                              "the slot holds garbage.";
-        c.advice = advice;
-        add_check(std::move(c));
-        return false;
-    }
-    return true;
+    if (!last_launch_ || last_launch_->uninitialised_shared_reads == 0) return true;
+    CheckResult c;
+    c.name = "shared memory written before it is read, " + launch_name;
+    c.kind = CheckKind::correctness;
+    c.passed = false;
+    c.value = last_launch_->uninitialised_shared_reads;
+    c.message = last_launch_->first_uninitialised_shared_read +
+                ". The emulator starts shared memory at 0, which can make this look right; on a GPU the slot holds "
+                "garbage.";
+    c.advice = advice;
+    add_check(std::move(c));
+    return false;
 }
 
 bool Session::failed() const {

@@ -60,6 +60,10 @@ struct LaunchStats {
 struct LaunchResult {
     Status status;                 // kernel_fault carries the diagnostic in status.message
     std::vector<std::string> warnings;  // e.g. reads of uninitialised shared memory
+    // Instructions that read shared memory no thread of the block had written, and the warning
+    // for the first of them (the emulator starts shared memory at 0; a GPU does not).
+    std::uint32_t uninitialised_shared_reads = 0;
+    std::string first_uninitialised_shared_read;
     LaunchStats stats;
     std::shared_ptr<const Trace> trace;  // null when the backend records none
     std::string printf_output;           // device printf, in order
