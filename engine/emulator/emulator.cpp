@@ -606,9 +606,10 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     std::atomic<std::uint64_t> events_total{0};
     auto worker = [&](unsigned w) {
         WorkerResult& r = results[w];
-        r.counters.assign(program_->total_pcs, PcCounters{});
+        std::vector<PcCounters>* counters = trace_options.enabled ? &r.counters : nullptr;
+        if (counters) r.counters.assign(program_->total_pcs, PcCounters{});
         Block block;
-        block.counters = &r.counters;
+        block.counters = counters;
         for (;;) {
             std::uint32_t b = next_block.fetch_add(1);
             // After a fault in block f, blocks below f still run (one of them may fault first: the
@@ -629,7 +630,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             if (block.detail) {
                 r.detail_blocks.push_back(std::move(block));
                 block = Block{};
-                block.counters = &r.counters;
+                block.counters = counters;
             }
         }
     };

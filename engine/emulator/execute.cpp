@@ -19,6 +19,7 @@
 #include <bit>
 #include <cfenv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -55,6 +56,11 @@ template <class T> inline std::uint64_t put(T v) {
     else return std::uint64_t(v);
 }
 
+template <class T> inline bool is_negative(T v) {
+    if constexpr (std::is_signed_v<T>) return v < T(0);
+    else return false;
+}
+
 // Two's-complement wraparound for signed types without C++ signed overflow (undefined behaviour).
 template <class T> inline T wrap_add(T a, T b) {
     if constexpr (std::is_integral_v<T>) return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
@@ -69,11 +75,16 @@ template <class T> inline T wrap_mul(T a, T b) {
     else return a * b;
 }
 
-#define FOR_LANES(mask, ...)                                       \
-    for (std::uint32_t m_ = (mask); m_; m_ &= m_ - 1) {            \
-        const int l = __builtin_ctz(m_);                           \
-        __VA_ARGS__;                                               \
-    }
+// Runs the body for each lane l in the mask. A full warp (the common case) takes a plain counted
+// loop the compiler can unroll and vectorise; a partial mask walks its set bits.
+#define FOR_LANES(mask, ...)                                                 \
+    if (const std::uint32_t fm_ = (mask); fm_ == 0xffffffffu) {              \
+        for (int l = 0; l < 32; ++l) { __VA_ARGS__; }                        \
+    } else                                                                   \
+        for (std::uint32_t m_ = fm_; m_; m_ &= m_ - 1) {                     \
+            const int l = __builtin_ctz(m_);                                 \
+            __VA_ARGS__;                                                     \
+        }
 
 inline float flush(float f) { return std::fpclassify(f) == FP_SUBNORMAL ? std::copysign(0.f, f) : f; }
 inline double flush(double f) { return f; }  // .ftz applies to f32 only
@@ -247,6 +258,9 @@ struct Exec {
               "rewrite this line without it, or run on a GPU with --backend gpu; please report it");
     }
 
+    // Per-pc counters exist only when the launch is traced (they feed the analysis); an untraced
+    // launch (cudalab exec without --trace, the benchmark) skips them.
+    bool counting() const { return block.counters != nullptr; }
     PcCounters& counters() { return (*block.counters)[gpc]; }
 };
 
@@ -393,7 +407,9 @@ std::uint32_t line_at(const Program& program, std::uint32_t gpc) {
 }
 
 std::string dims_text(std::uint32_t linear, std::uint32_t dx, std::uint32_t dy) {
-    return "(" + std::to_string(linear % dx) + "," + std::to_string(linear / dx % dy) + "," + std::to_string(linear / (dx * dy)) + ")";
+    char text[48];
+    std::snprintf(text, sizeof text, "(%u,%u,%u)", linear % dx, linear / dx % dy, linear / (dx * dy));
+    return text;
 }
 
 // A read of shared memory no thread has written: a warning (the GPU reads whatever is there), once
@@ -479,6 +495,7 @@ void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, SharedUse 
 
 // Counters and detail events for one memory instruction.
 void record_memory(Exec& x, MemSpace space, MemOp op, const std::uint64_t* addr, std::uint32_t bytes_per_lane) {
+    if (!x.counting()) return;  // untraced: no counters, no events
     std::array<std::uint64_t, 32> a{};
     FOR_LANES(x.mask, a[std::size_t(l)] = addr[l]);
     PcCounters& c = x.counters();
@@ -680,12 +697,18 @@ template <class T> T saturate_add(T a, T b, bool sub) {
     return T(std::clamp<std::int64_t>(r, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
 }
 
-template <class T> void float_binary(Exec& x, T (*f)(T, T)) {
+// The operation is a type (a lambda), not a function pointer, so each lane's arithmetic is inlined;
+// the common form (no .ftz, no .sat) has a loop of its own.
+template <class T, class F> void float_binary(Exec& x, F f) {
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
     const bool ftz = x.in->flags & ptx::f_ftz;
     const bool sat = x.in->flags & ptx::f_sat;
     RoundingScope rs(x.in->rounding);
+    if (!ftz && !sat) {
+        FOR_LANES(x.mask, d[l] = put<T>(canonical(f(get<T>(a[l]), get<T>(b[l])))));
+        return;
+    }
     FOR_LANES(x.mask, {
         T va = get<T>(a[l]), vb = get<T>(b[l]);
         if (ftz) { va = flush(va); vb = flush(vb); }
@@ -762,8 +785,8 @@ void exec_madc(Exec& x) { mad_carry(x, true); }
 // 9.7.1.1 / 9.7.3.1 add, 9.7.1.2 / 9.7.3.2 sub
 template <bool Sub> void add_sub(Exec& x) {
     const Type t = x.in->type;
-    if (t == Type::f32) return float_binary<float>(x, Sub ? +[](float a, float b) { return a - b; } : +[](float a, float b) { return a + b; });
-    if (t == Type::f64) return float_binary<double>(x, Sub ? +[](double a, double b) { return a - b; } : +[](double a, double b) { return a + b; });
+    if (t == Type::f32) return float_binary<float>(x, [](float a, float b) { return Sub ? a - b : a + b; });
+    if (t == Type::f64) return float_binary<double>(x, [](double a, double b) { return Sub ? a - b : a + b; });
     if (is_half(t)) return half_arith(x, Sub ? HalfOp::sub : HalfOp::add);
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
@@ -799,16 +822,35 @@ template <class T> std::uint64_t mul_int(T a, T b, std::uint32_t flags) {
 // 9.7.1.3 / 9.7.3.3 mul
 void exec_mul(Exec& x) {
     const Type t = x.in->type;
-    if (t == Type::f32) return float_binary<float>(x, +[](float a, float b) { return a * b; });
-    if (t == Type::f64) return float_binary<double>(x, +[](double a, double b) { return a * b; });
+    if (t == Type::f32) return float_binary<float>(x, [](float a, float b) { return a * b; });
+    if (t == Type::f64) return float_binary<double>(x, [](double a, double b) { return a * b; });
     if (is_half(t)) return half_arith(x, HalfOp::mul);
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
     const std::uint32_t flags = x.in->flags;
-#define MUL(T) FOR_LANES(x.mask, d[l] = mul_int<T>(get<T>(a[l]), get<T>(b[l]), flags))
+#define MUL(T)                                                                                       \
+    if (flags & ptx::f_wide) FOR_LANES(x.mask, d[l] = mul_int<T>(get<T>(a[l]), get<T>(b[l]), ptx::f_wide))  \
+    else if (flags & ptx::f_hi) FOR_LANES(x.mask, d[l] = mul_int<T>(get<T>(a[l]), get<T>(b[l]), ptx::f_hi)) \
+    else FOR_LANES(x.mask, d[l] = mul_int<T>(get<T>(a[l]), get<T>(b[l]), 0))
     DISPATCH_INT(t, MUL)
 #undef MUL
 }
+
+// Plain fma over a warp. std::fma is a library call per lane in an x86-64-v2 build; on a CPU with
+// the FMA extension (nearly every x86 CPU since 2013) this copy compiled for it uses the
+// instruction, which rounds once exactly as the library does (and honours the rounding mode).
+template <class T> void fma_lanes(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c,
+                                  std::uint32_t mask) {
+    FOR_LANES(mask, d[l] = put<T>(canonical(std::fma(get<T>(a[l]), get<T>(b[l]), get<T>(c[l])))));
+}
+#if defined(__x86_64__)
+template <class T>
+__attribute__((target("fma"))) void fma_lanes_hw(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b,
+                                                 const std::uint64_t* c, std::uint32_t mask) {
+    FOR_LANES(mask, d[l] = put<T>(canonical(std::fma(get<T>(a[l]), get<T>(b[l]), get<T>(c[l])))));
+}
+const bool cpu_has_fma = __builtin_cpu_supports("fma");
+#endif
 
 template <class T> void float_fma(Exec& x) {
     std::uint64_t* d = x.dst(0);
@@ -816,6 +858,12 @@ template <class T> void float_fma(Exec& x) {
     const bool ftz = x.in->flags & ptx::f_ftz;
     const bool sat = x.in->flags & ptx::f_sat;
     RoundingScope rs(x.in->rounding);
+    if (!ftz && !sat) {
+#if defined(__x86_64__)
+        if (cpu_has_fma) return fma_lanes_hw<T>(d, a, b, c, x.mask);
+#endif
+        return fma_lanes<T>(d, a, b, c, x.mask);
+    }
     FOR_LANES(x.mask, {
         T va = get<T>(a[l]), vb = get<T>(b[l]), vc = get<T>(c[l]);
         if (ftz) { va = flush(va); vb = flush(vb); vc = flush(vc); }
@@ -844,12 +892,11 @@ void exec_mad(Exec& x) {
         });
         return;
     }
-#define MAD(T)                                                                          \
-    FOR_LANES(x.mask, {                                                                 \
-        std::uint64_t p = mul_int<T>(get<T>(a[l]), get<T>(b[l]), flags);               \
-        if (flags & ptx::f_wide) d[l] = p + c[l];                                       \
-        else d[l] = put<T>(wrap_add(get<T>(p), get<T>(c[l])));                         \
-    })
+#define MAD(T)                                                                                              \
+    if (flags & ptx::f_wide) FOR_LANES(x.mask, d[l] = mul_int<T>(get<T>(a[l]), get<T>(b[l]), ptx::f_wide) + c[l])  \
+    else if (flags & ptx::f_hi)                                                                             \
+        FOR_LANES(x.mask, d[l] = put<T>(wrap_add(get<T>(mul_int<T>(get<T>(a[l]), get<T>(b[l]), ptx::f_hi)), get<T>(c[l])))) \
+    else FOR_LANES(x.mask, d[l] = put<T>(wrap_add(wrap_mul(get<T>(a[l]), get<T>(b[l])), get<T>(c[l]))))
     DISPATCH_INT(t, MAD)
 #undef MAD
 }
@@ -931,7 +978,7 @@ template <bool Neg> void abs_neg(Exec& x) {
     case Type::f16: case Type::bf16: case Type::f16x2: case Type::bf16x2: return half_arith(x, Neg ? HalfOp::neg : HalfOp::abs);
     default: break;
     }
-#define ABSNEG(T) FOR_LANES(x.mask, { T v = get<T>(a[l]); d[l] = put<T>(Neg || v < T(0) ? wrap_sub(T(0), v) : v); })
+#define ABSNEG(T) FOR_LANES(x.mask, { T v = get<T>(a[l]); d[l] = put<T>(Neg || is_negative(v) ? wrap_sub(T(0), v) : v); })
     DISPATCH_INT(x.in->type, ABSNEG)
 #undef ABSNEG
 }
@@ -1193,6 +1240,34 @@ bool combine(SubOp op, bool r, bool c) {
     }
 }
 
+// setp's common form, p = a cmp b, with the comparison chosen once per instruction rather than
+// per lane. Returns false for forms it does not cover.
+template <class T, Cmp C> void setp_lanes(std::uint32_t mask, std::uint64_t* p, const std::uint64_t* a, const std::uint64_t* b) {
+    FOR_LANES(mask, p[l] = compare<T>(C, get<T>(a[l]), get<T>(b[l])));
+}
+template <class T> bool setp_typed(Exec& x, std::uint64_t* p, const std::uint64_t* a, const std::uint64_t* b) {
+    switch (x.in->cmp) {
+    case Cmp::eq: setp_lanes<T, Cmp::eq>(x.mask, p, a, b); return true;
+    case Cmp::ne: setp_lanes<T, Cmp::ne>(x.mask, p, a, b); return true;
+    case Cmp::lt: case Cmp::lo: setp_lanes<T, Cmp::lt>(x.mask, p, a, b); return true;
+    case Cmp::le: case Cmp::ls: setp_lanes<T, Cmp::le>(x.mask, p, a, b); return true;
+    case Cmp::gt: case Cmp::hi: setp_lanes<T, Cmp::gt>(x.mask, p, a, b); return true;
+    case Cmp::ge: case Cmp::hs: setp_lanes<T, Cmp::ge>(x.mask, p, a, b); return true;
+    default: return false;
+    }
+}
+bool setp_plain(Exec& x, std::uint64_t* p, const std::uint64_t* a, const std::uint64_t* b) {
+    switch (x.in->type) {
+    case Type::s32: return setp_typed<std::int32_t>(x, p, a, b);
+    case Type::u32: case Type::b32: return setp_typed<std::uint32_t>(x, p, a, b);
+    case Type::s64: return setp_typed<std::int64_t>(x, p, a, b);
+    case Type::u64: case Type::b64: return setp_typed<std::uint64_t>(x, p, a, b);
+    case Type::f32: return setp_typed<float>(x, p, a, b);
+    case Type::f64: return setp_typed<double>(x, p, a, b);
+    default: return false;
+    }
+}
+
 // 9.7.5.2 setp: p = a cmp b [bool-op c]; with p|q, q gets the complement
 void exec_setp(Exec& x) {
     const Operand& d0 = x.in->operands[0];
@@ -1208,6 +1283,7 @@ void exec_setp(Exec& x) {
     const Cmp cmp = x.in->cmp;
     const SubOp bop = x.in->bool_op;
     const bool ftz = x.in->flags & ptx::f_ftz;
+    if (!q && !c && !ftz && setp_plain(x, p, a, b)) return;
     auto finish = [&](int l, bool r) {
         bool cv = c ? (c[l] & 1) : false;
         p[l] = combine(bop, r, cv);
@@ -1361,7 +1437,7 @@ void exec_shr(Exec& x) {
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
 #define SHR(T) FOR_LANES(x.mask, { std::uint32_t n = std::uint32_t(b[l]); T v = get<T>(a[l]); \
-        if (n >= 8 * sizeof(T)) d[l] = put<T>(std::is_signed_v<T> && v < 0 ? T(-1) : T(0)); else d[l] = put<T>(T(v >> n)); })
+        if (n >= 8 * sizeof(T)) d[l] = put<T>(is_negative(v) ? T(-1) : T(0)); else d[l] = put<T>(T(v >> n)); })
     DISPATCH_INT(x.in->type, SHR)
 #undef SHR
 }
@@ -1823,7 +1899,9 @@ template <bool Reduce> void atomic(Exec& x) {
         }
         if (acc.space == MemSpace::shared) shared_shadow(x, acc.shared_offset, std::uint32_t(bytes), SharedUse::atomic, l);
     });
-    if (resolved == MemSpace::shared && in.space == Space::generic) FOR_LANES(x.mask, addr[l] -= shared_window);
+    if (resolved == MemSpace::shared && in.space == Space::generic) {
+        FOR_LANES(x.mask, addr[l] -= shared_window);
+    }
     record_memory(x, resolved, MemOp::atomic, addr, std::uint32_t(bytes));
 }
 void exec_atom(Exec& x) { atomic<false>(x); }
@@ -1852,14 +1930,13 @@ void pop_finished(Warp& w) {
 void exec_bra(Exec& x) {
     SimtEntry& top = x.warp.stack.back();
     const std::uint32_t taken = x.mask, not_taken = x.active & ~taken;
-    PcCounters& c = x.counters();
     if (x.event) {
         x.block.events.back().kind = EventKind::branch;
         x.block.events.back().taken = taken;
     }
     if (not_taken == 0) { top.pc = x.in->target; return; }
     if (taken == 0) { top.pc = std::int32_t(x.pc) + 1; return; }
-    c.divergent_branches += 1;
+    if (x.counting()) x.counters().divergent_branches += 1;
     const std::int32_t rpc = x.in->reconverge;
     const std::uint16_t frame = top.frame;
     top.pc = rpc;  // the remaining entry waits at the reconvergence point with every lane
@@ -2345,10 +2422,12 @@ StepResult step(LaunchState& launch, Block& block, Warp& warp, BlockOutput& out)
         FOR_LANES(top.mask, if ((g[l] & 1) != std::uint64_t(in.guard_negated)) m |= 1u << l);
         x.mask = m;
     }
-    PcCounters& c = (*block.counters)[gpc];
-    c.warp_executions += 1;
-    c.active_lanes += std::uint64_t(std::popcount(x.active));
-    c.predicated_lanes += std::uint64_t(std::popcount(x.mask));
+    if (block.counters) {
+        PcCounters& c = (*block.counters)[gpc];
+        c.warp_executions += 1;
+        c.active_lanes += std::uint64_t(std::popcount(x.active));
+        c.predicated_lanes += std::uint64_t(std::popcount(x.mask));
+    }
     warp.instructions += 1;
     // Counted per block and added to the launch's totals by the block runner, not here: shared
     // atomic counters bounced a cache line between the worker threads on every instruction.
