@@ -219,17 +219,12 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
     }
     BlockOutput out;
     const int quantum = block.detail ? 1 : 256;
-    std::uint64_t local_instructions = 0;
     for (;;) {
         bool progressed = false;
         for (Warp& warp : block.warps) {
             if (warp.done() || warp.waiting) continue;
-            for (int i = 0; i < quantum; ++i) {
-                StepResult r = step(launch, block, warp, out);
-                ++local_instructions;
-                progressed = true;
-                if (r != StepResult::ok) break;
-            }
+            run_warp(launch, block, warp, out, quantum);
+            progressed = true;
         }
         launch.warp_instructions.fetch_add(block.warp_instructions, std::memory_order_relaxed);
         launch.thread_instructions.fetch_add(block.thread_instructions, std::memory_order_relaxed);
@@ -326,7 +321,6 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
         }
     }
     if (!out.printf_text.empty()) result.printf_blocks.push_back({block.linear, std::move(out.printf_text)});
-    (void)local_instructions;
     (void)events_total;
 }
 

@@ -138,6 +138,12 @@ struct Exec {
     } scratch;
     int scratch_used = 0;
 
+    // A constructor, not aggregate initialisation: braces would zero the 1 KB scratch every step.
+    Exec(LaunchState& l, Block& b, Warp& w, BlockOutput& o, Frame* f, const PreparedFunction* p, const Instruction* i,
+         std::uint32_t at, std::uint32_t lanes, std::uint32_t global_pc, bool detail)
+        : launch(l), block(b), warp(w), out(o), frame(f), fn(p), in(i), pc(at), active(lanes), mask(lanes),
+          gpc(global_pc), event(detail) {}
+
     std::uint64_t* reg(std::int32_t r) { return frame->regs.data() + std::size_t(r) * 32; }
 
     std::uint64_t* dst(int i) {
@@ -311,7 +317,7 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
         else if (addr >= param_window && addr < param_window + window_size) { space = Space::param; addr -= param_window; }
         else space = Space::global;
     }
-    if (size > 1 && addr % size != 0)
+    if (size > 1 && (addr & (size - 1)) != 0)  // sizes are powers of two (1-16 bytes)
         x.fault(std::string("misaligned ") + verb + " in " + space_word(space) + " memory",
                 std::to_string(size) + "-byte access at address " + hex(addr) + ", which is not a multiple of " +
                     std::to_string(size),
@@ -1753,7 +1759,7 @@ template <bool Store> void load_store(Exec& x) {
     // global too.) Anything else takes the per-lane path below, which names the fault.
     if ((space == Space::global || space == Space::generic) && x.mask) {
         std::uint64_t lo = ~0ull, hi = 0, misaligned = 0;
-        FOR_LANES(x.mask, { lo = std::min(lo, addr[l]); hi = std::max(hi, addr[l]); misaligned |= addr[l] % size; });
+        FOR_LANES(x.mask, { lo = std::min(lo, addr[l]); hi = std::max(hi, addr[l]); misaligned |= addr[l] & (size - 1); });  // a mask, not %: a division per lane cost more than the load
         Allocation* a = nullptr;
         if (lo >= global_base && misaligned == 0) {
             a = x.block.last_allocation;  // most warps of a block touch the same few buffers
@@ -2401,53 +2407,81 @@ void start_warp(LaunchState& launch, Block& block, Warp& warp) {
     warp.live = warp.lanes;
 }
 
-StepResult step(LaunchState& launch, Block& block, Warp& warp, BlockOutput& out) {
-    pop_finished(warp);
-    if (warp.stack.empty()) return StepResult::done;
-    SimtEntry& top = warp.stack.back();
-    Frame& frame = warp.frames[top.frame];
-    const PreparedFunction& fn = launch.program.functions[std::size_t(frame.function)];
-    if (top.pc >= std::int32_t(fn.fn.code.size())) {
-        // Fell off the end of a function: treat as ret (NVRTC always emits ret; hand-written PTX may not).
-        warp.stack.back().mask = 0;
+StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& out, int quantum) {
+    int executed = 0;
+    while (executed < quantum) {
         pop_finished(warp);
-        return warp.stack.empty() ? StepResult::done : StepResult::ok;
+        if (warp.stack.empty()) return StepResult::done;
+        SimtEntry* top = &warp.stack.back();
+        Frame& frame = warp.frames[top->frame];
+        const PreparedFunction& fn = launch.program.functions[std::size_t(frame.function)];
+        const Instruction* code = fn.fn.code.data();
+        const std::int32_t code_size = std::int32_t(fn.fn.code.size());
+        if (top->pc >= code_size) {
+            // Fell off the end of a function: treat as ret (NVRTC always emits ret; hand-written PTX may not).
+            top->mask = 0;
+            continue;
+        }
+        const std::size_t depth = warp.stack.size();
+        Exec x(launch, block, warp, out, &frame, &fn, nullptr, 0, top->mask, 0, block.detail);
+        // Straight-line code under one SIMT entry runs without re-reading the warp's stack and
+        // frame: until a control instruction, a barrier, the entry's reconvergence point or the
+        // end of the quantum.
+        for (;;) {
+            const std::int32_t pc = top->pc;
+            if (pc == top->reconverge || pc >= code_size) break;
+            const Instruction& in = code[pc];
+            const std::uint32_t gpc = fn.pc_base + std::uint32_t(pc);
+            x.in = &in;
+            x.pc = std::uint32_t(pc);
+            x.gpc = gpc;
+            x.active = x.mask = top->mask;
+            if (in.guard >= 0) {
+                const std::uint64_t* g = x.reg(in.guard);
+                const std::uint64_t want = !in.guard_negated;
+                std::uint32_t m = 0;
+                FOR_LANES(top->mask, m |= std::uint32_t((g[l] & 1) == want) << l);
+                x.mask = m;
+            }
+            if (block.counters) {
+                PcCounters& c = (*block.counters)[gpc];
+                c.warp_executions += 1;
+                c.active_lanes += std::uint64_t(std::popcount(x.active));
+                c.predicated_lanes += std::uint64_t(std::popcount(x.mask));
+            }
+            warp.instructions += 1;
+            // Counted per block and added to the launch's totals by the block runner, not here: shared
+            // atomic counters bounced a cache line between the worker threads on every instruction.
+            block.warp_instructions += 1;
+            block.thread_instructions += std::uint64_t(std::popcount(x.mask));
+            if (block.detail) {
+                WarpEvent e;
+                e.seq = block.seq++;
+                e.block = block.linear;
+                e.warp = std::uint16_t(warp.id);
+                e.sm = block.sm;
+                e.pc = gpc;
+                e.active = x.active;
+                e.predicated_on = x.mask;
+                block.events.push_back(e);
+            }
+            const Opcode op = in.op;
+            handlers[int(op)](x);
+            ++executed;
+            // Control instructions set the pc themselves and may change the stack and frames.
+            if (op == Opcode::bra || op == Opcode::exit || op == Opcode::ret || op == Opcode::call) break;
+            if (warp.stack.size() != depth) {
+                warp.stack.back().pc = std::int32_t(x.pc) + 1;
+                break;
+            }
+            top->pc = std::int32_t(x.pc) + 1;
+            if (warp.waiting || executed >= quantum) break;
+        }
+        if (warp.waiting) {
+            pop_finished(warp);
+            return StepResult::blocked;
+        }
     }
-    const Instruction& in = fn.fn.code[std::size_t(top.pc)];
-    const std::uint32_t gpc = fn.pc_base + std::uint32_t(top.pc);
-    Exec x{launch, block, warp, out, &frame, &fn, &in, std::uint32_t(top.pc), top.mask, top.mask, gpc, block.detail, {}, 0};
-    if (in.guard >= 0) {
-        const std::uint64_t* g = x.reg(in.guard);
-        std::uint32_t m = 0;
-        FOR_LANES(top.mask, if ((g[l] & 1) != std::uint64_t(in.guard_negated)) m |= 1u << l);
-        x.mask = m;
-    }
-    if (block.counters) {
-        PcCounters& c = (*block.counters)[gpc];
-        c.warp_executions += 1;
-        c.active_lanes += std::uint64_t(std::popcount(x.active));
-        c.predicated_lanes += std::uint64_t(std::popcount(x.mask));
-    }
-    warp.instructions += 1;
-    // Counted per block and added to the launch's totals by the block runner, not here: shared
-    // atomic counters bounced a cache line between the worker threads on every instruction.
-    block.warp_instructions += 1;
-    block.thread_instructions += std::uint64_t(std::popcount(x.mask));
-    if (block.detail) {
-        WarpEvent e;
-        e.seq = block.seq++;
-        e.block = block.linear;
-        e.warp = std::uint16_t(warp.id);
-        e.sm = block.sm;
-        e.pc = gpc;
-        e.active = x.active;
-        e.predicated_on = x.mask;
-        block.events.push_back(e);
-    }
-    const Opcode op = in.op;
-    const bool control = op == Opcode::bra || op == Opcode::exit || op == Opcode::ret || op == Opcode::call;
-    handlers[int(op)](x);
-    if (!control) warp.stack.back().pc = std::int32_t(x.pc) + 1;
     pop_finished(warp);
     if (warp.waiting) return StepResult::blocked;
     return warp.stack.empty() ? StepResult::done : StepResult::ok;

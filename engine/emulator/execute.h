@@ -1,5 +1,5 @@
 // One warp instruction at a time: the interpreter's inner loop (execute.cpp) and the launch state
-// it reads. The block scheduler (emulator.cpp) calls step() until a warp blocks, exits or faults.
+// it reads. The block scheduler (emulator.cpp) calls run_warp() until a warp blocks, exits or faults.
 #pragma once
 
 #include <atomic>
@@ -43,8 +43,9 @@ struct BlockOutput {
 
 enum class StepResult { ok, blocked, done };
 
-// Executes the instruction at the top of the warp's SIMT stack. Throws Fault on a kernel error.
-StepResult step(LaunchState& launch, Block& block, Warp& warp, BlockOutput& out);
+// Executes up to `quantum` instructions of the warp, from the top of its SIMT stack; stops early
+// when the warp waits at a barrier (blocked) or exits (done). Throws Fault on a kernel error.
+StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& out, int quantum);
 
 // Sets up a warp's first frame (registers, per-lane constants) at the kernel entry.
 void start_warp(LaunchState& launch, Block& block, Warp& warp);
