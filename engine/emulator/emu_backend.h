@@ -24,7 +24,7 @@ public:
     LaunchResult launch(const std::string& kernel, const LaunchConfig& config, const std::vector<KernelArg>& args,
                         const TraceOptions& trace_options) override;
     std::optional<Writer> last_writer(DevicePtr address) const override;
-    bool tracks_writers() const override { return true; }
+    bool tracks_writers() const override { return emulator_.tracks_writers(); }
 
     Emulator& emulator() { return emulator_; }
 

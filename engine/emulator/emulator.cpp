@@ -211,7 +211,15 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
     block.warned_uninit_pcs.clear();
     for (std::uint32_t w = 0; w < nwarps; ++w) {
         Warp& warp = block.warps[w];
+        // A fresh warp, but keeping the storage of the worker's previous block: allocating every
+        // warp's registers anew cost more than running a short kernel.
+        auto stack = std::move(warp.stack);
+        auto frames = std::move(warp.frames);
+        auto local = std::move(warp.local);
         warp = Warp{};
+        warp.stack = std::move(stack);
+        warp.frames = std::move(frames);
+        warp.local = std::move(local);
         warp.id = w;
         std::uint32_t n = std::min<std::uint32_t>(32, threads - w * 32);
         warp.lanes = n == 32 ? 0xffffffffu : (1u << n) - 1;
@@ -448,7 +456,7 @@ std::vector<std::uint32_t> Emulator::parameter_sizes(const std::string& entry) c
 
 std::optional<Writer> Emulator::last_writer(std::uint64_t address) const {
     const Allocation* a = memory_.find(address, 1);
-    if (!a || a->freed) return std::nullopt;
+    if (!a || a->freed || !writers_tracked_) return std::nullopt;
     std::uint64_t w = (address - a->base) / 4;
     if (w >= a->writer.size() || a->writer[w] == 0) return std::nullopt;
     std::uint64_t id = a->writer[w] - 1;
@@ -579,6 +587,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     state.display_name = display_name;
     last_grid_ = g;
     last_block_ = bl;
+    state.track_writers = writers_tracked_ = trace_options.enabled;
 
     const std::uint32_t blocks = std::uint32_t(g.count());
     std::set<std::uint32_t> detail;

@@ -63,13 +63,17 @@ public:
     EmulatorOptions& options() { return options_; }
 
     // Who stored the word holding `address` last, from the launch dimensions of the last launch.
+    // Only traced launches record writers (lesson checks trace; `cudalab exec` without --trace and
+    // the benchmark do not need them); after an untraced launch this answers nothing.
     std::optional<Writer> last_writer(std::uint64_t address) const;
+    bool tracks_writers() const { return writers_tracked_; }
 
 private:
     EmulatorOptions options_;
     DeviceMemory memory_;
     std::unique_ptr<Program> program_;
     Dim3 last_grid_, last_block_;
+    bool writers_tracked_ = true;
 };
 
 }  // namespace cudalab::emu

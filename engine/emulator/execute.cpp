@@ -1705,6 +1705,20 @@ void exec_isspacep(Exec& x) {
 
 // [SECTION] Loads, stores, atomics ----------------------------------------------------------------
 
+// The buffer holding [lo, end), or null. Kernels touch a few buffers in turn (SAXPY: x, y, y), so
+// the block remembers the last four it found before asking DeviceMemory's ordered map.
+Allocation* find_buffer(Exec& x, std::uint64_t lo, std::uint64_t end) {
+    auto& recent = x.block.recent_buffers;
+    for (Allocation* a : recent)
+        if (a && lo >= a->base && end <= a->base + a->size) return a;
+    Allocation* a = x.launch.memory.find(lo, end - lo);
+    if (a) {
+        std::copy_backward(recent.begin(), recent.end() - 1, recent.end());
+        recent[0] = a;
+    }
+    return a;
+}
+
 std::uint64_t read_value(const std::uint8_t* p, int bytes, bool sign) {
     std::uint64_t v = 0;
     std::memcpy(&v, p, std::size_t(bytes));
@@ -1738,6 +1752,18 @@ template <bool Store> void load_store(Exec& x) {
     if (space == Space::param && x.mask && addr[__builtin_ctz(x.mask)] >= kernel_param_base) {
         // Kernel parameters: one buffer for every thread.
         if (Store) x.fault("store to a kernel parameter", "kernel parameters are read-only", "copy the value into a local variable first");
+        const std::uint64_t off = addr[__builtin_ctz(x.mask)] - kernel_param_base;
+        if (ao.reg < 0 && off + size <= x.launch.params.size()) {
+            // The usual form, ld.param [name]: one address for the whole warp, read once.
+            for (int k = 0; k < count; ++k) {
+                const std::uint64_t v = read_value(x.launch.params.data() + off + std::uint64_t(k * elem), elem, sign);
+                const std::int32_t r = vo.kind == OperandKind::vector ? vo.vec[k] : vo.reg;
+                if (r < 0) continue;
+                std::uint64_t* d = x.reg(r);
+                FOR_LANES(x.mask, d[l] = v);
+            }
+            return;
+        }
         FOR_LANES(x.mask, {
             const std::uint64_t off = addr[l] - kernel_param_base;
             if (addr[l] < kernel_param_base || off + size > x.launch.params.size())
@@ -1752,7 +1778,7 @@ template <bool Store> void load_store(Exec& x) {
     }
     Allocation* cache = nullptr;
     MemSpace resolved = trace_space(space);
-    const bool global_writer = Store;
+    const bool global_writer = Store && x.launch.track_writers;
     const std::uint32_t tid_base = (x.block.linear * std::uint32_t(x.launch.config.block.count())) + x.warp.id * 32;
     // Fast path: the whole warp's access lies inside one live global allocation, every lane
     // aligned. (Global addresses sit above every generic window, so a generic access there is
@@ -1762,9 +1788,7 @@ template <bool Store> void load_store(Exec& x) {
         FOR_LANES(x.mask, { lo = std::min(lo, addr[l]); hi = std::max(hi, addr[l]); misaligned |= addr[l] & (size - 1); });  // a mask, not %: a division per lane cost more than the load
         Allocation* a = nullptr;
         if (lo >= global_base && misaligned == 0) {
-            a = x.block.last_allocation;  // most warps of a block touch the same few buffers
-            if (!a || lo < a->base || hi + size > a->base + a->size) a = x.launch.memory.find(lo, hi - lo + size);
-            if (a) x.block.last_allocation = a;
+            a = find_buffer(x, lo, hi + size);
         }
         if (a && !a->freed) {
             std::uint8_t* base = a->data.data() - a->base;
@@ -1783,7 +1807,7 @@ template <bool Store> void load_store(Exec& x) {
                     else FOR_LANES(x.mask, d[l] = read_value(base + addr[l] + offset, elem, sign));
                 }
             }
-            if (Store) {
+            if (global_writer) {
                 std::uint32_t* writer = a->writer.data();
                 FOR_LANES(x.mask, {
                     const std::uint64_t off = addr[l] - a->base;
@@ -1901,7 +1925,7 @@ template <bool Reduce> void atomic(Exec& x) {
         if (d) d[l] = old;
         if (acc.allocation) {
             std::uint64_t off = addr[l] - acc.allocation->base;
-            if (off / 4 < acc.allocation->writer.size()) acc.allocation->writer[off / 4] = tid_base + std::uint32_t(l) + 1;
+            if (x.launch.track_writers && off / 4 < acc.allocation->writer.size()) acc.allocation->writer[off / 4] = tid_base + std::uint32_t(l) + 1;
         }
         if (acc.space == MemSpace::shared) shared_shadow(x, acc.shared_offset, std::uint32_t(bytes), SharedUse::atomic, l);
     });
@@ -2389,8 +2413,11 @@ static_assert(sizeof(handlers) / sizeof(handlers[0]) == ptx::opcode_count, "one 
 
 void start_warp(LaunchState& launch, Block& block, Warp& warp) {
     const PreparedFunction& kernel = launch.program.functions[std::size_t(launch.kernel)];
-    Frame f;
+    warp.frames.resize(1);  // frame 0 keeps its register storage from the warp's last use
+    Frame& f = warp.frames[0];
     f.function = launch.kernel;
+    f.call_pc = -1;
+    f.caller_mask = 0;
     f.regs.assign(std::size_t(kernel.register_count) * 32, 0);
     for (auto& [r, v] : kernel.constants)
         for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = v;
@@ -2398,10 +2425,10 @@ void start_warp(LaunchState& launch, Block& block, Warp& warp) {
         for (int l = 0; l < 32; ++l)
             f.regs[std::size_t(r) * 32 + std::size_t(l)] = Exec::lane_constant(launch, block, warp, s, l);
     f.local_base = 0;
-    warp.frames.clear();
-    warp.frames.push_back(std::move(f));
-    for (int l = 0; l < 32; ++l)
+    for (int l = 0; l < 32; ++l) {
         if (warp.lanes >> l & 1) warp.local[std::size_t(l)].assign(kernel.frame_bytes, 0);
+        else warp.local[std::size_t(l)].clear();
+    }
     warp.stack.clear();
     warp.stack.push_back({0, std::int32_t(kernel.fn.code.size()) + 1, warp.lanes, 0});
     warp.live = warp.lanes;

@@ -25,6 +25,7 @@ struct LaunchState {
     std::atomic<std::uint64_t> warp_instructions{0};
     std::atomic<std::uint32_t> fault_block{~0u}; // lowest block that faulted so far
     bool detect_races = true;
+    bool track_writers = true;               // record the thread that stored each global word
     std::uint32_t num_sms = 1;
     std::mutex mutex;                        // guards warnings
     std::vector<std::string> warnings;

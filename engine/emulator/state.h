@@ -144,7 +144,7 @@ struct Block {
     std::uint8_t sm = 0;
     bool detail = false;              // record full events
     std::uint64_t seq = 0;
-    Allocation* last_allocation = nullptr;  // the global buffer the last access hit
+    std::array<Allocation*, 4> recent_buffers{};  // the global buffers accesses hit last, newest first
     std::uint64_t warp_instructions = 0;    // not yet added to the launch's totals
     std::uint64_t thread_instructions = 0;
     std::vector<WarpEvent> events;
