@@ -2464,11 +2464,12 @@ StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& 
             x.gpc = gpc;
             x.active = x.mask = top->mask;
             if (in.guard >= 0) {
+                // Every lane's predicate bit, then the active ones: no per-lane branch. (Inactive
+                // lanes' registers hold stale but harmless values.)
                 const std::uint64_t* g = x.reg(in.guard);
-                const std::uint64_t want = !in.guard_negated;
-                std::uint32_t m = 0;
-                FOR_LANES(top->mask, m |= std::uint32_t((g[l] & 1) == want) << l);
-                x.mask = m;
+                std::uint32_t bits = 0;
+                for (int l = 0; l < 32; ++l) bits |= std::uint32_t(g[l] & 1) << l;
+                x.mask = (in.guard_negated ? ~bits : bits) & top->mask;
             }
             if (block.counters) {
                 PcCounters& c = (*block.counters)[gpc];

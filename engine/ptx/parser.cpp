@@ -1230,28 +1230,6 @@ ParseResult parse(const std::string& ptx_text) {
 
 // Type helpers ------------------------------------------------------------------------------------
 
-int type_bits(Type t) {
-    switch (t) {
-    case Type::u2: case Type::s2: return 2;
-    case Type::u4: case Type::s4: return 4;
-    case Type::b8: case Type::u8: case Type::s8: return 8;
-    case Type::b16: case Type::u16: case Type::s16: case Type::f16: case Type::bf16: return 16;
-    case Type::b32: case Type::u32: case Type::s32: case Type::f32: case Type::f16x2: case Type::bf16x2: return 32;
-    case Type::b64: case Type::u64: case Type::s64: case Type::f64: return 64;
-    case Type::b128: return 128;
-    case Type::pred: return 1;
-    default: return 0;
-    }
-}
-
-bool type_is_float(Type t) {
-    return t == Type::f16 || t == Type::f16x2 || t == Type::bf16 || t == Type::bf16x2 || t == Type::f32 || t == Type::f64;
-}
-
-bool type_is_signed(Type t) {
-    return t == Type::s8 || t == Type::s16 || t == Type::s32 || t == Type::s64 || t == Type::s2 || t == Type::s4;
-}
-
 const char* type_name(Type t) {
     static const char* names[] = {"none", "b8",  "b16", "b32",  "b64",   "b128", "u8",     "u16", "u32", "u64", "s8",
                                   "s16",  "s32", "s64", "f16",  "f16x2", "bf16", "bf16x2", "f32", "f64", "pred",

@@ -1,12 +1,16 @@
 #include "runtime/runtime.h"
 
+#include <cstdio>
+
 #include "emulator/emu_backend.h"
 #include "runtime/gpu_probe.h"
 
 namespace cudalab {
 
 std::string Dim3::str() const {
-    return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+    char text[48];  // snprintf: GCC 12 warns falsely (-Wrestrict) on the operator+ chain here
+    std::snprintf(text, sizeof text, "(%u,%u,%u)", x, y, z);
+    return text;
 }
 
 Runtime::Runtime(std::unique_ptr<Backend> backend) : backend_(std::move(backend)) {}
