@@ -21,6 +21,7 @@
 
 #include "compiler/compiler.h"
 #include "emulator/execute.h"
+#include "emulator/worker_pool.h"
 #include "ptx/cfg.h"
 #include "ptx/parser.h"
 
@@ -226,7 +227,7 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
         start_warp(launch, block, warp);
     }
     BlockOutput out;
-    const int quantum = block.detail ? 1 : 256;
+    const int quantum = block.detail ? 1 : 100000;
     for (;;) {
         bool progressed = false;
         for (Warp& warp : block.warps) {
@@ -425,6 +426,7 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         std::uint32_t cursor = program->common_shared_bytes;
         prepare_function(*program, pf, cursor);
     }
+    for (auto& pf : program->functions) select_handlers(pf);
     for (const auto& pf : program->functions) {
         // The GPU's limits: 512 KB of local memory per thread, 227 KB of shared memory per block.
         std::string problem;
@@ -637,12 +639,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             }
         }
     };
-    if (workers == 1) worker(0);
-    else {
-        std::vector<std::thread> threads;
-        for (unsigned w = 0; w < workers; ++w) threads.emplace_back(worker, w);
-        for (auto& t : threads) t.join();
-    }
+    WorkerPool::shared().run(workers, worker);
 
     // Merge: counters summed; detail blocks and printf output in block order.
     auto trace = std::make_shared<Trace>();
@@ -653,8 +650,9 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     trace->kernel.dynamic_shared_bytes = config.dynamic_shared_bytes;
     trace->kernel.num_sms = state.num_sms;
     trace->per_pc.assign(program_->total_pcs, PcCounters{});
-    trace->pcs.resize(program_->total_pcs);
-    for (const auto& pf : program_->functions)
+    trace->pcs.resize(trace_options.enabled ? program_->total_pcs : 0);  // untraced: no trace is returned
+    for (const auto& pf : program_->functions) {
+        if (!trace_options.enabled) break;
         for (std::size_t i = 0; i < pf.fn.code.size(); ++i) {
             PcInfo& info = trace->pcs[pf.pc_base + i];
             info.line = pf.fn.code[i].line;
@@ -663,6 +661,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             info.opcode = std::string(ptx::info(pf.fn.code[i].op).mnemonic);
             info.function = pf.fn.name;
         }
+    }
     std::vector<std::pair<std::uint32_t, std::string>> printed;
     std::vector<Block> detail_blocks;
     const FaultInfo* fault = nullptr;

@@ -24,6 +24,9 @@
 #include <limits>
 #include <sstream>
 #include <type_traits>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "analysis/memory_rules.h"
 
@@ -114,8 +117,11 @@ std::string hex(std::uint64_t v) {
     return s.str();
 }
 
+}  // namespace
+
 // [SECTION] The execution context -----------------------------------------------------------------
 
+// Declared in state.h (handlers take it); everything else in this file is internal.
 struct Exec {
     LaunchState& launch;
     Block& block;
@@ -270,6 +276,26 @@ struct Exec {
     PcCounters& counters() { return (*block.counters)[gpc]; }
 };
 
+namespace {
+
+// A per-lane special register (%tid.x, %ctaid.y, %laneid, ...) for all 32 lanes, filled when a
+// warp or call starts. Most are the same in every lane and are computed once.
+void fill_lane_special(LaunchState& launch, Block& block, Warp& warp, ptx::Special s, std::uint64_t* r) {
+    using ptx::Special;
+    const bool per_lane = s == Special::tid_x || s == Special::tid_y || s == Special::tid_z || s == Special::laneid ||
+                          s == Special::lanemask_eq || s == Special::lanemask_lt || s == Special::lanemask_le ||
+                          s == Special::lanemask_gt || s == Special::lanemask_ge;
+    if (!per_lane) {
+        const std::uint64_t v = Exec::lane_constant(launch, block, warp, s, 0);
+        for (int l = 0; l < 32; ++l) r[l] = v;
+    } else if (s == Special::tid_x && launch.config.block.x % 32 == 0) {  // a warp is one run of x
+        const std::uint64_t first = (warp.id * 32) % launch.config.block.x;
+        for (int l = 0; l < 32; ++l) r[l] = first + std::uint64_t(l);
+    } else {
+        for (int l = 0; l < 32; ++l) r[l] = Exec::lane_constant(launch, block, warp, s, l);
+    }
+}
+
 // [SECTION] Memory: address resolution, bounds checks, trace counters -----------------------------
 
 struct Access {
@@ -291,7 +317,7 @@ const char* space_word(Space s) {
 }
 
 // The per-lane address of a memory operand, in the instruction's own state space.
-void lane_addresses(Exec& x, const Operand& o, std::uint64_t* addr) {
+[[gnu::always_inline]] inline void lane_addresses(Exec& x, const Operand& o, std::uint64_t* addr) {
     if (o.reg >= 0) {
         const std::uint64_t* base = x.reg(o.reg);
         FOR_LANES(x.mask, addr[l] = base[l] + std::uint64_t(o.value));
@@ -2031,8 +2057,7 @@ void exec_call(Exec& x) {
     f.regs.assign(std::size_t(callee.register_count) * 32, 0);
     for (auto& [r, v] : callee.constants)
         for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = v;
-    for (auto& [r, s] : callee.lane_specials)
-        for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = Exec::lane_constant(x.launch, x.block, x.warp, s, l);
+    for (auto& [r, s] : callee.lane_specials) fill_lane_special(x.launch, x.block, x.warp, s, f.regs.data() + std::size_t(r) * 32);
     // Arguments: the caller's call-site .param symbols -> the callee's formal parameters.
     const auto& args = x.in->call_args;
     for (std::size_t i = 0; i < args.size() && i < callee.param_offsets.size(); ++i) {
@@ -2399,9 +2424,211 @@ void exec_shfl(Exec& x) {
     FOR_LANES(x.mask, { d[l] = result[l]; if (p) p[l] = (valid >> l) & 1; });
 }
 
+// [SECTION] Specialised forms of the commonest instructions -------------------------------------
+
+// Most instructions a kernel executes are a few plain forms: integer add and multiply on
+// registers, 32-bit setp, f32 arithmetic in the default rounding. select_handlers() gives each
+// such instruction, once when the module is prepared, a handler with its type and operation fixed,
+// so executing it is one loop over the lanes with no decoding. Each computes exactly what the
+// general handler above computes for that form (the semantics suite runs through both).
+
+namespace fast {
+// Raw 64-bit register values in, raw value out, as the general handlers store them (32-bit results
+// zero-extended).
+struct Add32 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(a + b); } };
+struct Add64 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a + b; } };
+struct Sub32 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(a - b); } };
+struct Sub64 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a - b; } };
+struct Mul32 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(std::uint32_t(a) * std::uint32_t(b)); } };
+struct Mul64 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a * b; } };
+struct MulWideS32 {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint64_t(std::int64_t(std::int32_t(a)) * std::int32_t(b)); }
+};
+struct MulWideU32 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint64_t(std::uint32_t(a)) * std::uint32_t(b); } };
+struct And { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a & b; } };
+struct Or { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a | b; } };
+struct Xor { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a ^ b; } };
+struct Shl32 {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(b) >= 32 ? 0 : std::uint32_t(a << std::uint32_t(b)); }
+};
+struct Shl64 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(b) >= 64 ? 0 : a << std::uint32_t(b); } };
+struct FAdd { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return put(canonical(get<float>(a) + get<float>(b))); } };
+struct FSub { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return put(canonical(get<float>(a) - get<float>(b))); } };
+struct FMul { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return put(canonical(get<float>(a) * get<float>(b))); } };
+struct Mad32 {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+        return std::uint32_t(std::uint32_t(a) * std::uint32_t(b) + std::uint32_t(c));
+    }
+};
+struct Mad64 { static std::uint64_t f(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return a * b + c; } };
+struct MadWideS32 {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return MulWideS32::f(a, b) + c; }
+};
+struct MadWideU32 {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return MulWideU32::f(a, b) + c; }
+};
+
+template <class Op> void binary(Exec& x) {
+    const Operand* o = x.in->operands;
+    std::uint64_t* d = x.reg(o[0].reg);
+    const std::uint64_t *a = x.reg(o[1].reg), *b = x.reg(o[2].reg);
+    FOR_LANES(x.mask, d[l] = Op::f(a[l], b[l]));
+}
+template <class Op> void ternary(Exec& x) {
+    const Operand* o = x.in->operands;
+    std::uint64_t* d = x.reg(o[0].reg);
+    const std::uint64_t *a = x.reg(o[1].reg), *b = x.reg(o[2].reg), *c = x.reg(o[3].reg);
+    FOR_LANES(x.mask, d[l] = Op::f(a[l], b[l], c[l]));
+}
+template <std::uint64_t Mask> void mov(Exec& x) {
+    std::uint64_t* d = x.reg(x.in->operands[0].reg);
+    const std::uint64_t* a = x.reg(x.in->operands[1].reg);
+    FOR_LANES(x.mask, d[l] = a[l] & Mask);
+}
+template <class T, Cmp C> void setp(Exec& x) {
+    const Operand* o = x.in->operands;
+    setp_lanes<T, C>(x.mask, x.reg(o[0].reg), x.reg(o[1].reg), x.reg(o[2].reg));
+}
+// ld/st of one unsigned 32- or 64-bit value (f32, u32, b32, f64, ...) at [register + offset] in
+// global or generic space: the load_store fast path with the decoding done. When the warp's
+// access is not wholly inside one live buffer and aligned, the general handler takes over and
+// names the fault.
+template <bool Store, int Bytes> void global_access(Exec& x) {
+    const Operand& ao = x.in->operands[Store ? 0 : 1];
+    const Operand& vo = x.in->operands[Store ? 1 : 0];
+    const std::uint32_t mask = x.mask;
+    if (mask == 0) return load_store<Store>(x);
+    const std::uint64_t* base = x.reg(ao.reg);
+    const std::uint64_t offset = std::uint64_t(ao.value);
+    // The buffer the first lane touches; then every lane must lie inside it, aligned. With d the
+    // offset into the buffer, d >= 2^63 (below its start) or limit - d >= 2^63 (past its end)
+    // sets the top bit: adds and ors only, so the check vectorises. (Buffers start 256-byte
+    // aligned, so d's low bits are the address's.)
+    const std::uint64_t first = base[__builtin_ctz(mask)] + offset;
+    Allocation* a = first >= global_base ? find_buffer(x, first, first + Bytes) : nullptr;
+    if (!a || a->freed || a->size < Bytes) return load_store<Store>(x);
+    const std::uint64_t start = a->base - offset, limit = a->size - Bytes;
+    std::uint64_t outside = 0, misaligned = 0;
+    FOR_LANES(mask, {
+        const std::uint64_t d = base[l] - start;
+        outside |= d | (limit - d);
+        misaligned |= d;
+    });
+    if ((outside >> 63) != 0 || (misaligned & (Bytes - 1)) != 0) return load_store<Store>(x);
+    std::uint8_t* data = a->data.data() - start;  // data + base[l]: lane l's bytes
+    using Word = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
+    std::uint64_t* v = x.reg(vo.reg);
+    if (x.counting()) {  // before a load can overwrite its own address register
+        std::uint64_t addr[32];
+        FOR_LANES(mask, addr[l] = base[l] + offset);
+        record_memory(x, MemSpace::global, Store ? MemOp::store : MemOp::load, addr, Bytes);
+    }
+    if (Store) {
+        FOR_LANES(mask, {
+            const Word w = Word(v[l]);
+            std::memcpy(data + base[l], &w, Bytes);
+        });
+        if (x.launch.track_writers) {
+            std::uint32_t* writer = a->writer.data();
+            const std::uint32_t tid_base = x.block.linear * std::uint32_t(x.launch.config.block.count()) + x.warp.id * 32;
+            FOR_LANES(mask, {
+                const std::uint64_t word = (base[l] - start) / 4;
+                writer[word] = tid_base + std::uint32_t(l) + 1;
+                if (Bytes == 8) writer[word + 1] = tid_base + std::uint32_t(l) + 1;
+            });
+        }
+    } else {
+        FOR_LANES(mask, {  // lane l reads its own address before writing its own destination
+            Word w;
+            std::memcpy(&w, data + base[l], Bytes);
+            v[l] = w;
+        });
+    }
+}
+
+template <class T> Handler setp_for(Cmp c) {
+    switch (c) {
+    case Cmp::eq: return &setp<T, Cmp::eq>;
+    case Cmp::ne: return &setp<T, Cmp::ne>;
+    case Cmp::lt: case Cmp::lo: return &setp<T, Cmp::lt>;
+    case Cmp::le: case Cmp::ls: return &setp<T, Cmp::le>;
+    case Cmp::gt: case Cmp::hi: return &setp<T, Cmp::gt>;
+    case Cmp::ge: case Cmp::hs: return &setp<T, Cmp::ge>;
+    default: return nullptr;
+    }
+}
+}  // namespace fast
+
+// The specialised handler for an instruction, or null for the general one.
+Handler specialised_handler(const Instruction& in) {
+    auto plain = [&](int i) { return in.operands[i].kind == OperandKind::reg && !in.operands[i].negate && in.operands[i].reg >= 0; };
+    const int n = in.operand_count;
+    if ((in.op == Opcode::ld || in.op == Opcode::st) && n == 2 && in.vector == 1 &&
+        (in.space == Space::global || in.space == Space::generic) && !ptx::type_is_signed(in.type) &&
+        (ptx::type_bits(in.type) == 32 || ptx::type_bits(in.type) == 64)) {
+        const bool store = in.op == Opcode::st;
+        const Operand& address = in.operands[store ? 0 : 1];
+        if (address.kind != OperandKind::address || address.reg < 0 || address.symbol >= 0 || !plain(store ? 1 : 0)) return nullptr;
+        if (ptx::type_bits(in.type) == 32) return store ? &fast::global_access<true, 4> : &fast::global_access<false, 4>;
+        return store ? &fast::global_access<true, 8> : &fast::global_access<false, 8>;
+    }
+    for (int i = 0; i < n; ++i)
+        if (!plain(i)) return nullptr;
+    const int bits = ptx::type_bits(in.type);
+    const bool integer = !ptx::type_is_float(in.type) && in.type != Type::pred && (bits == 32 || bits == 64);
+    const bool wide = in.flags & ptx::f_wide, lo_or_plain = !(in.flags & (ptx::f_hi | ptx::f_wide));
+    const std::uint32_t other_flags = in.flags & ~(ptx::f_wide | ptx::f_lo);
+    const bool f32_plain = in.type == Type::f32 && in.flags == 0 && (in.rounding == Rounding::none || in.rounding == Rounding::rn);
+    switch (in.op) {
+    case Opcode::add:
+    case Opcode::sub:
+        if (n != 3) return nullptr;
+        if (integer && in.flags == 0)
+            return in.op == Opcode::add ? (bits == 32 ? &fast::binary<fast::Add32> : &fast::binary<fast::Add64>)
+                                        : (bits == 32 ? &fast::binary<fast::Sub32> : &fast::binary<fast::Sub64>);
+        if (f32_plain) return in.op == Opcode::add ? &fast::binary<fast::FAdd> : &fast::binary<fast::FSub>;
+        return nullptr;
+    case Opcode::mul:
+        if (n != 3) return nullptr;
+        if (integer && other_flags == 0 && lo_or_plain) return bits == 32 ? &fast::binary<fast::Mul32> : &fast::binary<fast::Mul64>;
+        if (integer && other_flags == 0 && wide && bits == 32)
+            return ptx::type_is_signed(in.type) ? &fast::binary<fast::MulWideS32> : &fast::binary<fast::MulWideU32>;
+        if (f32_plain) return &fast::binary<fast::FMul>;
+        return nullptr;
+    case Opcode::mad:
+        if (n != 4 || !integer || other_flags != 0) return nullptr;
+        if (lo_or_plain) return bits == 32 ? &fast::ternary<fast::Mad32> : &fast::ternary<fast::Mad64>;
+        if (wide && bits == 32) return ptx::type_is_signed(in.type) ? &fast::ternary<fast::MadWideS32> : &fast::ternary<fast::MadWideU32>;
+        return nullptr;
+    case Opcode::and_:
+    case Opcode::or_:
+    case Opcode::xor_:
+        // b32 values are stored zero-extended, so the general handler's width mask changes nothing.
+        if (n != 3 || !integer || in.flags != 0) return nullptr;
+        return in.op == Opcode::and_ ? &fast::binary<fast::And> : in.op == Opcode::or_ ? &fast::binary<fast::Or> : &fast::binary<fast::Xor>;
+    case Opcode::shl:
+        if (n != 3 || !integer || in.flags != 0) return nullptr;
+        return bits == 32 ? &fast::binary<fast::Shl32> : &fast::binary<fast::Shl64>;
+    case Opcode::mov:
+        if (n != 2 || in.type == Type::pred || (bits != 32 && bits != 64)) return nullptr;
+        return bits == 32 ? &fast::mov<0xffffffffull> : &fast::mov<~0ull>;
+    case Opcode::setp:
+        if (n != 3 || in.bool_op != SubOp::none || in.flags != 0) return nullptr;
+        switch (in.type) {
+        case Type::s32: return fast::setp_for<std::int32_t>(in.cmp);
+        case Type::u32: case Type::b32: return fast::setp_for<std::uint32_t>(in.cmp);
+        case Type::s64: return fast::setp_for<std::int64_t>(in.cmp);
+        case Type::u64: case Type::b64: return fast::setp_for<std::uint64_t>(in.cmp);
+        case Type::f32: return fast::setp_for<float>(in.cmp);
+        case Type::f64: return fast::setp_for<double>(in.cmp);
+        default: return nullptr;
+        }
+    default: return nullptr;
+    }
+}
+
 // [SECTION] Dispatch ------------------------------------------------------------------------------
 
-using Handler = void (*)(Exec&);
 constexpr Handler handlers[] = {
 #define PTX_OP(id, mnemonic, cls, section) &exec_##id,
 #include "ptx/opcodes.def"
@@ -2421,9 +2648,7 @@ void start_warp(LaunchState& launch, Block& block, Warp& warp) {
     f.regs.assign(std::size_t(kernel.register_count) * 32, 0);
     for (auto& [r, v] : kernel.constants)
         for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = v;
-    for (auto& [r, s] : kernel.lane_specials)
-        for (int l = 0; l < 32; ++l)
-            f.regs[std::size_t(r) * 32 + std::size_t(l)] = Exec::lane_constant(launch, block, warp, s, l);
+    for (auto& [r, s] : kernel.lane_specials) fill_lane_special(launch, block, warp, s, f.regs.data() + std::size_t(r) * 32);
     f.local_base = 0;
     for (int l = 0; l < 32; ++l) {
         if (warp.lanes >> l & 1) warp.local[std::size_t(l)].assign(kernel.frame_bytes, 0);
@@ -2432,6 +2657,29 @@ void start_warp(LaunchState& launch, Block& block, Warp& warp) {
     warp.stack.clear();
     warp.stack.push_back({0, std::int32_t(kernel.fn.code.size()) + 1, warp.lanes, 0});
     warp.live = warp.lanes;
+}
+
+// Bit l set when lane l's predicate register holds 1.
+inline std::uint32_t predicate_bits(const std::uint64_t* p) {
+    std::uint32_t bits = 0;
+#if defined(__SSE2__)
+    for (int l = 0; l < 32; l += 2) {  // bit 0 of two lanes into the sign bits, then movemask
+        const __m128i v = _mm_slli_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + l)), 63);
+        bits |= std::uint32_t(_mm_movemask_pd(_mm_castsi128_pd(v))) << l;
+    }
+#else
+    for (int l = 0; l < 32; ++l) bits |= std::uint32_t(p[l] & 1) << l;
+#endif
+    return bits;
+}
+
+void select_handlers(PreparedFunction& pf) {
+    pf.handlers.resize(pf.fn.code.size());
+    for (std::size_t i = 0; i < pf.fn.code.size(); ++i) {
+        const Instruction& in = pf.fn.code[i];
+        Handler h = specialised_handler(in);
+        pf.handlers[i] = h ? h : handlers[int(in.op)];
+    }
 }
 
 StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& out, int quantum) {
@@ -2466,9 +2714,7 @@ StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& 
             if (in.guard >= 0) {
                 // Every lane's predicate bit, then the active ones: no per-lane branch. (Inactive
                 // lanes' registers hold stale but harmless values.)
-                const std::uint64_t* g = x.reg(in.guard);
-                std::uint32_t bits = 0;
-                for (int l = 0; l < 32; ++l) bits |= std::uint32_t(g[l] & 1) << l;
+                const std::uint32_t bits = predicate_bits(x.reg(in.guard));
                 x.mask = (in.guard_negated ? ~bits : bits) & top->mask;
             }
             if (block.counters) {
@@ -2494,7 +2740,7 @@ StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& 
                 block.events.push_back(e);
             }
             const Opcode op = in.op;
-            handlers[int(op)](x);
+            fn.handlers[std::size_t(pc)](x);
             ++executed;
             // Control instructions set the pc themselves and may change the stack and frames.
             if (op == Opcode::bra || op == Opcode::exit || op == Opcode::ret || op == Opcode::call) break;

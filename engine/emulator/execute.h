@@ -48,6 +48,9 @@ enum class StepResult { ok, blocked, done };
 // when the warp waits at a barrier (blocked) or exits (done). Throws Fault on a kernel error.
 StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& out, int quantum);
 
+// Chooses each instruction's handler (select once, run many times; see execute.cpp).
+void select_handlers(PreparedFunction& pf);
+
 // Sets up a warp's first frame (registers, per-lane constants) at the kernel entry.
 void start_warp(LaunchState& launch, Block& block, Warp& warp);
 

@@ -26,9 +26,13 @@ inline constexpr std::uint64_t kernel_param_base = 0x0080'0000'0000ull;
 // Function pointers: the address of function i of the module is function_window + 16 * i.
 inline constexpr std::uint64_t function_window = 0x5000'0000'0000ull;
 
+struct Exec;  // one instruction's execution context (execute.cpp)
+using Handler = void (*)(Exec&);
+
 // One function of the module, ready to execute.
 struct PreparedFunction {
     ptx::Function fn;                       // operands rewritten: immediates -> registers
+    std::vector<Handler> handlers;          // per instruction: a specialised form or the opcode's
     std::uint32_t register_count = 0;       // declared + materialised
     std::vector<std::pair<std::int32_t, std::uint64_t>> constants;  // register -> uniform value
     std::vector<std::pair<std::int32_t, ptx::Special>> lane_specials;  // filled per lane at start
