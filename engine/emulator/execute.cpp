@@ -871,15 +871,22 @@ void exec_mul(Exec& x) {
 // Plain fma over a warp. std::fma is a library call per lane in an x86-64-v2 build; on a CPU with
 // the FMA extension (nearly every x86 CPU since 2013) this copy compiled for it uses the
 // instruction, which rounds once exactly as the library does (and honours the rounding mode).
+// canonical() on the bits, with an integer test for NaN, so that the lane loops vectorise.
+inline std::uint64_t canonical_bits(float r) {
+    const std::uint32_t u = std::bit_cast<std::uint32_t>(r);
+    return (u & 0x7fffffffu) > 0x7f800000u ? 0x7fffffffu : u;
+}
+inline std::uint64_t canonical_bits(double r) { return std::bit_cast<std::uint64_t>(r); }
+
 template <class T> void fma_lanes(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c,
                                   std::uint32_t mask) {
-    FOR_LANES(mask, d[l] = put<T>(canonical(std::fma(get<T>(a[l]), get<T>(b[l]), get<T>(c[l])))));
+    FOR_LANES(mask, d[l] = canonical_bits(std::fma(get<T>(a[l]), get<T>(b[l]), get<T>(c[l]))));
 }
 #if defined(__x86_64__)
 template <class T>
 __attribute__((target("fma"))) void fma_lanes_hw(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b,
                                                  const std::uint64_t* c, std::uint32_t mask) {
-    FOR_LANES(mask, d[l] = put<T>(canonical(std::fma(get<T>(a[l]), get<T>(b[l]), get<T>(c[l])))));
+    FOR_LANES(mask, d[l] = canonical_bits(std::fma(get<T>(a[l]), get<T>(b[l]), get<T>(c[l]))));
 }
 const bool cpu_has_fma = __builtin_cpu_supports("fma");
 #endif
@@ -2452,9 +2459,9 @@ struct Shl32 {
     static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(b) >= 32 ? 0 : std::uint32_t(a << std::uint32_t(b)); }
 };
 struct Shl64 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(b) >= 64 ? 0 : a << std::uint32_t(b); } };
-struct FAdd { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return put(canonical(get<float>(a) + get<float>(b))); } };
-struct FSub { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return put(canonical(get<float>(a) - get<float>(b))); } };
-struct FMul { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return put(canonical(get<float>(a) * get<float>(b))); } };
+struct FAdd { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return canonical_bits(get<float>(a) + get<float>(b)); } };
+struct FSub { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return canonical_bits(get<float>(a) - get<float>(b)); } };
+struct FMul { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return canonical_bits(get<float>(a) * get<float>(b)); } };
 struct Mad32 {
     static std::uint64_t f(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
         return std::uint32_t(std::uint32_t(a) * std::uint32_t(b) + std::uint32_t(c));
@@ -2546,6 +2553,17 @@ template <bool Store, int Bytes> void global_access(Exec& x) {
     }
 }
 
+// fma.rn.f32 / mad.rn.f32 on registers.
+void fma32(Exec& x) {
+    const Operand* o = x.in->operands;
+    std::uint64_t* d = x.reg(o[0].reg);
+    const std::uint64_t *a = x.reg(o[1].reg), *b = x.reg(o[2].reg), *c = x.reg(o[3].reg);
+#if defined(__x86_64__)
+    if (cpu_has_fma) return fma_lanes_hw<float>(d, a, b, c, x.mask);
+#endif
+    fma_lanes<float>(d, a, b, c, x.mask);
+}
+
 template <class T> Handler setp_for(Cmp c) {
     switch (c) {
     case Cmp::eq: return &setp<T, Cmp::eq>;
@@ -2595,7 +2613,10 @@ Handler specialised_handler(const Instruction& in) {
             return ptx::type_is_signed(in.type) ? &fast::binary<fast::MulWideS32> : &fast::binary<fast::MulWideU32>;
         if (f32_plain) return &fast::binary<fast::FMul>;
         return nullptr;
+    case Opcode::fma:
+        return n == 4 && f32_plain ? &fast::fma32 : nullptr;
     case Opcode::mad:
+        if (n == 4 && f32_plain) return &fast::fma32;  // mad.f32 is fused (9.7.3.5)
         if (n != 4 || !integer || other_flags != 0) return nullptr;
         if (lo_or_plain) return bits == 32 ? &fast::ternary<fast::Mad32> : &fast::ternary<fast::Mad64>;
         if (wide && bits == 32) return ptx::type_is_signed(in.type) ? &fast::ternary<fast::MadWideS32> : &fast::ternary<fast::MadWideU32>;
@@ -2673,6 +2694,35 @@ inline std::uint32_t predicate_bits(const std::uint64_t* p) {
     return bits;
 }
 
+// Instructions that set the pc themselves (and may change the SIMT stack and the frames).
+constexpr auto is_control = [] {
+    std::array<bool, ptx::opcode_count> c{};
+    c[int(Opcode::bra)] = c[int(Opcode::exit)] = c[int(Opcode::ret)] = c[int(Opcode::call)] = true;
+    return c;
+}();
+
+// A traced instruction: its per-pc counters, and for detail blocks its event.
+void record_instruction(Exec& x) {
+    Block& block = x.block;
+    if (block.counters) {
+        PcCounters& c = (*block.counters)[x.gpc];
+        c.warp_executions += 1;
+        c.active_lanes += std::uint64_t(std::popcount(x.active));
+        c.predicated_lanes += std::uint64_t(std::popcount(x.mask));
+    }
+    if (block.detail) {
+        WarpEvent e;
+        e.seq = block.seq++;
+        e.block = block.linear;
+        e.warp = std::uint16_t(x.warp.id);
+        e.sm = block.sm;
+        e.pc = x.gpc;
+        e.active = x.active;
+        e.predicated_on = x.mask;
+        block.events.push_back(e);
+    }
+}
+
 void select_handlers(PreparedFunction& pf) {
     pf.handlers.resize(pf.fn.code.size());
     for (std::size_t i = 0; i < pf.fn.code.size(); ++i) {
@@ -2699,12 +2749,24 @@ StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& 
         }
         const std::size_t depth = warp.stack.size();
         Exec x(launch, block, warp, out, &frame, &fn, nullptr, 0, top->mask, 0, block.detail);
+        // Counted per block and added to the launch's totals by the block runner, not per
+        // instruction: shared atomic counters bounced a cache line between the worker threads.
+        // (The tally is added on every way out, a fault's exception included.)
+        struct Tally {
+            Block& block;
+            std::uint64_t warps = 0, threads = 0;
+            ~Tally() {
+                block.warp_instructions += warps;
+                block.thread_instructions += threads;
+            }
+        } tally{block};
+        const bool recording = block.counters || block.detail;
+        const std::int32_t reconverge = top->reconverge;
+        std::int32_t pc = top->pc;
         // Straight-line code under one SIMT entry runs without re-reading the warp's stack and
         // frame: until a control instruction, a barrier, the entry's reconvergence point or the
         // end of the quantum.
-        for (;;) {
-            const std::int32_t pc = top->pc;
-            if (pc == top->reconverge || pc >= code_size) break;
+        while (pc != reconverge && pc < code_size) {
             const Instruction& in = code[pc];
             const std::uint32_t gpc = fn.pc_base + std::uint32_t(pc);
             x.in = &in;
@@ -2717,38 +2779,21 @@ StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& 
                 const std::uint32_t bits = predicate_bits(x.reg(in.guard));
                 x.mask = (in.guard_negated ? ~bits : bits) & top->mask;
             }
-            if (block.counters) {
-                PcCounters& c = (*block.counters)[gpc];
-                c.warp_executions += 1;
-                c.active_lanes += std::uint64_t(std::popcount(x.active));
-                c.predicated_lanes += std::uint64_t(std::popcount(x.mask));
-            }
-            warp.instructions += 1;
-            // Counted per block and added to the launch's totals by the block runner, not here: shared
-            // atomic counters bounced a cache line between the worker threads on every instruction.
-            block.warp_instructions += 1;
-            block.thread_instructions += std::uint64_t(std::popcount(x.mask));
-            if (block.detail) {
-                WarpEvent e;
-                e.seq = block.seq++;
-                e.block = block.linear;
-                e.warp = std::uint16_t(warp.id);
-                e.sm = block.sm;
-                e.pc = gpc;
-                e.active = x.active;
-                e.predicated_on = x.mask;
-                block.events.push_back(e);
-            }
+            warp.instructions += 1;  // before the handler: %clock reads it
+            tally.warps += 1;
+            tally.threads += std::uint64_t(std::popcount(x.mask));
+            if (recording) record_instruction(x);
             const Opcode op = in.op;
             fn.handlers[std::size_t(pc)](x);
             ++executed;
             // Control instructions set the pc themselves and may change the stack and frames.
-            if (op == Opcode::bra || op == Opcode::exit || op == Opcode::ret || op == Opcode::call) break;
+            if (is_control[int(op)]) break;
             if (warp.stack.size() != depth) {
                 warp.stack.back().pc = std::int32_t(x.pc) + 1;
                 break;
             }
-            top->pc = std::int32_t(x.pc) + 1;
+            pc = std::int32_t(x.pc) + 1;
+            top->pc = pc;
             if (warp.waiting || executed >= quantum) break;
         }
         if (warp.waiting) {
