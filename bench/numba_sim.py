@@ -39,19 +39,29 @@ def sgemm_tiled(A, B, C, n):
     C[row, col] = acc
 
 
+def best_time(launch, repeats):
+    """The fastest of `repeats` launches: the first pays for Numba's one-time setup, and cudalab's
+    figure is a best-of too."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        launch()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
 def main():
     saxpy_n, saxpy_blocks, gemm_n = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     x = np.arange(saxpy_n, dtype=np.float32)
     y = np.ones(saxpy_n, dtype=np.float32)
-    start = time.perf_counter()
-    saxpy[saxpy_blocks, 256](np.float32(2.0), x, y, saxpy_n)
-    print(f"saxpy {saxpy_blocks * 256} {time.perf_counter() - start:.6f}", flush=True)
+    # Host arrays: the simulator indexes them faster than its device-array wrappers.
+    seconds = best_time(lambda: saxpy[saxpy_blocks, 256](np.float32(2.0), x, y, saxpy_n), 3)
+    print(f"saxpy {saxpy_blocks * 256} {seconds:.6f}", flush=True)
     A = np.ones((gemm_n, gemm_n), dtype=np.float32)
     B = np.ones((gemm_n, gemm_n), dtype=np.float32)
     C = np.zeros((gemm_n, gemm_n), dtype=np.float32)
-    start = time.perf_counter()
-    sgemm_tiled[(gemm_n // TILE, gemm_n // TILE), (TILE, TILE)](A, B, C, gemm_n)
-    print(f"sgemm {gemm_n * gemm_n} {time.perf_counter() - start:.6f}", flush=True)
+    seconds = best_time(lambda: sgemm_tiled[(gemm_n // TILE, gemm_n // TILE), (TILE, TILE)](A, B, C, gemm_n), 2)
+    print(f"sgemm {gemm_n * gemm_n} {seconds:.6f}", flush=True)
     assert abs(C[0, 0] - gemm_n) < 1e-3
 
 

@@ -29,6 +29,7 @@
 #endif
 
 #include "analysis/memory_rules.h"
+#include "emulator/float_lanes.h"
 
 namespace cudalab::emu {
 
@@ -868,40 +869,15 @@ void exec_mul(Exec& x) {
 #undef MUL
 }
 
-// Plain fma over a warp. std::fma is a library call per lane in an x86-64-v2 build; on a CPU with
-// the FMA extension (nearly every x86 CPU since 2013) this copy compiled for it uses the
-// instruction, which rounds once exactly as the library does (and honours the rounding mode).
-// canonical() on the bits, with an integer test for NaN, so that the lane loops vectorise.
-inline std::uint64_t canonical_bits(float r) {
-    const std::uint32_t u = std::bit_cast<std::uint32_t>(r);
-    return (u & 0x7fffffffu) > 0x7f800000u ? 0x7fffffffu : u;
-}
-inline std::uint64_t canonical_bits(double r) { return std::bit_cast<std::uint64_t>(r); }
-
-template <class T> void fma_lanes(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c,
-                                  std::uint32_t mask) {
-    FOR_LANES(mask, d[l] = canonical_bits(std::fma(get<T>(a[l]), get<T>(b[l]), get<T>(c[l]))));
-}
-#if defined(__x86_64__)
-template <class T>
-__attribute__((target("fma"))) void fma_lanes_hw(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b,
-                                                 const std::uint64_t* c, std::uint32_t mask) {
-    FOR_LANES(mask, d[l] = canonical_bits(std::fma(get<T>(a[l]), get<T>(b[l]), get<T>(c[l]))));
-}
-const bool cpu_has_fma = __builtin_cpu_supports("fma");
-#endif
-
 template <class T> void float_fma(Exec& x) {
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
     const bool ftz = x.in->flags & ptx::f_ftz;
     const bool sat = x.in->flags & ptx::f_sat;
     RoundingScope rs(x.in->rounding);
-    if (!ftz && !sat) {
-#if defined(__x86_64__)
-        if (cpu_has_fma) return fma_lanes_hw<T>(d, a, b, c, x.mask);
-#endif
-        return fma_lanes<T>(d, a, b, c, x.mask);
+    if (!ftz && !sat) {  // the common form, vectorised (float_lanes.cpp), in the mode set above
+        if constexpr (std::is_same_v<T, float>) return lanes::fma_f32(d, a, b, c, x.mask);
+        else return lanes::fma_f64(d, a, b, c, x.mask);
     }
     FOR_LANES(x.mask, {
         T va = get<T>(a[l]), vb = get<T>(b[l]), vc = get<T>(c[l]);
@@ -2459,9 +2435,6 @@ struct Shl32 {
     static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(b) >= 32 ? 0 : std::uint32_t(a << std::uint32_t(b)); }
 };
 struct Shl64 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(b) >= 64 ? 0 : a << std::uint32_t(b); } };
-struct FAdd { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return canonical_bits(get<float>(a) + get<float>(b)); } };
-struct FSub { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return canonical_bits(get<float>(a) - get<float>(b)); } };
-struct FMul { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return canonical_bits(get<float>(a) * get<float>(b)); } };
 struct Mad32 {
     static std::uint64_t f(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
         return std::uint32_t(std::uint32_t(a) * std::uint32_t(b) + std::uint32_t(c));
@@ -2558,10 +2531,13 @@ void fma32(Exec& x) {
     const Operand* o = x.in->operands;
     std::uint64_t* d = x.reg(o[0].reg);
     const std::uint64_t *a = x.reg(o[1].reg), *b = x.reg(o[2].reg), *c = x.reg(o[3].reg);
-#if defined(__x86_64__)
-    if (cpu_has_fma) return fma_lanes_hw<float>(d, a, b, c, x.mask);
-#endif
-    fma_lanes<float>(d, a, b, c, x.mask);
+    lanes::fma_f32(d, a, b, c, x.mask);
+}
+
+// f32 add, sub, mul on registers, default rounding: the vectorised loops of float_lanes.cpp.
+template <void (*Lanes)(std::uint64_t*, const std::uint64_t*, const std::uint64_t*, std::uint32_t)> void float_binary(Exec& x) {
+    const Operand* o = x.in->operands;
+    Lanes(x.reg(o[0].reg), x.reg(o[1].reg), x.reg(o[2].reg), x.mask);
 }
 
 template <class T> Handler setp_for(Cmp c) {
@@ -2604,14 +2580,14 @@ Handler specialised_handler(const Instruction& in) {
         if (integer && in.flags == 0)
             return in.op == Opcode::add ? (bits == 32 ? &fast::binary<fast::Add32> : &fast::binary<fast::Add64>)
                                         : (bits == 32 ? &fast::binary<fast::Sub32> : &fast::binary<fast::Sub64>);
-        if (f32_plain) return in.op == Opcode::add ? &fast::binary<fast::FAdd> : &fast::binary<fast::FSub>;
+        if (f32_plain) return in.op == Opcode::add ? &fast::float_binary<lanes::add_f32> : &fast::float_binary<lanes::sub_f32>;
         return nullptr;
     case Opcode::mul:
         if (n != 3) return nullptr;
         if (integer && other_flags == 0 && lo_or_plain) return bits == 32 ? &fast::binary<fast::Mul32> : &fast::binary<fast::Mul64>;
         if (integer && other_flags == 0 && wide && bits == 32)
             return ptx::type_is_signed(in.type) ? &fast::binary<fast::MulWideS32> : &fast::binary<fast::MulWideU32>;
-        if (f32_plain) return &fast::binary<fast::FMul>;
+        if (f32_plain) return &fast::float_binary<lanes::mul_f32>;
         return nullptr;
     case Opcode::fma:
         return n == 4 && f32_plain ? &fast::fma32 : nullptr;
@@ -2786,8 +2762,13 @@ StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& 
             const Opcode op = in.op;
             fn.handlers[std::size_t(pc)](x);
             ++executed;
-            // Control instructions set the pc themselves and may change the stack and frames.
-            if (is_control[int(op)]) break;
+            // Control instructions set the pc themselves and may change the stack and frames; a
+            // branch the whole entry takes (or none of it) only moves the pc, and the run goes on.
+            if (is_control[int(op)]) {
+                if (op != Opcode::bra || warp.stack.size() != depth || executed >= quantum) break;
+                pc = top->pc;
+                continue;
+            }
             if (warp.stack.size() != depth) {
                 warp.stack.back().pc = std::int32_t(x.pc) + 1;
                 break;
