@@ -205,7 +205,7 @@ TEST_CASE("runaway recursion overflows the call stack") {
 TEST_CASE("an instruction the emulator does not implement is named, with its source line") {
     const FaultRun r = run_fault("unsupported_instruction");
     check_fault(r, "unsupported_instruction", "unsupported_instruction", "unsupported instruction", "warp 0");
-    CHECK(r.message.find("atom.global.cas.b16") != std::string::npos);
+    CHECK(r.message.find("atom.global.v2.f32.add") != std::string::npos);
 }
 
 TEST_CASE("code the emulator cannot read fails at load with the source and PTX lines") {

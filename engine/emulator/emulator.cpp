@@ -426,7 +426,7 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         std::uint32_t cursor = program->common_shared_bytes;
         prepare_function(*program, pf, cursor);
     }
-    for (auto& pf : program->functions) select_handlers(pf);
+    for (auto& pf : program->functions) select_handlers(pf, options_.specialised_handlers);
     for (const auto& pf : program->functions) {
         // The GPU's limits: 512 KB of local memory per thread, 227 KB of shared memory per block.
         std::string problem;

@@ -34,12 +34,15 @@ namespace cudalab::emu {
 struct EmulatorOptions {
     // Warp instructions per launch before it is stopped as an endless loop. Counted per warp
     // instruction, not per lane: the emulator's time follows warp instructions, so a loop in one
-    // lane is stopped as quickly as one in a full warp (about 5 s at most). The largest lesson
-    // needs under 1 M.
+    // lane is stopped as quickly as one in a full warp (a few seconds at most). The largest
+    // lesson needs under 1 M.
     std::uint64_t instruction_budget = 50'000'000ull;
     unsigned worker_threads = 0;                          // 0: one per core
     std::uint32_t num_sms = 132;                          // modelled SMs (H100/H200 SXM)
     bool detect_races = true;
+    // false: every instruction runs its opcode's general handler, none a specialised form (the
+    // tests run the corpus both ways and compare).
+    bool specialised_handlers = true;
 };
 
 class Emulator {

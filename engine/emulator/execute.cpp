@@ -156,7 +156,8 @@ struct Exec {
     std::uint64_t* dst(int i) {
         const Operand& o = in->operands[i];
         if (o.kind == OperandKind::reg) return reg(o.reg);
-        return scratch[3];  // sink ("_") or an unsupported destination written nowhere
+        if (o.kind == OperandKind::sink) return scratch[3];  // "_": written nowhere
+        unsupported_operand(i);
     }
 
     const std::uint64_t* src(int i) {
@@ -174,6 +175,7 @@ struct Exec {
             for (int l = 0; l < 32; ++l) s[l] = special(o.special, l);
             return s;
         } else if (o.kind == OperandKind::imm) v = std::uint64_t(o.value);
+        else unsupported_operand(i);  // a vector or address where this handler wants one value
         for (int l = 0; l < 32; ++l) s[l] = v;
         if (o.negate) for (int l = 0; l < 32; ++l) s[l] = !s[l];
         return s;
@@ -263,6 +265,16 @@ struct Exec {
         f.lane = lane;
         f.other_lanes = other_lanes;
         throw Fault(std::move(f));
+    }
+
+    // An operand of a form the instruction's handler does not read (say a {vector} where it
+    // takes one value): an error, never a silently made-up value.
+    [[noreturn]] void unsupported_operand(int i) {
+        const OperandKind k = in->operands[i].kind;
+        const char* form = k == OperandKind::vector ? "a vector {...}" : k == OperandKind::address ? "an address [...]" : "this form";
+        fault("unsupported instruction",
+              "the emulator does not implement '" + in->text + "' with operand " + std::to_string(i + 1) + " as " + form,
+              "rewrite this line without it, or run on a GPU with --backend gpu; please report it");
     }
 
     [[noreturn]] void unsupported(const std::string& what) {
@@ -1918,6 +1930,10 @@ template <bool Reduce> void atomic(Exec& x) {
         case Type::s64: nv = put(atomic_apply<std::int64_t>(in.sub, std::int64_t(old), std::int64_t(b[l]), c ? std::int64_t(c[l]) : 0, &ok)); break;
         case Type::u64: case Type::b64: nv = put(atomic_apply<std::uint64_t>(in.sub, old, b[l], c ? c[l] : 0, &ok)); break;
         case Type::u32: case Type::b32: nv = put(atomic_apply<std::uint32_t>(in.sub, std::uint32_t(old), std::uint32_t(b[l]), c ? std::uint32_t(c[l]) : 0, &ok)); break;
+        case Type::u16: case Type::b16:  // atom.cas.b16 (atomicCAS on unsigned short, sm_70+)
+            nv = put(atomic_apply<std::uint16_t>(in.sub, std::uint16_t(old), std::uint16_t(b[l]), c ? std::uint16_t(c[l]) : 0, &ok));
+            break;
+        case Type::s16: nv = put(atomic_apply<std::int16_t>(in.sub, std::int16_t(old), std::int16_t(b[l]), c ? std::int16_t(c[l]) : 0, &ok)); break;
         case Type::f16: case Type::bf16: case Type::f16x2: case Type::bf16x2: {  // atom.add.noftz.f16 ...
             if (in.sub != SubOp::add) { ok = false; break; }
             const HalfFormat& hf = half_format(in.type);
@@ -2699,11 +2715,11 @@ void record_instruction(Exec& x) {
     }
 }
 
-void select_handlers(PreparedFunction& pf) {
+void select_handlers(PreparedFunction& pf, bool specialise) {
     pf.handlers.resize(pf.fn.code.size());
     for (std::size_t i = 0; i < pf.fn.code.size(); ++i) {
         const Instruction& in = pf.fn.code[i];
-        Handler h = specialised_handler(in);
+        Handler h = specialise ? specialised_handler(in) : nullptr;
         pf.handlers[i] = h ? h : handlers[int(in.op)];
     }
 }

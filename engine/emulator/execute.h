@@ -48,8 +48,9 @@ enum class StepResult { ok, blocked, done };
 // when the warp waits at a barrier (blocked) or exits (done). Throws Fault on a kernel error.
 StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& out, int quantum);
 
-// Chooses each instruction's handler (select once, run many times; see execute.cpp).
-void select_handlers(PreparedFunction& pf);
+// Chooses each instruction's handler once: a specialised form where one fits (unless
+// `specialise` is false), else its opcode's general handler.
+void select_handlers(PreparedFunction& pf, bool specialise = true);
 
 // Sets up a warp's first frame (registers, per-lane constants) at the kernel entry.
 void start_warp(LaunchState& launch, Block& block, Warp& warp);

@@ -131,7 +131,7 @@ extern "C" __global__ void stack_overflow(const unsigned* in, unsigned* out) {
 }
 
 extern "C" __global__ void unsupported_instruction(const unsigned* in, unsigned* out) {
-    unsigned short r;  // atomicCAS on an unsigned short
-    asm volatile("atom.global.cas.b16 %0, [%1], %2, %3;" : "=h"(r) : "l"(out), "h"((unsigned short)in[threadIdx.x]), "h"((unsigned short)1));  // FAULT(unsupported_instruction)
-    out[threadIdx.x] = r;
+    float a, b;  // a vector atomic (sm_90): two floats added in one operation
+    asm volatile("atom.global.v2.f32.add {%0, %1}, [%2], {%3, %4};" : "=f"(a), "=f"(b) : "l"(out), "f"(float(in[threadIdx.x])), "f"(1.0f));  // FAULT(unsupported_instruction)
+    out[threadIdx.x] = unsigned(a + b);
 }
