@@ -130,6 +130,9 @@ int run_check(const CheckArgs& a) {
         o.backend = a.backend;
         o.seed = a.seed;
         o.instruction_budget = a.budget;
+        // The checks read per-instruction counters only; per-step events are for the app's views,
+        // and recording them doubled the time and memory of the larger lessons.
+        o.trace.auto_detail_blocks = 0;
         if (a.format == "text" && targets.size() > 1) std::cerr << "checking " << l->id << "...\n";
         lessons::CheckReport r = lessons::check_lesson(course, *l, o, compiler);
         if (!r.status.ok()) exit_code = 2;

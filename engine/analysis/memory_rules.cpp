@@ -1,6 +1,7 @@
 #include "analysis/memory_rules.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace cudalab::analysis {
 
@@ -59,6 +60,15 @@ SharedAccessCost shared_access_cost(const std::array<std::uint64_t, 32>& address
                                     std::uint32_t bytes_per_lane) {
     SharedAccessCost cost;
     if (mask == 0) return cost;
+    if (bytes_per_lane <= 4) {
+        // The common case first: every active lane in a bank of its own is one wavefront.
+        std::uint32_t banks = 0;
+        for (std::uint32_t m = mask; m; m &= m - 1) banks |= 1u << (address[std::size_t(__builtin_ctz(m))] / 4 % 32);
+        if (std::popcount(banks) == std::popcount(mask)) {
+            cost.wavefronts = cost.ideal = 1;
+            return cost;
+        }
+    }
     const int phases = bytes_per_lane >= 16 ? 4 : bytes_per_lane == 8 ? 2 : 1;
     const int lanes_per_phase = 32 / phases;
     const std::uint32_t words_per_lane = std::max<std::uint32_t>(1, bytes_per_lane / 4);

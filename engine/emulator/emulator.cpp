@@ -690,6 +690,13 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     std::sort(printed.begin(), printed.end(), [](auto& a, auto& b) { return a.first < b.first; });
     for (auto& p : printed) result.printf_output += p.second;
     std::sort(detail_blocks.begin(), detail_blocks.end(), [](const Block& a, const Block& b) { return a.linear < b.linear; });
+    std::size_t total_events = 0, total_accesses = 0;
+    for (const Block& b : detail_blocks) {
+        total_events += b.events.size();
+        total_accesses += b.accesses.size();
+    }
+    trace->events.reserve(total_events);  // one allocation each, not a doubling per push
+    trace->accesses.reserve(total_accesses);
     for (Block& b : detail_blocks) {
         trace->detail_blocks.push_back(b.linear);
         const std::int32_t offset = std::int32_t(trace->accesses.size());
@@ -698,6 +705,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             trace->events.push_back(e);
         }
         trace->accesses.insert(trace->accesses.end(), b.accesses.begin(), b.accesses.end());
+        std::vector<WarpEvent>().swap(b.events);  // freed as we go: the peak is one copy, not two
+        std::vector<MemAccess>().swap(b.accesses);
     }
     trace->block_sm.resize(blocks);
     trace->block_wave.resize(blocks);

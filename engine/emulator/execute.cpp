@@ -486,9 +486,28 @@ void warn_uninitialised(Exec& x, std::uint32_t offset, int lane) {
 // How a lane touches a shared word, for the race detector.
 enum class SharedUse { read, write, atomic };
 
+// The race fault: out of line, so the checks around it stay small enough to inline.
+[[noreturn, gnu::noinline, gnu::cold]] void shared_race(Exec& x, std::uint32_t word, int lane, const char* first,
+                                                        std::uint32_t other_gpc, std::uint16_t other_warp, const char* second) {
+    FaultInfo f;
+    f.kind = "shared-memory race";
+    const std::uint32_t other_line = line_at(x.launch.program, other_gpc);
+    f.detail = std::string("warp ") + std::to_string(x.warp.id) + " " + second + " shared offset " + std::to_string(word * 4) +
+               ", which " + (other_warp == 0xFFFF ? std::string("other warps") : "warp " + std::to_string(other_warp)) + " " +
+               first + " at line " + std::to_string(other_line) + " with no barrier in between";
+    f.advice = "put __syncthreads() between the write and the read so every warp sees the finished data";
+    f.pc = x.pc;
+    f.function = x.frame->function;
+    f.block = x.block.linear;
+    f.warp = x.warp.id;
+    f.lane = lane;
+    f.other_line = other_line;
+    throw Fault(std::move(f));
+}
+
 // Two accesses of one word by different warps race unless a barrier separates them; atomic
 // updates do not race with each other, but do with plain reads and writes.
-void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, SharedUse use, int lane) {
+inline void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, SharedUse use, int lane) {
     if (!x.launch.detect_races) return;
     auto& shadow = x.block.shadow;
     const std::uint16_t w = std::uint16_t(x.warp.id);
@@ -496,21 +515,7 @@ void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, SharedUse 
     for (std::uint32_t word = offset / 4; word <= (offset + size - 1) / 4 && word < shadow.size(); ++word) {
         SharedShadow& s = shadow[word];
         auto race = [&](const char* first, std::uint32_t other_gpc, std::uint16_t other_warp, const char* second) {
-            FaultInfo f;
-            f.kind = "shared-memory race";
-            const std::uint32_t other_line = line_at(x.launch.program, other_gpc);
-            f.detail = std::string("warp ") + std::to_string(x.warp.id) + " " + second + " shared offset " +
-                       std::to_string(word * 4) + ", which " +
-                       (other_warp == 0xFFFF ? std::string("other warps") : "warp " + std::to_string(other_warp)) + " " + first +
-                       " at line " + std::to_string(other_line) + " with no barrier in between";
-            f.advice = "put __syncthreads() between the write and the read so every warp sees the finished data";
-            f.pc = x.pc;
-            f.function = x.frame->function;
-            f.block = x.block.linear;
-            f.warp = x.warp.id;
-            f.lane = lane;
-            f.other_line = other_line;
-            throw Fault(std::move(f));
+            shared_race(x, word, lane, first, other_gpc, other_warp, second);
         };
         const char* previous = s.write_atomic ? "updated atomically" : "wrote";
         if (use == SharedUse::write) {
@@ -2542,6 +2547,49 @@ template <bool Store, int Bytes> void global_access(Exec& x) {
     }
 }
 
+// ld/st of one unsigned 32- or 64-bit value at [register + offset] in shared memory: bounds
+// checked for the whole warp at once, the race detector per lane as in the general handler,
+// which takes over (and names the fault) when any lane is out of bounds or misaligned.
+template <bool Store, int Bytes> void shared_access(Exec& x) {
+    const Operand& ao = x.in->operands[Store ? 0 : 1];
+    const Operand& vo = x.in->operands[Store ? 1 : 0];
+    const std::uint32_t mask = x.mask;
+    const std::uint64_t size = x.block.shared.size();
+    if (mask == 0 || size < Bytes) return load_store<Store>(x);
+    const std::uint64_t* base = x.reg(ao.reg);
+    const std::uint64_t offset = std::uint64_t(ao.value), limit = size - Bytes;
+    std::uint64_t outside = 0, misaligned = 0;
+    FOR_LANES(mask, {
+        const std::uint64_t d = base[l] + offset;
+        outside |= d | (limit - d);
+        misaligned |= d;
+    });
+    if ((outside >> 63) != 0 || (misaligned & (Bytes - 1)) != 0) return load_store<Store>(x);
+    std::uint8_t* data = x.block.shared.data();
+    std::uint64_t* v = x.reg(vo.reg);
+    if (x.counting()) {  // before a load can overwrite its own address register
+        std::uint64_t addr[32];
+        FOR_LANES(mask, addr[l] = base[l] + offset);
+        record_memory(x, MemSpace::shared, Store ? MemOp::store : MemOp::load, addr, Bytes);
+    }
+    if (x.launch.detect_races) {
+        FOR_LANES(mask, shared_shadow(x, std::uint32_t(base[l] + offset), Bytes, Store ? SharedUse::write : SharedUse::read, l));
+    }
+    using Word = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
+    if (Store) {
+        FOR_LANES(mask, {
+            const Word w = Word(v[l]);
+            std::memcpy(data + base[l] + offset, &w, Bytes);
+        });
+    } else {
+        FOR_LANES(mask, {
+            Word w;
+            std::memcpy(&w, data + base[l] + offset, Bytes);
+            v[l] = w;
+        });
+    }
+}
+
 // fma.rn.f32 / mad.rn.f32 on registers.
 void fma32(Exec& x) {
     const Operand* o = x.in->operands;
@@ -2574,13 +2622,16 @@ Handler specialised_handler(const Instruction& in) {
     auto plain = [&](int i) { return in.operands[i].kind == OperandKind::reg && !in.operands[i].negate && in.operands[i].reg >= 0; };
     const int n = in.operand_count;
     if ((in.op == Opcode::ld || in.op == Opcode::st) && n == 2 && in.vector == 1 &&
-        (in.space == Space::global || in.space == Space::generic) && !ptx::type_is_signed(in.type) &&
-        (ptx::type_bits(in.type) == 32 || ptx::type_bits(in.type) == 64)) {
-        const bool store = in.op == Opcode::st;
+        (in.space == Space::global || in.space == Space::generic || in.space == Space::shared) &&
+        !ptx::type_is_signed(in.type) && (ptx::type_bits(in.type) == 32 || ptx::type_bits(in.type) == 64)) {
+        const bool store = in.op == Opcode::st, wide = ptx::type_bits(in.type) == 64;
         const Operand& address = in.operands[store ? 0 : 1];
         if (address.kind != OperandKind::address || address.reg < 0 || address.symbol >= 0 || !plain(store ? 1 : 0)) return nullptr;
-        if (ptx::type_bits(in.type) == 32) return store ? &fast::global_access<true, 4> : &fast::global_access<false, 4>;
-        return store ? &fast::global_access<true, 8> : &fast::global_access<false, 8>;
+        if (in.space == Space::shared)
+            return store ? (wide ? &fast::shared_access<true, 8> : &fast::shared_access<true, 4>)
+                         : (wide ? &fast::shared_access<false, 8> : &fast::shared_access<false, 4>);
+        return store ? (wide ? &fast::global_access<true, 8> : &fast::global_access<true, 4>)
+                     : (wide ? &fast::global_access<false, 8> : &fast::global_access<false, 4>);
     }
     for (int i = 0; i < n; ++i)
         if (!plain(i)) return nullptr;
