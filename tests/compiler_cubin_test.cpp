@@ -2,6 +2,9 @@
 // lacks the report (compiler/cubin_resources.h) the figures the lessons use stay the same.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include <nvrtc.h>
 
 #include "compiler/compiler.h"
@@ -56,7 +59,8 @@ TEST_CASE("registers, shared memory, barriers and frame from the cubin equal ptx
 TEST_CASE("the cubin reader refuses what is not a cubin") {
     CHECK(compiler::cubin_resources({}, 90).empty());
     CHECK(compiler::cubin_resources(std::vector<char>(200, 'x'), 90).empty());
-    std::vector<char> truncated = {0x7f, 'E', 'L', 'F', 2, 1, 1};
-    truncated.resize(70, 0);
+    std::vector<char> truncated(70, 0);  // an ELF64 header cut short: magic, class, data, version
+    const char start[] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+    std::copy(std::begin(start), std::end(start), truncated.begin());
     CHECK(compiler::cubin_resources(truncated, 90).empty());
 }
