@@ -398,6 +398,22 @@ TEST_CASE("the grid view lays 1D grids out to fit and 2D grids as x by y") {
 
 // ---- memory and shared memory ----------------------------------------------------------------
 
+TEST_CASE("the memory view shows one buffer read by two instructions over adjacent ranges once") {
+    // An unrolled loop reads b[0..31] at one pc and its remainder b[32] at another: the ranges
+    // touch at a line boundary but do not overlap.
+    TraceBuilder tb(1, 32);
+    const std::uint64_t b = 0x20000;
+    auto& body = tb.add(0, 0, 1, EventKind::instruction, kAll);
+    tb.access(body, MemSpace::global, MemOp::load, kAll, 4, [&](int l) { return b + 4 * std::uint32_t(l); });
+    auto& rest = tb.add(0, 0, 2, EventKind::instruction, 1u);
+    tb.access(rest, MemSpace::global, MemOp::load, 1u, 4, [&](int) { return b + 128; });
+    std::string source = "\n    s += b[k];\n";
+    MemoryModel mm = MemoryModel::build(*tb.t, source);
+    REQUIRE(mm.regions.size() == 1);
+    CHECK(mm.regions[0].rows() == 2);
+    CHECK(mm.region_of(b + 128) == 0);
+}
+
 TEST_CASE("the memory view finds each buffer, names it from the source and lights a request's sectors") {
     TraceBuilder tb(1, 64);
     const std::uint64_t a = 0x10000, b = 0x20000, c = 0x30000;

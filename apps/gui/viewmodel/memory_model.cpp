@@ -197,13 +197,16 @@ MemoryModel MemoryModel::build(const Trace& trace, std::string_view source) {
         iv.stored |= m.op == MemOp::store;
         iv.atomic |= m.op == MemOp::atomic;
     }
-    // 2. Merge overlapping ranges: each merged range is one buffer.
+    // 2. Merge overlapping or touching ranges: each merged range is one buffer. (Allocations never
+    //    touch: the emulator leaves a gap after each, as cudaMalloc's alignment does. One buffer
+    //    read by two instructions over adjacent ranges, an unrolled loop's body and its
+    //    remainder, must not show as two.)
     std::vector<Interval> merged;
     {
         std::vector<std::pair<std::uint32_t, Interval>> sorted(by_pc.begin(), by_pc.end());
         std::sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second.lo < b.second.lo; });
         for (auto& [pc, iv] : sorted) {
-            if (!merged.empty() && iv.lo < merged.back().hi) {
+            if (!merged.empty() && iv.lo <= merged.back().hi) {
                 Interval& m = merged.back();
                 m.hi = std::max(m.hi, iv.hi);
                 for (auto& [w, n] : iv.widths) m.widths[w] += n;
