@@ -2524,11 +2524,27 @@ template <bool Store, int Bytes> void global_access(Exec& x) {
         FOR_LANES(mask, addr[l] = base[l] + offset);
         record_memory(x, MemSpace::global, Store ? MemOp::store : MemOp::load, addr, Bytes);
     }
-    if (Store) {
+    // A full warp over consecutive elements (lane l at lane 0's address + l * Bytes, the coalesced
+    // pattern every lesson teaches) moves as one block of memory, in vector loads and stores.
+    bool consecutive = false;
+    if (mask == 0xffffffffu) {
+        std::uint64_t diff = 0;
+        for (int l = 0; l < 32; ++l) diff |= base[l] ^ (base[0] + std::uint64_t(l) * Bytes);
+        consecutive = diff == 0;
+    }
+    if (Store && consecutive) {
+        std::uint8_t* p = data + base[0];
+        for (int l = 0; l < 32; ++l) {
+            const Word w = Word(v[l]);
+            std::memcpy(p + l * Bytes, &w, Bytes);
+        }
+    } else if (Store) {
         FOR_LANES(mask, {
             const Word w = Word(v[l]);
             std::memcpy(data + base[l], &w, Bytes);
         });
+    }
+    if (Store) {
         if (x.launch.track_writers) {
             std::uint32_t* writer = a->writer.data();
             const std::uint32_t tid_base = x.block.linear * std::uint32_t(x.launch.config.block.count()) + x.warp.id * 32;
@@ -2538,6 +2554,11 @@ template <bool Store, int Bytes> void global_access(Exec& x) {
                 if (Bytes == 8) writer[word + 1] = tid_base + std::uint32_t(l) + 1;
             });
         }
+    } else if (consecutive) {
+        const std::uint8_t* p = data + base[0];  // read before v (maybe the address register) is written
+        Word w[32];
+        std::memcpy(w, p, sizeof w);
+        for (int l = 0; l < 32; ++l) v[l] = w[l];
     } else {
         FOR_LANES(mask, {  // lane l reads its own address before writing its own destination
             Word w;
