@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <exception>
+#include <utility>
+
 namespace cudalab::emu {
 
 WorkerPool& WorkerPool::shared() {
@@ -9,14 +12,22 @@ WorkerPool& WorkerPool::shared() {
     return *pool;
 }
 
-// Called with the lock held: runs job indices until none are left.
+// Called with the lock held: runs job indices until none are left. An exception from a job (the
+// emulator turns kernel faults into results, so this is std::bad_alloc and the like) is kept for
+// run() to rethrow once every job has stopped: the jobs share the caller's stack frame.
 void WorkerPool::take_jobs(std::unique_lock<std::mutex>& lock) {
     while (next_ < count_) {
         const unsigned index = next_++;
         ++running_;
         lock.unlock();
-        (*job_)(index);
+        std::exception_ptr error;
+        try {
+            (*job_)(index);
+        } catch (...) {
+            error = std::current_exception();
+        }
         lock.lock();
+        if (error && !error_) error_ = error;
         --running_;
     }
     if (running_ == 0) finished_.notify_all();
@@ -39,10 +50,20 @@ void WorkerPool::run(unsigned n, const std::function<void(unsigned)>& job) {
     }
     std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
     if (!busy.owns_lock() || (owner_pid_ != 0 && owner_pid_ != getpid())) {
+        std::vector<std::exception_ptr> errors(n);
+        auto guarded = [&](unsigned w) {
+            try {
+                job(w);
+            } catch (...) {
+                errors[w] = std::current_exception();
+            }
+        };
         std::vector<std::thread> threads;
-        for (unsigned w = 1; w < n; ++w) threads.emplace_back(job, w);
-        job(0);
+        for (unsigned w = 1; w < n; ++w) threads.emplace_back(guarded, w);
+        guarded(0);
         for (auto& t : threads) t.join();
+        for (auto& e : errors)
+            if (e) std::rethrow_exception(e);
         return;
     }
     std::unique_lock<std::mutex> lock(mutex_);
@@ -50,15 +71,14 @@ void WorkerPool::run(unsigned n, const std::function<void(unsigned)>& job) {
     while (threads_.size() + 1 < n) threads_.emplace_back([this] { serve(); });
     job_ = &job;
     count_ = n;
-    next_ = 1;  // index 0 is the caller's
+    next_ = 0;
+    error_ = nullptr;
     ++generation_;
     wake_.notify_all();
-    lock.unlock();
-    job(0);
-    lock.lock();
-    take_jobs(lock);
+    take_jobs(lock);  // the caller works too
     finished_.wait(lock, [&] { return next_ >= count_ && running_ == 0; });
     job_ = nullptr;
+    if (std::exception_ptr error = std::exchange(error_, nullptr)) std::rethrow_exception(error);
 }
 
 }  // namespace cudalab::emu

@@ -5,6 +5,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -17,9 +18,10 @@ public:
     // The process's pool (never destroyed: its idle threads end with the process).
     static WorkerPool& shared();
 
-    // Runs job(0) .. job(n - 1) and returns when all have finished; job(0) runs on the calling
-    // thread. A second launch arriving while the pool is busy, or a forked child (which has none
-    // of the parent's threads), gets threads of its own for the call instead.
+    // Runs job(0) .. job(n - 1) and returns when all have finished; the calling thread runs jobs
+    // too. If a job throws, the first exception is rethrown here after every job has stopped. A
+    // second launch arriving while the pool is busy, or a forked child (which has none of the
+    // parent's threads), gets threads of its own for the call instead.
     void run(unsigned n, const std::function<void(unsigned)>& job);
 
 private:
@@ -34,6 +36,7 @@ private:
     const std::function<void(unsigned)>* job_ = nullptr;
     unsigned next_ = 0, count_ = 0, running_ = 0;
     std::uint64_t generation_ = 0;
+    std::exception_ptr error_;
     int owner_pid_ = 0;
 };
 
