@@ -576,6 +576,15 @@ void record_memory(Exec& x, MemSpace space, MemOp op, const std::uint64_t* addr,
     x.block.accesses.push_back(m);
 }
 
+// record_memory for an access at base[l] + offset. Called before the data moves: a load may
+// overwrite its own address register.
+void record_lanes(Exec& x, MemSpace space, MemOp op, const std::uint64_t* base, std::uint64_t offset, std::uint32_t bytes) {
+    if (!x.counting()) return;
+    std::uint64_t addr[32];
+    FOR_LANES(x.mask, addr[l] = base[l] + offset);
+    record_memory(x, space, op, addr, bytes);
+}
+
 // [SECTION] Half precision: f16 and bf16 -----------------------------------------------------------
 
 // f16 (1-5-10) and bf16 (1-8-7) values, alone or packed in pairs (.f16x2, .bf16x2: element 0 in
@@ -1277,25 +1286,29 @@ bool combine(SubOp op, bool r, bool c) {
 template <class T, Cmp C> void setp_lanes(std::uint32_t mask, std::uint64_t* p, const std::uint64_t* a, const std::uint64_t* b) {
     FOR_LANES(mask, p[l] = compare<T>(C, get<T>(a[l]), get<T>(b[l])));
 }
-template <class T> bool setp_typed(Exec& x, std::uint64_t* p, const std::uint64_t* a, const std::uint64_t* b) {
-    switch (x.in->cmp) {
-    case Cmp::eq: setp_lanes<T, Cmp::eq>(x.mask, p, a, b); return true;
-    case Cmp::ne: setp_lanes<T, Cmp::ne>(x.mask, p, a, b); return true;
-    case Cmp::lt: case Cmp::lo: setp_lanes<T, Cmp::lt>(x.mask, p, a, b); return true;
-    case Cmp::le: case Cmp::ls: setp_lanes<T, Cmp::le>(x.mask, p, a, b); return true;
-    case Cmp::gt: case Cmp::hi: setp_lanes<T, Cmp::gt>(x.mask, p, a, b); return true;
-    case Cmp::ge: case Cmp::hs: setp_lanes<T, Cmp::ge>(x.mask, p, a, b); return true;
-    default: return false;
-    }
-}
-bool setp_plain(Exec& x, std::uint64_t* p, const std::uint64_t* a, const std::uint64_t* b) {
-    switch (x.in->type) {
-    case Type::s32: return setp_typed<std::int32_t>(x, p, a, b);
-    case Type::u32: case Type::b32: return setp_typed<std::uint32_t>(x, p, a, b);
-    case Type::s64: return setp_typed<std::int64_t>(x, p, a, b);
-    case Type::u64: case Type::b64: return setp_typed<std::uint64_t>(x, p, a, b);
-    case Type::f32: return setp_typed<float>(x, p, a, b);
-    case Type::f64: return setp_typed<double>(x, p, a, b);
+// setp's common forms (p = a cmp b on 32/64-bit integers, f32 or f64, an ordered comparison):
+// calls f(T{}, std::integral_constant<Cmp, C>{}) with the value type and the comparison (lo, ls, hi,
+// hs are lt, le, gt, ge on an unsigned T); false for every other form. The general handler and
+// select_handlers() both use it, so the two agree on what the fixed-form loops cover.
+template <class F> bool with_setp_form(Type type, Cmp cmp, F&& f) {
+    auto by_cmp = [&](auto value) {
+        switch (cmp) {
+        case Cmp::eq: f(value, std::integral_constant<Cmp, Cmp::eq>{}); return true;
+        case Cmp::ne: f(value, std::integral_constant<Cmp, Cmp::ne>{}); return true;
+        case Cmp::lt: case Cmp::lo: f(value, std::integral_constant<Cmp, Cmp::lt>{}); return true;
+        case Cmp::le: case Cmp::ls: f(value, std::integral_constant<Cmp, Cmp::le>{}); return true;
+        case Cmp::gt: case Cmp::hi: f(value, std::integral_constant<Cmp, Cmp::gt>{}); return true;
+        case Cmp::ge: case Cmp::hs: f(value, std::integral_constant<Cmp, Cmp::ge>{}); return true;
+        default: return false;
+        }
+    };
+    switch (type) {
+    case Type::s32: return by_cmp(std::int32_t{});
+    case Type::u32: case Type::b32: return by_cmp(std::uint32_t{});
+    case Type::s64: return by_cmp(std::int64_t{});
+    case Type::u64: case Type::b64: return by_cmp(std::uint64_t{});
+    case Type::f32: return by_cmp(float{});
+    case Type::f64: return by_cmp(double{});
     default: return false;
     }
 }
@@ -1315,7 +1328,10 @@ void exec_setp(Exec& x) {
     const Cmp cmp = x.in->cmp;
     const SubOp bop = x.in->bool_op;
     const bool ftz = x.in->flags & ptx::f_ftz;
-    if (!q && !c && !ftz && setp_plain(x, p, a, b)) return;
+    if (!q && !c && !ftz && with_setp_form(x.in->type, cmp, [&](auto value, auto form) {
+            setp_lanes<decltype(value), decltype(form)::value>(x.mask, p, a, b);
+        }))
+        return;
     auto finish = [&](int l, bool r) {
         bool cv = c ? (c[l] & 1) : false;
         p[l] = combine(bop, r, cv);
@@ -1745,6 +1761,84 @@ Allocation* find_buffer(Exec& x, std::uint64_t lo, std::uint64_t end) {
     return a;
 }
 
+// Whether every lane's access [base[l] + shift, + size) lies inside [0, extent), aligned to size
+// (a power of two). With d = base[l] + shift, d >= 2^63 (below the start) or (extent - size) - d
+// >= 2^63 (past the end) sets the top bit: adds and ors only, so the loop vectorises.
+inline bool lanes_inside(std::uint32_t mask, const std::uint64_t* base, std::uint64_t shift, std::uint64_t extent,
+                         std::uint32_t size) {
+    if (extent < size) return false;
+    const std::uint64_t limit = extent - size;
+    std::uint64_t outside = 0, misaligned = 0;
+    FOR_LANES(mask, {
+        const std::uint64_t d = base[l] + shift;
+        outside |= d | (limit - d);
+        misaligned |= d;
+    });
+    return (outside >> 63) == 0 && (misaligned & (size - 1)) == 0;
+}
+
+// The live global buffer that every lane's access [base[l] + offset, + size) lies inside, aligned;
+// null if there is none (the per-lane path then names the fault). The buffer is the first lane's;
+// buffers start 256-byte aligned, so offsets into them are aligned as the addresses are.
+Allocation* warp_buffer(Exec& x, std::uint32_t mask, const std::uint64_t* base, std::uint64_t offset, std::uint32_t size) {
+    if (mask == 0) return nullptr;
+    const std::uint64_t first = base[__builtin_ctz(mask)] + offset;
+    Allocation* a = first >= global_base ? find_buffer(x, first, first + size) : nullptr;
+    if (!a || a->freed || !lanes_inside(mask, base, offset - a->base, a->size, size)) return nullptr;
+    return a;
+}
+
+// The writer shadow of a store that lies inside buffer a: each word records the thread (+1).
+void record_writers(Exec& x, Allocation* a, std::uint32_t mask, const std::uint64_t* base, std::uint64_t offset,
+                    std::uint32_t size) {
+    if (!x.launch.track_writers) return;
+    std::uint32_t* writer = a->writer.data();
+    const std::uint32_t tid_base = x.block.linear * std::uint32_t(x.launch.config.block.count()) + x.warp.id * 32;
+    FOR_LANES(mask, {
+        const std::uint64_t at = base[l] + offset - a->base;
+        for (std::uint64_t w = at / 4; w <= (at + size - 1) / 4; ++w) writer[w] = tid_base + std::uint32_t(l) + 1;
+    });
+}
+
+// Each lane's Word between its register and data + base[l]. A full warp over consecutive
+// elements (lane l at lane 0's address + l * Bytes, the coalesced pattern the lessons teach)
+// moves as one block of memory. Each lane reads its address before its destination is written,
+// so the address register may be the destination.
+template <bool Store, int Bytes>
+void move_lanes(std::uint32_t mask, std::uint8_t* data, const std::uint64_t* base, std::uint64_t* v) {
+    using Word = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
+    bool consecutive = false;
+    if (mask == 0xffffffffu) {
+        std::uint64_t diff = 0;
+        for (int l = 0; l < 32; ++l) diff |= base[l] ^ (base[0] + std::uint64_t(l) * Bytes);
+        consecutive = diff == 0;
+    }
+    if (consecutive) {
+        std::uint8_t* p = data + base[0];
+        if (Store) {
+            for (int l = 0; l < 32; ++l) {
+                const Word w = Word(v[l]);
+                std::memcpy(p + l * Bytes, &w, Bytes);
+            }
+        } else {
+            Word w[32];
+            std::memcpy(w, p, sizeof w);
+            for (int l = 0; l < 32; ++l) v[l] = w[l];
+        }
+    } else if (Store) {
+        FOR_LANES(mask, {
+            const Word w = Word(v[l]);
+            std::memcpy(data + base[l], &w, Bytes);
+        });
+    } else {
+        FOR_LANES(mask, {
+            Word w;
+            std::memcpy(&w, data + base[l], Bytes);
+            v[l] = w;
+        });
+    }
+}
+
 std::uint64_t read_value(const std::uint8_t* p, int bytes, bool sign) {
     std::uint64_t v = 0;
     std::memcpy(&v, p, std::size_t(bytes));
@@ -1809,14 +1903,8 @@ template <bool Store> void load_store(Exec& x) {
     // Fast path: the whole warp's access lies inside one live global allocation, every lane
     // aligned. (Global addresses sit above every generic window, so a generic access there is
     // global too.) Anything else takes the per-lane path below, which names the fault.
-    if ((space == Space::global || space == Space::generic) && x.mask) {
-        std::uint64_t lo = ~0ull, hi = 0, misaligned = 0;
-        FOR_LANES(x.mask, { lo = std::min(lo, addr[l]); hi = std::max(hi, addr[l]); misaligned |= addr[l] & (size - 1); });  // a mask, not %: a division per lane cost more than the load
-        Allocation* a = nullptr;
-        if (lo >= global_base && misaligned == 0) {
-            a = find_buffer(x, lo, hi + size);
-        }
-        if (a && !a->freed) {
+    if (space == Space::global || space == Space::generic) {
+        if (Allocation* a = warp_buffer(x, x.mask, addr, 0, size)) {
             std::uint8_t* base = a->data.data() - a->base;
             for (int k = 0; k < count; ++k) {
                 std::int32_t r = vo.kind == OperandKind::vector ? vo.vec[k] : vo.reg;
@@ -1833,13 +1921,7 @@ template <bool Store> void load_store(Exec& x) {
                     else FOR_LANES(x.mask, d[l] = read_value(base + addr[l] + offset, elem, sign));
                 }
             }
-            if (global_writer) {
-                std::uint32_t* writer = a->writer.data();
-                FOR_LANES(x.mask, {
-                    const std::uint64_t off = addr[l] - a->base;
-                    for (std::uint64_t w = off / 4; w <= (off + size - 1) / 4; ++w) writer[w] = tid_base + std::uint32_t(l) + 1;
-                });
-            }
+            if (Store) record_writers(x, a, x.mask, addr, 0, size);
             record_memory(x, MemSpace::global, Store ? MemOp::store : MemOp::load, addr, size);
             return;
         }
@@ -2497,118 +2579,27 @@ template <class T, Cmp C> void setp(Exec& x) {
 template <bool Store, int Bytes> void global_access(Exec& x) {
     const Operand& ao = x.in->operands[Store ? 0 : 1];
     const Operand& vo = x.in->operands[Store ? 1 : 0];
-    const std::uint32_t mask = x.mask;
-    if (mask == 0) return load_store<Store>(x);
     const std::uint64_t* base = x.reg(ao.reg);
     const std::uint64_t offset = std::uint64_t(ao.value);
-    // The buffer the first lane touches; then every lane must lie inside it, aligned. With d the
-    // offset into the buffer, d >= 2^63 (below its start) or limit - d >= 2^63 (past its end)
-    // sets the top bit: adds and ors only, so the check vectorises. (Buffers start 256-byte
-    // aligned, so d's low bits are the address's.)
-    const std::uint64_t first = base[__builtin_ctz(mask)] + offset;
-    Allocation* a = first >= global_base ? find_buffer(x, first, first + Bytes) : nullptr;
-    if (!a || a->freed || a->size < Bytes) return load_store<Store>(x);
-    const std::uint64_t start = a->base - offset, limit = a->size - Bytes;
-    std::uint64_t outside = 0, misaligned = 0;
-    FOR_LANES(mask, {
-        const std::uint64_t d = base[l] - start;
-        outside |= d | (limit - d);
-        misaligned |= d;
-    });
-    if ((outside >> 63) != 0 || (misaligned & (Bytes - 1)) != 0) return load_store<Store>(x);
-    std::uint8_t* data = a->data.data() - start;  // data + base[l]: lane l's bytes
-    using Word = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
-    std::uint64_t* v = x.reg(vo.reg);
-    if (x.counting()) {  // before a load can overwrite its own address register
-        std::uint64_t addr[32];
-        FOR_LANES(mask, addr[l] = base[l] + offset);
-        record_memory(x, MemSpace::global, Store ? MemOp::store : MemOp::load, addr, Bytes);
-    }
-    // A full warp over consecutive elements (lane l at lane 0's address + l * Bytes, the coalesced
-    // pattern every lesson teaches) moves as one block of memory, in vector loads and stores.
-    bool consecutive = false;
-    if (mask == 0xffffffffu) {
-        std::uint64_t diff = 0;
-        for (int l = 0; l < 32; ++l) diff |= base[l] ^ (base[0] + std::uint64_t(l) * Bytes);
-        consecutive = diff == 0;
-    }
-    if (Store && consecutive) {
-        std::uint8_t* p = data + base[0];
-        for (int l = 0; l < 32; ++l) {
-            const Word w = Word(v[l]);
-            std::memcpy(p + l * Bytes, &w, Bytes);
-        }
-    } else if (Store) {
-        FOR_LANES(mask, {
-            const Word w = Word(v[l]);
-            std::memcpy(data + base[l], &w, Bytes);
-        });
-    }
-    if (Store) {
-        if (x.launch.track_writers) {
-            std::uint32_t* writer = a->writer.data();
-            const std::uint32_t tid_base = x.block.linear * std::uint32_t(x.launch.config.block.count()) + x.warp.id * 32;
-            FOR_LANES(mask, {
-                const std::uint64_t word = (base[l] - start) / 4;
-                writer[word] = tid_base + std::uint32_t(l) + 1;
-                if (Bytes == 8) writer[word + 1] = tid_base + std::uint32_t(l) + 1;
-            });
-        }
-    } else if (consecutive) {
-        const std::uint8_t* p = data + base[0];  // read before v (maybe the address register) is written
-        Word w[32];
-        std::memcpy(w, p, sizeof w);
-        for (int l = 0; l < 32; ++l) v[l] = w[l];
-    } else {
-        FOR_LANES(mask, {  // lane l reads its own address before writing its own destination
-            Word w;
-            std::memcpy(&w, data + base[l], Bytes);
-            v[l] = w;
-        });
-    }
+    Allocation* a = warp_buffer(x, x.mask, base, offset, Bytes);
+    if (!a) return load_store<Store>(x);
+    record_lanes(x, MemSpace::global, Store ? MemOp::store : MemOp::load, base, offset, Bytes);
+    if (Store) record_writers(x, a, x.mask, base, offset, Bytes);
+    move_lanes<Store, Bytes>(x.mask, a->data.data() - a->base + offset, base, x.reg(vo.reg));
 }
 
-// ld/st of one unsigned 32- or 64-bit value at [register + offset] in shared memory: bounds
-// checked for the whole warp at once, the race detector per lane as in the general handler,
-// which takes over (and names the fault) when any lane is out of bounds or misaligned.
+// The same in shared memory, with the race detector's per-lane bookkeeping.
 template <bool Store, int Bytes> void shared_access(Exec& x) {
     const Operand& ao = x.in->operands[Store ? 0 : 1];
     const Operand& vo = x.in->operands[Store ? 1 : 0];
-    const std::uint32_t mask = x.mask;
-    const std::uint64_t size = x.block.shared.size();
-    if (mask == 0 || size < Bytes) return load_store<Store>(x);
     const std::uint64_t* base = x.reg(ao.reg);
-    const std::uint64_t offset = std::uint64_t(ao.value), limit = size - Bytes;
-    std::uint64_t outside = 0, misaligned = 0;
-    FOR_LANES(mask, {
-        const std::uint64_t d = base[l] + offset;
-        outside |= d | (limit - d);
-        misaligned |= d;
-    });
-    if ((outside >> 63) != 0 || (misaligned & (Bytes - 1)) != 0) return load_store<Store>(x);
-    std::uint8_t* data = x.block.shared.data();
-    std::uint64_t* v = x.reg(vo.reg);
-    if (x.counting()) {  // before a load can overwrite its own address register
-        std::uint64_t addr[32];
-        FOR_LANES(mask, addr[l] = base[l] + offset);
-        record_memory(x, MemSpace::shared, Store ? MemOp::store : MemOp::load, addr, Bytes);
-    }
+    const std::uint64_t offset = std::uint64_t(ao.value);
+    if (x.mask == 0 || !lanes_inside(x.mask, base, offset, x.block.shared.size(), Bytes)) return load_store<Store>(x);
+    record_lanes(x, MemSpace::shared, Store ? MemOp::store : MemOp::load, base, offset, Bytes);
     if (x.launch.detect_races) {
-        FOR_LANES(mask, shared_shadow(x, std::uint32_t(base[l] + offset), Bytes, Store ? SharedUse::write : SharedUse::read, l));
+        FOR_LANES(x.mask, shared_shadow(x, std::uint32_t(base[l] + offset), Bytes, Store ? SharedUse::write : SharedUse::read, l));
     }
-    using Word = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
-    if (Store) {
-        FOR_LANES(mask, {
-            const Word w = Word(v[l]);
-            std::memcpy(data + base[l] + offset, &w, Bytes);
-        });
-    } else {
-        FOR_LANES(mask, {
-            Word w;
-            std::memcpy(&w, data + base[l] + offset, Bytes);
-            v[l] = w;
-        });
-    }
+    move_lanes<Store, Bytes>(x.mask, x.block.shared.data() + offset, base, x.reg(vo.reg));
 }
 
 // fma.rn.f32 / mad.rn.f32 on registers.
@@ -2620,22 +2611,11 @@ void fma32(Exec& x) {
 }
 
 // f32 add, sub, mul on registers, default rounding: the vectorised loops of float_lanes.cpp.
-template <void (*Lanes)(std::uint64_t*, const std::uint64_t*, const std::uint64_t*, std::uint32_t)> void float_binary(Exec& x) {
+template <void (*Lanes)(std::uint64_t*, const std::uint64_t*, const std::uint64_t*, std::uint32_t)> void f32_binary(Exec& x) {
     const Operand* o = x.in->operands;
     Lanes(x.reg(o[0].reg), x.reg(o[1].reg), x.reg(o[2].reg), x.mask);
 }
 
-template <class T> Handler setp_for(Cmp c) {
-    switch (c) {
-    case Cmp::eq: return &setp<T, Cmp::eq>;
-    case Cmp::ne: return &setp<T, Cmp::ne>;
-    case Cmp::lt: case Cmp::lo: return &setp<T, Cmp::lt>;
-    case Cmp::le: case Cmp::ls: return &setp<T, Cmp::le>;
-    case Cmp::gt: case Cmp::hi: return &setp<T, Cmp::gt>;
-    case Cmp::ge: case Cmp::hs: return &setp<T, Cmp::ge>;
-    default: return nullptr;
-    }
-}
 }  // namespace fast
 
 // The specialised handler for an instruction, or null for the general one.
@@ -2668,14 +2648,14 @@ Handler specialised_handler(const Instruction& in) {
         if (integer && in.flags == 0)
             return in.op == Opcode::add ? (bits == 32 ? &fast::binary<fast::Add32> : &fast::binary<fast::Add64>)
                                         : (bits == 32 ? &fast::binary<fast::Sub32> : &fast::binary<fast::Sub64>);
-        if (f32_plain) return in.op == Opcode::add ? &fast::float_binary<lanes::add_f32> : &fast::float_binary<lanes::sub_f32>;
+        if (f32_plain) return in.op == Opcode::add ? &fast::f32_binary<lanes::add_f32> : &fast::f32_binary<lanes::sub_f32>;
         return nullptr;
     case Opcode::mul:
         if (n != 3) return nullptr;
         if (integer && other_flags == 0 && lo_or_plain) return bits == 32 ? &fast::binary<fast::Mul32> : &fast::binary<fast::Mul64>;
         if (integer && other_flags == 0 && wide && bits == 32)
             return ptx::type_is_signed(in.type) ? &fast::binary<fast::MulWideS32> : &fast::binary<fast::MulWideU32>;
-        if (f32_plain) return &fast::float_binary<lanes::mul_f32>;
+        if (f32_plain) return &fast::f32_binary<lanes::mul_f32>;
         return nullptr;
     case Opcode::fma:
         return n == 4 && f32_plain ? &fast::fma32 : nullptr;
@@ -2699,14 +2679,10 @@ Handler specialised_handler(const Instruction& in) {
         return bits == 32 ? &fast::mov<0xffffffffull> : &fast::mov<~0ull>;
     case Opcode::setp:
         if (n != 3 || in.bool_op != SubOp::none || in.flags != 0) return nullptr;
-        switch (in.type) {
-        case Type::s32: return fast::setp_for<std::int32_t>(in.cmp);
-        case Type::u32: case Type::b32: return fast::setp_for<std::uint32_t>(in.cmp);
-        case Type::s64: return fast::setp_for<std::int64_t>(in.cmp);
-        case Type::u64: case Type::b64: return fast::setp_for<std::uint64_t>(in.cmp);
-        case Type::f32: return fast::setp_for<float>(in.cmp);
-        case Type::f64: return fast::setp_for<double>(in.cmp);
-        default: return nullptr;
+        {
+            Handler h = nullptr;
+            with_setp_form(in.type, in.cmp, [&](auto value, auto form) { h = &fast::setp<decltype(value), decltype(form)::value>; });
+            return h;
         }
     default: return nullptr;
     }
