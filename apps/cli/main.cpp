@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/exec_command.h"
+#include "cli/run_command.h"
 #include "compiler/compiler.h"
 #include "lessons/course.h"
 #include "lessons/progress.h"
@@ -235,6 +236,8 @@ int run_gui(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     if (argc >= 2 && std::string(argv[1]) == "gui") return run_gui(argc, argv);
+    // Whole programs: their arguments mix cudalab's options with nvcc's, parsed by run_command.
+    if (argc >= 2 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "build")) return cli::run_program_command(argc, argv);
     CLI::App app{"cudalab: learn CUDA by running your own kernels (on a GPU or the built-in emulator)"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("cudalab 0.1.0"));
@@ -273,6 +276,11 @@ int main(int argc, char** argv) {
 
     app.add_subcommand("gui", "open a lesson in the app: its text, your code and views of the run (cudalab gui --help)")
         ->allow_extras();
+
+    // Listed for --help; parsed by cli::run_program_command before CLI11 sees them.
+    app.add_subcommand("run", "build and run a whole CUDA program (host code and kernels): cudalab run PROG.cu (cudalab run --help)")
+        ->allow_extras();
+    app.add_subcommand("build", "build a whole CUDA program into an executable (cudalab build --help)")->allow_extras();
 
     cli::ExecArgs exec_args;
     auto* exec = app.add_subcommand("exec", "run any kernel file without host code (the playground)");

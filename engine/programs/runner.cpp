@@ -1,0 +1,397 @@
+// run_program(): backend choice, the child's environment, the sandbox, the runtime's report.
+//
+// [SECTION] locating the libraries
+// [SECTION] probing for a GPU
+// [SECTION] limits and exit codes
+// [SECTION] run_program
+#include "programs/runner.h"
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "programs/elf_info.h"
+#include "programs/sandbox.h"
+
+namespace fs = std::filesystem;
+
+namespace cudalab::programs {
+
+// [SECTION] locating the libraries
+
+std::string self_dir() {
+    std::error_code ec;
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::current_path().string() : self.parent_path().string();
+}
+
+std::string find_emulated_runtime(const std::string& override_dir, std::string* looked_in) {
+    std::string dir = override_dir;
+    if (dir.empty())
+        if (const char* e = std::getenv("CUDALAB_CUDART_DIR"); e && *e) dir = e;
+    if (dir.empty()) dir = (fs::path(self_dir()) / "cudart-emu").string();
+    std::error_code ec;
+    fs::path abs = fs::absolute(dir, ec);
+    if (looked_in) *looked_in = (abs / "libcudart.so.13").string();
+    return fs::exists(abs / "libcudart.so.13", ec) ? abs.string() : "";
+}
+
+std::string find_cupti_library(const std::string& override_path, std::string* looked_in) {
+    std::string p = override_path;
+    if (p.empty())
+        if (const char* e = std::getenv("CUDALAB_CUPTI_LIB"); e && *e) p = e;
+    if (p.empty()) p = (fs::path(self_dir()) / "libcudalab_cupti.so").string();
+    std::error_code ec;
+    fs::path abs = fs::absolute(p, ec);
+    if (looked_in) *looked_in = abs.string();
+    return fs::exists(abs, ec) ? abs.string() : "";
+}
+
+// [SECTION] probing for a GPU
+
+bool gpu_available(std::string* why_not) {
+    // dlopen alone does not initialise the driver; its absence is the common, quick answer.
+    void* lib = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!lib) {
+        if (why_not) *why_not = "no CUDA driver (libcuda.so.1 not found)";
+        return false;
+    }
+    ::dlclose(lib);
+    // cuInit in a child: a driver that hangs or crashes, or leaves state behind, stays there.
+    int fds[2];
+    if (::pipe(fds) != 0) { if (why_not) *why_not = "cannot probe the GPU (pipe)"; return false; }
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(fds[0]);
+        int answer[2] = {-1, 0};  // device count, CUresult
+        void* l = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        using Init = int (*)(unsigned);
+        using Count = int (*)(int*);
+        auto init = l ? reinterpret_cast<Init>(::dlsym(l, "cuInit")) : nullptr;
+        auto count = l ? reinterpret_cast<Count>(::dlsym(l, "cuDeviceGetCount")) : nullptr;
+        if (init && count) {
+            answer[1] = init(0);
+            if (answer[1] == 0) answer[1] = count(&answer[0]);
+        }
+        ssize_t ignored = ::write(fds[1], answer, sizeof answer);
+        (void)ignored;
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    if (pid < 0) { ::close(fds[0]); if (why_not) *why_not = "cannot probe the GPU (fork)"; return false; }
+    int answer[2] = {-1, -1};
+    bool got = false;
+    for (int i = 0; i < 2000 && !got; ++i) {  // 20 s at most
+        int status;
+        if (::waitpid(pid, &status, WNOHANG) == pid) {
+            got = ::read(fds[0], answer, sizeof answer) == sizeof answer;
+            pid = -1;
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (pid > 0) { ::kill(pid, SIGKILL); ::waitpid(pid, nullptr, 0); }
+    ::close(fds[0]);
+    if (!got) { if (why_not) *why_not = "the CUDA driver did not answer (cuInit hung or crashed)"; return false; }
+    if (answer[1] != 0) { if (why_not) *why_not = "the CUDA driver found no usable GPU (cuInit/cuDeviceGetCount error " + std::to_string(answer[1]) + ")"; return false; }
+    if (answer[0] <= 0) { if (why_not) *why_not = "the CUDA driver reports no GPU"; return false; }
+    return true;
+}
+
+// [SECTION] limits and exit codes
+
+Limits default_run_limits(bool sandbox) {
+    Limits l;
+    l.wall_seconds = 60;
+    std::uint64_t ram = physical_memory_bytes();
+    std::uint64_t three_quarters = ram ? ram / 4 * 3 : (8ull << 30);
+    if (sandbox) {
+        l.cpu_seconds = 60;
+        l.memory_bytes = std::min<std::uint64_t>(4ull << 30, three_quarters);
+        l.output_bytes = 8ull << 20;
+        l.tasks = 256;
+    } else {
+        // Enough for any course program; stops one that would take the machine into swap.
+        l.memory_bytes = three_quarters;
+    }
+    return l;
+}
+
+int run_exit_code(const RunResult& r) {
+    if (!r.started) return 2;
+    const ProcessResult& p = r.process;
+    switch (p.outcome) {
+        case Outcome::exited: return p.exit_code;
+        case Outcome::signaled: return 128 + p.signal;
+        case Outcome::task_limit: return 121;
+        case Outcome::cpu_limit: return 122;
+        case Outcome::output_limit: return 123;
+        case Outcome::wall_limit: return 124;
+        case Outcome::memory_limit: return 125;
+        case Outcome::interrupted: return 128 + (p.signal ? p.signal : SIGINT);
+        case Outcome::start_failed: return 2;
+    }
+    return 2;
+}
+
+std::string run_summary(const RunResult& r) {
+    int code = run_exit_code(r);
+    std::string tail = " (exit " + std::to_string(code) + ")";
+    if (!r.started) return "cudalab: " + r.message;
+    const ProcessResult& p = r.process;
+    switch (p.outcome) {
+        case Outcome::exited: return "";
+        case Outcome::signaled: {
+            const char* name = ::strsignal(p.signal);
+            std::string what = "cudalab: the program was killed by signal " + std::to_string(p.signal) + " (" + (name ? name : "?") + ")";
+            if (p.signal == SIGSEGV) what += ": it accessed memory it does not own (on the host side: check host pointers and array bounds)";
+            if (p.signal == SIGKILL) what += "; if nobody killed it, the system may have run out of memory";
+            return what + tail;
+        }
+        case Outcome::start_failed: return "cudalab: " + p.error + tail;
+        case Outcome::interrupted: return "cudalab: the program was stopped (cudalab got signal " + std::to_string(p.signal) + ")" + tail;
+        default: {
+            std::string how = "cudalab: the program was stopped at the " + p.limit_text();
+            if (p.outcome == Outcome::wall_limit) how += "; an endless loop, or a wait that never ends? (raise it with --time-limit SECONDS)";
+            if (p.outcome == Outcome::memory_limit) how += " (peak " + format_bytes(p.peak_memory_bytes) + "; raise it with --memory-limit SIZE)";
+            if (p.outcome == Outcome::output_limit) how += " (raise it with --output-limit SIZE)";
+            if (p.outcome == Outcome::cpu_limit) how += " (raise it with --cpu-limit SECONDS)";
+            if (p.outcome == Outcome::task_limit) how += " (raise it with --tasks-limit N)";
+            return how + tail;
+        }
+    }
+    return "";
+}
+
+nlohmann::json run_json(const RunResult& r) {
+    nlohmann::json j;
+    j["started"] = r.started;
+    if (!r.started) {
+        j["error"] = r.message;
+        j["exit_code"] = run_exit_code(r);
+        return j;
+    }
+    const ProcessResult& p = r.process;
+    j["backend"] = r.backend;
+    if (!r.backend_reason.empty()) j["backend_reason"] = r.backend_reason;
+    j["outcome"] = outcome_name(p.outcome);
+    j["exit_code"] = run_exit_code(r);
+    if (p.outcome == Outcome::exited) j["program_exit_code"] = p.exit_code;
+    if (p.signal) j["signal"] = p.signal;
+    if (!p.limit_text().empty()) j["limit"] = p.limit_text();
+    j["wall_seconds"] = p.wall_seconds;
+    j["cpu_seconds"] = p.cpu_seconds;
+    j["peak_memory_bytes"] = p.peak_memory_bytes;
+    j["peak_tasks"] = p.peak_tasks;
+    j["output_bytes"] = p.output_bytes;
+    j["limits"] = {{"wall_seconds", p.limits.wall_seconds}, {"cpu_seconds", p.limits.cpu_seconds},
+                   {"memory_bytes", p.limits.memory_bytes}, {"output_bytes", p.limits.output_bytes}, {"tasks", p.limits.tasks}};
+    j["runtime"] = r.runtime;
+    j["timeline_written"] = r.timeline_written;
+    if (!r.notes.empty()) j["notes"] = r.notes;
+    std::string summary = run_summary(r);
+    if (!summary.empty()) j["message"] = summary.substr(std::string("cudalab: ").size());
+    return j;
+}
+
+// [SECTION] run_program
+
+namespace {
+
+RunResult refuse(const std::string& why) {
+    RunResult r;
+    r.message = why;
+    return r;
+}
+
+std::string prepend_path(const char* existing, const std::string& dir) {
+    return existing && *existing ? dir + ":" + existing : dir;
+}
+
+// A private folder for the files the runtime writes back (its result, and in the sandbox the
+// timeline and trace), removed afterwards.
+struct ScratchDir {
+    fs::path path;
+    ScratchDir() {
+        std::random_device rd;
+        std::error_code ec;
+        for (int i = 0; i < 8 && path.empty(); ++i) {
+            fs::path p = fs::temp_directory_path(ec) / ("cudalab-run-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+            if (fs::create_directory(p, ec)) path = p;
+        }
+    }
+    ~ScratchDir() {
+        std::error_code ec;
+        if (!path.empty()) fs::remove_all(path, ec);
+    }
+};
+
+bool copy_out(const fs::path& from, const std::string& to, std::string* why) {
+    std::error_code ec;
+    if (!fs::exists(from, ec)) return false;
+    fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+    if (ec) { *why = "cannot write " + to + ": " + ec.message(); return false; }
+    return true;
+}
+
+}  // namespace
+
+RunResult run_program(const RunRequest& req) {
+    if (req.backend != "emu" && req.backend != "gpu" && req.backend != "auto")
+        return refuse("unknown backend '" + req.backend + "' (emu, gpu or auto)");
+    std::error_code ec;
+    fs::path cwd = req.cwd.empty() ? fs::current_path() : fs::path(req.cwd);
+    fs::path exe = fs::absolute(fs::path(req.executable).is_absolute() ? fs::path(req.executable) : cwd / req.executable, ec);
+    if (!fs::exists(exe, ec)) return refuse(req.executable + ": no such file");
+    if (!fs::is_regular_file(exe, ec)) return refuse(req.executable + ": not a file");
+    if (::access(exe.c_str(), X_OK) != 0) return refuse(req.executable + ": not executable (chmod +x it?)");
+
+    RunResult r;
+    // The backend.
+    const bool emu_only = !req.trace.empty() || req.driver_version != 0 || req.budget != 0;
+    std::string backend = req.backend, why_no_gpu;
+    if (backend == "auto") {
+        if (emu_only) {
+            backend = "emu";
+            r.backend_reason = "an emulator-only option (--trace, --driver-version, --budget) was given";
+        } else if (gpu_available(&why_no_gpu)) {
+            backend = "gpu";
+            r.backend_reason = "a CUDA driver and a GPU were found";
+        } else {
+            backend = "emu";
+            r.backend_reason = why_no_gpu;
+        }
+    } else if (backend == "gpu") {
+        if (emu_only) return refuse("--trace, --driver-version and --budget are the emulator's; use them with --backend emu");
+        if (!gpu_available(&why_no_gpu)) return refuse("--backend gpu: " + why_no_gpu + "; --backend emu runs the program on the emulator");
+    }
+    r.backend = backend;
+
+    std::vector<std::string> env = current_environment();
+    ScratchDir scratch;
+    if (scratch.path.empty()) return refuse("cannot create a temporary folder in " + fs::temp_directory_path(ec).string());
+    // In the sandbox the runtime writes into the scratch folder, which is copied out afterwards.
+    auto out_path = [&](const std::string& user_path, const char* name) -> std::string {
+        if (user_path.empty()) return "";
+        return req.sandbox ? (scratch.path / name).string() : fs::absolute(user_path, ec).string();
+    };
+    const std::string timeline_path = out_path(req.timeline, "timeline.json");
+    const std::string trace_path = out_path(req.trace, "trace");
+    const std::string result_path = (scratch.path / "result.json").string();
+    std::vector<std::string> read_only{exe.string()};
+
+    if (backend == "emu") {
+        std::string looked;
+        std::string dir = find_emulated_runtime(req.cudart_dir, &looked);
+        if (dir.empty())
+            return refuse("the emulated CUDA runtime is not built: no " + looked +
+                          " (build cudalab with `cmake --build build`, or set CUDALAB_CUDART_DIR to its folder)");
+        if (!req.built_by_cudalab) {
+            ElfInfo info;
+            std::string err;
+            if (!read_elf_info(exe.string(), &info, &err)) return refuse(err);
+            if (info.is_elf && !info.needs_cudart() && info.has_cuda_fatbin)
+                return refuse(req.executable +
+                              " is linked with the static CUDA runtime (nvcc's default), which the emulator cannot replace. "
+                              "Rebuild it with the shared runtime: nvcc -cudart shared ... (in a Makefile, add -cudart shared "
+                              "to NVCCFLAGS; with CMake, set CMAKE_CUDA_RUNTIME_LIBRARY=Shared or the target's "
+                              "CUDA_RUNTIME_LIBRARY property to Shared), or run it on a GPU with --backend gpu");
+        }
+        set_env(env, "LD_LIBRARY_PATH", prepend_path(get_env(env, "LD_LIBRARY_PATH"), dir).c_str());
+        // By soname the preload also satisfies a DT_NEEDED libcudart.so.13 that a RUNPATH would
+        // otherwise resolve to the toolkit's copy.
+        set_env(env, "LD_PRELOAD", (dir + "/libcudart.so.13" + (get_env(env, "LD_PRELOAD") ? std::string(":") + get_env(env, "LD_PRELOAD") : "")).c_str());
+        if (req.devices > 0) set_env(env, "CUDALAB_DEVICES", std::to_string(req.devices).c_str());
+        if (!trace_path.empty()) set_env(env, "CUDALAB_TRACE", trace_path.c_str());
+        if (req.driver_version) set_env(env, "CUDALAB_DRIVER_VERSION", std::to_string(req.driver_version).c_str());
+        if (req.budget) set_env(env, "CUDALAB_BUDGET", std::to_string(req.budget).c_str());
+        read_only.push_back(dir);
+    } else {
+        if (req.devices > 0 && !get_env(env, "CUDA_VISIBLE_DEVICES")) {
+            // On real GPUs, --devices N shows the program the first N of them.
+            std::string list;
+            for (int i = 0; i < req.devices; ++i) list += (i ? "," : "") + std::to_string(i);
+            set_env(env, "CUDA_VISIBLE_DEVICES", list.c_str());
+        }
+        if (!timeline_path.empty()) {
+            std::string looked;
+            std::string lib = find_cupti_library(req.cupti_library, &looked);
+            if (lib.empty()) return refuse("--timeline on a GPU needs cudalab's CUPTI library, not found at " + looked + " (build cudalab, or set CUDALAB_CUPTI_LIB)");
+            set_env(env, "CUDA_INJECTION64_PATH", lib.c_str());
+            read_only.push_back(lib);
+        }
+    }
+    if (!timeline_path.empty()) set_env(env, "CUDALAB_TIMELINE", timeline_path.c_str());
+    set_env(env, "CUDALAB_RESULT", result_path.c_str());
+    // A file left by an earlier run must not pass for this one's.
+    if (!req.sandbox) for (const auto& p : {timeline_path, trace_path}) if (!p.empty()) fs::remove(p, ec);
+
+    ProcessSpec spec;
+    spec.limits = req.limits;
+    spec.output = req.output;
+    spec.stdin_null = req.stdin_null;
+    spec.cwd = cwd.string();
+    std::vector<std::string> argv{req.argv0.empty() ? exe.string() : req.argv0};
+    argv.insert(argv.end(), req.args.begin(), req.args.end());
+    if (req.sandbox) {
+        const SandboxSupport& s = sandbox_support();
+        if (!s.ok) return refuse("--sandbox: " + s.why_not);
+        SandboxSpec sb;
+        sb.cwd = fs::weakly_canonical(cwd, ec).string();
+        sb.readonly_cwd = req.sandbox_readonly_cwd;
+        sb.read_only = read_only;
+        sb.writable = {scratch.path.string()};
+        sb.gpu = backend == "gpu";
+        sb.tasks = req.limits.tasks;
+        std::vector<std::string> inner{exe.string()};  // bwrap 0.8 cannot set argv[0]
+        inner.insert(inner.end(), req.args.begin(), req.args.end());
+        spec.argv = sandbox_command(s, sb, inner);
+        std::vector<std::string> kept;
+        for (const auto& e : env)
+            if (sandbox_keeps_variable(e.substr(0, e.find('=')))) kept.push_back(e);
+        spec.env = kept;
+        set_env(spec.env, "TMPDIR", "/tmp");
+        spec.cwd.clear();  // bwrap --chdir
+    } else {
+        spec.argv = argv;
+        spec.executable = exe.string();
+        spec.env = env;
+    }
+
+    r.process = run_process(spec);
+    if (r.process.outcome == Outcome::start_failed) return refuse(r.process.error);
+    r.started = true;
+
+    // What the runtime wrote.
+    std::ifstream result(result_path);
+    if (result) {
+        try {
+            r.runtime = nlohmann::json::parse(result);
+        } catch (const std::exception& e) {
+            r.notes.push_back(std::string("the runtime's result file could not be read: ") + e.what());
+        }
+    }
+    std::string why;
+    if (req.sandbox) {
+        if (!req.timeline.empty()) r.timeline_written = copy_out(timeline_path, req.timeline, &why);
+        if (!req.trace.empty()) copy_out(trace_path, req.trace, &why);
+        if (!why.empty()) r.notes.push_back(why);
+    } else if (!timeline_path.empty()) {
+        r.timeline_written = fs::exists(timeline_path, ec);
+    }
+    if (!req.timeline.empty() && !r.timeline_written)
+        r.notes.push_back("no timeline was written to " + req.timeline +
+                          (r.process.outcome == Outcome::exited ? "" : " (the program did not reach its normal exit)"));
+    return r;
+}
+
+}  // namespace cudalab::programs

@@ -1,0 +1,85 @@
+// Runs a built CUDA program on a backend, isolated in a child process:
+//
+//   emu  the program's libcudart.so.13 (and libcuda.so.1) are replaced by cudalab's emulated
+//        runtime: LD_LIBRARY_PATH=<dir> and LD_PRELOAD=<dir>/libcudart.so.13, where <dir> is
+//        $CUDALAB_CUDART_DIR or the cudart-emu folder next to the cudalab executable. Settings
+//        reach the runtime as CUDALAB_* environment variables (below).
+//   gpu  NVIDIA's runtime and driver; a timeline comes from CUPTI (CUDA_INJECTION64_PATH names
+//        cudalab's injection library, libcudalab_cupti.so next to the executable, or
+//        $CUDALAB_CUPTI_LIB).
+//   auto gpu when a driver and a device are found, else emu; emu also when an emulator-only
+//        option (--trace, --driver-version, --budget) is given.
+//
+// Environment set for the emulated runtime: CUDALAB_DEVICES, CUDALAB_TIMELINE, CUDALAB_TRACE,
+// CUDALAB_DRIVER_VERSION, CUDALAB_BUDGET, CUDALAB_RESULT (a JSON summary the runtime writes at
+// exit: {"faults":[...],"leaks":[...],"unsupported":[...]}, read back into the report).
+//
+// Exit codes (run_exit_code): the program's own status when it exits; 128+N when signal N ends
+// it; 2 when it could not be started; 121 task limit, 122 CPU-time limit, 123 output limit,
+// 124 wall-clock limit, 125 memory limit; 128+N when cudalab got signal N (Ctrl-C: 130).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "programs/process.h"
+
+namespace cudalab::programs {
+
+struct RunRequest {
+    std::string executable;             // the program
+    std::string argv0;                  // its argv[0] (empty: the executable's path)
+    std::vector<std::string> args;      // its arguments
+    std::string backend = "auto";       // emu | gpu | auto
+    bool built_by_cudalab = false;      // false: the executable's linkage is checked for emu
+    std::string cwd;                    // empty: ours
+    int devices = 0;                    // emulated GPUs (0: the runtime's default)
+    std::string timeline;               // Chrome trace JSON to write
+    std::string trace;                  // the emulator's trace
+    long driver_version = 0;            // emulated driver version (e.g. 12080), 0: the runtime's
+    std::uint64_t budget = 0;           // emulator instruction budget, 0: the runtime's
+    bool sandbox = false;
+    bool sandbox_readonly_cwd = false;
+    Limits limits;
+    OutputMode output = OutputMode::pass_through;
+    bool stdin_null = false;
+    std::string cudart_dir;             // overrides the emulated runtime's folder (tests)
+    std::string cupti_library;          // overrides the injection library (tests)
+};
+
+struct RunResult {
+    bool started = false;               // false: could not start; message says why (exit 2)
+    std::string message;
+    std::string backend;                // "emu" or "gpu", as run
+    std::string backend_reason;         // why (for auto)
+    ProcessResult process;
+    nlohmann::json runtime;             // what the runtime wrote to CUDALAB_RESULT, or null
+    bool timeline_written = false;
+    std::vector<std::string> notes;     // things worth saying (a timeline not written, ...)
+};
+
+RunResult run_program(const RunRequest& request);
+
+// The exit code cudalab gives for a run (documented above and in docs/programs.md).
+int run_exit_code(const RunResult& r);
+// One line for stderr when the run did not simply exit ("" otherwise), e.g.
+// "cudalab: the program was stopped at the wall-clock limit of 60 s (exit 124)".
+std::string run_summary(const RunResult& r);
+// The run as JSON (the `--json` report's "run" part).
+nlohmann::json run_json(const RunResult& r);
+
+// The emulated runtime's folder ("" when it has no libcudart.so.13; *looked_in says where).
+std::string find_emulated_runtime(const std::string& override_dir, std::string* looked_in);
+// The CUPTI injection library ("" when absent).
+std::string find_cupti_library(const std::string& override_path, std::string* looked_in);
+// A CUDA driver and at least one device, probed in a child process; *why_not when not.
+bool gpu_available(std::string* why_not);
+// The folder of the running executable.
+std::string self_dir();
+
+Limits default_run_limits(bool sandbox);
+
+}  // namespace cudalab::programs
