@@ -158,6 +158,11 @@ std::string find_nvcc(std::string* looked_in) {
         return ::access(p.c_str(), X_OK) == 0 ? p.string() : "";
     };
     std::string found;
+    if (const char* own = std::getenv("CUDALAB_NVCC"); own && *own) {
+        // Named explicitly: that one or none.
+        if (looked_in) *looked_in = own;
+        return ::access(own, X_OK) == 0 ? std::string(own) : "";
+    }
     for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
         if (found.empty() && std::getenv(var)) found = try_dir(std::getenv(var));
 #ifdef CUDALAB_CUDA_INCLUDE_DIR

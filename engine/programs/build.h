@@ -63,7 +63,7 @@ Limits default_build_limits();
 std::string default_cache_dir();
 // The options cudalab adds in front of the program's own (documented above).
 std::vector<std::string> default_nvcc_options(const std::vector<std::string>& user_options);
-// $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, the toolkit cudalab was built with, /usr/local/cuda,
+// $CUDALAB_NVCC alone when set; else $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, the toolkit cudalab was built with, /usr/local/cuda,
 // then PATH. Returns "" when none exists, with *looked_in listing the places tried.
 std::string find_nvcc(std::string* looked_in);
 // "a.cu(12): error: x" -> "a.cu:12: error: x" (the form editors and the rest of cudalab use).

@@ -37,6 +37,7 @@
 #include <cstring>
 #include <dirent.h>
 #include <fstream>
+#include <iomanip>
 #include <map>
 #include <set>
 #include <sstream>
@@ -85,18 +86,11 @@ std::string ProcessResult::limit_text() const {
 std::string format_bytes(std::uint64_t b) {
     const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int u = 0;
-    double v = double(b);
-    while (v >= 1024 && u < 4 && std::fmod(v, 1024) == 0) { v /= 1024; ++u; }
-    if (u == 0 && b >= 1024 * 1024) {  // not a round number: show it in the largest unit, rounded
-        v = double(b);
-        while (v >= 1024 && u < 4) { v /= 1024; ++u; }
-        std::ostringstream o;
-        o.precision(3);
-        o << v << " " << units[u];
-        return o.str();
-    }
+    while (u < 4 && b >= (std::uint64_t(1) << (10 * (u + 1)))) ++u;
+    std::uint64_t unit = std::uint64_t(1) << (10 * u);
     std::ostringstream o;
-    o << std::uint64_t(v) << " " << units[u];
+    if (b % unit == 0) o << b / unit << " " << units[u];
+    else o << std::fixed << std::setprecision(1) << double(b) / double(unit) << " " << units[u];
     return o.str();
 }
 
@@ -153,6 +147,7 @@ namespace {
 struct ProcInfo {
     pid_t pid = 0, ppid = 0;
     std::uint64_t rss_pages = 0, threads = 0;
+    bool zombie = false;
 };
 
 bool read_proc_stat(pid_t pid, ProcInfo* p) {
@@ -177,6 +172,7 @@ bool read_proc_stat(pid_t pid, ProcInfo* p) {
     for (int i = 0; i < 21 && in; ++i) in >> f[i];
     if (!in) return false;
     p->pid = pid;
+    p->zombie = state == "Z" || state == "X";
     p->ppid = pid_t(f[0]);
     p->threads = std::uint64_t(std::max(0LL, f[16]));
     p->rss_pages = std::uint64_t(std::max(0LL, f[20]));
@@ -210,19 +206,21 @@ std::vector<ProcInfo> descendants_of(pid_t root) {
 
 // Kills the whole tree below cudalab (the program and anything it started), repeating while new
 // processes appear (a fork loop races the first sweep), and reaps what was ours.
-void kill_tree(pid_t group, int sig) {
+void kill_tree(pid_t group, int sig, pid_t main_child) {
     if (group > 0) ::kill(-group, sig);
     for (int round = 0; round < 200; ++round) {
-        auto procs = descendants_of(::getpid());
         bool any = false;
-        for (const auto& p : procs) {
+        for (const auto& p : descendants_of(::getpid())) {
+            if (p.zombie) {
+                // Dead already. Reap what was re-parented to us, so that it is gone for good (not
+                // the program itself: its status is read by the watch loop).
+                if (p.ppid == ::getpid() && p.pid != main_child) ::waitpid(p.pid, nullptr, WNOHANG);
+                continue;
+            }
             ::kill(p.pid, sig);
             any = true;
         }
         if (!any || sig != SIGKILL) return;
-        // Reap what was re-parented to us, so that zombies do not look alive to the next sweep.
-        for (const auto& p : procs)
-            if (p.ppid == ::getpid()) ::waitpid(p.pid, nullptr, WNOHANG);
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
 }
@@ -430,7 +428,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
         limit_hit = why;
         if (gently) {
             // SIGTERM first, so that a runtime can still write its timeline; then SIGKILL.
-            kill_tree(group, SIGTERM);
+            kill_tree(group, SIGTERM, pid);
             ::kill(pid, SIGTERM);
             for (int i = 0; i < 50 && !exited; ++i) {
                 pid_t w = ::wait4(pid, &status, WNOHANG, &usage);
@@ -438,7 +436,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
             }
         }
-        kill_tree(group, SIGKILL);
+        kill_tree(group, SIGKILL, pid);
         if (!exited) ::kill(pid, SIGKILL);
     };
 
@@ -473,7 +471,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
 
         if (!exited) {
             pid_t w = ::wait4(pid, &status, WNOHANG, &usage);
-            if (w == pid) { exited = true; exited_at = elapsed(); }
+            if (w == pid || (w < 0 && errno == ECHILD)) { exited = true; exited_at = elapsed(); }
         }
         double now = elapsed();
         if (exited) {
@@ -481,7 +479,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
             // The program is done: what it left running (holding the pipes open) is stopped after a
             // short grace for the last output to arrive.
             if (now - exited_at > 0.2) {
-                kill_tree(group, SIGKILL);
+                kill_tree(group, SIGKILL, pid);
                 for (auto& c : channels) {
                     // Drain what is already buffered, then close.
                     for (;;) {
@@ -527,7 +525,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
         }
     }
     if (!exited) { ::wait4(pid, &status, 0, &usage); }
-    kill_tree(group, SIGKILL);
+    kill_tree(group, SIGKILL, pid);
     ::prctl(PR_SET_CHILD_SUBREAPER, 0);
     close_fd(pty_master);
     for (auto& c : channels) close_fd(c.fd);

@@ -354,10 +354,13 @@ RunResult run_program(const RunRequest& req) {
         sb.tasks = req.limits.tasks;
         std::vector<std::string> inner{exe.string()};  // bwrap 0.8 cannot set argv[0]
         inner.insert(inner.end(), req.args.begin(), req.args.end());
-        spec.argv = sandbox_command(s, sb, inner);
         std::vector<std::string> kept;
-        for (const auto& e : env)
-            if (sandbox_keeps_variable(e.substr(0, e.find('=')))) kept.push_back(e);
+        for (const auto& e : env) {
+            std::string key = e.substr(0, e.find('='));
+            if (key == "LD_PRELOAD" || key == "LD_LIBRARY_PATH") sb.program_env.push_back(e);
+            else if (sandbox_keeps_variable(key)) kept.push_back(e);
+        }
+        spec.argv = sandbox_command(s, sb, inner);
         spec.env = kept;
         set_env(spec.env, "TMPDIR", "/tmp");
         spec.cwd.clear();  // bwrap --chdir
@@ -367,9 +370,20 @@ RunResult run_program(const RunRequest& req) {
         spec.env = env;
     }
 
+    r.command = spec.argv;
     r.process = run_process(spec);
     if (r.process.outcome == Outcome::start_failed) return refuse(r.process.error);
     r.started = true;
+    ProcessResult& p = r.process;
+    if (req.sandbox && p.outcome == Outcome::exited && p.exit_code > 128 && p.exit_code < 128 + 65) {
+        // bwrap exits with 128+N when the program is killed by signal N (its own exit status
+        // above 128 reads the same; programs rarely use those).
+        p.outcome = Outcome::signaled;
+        p.signal = p.exit_code - 128;
+        p.exit_code = -1;
+        if (p.limits.cpu_seconds > 0 && (p.signal == SIGXCPU || (p.signal == SIGKILL && p.cpu_seconds >= p.limits.cpu_seconds)))
+            p.outcome = Outcome::cpu_limit;
+    }
 
     // What the runtime wrote.
     std::ifstream result(result_path);

@@ -59,6 +59,7 @@ struct RunResult {
     nlohmann::json runtime;             // what the runtime wrote to CUDALAB_RESULT, or null
     bool timeline_written = false;
     std::vector<std::string> notes;     // things worth saying (a timeline not written, ...)
+    std::vector<std::string> command;   // what was started (bwrap's command line in the sandbox)
 };
 
 RunResult run_program(const RunRequest& request);

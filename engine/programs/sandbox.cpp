@@ -105,6 +105,10 @@ std::vector<std::string> sandbox_command(const SandboxSupport& s, const SandboxS
     // RLIMIT_NPROC set inside the sandbox counts the sandbox's own processes only (its user
     // namespace has its own count); set outside, it would count every process of the user.
     if (spec.tasks && !s.prlimit.empty()) c.insert(c.end(), {s.prlimit, "--nproc=" + std::to_string(spec.tasks), "--"});
+    if (!spec.program_env.empty()) {
+        c.push_back("/usr/bin/env");
+        c.insert(c.end(), spec.program_env.begin(), spec.program_env.end());
+    }
     c.insert(c.end(), argv.begin(), argv.end());
     return c;
 }

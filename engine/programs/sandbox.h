@@ -29,6 +29,10 @@ struct SandboxSpec {
     std::vector<std::string> writable;     // extra writable paths (the runner's output folder)
     bool gpu = false;                      // bind /dev/nvidia*
     std::uint64_t tasks = 0;               // RLIMIT_NPROC inside (0: none)
+    // KEY=VALUE set for the program alone, by env(1) right before it starts: the dynamic loader's
+    // variables (LD_PRELOAD of the emulated runtime) must not load the runtime into bwrap and
+    // prlimit too, whose exit would then overwrite the runtime's result files.
+    std::vector<std::string> program_env;
 };
 
 // The command line that runs `argv` in the sandbox.

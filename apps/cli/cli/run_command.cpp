@@ -382,6 +382,11 @@ int run_program_command(int argc, char** argv) {
         if (!req.limits.output_bytes) req.limits.output_bytes = 64ull << 20;
     }
     RunResult r = run_program(req);
+    if (a.verbose && !r.command.empty()) {
+        std::cerr << "cudalab: started";
+        for (const auto& c : r.command) std::cerr << " " << c;
+        std::cerr << "\n";
+    }
     if (a.verbose && r.started) {
         std::cerr << "cudalab: ran on " << r.backend << (r.backend_reason.empty() ? "" : " (" + r.backend_reason + ")") << " in "
                   << r.process.wall_seconds << " s\n";
