@@ -68,8 +68,15 @@ int main()
     EXPECT(reserved >= bytes, "the pool kept %llu bytes after the frees", reserved);
     EXPECT(used < bytes, "still %llu bytes in use after the frees", used);
     EXPECT(used_high >= bytes, "used high %llu", used_high);
+    // Trimming releases every chunk with no live allocation in it: free `sum` first.
+    CHECK(cudaFreeAsync(sum, s));
+    CHECK(cudaStreamSynchronize(s));
     CHECK(cudaMemPoolTrimTo(pool, 0));
     CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+    std::printf("after freeing everything and trimming: reserved %llu, used %llu bytes\n", reserved,
+                used);
+    EXPECT(used == 0, "%llu bytes in use with nothing allocated", used);
     EXPECT(reserved < bytes, "after trimming %llu bytes are still reserved", reserved);
 
     // An explicit pool, and memory freed in another stream after an event.
@@ -95,8 +102,6 @@ int main()
     CHECK(cudaMemPoolGetAttribute(mine, cudaMemPoolAttrUsedMemCurrent, &used));
     EXPECT(used == 0, "explicit pool still uses %llu bytes", used);
 
-    CHECK(cudaFreeAsync(sum, s));
-    CHECK(cudaStreamSynchronize(s));
     CHECK(cudaMemPoolDestroy(mine));
     CHECK(cudaEventDestroy(filled));
     CHECK(cudaStreamDestroy(s));
