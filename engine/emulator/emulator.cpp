@@ -337,7 +337,9 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
 
 // [SECTION] Launch --------------------------------------------------------------------------------
 
-Emulator::Emulator(EmulatorOptions options) : options_(options) {}
+Emulator::Emulator(EmulatorOptions options) : options_(options), memory_(std::make_shared<DeviceMemory>()) {}
+Emulator::Emulator(EmulatorOptions options, std::shared_ptr<DeviceMemory> memory)
+    : options_(options), memory_(memory ? std::move(memory) : std::make_shared<DeviceMemory>()) {}
 Emulator::~Emulator() = default;
 
 Status Emulator::load(const std::string& ptx_text, const std::string& source_path) {
@@ -369,8 +371,8 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
             return Status::error(StatusCode::compile_error, source_path + ": error: '" + s.name + "' (" + std::to_string(s.size) +
                                                                 " bytes) does not fit in " + too_large);
         if (s.space == Space::global) {
-            std::uint64_t a = memory_.allocate(std::max<std::uint64_t>(s.size, 1), "global variable '" + s.name + "'");
-            if (!s.init.empty()) memory_.copy_in(a, s.init.data(), std::min<std::uint64_t>(s.init.size(), s.size));
+            std::uint64_t a = memory_->allocate(std::max<std::uint64_t>(s.size, 1), "global variable '" + s.name + "'");
+            if (!s.init.empty()) memory_->copy_in(a, s.init.data(), std::min<std::uint64_t>(s.init.size(), s.size));
             program->global_addresses[i] = a;
         } else if (s.space == Space::constant) {
             std::uint64_t off = align_up(program->constant_bank.size(), std::max<std::uint32_t>(s.align, 1));
@@ -404,7 +406,7 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
             }
             value += std::uint64_t(r.addend);
             if (r.offset + 8 > s.size) continue;
-            if (s.space == Space::global) memory_.copy_in(program->global_addresses[i] + r.offset, &value, 8);
+            if (s.space == Space::global) memory_->copy_in(program->global_addresses[i] + r.offset, &value, 8);
             else if (s.space == Space::constant) std::memcpy(program->constant_bank.data() + program->global_addresses[i] + r.offset, &value, 8);
         }
     }
@@ -417,6 +419,8 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         pc_base += std::uint32_t(m.functions[i].code.size());
     }
     program->total_pcs = pc_base;
+    for (const auto& f : m.functions)
+        if (f.is_extern && (f.name == "malloc" || f.name == "free")) program->uses_device_malloc = true;
     // Shared symbols of .funcs join the common part; each kernel's own follow it, per kernel.
     for (auto& pf : program->functions)
         if (!pf.fn.is_entry) prepare_function(*program, pf, shared_cursor);
@@ -442,6 +446,42 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     return Status::success();
 }
 
+std::optional<SymbolInfo> Emulator::symbol(const std::string& name) const {
+    if (!program_) return std::nullopt;
+    const auto& globals = program_->module.globals;
+    for (std::size_t i = 0; i < globals.size(); ++i) {
+        if (globals[i].name != name) continue;
+        SymbolInfo info;
+        info.size = globals[i].size;
+        info.address = program_->global_addresses[i];
+        if (globals[i].space == Space::global) info.kind = SymbolInfo::Kind::global;
+        else if (globals[i].space == Space::constant) info.kind = SymbolInfo::Kind::constant;
+        else return std::nullopt;  // shared variables have no host-visible storage
+        return info;
+    }
+    return std::nullopt;
+}
+
+bool Emulator::write_constant(std::uint64_t offset, const void* src, std::uint64_t bytes) {
+    if (!program_ || offset > program_->constant_bank.size() || bytes > program_->constant_bank.size() - offset) return false;
+    std::memcpy(program_->constant_bank.data() + offset, src, bytes);
+    return true;
+}
+
+bool Emulator::read_constant(void* dst, std::uint64_t offset, std::uint64_t bytes) const {
+    if (!program_ || offset > program_->constant_bank.size() || bytes > program_->constant_bank.size() - offset) return false;
+    std::memcpy(dst, program_->constant_bank.data() + offset, bytes);
+    return true;
+}
+
+std::vector<std::string> Emulator::kernel_names() const {
+    std::vector<std::string> names;
+    if (program_)
+        for (const auto& f : program_->module.functions)
+            if (f.is_entry) names.push_back(f.name);
+    return names;
+}
+
 bool Emulator::has_kernel(const std::string& entry) const {
     if (!program_) return false;
     const ptx::Function* f = program_->module.find(entry);
@@ -457,7 +497,7 @@ std::vector<std::uint32_t> Emulator::parameter_sizes(const std::string& entry) c
 }
 
 std::optional<Writer> Emulator::last_writer(std::uint64_t address) const {
-    const Allocation* a = memory_.find(address, 1);
+    const Allocation* a = memory_->find(address, 1);
     if (!a || a->freed || !writers_tracked_) return std::nullopt;
     std::uint64_t w = (address - a->base) / 4;
     if (w >= a->writer.size() || a->writer[w] == 0) return std::nullopt;
@@ -575,7 +615,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         return result;
     }
 
-    LaunchState state(*program_, memory_);
+    LaunchState state(*program_, *memory_);
     state.kernel = std::int32_t(kernel_index);
     state.config = config;
     state.params.assign(fn->param_bytes, 0);
@@ -604,7 +644,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     const std::uint32_t per_sm = std::max<std::uint32_t>(1, std::min<std::uint32_t>(32, std::uint32_t(2048 / std::max<std::uint64_t>(1, bl.count()))));
 
     unsigned workers = options_.worker_threads ? options_.worker_threads : std::max(1u, std::thread::hardware_concurrency());
-    if (program_->uses_global_atomics) workers = 1;  // atomic results must not depend on thread timing
+    // Atomic results and device malloc's addresses must not depend on thread timing.
+    if (program_->uses_global_atomics || program_->uses_device_malloc) workers = 1;
     workers = std::max(1u, std::min<unsigned>(workers, blocks));
     std::vector<WorkerResult> results(workers);
     std::atomic<std::uint32_t> next_block{0};
