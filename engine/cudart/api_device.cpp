@@ -335,6 +335,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrHostNativeAtomicSupported: v = 0; break;
     case cudaDevAttrGPUDirectRDMASupported: v = 0; break;
     default:
+        if (int(attr) <= 0 || int(attr) > 160) return fail(cudaErrorInvalidValue);  // not an attribute at all
         *value = 0;
         rt.say_once("attr:" + std::to_string(int(attr)),
                     "cudaDeviceGetAttribute: attribute " + std::to_string(int(attr)) + " is not modelled; reporting 0");

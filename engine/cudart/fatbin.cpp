@@ -29,6 +29,9 @@ bool decompress(const std::uint8_t* payload, std::uint64_t size, std::uint64_t f
     }
     text->assign(raw_size, '\0');
     if (flags & flag_zstd) {
+        // The payload is padded to 8 bytes after the frame.
+        const std::size_t frame = ZSTD_findFrameCompressedSize(payload, size);
+        if (!ZSTD_isError(frame)) size = frame;
         const std::size_t n = ZSTD_decompress(text->data(), raw_size, payload, size);
         if (ZSTD_isError(n)) {
             *error = std::string("cannot decompress a PTX image (Zstandard): ") + ZSTD_getErrorName(n);
@@ -93,7 +96,10 @@ bool read_fatbin_data(const void* data, FatbinContents* out, std::string* error)
             image.arch = arch;
             if (flags & (flag_lz4 | flag_zstd)) {
                 const std::uint64_t raw = read_at<std::uint64_t>(h, 56);
-                if (!decompress(payload, size, flags, raw, &image.ptx, error)) return false;
+                // The compressed length without the padding, where the header gives it.
+                const std::uint32_t packed = read_at<std::uint32_t>(h, 16);
+                const std::uint64_t length = packed && packed <= size ? packed : size;
+                if (!decompress(payload, length, flags, raw, &image.ptx, error)) return false;
             } else {
                 image.ptx.assign(reinterpret_cast<const char*>(payload), size);
             }
