@@ -326,8 +326,15 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
     attr->preferredShmemCarveout = f->preferred_carveout;
     attr->cacheModeCA = 0;
     std::string error;
-    if (emu::Emulator* e = rt.emulator_for(*f->module, rt.current_device(), &error)) {
-        (void)e;
+    emu::Emulator* e = rt.emulator_for(*f->module, rt.current_device(), &error);
+    if (!e) return fail(cudaErrorInvalidPtx);
+    emu::Emulator::KernelResources r;
+    if (e->kernel_resources(f->entry, &r)) {
+        attr->sharedSizeBytes = r.static_shared;
+        attr->localSizeBytes = r.local_bytes;
+        attr->constSizeBytes = 0;
+        attr->maxThreadsPerBlock = int(r.max_threads);
+        attr->maxDynamicSharedSizeBytes = std::min<int>(f->max_dynamic_shared, int(rt.model.shared_per_block_optin) - int(r.static_shared));
     }
     return cudaSuccess;
 }

@@ -53,6 +53,8 @@ struct Function {
     int max_dynamic_shared = 48 * 1024;  // cudaFuncAttributeMaxDynamicSharedMemorySize
     int preferred_carveout = -1;
     int cache_config = 0;
+    int traced_launches = 0;               // the timing model's samples (work.cpp)
+    double bytes_per_warp_instruction = 0;
 };
 
 struct Variable {

@@ -474,6 +474,19 @@ bool Emulator::read_constant(void* dst, std::uint64_t offset, std::uint64_t byte
     return true;
 }
 
+bool Emulator::kernel_resources(const std::string& entry, KernelResources* out) const {
+    if (!program_) return false;
+    auto it = program_->module.function_index.find(entry);
+    if (it == program_->module.function_index.end()) return false;
+    const PreparedFunction& pf = program_->functions[std::size_t(it->second)];
+    if (!pf.fn.is_entry) return false;
+    out->static_shared = program_->common_shared_bytes + pf.own_shared_bytes;
+    out->local_bytes = pf.frame_bytes;
+    out->param_bytes = pf.fn.param_bytes;
+    out->max_threads = pf.fn.maxntid[0] ? pf.fn.maxntid[0] * std::max(1u, pf.fn.maxntid[1]) * std::max(1u, pf.fn.maxntid[2]) : 1024;
+    return true;
+}
+
 std::vector<std::string> Emulator::kernel_names() const {
     std::vector<std::string> names;
     if (program_)

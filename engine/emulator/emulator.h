@@ -76,6 +76,12 @@ public:
     std::optional<SymbolInfo> symbol(const std::string& name) const;
     bool write_constant(std::uint64_t offset, const void* src, std::uint64_t bytes);
     bool read_constant(void* dst, std::uint64_t offset, std::uint64_t bytes) const;
+    // What cudaFuncGetAttributes reports that PTX knows: static shared memory (module-scope and
+    // the kernel's own), local memory per thread, parameter bytes. False for an unknown kernel.
+    struct KernelResources {
+        std::uint32_t static_shared = 0, local_bytes = 0, param_bytes = 0, max_threads = 0;
+    };
+    bool kernel_resources(const std::string& entry, KernelResources* out) const;
     // Names of the module's kernels (PTX entry names).
     std::vector<std::string> kernel_names() const;
     const Program* program() const { return program_.get(); }
