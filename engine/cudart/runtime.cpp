@@ -280,6 +280,10 @@ std::string site_of(const CallStack& stack) {
         if (fn.find("__device_stub") != std::string::npos) { after_stub = true; continue; }
         if (after_stub) { after_stub = false; continue; }
         if (loc.rfind("??", 0) == 0) return fn == "??" ? std::string() : "in " + fn;
+        // Inline wrappers of the CUDA headers (the cudaLaunchKernel templates): the caller is next.
+        if (loc.find("/include/cuda") != std::string::npos || loc.find("/include/crt/") != std::string::npos ||
+            loc.rfind("cuda_runtime", 0) == 0)
+            continue;
         if (auto slash = loc.rfind('/'); slash != std::string::npos) loc = loc.substr(slash + 1);
         return loc;
     }

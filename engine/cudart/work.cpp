@@ -46,7 +46,10 @@ std::string kernel_display_name(const std::string& entry) {
     return name;
 }
 
-int error_for_fault(const std::string& m) {
+int error_for_fault(const std::string& message) {
+    // The kind is on the first line ("file:line: error: KIND in kernel ..."); later lines quote
+    // the learner's source, which may say anything.
+    const std::string m = message.substr(0, message.find('\n'));
     if (m.find("assertion failed") != std::string::npos) return cudaErrorAssert;
     if (m.find("misaligned") != std::string::npos) return cudaErrorMisalignedAddress;
     if (m.find("instruction budget") != std::string::npos) return cudaErrorLaunchTimeout;
@@ -197,7 +200,9 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     trace.max_events = 0;
     const auto started = std::chrono::steady_clock::now();
     managed::enter_device();
-    LaunchResult r = e->launch(f->entry, name, k.config, k.args, trace);
+    LaunchConfig config = k.config;
+    config.cooperative = k.cooperative;
+    LaunchResult r = e->launch(f->entry, name, config, k.args, trace);
     managed::leave_device();
     rt.add_emulation_time(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     if (r.status.code == StatusCode::bad_usage) {

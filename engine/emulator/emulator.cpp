@@ -46,6 +46,7 @@ bool is_lane_constant(ptx::Special s) {
     case Special::smid: case Special::nsmid: case Special::warpid: case Special::nwarpid: case Special::gridid:
     case Special::clock: case Special::clock64: case Special::globaltimer: case Special::globaltimer_lo:
     case Special::globaltimer_hi: case Special::dynamic_smem_size: case Special::total_smem_size:
+    case Special::envreg0: case Special::envreg1: case Special::envreg2:
         return false;
     default: return true;
     }
@@ -194,10 +195,8 @@ void check_same_barrier(const LaunchState& launch, const Block& block, std::uint
     }
 }
 
-// Runs one block to completion. Detail blocks step their warps one instruction at a time in turn,
-// so the trace shows them interleaved; others run each warp until it blocks, which is faster.
-void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uint64_t max_events,
-               std::atomic<std::uint64_t>& events_total) {
+// Makes a block's warps ready to run (its storage reused from the worker's previous block).
+void begin_block(LaunchState& launch, Block& block) {
     const auto& cfg = launch.config;
     const std::uint32_t threads = std::uint32_t(cfg.block.count());
     const std::uint32_t nwarps = (threads + 31) / 32;
@@ -226,109 +225,122 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
         warp.lanes = n == 32 ? 0xffffffffu : (1u << n) - 1;
         start_warp(launch, block, warp);
     }
-    BlockOutput out;
-    const int quantum = block.detail ? 1 : 100000;
-    for (;;) {
-        bool progressed = false;
-        for (Warp& warp : block.warps) {
-            if (warp.done() || warp.waiting) continue;
-            run_warp(launch, block, warp, out, quantum);
-            progressed = true;
-        }
-        launch.warp_instructions.fetch_add(block.warp_instructions, std::memory_order_relaxed);
-        launch.thread_instructions.fetch_add(block.thread_instructions, std::memory_order_relaxed);
-        block.warp_instructions = block.thread_instructions = 0;
-        if (block.detail && block.events.size() > max_events / 4 + 1) {
-            // Keep the trace bounded: the rest of this block is counted, not recorded.
-            result.dropped_events += 1;
-            block.detail = false;
-        }
-        // Barriers: a barrier is released when every live warp has arrived at it (exited warps no
-        // longer count), or as many warps as its thread count names.
-        std::uint32_t live = 0, waiting = 0;
+}
+
+// One round of a block: every runnable warp runs up to `quantum` warp instructions, then the
+// barriers every live warp has reached are released. Returns true once the block has finished.
+bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOutput& out, std::uint64_t max_events,
+                int quantum) {
+    bool progressed = false;
+    for (Warp& warp : block.warps) {
+        if (warp.done() || warp.waiting) continue;
+        run_warp(launch, block, warp, out, quantum);
+        progressed = true;
+    }
+    launch.warp_instructions.fetch_add(block.warp_instructions, std::memory_order_relaxed);
+    launch.thread_instructions.fetch_add(block.thread_instructions, std::memory_order_relaxed);
+    block.warp_instructions = block.thread_instructions = 0;
+    if (block.detail && block.events.size() > max_events / 4 + 1) {
+        // Keep the trace bounded: the rest of this block is counted, not recorded.
+        result.dropped_events += 1;
+        block.detail = false;
+    }
+    // Barriers: a barrier is released when every live warp has arrived at it (exited warps no
+    // longer count), or as many warps as its thread count names.
+    std::uint32_t live = 0, waiting = 0;
+    for (Warp& w : block.warps) {
+        if (w.done()) continue;
+        ++live;
+        if (w.waiting) ++waiting;
+    }
+    if (live == 0) return true;
+    bool released = false;
+    for (std::uint32_t id = 0; id < Block::barrier_count; ++id) {
+        BarrierState& b = block.barriers[id];
+        if (b.arrived == 0 || b.arrived < (b.expected ? b.expected : live)) continue;
+        check_same_barrier(launch, block, id);
         for (Warp& w : block.warps) {
-            if (w.done()) continue;
-            ++live;
-            if (w.waiting) ++waiting;
-        }
-        if (live == 0) break;
-        bool released = false;
-        for (std::uint32_t id = 0; id < Block::barrier_count; ++id) {
-            BarrierState& b = block.barriers[id];
-            if (b.arrived == 0 || b.arrived < (b.expected ? b.expected : live)) continue;
-            check_same_barrier(launch, block, id);
-            for (Warp& w : block.warps) {
-                if (!w.waiting || w.barrier_id != id) continue;
-                w.waiting = false;
-                if (w.red_dst >= 0 && !w.done()) {  // bar.red: the block's result
-                    std::uint64_t value = w.red_op == ptx::SubOp::popc   ? b.red_true
-                                          : w.red_op == ptx::SubOp::and_ ? std::uint64_t(b.red_true == b.red_threads)
-                                                                         : std::uint64_t(b.red_true > 0);
-                    std::uint64_t* reg = w.frames.back().regs.data() + std::size_t(w.red_dst) * 32;
-                    for (std::uint32_t m = w.red_mask; m; m &= m - 1) reg[__builtin_ctz(m)] = value;
-                    w.red_dst = -1;
-                }
-            }
-            b = BarrierState{};
-            ++block.epoch;
-            ++result.barriers;
-            released = true;
-            if (block.detail) {
-                WarpEvent e;
-                e.seq = block.seq++;
-                e.block = block.linear;
-                e.kind = EventKind::barrier_release;
-                e.sm = block.sm;
-                block.events.push_back(e);
+            if (!w.waiting || w.barrier_id != id) continue;
+            w.waiting = false;
+            if (w.red_dst >= 0 && !w.done()) {  // bar.red: the block's result
+                std::uint64_t value = w.red_op == ptx::SubOp::popc   ? b.red_true
+                                      : w.red_op == ptx::SubOp::and_ ? std::uint64_t(b.red_true == b.red_threads)
+                                                                     : std::uint64_t(b.red_true > 0);
+                std::uint64_t* reg = w.frames.back().regs.data() + std::size_t(w.red_dst) * 32;
+                for (std::uint32_t m = w.red_mask; m; m &= m - 1) reg[__builtin_ctz(m)] = value;
+                w.red_dst = -1;
             }
         }
-        if (!progressed && !released && waiting == live) {
-            FaultInfo f;
-            f.kind = "barrier deadlock";
-            std::ostringstream d;
-            d << "every live warp of the block waits at a barrier that cannot complete:";
-            const char* separator = " ";
-            for (Warp& w : block.warps) {
-                if (w.done() || !w.waiting) continue;
-                const auto& fn = launch.program.functions[std::size_t(w.frames.back().function)].fn;
-                d << separator << "warp " << w.id << " at line " << fn.code[w.barrier_pc].line << " (barrier " << w.barrier_id << ")";
-                separator = ", ";
-            }
-            d << ".";
-            f.detail = d.str();
-            f.advice = "every thread of a block must reach the same __syncthreads(); do not put it inside a branch "
-                       "that only some threads take";
-            f.block = block.linear;
-            f.function = launch.kernel;
-            for (Warp& w : block.warps) if (!w.done()) { f.warp = w.id; f.pc = w.barrier_pc; f.function = w.frames.back().function; break; }
-            throw Fault(std::move(f));
-        }
-        if (block.linear > launch.fault_block.load(std::memory_order_relaxed)) return;
-        if (launch.warp_instructions.load(std::memory_order_relaxed) > launch.budget) {
-            FaultInfo f;
-            f.kind = "instruction budget exhausted";
-            std::ostringstream d;
-            d << "the launch ran more than " << launch.budget << " warp instructions, so it was stopped (an endless loop?). "
-              << "Where the warps of block " << block.linear << " were:";
-            int shown = 0, more = 0;
-            for (Warp& w : block.warps) {
-                if (w.done()) continue;
-                if (shown >= 4) { ++more; continue; }
-                const auto& fn = launch.program.functions[std::size_t(w.frames[w.stack.back().frame].function)].fn;
-                std::int32_t pc = w.stack.back().pc;
-                std::uint32_t line = pc < std::int32_t(fn.code.size()) ? fn.code[std::size_t(pc)].line : 0;
-                d << (shown++ ? ", " : " ") << "warp " << w.id << " at line " << line;
-                if (shown == 1) { f.pc = std::uint32_t(pc); f.function = w.frames[w.stack.back().frame].function; f.warp = w.id; }
-            }
-            if (more) d << " and " << more << " more warps";
-            d << ".";
-            f.detail = d.str();
-            f.advice = "check that every loop's condition eventually becomes false (a grid-stride loop must add "
-                       "blockDim.x * gridDim.x); raise the budget with --budget if the work is really this large";
-            f.block = block.linear;
-            throw Fault(std::move(f));
+        b = BarrierState{};
+        ++block.epoch;
+        ++result.barriers;
+        released = true;
+        if (block.detail) {
+            WarpEvent e;
+            e.seq = block.seq++;
+            e.block = block.linear;
+            e.kind = EventKind::barrier_release;
+            e.sm = block.sm;
+            block.events.push_back(e);
         }
     }
+    if (!progressed && !released && waiting == live) {
+        FaultInfo f;
+        f.kind = "barrier deadlock";
+        std::ostringstream d;
+        d << "every live warp of the block waits at a barrier that cannot complete:";
+        const char* separator = " ";
+        for (Warp& w : block.warps) {
+            if (w.done() || !w.waiting) continue;
+            const auto& fn = launch.program.functions[std::size_t(w.frames.back().function)].fn;
+            d << separator << "warp " << w.id << " at line " << fn.code[w.barrier_pc].line << " (barrier " << w.barrier_id << ")";
+            separator = ", ";
+        }
+        d << ".";
+        f.detail = d.str();
+        f.advice = "every thread of a block must reach the same __syncthreads(); do not put it inside a branch "
+                   "that only some threads take";
+        f.block = block.linear;
+        f.function = launch.kernel;
+        for (Warp& w : block.warps) if (!w.done()) { f.warp = w.id; f.pc = w.barrier_pc; f.function = w.frames.back().function; break; }
+        throw Fault(std::move(f));
+    }
+    if (block.linear > launch.fault_block.load(std::memory_order_relaxed)) return true;
+    if (launch.warp_instructions.load(std::memory_order_relaxed) > launch.budget) {
+        FaultInfo f;
+        f.kind = "instruction budget exhausted";
+        std::ostringstream d;
+        d << "the launch ran more than " << launch.budget << " warp instructions, so it was stopped (an endless loop?). "
+          << "Where the warps of block " << block.linear << " were:";
+        int shown = 0, more = 0;
+        for (Warp& w : block.warps) {
+            if (w.done()) continue;
+            if (shown >= 4) { ++more; continue; }
+            const auto& fn = launch.program.functions[std::size_t(w.frames[w.stack.back().frame].function)].fn;
+            std::int32_t pc = w.stack.back().pc;
+            std::uint32_t line = pc < std::int32_t(fn.code.size()) ? fn.code[std::size_t(pc)].line : 0;
+            d << (shown++ ? ", " : " ") << "warp " << w.id << " at line " << line;
+            if (shown == 1) { f.pc = std::uint32_t(pc); f.function = w.frames[w.stack.back().frame].function; f.warp = w.id; }
+        }
+        if (more) d << " and " << more << " more warps";
+        d << ".";
+        f.detail = d.str();
+        f.advice = "check that every loop's condition eventually becomes false (a grid-stride loop must add "
+                   "blockDim.x * gridDim.x); raise the budget with --budget if the work is really this large";
+        f.block = block.linear;
+        throw Fault(std::move(f));
+    }
+    return false;
+}
+
+// Runs one block to completion. Detail blocks step their warps one instruction at a time in turn,
+// so the trace shows them interleaved; others run each warp until it blocks, which is faster.
+void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uint64_t max_events,
+               std::atomic<std::uint64_t>& events_total) {
+    begin_block(launch, block);
+    BlockOutput out;
+    const int quantum = block.detail ? 1 : 100000;
+    while (!step_block(launch, block, result, out, max_events, quantum)) {}
     if (!out.printf_text.empty()) result.printf_blocks.push_back({block.linear, std::move(out.printf_text)});
     (void)events_total;
 }
@@ -693,7 +705,47 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             }
         }
     };
-    WorkerPool::shared().run(workers, worker);
+    if (config.cooperative) {
+        // Every block resident at once (the runtime checked that they fit): blocks take turns in
+        // short rounds, so one spinning at a grid-wide barrier lets the others reach it.
+        const std::uint64_t workspace = memory_->allocate(16, "cooperative grid workspace");
+        const std::uint32_t header[2] = {16, 0};  // cooperative_groups' {wsSize, barrier}
+        memory_->copy_in(workspace, header, sizeof header);
+        state.grid_workspace = workspace;
+        WorkerResult& r = results[0];
+        if (trace_options.enabled) r.counters.assign(program_->total_pcs, PcCounters{});
+        std::vector<Block> grid(blocks);
+        std::vector<BlockOutput> outputs(blocks);
+        std::vector<char> finished(blocks, 0);
+        for (std::uint32_t b = 0; b < blocks; ++b) {
+            Block& block = grid[b];
+            block.counters = trace_options.enabled ? &r.counters : nullptr;
+            block.linear = b;
+            linear_to_dims(b, g, block.ctaid);
+            block.sm = std::uint8_t(b % state.num_sms);
+            block.detail = detail.count(b) > 0;
+            begin_block(state, block);
+        }
+        try {
+            for (std::uint32_t left = blocks; left;) {
+                for (std::uint32_t b = 0; b < blocks; ++b) {
+                    if (finished[b]) continue;
+                    if (!step_block(state, grid[b], r, outputs[b], trace_options.max_events, grid[b].detail ? 1 : 256)) continue;
+                    finished[b] = 1;
+                    --left;
+                    if (!outputs[b].printf_text.empty()) r.printf_blocks.push_back({b, std::move(outputs[b].printf_text)});
+                }
+            }
+        } catch (const Fault& f) {
+            r.faulted = true;
+            r.fault = f.info;
+        }
+        for (std::uint32_t b = 0; b < blocks; ++b)
+            if (grid[b].detail) r.detail_blocks.push_back(std::move(grid[b]));
+        memory_->release(workspace);
+    } else {
+        WorkerPool::shared().run(workers, worker);
+    }
 
     // Merge: counters summed; detail blocks and printf output in block order.
     auto trace = std::make_shared<Trace>();

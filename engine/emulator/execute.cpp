@@ -219,6 +219,10 @@ struct Exec {
         case Special::globaltimer_hi: return 0;
         case Special::dynamic_smem_size: return c.dynamic_shared_bytes;
         case Special::total_smem_size: return launch.shared_bytes;
+        // The grid workspace cooperative_groups::this_grid() reads (cooperative launches only).
+        case Special::envreg0: return 0;
+        case Special::envreg1: return std::uint32_t(launch.grid_workspace >> 32);  // high half
+        case Special::envreg2: return std::uint32_t(launch.grid_workspace);        // low half
         default: return lane_constant(launch, block, warp, s, lane);
         }
     }
