@@ -1,4 +1,5 @@
 #include "cudart/fatbin.h"
+#include "cudart/ptx_link.h"
 
 #include <cstring>
 #include <lz4.h>
@@ -121,7 +122,31 @@ bool read_fatbin(const void* wrapper, FatbinContents* out, std::string* error) {
         return false;
     }
     const void* data = read_at<const void*>(w, 8);
-    return read_fatbin_data(data, out, error);
+    if (!read_fatbin_data(data, out, error)) return false;
+    // A program linked with relocatable device code (-rdc) registers nvlink's output, which holds
+    // only machine code, with a null-terminated list of each translation unit's own fat binary
+    // (in version 2 wrappers): their PTX is joined into one module.
+    const auto version = read_at<std::uint32_t>(w, 4);
+    const auto* const* prelinked = read_at<const void* const*>(w, 16);
+    if (version >= 2 && prelinked) {
+        FatbinContents units;
+        for (std::size_t i = 0; i < 4096 && prelinked[i]; ++i)
+            if (!read_fatbin_data(prelinked[i], &units, error)) return false;
+        // One image per unit for the same architecture: the newest the emulated GPU takes.
+        std::uint32_t arch = 0;
+        for (const auto& p : units.ptx)
+            if (p.arch <= 90 && p.arch > arch) arch = p.arch;
+        std::vector<std::string> texts;
+        for (const auto& p : units.ptx)
+            if (p.arch == arch) texts.push_back(p.ptx);
+        if (!texts.empty()) {
+            std::string joined = link_ptx(texts, error);
+            if (joined.empty()) return false;
+            out->ptx.push_back({arch, std::move(joined)});
+        }
+        for (auto a : units.sass_archs) out->sass_archs.push_back(a);
+    }
+    return true;
 }
 
 }  // namespace cudalab::cudart
