@@ -23,6 +23,8 @@ public:
 private:
     std::lock_guard<std::recursive_mutex> lock_;
     double start_;
+    double wall_start_;
+    bool outermost_;
 };
 
 // Remembers a failure as the thread's last error (cudaGetLastError) and returns it.

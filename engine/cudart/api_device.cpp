@@ -1,4 +1,5 @@
 // The CUDA runtime API, part 1: calls, errors, versions, devices and their properties.
+#include <chrono>
 #include <cstring>
 #include <thread>
 
@@ -8,11 +9,30 @@ namespace cudalab::cudart {
 
 // [SECTION] Calls and errors -------------------------------------------------------------------------
 
-ApiCall::ApiCall(const char* n) : rt(Runtime::get()), name(n), lock_(rt.mutex), start_(rt.timeline.enabled ? rt.host_now() : 0) {
+namespace {
+thread_local int call_depth = 0;
+double wall_now_ns() {
+    return double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+}  // namespace
+
+// The host's modelled clock leaves out the real time cudalab spends inside a call (emulating a
+// kernel, copying into emulated memory) and charges the call's modelled cost instead: the
+// program sees the time a GPU's runtime would take.
+ApiCall::ApiCall(const char* n)
+    : rt(Runtime::get()), name(n), lock_(rt.mutex), start_(0), wall_start_(wall_now_ns()), outermost_(call_depth++ == 0) {
+    if (!outermost_) return;
+    rt.call_wall_start = wall_start_;
+    start_ = rt.host_now();
     rt.host_advance_to(rt.host_now() + rt.model.api_cost * 1e9);
+    rt.call_time = rt.host_now();
 }
 
 ApiCall::~ApiCall() {
+    --call_depth;
+    if (!outermost_) return;
+    rt.add_emulation_time((wall_now_ns() - wall_start_) / 1e9);
+    rt.call_wall_start = 0;
     if (!rt.timeline.enabled) return;
     TimelineEvent e;
     e.name = name;

@@ -405,7 +405,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graph_exec, cudaStream_t stream) {
         w.child = e->owned.front().get();
         return result(issue(s, std::move(w), "cudaGraphLaunch"));
     }
-    const double start = std::max(stream_ready(s), rt.host_now() + rt.model.launch_latency * 1e9);
+    const double start = std::max(stream_ready(s), rt.issue_time() + rt.model.launch_latency * 1e9);
     s->tail = std::max(s->tail, start);
     for (const Work& w : e->order)
         if (int err = run_work(s, w, "cudaGraphLaunch", true)) return result(err);

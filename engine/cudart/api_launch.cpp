@@ -447,7 +447,7 @@ cudaError_t symbol_copy(const void* symbol, void* host, size_t count, size_t off
             if (device_side) rt.memory->copy_in(reinterpret_cast<std::uint64_t>(host), bytes.data(), count);
             else std::memcpy(host, bytes.data(), count);
         }
-        const double start = std::max(stream_ready(s), rt.host_now());
+        const double start = std::max(stream_ready(s), rt.issue_time());
         const double end = start + (rt.model.copy_latency + double(count) / rt.model.pcie_pageable) * 1e9;
         place(s, start, end, to_symbol ? "memcpy HtoD (symbol)" : "memcpy DtoH (symbol)", "memcpy", {{"bytes", std::to_string(count)}});
         if (!stream) rt.host_advance_to(end);

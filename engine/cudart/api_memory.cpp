@@ -567,7 +567,7 @@ cudaError_t pool_allocate(Pool* pool, void** ptr, size_t bytes, cudaStream_t str
     pool->reserved_high = std::max(pool->reserved_high, pool->reserved);
     pool->used_high = std::max(pool->used_high, pool->used);
     *ptr = reinterpret_cast<void*>(base);
-    const double start = std::max(stream_ready(s), rt.host_now());
+    const double start = std::max(stream_ready(s), rt.issue_time());
     place(s, start, start + 500.0, "cudaMallocAsync", "alloc", {{"bytes", std::to_string(bytes)}});
     return cudaSuccess;
 }

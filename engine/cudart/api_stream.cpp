@@ -29,7 +29,7 @@ cudaError_t create_stream(cudaStream_t* out, unsigned flags, int priority) {
     s->device = rt.current_device();
     s->flags = flags;
     s->priority = std::clamp(priority, -5, 0);
-    s->tail = rt.host_now();
+    s->tail = rt.issue_time();
     rt.streams.insert(s);
     rt.timeline.name_stream(1 + s->device, s->id,
                             "stream " + std::to_string(s->id) + (flags & cudaStreamNonBlocking ? " (non-blocking)" : ""));

@@ -199,7 +199,11 @@ bool Runtime::is_device_pointer(const void* pointer) const {
     return r && (r->kind == MemoryKind::device || r->kind == MemoryKind::pool);
 }
 
-double Runtime::host_now() const { return wall_ns() - start_ns_ - emulation_ns_ + waited_ns_; }
+double Runtime::host_now() const {
+    // Inside a call the clock stands still but for the call's modelled costs (ApiCall).
+    const double wall = call_wall_start > 0 ? call_wall_start : wall_ns();
+    return wall - start_ns_ - emulation_ns_ + waited_ns_;
+}
 
 void Runtime::host_advance_to(double t) {
     const double now = host_now();

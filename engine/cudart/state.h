@@ -239,6 +239,11 @@ public:
     double host_now() const;
     void host_advance_to(double t);  // the host blocked until t
     void add_emulation_time(double seconds) { emulation_ns_ += seconds * 1e9; }
+    // The modelled host time at which the current API call issues its work: taken when the call
+    // starts, so the real time cudalab spends inside the call does not delay the work it issues.
+    double call_time = 0;
+    double issue_time() const { return call_time; }
+    double call_wall_start = 0;  // wall ns when the outermost call in progress began (0: none)
 
     // Settles a fault so that later calls report it (CUDA's sticky errors).
     void set_sticky(int device, int error, const std::string& message);

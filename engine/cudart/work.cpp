@@ -204,7 +204,7 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     config.cooperative = k.cooperative;
     LaunchResult r = e->launch(f->entry, name, config, k.args, trace);
     managed::leave_device();
-    rt.add_emulation_time(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    (void)started;  // the call's whole time leaves the host clock (ApiCall)
     if (r.status.code == StatusCode::bad_usage) {
         // Configuration errors are the launch's own result, not sticky (as cudaLaunchKernel).
         rt.warn(std::string(api) + ": " + r.status.message);
@@ -217,7 +217,7 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
         return cudaErrorInvalidValue;
     }
     rt.pending_printf += r.printf_output;
-    const double start = std::max({stream_ready(s), rt.host_now() + (in_graph ? 0.0 : m.launch_latency * 1e9),
+    const double start = std::max({stream_ready(s), rt.issue_time() + (in_graph ? 0.0 : m.launch_latency * 1e9),
                                    k.config.grid.count() >= std::uint64_t(m.sm_count)
                                        ? rt.devices[std::size_t(s->device)].engine_free[compute] : 0.0});
     const double end = start + kernel_seconds(*f, r, k.config, in_graph) * 1e9;
@@ -376,7 +376,7 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
         bandwidth = m.nvlink;
     }
     DeviceState& d = rt.devices[std::size_t(s->device)];
-    const double start = std::max({stream_ready(s), rt.host_now(), d.engine_free[engine]});
+    const double start = std::max({stream_ready(s), rt.issue_time(), d.engine_free[engine]});
     const double end = start + (m.copy_latency + double(total) / bandwidth) * 1e9;
     d.engine_free[engine] = end;
     place(s, start, end, std::string("memcpy ") + direction, "memcpy",
@@ -409,7 +409,7 @@ int run_set(Stream* s, const Set3D& w, const char* api, bool in_graph) {
             else std::memcpy(to, row.data(), row_bytes);
         }
     const double total = double(row_bytes * w.height * w.depth);
-    const double start = std::max(stream_ready(s), rt.host_now());
+    const double start = std::max(stream_ready(s), rt.issue_time());
     const double end = start + (1.0e-6 + total / rt.model.hbm_bandwidth) * 1e9;
     place(s, start, end, "memset", "memset", {{"bytes", std::to_string(std::uint64_t(total))}});
     return cudaSuccess;
@@ -426,7 +426,7 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
     case Work::Kind::copy: return run_copy(s, w.copy, api, in_graph);
     case Work::Kind::set: return run_set(s, w.set, api, in_graph);
     case Work::Kind::host: {
-        const double start = std::max(stream_ready(s), rt.host_now());
+        const double start = std::max(stream_ready(s), rt.issue_time());
         const auto t0 = std::chrono::steady_clock::now();
         rt.flush_printf();
         w.host_fn(w.host_data);
@@ -453,7 +453,7 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
         return cudaSuccess;
     }
     case Work::Kind::prefetch: {
-        const double start = std::max({stream_ready(s), rt.host_now()});
+        const double start = std::max(stream_ready(s), rt.issue_time());
         const double end = start + (rt.model.copy_latency + double(w.bytes) / rt.model.pcie_pinned) * 1e9;
         place(s, start, end, w.target_device < 0 ? "prefetch to host" : "prefetch to device", "memcpy",
               {{"bytes", std::to_string(w.bytes)}});
