@@ -435,7 +435,8 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
         return cudaSuccess;
     }
     case Work::Kind::event_record: {
-        const double t = stream_ready(s);
+        // An idle stream records "now": the event cannot complete before it was issued.
+        const double t = std::max(stream_ready(s), in_graph ? 0.0 : rt.issue_time());
         w.event->recorded = true;
         w.event->time = t;
         w.event->device = s->device;
