@@ -17,6 +17,12 @@ namespace {
 
 constexpr std::uint64_t max_allocation = 1ull << 40;
 
+std::string hex(std::uint64_t v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
 // Emulated device memory actually backs every byte (a std::vector), so a "device" much larger
 // than the machine's RAM is refused up front with a clear message rather than killing the process.
 cudaError_t allocate_device(void** ptr, std::uint64_t bytes, MemoryKind kind, const char* api) {
@@ -55,7 +61,7 @@ cudaError_t free_device(void* ptr, const char* api) {
                                        it->second.kind != MemoryKind::managed)) {
         const emu::Allocation* a = rt.memory->find(base, 1);
         if (a && a->freed && a->base == base)
-            rt.warn(std::string(api) + ": " + "pointer " + std::to_string(base) + " was already freed (a double free)");
+            rt.warn(std::string(api) + ": the pointer " + hex(base) + " was already freed (a double free)");
         else if (it != rt.allocations.end())
             rt.warn(std::string(api) + ": this pointer is pinned host memory; free it with cudaFreeHost");
         else

@@ -90,9 +90,11 @@ Runtime::~Runtime() {
     }
     std::size_t leak_count = 0;
     for (const auto& [base, r] : allocations) leak_count += r.kind == MemoryKind::device || r.kind == MemoryKind::managed;
-    if (leak_count && std::getenv("CUDALAB_LEAKS")) {
-        std::fprintf(stderr, "cudalab: %zu device allocation%s (%llu bytes) never freed:\n", leak_count, leak_count == 1 ? "" : "s",
-                     (unsigned long long)leaked_bytes);
+    const char* leak_setting = std::getenv("CUDALAB_LEAKS");
+    if (leak_count && !(leak_setting && std::strcmp(leak_setting, "0") == 0)) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "cudalab: note: %zu device allocation%s (%llu bytes) %s never freed (cudaFree them; CUDALAB_LEAKS=0 silences this):\n",
+                     leak_count, leak_count == 1 ? "" : "s", (unsigned long long)leaked_bytes, leak_count == 1 ? "was" : "were");
         for (const auto& l : leaks) std::fprintf(stderr, "  %s\n", l.c_str());
     }
     if (timeline.enabled) {
