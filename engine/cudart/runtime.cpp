@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "cudart/state.h"
+#include "cudart/managed.h"
 #include "compiler/kernel_names.h"
 
 namespace cudalab::cudart {
@@ -98,6 +99,10 @@ Runtime::~Runtime() {
         for (const auto& l : leaks) std::fprintf(stderr, "  %s\n", l.c_str());
     }
     if (timeline.enabled) {
+        const managed::Counters paged = managed::counters();
+        timeline.counters = {{"managed_host_to_device_pages", paged.host_to_device_pages},
+                             {"managed_device_to_host_pages", paged.device_to_host_pages},
+                             {"managed_prefetched_bytes", paged.prefetched_bytes}};
         std::string error;
         if (!timeline.write(&error)) std::fprintf(stderr, "cudalab: %s\n", error.c_str());
     }
@@ -113,7 +118,10 @@ Runtime::~Runtime() {
         }
         f << "],\"leaks\":{\"count\":" << leak_count << ",\"bytes\":" << leaked_bytes << ",\"first\":[";
         for (std::size_t i = 0; i < leaks.size(); ++i) f << (i ? "," : "") << json_string(leaks[i]);
-        f << "]},\"unsupported\":[";
+        const managed::Counters paged = managed::counters();
+        f << "]},\"managed\":{\"page_bytes\":" << managed::page_bytes << ",\"host_to_device_pages\":" << paged.host_to_device_pages
+          << ",\"device_to_host_pages\":" << paged.device_to_host_pages << ",\"prefetched_bytes\":" << paged.prefetched_bytes
+          << "},\"unsupported\":[";
         first = true;
         for (const auto& key : said_) {
             if (key.rfind("unsupported:", 0) != 0) continue;

@@ -73,7 +73,9 @@ bool Timeline::write(std::string* error) const {
         }
         f << "}";
     }
-    f << "\n],\"otherData\":{\"clock\":\"modelled\",\"dropped_events\":" << dropped << "}}\n";
+    f << "\n],\"otherData\":{\"clock\":\"modelled\",\"dropped_events\":" << dropped;
+    for (const auto& [name, value] : counters) f << "," << json_string(name) << ":" << value;
+    f << "}}\n";
     if (!f) {
         *error = "cannot write the timeline to " + path;
         return false;

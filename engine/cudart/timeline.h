@@ -33,6 +33,7 @@ public:
     // Writes the file; false with `error` when it cannot be written.
     bool write(std::string* error) const;
     std::uint64_t dropped = 0;
+    std::vector<std::pair<std::string, std::uint64_t>> counters;  // written under "otherData"
     static constexpr std::size_t max_events = 2'000'000;
 };
 
