@@ -33,6 +33,7 @@ struct LaunchState {
     std::string first_uninitialised_shared_read;
     std::vector<std::uint32_t> warned_pcs;   // uninitialised-read warnings already given (guarded)
     std::string display_name;
+    std::uint64_t grid_workspace = 0;        // cooperative launches: the grid barrier's memory
 
     LaunchState(const Program& p, DeviceMemory& m) : program(p), memory(m) {}
 };
