@@ -482,7 +482,7 @@ TEST_CASE("sandbox: limits, the runtime's files and the exit codes") {
 
 // [SECTION] the CUPTI timeline
 
-TEST_CASE("CUPTI records become trace events: kernels and copies per device and stream, API calls per thread") {
+TEST_CASE("CUPTI records become the emulated runtime's trace events: devices as 1+N by stream, the host as 0 by thread") {
     TimelineNames names;
     CUpti_ActivityKernel10 k{};
     k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -496,11 +496,13 @@ TEST_CASE("CUPTI records become trace events: kernels and copies per device and 
     k.correlationId = 7;
     auto ke = cupti::to_event(reinterpret_cast<CUpti_Activity*>(&k), nullptr, &names);
     REQUIRE(ke);
-    CHECK(ke->name == "scale(float*, float, int)");
+    CHECK(ke->name == "scale");
+    CHECK(ke->args["function"] == "scale(float*, float, int)");
     CHECK(ke->category == "kernel");
-    CHECK(ke->pid == 1);
+    CHECK(ke->pid == 2);
     CHECK(ke->tid == 13);
-    CHECK(ke->args["grid"] == nlohmann::json::array({4, 1, 1}));
+    CHECK(ke->args["grid"] == "(4,1,1)");
+    CHECK(ke->args["block"] == "(256,1,1)");
 
     CUpti_ActivityMemcpy6 m{};
     m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
@@ -514,8 +516,10 @@ TEST_CASE("CUPTI records become trace events: kernels and copies per device and 
     m.streamId = 7;
     auto me = cupti::to_event(reinterpret_cast<CUpti_Activity*>(&m), nullptr, &names);
     REQUIRE(me);
-    CHECK(me->name == "Memcpy HtoD");
-    CHECK(me->args["src"] == "pinned");
+    CHECK(me->name == "memcpy HtoD");
+    CHECK(me->args["pinned"] == true);
+    CHECK(me->args["bytes"] == 4096);
+    CHECK(me->pid == 1);
 
     CUpti_ActivityAPI a{};
     a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
@@ -524,13 +528,20 @@ TEST_CASE("CUPTI records become trace events: kernels and copies per device and 
     a.end = 800;
     a.processId = 4242;
     a.threadId = 99;
-    auto ae = cupti::to_event(reinterpret_cast<CUpti_Activity*>(&a), [](CUpti_CallbackId) { return std::string("cudaMalloc"); }, &names);
+    auto namer = [](CUpti_CallbackId) { return std::string("cudaMalloc"); };
+    auto ae = cupti::to_event(reinterpret_cast<CUpti_Activity*>(&a), namer, &names);
     REQUIRE(ae);
     CHECK(ae->name == "cudaMalloc");
-    CHECK(ae->pid == 4242);
-    CHECK(ae->tid == 99);
+    CHECK(ae->pid == 0);
+    CHECK(ae->tid == 0);
+    a.threadId = 12345;  // a second host thread
+    CHECK(cupti::to_event(reinterpret_cast<CUpti_Activity*>(&a), namer, &names)->tid == 1);
+
     CHECK(cupti::strip_version_suffix("cudaMalloc_v3020") == "cudaMalloc");
     CHECK(cupti::strip_version_suffix("cudaLaunchKernel_ptsz_v7000") == "cudaLaunchKernel_ptsz");
+    CHECK(cupti::short_kernel_name("void add<float>(float*, const float*, int)") == "add<float>");
+    CHECK(cupti::short_kernel_name("matmul(float const*, float*)") == "matmul");
+    CHECK(cupti::short_kernel_name("plain") == "plain");
 
     nlohmann::json t = timeline_json({*ke, *me, *ae}, names);
     std::vector<nlohmann::json> xs;
@@ -541,10 +552,15 @@ TEST_CASE("CUPTI records become trace events: kernels and copies per device and 
     CHECK(xs[0]["ts"] == 0.0);
     CHECK(xs[1]["ts"] == 0.5);
     CHECK(xs[1]["dur"] == 2.0);
-    CHECK(xs[2]["pid"] == 1);
+    CHECK(xs[2]["pid"] == 2);
     CHECK(xs[2]["tid"] == 13);
-    bool stream_named = false;
-    for (const auto& e : t["traceEvents"])
-        stream_named |= e["ph"] == "M" && e["name"] == "thread_name" && e["tid"] == 13 && e["args"]["name"] == "stream 13";
+    bool stream_named = false, host_named = false, main_named = false;
+    for (const auto& e : t["traceEvents"]) {
+        stream_named |= e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 2 && e["tid"] == 13 && e["args"]["name"] == "stream 13";
+        host_named |= e["ph"] == "M" && e["name"] == "process_name" && e["pid"] == 0 && e["args"]["name"] == "host";
+        main_named |= e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 0 && e["tid"] == 0 && e["args"]["name"] == "main thread";
+    }
     CHECK(stream_named);
+    CHECK(host_named);
+    CHECK(main_named);
 }

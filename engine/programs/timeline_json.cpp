@@ -4,7 +4,7 @@
 
 namespace cudalab::programs {
 
-nlohmann::json timeline_json(std::vector<TimelineEvent> events, const TimelineNames& names) {
+nlohmann::json timeline_json(std::vector<TimelineEvent> events, const TimelineNames& names, const nlohmann::json& other) {
     std::stable_sort(events.begin(), events.end(), [](const TimelineEvent& a, const TimelineEvent& b) { return a.start_ns < b.start_ns; });
     const std::uint64_t origin = events.empty() ? 0 : events.front().start_ns;
     nlohmann::json list = nlohmann::json::array();
@@ -24,7 +24,7 @@ nlohmann::json timeline_json(std::vector<TimelineEvent> events, const TimelineNa
                         {"tid", e.tid},
                         {"args", e.args}});
     }
-    return {{"traceEvents", list}, {"displayTimeUnit", "ns"}};
+    return {{"traceEvents", list}, {"displayTimeUnit", "ns"}, {"otherData", other}};
 }
 
 }  // namespace cudalab::programs

@@ -2,9 +2,9 @@
 // (ui.perfetto.dev) and chrome://tracing open. One complete event ("ph":"X") per API call, copy,
 // memset, kernel and graph launch:
 //   {"traceEvents":[{"name":..,"cat":..,"ph":"X","ts":us,"dur":us,"pid":P,"tid":T,"args":{..}},...]}
-// pid is the device ordinal for work on a GPU (tid: its stream) and the program's process id for
-// host-side API calls (tid: the calling thread). Times are microseconds from the first event.
-// Written by the emulated runtime and, on a GPU, by cudalab's CUPTI injection library (this code).
+// As the emulated runtime writes it (engine/cudart/timeline.h): pid 0 is the host (tid: the calling
+// thread, 0 the first), pid 1+N is device N (tid: the stream). Times are microseconds from the
+// first event. This code writes the GPU's file, from CUPTI's records (programs/cupti/).
 #pragma once
 
 #include <cstdint>
@@ -20,8 +20,8 @@ struct TimelineEvent {
     std::string name;
     std::string category;       // "api", "kernel", "memcpy", "memset", "graph", "sync"
     std::uint64_t start_ns = 0, end_ns = 0;
-    std::int64_t pid = 0;       // device ordinal, or the host process id
-    std::int64_t tid = 0;       // stream id, or host thread id
+    std::int64_t pid = 0;       // 0: the host; 1 + device ordinal: a device
+    std::int64_t tid = 0;       // host: the thread (0, 1, ... in order of appearance); device: the stream
     nlohmann::json args = nlohmann::json::object();
 };
 
@@ -29,9 +29,12 @@ struct TimelineEvent {
 struct TimelineNames {
     std::map<std::int64_t, std::string> processes;
     std::map<std::pair<std::int64_t, std::int64_t>, std::string> threads;
+    std::map<std::uint64_t, std::int64_t> host_threads;  // OS thread id -> tid
 };
 
 // The whole file, events sorted by start time.
-nlohmann::json timeline_json(std::vector<TimelineEvent> events, const TimelineNames& names);
+// `other` goes under "otherData" (e.g. the clock, dropped records).
+nlohmann::json timeline_json(std::vector<TimelineEvent> events, const TimelineNames& names,
+                             const nlohmann::json& other = nlohmann::json::object());
 
 }  // namespace cudalab::programs

@@ -68,8 +68,7 @@ void write_timeline() {
     if (!g_started) return;
     ok(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
     std::lock_guard<std::mutex> lock(g_mutex);
-    nlohmann::json j = timeline_json(g_events, g_names);
-    if (g_dropped) j["cudalab_dropped_records"] = g_dropped;
+    nlohmann::json j = timeline_json(g_events, g_names, {{"clock", "CUPTI (GPU)"}, {"dropped_events", g_dropped}});
     std::ofstream out(g_path);
     out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     if (!out) std::fprintf(stderr, "cudalab timeline: cannot write %s\n", g_path.c_str());

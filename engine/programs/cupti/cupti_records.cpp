@@ -2,6 +2,7 @@
 
 #include <cxxabi.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 
@@ -21,7 +22,33 @@ std::string demangle(const char* name) {
     return status == 0 && d ? std::string(d.get()) : std::string(name);
 }
 
+std::string short_kernel_name(const std::string& d) {
+    std::string s = d;
+    // Drop the parameter list: the last top-level "(...)".
+    if (!s.empty() && s.back() == ')') {
+        int depth = 0;
+        for (std::size_t i = s.size(); i-- > 0;) {
+            if (s[i] == ')') ++depth;
+            else if (s[i] == '(' && --depth == 0) { s.resize(i); break; }
+        }
+    }
+    // Drop a return type (templates' names carry one): the last space outside <...>.
+    int angle = 0;
+    for (std::size_t i = s.size(); i-- > 0;) {
+        if (s[i] == '>') ++angle;
+        else if (s[i] == '<') --angle;
+        else if (s[i] == ' ' && angle == 0) { s = s.substr(i + 1); break; }
+    }
+    return s.empty() ? d : s;
+}
+
 namespace {
+
+std::string dims(int x, int y, int z) {
+    char buf[64];  // (snprintf: GCC 12 warns falsely about "(" + std::to_string(...) chains)
+    std::snprintf(buf, sizeof buf, "(%d,%d,%d)", x, y, z);
+    return buf;
+}
 
 const char* copy_kind(std::uint8_t k) {
     switch (k) {
@@ -52,9 +79,13 @@ const char* memory_kind(std::uint8_t k) {
     }
 }
 
+// Device N is process 1+N, as in the emulated runtime's timeline.
+std::int64_t device_pid(std::uint32_t device) { return 1 + std::int64_t(device); }
+
 void name_stream(TimelineNames* names, std::uint32_t device, std::uint32_t stream) {
-    if (names) names->threads.emplace(std::make_pair(std::int64_t(device), std::int64_t(stream)), "stream " + std::to_string(stream));
-    if (names) names->processes.emplace(std::int64_t(device), "GPU " + std::to_string(device));
+    if (!names) return;
+    names->threads.emplace(std::make_pair(device_pid(device), std::int64_t(stream)), "stream " + std::to_string(stream));
+    names->processes.emplace(device_pid(device), "GPU " + std::to_string(device));
 }
 
 }  // namespace
@@ -69,42 +100,49 @@ std::optional<TimelineEvent> to_event(const CUpti_Activity* record, const ApiNam
             e.category = "api";
             e.start_ns = a->start;
             e.end_ns = a->end;
-            e.pid = a->processId;
-            e.tid = a->threadId;
+            e.pid = 0;
+            e.tid = 0;
             e.args = {{"correlation", a->correlationId}, {"result", a->returnValue}};
             if (names) {
-                names->processes.emplace(std::int64_t(a->processId), "host (process " + std::to_string(a->processId) + ")");
-                names->threads.emplace(std::make_pair(std::int64_t(a->processId), std::int64_t(a->threadId)), "thread " + std::to_string(a->threadId));
+                auto [it, fresh] = names->host_threads.emplace(a->threadId, std::int64_t(names->host_threads.size()));
+                e.tid = it->second;
+                names->processes.emplace(0, "host");
+                if (fresh) names->threads.emplace(std::make_pair(std::int64_t(0), e.tid), e.tid == 0 ? "main thread" : "thread " + std::to_string(e.tid));
             }
             return e;
         }
         case CUPTI_ACTIVITY_KIND_KERNEL:
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
             auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-            e.name = demangle(k->name);
+            std::string full = demangle(k->name);
+            e.name = short_kernel_name(full);
             e.category = "kernel";
             e.start_ns = k->start;
             e.end_ns = k->end;
-            e.pid = k->deviceId;
+            e.pid = device_pid(k->deviceId);
             e.tid = k->streamId;
-            e.args = {{"grid", {k->gridX, k->gridY, k->gridZ}},
-                      {"block", {k->blockX, k->blockY, k->blockZ}},
+            e.args = {{"grid", dims(k->gridX, k->gridY, k->gridZ)},
+                      {"block", dims(k->blockX, k->blockY, k->blockZ)},
+                      {"dynamic_shared", k->dynamicSharedMemory},
+                      {"static_shared", k->staticSharedMemory},
                       {"registers_per_thread", k->registersPerThread},
-                      {"static_shared_bytes", k->staticSharedMemory},
-                      {"dynamic_shared_bytes", k->dynamicSharedMemory},
+                      {"graph", k->graphId != 0},
+                      {"function", full},
                       {"correlation", k->correlationId}};
             name_stream(names, k->deviceId, k->streamId);
             return e;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
             auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-            e.name = std::string("Memcpy ") + copy_kind(m->copyKind);
+            e.name = std::string("memcpy ") + copy_kind(m->copyKind);
             e.category = "memcpy";
             e.start_ns = m->start;
             e.end_ns = m->end;
-            e.pid = m->deviceId;
+            e.pid = device_pid(m->deviceId);
             e.tid = m->streamId;
             e.args = {{"bytes", m->bytes},
+                      {"pinned", m->srcKind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED || m->dstKind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED},
+                      {"graph", m->graphId != 0},
                       {"src", memory_kind(m->srcKind)},
                       {"dst", memory_kind(m->dstKind)},
                       {"async", (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0},
@@ -114,11 +152,11 @@ std::optional<TimelineEvent> to_event(const CUpti_Activity* record, const ApiNam
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY2: {
             auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-            e.name = "Memcpy PtoP";
+            e.name = "memcpy PtoP";
             e.category = "memcpy";
             e.start_ns = m->start;
             e.end_ns = m->end;
-            e.pid = m->deviceId;
+            e.pid = device_pid(m->deviceId);
             e.tid = m->streamId;
             e.args = {{"bytes", m->bytes}, {"src_device", m->srcDeviceId}, {"dst_device", m->dstDeviceId}, {"correlation", m->correlationId}};
             name_stream(names, m->deviceId, m->streamId);
@@ -126,23 +164,23 @@ std::optional<TimelineEvent> to_event(const CUpti_Activity* record, const ApiNam
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
             auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-            e.name = "Memset";
+            e.name = "memset";
             e.category = "memset";
             e.start_ns = m->start;
             e.end_ns = m->end;
-            e.pid = m->deviceId;
+            e.pid = device_pid(m->deviceId);
             e.tid = m->streamId;
-            e.args = {{"bytes", m->bytes}, {"value", m->value}, {"correlation", m->correlationId}};
+            e.args = {{"bytes", m->bytes}, {"value", m->value}, {"graph", m->graphId != 0}, {"correlation", m->correlationId}};
             name_stream(names, m->deviceId, m->streamId);
             return e;
         }
         case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
             auto* g = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(record);
-            e.name = "Graph " + std::to_string(g->graphId);
+            e.name = "graph launch";
             e.category = "graph";
             e.start_ns = g->start;
             e.end_ns = g->end;
-            e.pid = g->deviceId;
+            e.pid = device_pid(g->deviceId);
             e.tid = g->streamId;
             e.args = {{"graph", g->graphId}, {"correlation", g->correlationId}};
             name_stream(names, g->deviceId, g->streamId);
@@ -150,7 +188,7 @@ std::optional<TimelineEvent> to_event(const CUpti_Activity* record, const ApiNam
         }
         case CUPTI_ACTIVITY_KIND_DEVICE: {
             auto* d = reinterpret_cast<const CUpti_ActivityDevice5*>(record);
-            if (names) names->processes[std::int64_t(d->id)] = "GPU " + std::to_string(d->id) + ": " + (d->name ? d->name : "?");
+            if (names) names->processes[device_pid(d->id)] = "GPU " + std::to_string(d->id) + " (" + (d->name ? d->name : "?") + ")";
             return std::nullopt;
         }
         default:

@@ -23,5 +23,7 @@ std::optional<TimelineEvent> to_event(const CUpti_Activity* record, const ApiNam
 std::string strip_version_suffix(const std::string& name);
 // The demangled name of a kernel, or the name as it is.
 std::string demangle(const char* name);
+// "void scale<int>(int*, int)" -> "scale<int>": the name the emulated runtime's timeline shows.
+std::string short_kernel_name(const std::string& demangled);
 
 }  // namespace cudalab::programs::cupti
