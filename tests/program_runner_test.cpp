@@ -112,6 +112,8 @@ TEST_CASE("the default nvcc options keep PTX for sm_90, the shared runtime and l
     CHECK(has("-cudart"));
     CHECK(has("shared"));
     CHECK(has("-lineinfo"));
+    CHECK(has("-g"));
+    CHECK_FALSE(has("-G"));  // device code is not compiled for debugging
     CHECK(has("-arch=compute_90"));
     CHECK(has("-code=compute_90"));
     CHECK(has("-compress-mode=none"));

@@ -128,7 +128,7 @@ std::string colon_line_numbers(const std::string& log) {
 }
 
 std::vector<std::string> default_nvcc_options(const std::vector<std::string>& user) {
-    std::vector<std::string> o = {"-cudart", "shared", "-lineinfo"};
+    std::vector<std::string> o = {"-cudart", "shared", "-lineinfo", "-g"};
     bool own_target = false;
     for (const auto& u : user)
         for (const char* t : {"-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode", "--generate-code"})

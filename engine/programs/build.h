@@ -1,7 +1,7 @@
 // Builds a whole CUDA program (host code and kernels, `main`) with the toolkit's nvcc, the way the
 // emulated runtime and a GPU can both run it, and caches the executable by content.
 //
-//   nvcc -cudart shared -lineinfo -arch=compute_90 -code=compute_90 -compress-mode=none
+//   nvcc -cudart shared -lineinfo -g -arch=compute_90 -code=compute_90 -compress-mode=none
 //        [the program's own options] SOURCES -o CACHE/programs/KEY/program
 //
 // - `-cudart shared`: the program calls libcudart.so.13, which `--backend emu` replaces with
@@ -9,7 +9,9 @@
 // - PTX only, for an sm_90-class device: the emulator runs PTX, and a GPU's driver compiles it at
 //   load time (its JIT cache keeps that for later runs);
 // - uncompressed fat binaries, so that the emulated runtime reads the PTX as it is;
-// - `-lineinfo`, so that kernel faults name source lines.
+// - `-lineinfo`, so that kernel faults name source lines; `-g` (host code only: device code is
+//   compiled as without it), so that the runtime names the host line of an allocation or launch
+//   ("allocated at main.cu:22"); it costs nvcc no measurable time.
 // A program's own -arch/-code/-gencode replace the default target.
 //
 // The cache key is a SHA-256 of: the sources and the local headers they include (found through

@@ -63,7 +63,7 @@ nvcc. Exit codes: the program's own; 2 could not build or start; 128+N killed by
 
 const char* kBuildUsage = R"(usage: cudalab build [-o FILE] [NVCC OPTIONS] PROG.cu [MORE.cu|.cpp|.o ...]
 
-Builds a whole CUDA program as `cudalab run` does (nvcc -cudart shared -lineinfo, PTX for
+Builds a whole CUDA program as `cudalab run` does (nvcc -cudart shared -lineinfo -g, PTX for
 sm_90-class devices, cached) and writes the executable to FILE (default: the first source's name
 without its extension, in the current folder). Exit 0 built, 2 not built.
 options: -o FILE, --build-time-limit SECONDS, --rebuild, --json, -v/--verbose
@@ -189,7 +189,7 @@ Args parse(int argc, char** argv) {
         } else if (run_only && name == "--devices") {
             std::uint64_t n;
             std::string v = value();
-            if (!parse_uint(v, 64, &n) || n == 0) throw UsageError{"--devices " + v + ": a number of GPUs from 1 to 64"};
+            if (!parse_uint(v, 16, &n) || n == 0) throw UsageError{"--devices " + v + ": a number of GPUs from 1 to 16"};
             a.devices = int(n);
         } else if (run_only && name == "--timeline") a.timeline = value();
         else if (run_only && name == "--trace") a.trace = value();
