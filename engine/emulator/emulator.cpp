@@ -304,6 +304,24 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
             throw Fault(std::move(f));
         }
         if (block.linear > launch.fault_block.load(std::memory_order_relaxed)) return;
+        if (launch.deadline != std::chrono::steady_clock::time_point{} && std::chrono::steady_clock::now() > launch.deadline) {
+            FaultInfo f;
+            f.kind = "time limit reached";
+            f.detail = "the check ran past its wall-clock limit, so this launch was stopped";
+            f.advice = "look for loops that run far longer than the work needs (raise the limit with --time-limit)";
+            f.block = block.linear;
+            for (Warp& w : block.warps)
+                if (!w.done()) { f.warp = w.id; f.pc = std::uint32_t(w.stack.back().pc); f.function = w.frames[w.stack.back().frame].function; break; }
+            throw Fault(std::move(f));
+        }
+        if (out.printf_text.size() + launch.printf_bytes.load(std::memory_order_relaxed) > launch.printf_limit) {
+            FaultInfo f;
+            f.kind = "printf output limit reached";
+            f.detail = "the launch printed more than " + std::to_string(launch.printf_limit) + " bytes with printf (the limit per launch)";
+            f.advice = "print less: a few threads, or a summary, not every element (raise the limit with --printf-limit)";
+            f.block = block.linear;
+            throw Fault(std::move(f));
+        }
         if (launch.warp_instructions.load(std::memory_order_relaxed) > launch.budget) {
             FaultInfo f;
             f.kind = "instruction budget exhausted";
@@ -329,6 +347,7 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
             throw Fault(std::move(f));
         }
     }
+    launch.printf_bytes.fetch_add(out.printf_text.size(), std::memory_order_relaxed);
     if (!out.printf_text.empty()) result.printf_blocks.push_back({block.linear, std::move(out.printf_text)});
     (void)events_total;
 }
@@ -356,6 +375,14 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     // Module-scope variables: .global in device memory, .const in the constant bank, .shared in the
     // common part of every block's shared memory.
     std::uint32_t shared_cursor = 0;
+    std::uint64_t global_cost = 0;
+    for (const ptx::Symbol& s : m.globals)
+        if (s.space == Space::global) global_cost += allocation_cost(std::min<std::uint64_t>(s.size, 1ull << 40));
+    if (memory_.bytes_allocated() * 2 + global_cost > options_.memory_limit)
+        return Status::error(StatusCode::kernel_fault,
+                             source_path + ": error: memory limit reached: the module's __device__ variables need " +
+                                 std::to_string(global_cost >> 20) + " MB of emulator memory (with the writer shadow); the limit is " +
+                                 std::to_string(options_.memory_limit >> 20) + " MB in total (raise it with --memory-limit)");
     program->global_addresses.resize(m.globals.size());
     program->dynamic_shared.resize(m.globals.size());
     for (std::size_t i = 0; i < m.globals.size(); ++i) {
@@ -549,6 +576,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     const Dim3& bl = config.block;
     std::string bad;
     if (g.x == 0 || g.y == 0 || g.z == 0 || bl.x == 0 || bl.y == 0 || bl.z == 0) bad = "a grid or block dimension is 0";
+    else if (bl.x > 1024 || bl.y > 1024) bad = "blockDim.x and blockDim.y are limited to 1024";  // before any product
+    else if (g.x > 0x7fffffffu) bad = "gridDim.x is limited to 2147483647";
     else if (bl.count() > 1024) bad = "a block has " + std::to_string(bl.count()) + " threads; the limit is 1024";
     else if (bl.z > 64) bad = "blockDim.z is " + std::to_string(bl.z) + "; the limit is 64";
     else if (g.y > 65535 || g.z > 65535) bad = "gridDim.y and gridDim.z are limited to 65535";
@@ -575,6 +604,21 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         return result;
     }
 
+    // Every block runs at least one warp instruction, so a grid of more blocks than the budget
+    // cannot finish inside it: said at once rather than after running the budget out. (The grid's
+    // block count is 64-bit: 65536 x 32768 x 2 blocks must not wrap to none.)
+    const std::uint64_t block_count = g.count();
+    if (block_count > options_.instruction_budget || block_count > 0xfffff000ull) {
+        result.status = Status::error(
+            StatusCode::kernel_fault,
+            (program_->source_path.empty() ? std::string("kernel") : program_->source_path) +
+                ": error: instruction budget exhausted in kernel '" + display_name + "': the grid " + dim_text(g.x, g.y, g.z) +
+                " has " + std::to_string(block_count) + " blocks and each runs at least one warp instruction, more than the budget of " +
+                std::to_string(options_.instruction_budget) +
+                " warp instructions per launch\n  try: launch as many blocks as the data needs (a grid-stride loop covers any size); "
+                "raise the budget with --budget if the work is really this large");
+        return result;
+    }
     LaunchState state(*program_, memory_);
     state.kernel = std::int32_t(kernel_index);
     state.config = config;
@@ -591,7 +635,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     last_block_ = bl;
     state.track_writers = writers_tracked_ = trace_options.enabled;
 
-    const std::uint32_t blocks = std::uint32_t(g.count());
+    const std::uint32_t blocks = std::uint32_t(block_count);
     std::set<std::uint32_t> detail;
     if (trace_options.enabled) {
         if (trace_options.detail_blocks.empty())
@@ -606,6 +650,22 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     unsigned workers = options_.worker_threads ? options_.worker_threads : std::max(1u, std::thread::hardware_concurrency());
     if (program_->uses_global_atomics) workers = 1;  // atomic results must not depend on thread timing
     workers = std::max(1u, std::min<unsigned>(workers, blocks));
+    // Local memory: what the memory limit leaves after the allocations, shared by every thread that
+    // can be resident at once (a block on each worker), and never more than a GPU thread's 512 KB.
+    {
+        const std::uint64_t used = memory_.bytes_allocated() * 2;
+        const std::uint64_t left = options_.memory_limit > used ? options_.memory_limit - used : 0;
+        const std::uint64_t threads = (bl.count() + 31) / 32 * 32 * workers;
+        const std::uint64_t share = left / std::max<std::uint64_t>(1, threads);
+        state.local_limit = std::min<std::uint64_t>(512 * 1024, share);
+        state.local_limit_reason = share < 512 * 1024
+            ? "each thread may use at most " + std::to_string(state.local_limit) + " bytes here: the emulator memory limit of " +
+                  std::to_string(options_.memory_limit >> 20) + " MB, less what the buffers use, shared by " + std::to_string(threads) +
+                  " threads (raise it with --memory-limit)"
+            : "a GPU thread may use at most 512 KB of local memory (the limit)";
+    }
+    state.printf_limit = options_.printf_limit;
+    state.deadline = options_.deadline;
     std::vector<WorkerResult> results(workers);
     std::atomic<std::uint32_t> next_block{0};
     std::atomic<std::uint64_t> events_total{0};
@@ -708,9 +768,10 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         std::vector<WarpEvent>().swap(b.events);  // freed as we go: the peak is one copy, not two
         std::vector<MemAccess>().swap(b.accesses);
     }
-    trace->block_sm.resize(blocks);
-    trace->block_wave.resize(blocks);
-    for (std::uint32_t b = 0; b < blocks; ++b) {
+    // Per-block placement, for the views of a traced launch only (5 bytes a block).
+    trace->block_sm.resize(trace_options.enabled ? blocks : 0);
+    trace->block_wave.resize(trace_options.enabled ? blocks : 0);
+    for (std::uint32_t b = 0; b < blocks && trace_options.enabled; ++b) {
         trace->block_sm[b] = std::uint8_t(b % state.num_sms);
         trace->block_wave[b] = b / (state.num_sms * per_sm);
     }
