@@ -161,7 +161,7 @@ bool decode_result(const std::string& bytes, CompileResult& r) {
     r.ptx = in.str();
     r.log = in.str();
     r.seconds = in.f64();
-    const std::uint64_t diagnostics = in.count(56);
+    const std::uint64_t diagnostics = in.count(48);
     for (std::uint64_t i = 0; i < diagnostics && in.ok; ++i) {
         Diagnostic d;
         d.file = in.str();

@@ -222,8 +222,10 @@ void drop_shim_macro_clashes(std::vector<Diagnostic>& diagnostics, const std::st
 }
 
 // The NUL would silently end the source NVRTC sees (it takes a C string).
+// A 0xFF byte (Latin-1 'ÿ', or half of a UTF-16 byte order mark) silently ends it too: NVRTC
+// compiles the file as if it stopped there (seen with NVRTC 13.0), so the kernels after it vanish.
 bool reject_nul_byte(const std::string& source, CompileResult& result) {
-    const size_t nul = source.find('\0');
+    const size_t nul = source.find_first_of(std::string_view("\0\xff", 2));
     if (nul == std::string::npos) return false;
     int line = 1;
     size_t line_start = 0;
@@ -235,7 +237,10 @@ bool reject_nul_byte(const std::string& source, CompileResult& result) {
     }
     result.diagnostics.push_back(file_error(result.source_path, line,
                                             static_cast<int>(nul - line_start) + 1,
-                                            "the file contains a NUL byte; is it a binary file?"));
+                                            source[nul] == '\0'
+                                                ? "the file contains a NUL byte; is it a binary file?"
+                                                : "the file contains the byte 0xFF, which the compiler takes for the end "
+                                                  "of the file; save the file as UTF-8 (is it Latin-1 or UTF-16?)"));
     return true;
 }
 

@@ -270,11 +270,10 @@ class Scanner {
         if (word == "__has_include" || word == "__has_include_next" || word == "__has_embed") {
             start_ = start;
             skip_blanks_on_line();
+            // Without parentheses (`defined(__has_include)`) it probes nothing.
             if (at(i_) == '(') {
                 ++i_;
                 operand(word);
-            } else {
-                report(word + " must name its header in parentheses");
             }
         }
     }

@@ -227,11 +227,14 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
         start_warp(launch, block, warp);
     }
     BlockOutput out;
-    const int quantum = block.detail ? 1 : 100000;
     for (;;) {
         bool progressed = false;
         for (Warp& warp : block.warps) {
             if (warp.done() || warp.waiting) continue;
+            // A warp runs at most what is left of the budget (at least 1000, at most 100000
+            // instructions) before the budget is looked at again.
+            const std::uint64_t used = launch.warp_instructions.load(std::memory_order_relaxed) + block.warp_instructions;
+            const int quantum = block.detail ? 1 : int(std::clamp<std::uint64_t>(launch.budget > used ? launch.budget - used : 0, 1000, 100000));
             run_warp(launch, block, warp, out, quantum);
             progressed = true;
         }
@@ -251,7 +254,9 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
             ++live;
             if (w.waiting) ++waiting;
         }
-        if (live == 0) break;
+        // A block that finished is still held to the budget: a grid of short blocks must stop
+        // at the budget too.
+        if (live == 0 && launch.warp_instructions.load(std::memory_order_relaxed) <= launch.budget) break;
         bool released = false;
         for (std::uint32_t id = 0; id < Block::barrier_count; ++id) {
             BarrierState& b = block.barriers[id];
@@ -338,6 +343,7 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
                 d << (shown++ ? ", " : " ") << "warp " << w.id << " at line " << line;
                 if (shown == 1) { f.pc = std::uint32_t(pc); f.function = w.frames[w.stack.back().frame].function; f.warp = w.id; }
             }
+            if (shown == 0) d << " all of them had finished (the blocks before used the rest)";
             if (more) d << " and " << more << " more warps";
             d << ".";
             f.detail = d.str();
@@ -576,9 +582,11 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     const Dim3& bl = config.block;
     std::string bad;
     if (g.x == 0 || g.y == 0 || g.z == 0 || bl.x == 0 || bl.y == 0 || bl.z == 0) bad = "a grid or block dimension is 0";
-    else if (bl.x > 1024 || bl.y > 1024) bad = "blockDim.x and blockDim.y are limited to 1024";  // before any product
+    // The thread count in 128 bits: 1073741824 x 268435456 x 64 must not wrap to 0 threads.
+    else if (const unsigned __int128 threads = (unsigned __int128)bl.x * bl.y * bl.z; threads > 1024)
+        bad = "a block has " + (threads >> 64 ? std::string("more than 2^64") : std::to_string(std::uint64_t(threads))) +
+              " threads; the limit is 1024";
     else if (g.x > 0x7fffffffu) bad = "gridDim.x is limited to 2147483647";
-    else if (bl.count() > 1024) bad = "a block has " + std::to_string(bl.count()) + " threads; the limit is 1024";
     else if (bl.z > 64) bad = "blockDim.z is " + std::to_string(bl.z) + "; the limit is 64";
     else if (g.y > 65535 || g.z > 65535) bad = "gridDim.y and gridDim.z are limited to 65535";
     else if (fn->reqntid[0] && (bl.x != fn->reqntid[0] || bl.y != fn->reqntid[1] || bl.z != fn->reqntid[2]))

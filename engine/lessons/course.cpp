@@ -177,6 +177,18 @@ CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const C
     report.backend = backend->name();
     report.backend_note = note;
     Status loaded = backend->load(module);
+    if (loaded.code == StatusCode::kernel_fault) {
+        // A limit reached while loading the module (its __device__ variables do not fit): the
+        // submission's failure, reported as a failed check like any other limit.
+        CheckResult c;
+        c.name = "the module loads";
+        c.fault = true;
+        c.message = loaded.message;
+        c.advice = "declare only the device memory the exercise needs";
+        report.checks.push_back(c);
+        report.passed = false;
+        return report;
+    }
     if (!loaded.ok()) {
         report.status = loaded;
         return report;

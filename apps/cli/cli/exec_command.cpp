@@ -288,6 +288,11 @@ int run_exec(const ExecArgs& a) {
                          std::chrono::duration<double>(limits.time_limit_s ? limits.time_limit_s : emu::default_time_limit_seconds));
     }
     st = backend->load(module);
+    if (st.code == StatusCode::kernel_fault) {  // a limit reached by the module itself: exit 1
+        if (a.json) print_json(nlohmann::json{{"status", "fault"}, {"diagnostics", {{{"severity", "error"}, {"message", report::safe_text(st.message)}}}}});
+        else std::cerr << report::safe_text(st.message) << "\n";
+        return 1;
+    }
     if (!st.ok()) return usage(st.message);
     std::vector<KernelArg> kargs;
     for (auto& s : specs) {
