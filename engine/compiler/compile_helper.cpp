@@ -236,6 +236,14 @@ std::string format_seconds(double s) {
 
 } // namespace
 
+bool landlock_available() {
+#if defined(SYS_landlock_create_ruleset) && defined(LANDLOCK_CREATE_RULESET_VERSION)
+    return ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) >= 1;
+#else
+    return false;
+#endif
+}
+
 std::string compile_helper_path() {
     std::error_code error;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);

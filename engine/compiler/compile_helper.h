@@ -31,6 +31,10 @@ std::shared_ptr<CompileResult> compile_in_process(const std::string& source, con
 // The CUDA Toolkit's include folders NVRTC is given (-I), cccl/ included where it exists.
 std::vector<std::string> toolkit_include_dirs();
 
+// Whether this kernel offers Landlock, the helper's wall against reading files outside the
+// toolkit (without it, the #include check and the empty environment still hold).
+bool landlock_available();
+
 // Where the helper executable is: next to the running program, else where the build put it.
 // "" when neither exists.
 std::string compile_helper_path();

@@ -250,13 +250,8 @@ std::shared_ptr<CompileResult> run_nvrtc(const std::string& source, const std::s
     result->source_path = path;
     if (reject_nul_byte(source, *result)) return result;
 
-    // The name NVRTC sees: the file's own name, in characters no tool chokes on (ptxas aborted on
-    // a '"'); messages are mapped back to `path`. No folder: nothing is found relative to it.
-    std::string program_name = path.empty() ? std::string(unnamed_program)
-                                             : std::filesystem::path(path).filename().string();
-    for (char& c : program_name)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
-    if (program_name.empty() || program_name[0] == '.') program_name = unnamed_program;
+    // Messages are mapped back to `path`. No folder: nothing is found relative to it.
+    const std::string program_name = nvrtc_program_name(path);
     const std::vector<std::string> args = nvrtc_options(options);
     std::vector<const char*> arg_pointers;
     for (const std::string& arg : args) arg_pointers.push_back(arg.c_str());
@@ -389,6 +384,14 @@ std::string cache_key(const std::string& source, const std::string& path,
 }
 
 } // namespace
+
+std::string nvrtc_program_name(const std::string& path) {
+    std::string name = path.empty() ? std::string(unnamed_program) : std::filesystem::path(path).filename().string();
+    for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+    if (name.empty() || name[0] == '.') name = unnamed_program;
+    return name;
+}
 
 std::shared_ptr<CompileResult> compile_in_process(const std::string& source, const std::string& path,
                                                   const CompileOptions& options) {

@@ -103,6 +103,10 @@ private:
     std::unique_ptr<Cache> cache_;
 };
 
+// The name NVRTC is given for a learner's file: its file name, in characters no tool chokes on
+// (ptxas aborted on a '"'). PTX .file directives end with it.
+std::string nvrtc_program_name(const std::string& path);
+
 // The demangled kernel name without its parameter list: "_Z3addPfi" -> "add",
 // "_Z5scaleIfEvPT_" -> "scale<float>"; an extern "C" name is returned as is.
 std::string source_name_of(const std::string& mangled);

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -369,9 +370,24 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     ptx::ParseResult parsed = ptx::parse(ptx_text);
     if (!parsed.ok) {
         std::string where = source_path.empty() ? std::string("kernel") : source_path;
-        if (parsed.source_line) where += ":" + std::to_string(parsed.source_line);
+        // The line is the learner's only when the PTX places it in the learner's file; code inlined
+        // from a header (a texture fetch, cooperative groups) names the header instead.
+        const std::string file = std::filesystem::path(parsed.source_file).filename().string();
+        std::string inlined;
+        if (parsed.source_line && (file.empty() || file == compiler::nvrtc_program_name(source_path)))
+            where += ":" + std::to_string(parsed.source_line);
+        else if (parsed.source_line)
+            inlined = " (in " + file + ":" + std::to_string(parsed.source_line) + ", a header your code uses)";
+        // Features the emulator does not model, named as the learner wrote them.
+        std::string what = parsed.error;
+        if (what.find("%envreg") != std::string::npos)
+            what = "grid-wide synchronisation (cooperative_groups::this_grid().sync()) is not supported by the emulator (" + what + ")";
+        else if (what.find("'tex.") != std::string::npos || what.find("'tld4") != std::string::npos ||
+                 what.find("'suld") != std::string::npos || what.find("'sust") != std::string::npos ||
+                 what.find("'txq") != std::string::npos)
+            what = "texture and surface memory are not supported by the emulator (" + what + ")";
         return Status::error(StatusCode::compile_error,
-                             where + ": error: the emulator cannot run this code: " + parsed.error +
+                             where + ": error: the emulator cannot run this code: " + what + inlined +
                                  "\n  try: rewrite the construct it names, or run on a GPU with --backend gpu");
     }
     auto program = std::make_unique<Program>();
