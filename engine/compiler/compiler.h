@@ -51,7 +51,7 @@ struct KernelResources {
 // (compile_helper.h); the result is then a failed compile naming the limit and its value.
 struct CompileLimits {
     double seconds = 60;                   // wall-clock time of one compile
-    std::uint64_t memory_mb = 3072;        // resident memory of the compiling process
+    std::uint64_t memory_mb = 2048;        // resident memory of the compiling process
     // false: NVRTC runs in this process, with no limits and no jail beyond the #include check
     // (only for tools that compile trusted code and cannot start the helper).
     bool isolate = true;

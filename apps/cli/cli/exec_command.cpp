@@ -202,7 +202,7 @@ void add_limit_options(CLI::App* cmd, LimitFlags& f, bool per_check) {
     cmd->add_option("--time-limit", f.time_limit_s,
                     per_check ? "wall-clock seconds per lesson check (default 300)" : "wall-clock seconds for the run (default 300)");
     cmd->add_option("--compile-time-limit", f.compile_time_limit_s, "seconds one compile may take (default 60)");
-    cmd->add_option("--compile-memory-limit", f.compile_memory_mb, "MB of memory one compile may use (default 3072)");
+    cmd->add_option("--compile-memory-limit", f.compile_memory_mb, "MB of memory one compile may use (default 2048)");
 }
 
 void add_exec_options(CLI::App* cmd, ExecArgs& a) {
