@@ -381,11 +381,11 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         // Features the emulator does not model, named as the learner wrote them.
         std::string what = parsed.error;
         if (what.find("%envreg") != std::string::npos)
-            what = "grid-wide synchronisation (cooperative_groups::this_grid().sync()) is not supported by the emulator (" + what + ")";
+            what += ": grid-wide synchronisation (cooperative_groups::this_grid().sync()) is not supported by the emulator";
         else if (what.find("'tex.") != std::string::npos || what.find("'tld4") != std::string::npos ||
                  what.find("'suld") != std::string::npos || what.find("'sust") != std::string::npos ||
                  what.find("'txq") != std::string::npos)
-            what = "texture and surface memory are not supported by the emulator (" + what + ")";
+            what += ": texture and surface memory are not supported by the emulator";
         return Status::error(StatusCode::compile_error,
                              where + ": error: the emulator cannot run this code: " + what + inlined +
                                  "\n  try: rewrite the construct it names, or run on a GPU with --backend gpu");
