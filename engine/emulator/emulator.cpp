@@ -399,11 +399,11 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     std::uint32_t shared_cursor = 0;
     std::uint64_t global_cost = 0;
     for (const ptx::Symbol& s : m.globals)
-        if (s.space == Space::global) global_cost += allocation_cost(std::min<std::uint64_t>(s.size, 1ull << 40));
-    if (memory_.bytes_allocated() * 2 + global_cost > options_.memory_limit)
+        if (s.space == Space::global) global_cost += std::min<std::uint64_t>(s.size, 1ull << 40);
+    if (memory_.bytes_allocated() + memory_.shadow_bytes() + global_cost > options_.memory_limit)
         return Status::error(StatusCode::kernel_fault,
                              source_path + ": error: memory limit reached: the module's __device__ variables need " +
-                                 std::to_string(global_cost >> 20) + " MB of emulator memory (with the writer shadow); the limit is " +
+                                 std::to_string(global_cost >> 20) + " MB of emulator memory; the limit is " +
                                  std::to_string(options_.memory_limit >> 20) + " MB in total (raise it with --memory-limit)");
     program->global_addresses.resize(m.globals.size());
     program->dynamic_shared.resize(m.globals.size());
@@ -657,6 +657,17 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     state.display_name = display_name;
     last_grid_ = g;
     last_block_ = bl;
+    if (trace_options.enabled) {
+        // A traced launch records which thread wrote each word: a shadow as large as the buffers.
+        if (memory_.bytes_allocated() * 2 > options_.memory_limit) {
+            result.status = Status::error(StatusCode::kernel_fault,
+                                          "cannot launch '" + display_name + "': memory limit reached: recording which thread wrote each word of " +
+                                              std::to_string(memory_.bytes_allocated() >> 20) + " MB of buffers would take the emulator past its " +
+                                              std::to_string(options_.memory_limit >> 20) + " MB limit (raise it with --memory-limit)");
+            return result;
+        }
+        memory_.track_writers();
+    }
     state.track_writers = writers_tracked_ = trace_options.enabled;
 
     const std::uint32_t blocks = std::uint32_t(block_count);
@@ -677,7 +688,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     // Local memory: what the memory limit leaves after the allocations, shared by every thread that
     // can be resident at once (a block on each worker), and never more than a GPU thread's 512 KB.
     {
-        const std::uint64_t used = memory_.bytes_allocated() * 2;
+        const std::uint64_t used = memory_.bytes_allocated() + memory_.shadow_bytes();
         const std::uint64_t left = options_.memory_limit > used ? options_.memory_limit - used : 0;
         const std::uint64_t threads = (bl.count() + 31) / 32 * 32 * workers;
         const std::uint64_t share = left / std::max<std::uint64_t>(1, threads);

@@ -45,8 +45,9 @@ struct EmulatorOptions {
     // tests run the corpus both ways and compare).
     bool specialised_handlers = true;
     // Limits (docs/grading.md, "Limits"): each one reached stops the launch with a fault that
-    // names it. Memory in total: global variables, buffers (with the shadow recording writers,
-    // as many bytes again) and every thread's local frames.
+    // names it. Memory in total: global variables, buffers (and, once a traced launch records
+    // which thread wrote each word, the shadow doing so: as many bytes again) and every thread's
+    // local frames.
     std::uint64_t memory_limit = 2048ull << 20;
     std::uint64_t printf_limit = 1ull << 20;  // device printf bytes per launch, as a GPU's FIFO
     // No launch runs past this time (a check's wall-clock limit); epoch: none.
@@ -56,8 +57,6 @@ struct EmulatorOptions {
 // The wall-clock limit per check (and per `cudalab exec`) when none is given.
 inline constexpr double default_time_limit_seconds = 300;
 
-// What an allocation of `bytes` costs the emulator: the data and the writer shadow.
-inline std::uint64_t allocation_cost(std::uint64_t bytes) { return bytes + (bytes + 3) / 4 * 4; }
 
 class Emulator {
 public:

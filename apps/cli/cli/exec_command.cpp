@@ -136,29 +136,40 @@ bool parse_spec(const std::string& spec, ArgSpec* a, std::string* err) {
     return true;
 }
 
-// Fills a buffer argument's bytes (after the total was checked against the memory limit).
-bool materialise(ArgSpec* a, std::string* err) {
-    const std::size_t bytes = a->count * type_size(a->type);
-    if (a->init == "zeros") {
-        a->bytes.assign(bytes, 0);
-    } else if (a->init == "iota") {
-        a->bytes.reserve(bytes);
-        for (std::size_t i = 0; i < a->count; ++i) {
-            if (a->type == "i32") append<std::int32_t>(a->bytes, std::int32_t(i));
-            else if (a->type == "u32") append<std::uint32_t>(a->bytes, std::uint32_t(i));
-            else if (a->type == "i64") append<std::int64_t>(a->bytes, std::int64_t(i));
-            else if (a->type == "u64") append<std::uint64_t>(a->bytes, std::uint64_t(i));
-            else if (a->type == "f32") append<float>(a->bytes, float(i));
-            else append<double>(a->bytes, double(i));
+// Fills a buffer argument on the device a chunk at a time, so that no second copy of a large
+// buffer is ever held (the device allocation starts zeroed: `zeros` writes nothing).
+bool fill_on_device(Backend& backend, const ArgSpec& a, std::string* err) {
+    const std::size_t element = type_size(a.type);
+    const std::size_t chunk_elements = std::size_t(1) << 18;
+    std::vector<std::uint8_t> chunk;
+    std::ifstream file;
+    if (a.init.rfind("file:", 0) == 0) {
+        file.open(a.init.substr(5), std::ios::binary);
+        if (!file) { *err = "--arg: cannot read " + a.init.substr(5); return false; }
+    } else if (a.init != "iota") {
+        return true;
+    }
+    for (std::size_t first = 0; first < a.count; first += chunk_elements) {
+        const std::size_t n = std::min(chunk_elements, a.count - first);
+        chunk.clear();
+        if (file.is_open()) {
+            chunk.resize(n * element);
+            if (!file.read(reinterpret_cast<char*>(chunk.data()), std::streamsize(chunk.size()))) {
+                *err = "--arg: " + a.init.substr(5) + " ended early (it changed while being read?)";
+                return false;
+            }
+        } else {
+            for (std::size_t i = first; i < first + n; ++i) {
+                if (a.type == "i32") append<std::int32_t>(chunk, std::int32_t(i));
+                else if (a.type == "u32") append<std::uint32_t>(chunk, std::uint32_t(i));
+                else if (a.type == "i64") append<std::int64_t>(chunk, std::int64_t(i));
+                else if (a.type == "u64") append<std::uint64_t>(chunk, std::uint64_t(i));
+                else if (a.type == "f32") append<float>(chunk, float(i));
+                else append<double>(chunk, double(i));
+            }
         }
-    } else {
-        const std::string path = a->init.substr(5);
-        std::ifstream in(path, std::ios::binary);
-        a->bytes.assign(bytes, 0);
-        if (!in || !in.read(reinterpret_cast<char*>(a->bytes.data()), std::streamsize(bytes))) {
-            *err = "--arg: cannot read " + std::to_string(bytes) + " bytes from " + path;
-            return false;
-        }
+        const Status st = backend.copy_to_device(a.ptr + first * element, chunk.data(), chunk.size());
+        if (!st.ok()) { *err = st.message; return false; }
     }
     return true;
 }
@@ -252,8 +263,6 @@ int run_exec(const ExecArgs& a) {
                      std::to_string(memory_limit >> 20) + " MB (raise it with --memory-limit)");
     if (!a.out_dir.empty() && !writable_dir(a.out_dir, &err)) return usage(err);
     if (!a.trace_file.empty() && !writable_file(a.trace_file, "--trace", &err)) return usage(err);
-    for (auto& sp : specs)
-        if (sp.buffer && !materialise(&sp, &err)) return usage(err);
 
     compiler::Compiler compiler;
     compiler::CompileOptions copts;
@@ -297,10 +306,9 @@ int run_exec(const ExecArgs& a) {
     std::vector<KernelArg> kargs;
     for (auto& s : specs) {
         if (s.buffer) {
-            st = backend->allocate(s.bytes.size(), &s.ptr);
-            if (st.ok()) st = backend->copy_to_device(s.ptr, s.bytes.data(), s.bytes.size());
+            st = backend->allocate(s.count * type_size(s.type), &s.ptr);
             if (!st.ok()) return usage(st.message);
-            std::vector<std::uint8_t>().swap(s.bytes);  // the device copy is the one that counts now
+            if (!fill_on_device(*backend, s, &err)) return usage(err);
             kargs.push_back(KernelArg::of(s.ptr));
         } else {
             KernelArg k;
@@ -318,11 +326,15 @@ int run_exec(const ExecArgs& a) {
     if (!a.out_dir.empty()) {
         for (std::size_t i = 0; i < specs.size() && write_error.empty(); ++i) {
             if (!specs[i].buffer) continue;
-            std::vector<std::uint8_t> host(specs[i].count * type_size(specs[i].type));
-            backend->copy_to_host(host.data(), specs[i].ptr, host.size());
             const fs::path file = fs::path(a.out_dir) / ("arg" + std::to_string(i) + ".bin");
             std::ofstream out(file, std::ios::binary | std::ios::trunc);
-            out.write(reinterpret_cast<const char*>(host.data()), std::streamsize(host.size()));
+            const std::size_t bytes = specs[i].count * type_size(specs[i].type);
+            std::vector<std::uint8_t> chunk;
+            for (std::size_t at = 0; at < bytes && out; at += chunk.size()) {  // a chunk at a time, as filled
+                chunk.resize(std::min<std::size_t>(std::size_t(1) << 20, bytes - at));
+                backend->copy_to_host(chunk.data(), specs[i].ptr + at, chunk.size());
+                out.write(reinterpret_cast<const char*>(chunk.data()), std::streamsize(chunk.size()));
+            }
             out.close();
             if (!out) write_error = "cannot write " + file.string();
         }
