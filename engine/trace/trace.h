@@ -68,7 +68,7 @@ struct PcCounters {
     std::uint64_t warp_executions = 0;
     std::uint64_t active_lanes = 0;        // sum over executions of popc(active)
     std::uint64_t predicated_lanes = 0;    // ... of lanes that also passed the guard
-    // Global memory (rule in DESIGN.md): one request per warp instruction.
+    // Global memory (rule in docs/design.md): one request per warp instruction.
     std::uint64_t requests = 0;
     std::uint64_t sectors = 0;             // distinct 32-byte sectors touched
     std::uint64_t lines = 0;               // distinct 128-byte lines
