@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -234,7 +235,13 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
     bool progressed = false;
     for (Warp& warp : block.warps) {
         if (warp.done() || warp.waiting) continue;
-        run_warp(launch, block, warp, out, quantum);
+        // A warp runs at most what is left of the budget (at least 1000 instructions, at most the
+        // round's quantum) before the budget is looked at again.
+        const std::uint64_t used = launch.warp_instructions.load(std::memory_order_relaxed) + block.warp_instructions;
+        const int q = block.detail ? 1
+                                   : int(std::min<std::uint64_t>(std::uint64_t(quantum),
+                                                                 std::clamp<std::uint64_t>(launch.budget > used ? launch.budget - used : 0, 1000, 100000)));
+        run_warp(launch, block, warp, out, q);
         progressed = true;
     }
     launch.warp_instructions.fetch_add(block.warp_instructions, std::memory_order_relaxed);
@@ -253,7 +260,9 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
         ++live;
         if (w.waiting) ++waiting;
     }
-    if (live == 0) return true;
+    // A block that finished is still held to the budget: a grid of short blocks must stop at the
+    // budget too.
+    if (live == 0 && launch.warp_instructions.load(std::memory_order_relaxed) <= launch.budget) return true;
     bool released = false;
     for (std::uint32_t id = 0; id < Block::barrier_count; ++id) {
         BarrierState& b = block.barriers[id];
@@ -306,6 +315,24 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
         throw Fault(std::move(f));
     }
     if (block.linear > launch.fault_block.load(std::memory_order_relaxed)) return true;
+    if (launch.deadline != std::chrono::steady_clock::time_point{} && std::chrono::steady_clock::now() > launch.deadline) {
+        FaultInfo f;
+        f.kind = "time limit reached";
+        f.detail = "the check ran past its wall-clock limit, so this launch was stopped";
+        f.advice = "look for loops that run far longer than the work needs (raise the limit with --time-limit)";
+        f.block = block.linear;
+        for (Warp& w : block.warps)
+            if (!w.done()) { f.warp = w.id; f.pc = std::uint32_t(w.stack.back().pc); f.function = w.frames[w.stack.back().frame].function; break; }
+        throw Fault(std::move(f));
+    }
+    if (out.printf_text.size() + launch.printf_bytes.load(std::memory_order_relaxed) > launch.printf_limit) {
+        FaultInfo f;
+        f.kind = "printf output limit reached";
+        f.detail = "the launch printed more than " + std::to_string(launch.printf_limit) + " bytes with printf (the limit per launch)";
+        f.advice = "print less: a few threads, or a summary, not every element (raise the limit with --printf-limit)";
+        f.block = block.linear;
+        throw Fault(std::move(f));
+    }
     if (launch.warp_instructions.load(std::memory_order_relaxed) > launch.budget) {
         FaultInfo f;
         f.kind = "instruction budget exhausted";
@@ -322,6 +349,7 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
             d << (shown++ ? ", " : " ") << "warp " << w.id << " at line " << line;
             if (shown == 1) { f.pc = std::uint32_t(pc); f.function = w.frames[w.stack.back().frame].function; f.warp = w.id; }
         }
+        if (shown == 0) d << " all of them had finished (the blocks before used the rest)";
         if (more) d << " and " << more << " more warps";
         d << ".";
         f.detail = d.str();
@@ -341,6 +369,7 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
     BlockOutput out;
     const int quantum = block.detail ? 1 : 100000;
     while (!step_block(launch, block, result, out, max_events, quantum)) {}
+    launch.printf_bytes.fetch_add(out.printf_text.size(), std::memory_order_relaxed);
     if (!out.printf_text.empty()) result.printf_blocks.push_back({block.linear, std::move(out.printf_text)});
     (void)events_total;
 }
@@ -358,9 +387,24 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     ptx::ParseResult parsed = ptx::parse(ptx_text);
     if (!parsed.ok) {
         std::string where = source_path.empty() ? std::string("kernel") : source_path;
-        if (parsed.source_line) where += ":" + std::to_string(parsed.source_line);
+        // The line is the learner's only when the PTX places it in the learner's file; code inlined
+        // from a header (a texture fetch, cooperative groups) names the header instead.
+        const std::string file = std::filesystem::path(parsed.source_file).filename().string();
+        std::string inlined;
+        if (parsed.source_line && (file.empty() || file == compiler::nvrtc_program_name(source_path)))
+            where += ":" + std::to_string(parsed.source_line);
+        else if (parsed.source_line)
+            inlined = " (in " + file + ":" + std::to_string(parsed.source_line) + ", a header your code uses)";
+        // Features the emulator does not model, named as the learner wrote them.
+        std::string what = parsed.error;
+        if (what.find("%envreg") != std::string::npos)
+            what += ": grid-wide synchronisation (cooperative_groups::this_grid().sync()) is not supported by the emulator";
+        else if (what.find("'tex.") != std::string::npos || what.find("'tld4") != std::string::npos ||
+                 what.find("'suld") != std::string::npos || what.find("'sust") != std::string::npos ||
+                 what.find("'txq") != std::string::npos)
+            what += ": texture and surface memory are not supported by the emulator";
         return Status::error(StatusCode::compile_error,
-                             where + ": error: the emulator cannot run this code: " + parsed.error +
+                             where + ": error: the emulator cannot run this code: " + what + inlined +
                                  "\n  try: rewrite the construct it names, or run on a GPU with --backend gpu");
     }
     auto program = std::make_unique<Program>();
@@ -370,6 +414,14 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     // Module-scope variables: .global in device memory, .const in the constant bank, .shared in the
     // common part of every block's shared memory.
     std::uint32_t shared_cursor = 0;
+    std::uint64_t global_cost = 0;
+    for (const ptx::Symbol& s : m.globals)
+        if (s.space == Space::global) global_cost += std::min<std::uint64_t>(s.size, 1ull << 40);
+    if (memory_->bytes_allocated() + memory_->shadow_bytes() + global_cost > options_.memory_limit)
+        return Status::error(StatusCode::kernel_fault,
+                             source_path + ": error: memory limit reached: the module's __device__ variables need " +
+                                 std::to_string(global_cost >> 20) + " MB of emulator memory; the limit is " +
+                                 std::to_string(options_.memory_limit >> 20) + " MB in total (raise it with --memory-limit)");
     program->global_addresses.resize(m.globals.size());
     program->dynamic_shared.resize(m.globals.size());
     for (std::size_t i = 0; i < m.globals.size(); ++i) {
@@ -614,7 +666,11 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     const Dim3& bl = config.block;
     std::string bad;
     if (g.x == 0 || g.y == 0 || g.z == 0 || bl.x == 0 || bl.y == 0 || bl.z == 0) bad = "a grid or block dimension is 0";
-    else if (bl.count() > 1024) bad = "a block has " + std::to_string(bl.count()) + " threads; the limit is 1024";
+    // The thread count in 128 bits: 1073741824 x 268435456 x 64 must not wrap to 0 threads.
+    else if (const unsigned __int128 threads = (unsigned __int128)bl.x * bl.y * bl.z; threads > 1024)
+        bad = "a block has " + (threads >> 64 ? std::string("more than 2^64") : std::to_string(std::uint64_t(threads))) +
+              " threads; the limit is 1024";
+    else if (g.x > 0x7fffffffu) bad = "gridDim.x is limited to 2147483647";
     else if (bl.z > 64) bad = "blockDim.z is " + std::to_string(bl.z) + "; the limit is 64";
     else if (g.y > 65535 || g.z > 65535) bad = "gridDim.y and gridDim.z are limited to 65535";
     else if (fn->reqntid[0] && (bl.x != fn->reqntid[0] || bl.y != fn->reqntid[1] || bl.z != fn->reqntid[2]))
@@ -640,6 +696,21 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         return result;
     }
 
+    // Every block runs at least one warp instruction, so a grid of more blocks than the budget
+    // cannot finish inside it: said at once rather than after running the budget out. (The grid's
+    // block count is 64-bit: 65536 x 32768 x 2 blocks must not wrap to none.)
+    const std::uint64_t block_count = g.count();
+    if (block_count > options_.instruction_budget || block_count > 0xfffff000ull) {
+        result.status = Status::error(
+            StatusCode::kernel_fault,
+            (program_->source_path.empty() ? std::string("kernel") : program_->source_path) +
+                ": error: instruction budget exhausted in kernel '" + display_name + "': the grid " + dim_text(g.x, g.y, g.z) +
+                " has " + std::to_string(block_count) + " blocks and each runs at least one warp instruction, more than the budget of " +
+                std::to_string(options_.instruction_budget) +
+                " warp instructions per launch\n  try: launch as many blocks as the data needs (a grid-stride loop covers any size); "
+                "raise the budget with --budget if the work is really this large");
+        return result;
+    }
     LaunchState state(*program_, *memory_);
     state.kernel = std::int32_t(kernel_index);
     state.config = config;
@@ -654,9 +725,21 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     state.display_name = display_name;
     last_grid_ = g;
     last_block_ = bl;
-    state.track_writers = writers_tracked_ = trace_options.enabled;
+    const bool record_writers = trace_options.enabled && trace_options.writers;
+    if (record_writers) {
+        // A traced launch records which thread wrote each word: a shadow as large as the buffers.
+        if (memory_->bytes_allocated() * 2 > options_.memory_limit) {
+            result.status = Status::error(StatusCode::kernel_fault,
+                                          "cannot launch '" + display_name + "': memory limit reached: recording which thread wrote each word of " +
+                                              std::to_string(memory_->bytes_allocated() >> 20) + " MB of buffers would take the emulator past its " +
+                                              std::to_string(options_.memory_limit >> 20) + " MB limit (raise it with --memory-limit)");
+            return result;
+        }
+        memory_->track_writers();
+    }
+    state.track_writers = writers_tracked_ = record_writers;
 
-    const std::uint32_t blocks = std::uint32_t(g.count());
+    const std::uint32_t blocks = std::uint32_t(block_count);
     std::set<std::uint32_t> detail;
     if (trace_options.enabled) {
         if (trace_options.detail_blocks.empty())
@@ -672,6 +755,22 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     // Atomic results and device malloc's addresses must not depend on thread timing.
     if (program_->uses_global_atomics || program_->uses_device_malloc) workers = 1;
     workers = std::max(1u, std::min<unsigned>(workers, blocks));
+    // Local memory: what the memory limit leaves after the allocations, shared by every thread that
+    // can be resident at once (a block on each worker), and never more than a GPU thread's 512 KB.
+    {
+        const std::uint64_t used = memory_->bytes_allocated() + memory_->shadow_bytes();
+        const std::uint64_t left = options_.memory_limit > used ? options_.memory_limit - used : 0;
+        const std::uint64_t threads = (bl.count() + 31) / 32 * 32 * workers;
+        const std::uint64_t share = left / std::max<std::uint64_t>(1, threads);
+        state.local_limit = std::min<std::uint64_t>(512 * 1024, share);
+        state.local_limit_reason = share < 512 * 1024
+            ? "each thread may use at most " + std::to_string(state.local_limit) + " bytes here: the emulator memory limit of " +
+                  std::to_string(options_.memory_limit >> 20) + " MB, less what the buffers use, shared by " + std::to_string(threads) +
+                  " threads (raise it with --memory-limit)"
+            : "a GPU thread may use at most 512 KB of local memory (the limit)";
+    }
+    state.printf_limit = options_.printf_limit;
+    state.deadline = options_.deadline;
     std::vector<WorkerResult> results(workers);
     std::atomic<std::uint32_t> next_block{0};
     std::atomic<std::uint64_t> events_total{0};
@@ -733,6 +832,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
                     if (!step_block(state, grid[b], r, outputs[b], trace_options.max_events, grid[b].detail ? 1 : 256)) continue;
                     finished[b] = 1;
                     --left;
+                    state.printf_bytes.fetch_add(outputs[b].printf_text.size(), std::memory_order_relaxed);
                     if (!outputs[b].printf_text.empty()) r.printf_blocks.push_back({b, std::move(outputs[b].printf_text)});
                 }
             }
@@ -814,9 +914,10 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         std::vector<WarpEvent>().swap(b.events);  // freed as we go: the peak is one copy, not two
         std::vector<MemAccess>().swap(b.accesses);
     }
-    trace->block_sm.resize(blocks);
-    trace->block_wave.resize(blocks);
-    for (std::uint32_t b = 0; b < blocks; ++b) {
+    // Per-block placement, for the views of a traced launch only (5 bytes a block).
+    trace->block_sm.resize(trace_options.enabled ? blocks : 0);
+    trace->block_wave.resize(trace_options.enabled ? blocks : 0);
+    for (std::uint32_t b = 0; b < blocks && trace_options.enabled; ++b) {
         trace->block_sm[b] = std::uint8_t(b % state.num_sms);
         trace->block_wave[b] = b / (state.num_sms * per_sm);
     }

@@ -1,5 +1,5 @@
 // The SIMT emulator: executes decoded PTX a warp at a time, in lockstep, with an active mask and
-// reconvergence at immediate post-dominators. See ../shared/DESIGN.md, decision 2, and
+// reconvergence at immediate post-dominators. See docs/design.md, decision 2, and
 // docs/emulator.md (what it runs, how far it agrees with a GPU, every diagnostic).
 //
 // Supports:
@@ -20,6 +20,7 @@
 //       16-bit atomics, brx.idx
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -44,7 +45,18 @@ struct EmulatorOptions {
     // false: every instruction runs its opcode's general handler, none a specialised form (the
     // tests run the corpus both ways and compare).
     bool specialised_handlers = true;
+    // Limits (docs/grading.md, "Limits"): each one reached stops the launch with a fault that
+    // names it. Memory in total: global variables, buffers (and, once a traced launch records
+    // which thread wrote each word, the shadow doing so: as many bytes again) and every thread's
+    // local frames.
+    std::uint64_t memory_limit = 2048ull << 20;
+    std::uint64_t printf_limit = 1ull << 20;  // device printf bytes per launch, as a GPU's FIFO
+    // No launch runs past this time (a check's wall-clock limit); epoch: none.
+    std::chrono::steady_clock::time_point deadline{};
 };
+
+// The wall-clock limit per check (and per `cudalab exec`) when none is given.
+inline constexpr double default_time_limit_seconds = 300;
 
 // A module-scope variable as the host side of a program sees it (cudaMemcpyToSymbol and friends).
 struct SymbolInfo {

@@ -2144,6 +2144,15 @@ void exec_call(Exec& x) {
     f.local_base = caller.local_base + x.launch.program.functions[std::size_t(caller.function)].frame_bytes;
     f.local_base = (f.local_base + 15) / 16 * 16;
     const std::uint32_t top_bytes = f.local_base + callee.frame_bytes;
+    // The call stack of one thread: local frames plus the registers of every nested call.
+    const std::uint64_t stack_bytes = std::uint64_t(top_bytes) +
+                                      std::uint64_t(x.warp.frames.size() + 1) * callee.register_count * 8;
+    if (stack_bytes > x.launch.local_limit)
+        x.fault("local memory limit reached",
+                "this call would make the thread's stack " + std::to_string(stack_bytes) + " bytes (local variables and registers of " +
+                    std::to_string(x.warp.frames.size() + 1) + " nested calls); " + x.launch.local_limit_reason,
+                "check the recursion's base case, and keep large arrays out of recursive functions",
+                __builtin_ctz(x.mask | 0x80000000u));
     for (int l = 0; l < 32; ++l)
         if ((x.warp.lanes >> l & 1) && x.warp.local[std::size_t(l)].size() < top_bytes) x.warp.local[std::size_t(l)].resize(top_bytes, 0);
     f.regs.assign(std::size_t(callee.register_count) * 32, 0);
@@ -2330,6 +2339,11 @@ void call_vprintf(Exec& x) {
             i = j;
         }
         x.out.printf_text += out;
+        if (x.out.printf_text.size() + x.launch.printf_bytes.load(std::memory_order_relaxed) > x.launch.printf_limit)
+            x.fault("printf output limit reached",
+                    "the launch printed more than " + std::to_string(x.launch.printf_limit) +
+                        " bytes with printf (the limit per launch; a GPU's printf buffer holds 1 MB by default)",
+                    "print less: a few threads, or a summary, not every element (raise the limit with --printf-limit)", l);
     });
     // vprintf returns the number of arguments; the result slot is written if the caller reads it.
     const auto& rets = x.in->call_results;

@@ -9,7 +9,6 @@ std::uint64_t DeviceMemory::allocate(std::uint64_t bytes, std::string label) {
     a->base = next_;
     a->size = bytes;
     a->data.assign(bytes, 0);
-    a->writer.assign((bytes + 3) / 4, 0);
     a->label = std::move(label);
     // Like cudaMalloc: 256-byte aligned, with a gap after each allocation so that running off the
     // end lands in unmapped space and is reported rather than silently hitting a neighbour.
@@ -18,6 +17,17 @@ std::uint64_t DeviceMemory::allocate(std::uint64_t bytes, std::string label) {
     std::uint64_t base = a->base;
     allocations_[base] = std::move(a);
     return base;
+}
+
+void DeviceMemory::track_writers() {
+    for (auto& [base, a] : allocations_)
+        if (!a->freed && a->writer.size() != (a->size + 3) / 4) a->writer.assign((a->size + 3) / 4, 0);
+}
+
+std::uint64_t DeviceMemory::shadow_bytes() const {
+    std::uint64_t bytes = 0;
+    for (const auto& [base, a] : allocations_) bytes += a->writer.size() * sizeof(std::uint32_t);
+    return bytes;
 }
 
 bool DeviceMemory::release(std::uint64_t base) {

@@ -33,7 +33,8 @@ struct Allocation {
     std::uint8_t* host = nullptr;
     std::uint8_t* bytes() { return host ? host : data.data(); }
     const std::uint8_t* bytes() const { return host ? host : data.data(); }
-    std::vector<std::uint32_t> writer;  // per 4-byte word: linear global thread id + 1 (0: host)
+    std::vector<std::uint32_t> writer;  // per 4-byte word: linear global thread id + 1 (0: host);
+                                         // empty until a traced launch (DeviceMemory::track_writers)
     std::string label;                   // "argument 2", "global $str", ...
     bool freed = false;
 };
@@ -62,6 +63,11 @@ public:
     bool copy_in(std::uint64_t dst, const void* src, std::uint64_t bytes);
     bool copy_out(void* dst, std::uint64_t src, std::uint64_t bytes) const;
     std::uint64_t bytes_allocated() const { return live_bytes_; }
+    // The writer shadow exists only while writers are tracked (traced launches): an untraced run
+    // holds a buffer's bytes once. Sizes every live allocation's shadow (zero: the host wrote it).
+    void track_writers();
+    // Bytes of the live allocations' shadows (what track_writers() has made so far).
+    std::uint64_t shadow_bytes() const;
 
 private:
     std::map<std::uint64_t, std::unique_ptr<Allocation>> allocations_;  // by base
