@@ -93,6 +93,10 @@ TEST_CASE("sizes parse strictly and print readably") {
     CHECK_FALSE(parse_bytes("1.5G", &v));
     CHECK_FALSE(parse_bytes("99999999999999999999", &v));
     CHECK_FALSE(parse_bytes("99999999999T", &v));
+    CHECK(parse_bytes("300", &v, 20));  // a plain number in MB
+    CHECK(v == 300ull << 20);
+    CHECK(parse_bytes("2k", &v, 20));   // a unit wins
+    CHECK(v == 2048);
     CHECK(format_bytes(4ull << 30) == "4 GiB");
     CHECK(format_bytes(300ull << 20) == "300 MiB");
     CHECK(format_bytes(1536ull << 20) == "1.5 GiB");

@@ -94,7 +94,7 @@ std::string format_bytes(std::uint64_t b) {
     return o.str();
 }
 
-bool parse_bytes(const std::string& text, std::uint64_t* out) {
+bool parse_bytes(const std::string& text, std::uint64_t* out, int plain_shift) {
     if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
     std::size_t i = 0;
     std::uint64_t v = 0;
@@ -105,7 +105,8 @@ bool parse_bytes(const std::string& text, std::uint64_t* out) {
     std::string unit = text.substr(i);
     for (auto& c : unit) c = char(std::tolower(static_cast<unsigned char>(c)));
     int shift = 0;
-    if (unit.empty() || unit == "b") shift = 0;
+    if (unit.empty()) shift = plain_shift;
+    else if (unit == "b") shift = 0;
     else if (unit == "k" || unit == "kb" || unit == "kib") shift = 10;
     else if (unit == "m" || unit == "mb" || unit == "mib") shift = 20;
     else if (unit == "g" || unit == "gb" || unit == "gib") shift = 30;

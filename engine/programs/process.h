@@ -66,7 +66,8 @@ ProcessResult run_process(const ProcessSpec& spec);
 
 // Helpers shared with the runner.
 std::string format_bytes(std::uint64_t bytes);                       // "4 GiB", "512 MiB", "100 B"
-bool parse_bytes(const std::string& text, std::uint64_t* out);        // "4G", "512M", "100k", "123"
+// "4G", "512M", "100k"; a number without a unit is in units of 2^plain_shift bytes (0: bytes).
+bool parse_bytes(const std::string& text, std::uint64_t* out, int plain_shift = 0);
 std::uint64_t physical_memory_bytes();
 std::vector<std::string> current_environment();
 // Sets KEY=VALUE in env (replacing an existing KEY), or removes KEY when value is null.

@@ -48,12 +48,13 @@ options:
                            the current folder, stricter default limits (for grading)
   --sandbox-readonly-cwd   in the sandbox, the current folder is read-only too
   --time-limit SECONDS     wall-clock limit (default 60; 0: none)          -> exit 124
-  --memory-limit SIZE      resident memory of the program (e.g. 2G; default 3/4 of RAM,
-                           4G in the sandbox; 0: none)                      -> exit 125
-  --output-limit SIZE      stdout and stderr together (default none, 8M in the sandbox) -> 123
+  --memory-limit SIZE      resident memory of the program, in MB or with a unit (2G; default
+                           3/4 of RAM, 4G in the sandbox; 0: none)          -> exit 125
+  --output-limit SIZE      stdout and stderr together, in KB or with a unit (default none,
+                           8M in the sandbox)                               -> exit 123
   --cpu-limit SECONDS      CPU time per process (default none, 60 in the sandbox)       -> 122
   --tasks-limit N          processes and threads (default none, 256 in the sandbox)     -> 121
-  --build-time-limit SECONDS   nvcc's wall-clock limit (default 300)
+  --compile-time-limit SECONDS nvcc's wall-clock limit (default 300)
   --rebuild                build again even if the cache has it
   --json                   print one JSON report (build, run, the program's output) on stdout
   -v, --verbose            say what is built and how long it takes
@@ -66,15 +67,15 @@ const char* kBuildUsage = R"(usage: cudalab build [-o FILE] [NVCC OPTIONS] PROG.
 Builds a whole CUDA program as `cudalab run` does (nvcc -cudart shared -lineinfo -g, PTX for
 sm_90-class devices, cached) and writes the executable to FILE (default: the first source's name
 without its extension, in the current folder). Exit 0 built, 2 not built.
-options: -o FILE, --build-time-limit SECONDS, --rebuild, --json, -v/--verbose
+options: -o FILE, --compile-time-limit SECONDS, --rebuild, --json, -v/--verbose
 )";
 
 // [SECTION] arguments
 
 const char* kRunOptions[] = {"--backend", "--devices", "--timeline", "--trace", "--driver-version", "--budget", "--exe",
                              "--sandbox", "--sandbox-readonly-cwd", "--time-limit", "--memory-limit", "--output-limit",
-                             "--cpu-limit", "--tasks-limit", "--build-time-limit", "--rebuild", "--json", "--verbose", "--help"};
-const char* kBuildOptions[] = {"--build-time-limit", "--rebuild", "--json", "--verbose", "--help"};
+                             "--cpu-limit", "--tasks-limit", "--compile-time-limit", "--rebuild", "--json", "--verbose", "--help"};
+const char* kBuildOptions[] = {"--compile-time-limit", "--rebuild", "--json", "--verbose", "--help"};
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
     std::vector<std::size_t> row(b.size() + 1);
@@ -111,7 +112,7 @@ struct Args {
     long driver_version = 0;
     std::uint64_t budget = 0;
     bool sandbox = false, readonly_cwd = false, json = false, verbose = false, rebuild = false;
-    std::optional<double> time_limit, cpu_limit, build_time_limit;
+    std::optional<double> time_limit, cpu_limit, compile_time_limit;
     std::optional<std::uint64_t> memory_limit, output_limit, tasks_limit;
 };
 
@@ -167,10 +168,11 @@ Args parse(int argc, char** argv) {
             if (!parse_seconds(v, &s)) throw UsageError{name + " " + v + ": not a number of seconds (0 or more; 0: no limit)"};
             *out = s;
         };
-        auto bytes = [&](std::optional<std::uint64_t>* out) {
+        // A plain number is in MB for memory and KB for output, as in `check` and `exec`.
+        auto bytes = [&](std::optional<std::uint64_t>* out, int plain_shift, const char* example) {
             std::string v = value();
             std::uint64_t b;
-            if (!parse_bytes(v, &b)) throw UsageError{name + " " + v + ": not a size (e.g. 512M, 4G, 100000; 0: no limit)"};
+            if (!parse_bytes(v, &b, plain_shift)) throw UsageError{name + " " + v + ": not a size (" + example + "; 0: no limit)"};
             *out = b;
         };
         auto flag = [&]() {
@@ -181,7 +183,7 @@ Args parse(int argc, char** argv) {
         else if (name == "-v" || name == "--verbose") { flag(); a.verbose = true; }
         else if (name == "--json") { flag(); a.json = true; }
         else if (name == "--rebuild") { flag(); a.rebuild = true; }
-        else if (name == "--build-time-limit") seconds(&a.build_time_limit);
+        else if (name == "--compile-time-limit") seconds(&a.compile_time_limit);
         else if (a.build_only && name == "-o") a.output = value();
         else if (run_only && name == "--backend") {
             a.backend = value();
@@ -207,8 +209,8 @@ Args parse(int argc, char** argv) {
         else if (run_only && name == "--sandbox-readonly-cwd") { flag(); a.readonly_cwd = true; }
         else if (run_only && name == "--time-limit") seconds(&a.time_limit);
         else if (run_only && name == "--cpu-limit") seconds(&a.cpu_limit);
-        else if (run_only && name == "--memory-limit") bytes(&a.memory_limit);
-        else if (run_only && name == "--output-limit") bytes(&a.output_limit);
+        else if (run_only && name == "--memory-limit") bytes(&a.memory_limit, 20, "MB, or with a unit: 512M, 4G");
+        else if (run_only && name == "--output-limit") bytes(&a.output_limit, 10, "KB, or with a unit: 100k, 8M");
         else if (run_only && name == "--tasks-limit") {
             std::uint64_t n;
             std::string v = value();
@@ -279,7 +281,7 @@ BuildResult do_build(const Args& a) {
     req.nvcc_options = a.nvcc;
     req.use_cache = !a.rebuild;
     req.limits = default_build_limits();
-    if (a.build_time_limit) req.limits.wall_seconds = *a.build_time_limit;
+    if (a.compile_time_limit) req.limits.wall_seconds = *a.compile_time_limit;
     if (a.verbose) std::cerr << "cudalab: building " << a.inputs.front() << (a.inputs.size() > 1 ? " ..." : "") << "\n";
     BuildResult b = build_program(req);
     if (a.verbose) {
