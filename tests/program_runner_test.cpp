@@ -573,4 +573,20 @@ TEST_CASE("CUPTI records become the emulated runtime's trace events: devices as 
     CHECK(stream_named);
     CHECK(host_named);
     CHECK(main_named);
+
+    // Two kernels of one graph launch (same graph and correlation) make one "graph launch" span.
+    CUpti_ActivityKernel10 g1 = k, g2 = k;
+    g1.graphId = g2.graphId = 3;
+    g1.correlationId = g2.correlationId = 40;
+    g1.start = 10000; g1.end = 11000;
+    g2.start = 11500; g2.end = 12000;
+    std::vector<TimelineEvent> events = {*cupti::to_event(reinterpret_cast<CUpti_Activity*>(&g1), nullptr, &names),
+                                         *cupti::to_event(reinterpret_cast<CUpti_Activity*>(&g2), nullptr, &names), *ke};
+    cupti::add_graph_launches(events);
+    REQUIRE(events.size() == 4);
+    CHECK(events[3].name == "graph launch");
+    CHECK(events[3].start_ns == 10000);
+    CHECK(events[3].end_ns == 12000);
+    CHECK(events[3].args["nodes"] == 2);
+    CHECK(events[3].pid == 2);
 }

@@ -1,7 +1,8 @@
 // libcudalab_cupti.so: the timeline of a program running on a real GPU. `cudalab run --backend gpu
 // --timeline FILE` starts the program with CUDA_INJECTION64_PATH naming this library, so the CUDA
 // driver loads it and calls InitializeInjection() at cuInit. It turns CUPTI's activity records
-// (runtime API calls, kernels, copies, memsets, graph launches; per device and stream) into the
+// (runtime API calls, kernels, copies, memsets, and graph launches made from their nodes' records;
+// per device and stream) into the
 // Trace Event JSON the emulated runtime writes (programs/timeline_json.h), and writes it to
 // $CUDALAB_TIMELINE when the program exits. A CUPTI failure is said once on stderr and never stops
 // the program.
@@ -68,6 +69,7 @@ void write_timeline() {
     if (!g_started) return;
     ok(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
     std::lock_guard<std::mutex> lock(g_mutex);
+    cupti::add_graph_launches(g_events);
     nlohmann::json j = timeline_json(g_events, g_names, {{"clock", "CUPTI (GPU)"}, {"dropped_events", g_dropped}});
     std::ofstream out(g_path);
     out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -83,8 +85,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     g_path = path;
     if (!ok(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks")) return 1;
     const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_DEVICE,  CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                        CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
-                                        CUPTI_ACTIVITY_KIND_GRAPH_TRACE};
+                                        CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET};
     for (auto k : kinds) ok(cuptiActivityEnable(k), "cuptiActivityEnable");
     g_started = true;
     std::atexit(write_timeline);

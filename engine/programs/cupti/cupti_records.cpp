@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 
 namespace cudalab::programs::cupti {
@@ -90,6 +91,31 @@ void name_stream(TimelineNames* names, std::uint32_t device, std::uint32_t strea
 
 }  // namespace
 
+void add_graph_launches(std::vector<TimelineEvent>& events) {
+    std::map<std::pair<std::uint64_t, std::uint64_t>, TimelineEvent> launches;  // (graph, correlation)
+    for (const auto& e : events) {
+        if (e.category == "api" || e.category == "graph" || !e.args.contains("graph_id")) continue;
+        std::uint64_t graph = e.args["graph_id"].get<std::uint64_t>();
+        if (graph == 0) continue;
+        std::uint64_t correlation = e.args.value("correlation", std::uint64_t(0));
+        auto [it, fresh] = launches.try_emplace({graph, correlation});
+        TimelineEvent& g = it->second;
+        if (fresh) {
+            g.name = "graph launch";
+            g.category = "graph";
+            g.start_ns = e.start_ns;
+            g.end_ns = e.end_ns;
+            g.pid = e.pid;
+            g.tid = e.tid;
+            g.args = {{"graph_id", graph}, {"nodes", 0}, {"correlation", correlation}};
+        }
+        g.start_ns = std::min(g.start_ns, e.start_ns);
+        g.end_ns = std::max(g.end_ns, e.end_ns);
+        g.args["nodes"] = g.args["nodes"].get<int>() + 1;
+    }
+    for (auto& [key, g] : launches) events.push_back(std::move(g));
+}
+
 std::optional<TimelineEvent> to_event(const CUpti_Activity* record, const ApiNamer& api_name, TimelineNames* names) {
     TimelineEvent e;
     switch (record->kind) {
@@ -127,6 +153,7 @@ std::optional<TimelineEvent> to_event(const CUpti_Activity* record, const ApiNam
                       {"static_shared", k->staticSharedMemory},
                       {"registers_per_thread", k->registersPerThread},
                       {"graph", k->graphId != 0},
+                      {"graph_id", k->graphId},
                       {"function", full},
                       {"correlation", k->correlationId}};
             name_stream(names, k->deviceId, k->streamId);
@@ -143,6 +170,7 @@ std::optional<TimelineEvent> to_event(const CUpti_Activity* record, const ApiNam
             e.args = {{"bytes", m->bytes},
                       {"pinned", m->srcKind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED || m->dstKind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED},
                       {"graph", m->graphId != 0},
+                      {"graph_id", m->graphId},
                       {"src", memory_kind(m->srcKind)},
                       {"dst", memory_kind(m->dstKind)},
                       {"async", (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0},
@@ -170,7 +198,7 @@ std::optional<TimelineEvent> to_event(const CUpti_Activity* record, const ApiNam
             e.end_ns = m->end;
             e.pid = device_pid(m->deviceId);
             e.tid = m->streamId;
-            e.args = {{"bytes", m->bytes}, {"value", m->value}, {"graph", m->graphId != 0}, {"correlation", m->correlationId}};
+            e.args = {{"bytes", m->bytes}, {"value", m->value}, {"graph", m->graphId != 0}, {"graph_id", m->graphId}, {"correlation", m->correlationId}};
             name_stream(names, m->deviceId, m->streamId);
             return e;
         }
