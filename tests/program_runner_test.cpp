@@ -469,6 +469,28 @@ TEST_CASE("sandbox: no network, no secrets, no home, writable only where allowed
     CHECK(in_dir("-- cwd").output.find("cwd " + fs::weakly_canonical(dir).string()) != std::string::npos);
 }
 
+TEST_CASE("sandbox: nvcc builds in the sandbox too, so a source cannot include the grader's files") {
+    if (!have_nvcc() || !have_sandbox()) return;
+    const char* home = std::getenv("HOME");
+    if (!home || !fs::is_directory(home) || std::string(home) == "/") {
+        std::printf("SKIPPED: no home folder to hide\n");
+        return;
+    }
+    std::string secret = (fs::path(home) / (".cudalab-include-test-" + std::to_string(::getpid()))).string();
+    std::ofstream(secret) << "int grader_secret_value = 1234567;\n";
+    fs::path dir = temp_dir() / "sandbox-include";
+    fs::create_directories(dir);
+    std::ofstream(dir / "steal.cu") << "#include \"" << secret << "\"\nint main() { return grader_secret_value; }\n";
+    auto in_sandbox = run_command("cd " + quote(dir.string()) + " && " + CUDALAB_CLI + " run --sandbox --rebuild steal.cu </dev/null");
+    CHECK(in_sandbox.exit_code == 2);
+    CHECK(in_sandbox.output.find("steal.cu:1:") != std::string::npos);
+    CHECK(in_sandbox.output.find("1234567") == std::string::npos);
+    // Without the sandbox the same file is found (what the sandbox prevents).
+    auto outside = run_command("cd " + quote(dir.string()) + " && " + CUDALAB_CLI + " run --rebuild steal.cu </dev/null");
+    CHECK(outside.exit_code == 1234567 % 256);
+    fs::remove(secret);
+}
+
 TEST_CASE("sandbox: limits, the runtime's files and the exit codes") {
     if (!have_nvcc() || !have_sandbox()) return;
     CHECK(run("--sandbox --time-limit 0.5 " + quote(kProbe) + " -- loop").exit_code == 124);

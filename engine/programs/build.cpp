@@ -20,6 +20,7 @@
 #include <set>
 #include <sstream>
 
+#include "programs/sandbox.h"
 #include "programs/sha256.h"
 
 namespace fs = std::filesystem;
@@ -375,6 +376,34 @@ BuildResult build_program(const BuildRequest& req) {
     r.command = spec.argv;
     spec.env = current_environment();
     spec.cwd = cwd.string();
+    if (req.sandbox) {
+        // nvcc reads what the sources include: in the sandbox it sees what the program would (no
+        // home folder, no network), so `#include "/home/grader/.ssh/id_rsa"` finds nothing to print.
+        const SandboxSupport& s = sandbox_support();
+        if (!s.ok) {
+            fs::remove_all(tmp, ec);
+            r.failure = BuildFailure::bad_input;
+            r.message = "--sandbox: " + s.why_not;
+            return r;
+        }
+        SandboxSpec sb;
+        sb.cwd = fs::weakly_canonical(cwd, ec).string();
+        sb.readonly_cwd = true;
+        sb.writable = {tmp.string()};
+        sb.read_only = {fs::path(r.nvcc).parent_path().parent_path().string()};  // the toolkit
+        for (const auto& in : req.inputs) sb.read_only.push_back(fs::weakly_canonical(resolve(in), ec).string());
+        for (const auto& d : include_dirs)
+            if (fs::is_directory(d, ec)) sb.read_only.push_back(fs::weakly_canonical(d, ec).string());
+        for (const auto& d : option_values(req.nvcc_options, {"-L", "--library-path"}))
+            if (fs::is_directory(resolve(d), ec)) sb.read_only.push_back(fs::weakly_canonical(resolve(d), ec).string());
+        std::vector<std::string> env;
+        for (const auto& e : spec.env)
+            if (sandbox_keeps_variable(e.substr(0, e.find('=')))) env.push_back(e);
+        spec.env = env;
+        set_env(spec.env, "TMPDIR", "/tmp");
+        spec.argv = sandbox_command(s, sb, spec.argv);
+        spec.cwd.clear();
+    }
     spec.limits = req.limits;
     spec.output = OutputMode::capture;
     spec.stdin_null = true;

@@ -33,6 +33,7 @@ struct BuildRequest {
     std::string cache_dir;                  // empty: default_cache_dir()
     bool use_cache = true;                  // false: build again (the result still replaces the cache's)
     Limits limits;                          // for nvcc; the defaults are set by default_build_limits()
+    bool sandbox = false;                   // run nvcc in the sandbox (programs/sandbox.h), read-only
 };
 
 enum class BuildFailure {

@@ -69,7 +69,7 @@ bool sandbox_keeps_variable(const std::string& name) {
                                   "LINES", "NO_COLOR", "LD_LIBRARY_PATH", "LD_PRELOAD", "OMP_NUM_THREADS"};
     for (const char* e : exact)
         if (name == e) return true;
-    for (const char* prefix : {"LC_", "CUDA_", "CUDALAB_", "NVIDIA_"})
+    for (const char* prefix : {"LC_", "CUDA_", "CUDALAB_", "NVIDIA_", "NVCC_"})
         if (name.rfind(prefix, 0) == 0) return true;
     return false;
 }
@@ -92,9 +92,15 @@ std::vector<std::string> sandbox_command(const SandboxSupport& s, const SandboxS
     const char* home = std::getenv("HOME");
     std::error_code ec;
     if (home && *home && std::string(home) != "/" && fs::is_directory(home, ec)) {
-        std::string h = fs::weakly_canonical(home, ec).string();
-        c.insert(c.end(), {"--tmpfs", h});
-        for (const auto& p : spec.read_only) c.insert(c.end(), {"--ro-bind", p, p});
+        fs::path h = fs::weakly_canonical(home, ec);
+        c.insert(c.end(), {"--tmpfs", h.string()});
+        // Bound back: only what the hidden home held (elsewhere the read-only root shows it, and
+        // binding onto a symbolic link such as /usr/local/cuda would fail).
+        for (const auto& p : spec.read_only) {
+            fs::path real = fs::weakly_canonical(p, ec);
+            auto rel = real.lexically_relative(h);
+            if (!rel.empty() && rel.native()[0] != '.') c.insert(c.end(), {"--ro-bind", real.string(), real.string()});
+        }
     }
     for (const auto& p : spec.writable) c.insert(c.end(), {"--bind", p, p});
     if (!spec.cwd.empty()) {

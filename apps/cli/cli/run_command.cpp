@@ -280,6 +280,7 @@ BuildResult do_build(const Args& a) {
     req.inputs = a.inputs;
     req.nvcc_options = a.nvcc;
     req.use_cache = !a.rebuild;
+    req.sandbox = a.sandbox;
     req.limits = default_build_limits();
     if (a.compile_time_limit) req.limits.wall_seconds = *a.compile_time_limit;
     if (a.verbose) std::cerr << "cudalab: building " << a.inputs.front() << (a.inputs.size() > 1 ? " ..." : "") << "\n";
@@ -362,6 +363,7 @@ int run_program_command(int argc, char** argv) {
         req.built_by_cudalab = true;
     } else {
         req.executable = a.exe;
+        req.argv0 = a.exe;  // as the shell would give it
     }
     req.args = a.program_args;
     req.backend = a.backend;
