@@ -7,6 +7,7 @@
 #include "programs/runner.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,6 +65,17 @@ bool gpu_available(std::string* why_not) {
     if (!lib) {
         if (why_not) *why_not = "no CUDA driver (libcuda.so.1 not found)";
         return false;
+    }
+    // cudalab's own libcuda.so.1 (an LD_LIBRARY_PATH that names build/cudart-emu) is no GPU.
+    link_map* map = nullptr;
+    if (::dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name) {
+        std::error_code ec;
+        std::string emu = find_emulated_runtime("", nullptr);
+        if (!emu.empty() && fs::equivalent(fs::path(map->l_name).parent_path(), emu, ec)) {
+            if (why_not) *why_not = "the libcuda.so.1 found is cudalab's emulated one (" + std::string(map->l_name) + "), not NVIDIA's driver";
+            ::dlclose(lib);
+            return false;
+        }
     }
     ::dlclose(lib);
     // cuInit in a child: a driver that hangs or crashes, or leaves state behind, stays there.
