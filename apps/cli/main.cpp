@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -87,7 +88,7 @@ struct CheckArgs {
     std::string source;
     std::string backend = "auto";
     std::string format = "text";
-    std::uint64_t seed = 20261130;
+    std::optional<std::uint64_t> seed;  // unset: a new seed every run, printed in the report
     std::uint64_t budget = 0;
     bool verbose = false;
 };
@@ -250,7 +251,7 @@ int main(int argc, char** argv) {
     check_cmd->add_option("--backend", check.backend, "emu, gpu or auto (GPU if present, else the emulator)")
         ->check(CLI::IsMember({"emu", "gpu", "auto"}));
     check_cmd->add_option("--format", check.format, "text, json, junit or gradescope");
-    check_cmd->add_option("--seed", check.seed, "seed of the random inputs");
+    check_cmd->add_option("--seed", check.seed, "seed of the random inputs (default: a new one every run; the report prints it)");
     check_cmd->add_option("--budget", check.budget, "emulator instruction budget (warp instructions per launch; default 50000000)");
     check_cmd->add_flag("-v,--verbose", check.verbose, "show every check's details");
 

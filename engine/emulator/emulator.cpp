@@ -719,6 +719,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     result.warnings = std::move(state.warnings);
     result.uninitialised_shared_reads = state.uninitialised_shared_reads;
     result.first_uninitialised_shared_read = std::move(state.first_uninitialised_shared_read);
+    result.global_races = state.global_races;
+    result.first_global_race = std::move(state.first_global_race);
     if (trace_options.enabled) result.trace = std::move(trace);
     if (fault) result.status = Status::error(StatusCode::kernel_fault, format_fault(*program_, config, display_name, *fault));
     result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -33,8 +33,21 @@ struct LaunchState {
     std::string first_uninitialised_shared_read;
     std::vector<std::uint32_t> warned_pcs;   // uninitialised-read warnings already given (guarded)
     std::string display_name;
+    // Races between blocks in global memory (when detect_races): per buffer the launch touches,
+    // one word per 4 bytes holding the last block that wrote it in this launch, (block + 1) << 1,
+    // plus 1 when that write was atomic. Made on first use, under the mutex.
+    std::mutex global_shadow_mutex;
+    std::vector<std::pair<const Allocation*, std::unique_ptr<std::atomic<std::uint32_t>[]>>> global_shadow;
+    std::uint32_t global_races = 0;          // guarded by global_shadow_mutex
+    std::string first_global_race;
+    int kernel_fences = -1;  // -1: not looked yet; 1: the kernel has a memory fence (__threadfence)
+    const std::uint64_t serial = next_serial();  // tells this launch's cached shadows from another's
 
     LaunchState(const Program& p, DeviceMemory& m) : program(p), memory(m) {}
+    static std::uint64_t next_serial() {
+        static std::atomic<std::uint64_t> n{0};
+        return ++n;
+    }
 };
 
 // Per-block printf output, merged in block order at the end so output is deterministic.

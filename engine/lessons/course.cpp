@@ -1,5 +1,7 @@
 #include "lessons/course.h"
 
+#include <random>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -149,7 +151,8 @@ CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const C
         return report;
     }
     Runtime runtime(std::move(backend));
-    Session session(runtime, module, options.seed);
+    report.seed = options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
+    Session session(runtime, module, report.seed);
     session.set_trace_options(options.trace);
     auto started = std::chrono::steady_clock::now();
     host->run(session);

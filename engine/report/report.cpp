@@ -45,7 +45,7 @@ std::string indent(const std::string& s, const std::string& pad) {
 
 std::string check_detail(const CheckResult& c) {
     std::ostringstream o;
-    if (c.kind == CheckKind::performance)
+    if (c.kind == CheckKind::performance && c.measured)
         o << "value " << number(c.value) << ", needs " << c.comparison << " " << number(c.threshold) << ": ";
     o << c.message;
     return o.str();
@@ -67,6 +67,7 @@ std::string text(const CheckReport& r, const TextStyle& style) {
                       r.compile_seconds * 1000, r.compile_cached ? " (cached)" : "", r.run_seconds * 1000,
                       (unsigned long long)r.totals.thread_instructions);
         o << buf;
+        o << "  seed     " << r.seed << " (--seed " << r.seed << " repeats these inputs)\n";
     }
     o << k.reset;
     if (!r.status.ok()) {
@@ -80,7 +81,9 @@ std::string text(const CheckReport& r, const TextStyle& style) {
     o << "\n";
     for (const auto& c : r.checks) {
         o << "  " << (c.passed ? k.green : k.red) << (c.passed ? "PASS" : "FAIL") << k.reset << "  " << c.name;
-        if (c.kind == CheckKind::performance)
+        if (c.kind == CheckKind::performance && !c.measured)
+            o << k.dim << "  [not measured]" << k.reset;
+        else if (c.kind == CheckKind::performance)
             o << k.dim << "  [" << number(c.value) << " " << c.comparison << " " << number(c.threshold) << "]" << k.reset;
         o << "\n";
         if (!c.passed || style.verbose) {
@@ -135,6 +138,7 @@ nlohmann::json json(const CheckReport& r) {
     j["passed"] = r.passed;
     j["backend"] = r.backend;
     j["source"] = r.source;
+    j["seed"] = r.seed;
     if (!r.status.ok()) {
         j["error"] = r.status.message;
         j["diagnostics"] = nlohmann::json::array();
@@ -151,7 +155,8 @@ nlohmann::json json(const CheckReport& r) {
                              {"comparison", c.comparison},
                              {"message", c.message},
                              {"points", c.points},
-                             {"timed", c.timed}};
+                             {"timed", c.timed},
+                             {"measured", c.measured}};
         if (!c.advice.empty()) cj["advice"] = c.advice;
         if (!c.mismatches.empty()) {
             cj["mismatches"] = nlohmann::json::array();
@@ -260,7 +265,11 @@ nlohmann::json gradescope(const std::vector<CheckReport>& reports) {
         }
     }
     j["score"] = score;
-    j["output"] = "cudalab: " + std::to_string(reports.size()) + " lesson(s) checked";
+    std::string seeds;
+    for (const auto& r : reports)
+        if (r.status.ok()) seeds += (seeds.empty() ? "" : ", ") + r.lesson + " " + std::to_string(r.seed);
+    j["output"] = "cudalab: " + std::to_string(reports.size()) + " lesson(s) checked" +
+                  (seeds.empty() ? std::string() : "; input seeds (cudalab check ID --seed N repeats them): " + seeds);
     return j;
 }
 
