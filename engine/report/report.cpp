@@ -213,11 +213,14 @@ std::string xml_escape(const std::string& s) {
 }  // namespace
 
 std::string junit(const std::vector<CheckReport>& reports) {
+    // A report that could not run but knows the lesson's checks (a compile error) lists each of
+    // them as an error, so every submission of a lesson has the same test cases.
+    auto listed = [](const CheckReport& r) { return r.status.ok() || !r.checks.empty(); };
     std::ostringstream o;
     int tests = 0, failures = 0, errors = 0;
     for (const auto& r : reports) {
-        tests += r.status.ok() ? int(r.checks.size()) : 1;
-        if (!r.status.ok()) ++errors;
+        tests += listed(r) ? int(r.checks.size()) : 1;
+        if (!r.status.ok()) errors += listed(r) ? int(r.checks.size()) : 1;
         else for (const auto& c : r.checks) failures += !c.passed;
     }
     o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -225,17 +228,20 @@ std::string junit(const std::vector<CheckReport>& reports) {
     for (const auto& r : reports) {
         int f = 0;
         for (const auto& c : r.checks) f += !c.passed;
-        o << "  <testsuite name=\"" << xml_escape(r.lesson) << "\" tests=\"" << (r.status.ok() ? r.checks.size() : 1)
-          << "\" failures=\"" << (r.status.ok() ? f : 0) << "\" errors=\"" << (r.status.ok() ? 0 : 1) << "\" time=\""
+        const std::size_t n = listed(r) ? r.checks.size() : 1;
+        o << "  <testsuite name=\"" << xml_escape(r.lesson) << "\" tests=\"" << n
+          << "\" failures=\"" << (r.status.ok() ? f : 0) << "\" errors=\"" << (r.status.ok() ? 0 : n) << "\" time=\""
           << r.compile_seconds + r.run_seconds << "\">\n";
-        if (!r.status.ok()) {
+        const std::string error_kind = r.status.code == StatusCode::compile_error ? "compile error" : "could not run";
+        if (!listed(r)) {
             o << "    <testcase classname=\"" << xml_escape(r.lesson) << "\" name=\"compiles and runs\">\n";
-            o << "      <error message=\"" << xml_escape(r.status.code == StatusCode::compile_error ? "compile error" : "could not run")
-              << "\">" << xml_escape(r.status.message) << "</error>\n    </testcase>\n";
+            o << "      <error message=\"" << xml_escape(error_kind) << "\">" << xml_escape(r.status.message) << "</error>\n    </testcase>\n";
         }
-        for (const auto& c : r.status.ok() ? r.checks : std::vector<CheckResult>{}) {
+        for (const auto& c : listed(r) ? r.checks : std::vector<CheckResult>{}) {
             o << "    <testcase classname=\"" << xml_escape(r.lesson) << "\" name=\"" << xml_escape(c.name) << "\">\n";
-            if (!c.passed)
+            if (!r.status.ok())
+                o << "      <error message=\"" << xml_escape(error_kind) << "\">" << xml_escape(r.status.message) << "</error>\n";
+            else if (!c.passed)
                 o << "      <failure message=\"" << xml_escape(c.message.substr(0, c.message.find('\n'))) << "\">"
                   << xml_escape(check_detail(c) + (c.advice.empty() ? "" : "\ntry: " + c.advice)) << "</failure>\n";
             o << "    </testcase>\n";
@@ -251,9 +257,15 @@ nlohmann::json gradescope(const std::vector<CheckReport>& reports) {
     double score = 0;
     j["tests"] = nlohmann::json::array();
     for (const auto& r : reports) {
-        if (!r.status.ok()) {
+        if (!r.status.ok() && r.checks.empty()) {
             j["tests"].push_back({{"name", r.lesson + ": compiles and runs"}, {"score", 0}, {"max_score", std::max(1.0, r.max_score())},
                                   {"status", "failed"}, {"output", r.status.message}});
+            continue;
+        }
+        if (!r.status.ok()) {  // the lesson's own checks, each failed with the error
+            for (const auto& c : r.checks)
+                j["tests"].push_back({{"name", r.lesson + ": " + c.name}, {"score", 0}, {"max_score", c.points},
+                                      {"status", "failed"}, {"output", r.status.message}});
             continue;
         }
         for (const auto& c : r.checks) {
