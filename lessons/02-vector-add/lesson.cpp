@@ -130,6 +130,7 @@ void run(Session& s) {
     //    take two elements and 488-511 one; for n = 100003, threads 0-162 take 196 and the rest
     //    195. Only a kernel that loops over the grid gets every element.
     constexpr unsigned kSmallBlocks = 4, kSmallBlockSize = 128;
+    if (!add_and_check(s, 0, kSmallBlocks, kSmallBlockSize, "small grid: ", traffic).launched) return;  // nothing to do
     if (!add_and_check(s, 1000, kSmallBlocks, kSmallBlockSize, "small grid: ", traffic).launched) return;
     const int n_large = 100003;
     const Outcome large = add_and_check(s, n_large, kSmallBlocks, kSmallBlockSize, "small grid: ", traffic);
