@@ -5,7 +5,7 @@
 //   failp-*.cu  correct but slow: every correctness check passes, a performance check fails;
 //   cheat-*.cu  submissions that try to pass without doing the work: must not pass.
 // A file may say, in a comment line of its own:
-//   // corpus: expect TEXT      some check's message (or the compile error) contains TEXT
+//   // corpus: expect TEXT      some check's message or advice (or the compile error) contains TEXT
 //   // corpus: pending NAME     the verdict depends on work not merged yet (NAME says which); the
 //                              test says so rather than failing while the file still passes
 // Every report, whatever the verdict, must have the solution's checks (a fixed set), and the
@@ -43,12 +43,13 @@ struct Corpus {
 };
 
 Corpus& corpus() {
-    static Corpus c = [] {
-        Corpus k;
-        Status s = load_course(find_course_root(), &k.course);
+    static Corpus c;
+    static const bool loaded = [] {
+        Status s = load_course(find_course_root(), &c.course);
         REQUIRE_MESSAGE(s.ok(), s.message);
-        return k;
+        return true;
     }();
+    (void)loaded;
     return c;
 }
 
@@ -129,7 +130,9 @@ void run_corpus(const std::string& id) {
         CHECK_MESSAGE(ok, id << "/" << file << " (" << kind << ", seed " << seed_for(file) << ") got:\n" << summary(r));
         for (const auto& text : directive(source, "expect")) {
             bool found = r.status.message.find(text) != std::string::npos;
-            for (const auto& c : r.checks) found |= c.message.find(text) != std::string::npos;
+            for (const auto& c : r.checks)
+                found |= c.message.find(text) != std::string::npos || c.advice.find(text) != std::string::npos ||
+                         (!c.passed && c.name.find(text) != std::string::npos);
             CHECK_MESSAGE(found, id << "/" << file << ": no message says \"" << text << "\":\n" << summary(r));
         }
         std::vector<std::string> got;
@@ -144,6 +147,7 @@ std::string golden_figures() {
     std::ostringstream o;
     for (const auto& lesson : corpus().course.lessons) {
         const CheckReport r = check(lesson, "", true, 1);
+        o << lesson.id << "\tchecks passed\t" << (r.passed ? "all " : "NOT all ") << r.checks.size() << "\n";
         for (const auto& c : r.checks) {
             if (c.kind != CheckKind::performance || c.timed) continue;
             char value[64];

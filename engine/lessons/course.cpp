@@ -185,8 +185,9 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
 // [SECTION] A fixed set of checks
 //
 // A course compares scores across submissions, so every submission of a lesson gets the same
-// checks, in the same order: those the reference solution gets. A submission that faults stops
-// its lesson early, and one that does not compile runs nothing; their reports are filled out from
+// checks, in the same order: those the reference solution gets. A submission that faults (or fails
+// a check the lesson cannot go on from) stops its lesson early, and one that does not compile runs
+// nothing; their reports are filled out from
 // the solution's list (learned once per lesson and backend): the fault takes the place of the
 // first correctness check it kept from running, and every other check it kept from running fails
 // as "not run" (performance: "not measured").
@@ -274,15 +275,17 @@ CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const C
                          compiler::Compiler& compiler) {
     CheckReport report = check_once(course, lesson, options, compiler);
     const bool compile_error = report.status.code == StatusCode::compile_error;
-    bool faulted = false;
-    for (const auto& c : report.checks) faulted |= c.fault;
-    if (options.solution || !(compile_error || faulted)) return report;
+    // A lesson may stop at a fault or at a failed correctness check (lesson 12 launches nothing
+    // with a block size it cannot use): then, and only then, the solution's list is needed.
+    bool stopped = false;
+    for (const auto& c : report.checks) stopped |= c.fault || (!c.passed && c.kind == CheckKind::correctness);
+    if (options.solution || !(compile_error || stopped)) return report;
     const auto plan = planned_checks(course, lesson, options, compiler);
     if (compile_error) {
         report.checks.clear();
         fill_from_plan(report, plan, report.source + " does not compile");
     } else {
-        fill_from_plan(report, plan, "an earlier launch faulted (see the first failed check)");
+        fill_from_plan(report, plan, "an earlier check failed in a way that stops the lesson (see the first failed check)");
     }
     for (auto& c : report.checks) {
         auto it = lesson.points.find(c.name);
