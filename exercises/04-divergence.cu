@@ -12,8 +12,8 @@
 //
 // As shipped the kernel is CORRECT but every warp diverges: its even lanes want one curve and its
 // odd lanes the other, so the warp runs both, each with half of its lanes switched off. The
-// performance check wants at least 95% of the lanes busy on average over every instruction the
-// warps execute.
+// performance checks count the branches that split a warp (only the bounds guard may) and the
+// warp instructions issued per sample (each warp should issue one curve, not both).
 //
 // Run the checks with:  cudalab check 04-divergence
 

@@ -47,7 +47,7 @@ std::vector<unsigned char> grey_image(Session& s, int width, int height, bool no
                 image[std::size_t(y) * width + x] = (unsigned char)any(s.rng());
                 continue;
             }
-            const double shade = 127.5 + 150.0 * std::sin(x / 60.0 + phase) * std::cos(y / 40.0);
+            const double shade = 127.5 + 200.0 * std::sin(x / 150.0 + phase) * std::cos(y / 60.0);
             const int v = int(std::lround(shade)) + noise(s.rng());
             image[std::size_t(y) * width + x] = (unsigned char)std::clamp(v, 0, 255);
         }
