@@ -35,9 +35,12 @@ struct LaunchState {
     std::string display_name;
     // Races between blocks in global memory (when detect_races): per buffer the launch touches,
     // one word per 4 bytes holding the last block that wrote it in this launch, (block + 1) << 1,
-    // plus 1 when that write was atomic. Made on first use, under the mutex.
+    // plus 1 when that write was atomic. Made on first use, under the mutex. Host threads running
+    // different blocks touch the same shadow word only when the kernel's blocks touch the same
+    // global word, which is the race being looked for; either order of their updates reports it
+    // (as with Allocation::writer, plain words keep the common path a vector loop).
     std::mutex global_shadow_mutex;
-    std::vector<std::pair<const Allocation*, std::unique_ptr<std::atomic<std::uint32_t>[]>>> global_shadow;
+    std::vector<std::pair<const Allocation*, std::unique_ptr<std::uint32_t[]>>> global_shadow;
     std::uint32_t global_races = 0;          // guarded by global_shadow_mutex
     std::string first_global_race;
     int kernel_fences = -1;  // -1: not looked yet; 1: the kernel has a memory fence (__threadfence)

@@ -159,7 +159,7 @@ struct Block {
     std::uint64_t seq = 0;
     std::array<Allocation*, 4> recent_buffers{};  // the global buffers accesses hit last, newest first
     // The global race detector's shadows of recent buffers, and the launch they belong to.
-    std::array<std::pair<const Allocation*, std::atomic<std::uint32_t>*>, 4> recent_shadows{};
+    std::array<std::pair<const Allocation*, std::uint32_t*>, 4> recent_shadows{};
     std::uint64_t shadows_serial = 0;
     std::uint64_t warp_instructions = 0;    // not yet added to the launch's totals
     std::uint64_t thread_instructions = 0;
