@@ -39,7 +39,8 @@ std::string at(const std::string& name, const std::string& what) {
 // 2 blocks of 64 threads; in = 64 words (i * 3 + 1), out = 64 zero words. With `stale`, a 256-byte
 // buffer is allocated first and left out of the launch, whose third argument is how many words
 // below `in` it starts.
-LaunchResult run(const std::string& kernel, bool stale = false, std::vector<std::uint32_t>* out_words = nullptr) {
+LaunchResult run(const std::string& kernel, bool stale = false, std::vector<std::uint32_t>* out_words = nullptr,
+                 bool traced = true) {
     static compiler::Compiler compiler;
     const auto compiled = compiler.compile_file(races_file);
     INFO(compiled->error_text());
@@ -55,8 +56,9 @@ LaunchResult run(const std::string& kernel, bool stale = false, std::vector<std:
     REQUIRE(backend.copy_to_device(in, words.data(), 64 * 4).ok());
     REQUIRE(backend.copy_to_device(out, zeros.data(), 64 * 4).ok());
     if (stale) REQUIRE(backend.copy_to_device(old, zeros.data(), 64 * 4).ok());
-    TraceOptions trace;
-    trace.enabled = false;
+    TraceOptions trace;  // counters only, as lesson checks run (races between blocks need a trace)
+    trace.enabled = traced;
+    trace.auto_detail_blocks = 0;
     std::vector<KernelArg> args = {KernelArg::of(in), KernelArg::of(out)};
     if (stale) args.push_back(KernelArg::of(int((in - old) / 4)));  // stale_read's `back`: old[0] onwards
     LaunchResult r = backend.launch(kernel, LaunchConfig{Dim3{2, 1, 1}, Dim3{64, 1, 1}, 0}, args, trace);
@@ -114,6 +116,8 @@ TEST_CASE("race between blocks: a plain read-modify-write of the same global wor
     CHECK(r.first_global_race.find("block (1,0,0), thread (0,0,0) reads byte 0 of 256-byte buffer") != std::string::npos);
     CHECK(r.first_global_race.find("which block (0,0,0) wrote") != std::string::npos);
     CHECK(r.first_global_race.find("atomicAdd") != std::string::npos);
+    // Untraced launches (the fast path of `cudalab exec`) do not look.
+    CHECK(run("blocks_plain_merge", false, nullptr, false).global_races == 0);
 }
 
 TEST_CASE("race between blocks: atomics, a compare-and-swap loop and disjoint writes are not races") {
