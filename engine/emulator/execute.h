@@ -25,6 +25,7 @@ struct LaunchState {
     std::atomic<std::uint64_t> warp_instructions{0};
     std::atomic<std::uint32_t> fault_block{~0u}; // lowest block that faulted so far
     bool detect_races = true;
+    bool only_argument_buffers = false;      // EmulatorOptions::only_argument_buffers
     bool track_writers = true;               // record the thread that stored each global word
     std::uint32_t num_sms = 1;
     std::mutex mutex;                        // guards warnings
@@ -33,6 +34,7 @@ struct LaunchState {
     std::string first_uninitialised_shared_read;
     std::vector<std::uint32_t> warned_pcs;   // uninitialised-read warnings already given (guarded)
     std::string display_name;
+    std::uint64_t grid_workspace = 0;        // cooperative launches: the grid barrier's memory
     // Races between blocks in global memory (when detect_races): per buffer the launch touches,
     // one word per 4 bytes holding the last block that wrote it in this launch, (block + 1) << 1,
     // plus 1 when that write was atomic. Made on first use, under the mutex. Host threads running

@@ -146,8 +146,12 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
         report.status = st;
         return report;
     }
-    if (options.instruction_budget)
-        if (auto* emu = dynamic_cast<emu::EmuBackend*>(backend.get())) emu->emulator().options().instruction_budget = options.instruction_budget;
+    if (auto* emu = dynamic_cast<emu::EmuBackend*>(backend.get())) {
+        if (options.instruction_budget) emu->emulator().options().instruction_budget = options.instruction_budget;
+        // A lesson's kernels get every buffer they use as a parameter: an index that lands in
+        // another buffer (an earlier launch's, say) is a fault, not a silent read.
+        emu->emulator().options().only_argument_buffers = true;
+    }
     report.backend = backend->name();
     report.backend_note = note;
     Status loaded = backend->load(module);
