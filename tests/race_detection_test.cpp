@@ -122,8 +122,17 @@ TEST_CASE("race between blocks: a plain read-modify-write of the same global wor
     CHECK(run("blocks_plain_merge", false, nullptr, false).global_races == 0);
 }
 
-TEST_CASE("race between blocks: atomics, a compare-and-swap loop and disjoint writes are not races") {
-    for (const char* kernel : {"blocks_atomic_merge", "blocks_cas_max", "blocks_own_halves"}) {
+TEST_CASE("race between blocks: an exchange that replaces another block's atomic update loses it") {
+    const LaunchResult r = run("blocks_exchange_merge");
+    INFO(r.first_global_race);
+    CHECK(r.global_races > 0);
+    CHECK(r.first_global_race.find(at("blocks_exchange_merge", "race between blocks in global memory")) != std::string::npos);
+    CHECK(r.first_global_race.find("exchanges (atomicExch)") != std::string::npos);
+    CHECK(r.first_global_race.find("the other block's update is lost") != std::string::npos);
+}
+
+TEST_CASE("race between blocks: atomics, a compare-and-swap loop, a lock and disjoint writes are not races") {
+    for (const char* kernel : {"blocks_atomic_merge", "blocks_cas_max", "blocks_lock", "blocks_own_halves"}) {
         const LaunchResult r = run(kernel);
         INFO(kernel << ": " << r.status.message << r.first_global_race);
         CHECK(r.status.ok());

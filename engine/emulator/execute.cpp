@@ -1873,7 +1873,26 @@ Allocation* warp_buffer(Exec& x, std::uint32_t mask, const std::uint64_t* base, 
 // block reads what the others wrote after __threadfence and an atomic ticket), so its reads are
 // not checked; its writes are.
 
-enum class GlobalUse { read, write, atomic };
+// How a lane touches a global word. The shadow keeps (block + 1) << 2 | kind of the last write:
+// kind 0 a plain store, 1 a combining atomic (add, min, max, and, or, xor, inc, dec), 2 a
+// compare-and-swap, 3 an exchange.
+enum class GlobalUse { read, write, atomic, cas, exchange };
+
+constexpr std::uint32_t shadow_kind(GlobalUse use) {
+    return use == GlobalUse::atomic ? 1 : use == GlobalUse::cas ? 2 : use == GlobalUse::exchange ? 3 : 0;
+}
+
+// Whether `use` by one block after another block's write of kind `kind` is ordered. Atomics are
+// ordered after atomics, and a plain read after an atomic is what a compare-and-swap loop starts
+// with. An exchange replaces the value: after another block's exchange or combining atomic, one
+// block's contribution is lost (atomicExch(&bins[t], bins[t] + local[t])); after a
+// compare-and-swap it is a lock being released.
+constexpr bool ordered_after(std::uint32_t kind, GlobalUse use) {
+    if (kind == 0 || use == GlobalUse::write) return false;
+    if (use == GlobalUse::exchange) return kind == 2;
+    return true;
+}
+
 
 std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
     Block& b = x.block;
@@ -1911,9 +1930,11 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
                                               std::uint32_t other) {
     std::lock_guard<std::mutex> lock(x.launch.global_shadow_mutex);
     if (x.launch.global_races++ > 0) return;
-    const std::uint32_t other_block = (other >> 1) - 1;
+    const std::uint32_t other_block = (other >> 2) - 1;
+    const std::uint32_t kind = other & 3;
     const auto& c = x.launch.config;
-    const char* verb = use == GlobalUse::read ? "reads" : use == GlobalUse::write ? "writes" : "updates atomically";
+    const char* verb = use == GlobalUse::read ? "reads" : use == GlobalUse::write ? "writes"
+                       : use == GlobalUse::exchange ? "exchanges (atomicExch)" : "updates atomically";
     std::ostringstream m;
     m << (x.launch.program.source_path.empty() ? "kernel" : x.launch.program.source_path);
     if (x.in->line) m << ":" << x.in->line;
@@ -1921,20 +1942,23 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
       << dims_text(x.block.linear, c.grid.x, c.grid.y) << ", thread "
       << dims_text(x.warp.id * 32 + std::uint32_t(lane), c.block.x, c.block.y) << " " << verb << " byte " << word * 4
       << " of " << a->size << "-byte buffer " << a->label << ", which block " << dims_text(other_block, c.grid.x, c.grid.y)
-      << ((other & 1) ? " updated atomically" : " wrote")
+      << (kind == 3 ? " exchanged" : kind != 0 ? " updated atomically" : " wrote")
       << " in this launch. Blocks run in no fixed order (on a GPU, at the same time), so the result depends on which "
-         "comes first; try: ";
-    if (use == GlobalUse::write && (other & 1) == 0)
+         "comes first";
+    if (use == GlobalUse::exchange) m << "; an exchange replaces the value, so the other block's update is lost";
+    m << "; try: ";
+    if (use == GlobalUse::write && kind == 0)
         m << "give each block its own elements to write (index with blockIdx as well as threadIdx); to combine "
              "blocks' results in one place use atomicAdd or a second kernel";
     else
-        m << "combine what several blocks contribute with atomics (atomicAdd(&bins[t], local[t]), not "
-             "bins[t] += local[t]), or in a second kernel launched after this one";
+        m << "combine what several blocks contribute with an atomic that adds (atomicAdd(&bins[t], local[t]), "
+             "not bins[t] += local[t] or atomicExch(&bins[t], bins[t] + local[t])), or in a second kernel "
+             "launched after this one";
     x.launch.first_global_race = m.str();
 }
 
-// The race check of one warp access [base[l] + offset, + size) inside buffer a. Plain reads of a
-// word another block updated atomically are allowed (a compare-and-swap loop starts that way).
+// The race check of one warp access [base[l] + offset, + size) inside buffer a (ordered_after
+// says which accesses after another block's write are not races).
 inline void global_races(Exec& x, const Allocation* a, std::uint32_t mask, const std::uint64_t* base,
                          std::uint64_t offset, std::uint32_t size, GlobalUse use) {
     // Traced launches only (every lesson check, `cudalab exec --trace`): the shadow doubles the
@@ -1942,10 +1966,10 @@ inline void global_races(Exec& x, const Allocation* a, std::uint32_t mask, const
     if (!x.counting() || !x.launch.detect_races || x.launch.config.grid.count() <= 1) return;
     std::uint32_t* shadow = global_shadow_of(x, a);
     if (use == GlobalUse::read && x.launch.kernel_fences == 1) return;
-    const std::uint32_t me = (x.block.linear + 1) << 1;
+    const std::uint32_t me = (x.block.linear + 1) << 2;
     // The common case first: a full warp over 32 consecutive words that this block wrote last or
     // no block wrote (a read), or that this block wrote last (a write): nothing to record.
-    if (mask == 0xffffffffu && size == 4 && use != GlobalUse::atomic) {
+    if (mask == 0xffffffffu && size == 4 && (use == GlobalUse::read || use == GlobalUse::write)) {
         std::uint64_t diff = 0;
         for (int l = 0; l < 32; ++l) diff |= base[l] ^ (base[0] + std::uint64_t(l) * 4);
         if (diff == 0) {
@@ -1960,14 +1984,9 @@ inline void global_races(Exec& x, const Allocation* a, std::uint32_t mask, const
         const std::uint64_t at = base[l] + offset - a->base;
         for (std::uint64_t w = at / 4; w <= (at + size - 1) / 4; ++w) {
             const std::uint32_t prev = shadow[w];
-            if (prev != 0 && (prev >> 1) != (me >> 1)) {
-                // Another block wrote this word in this launch: only atomic after atomic, and a
-                // read of an atomic update, are ordered.
-                const bool ordered = (prev & 1) && use != GlobalUse::write;
-                if (!ordered) global_race(x, a, w, l, use, prev);
-            }
-            if (use == GlobalUse::write) shadow[w] = me;
-            if (use == GlobalUse::atomic) shadow[w] = me | 1;
+            // Another block wrote this word in this launch.
+            if (prev != 0 && (prev >> 2) != (me >> 2) && !ordered_after(prev & 3, use)) global_race(x, a, w, l, use, prev);
+            if (use != GlobalUse::read) shadow[w] = me | shadow_kind(use);
         }
     });
 }
@@ -2222,7 +2241,8 @@ template <bool Reduce> void atomic(Exec& x) {
         std::memcpy(acc.ptr, &nv, std::size_t(bytes));
         if (d) d[l] = old;
         if (acc.allocation) {
-            global_races(x, acc.allocation, 1u << l, addr, 0, std::uint32_t(bytes), GlobalUse::atomic);
+            global_races(x, acc.allocation, 1u << l, addr, 0, std::uint32_t(bytes),
+                         in.sub == SubOp::exch ? GlobalUse::exchange : in.sub == SubOp::cas ? GlobalUse::cas : GlobalUse::atomic);
             std::uint64_t off = addr[l] - acc.allocation->base;
             if (x.launch.track_writers && off / 4 < acc.allocation->writer.size()) acc.allocation->writer[off / 4] = tid_base + std::uint32_t(l) + 1;
         }

@@ -70,6 +70,20 @@ extern "C" __global__ void blocks_cas_max(const unsigned* in, unsigned* out) {
     }
 }
 
+// The merge made "atomic" with an exchange: still read-then-replace, so one block's counts are lost.
+extern "C" __global__ void blocks_exchange_merge(const unsigned* in, unsigned* out) {
+    atomicExch(&out[threadIdx.x], out[threadIdx.x] + in[threadIdx.x]);  // RACE(blocks_exchange_merge)
+}
+
+// A lock taken with compare-and-swap and released with an exchange: ordered.
+extern "C" __global__ void blocks_lock(const unsigned* in, unsigned* out) {
+    if (threadIdx.x != 0) return;
+    while (atomicCAS(&out[63], 0u, 1u) != 0u) {
+    }
+    out[blockIdx.x] += in[blockIdx.x];  // only this block writes out[blockIdx.x]
+    atomicExch(&out[63], 0u);
+}
+
 // Each block writes its own half of out: no race.
 extern "C" __global__ void blocks_own_halves(const unsigned* in, unsigned* out) {
     if (threadIdx.x < 32) out[blockIdx.x * 32 + threadIdx.x] = in[threadIdx.x];
