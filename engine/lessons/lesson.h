@@ -296,6 +296,8 @@ bool Session::check_values(const std::string& name, const DeviceBuffer<T>& buffe
         c.passed = false;
         c.value = std::max(c.value, 1.0);
         c.message += (c.mismatches.empty() ? ", but " : "; and ") + pending_races_;
+        c.advice = "Blocks run at the same time on a GPU: give each block its own elements to write, and "
+                   "combine what several blocks contribute with atomicAdd or in a second kernel.";
         pending_races_.clear();
     }
     const bool passed = c.passed;
