@@ -128,6 +128,32 @@ def file_name_with_quote_and_latin1(run):
     parses(run, "02-vector-add", os.path.join(run.work, name), 0, '"passed": true')
 
 
+@case
+def source_that_is_not_a_regular_file(run):
+    fifo = os.path.join(run.work, "fifo.cu")
+    os.mkfifo(fifo)
+    link = os.path.join(run.work, "passwd.cu")
+    os.symlink("/etc/passwd", link)
+    expect(run("check", "01-threads", "--source", fifo, "--backend", "emu", timeout=20), 2, "not a regular file")
+    p = run("check", "01-threads", "--source", link, "--backend", "emu", "--format", "gradescope")
+    expect(p, 2, "a system file")
+    assert "root:" not in p.out + p.err
+
+
+@case
+def exercise_linked_out_of_the_course(run):
+    course = os.path.join(run.work, "course")
+    for folder in ("lessons", "exercises", "solutions"):
+        shutil.copytree(os.path.join(run.root, folder), os.path.join(course, folder))
+    os.remove(os.path.join(course, "exercises", "01-threads.cu"))
+    os.symlink("/etc/passwd", os.path.join(course, "exercises", "01-threads.cu"))
+    run.env["CUDALAB_ROOT"] = course
+    p = run("check", "01-threads", "--backend", "emu", "--format", "json")
+    expect(p, 2, "outside the course")
+    assert "root:" not in p.out + p.err
+    json.loads(p.stdout)
+
+
 # --- emulator limits -------------------------------------------------------------------------
 
 @case
@@ -145,6 +171,13 @@ def printf_flood_in_a_correct_kernel(run):
             "--arg", "f32[1024]:zeros", "--arg", "i32:1024", "--printf-limit", "64")
     expect(p, 1, "printf output limit reached", "65536 bytes")
     assert len(p.stdout) < 2 << 20
+
+
+@case
+def printf_flood_in_one_call(run):
+    p = run("exec", run.kernel("printf_one_call.cu"), "--kernel", "k", "--grid", "1", "--block", "1024", "--backend", "emu")
+    expect(p, 1, "printf output limit reached", within=10)
+    assert len(p.stdout) < 3 << 20
 
 
 @case
