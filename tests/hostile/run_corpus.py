@@ -304,6 +304,37 @@ def output_paths_checked_before_the_run(run):
     assert os.path.getsize(os.path.join(out, "arg0.bin")) == 16
 
 
+@case
+def command_line_fuzz(run):
+    """Random numbers, sizes and specs on every flag: always exit 0, 1 or 2 with a message, never a
+    signal, an uncaught exception or a long run."""
+    import random
+    rng = random.Random(1313)
+    k = run.kernel("empty.cu")
+    numbers = ["0", "1", "-1", "+5", "1e3", "0x10", "99999999999999999999", "18446744073709551616", "4294967296",
+               "2147483648", "65536", "1,1,1", "1,,1", ",", "", " 7", "7 ", "nan", "inf", "-0", "1.5", "\xff", "1,2,3,4"]
+    types = ["i32", "u32", "i64", "u64", "f32", "f64", "f16", "", "i32[", "f32[]"]
+    for _ in range(60):
+        n = lambda: rng.choice(numbers)
+        spec = rng.choice(types) + rng.choice(["", f"[{n()}]"]) + rng.choice([":", ""]) + rng.choice(
+            [n(), "zeros", "iota", "file:/dev/null", "file:", "file:" + run.work])
+        args = ["exec", k, "--kernel", rng.choice(["k", "nope", ""]), "--grid", n(), "--block", n(), "--arg", spec,
+                rng.choice(["--budget", "--memory-limit", "--printf-limit", "--time-limit", "--shared",
+                            "--compile-time-limit", "--compile-memory-limit"]), n()]
+        p = run(*args, timeout=30)
+        assert p.returncode in (0, 1, 2), (args, p.returncode, p.err[-500:])
+        assert "terminate called" not in p.err and "Aborted" not in p.err, (args, p.err[-500:])
+        if p.returncode == 2:
+            assert p.err.strip(), (args, "exit 2 without a message")
+    for _ in range(20):
+        args = [rng.choice(["check", "hint", "show", "learn"]), rng.choice(numbers + ["01-threads", "all", "../x"])]
+        if args[0] == "check":
+            args += [rng.choice(["--seed", "--budget", "--format", "--backend"]), rng.choice(numbers + ["json", "emu"])]
+        p = run(*args, timeout=60)
+        assert p.returncode in (0, 1, 2), (args, p.returncode, p.err[-500:])
+        assert "terminate called" not in p.err, (args, p.err[-500:])
+
+
 # --- the progress store ---------------------------------------------------------------------
 
 def store(run):
