@@ -112,6 +112,18 @@ TEST_CASE("a refused include is a compile error before NVRTC runs; a 0xFF byte i
     CHECK(r->error_text().find("latin.cu:1:7: error: the file contains the byte 0xFF") != std::string::npos);
 }
 
+TEST_CASE("a header the lesson ships is included from memory, and no other file beside it") {
+    compiler::Compiler compiler;
+    compiler::CompileOptions o;
+    o.headers = {{"lesson_helpers.cuh", "__device__ inline float twice(float x) { return 2 * x; }\n"}};
+    auto r = compiler.compile("#include \"lesson_helpers.cuh\"\n__global__ void k(float* x) { x[0] = twice(x[0]); }\n",
+                              "with_header.cu", o);
+    CHECK(r->ok);
+    r = compiler.compile("#include \"other_helpers.cuh\"\n__global__ void k(float* x) {}\n", "with_header.cu", o);
+    CHECK_FALSE(r->ok);
+    CHECK(r->error_text().find("with_header.cu:1:1: error: #include \"other_helpers.cuh\" is not allowed") != std::string::npos);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The compile helper
 // ---------------------------------------------------------------------------------------------
