@@ -34,6 +34,7 @@ struct LaunchState {
     std::string first_uninitialised_shared_read;
     std::vector<std::uint32_t> warned_pcs;   // uninitialised-read warnings already given (guarded)
     std::string display_name;
+    std::uint64_t grid_workspace = 0;        // cooperative launches: the grid barrier's memory
     // Limits (docs/grading.md, "Limits"): local memory per thread (frames of every nested call),
     // device printf bytes per launch (printf_bytes counts finished blocks), a wall-clock deadline.
     std::uint64_t local_limit = ~0ull;

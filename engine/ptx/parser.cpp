@@ -201,6 +201,7 @@ const std::unordered_map<std::string_view, Special>& special_names() {
         {"%nctaid.z", Special::nctaid_z}, {"%laneid", Special::laneid},   {"%warpid", Special::warpid},
         {"%nwarpid", Special::nwarpid},   {"%smid", Special::smid},       {"%nsmid", Special::nsmid},
         {"%gridid", Special::gridid},     {"%lanemask_eq", Special::lanemask_eq},
+        {"%envreg0", Special::envreg0},   {"%envreg1", Special::envreg1}, {"%envreg2", Special::envreg2},
         {"%lanemask_lt", Special::lanemask_lt}, {"%lanemask_le", Special::lanemask_le},
         {"%lanemask_gt", Special::lanemask_gt}, {"%lanemask_ge", Special::lanemask_ge},
         {"%clock", Special::clock},       {"%clock64", Special::clock64},
