@@ -607,9 +607,21 @@ std::string format_fault(const Program& program, const LaunchConfig& cfg, const 
                          const FaultInfo& f) {
     std::uint32_t line = 0;
     std::string function_name = kernel_name;
+    std::string header;  // the header the faulting code was inlined from, when not the learner's file
     if (f.function >= 0) {
         const auto& fn = program.functions[std::size_t(f.function)].fn;
-        if (f.pc < fn.code.size()) line = fn.code[f.pc].line;
+        if (f.pc < fn.code.size()) {
+            line = fn.code[f.pc].line;
+            // A line of a toolkit header (cooperative groups, texture fetches) is not a line of the
+            // learner's file: name the header rather than point into the learner's file.
+            const auto file = program.module.files.find(fn.code[f.pc].file);
+            const std::string name = file == program.module.files.end() ? std::string()
+                                                                         : std::filesystem::path(file->second).filename().string();
+            if (!name.empty() && !program.source_path.empty() && name != compiler::nvrtc_program_name(program.source_path)) {
+                header = name + ":" + std::to_string(line);
+                line = 0;
+            }
+        }
         if (!fn.is_entry) function_name = compiler::source_name_of(fn.name);
     }
     std::uint32_t b[3];
@@ -619,6 +631,7 @@ std::string format_fault(const Program& program, const LaunchConfig& cfg, const 
     if (line) m << ":" << line;
     m << ": error: " << f.kind << " in kernel '" << kernel_name << "'";
     if (function_name != kernel_name) m << " (in function " << function_name << ")";
+    if (!header.empty()) m << " (in " << header << ", a header your code uses)";
     m << "\n";
     std::string text = source_line_text(program.source_path, line);
     if (!text.empty()) m << "  " << line << " | " << text << "\n";
