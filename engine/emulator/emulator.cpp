@@ -397,9 +397,7 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
             inlined = " (in " + file + ":" + std::to_string(parsed.source_line) + ", a header your code uses)";
         // Features the emulator does not model, named as the learner wrote them.
         std::string what = parsed.error;
-        if (what.find("%envreg") != std::string::npos)
-            what += ": grid-wide synchronisation (cooperative_groups::this_grid().sync()) is not supported by the emulator";
-        else if (what.find("'tex.") != std::string::npos || what.find("'tld4") != std::string::npos ||
+        if (what.find("'tex.") != std::string::npos || what.find("'tld4") != std::string::npos ||
                  what.find("'suld") != std::string::npos || what.find("'sust") != std::string::npos ||
                  what.find("'txq") != std::string::npos)
             what += ": texture and surface memory are not supported by the emulator";
