@@ -235,12 +235,12 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
     bool progressed = false;
     for (Warp& warp : block.warps) {
         if (warp.done() || warp.waiting) continue;
-        // A warp runs at most what is left of the budget (at least 1000 instructions) before the
-        // budget is looked at again.
+        // A warp runs at most what is left of the budget (at least 1000 instructions, at most the
+        // round's quantum) before the budget is looked at again.
         const std::uint64_t used = launch.warp_instructions.load(std::memory_order_relaxed) + block.warp_instructions;
-        const int q = quantum <= 1000 ? quantum
-                                      : int(std::clamp<std::uint64_t>(launch.budget > used ? launch.budget - used : 0, 1000,
-                                                                       std::uint64_t(quantum)));
+        const int q = block.detail ? 1
+                                   : int(std::min<std::uint64_t>(std::uint64_t(quantum),
+                                                                 std::clamp<std::uint64_t>(launch.budget > used ? launch.budget - used : 0, 1000, 100000)));
         run_warp(launch, block, warp, out, q);
         progressed = true;
     }
@@ -736,7 +736,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     state.display_name = display_name;
     last_grid_ = g;
     last_block_ = bl;
-    const bool record_writers = trace_options.enabled && trace_options.record_writers;
+    const bool record_writers = trace_options.enabled && trace_options.writers;
     if (record_writers) {
         // A traced launch records which thread wrote each word: a shadow as large as the buffers.
         if (memory_->bytes_allocated() * 2 > options_.memory_limit) {
@@ -849,6 +849,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
                     if (!done) continue;
                     finished[b] = 1;
                     --left;
+                    state.printf_bytes.fetch_add(outputs[b].printf_text.size(), std::memory_order_relaxed);
                     if (!outputs[b].printf_text.empty()) r.printf_blocks.push_back({b, std::move(outputs[b].printf_text)});
                 }
             }

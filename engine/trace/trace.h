@@ -25,9 +25,9 @@ struct TraceOptions {
     std::vector<std::uint32_t> detail_blocks;
     std::uint32_t auto_detail_blocks = 4;
     std::uint64_t max_events = 2'000'000;  // detail events beyond this are counted, not stored
-    // Record which thread stored each global word (for "written by block ..., thread ..." in a
-    // lesson's mismatches). Costs a shadow as large as the buffers; `cudalab exec` needs none.
-    bool record_writers = true;
+    // Record which thread stored each word (for "element 17 was written by ..."); a shadow as
+    // large as the buffers. The CUDA runtime counts without it.
+    bool writers = true;
 };
 
 // The per-lane addresses of one warp memory instruction (detail only).
