@@ -39,7 +39,8 @@ options:
   --backend emu|gpu|auto   where it runs (default auto: a GPU if there is one, else the emulator)
   --devices N              number of emulated GPUs (on a GPU: the first N)
   --timeline FILE.json     write the timeline (API calls, copies, kernels per stream) for Perfetto
-  --trace FILE             write the emulator's instruction trace (emulator only)
+  --trace FILE             write a launch's full trace for `cudalab gui --trace FILE` (the
+                           last launch, or the first that faulted; emulator only)
   --driver-version N       emulate an older CUDA driver, e.g. 12080 (emulator only)
   --budget N               emulator instruction budget per launch (emulator only)
   --exe PROGRAM            run a program built elsewhere (with nvcc -cudart shared for the
