@@ -467,6 +467,14 @@ TEST_CASE("sandbox: no network, no secrets, no home, writable only where allowed
     CHECK(in_dir("-- write /usr/cudalab-sandbox-test").output.find("cannot write") != std::string::npos);
     CHECK(in_dir("-- write /tmp/scratch.txt").exit_code == 0);
     CHECK(in_dir("-- cwd").output.find("cwd " + fs::weakly_canonical(dir).string()) != std::string::npos);
+    // The default cache is in the hidden home (~/.cache/cudalab): the program is bound back in.
+    if (home && fs::is_directory(home) && std::string(home) != "/") {
+        fs::path cache = fs::path(home) / ".cache" / ("cudalab-sandbox-test-" + std::to_string(::getpid()));
+        auto r = in_dir("-- hello", "CUDALAB_CACHE_DIR=" + quote(cache.string()));
+        CHECK(r.exit_code == 0);
+        CHECK(r.output.find("hello from probe") != std::string::npos);
+        fs::remove_all(cache);
+    }
 }
 
 TEST_CASE("sandbox: nvcc builds in the sandbox too, so a source cannot include the grader's files") {

@@ -98,8 +98,9 @@ std::vector<std::string> sandbox_command(const SandboxSupport& s, const SandboxS
         // binding onto a symbolic link such as /usr/local/cuda would fail).
         for (const auto& p : spec.read_only) {
             fs::path real = fs::weakly_canonical(p, ec);
-            auto rel = real.lexically_relative(h);
-            if (!rel.empty() && rel.native()[0] != '.') c.insert(c.end(), {"--ro-bind", real.string(), real.string()});
+            fs::path rel = real.lexically_relative(h);
+            bool inside = !rel.empty() && *rel.begin() != ".." && rel != ".";
+            if (inside) c.insert(c.end(), {"--ro-bind", real.string(), real.string()});
         }
     }
     for (const auto& p : spec.writable) c.insert(c.end(), {"--bind", p, p});
