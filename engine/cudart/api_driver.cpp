@@ -38,11 +38,6 @@ Context*& current() {
     return c;
 }
 
-std::vector<std::unique_ptr<Function>>& driver_functions() {
-    static std::vector<std::unique_ptr<Function>> all;
-    return all;
-}
-
 CUresult gate() {
     Runtime& rt = Runtime::get();
     if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;

@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -80,12 +81,23 @@ Runtime::Runtime() : model(device_model()), memory(std::make_shared<emu::DeviceM
         for (int d = 0; d < device_count; ++d) timeline.name_stream(1 + d, 0, "default stream (legacy)");
     }
     std::atexit([] { Runtime::get().~Runtime(); });
+    owner_pid_ = ::getpid();
+    // A run stopped at its wall-clock limit gets SIGTERM first: end through exit() so that the
+    // timeline and the result file are still written (only when asked for, and only if the
+    // program has not taken SIGTERM for itself).
+    if (timeline.enabled || std::getenv("CUDALAB_RESULT")) {
+        struct sigaction current {};
+        if (::sigaction(SIGTERM, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) ::signal(SIGTERM, [](int) { std::exit(143); });
+    }
 }
 
 Runtime::~Runtime() {
     static bool done = false;  // called once, from atexit
     if (done) return;
     done = true;
+    // A forked child of the program inherits this state: the files belong to the process that
+    // made the calls.
+    if (::getpid() != owner_pid_) return;
     std::lock_guard lock(mutex);
     flush_printf();
     std::vector<std::string> leaks;

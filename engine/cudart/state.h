@@ -273,6 +273,7 @@ private:
     double start_ns_ = 0;
     double emulation_ns_ = 0;
     double waited_ns_ = 0;
+    int owner_pid_ = 0;
     std::set<std::string> said_;
 };
 
