@@ -7,6 +7,7 @@
 // [SECTION] build_program
 #include "programs/build.h"
 
+#include <cstdint>
 #include <sys/stat.h>
 #include <unistd.h>
 

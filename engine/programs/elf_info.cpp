@@ -3,6 +3,7 @@
 // is checked against its length: the file may be anything a learner passes to --exe.
 #include "programs/elf_info.h"
 
+#include <cstdint>
 #include <elf.h>
 
 #include <cstring>

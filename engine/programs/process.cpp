@@ -20,6 +20,7 @@
 //   gets its own group, which is killed as one.
 #include "programs/process.h"
 
+#include <cstdint>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>

@@ -6,6 +6,7 @@
 // [SECTION] run_program
 #include "programs/runner.h"
 
+#include <cstdint>
 #include <dlfcn.h>
 #include <link.h>
 #include <signal.h>

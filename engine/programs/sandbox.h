@@ -7,6 +7,7 @@
 // grader's). The limits (CPU time, memory, processes, output, wall clock) are set by the runner.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 

@@ -1,6 +1,7 @@
 // SHA-256 written from the FIPS 180-4 specification (section 6.2).
 #include "programs/sha256.h"
 
+#include <cstdint>
 #include <algorithm>
 #include <cstring>
 

@@ -1,5 +1,6 @@
 #include "programs/timeline_json.h"
 
+#include <cstdint>
 #include <algorithm>
 
 namespace cudalab::programs {

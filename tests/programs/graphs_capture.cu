@@ -24,7 +24,8 @@ static void enqueue(cudaStream_t s1, cudaStream_t s2, cudaEvent_t fork, cudaEven
     CHECK(cudaMemcpyAsync(a, h_in, n * sizeof(float), cudaMemcpyHostToDevice, s1));
     CHECK(cudaEventRecord(fork, s1));
     CHECK(cudaStreamWaitEvent(s2, fork, 0));
-    CHECK(cudaMemcpyAsync(b, a, n * sizeof(float), cudaMemcpyDeviceToDevice, s2));
+    // b starts from the host's copy: reading `a` here would race with s1's increments of it.
+    CHECK(cudaMemcpyAsync(b, h_in, n * sizeof(float), cudaMemcpyHostToDevice, s2));
     for (int k = 0; k < steps; ++k) {
         add_one<<<blocks, threads, 0, s1>>>(a, n);
         add_one<<<blocks, threads, 0, s2>>>(b, n);

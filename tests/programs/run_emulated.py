@@ -3,16 +3,21 @@
 checking its exit code and output against the manifest. ctest runs it once per program.
 
 Usage: run_emulated.py --runtime DIR --build-dir DIR NAME
+       run_emulated.py --cudalab PATH --backend emu|gpu NAME
   --runtime DIR     the folder holding cudalab's libcudart.so.13 (build/cudart-emu)
   --build-dir DIR   where executables are built (kept: an unchanged program is not rebuilt)
+  --cudalab PATH    instead: build and run it with `cudalab run --backend B` (on a GPU machine,
+                    `--backend gpu` checks the same program on NVIDIA's runtime)
 Environment: NVCC (default $CUDA_HOME/bin/nvcc, then /usr/local/cuda/bin/nvcc, then PATH).
 Exit status: 0 pass, 1 fail."""
 import argparse, hashlib, os, re, shutil, subprocess, sys, time, tomllib
 
 here = os.path.dirname(os.path.abspath(__file__))
 parser = argparse.ArgumentParser()
-parser.add_argument("--runtime", required=True)
-parser.add_argument("--build-dir", required=True)
+parser.add_argument("--runtime")
+parser.add_argument("--build-dir")
+parser.add_argument("--cudalab")
+parser.add_argument("--backend", default="emu")
 parser.add_argument("name")
 a = parser.parse_args()
 
@@ -27,6 +32,35 @@ nvcc = os.environ.get("NVCC") or next(
 if not nvcc:
     sys.exit("run_emulated.py: nvcc not found ($CUDA_HOME/bin, /usr/local/cuda/bin, PATH)")
 
+def check(r, took, how):
+    problems = []
+    if r.returncode != p.get("exit_code", 0):
+        problems.append(f"exit code {r.returncode}, expected {p.get('exit_code', 0)}")
+    for stream, text in (("stdout", r.stdout), ("stderr", r.stderr)):
+        for rx in p.get(f"{stream}_regex", []):
+            if not any(re.search(rx, line) for line in text.splitlines()):
+                problems.append(f"no line of {stream} matches {rx!r}")
+    print(r.stdout, end="")
+    print(r.stderr, end="", file=sys.stderr)
+    if problems:
+        print(f"FAIL {a.name} ({took:.2f} s): " + "; ".join(problems))
+        sys.exit(1)
+    print(f"PASS {a.name} ({took:.2f} s {how})")
+    sys.exit(0)
+
+if a.cudalab:
+    cmd = [a.cudalab, "run", "--backend", a.backend, "--time-limit", "600",
+           *[os.path.join(here, f) for f in p["files"]], *p.get("nvcc_flags", []),
+           *[f"-l{lib}" for lib in p.get("link_libs", [])]]
+    if a.backend == "emu":
+        cmd[2:2] = ["--devices", str(p.get("emu_devices", 1))]
+    cmd += ["--", *p.get("args", [])]
+    start = time.time()
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=here, timeout=900)
+    check(r, time.time() - start, f"with cudalab run --backend {a.backend}")
+
+if not a.runtime or not a.build_dir:
+    sys.exit("run_emulated.py: give --runtime and --build-dir, or --cudalab")
 os.makedirs(a.build_dir, exist_ok=True)
 exe = os.path.join(a.build_dir, a.name)
 sources = [os.path.join(here, f) for f in p["files"]]
@@ -54,16 +88,4 @@ try:
 except subprocess.TimeoutExpired:
     sys.exit(f"FAIL {a.name}: still running after 600 s")
 took = time.time() - start
-problems = []
-if r.returncode != p.get("exit_code", 0):
-    problems.append(f"exit code {r.returncode}, expected {p.get('exit_code', 0)}")
-for stream, text in (("stdout", r.stdout), ("stderr", r.stderr)):
-    for rx in p.get(f"{stream}_regex", []):
-        if not any(re.search(rx, line) for line in text.splitlines()):
-            problems.append(f"no line of {stream} matches {rx!r}")
-print(r.stdout, end="")
-print(r.stderr, end="", file=sys.stderr)
-if problems:
-    print(f"FAIL {a.name} ({took:.2f} s): " + "; ".join(problems))
-    sys.exit(1)
-print(f"PASS {a.name} ({took:.2f} s on the emulated runtime)")
+check(r, took, "on the emulated runtime")
