@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "viewmodel/check_runner.h"
 #include "viewmodel/code_annotations.h"
 #include "viewmodel/exercise_files.h"
+#include "viewmodel/first_picture.h"
 #include "viewmodel/format.h"
 #include "viewmodel/grid_model.h"
 #include "viewmodel/markdown.h"
@@ -714,6 +716,226 @@ TEST_CASE("the check worker runs a lesson off the UI thread and returns the view
     names.clear();
     for (const auto& region : o2->views->memory.regions) names.push_back(region.name);
     CHECK(names == std::vector<std::string>{"a", "b", "c"});
+}
+
+// ---- which launch the app shows, and where each view opens ----------------------------------------
+
+namespace {
+
+// Runs a lesson through the check worker as the app does; `source` relative to the course root
+// ("" for the shipped exercise, "solution" for the reference solution).
+CheckOutcome run_lesson(const std::string& id, const std::string& source, int launch = -1) {
+    lessons::Course course;
+    REQUIRE(lessons::load_course(lessons::find_course_root(), &course).ok());
+    const lessons::LessonInfo* l = course.find(id);
+    REQUIRE(l);
+    CheckRunner runner(course);
+    CheckRequest r;
+    r.lesson = *l;
+    r.options.backend = "emu";
+    r.options.solution = source == "solution";
+    if (!source.empty() && source != "solution") r.options.source_path = (fs::path(course.root) / source).string();
+    r.launch = launch;
+    r.requested = Clock::now();
+    runner.request(r);
+    auto o = runner.wait(180);
+    REQUIRE(o.has_value());
+    return std::move(*o);
+}
+
+const lessons::CheckResult* find_check(const lessons::CheckReport& r, const std::string& name) {
+    for (const auto& c : r.checks)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+// The step's event of detail block 0.
+const WarpEvent& event_at(const TraceViews& v, std::int64_t step) { return v.model.event(0, std::size_t(step)); }
+
+}  // namespace
+
+TEST_CASE("lesson 07 with an unpadded tile opens on the launch the bank-conflict check measured, on a conflict") {
+    CheckOutcome o = run_lesson("07-transpose", "lessons/07-transpose/wrong/unpadded.cu");
+    const lessons::CheckReport& r = o.report;
+    CHECK_FALSE(r.passed);
+    REQUIRE(r.launches.size() == 3);
+    REQUIRE(r.launch_traces.size() == 3);
+    const lessons::CheckResult* banks = find_check(r, "shared-memory bank conflicts");
+    REQUIRE(banks);
+    CHECK_FALSE(banks->passed);
+    CHECK(banks->launch == 0);  // the 72 x 200 matrix, not the last launch (45 x 1)
+    CHECK(r.focus_launch() == 0);
+    CHECK(r.launch_label(0) == "launch 1 of 3: transpose, grid (7,3,1) x block (32,32,1)");
+    REQUIRE(o.views);
+    CHECK(o.launch == 0);
+    const TraceViews& v = *o.views;
+    CHECK(v.grid.blocks == 21);
+    // The views' figures are the check's: the gutter and the hierarchy show what the grader counted.
+    CHECK(double(v.figures.total.bank_conflicts()) == banks->value);
+    CHECK(v.figures.total.bank_conflicts() > 1000);
+    // The shared view opens on the first conflict, which --find conflict also finds.
+    const FirstPicture p = first_picture(v, 0, "shared");
+    REQUIRE(p.step >= 0);
+    CHECK(p.step == find_step(v, 0, "conflict"));
+    const auto access = shared_access_at(v.trace(), v.model.detail_blocks()[0].begin + std::size_t(p.step));
+    REQUIRE(access.valid);
+    CHECK(access.cost.conflicts() > 0);
+    CHECK(access.cost.wavefronts == 32);  // a column of a [32][32] tile: one bank, 32 words
+    CHECK(p.caption.find("32 wavefronts") != std::string::npos);
+    // Both matrices are drawn in their shapes: `in` 72 x 200, `out` 200 x 72.
+    int shaped = 0;
+    for (const auto& region : v.memory.regions) {
+        if (region.name == "in") { CHECK(region.shape_rows == 72); CHECK(region.shape_cols == 200); ++shaped; }
+        if (region.name == "out") { CHECK(region.shape_rows == 200); CHECK(region.shape_cols == 72); ++shaped; }
+    }
+    CHECK(shaped == 2);
+
+    // Asking for another launch shows that one.
+    CheckOutcome last = run_lesson("07-transpose", "lessons/07-transpose/wrong/unpadded.cu", 2);
+    CHECK(last.launch == 2);
+    REQUIRE(last.views);
+    CHECK(last.views->grid.blocks == 2);  // 45 x 1: two tiles side by side
+}
+
+TEST_CASE("lesson 07's shipped exercise: the store check fails on launch 1, whose stores are a vertical stripe") {
+    CheckOutcome o = run_lesson("07-transpose", "");
+    const lessons::CheckResult* stores = find_check(o.report, "global stores: sectors per request");
+    REQUIRE(stores);
+    CHECK_FALSE(stores->passed);
+    CHECK(stores->launch == 0);
+    REQUIRE(o.views);
+    CHECK(o.launch == 0);
+    const TraceViews& v = *o.views;
+    CHECK(v.figures.total.store_sectors_per_request() == doctest::Approx(stores->value));
+    // The memory view opens on a store whose 32 lanes land in one column of `out`: 32 rows, 32 sectors.
+    const FirstPicture p = first_picture(v, 0, "memory");
+    REQUIRE(p.step >= 0);
+    const AccessView a = access_at(v.trace(), v.memory, v.model.detail_blocks()[0].begin + std::size_t(p.step));
+    REQUIRE(a.valid);
+    CHECK(a.op == MemOp::store);
+    CHECK(a.cost.sectors == 32);
+    REQUIRE(a.region >= 0);
+    const MemoryRegion& out = v.memory.regions[std::size_t(a.region)];
+    CHECK(out.name == "out");
+    REQUIRE(out.shaped());
+    std::set<std::uint64_t> cols, rows;
+    for (int l = 0; l < 32; ++l) {
+        const std::uint64_t e = (a.address[std::size_t(l)] - out.first_address) / 4;
+        rows.insert(e / out.shape_cols);
+        cols.insert(e % out.shape_cols);
+    }
+    CHECK(cols.size() == 1);   // one column ...
+    CHECK(rows.size() == 32);  // ... 32 rows long: the stripe the lesson's text describes
+    CHECK(p.caption.find("32 sectors") != std::string::npos);
+}
+
+TEST_CASE("lesson 03's exercise: the views show the image the checks measured, with the gutter's figure") {
+    CheckOutcome o = run_lesson("03-matrix-2d", "");
+    const lessons::CheckResult* loads = find_check(o.report, "global loads: sectors per request");
+    REQUIRE(loads);
+    CHECK_FALSE(loads->passed);
+    CHECK(loads->launch == 0);
+    REQUIRE(o.views);
+    CHECK(o.launch == 0);
+    const TraceViews& v = *o.views;
+    CHECK(v.grid.blocks == 21);  // 200 x 70 in 32 x 32 blocks: 7 x 3
+    CHECK(v.figures.total.load_sectors_per_request() == doctest::Approx(loads->value));
+    // The gutter's figure for the load line is the check's figure (one load in this kernel).
+    std::uint64_t requests = 0, sectors = 0;
+    for (const auto& lf : v.figures.lines) { requests += lf.figures.global_load_requests; sectors += lf.figures.global_load_sectors; }
+    CHECK(double(sectors) / double(requests) == doctest::Approx(loads->value));
+    for (const auto& region : v.memory.regions) {
+        CHECK(region.shaped());
+        CHECK(region.shape_rows == 70);
+        CHECK(region.shape_cols == 200);
+        CHECK(region.shape_kind == lessons::ShapeKind::image);
+    }
+    // The memory view opens on a request down a column: 32 lanes, 32 sectors.
+    const FirstPicture p = first_picture(v, 0, "memory");
+    REQUIRE(p.step >= 0);
+    const AccessView a = access_at(v.trace(), v.memory, v.model.detail_blocks()[0].begin + std::size_t(p.step));
+    CHECK(a.cost.sectors == 32);
+    CHECK(__builtin_popcount(a.mask) == 32);
+}
+
+TEST_CASE("lesson 08's hierarchy and grid follow the measured 150 x 130 product, not the last launch") {
+    CheckOutcome o = run_lesson("08-matmul-tiled", "solution");
+    CHECK(o.report.passed);
+    REQUIRE(o.report.launches.size() == 5);
+    CHECK(o.report.focus_launch() == 0);
+    REQUIRE(o.views);
+    CHECK(o.launch == 0);
+    CHECK(o.views->grid.blocks == 70);  // 7 x 10 blocks of 16 x 16
+    const lessons::CheckResult* loads = find_check(o.report, "global loads per FMA");
+    REQUIRE(loads);
+    CHECK(loads->launch == 0);
+    CHECK(o.views->hierarchy.load_requests == o.report.launches[0].load_requests);
+}
+
+TEST_CASE("lesson 04: the warps view and --find divergence land where a warp runs split") {
+    CheckOutcome o = run_lesson("04-divergence", "");
+    REQUIRE(o.views);
+    const TraceViews& v = *o.views;
+    const std::int64_t split = find_step(v, 0, "divergence");
+    REQUIRE(split > 0);
+    const WarpEvent& e = event_at(v, split);
+    CHECK(e.kind != EventKind::barrier_release);
+    const auto warps = v.model.warps_at(0, split);
+    const WarpState& w = warps[e.warp];
+    // Some of the warp's live lanes run, the others wait on the other side of the branch.
+    CHECK(__builtin_popcount(e.active) > 0);
+    CHECK(__builtin_popcount(e.active) < __builtin_popcount(w.lanes & ~w.exited));
+    CHECK(w.lane(__builtin_ctz(~e.active & w.lanes & ~w.exited)) == LaneState::masked);
+    // The step before it in the same warp was the branch that split it.
+    const FirstPicture p = first_picture(v, 0, "warps");
+    CHECK(p.step == split);
+    CHECK(p.caption.find("split") != std::string::npos);
+}
+
+TEST_CASE("lesson 10: the histogram's bins are a heat map of 8 rows of 32, the image 2D") {
+    CheckOutcome o = run_lesson("10-histogram", "");
+    REQUIRE(o.views);
+    const TraceViews& v = *o.views;
+    CHECK(o.launch == 2);  // 401 x 250, the measured launch
+    bool bins = false, pixels = false;
+    for (const auto& region : v.memory.regions) {
+        if (region.shape_kind == lessons::ShapeKind::bins) {
+            bins = true;
+            CHECK(region.shape_rows == 8);
+            CHECK(region.shape_cols == 32);
+            CHECK(region.element_bytes == 4);
+            CHECK(region.max_touches > 1);  // some bins are hit again and again
+        } else if (region.element_bytes == 1) {
+            pixels = true;
+            CHECK(region.shape_rows == 250);
+            CHECK(region.shape_cols == 401);
+            CHECK(region.index_of(region.first_address) == 0);
+        }
+    }
+    CHECK(bins);
+    CHECK(pixels);
+}
+
+TEST_CASE("find_step: divergence is the instruction after the splitting branch; kinds are checked") {
+    TraceBuilder b(1, 64);
+    b.add(0, 0, 0, EventKind::instruction, kAll);
+    b.add(0, 1, 0, EventKind::instruction, kAll);
+    WarpEvent& br = b.add(0, 0, 2, EventKind::branch, kAll);
+    br.taken = 0x0000ffffu;                                   // half the lanes jump
+    b.add(0, 1, 0, EventKind::instruction, kAll);            // another warp in between
+    b.add(0, 0, 3, EventKind::instruction, 0x0000ffffu);     // warp 0 runs one side: the split
+    b.add(0, 0, 0, EventKind::instruction, 0xffff0000u);
+    auto v = build_trace_views(b.t, "", nullptr);
+    CHECK(find_step(*v, 0, "divergence") == 4);
+    CHECK(find_step(*v, 0, "barrier") == -1);
+    CHECK(find_step(*v, 0, "nonsense") == -1);
+    CHECK(find_step(*v, 7, "divergence") == -1);  // no such block
+    CHECK_FALSE(is_step_kind("nonsense"));
+    const FirstPicture p = first_picture(*v, 0, "warps");
+    CHECK(p.step == 4);
+    CHECK(p.caption.find("16 lanes while 16 wait") != std::string::npos);
+    // A view of a kernel without barriers says so instead of opening on nothing.
+    CHECK(first_picture(*v, 0, "timeline").caption.find("No barrier") != std::string::npos);
 }
 
 #endif  // CUDALAB_HAVE_GUI_MODEL

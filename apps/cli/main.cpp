@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -90,6 +91,7 @@ struct CheckArgs {
     std::uint64_t seed = 20261130;
     std::uint64_t budget = 0;
     bool verbose = false;
+    int launch = 0;  // > 0: also print launch N's figures per line (text format)
 };
 
 int run_check(const CheckArgs& a) {
@@ -140,6 +142,12 @@ int run_check(const CheckArgs& a) {
         if (!a.solution && a.source.empty() && r.status.code != StatusCode::backend_unavailable && r.status.code != StatusCode::bad_usage)
             progress.record_check(l->id, r.passed);
         if (a.format == "text" && targets.size() == 1) std::cout << report::text(r, style);
+        if (a.format == "text" && targets.size() == 1 && a.launch > 0 && r.status.ok()) {
+            std::ifstream in(!a.source.empty() ? a.source : a.solution ? l->solution_path : l->exercise_path);
+            std::stringstream text;
+            text << in.rdbuf();
+            std::cout << "\n" << report::launch_text(r, a.launch - 1, text.str(), style);
+        }
         if (a.format == "json" && targets.size() == 1) std::cout << report::json(r).dump(2) << "\n";
         reports.push_back(std::move(r));
     }
@@ -253,6 +261,8 @@ int main(int argc, char** argv) {
     check_cmd->add_option("--seed", check.seed, "seed of the random inputs");
     check_cmd->add_option("--budget", check.budget, "emulator instruction budget (warp instructions per launch; default 50000000)");
     check_cmd->add_flag("-v,--verbose", check.verbose, "show every check's details");
+    check_cmd->add_option("--launch", check.launch, "also show launch N (1-based): its shape, its checks, its figures per line")
+        ->check(CLI::PositiveNumber);
 
     std::string learn_id = "01-threads", learn_backend = "auto";
     bool watch = false;

@@ -39,6 +39,7 @@ struct AppOptions {
     double speed = 30;           // steps per second
     std::int64_t step = -1;      // start at this step
     std::string find;            // then go on to the first step of this kind (see seek_first)
+    int launch = -1;             // show this launch (0-based); -1: the one the first failing check measured
 };
 
 struct Editor {
@@ -93,6 +94,13 @@ private:
     void draw_views_column();
     void draw_reset_popup();
     void notify(std::string message, bool error = false);
+    // Shows launch `index` of the current outcome (building its views on first use); `chosen`:
+    // the learner picked it, so later checks keep showing it.
+    void select_launch(int index, bool chosen);
+    // Seeks to the open view's most instructive step (viewmodel::first_picture) and keeps its caption.
+    void show_first_picture();
+    void draw_launch_picker();
+    void draw_caption();
 
     // panels/lesson_panel.cpp
     void draw_lesson_panel();
@@ -113,6 +121,14 @@ private:
     Editor editor_;
 
     std::optional<viewmodel::CheckOutcome> outcome_;  // the newest check
+    int launch_ = -1;                                  // the launch the views show (index into report.launches)
+    int chosen_launch_ = -1;                           // picked by the learner (or --launch); -1: follow the checks
+    std::vector<std::shared_ptr<const viewmodel::TraceViews>> launch_views_;  // built so far, per launch
+    // The caption of the step the open view opened on; shown while the playhead stays there.
+    std::string caption_;
+    std::int64_t caption_step_ = -1;
+    ViewId caption_view_ = ViewId::grid;
+    bool auto_step_ = false;  // the playhead is where the app put it: a view switch may move it
     bool checking_ = false;
     ViewContext view_;
     ViewId active_view_ = ViewId::grid;

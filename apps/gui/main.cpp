@@ -3,7 +3,8 @@
 //
 //   cudalab gui [--lesson ID] [--view grid|warps|memory|shared|timeline|hierarchy]
 //               [--screenshot FILE.png --frames N] [--trace FILE [--source FILE.cu]]
-//               [--block N] [--step N] [--find KIND] [--play [--speed N]] [--solution] [--backend emu|gpu|auto]
+//               [--launch N] [--block N] [--step N] [--find KIND] [--play [--speed N]] [--solution]
+//               [--backend emu|gpu|auto]
 //
 // Exit codes: 0 closed normally / screenshot written; 2 bad usage, no display for a screenshot,
 // or the screenshot could not be written.
@@ -83,6 +84,7 @@ int main(int argc, char** argv) {
     float scale = 0;
     double exit_after = 0;
     std::int64_t block = -1;
+    int launch = 0;
     cli.add_option("--lesson,lesson", options.lesson, "lesson id (default 01-threads)");
     cli.add_option("--view", options.view, "view to open: grid, warps, memory, shared, timeline, hierarchy")
         ->check(CLI::IsMember({"grid", "warps", "memory", "shared", "timeline", "hierarchy"}));
@@ -90,6 +92,10 @@ int main(int argc, char** argv) {
     cli.add_option("--frames", frames, "frames to render before the screenshot / exiting (prints frame times)");
     cli.add_option("--trace", options.trace_file, "view a trace saved by `cudalab exec --trace` instead of a lesson");
     cli.add_option("--source", options.source_file, "with --trace: the kernel source it ran");
+    cli.add_option("--launch", launch,
+                   "show launch N of the lesson (1-based, as the check report numbers them); default: the launch the first "
+                   "failing check measured")
+        ->check(CLI::PositiveNumber);
     cli.add_option("--block", block, "trace this block (linear id) in full and open it");
     cli.add_option("--step", options.step, "start at this step of the open block (0-based)");
     cli.add_option("--find", options.find, "then go to the first step of a kind: global, shared, conflict, barrier, divergence, exit")
@@ -110,6 +116,7 @@ int main(int argc, char** argv) {
         return rc == 0 ? 0 : 2;
     }
     if (block >= 0) options.block = std::uint32_t(block);
+    options.launch = launch - 1;
     if (!screenshot.empty() && frames <= 0) frames = 3;
 
     lessons::Course course;

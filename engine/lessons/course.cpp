@@ -87,6 +87,23 @@ double CheckReport::score() const {
     return s;
 }
 
+int CheckReport::focus_launch() const {
+    const int count = int(launches.size());
+    auto valid = [count](int i) { return i >= 0 && i < count; };
+    for (const auto& c : checks)
+        if (!c.passed && valid(c.launch)) return c.launch;
+    for (const auto& c : checks)
+        if (c.kind == CheckKind::performance && valid(c.launch)) return c.launch;
+    return count - 1;
+}
+
+std::string CheckReport::launch_label(int index) const {
+    if (index < 0 || index >= int(launches.size())) return "no launch";
+    const LaunchSummary& l = launches[std::size_t(index)];
+    return "launch " + std::to_string(index + 1) + " of " + std::to_string(launches.size()) + ": " + l.kernel + ", grid " +
+           l.grid.str() + " x block " + l.block.str();
+}
+
 double CheckReport::max_score() const {
     double s = 0;
     for (const auto& c : checks) s += c.points;
@@ -164,6 +181,8 @@ CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const C
     report.printf_output = session.printf_output();
     report.totals = session.totals();
     if (const LaunchResult* last = session.last_launch()) report.last_trace = last->trace;
+    report.launch_traces = session.traces();
+    report.shapes = session.shapes();
     report.passed = !report.checks.empty() && !session.failed();
     if (report.checks.empty()) {
         CheckResult c;

@@ -67,6 +67,16 @@ struct CheckReport {
     LaunchStats totals;
     std::shared_ptr<const compiler::CompileResult> module;
     std::shared_ptr<const Trace> last_trace;
+    // Every completed launch's trace, parallel to `launches` (null: the backend traced none), and
+    // the buffer shapes the lesson declared.
+    std::vector<std::shared_ptr<const Trace>> launch_traces;
+    std::vector<BufferShape> shapes;
+    // The launch to show first: the one the first failing check measured; when every check
+    // passed (or the failing ones measured none), the one the performance checks measured, else
+    // the last. -1 when no launch completed.
+    int focus_launch() const;
+    // "launch 2 of 3: transpose, grid (7,3,1) x block (32,32,1)"
+    std::string launch_label(int index) const;
     double score() const;      // points earned
     double max_score() const;  // points available
 };

@@ -43,6 +43,24 @@ struct CheckResult {
     double points = 1;     // from the manifest ([lesson.points]); default 1
     bool fault = false;    // the kernel faulted or could not launch (message holds the diagnostic)
     bool timed = false;    // measured on a GPU (varies run to run), not a deterministic metric
+    // The launch whose run this check measured (index into CheckReport::launches): correctness
+    // checks the launch just before them, performance checks the one the lesson named with
+    // Session::measure(). -1: none (the kernel faulted before any launch completed).
+    int launch = -1;
+};
+
+// How a lesson lays a buffer out, so that the app draws it in its shape: an image of `cols` x
+// `rows` pixels, a row-major matrix, or histogram bins (drawn as a heat map by count).
+enum class ShapeKind { image, matrix, bins };
+const char* shape_kind_name(ShapeKind k);
+
+struct BufferShape {
+    std::uint64_t address = 0, bytes = 0;  // the device allocation it describes
+    std::uint32_t rows = 1, cols = 0;      // row-major; bins: one row of `cols` bins
+    std::uint32_t element_bytes = 4;
+    ShapeKind kind = ShapeKind::matrix;
+    std::string name;                      // as the lesson text calls it ("in", "bins")
+    bool contains(std::uint64_t a) const { return a >= address && a < address + bytes; }
 };
 
 // One launch as the report lists it: the kernel, its shape and the deterministic figures of its
@@ -144,6 +162,21 @@ public:
     bool check_at_least(const std::string& name, double value, double threshold,
                         const std::string& message, const std::string& advice);
     void add_check(CheckResult check);
+    // The performance checks that follow measure launch `index` (launch_index() right after it),
+    // not the last one: the app opens on the launch a failing check measured, and the report
+    // names it. Without it a check is attributed to the last launch before it.
+    void measure(int index) { measured_launch_ = index; }
+    // The index (into launches()) of the last launch that completed; -1 before any.
+    int launch_index() const { return int(launches_.size()) - 1; }
+    // Declares the shape of a buffer for the views (see BufferShape). Costs nothing otherwise.
+    template <class T>
+    void shape(const DeviceBuffer<T>& buffer, std::uint32_t rows, std::uint32_t cols, ShapeKind kind,
+               std::string name = {}) {
+        if (!buffer.ptr) return;
+        shapes_.push_back(BufferShape{buffer.ptr, buffer.bytes(), rows, cols, std::uint32_t(sizeof(T)), kind,
+                                      std::move(name)});
+    }
+    const std::vector<BufferShape>& shapes() const { return shapes_; }
     // Shared memory read before any thread wrote it, in the last launch: a failed correctness
     // check (named "shared memory written before it is read, <launch_name>"). The emulator starts
     // shared memory at 0, which can make such a kernel look right; on a GPU the slot holds
@@ -184,6 +217,8 @@ public:
 
     const std::vector<CheckResult>& checks() const { return checks_; }
     const std::vector<LaunchSummary>& launches() const { return launches_; }
+    // The trace of every completed launch, parallel to launches() (null entries: not traced).
+    const std::vector<std::shared_ptr<const Trace>>& traces() const { return traces_; }
     const std::string& printf_output() const { return printf_output_; }
     // True once a launch faulted: later launches would only repeat the diagnostic.
     bool stopped() const { return stopped_; }
@@ -214,6 +249,9 @@ private:
     bool stopped_ = false;
     std::optional<DevicePeakFigures> peak_;
     std::vector<LaunchSummary> launches_;
+    std::vector<std::shared_ptr<const Trace>> traces_;
+    std::vector<BufferShape> shapes_;
+    int measured_launch_ = -1;
 };
 
 using LessonRun = std::function<void(Session&)>;

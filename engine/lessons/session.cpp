@@ -69,6 +69,7 @@ bool Session::record_launch(const std::string& kernel, const LaunchConfig& confi
         summary.branch_efficiency = f.branch_efficiency();
     }
     launches_.push_back(summary);
+    traces_.push_back(r.trace);
     last_launch_ = std::move(r);
     return true;
 }
@@ -131,6 +132,10 @@ bool Session::check_at_least(const std::string& name, double value, double thres
 }
 
 void Session::add_check(CheckResult check) {
+    // A fault belongs to no completed launch; a performance check to the launch the lesson
+    // measured; anything else to the launch just before it.
+    if (check.launch < 0 && !check.fault)
+        check.launch = check.kind == CheckKind::performance && measured_launch_ >= 0 ? measured_launch_ : launch_index();
     for (const auto& c : checks_)
         if (c.name == check.name) {
             // Two checks with one name would be ambiguous in grade reports: a lesson bug.
@@ -153,6 +158,15 @@ bool Session::check_shared_initialised(const std::string& launch_name, const std
     c.advice = advice;
     add_check(std::move(c));
     return false;
+}
+
+const char* shape_kind_name(ShapeKind k) {
+    switch (k) {
+    case ShapeKind::image: return "image";
+    case ShapeKind::matrix: return "matrix";
+    case ShapeKind::bins: return "bins";
+    }
+    return "matrix";
 }
 
 bool Session::failed() const {

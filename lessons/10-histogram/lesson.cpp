@@ -82,6 +82,8 @@ Outcome histogram_and_check(Session& s, int width, int height, unsigned blocks) 
     outcome.levels_per_warp = levels_per_warp(image);
     auto dpixels = s.to_device(image);
     auto dbins = s.to_device(std::vector<unsigned>(kBins, 0u));  // the host zeroes the histogram
+    s.shape(dpixels, unsigned(height), unsigned(width), ShapeKind::image, "pixels");
+    s.shape(dbins, 1, kBins, ShapeKind::bins, "bins");
 
     if (!s.launch("histogram", Dim3{blocks}, Dim3{kBlockSize}, 0, dpixels, dbins, n))
         return outcome;
