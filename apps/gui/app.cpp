@@ -255,6 +255,14 @@ void App::show_first_picture() {
     view_.playback.pause();
     if (p.step >= 0) view_.playback.seek(p.step);
     caption_ = p.caption;
+    // The hierarchy is the whole launch: say which failing figure of it the grader holds.
+    if (active_view_ == ViewId::hierarchy && outcome_ && !trace_only_)
+        for (const auto& c : outcome_->report.checks)
+            if (!c.passed && c.launch == launch_ && c.kind == lessons::CheckKind::performance) {
+                caption_ = "This launch is the one \"" + c.name + "\" measured: " + viewmodel::fixed(c.value, 2) + ", needs " +
+                           c.comparison + " " + viewmodel::fixed(c.threshold, 2) + ". " + p.caption;
+                break;
+            }
     caption_step_ = view_.step();
     caption_view_ = active_view_;
 }

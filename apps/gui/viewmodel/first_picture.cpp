@@ -3,6 +3,8 @@
 #include <array>
 #include <cstdarg>
 #include <cstdio>
+#include <map>
+#include <set>
 
 #include "analysis/memory_rules.h"
 
@@ -37,56 +39,66 @@ __attribute__((format(printf, 1, 2))) std::string format(const char* fmt, ...) {
     return buf;
 }
 
-// The worst global access of the line that wastes the most sectors (the most sectors when no
-// line wastes any): the access the coalescing checks count against the kernel.
+// The worst global access of the line that moves the most sectors in the open block: the access
+// the memory checks count against the kernel. On a line of atomics, the request whose lanes
+// collide on the fewest addresses (they are served one after another).
 FirstPicture worst_access(const TraceViews& v, std::size_t block) {
     const Trace& t = v.trace();
-    std::uint32_t hot_line = 0;
-    double hot_score = -1;
-    for (const auto& lf : v.figures.lines) {
-        const auto& f = lf.figures;
-        const double sectors = double(f.global_load_sectors + f.global_store_sectors);
-        if (sectors == 0) continue;
-        const double needed = double(f.global_load_bytes + f.global_store_bytes) / 32.0;
-        const double score = (sectors - needed) * 1e6 + sectors;  // waste first, then volume
-        if (score > hot_score) { hot_score = score; hot_line = lf.line; }
-    }
     const BlockEvents& b = v.model.detail_blocks()[block];
-    std::int64_t best = -1, first_global = -1;
+    std::map<std::uint32_t, std::uint64_t> sectors_by_line;
+    for (std::size_t s = 0; s < b.steps(); ++s) {
+        const WarpEvent& e = t.events[b.begin + s];
+        if (const MemAccess* m = access_of(t, e, MemSpace::global))
+            sectors_by_line[line_of(t, e)] += analysis::global_access_cost(lane_addresses(*m), m->mask, m->bytes_per_lane).sectors;
+    }
+    FirstPicture p;
+    if (sectors_by_line.empty()) return p;  // the view says there is no global access
+    std::uint32_t hot_line = sectors_by_line.begin()->first;
+    for (const auto& [line, sectors] : sectors_by_line)
+        if (sectors > sectors_by_line[hot_line]) hot_line = line;
+    std::int64_t best = -1;
     analysis::GlobalAccessCost best_cost;
-    std::uint32_t best_lanes = 0;
+    std::uint32_t best_lanes = 0, best_distinct = 0;
+    bool atomic = false;
     for (std::size_t s = 0; s < b.steps(); ++s) {
         const WarpEvent& e = t.events[b.begin + s];
         const MemAccess* m = access_of(t, e, MemSpace::global);
-        if (!m) continue;
-        if (first_global < 0) first_global = std::int64_t(s);
-        if (hot_line && line_of(t, e) != hot_line) continue;
-        const auto cost = analysis::global_access_cost(lane_addresses(*m), m->mask, m->bytes_per_lane);
-        if (best < 0 || cost.sectors > best_cost.sectors) {
+        if (!m || line_of(t, e) != hot_line) continue;
+        const auto addresses = lane_addresses(*m);
+        const auto cost = analysis::global_access_cost(addresses, m->mask, m->bytes_per_lane);
+        const std::uint32_t lanes = std::uint32_t(__builtin_popcount(m->mask));
+        std::set<std::uint64_t> distinct;
+        for (int l = 0; l < 32; ++l)
+            if (m->mask >> l & 1) distinct.insert(addresses[std::size_t(l)]);
+        const bool is_atomic = m->op == MemOp::atomic;
+        // Atomics: the most lanes per address; loads and stores: the most sectors.
+        const bool better = best < 0 || (is_atomic ? lanes * best_distinct > best_lanes * std::uint32_t(distinct.size())
+                                                   : cost.sectors > best_cost.sectors);
+        if (better) {
             best = std::int64_t(s);
             best_cost = cost;
-            best_lanes = std::uint32_t(__builtin_popcount(m->mask));
+            best_lanes = lanes;
+            best_distinct = std::uint32_t(distinct.size());
+            atomic = is_atomic;
         }
-    }
-    FirstPicture p;
-    if (best < 0) best = first_global;
-    if (best < 0) {
-        p.caption = "The traced block does not touch global memory.";
-        return p;
     }
     p.step = best;
     const WarpEvent& e = t.events[b.begin + std::size_t(best)];
     const MemAccess& m = t.accesses[std::size_t(e.mem)];
     const std::uint32_t ideal = std::max<std::uint32_t>(1, (best_cost.requested_bytes + 31) / 32);
-    const char* verb = m.op == MemOp::load ? "reads" : m.op == MemOp::store ? "writes" : "updates";
-    if (best_cost.sectors > ideal)
+    const char* verb = m.op == MemOp::load ? "reads" : "writes";
+    if (atomic)
+        p.caption = format("Line %u: warp %u's %u atomic updates land on %u different addresses; lanes on the same one "
+                           "wait for each other. The cells glow by how often the traced block hit them.",
+                           hot_line, unsigned(e.warp), best_lanes, best_distinct);
+    else if (best_cost.sectors > ideal)
         p.caption = format("Line %u moves the most sectors: here warp %u %s %u B with %u lanes and touches %u sectors, "
                            "where %u would do. The lit cells are its lanes.",
-                           line_of(t, e), unsigned(e.warp), verb, best_cost.requested_bytes, best_lanes, best_cost.sectors, ideal);
+                           hot_line, unsigned(e.warp), verb, best_cost.requested_bytes, best_lanes, best_cost.sectors, ideal);
     else
-        p.caption = format("Line %u: warp %u %s %u B with %u lanes in %u sector%s, the fewest possible: neighbouring lanes, "
-                           "neighbouring cells.",
-                           line_of(t, e), unsigned(e.warp), verb, best_cost.requested_bytes, best_lanes, best_cost.sectors,
+        p.caption = format("Line %u moves the most sectors: warp %u %s %u B with %u lanes in %u sector%s, the fewest "
+                           "possible: neighbouring lanes, neighbouring cells.",
+                           hot_line, unsigned(e.warp), verb, best_cost.requested_bytes, best_lanes, best_cost.sectors,
                            best_cost.sectors == 1 ? "" : "s");
     return p;
 }
@@ -140,8 +152,7 @@ FirstPicture first_conflict(const TraceViews& v, std::size_t block) {
                            line_of(t, e));
         return p;
     }
-    p.caption = "The traced block does not use shared memory.";
-    return p;
+    return p;  // the view says the kernel uses no shared memory
 }
 
 FirstPicture first_barrier(const TraceViews& v, std::size_t block) {

@@ -81,6 +81,7 @@ void shaped_region(ViewContext& c, const viewmodel::MemoryRegion& r, bool curren
         return r.touches[k];
     };
     const float x0 = origin.x + label_w;
+    ImFont* count_font = bins && g == 1 ? fonts().mono_small : nullptr;
     // Row labels, never closer than a line of text.
     const std::uint32_t label_every = std::max<std::uint32_t>(1, std::uint32_t(std::ceil((small->FontSize + 2 * s) / cell)));
     for (std::uint32_t dr = first_row; dr < last_row; ++dr) {
@@ -104,6 +105,14 @@ void shaped_region(ViewContext& c, const viewmodel::MemoryRegion& r, bool curren
             const ImU32 col = heat ? heat_color(float(heat) / float(std::max<std::uint32_t>(1, r.max_touches))) : colors::rgb(0x242935);
             const ImVec2 a(x0 + float(dc) * cell, y);
             dl->AddRectFilled(a, ImVec2(a.x + cell - gap, a.y + cell - gap), col);
+            if (count_font && heat) {  // bins: the count itself, where it fits
+                char n[16];
+                std::snprintf(n, sizeof n, "%u", heat);
+                const float tw = count_font->CalcTextSizeA(count_font->FontSize, 1e9f, 0, n).x;
+                if (tw <= cell - 3 * s)
+                    dl->AddText(count_font, count_font->FontSize, ImVec2(a.x + (cell - gap - tw) * 0.5f, a.y + (cell - gap - count_font->FontSize) * 0.5f),
+                                heat * 2 > r.max_touches ? colors::rgb(0x0d0f12) : colors::text_dim, n);
+            }
         }
     }
     // The current request: its lanes, and outlines of the sectors it moves.
@@ -229,9 +238,9 @@ void draw_memory_view(ViewContext& c) {
         std::string lines;
         for (std::size_t i = 0; i < r.source_lines.size() && i < 4; ++i) lines += (i ? ", " : "") + std::to_string(r.source_lines[i]);
         if (r.shaped()) {
-            text_dim("%s %u x %u \xC2\xB7", r.shape_kind == lessons::ShapeKind::bins ? "bins," : r.shape_kind == lessons::ShapeKind::image ? "image," : "matrix,",
-                     r.shape_kind == lessons::ShapeKind::bins ? r.shape_rows * r.shape_cols : r.shape_rows,
-                     r.shape_kind == lessons::ShapeKind::bins ? 1u : r.shape_cols);
+            if (r.shape_kind == lessons::ShapeKind::bins) text_dim("%u bins, heat by hits \xC2\xB7", r.shape_rows * r.shape_cols);
+            else if (r.shape_kind == lessons::ShapeKind::image) text_dim("image %u x %u (width x height) \xC2\xB7", r.shape_cols, r.shape_rows);
+            else text_dim("matrix %u x %u (rows x cols) \xC2\xB7", r.shape_rows, r.shape_cols);
             ImGui::SameLine(0, 4 * s);
         }
         text_dim("%s%s%s \xC2\xB7 %s elements of %u B traced \xC2\xB7 line%s %s",
