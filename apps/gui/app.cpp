@@ -495,7 +495,8 @@ void App::draw_toolbar() {
     // Lesson picker.
     std::string current = trace_only_ ? "trace: " + fs::path(options_.trace_file).filename().string()
                           : lesson_ ? lesson_->id + "  " + lesson_->title : "no lesson";
-    ImGui::SetNextItemWidth(std::min(420 * s, w * 0.3f));
+    // Wide enough for the whole title where the window allows.
+    ImGui::SetNextItemWidth(std::min(ImGui::CalcTextSize(current.c_str()).x + ImGui::GetFrameHeight() + 24 * s, w * 0.36f));
     if (ImGui::BeginCombo("##lesson", current.c_str(), ImGuiComboFlags_HeightLarge)) {
         for (const auto& l : course_.lessons) {
             const auto state = progress_.get(l.id).state;
@@ -692,12 +693,12 @@ void App::draw_launch_picker() {
     ImGui::AlignTextToFramePadding();
     text_dim("Launch");
     ImGui::SameLine(0, 8 * s);
-    const std::string current = launch_ >= 0 ? r.launch_label(launch_).substr(7) + "  \xC2\xB7  " + summary(launch_) : "none";
+    const std::string current = launch_ >= 0 ? r.launch_shape(launch_) + "  \xC2\xB7  " + summary(launch_) : "none";
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x);
     if (ImGui::BeginCombo("##launch", current.c_str(), ImGuiComboFlags_HeightLarge)) {
         for (int i = 0; i < int(r.launches.size()); ++i) {
             ImGui::PushID(i);
-            const std::string label = r.launch_label(i).substr(7) + "  \xC2\xB7  " + summary(i);
+            const std::string label = r.launch_shape(i) + "  \xC2\xB7  " + summary(i);
             if (ImGui::Selectable(label.c_str(), i == launch_)) select_launch(i, true);
             ImGui::Indent(18 * s);
             for (const auto& c : r.checks) {

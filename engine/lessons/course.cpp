@@ -97,6 +97,21 @@ int CheckReport::focus_launch() const {
     return count - 1;
 }
 
+std::string CheckReport::launch_shape(int index) const {
+    if (index < 0 || index >= int(launches.size())) return "no launch";
+    const LaunchSummary& l = launches[std::size_t(index)];
+    auto dims = [](const Dim3& d) {
+        std::string s = std::to_string(d.x);
+        if (d.y != 1 || d.z != 1) s += "x" + std::to_string(d.y);
+        if (d.z != 1) s += "x" + std::to_string(d.z);
+        return s;
+    };
+    bool one_kernel = true;
+    for (const auto& other : launches) one_kernel = one_kernel && other.kernel == l.kernel;
+    return std::to_string(index + 1) + " of " + std::to_string(launches.size()) + ": " + (one_kernel ? "" : l.kernel + ", ") +
+           "grid " + dims(l.grid) + ", block " + dims(l.block);
+}
+
 std::string CheckReport::launch_label(int index) const {
     if (index < 0 || index >= int(launches.size())) return "no launch";
     const LaunchSummary& l = launches[std::size_t(index)];

@@ -77,6 +77,8 @@ struct CheckReport {
     int focus_launch() const;
     // "launch 2 of 3: transpose, grid (7,3,1) x block (32,32,1)"
     std::string launch_label(int index) const;
+    // Shorter, for a picker: "1 of 3: grid 7x3, block 32x32" (the kernel named when there are several)
+    std::string launch_shape(int index) const;
     double score() const;      // points earned
     double max_score() const;  // points available
 };

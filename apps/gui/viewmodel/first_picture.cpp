@@ -144,12 +144,29 @@ FirstPicture first_conflict(const TraceViews& v, std::size_t block) {
                            line_of(t, e), cost.wavefronts, cost.ideal);
         return p;
     }
-    p.step = find_step(v, block, "shared");
+    // No conflict: the access whose neighbouring lanes are furthest apart, the one that would
+    // conflict without care (a padded tile's column), else the first.
+    std::int64_t widest = -1;
+    std::uint64_t widest_stride = 0;
+    for (std::size_t s = 0; s < b.steps(); ++s) {
+        const MemAccess* m = access_of(t, t.events[b.begin + s], MemSpace::shared);
+        if (!m || __builtin_popcount(m->mask) < 2) continue;
+        const int l0 = __builtin_ctz(m->mask), l1 = __builtin_ctz(m->mask & ~(1u << l0));
+        const std::uint64_t a0 = m->address(l0), a1 = m->address(l1);
+        const std::uint64_t stride = (a1 > a0 ? a1 - a0 : a0 - a1) / std::uint64_t(l1 - l0);
+        if (widest < 0 || stride > widest_stride) { widest = std::int64_t(s); widest_stride = stride; }
+    }
+    p.step = widest >= 0 ? widest : find_step(v, block, "shared");
     if (p.step >= 0) {
         const WarpEvent& e = t.events[b.begin + std::size_t(p.step)];
-        p.caption = format("Line %u: the lanes reach shared memory in distinct banks (or share a word): one pass, no "
-                           "conflict.",
-                           line_of(t, e));
+        if (widest >= 0 && widest_stride > 4)
+            p.caption = format("Line %u: neighbouring lanes are %llu bytes apart, yet each lands in its own bank: one pass, "
+                               "no conflict.",
+                               line_of(t, e), static_cast<unsigned long long>(widest_stride));
+        else
+            p.caption = format("Line %u: the lanes reach shared memory in distinct banks (or share a word): one pass, no "
+                               "conflict.",
+                               line_of(t, e));
         return p;
     }
     return p;  // the view says the kernel uses no shared memory
