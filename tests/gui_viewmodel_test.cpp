@@ -6,12 +6,14 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 
@@ -936,6 +938,84 @@ TEST_CASE("find_step: divergence is the instruction after the splitting branch; 
     CHECK(p.caption.find("16 lanes while 16 wait") != std::string::npos);
     // A view of a kernel without barriers says so instead of opening on nothing.
     CHECK(first_picture(*v, 0, "timeline").caption.find("No barrier") != std::string::npos);
+}
+
+TEST_CASE("every lesson picture in docs/images/lessons shows what pictures.tsv says it must") {
+    lessons::Course course;
+    REQUIRE(lessons::load_course(lessons::find_course_root(), &course).ok());
+    const fs::path dir = fs::path(course.root) / "docs" / "images" / "lessons";
+    std::ifstream table(dir / "pictures.tsv");
+    REQUIRE(table.good());
+    std::map<std::string, CheckOutcome> outcomes;  // one check per lesson and source
+    std::set<std::string> lessons_pictured;
+    std::string row;
+    int pictures = 0;
+    while (std::getline(table, row)) {
+        if (row.empty() || row[0] == '#') continue;
+        std::istringstream in(row);
+        std::string lesson, view, source, expect;
+        std::getline(in, lesson, '\t');
+        std::getline(in, view, '\t');
+        std::getline(in, source, '\t');
+        std::getline(in, expect);
+        INFO("pictures.tsv: " << row);
+        ++pictures;
+        lessons_pictured.insert(lesson);
+        REQUIRE(course.find(lesson));
+        REQUIRE((source == "exercise" || source == "solution"));
+        CHECK(fs::exists(dir / (lesson + "-" + view + "-" + source + ".png")));
+        const std::string key = lesson + "/" + source;
+        if (!outcomes.count(key)) outcomes.emplace(key, run_lesson(lesson, source == "solution" ? "solution" : ""));
+        const CheckOutcome& o = outcomes.at(key);
+        REQUIRE(o.views);
+        const TraceViews& v = *o.views;
+        const FirstPicture p = first_picture(v, 0, view);
+        const auto& block = v.model.detail_blocks().at(0);
+        const AccessView access = p.step >= 0 ? access_at(v.trace(), v.memory, block.begin + std::size_t(p.step)) : AccessView{};
+        const auto shared = p.step >= 0 ? shared_access_at(v.trace(), block.begin + std::size_t(p.step)) : SharedAccessView{};
+        std::istringstream pairs(expect);
+        std::string pair;
+        while (pairs >> pair) {
+            const std::string name = pair.substr(0, pair.find('=')), want = pair.substr(pair.find('=') + 1);
+            INFO("expecting " << pair << "; caption: " << p.caption);
+            if (name == "launch") CHECK(std::to_string(o.launch + 1) == want);
+            else if (name == "blocks") CHECK(std::to_string(v.grid.blocks) == want);
+            else if (name == "split") CHECK((find_step(v, 0, "divergence") >= 0 ? "yes" : "no") == want);
+            else if (name == "active") {
+                REQUIRE(p.step >= 0);
+                CHECK(std::to_string(__builtin_popcount(v.model.event(0, std::size_t(p.step)).active)) == want);
+            } else if (name == "op") {
+                REQUIRE(access.valid);
+                CHECK((access.op == MemOp::load ? "load" : access.op == MemOp::store ? "store" : "atomic") == want);
+            } else if (name == "sectors") {
+                REQUIRE(access.valid);
+                CHECK(std::to_string(access.cost.sectors) == want);
+            } else if (name == "region") {
+                REQUIRE(access.region >= 0);
+                CHECK(v.memory.regions[std::size_t(access.region)].name == want);
+            } else if (name == "lit") {
+                REQUIRE(access.region >= 0);
+                const MemoryRegion& r = v.memory.regions[std::size_t(access.region)];
+                REQUIRE(r.shaped());
+                std::set<std::uint64_t> rows, cols;
+                for (int l = 0; l < 32; ++l)
+                    if (access.mask >> l & 1) {
+                        const std::uint64_t e = (access.address[std::size_t(l)] - r.first_address) / r.element_bytes;
+                        rows.insert(e / r.shape_cols);
+                        cols.insert(e % r.shape_cols);
+                    }
+                CHECK(std::to_string(rows.size()) + "x" + std::to_string(cols.size()) == want);
+            } else if (name == "wavefronts") {
+                REQUIRE(shared.valid);
+                CHECK(std::to_string(shared.cost.wavefronts) == want);
+            } else if (name == "shared") CHECK((v.shared.used ? "yes" : "no") == want);
+            else if (name == "barriers") CHECK(std::to_string(block.barrier_steps.size()) == want);
+            else if (name == "occupancy") CHECK(std::to_string(int(std::lround(v.hierarchy.occupancy.occupancy * 100))) == want);
+            else FAIL("unknown expectation " << name);
+        }
+    }
+    CHECK(pictures >= 2 * int(course.lessons.size()));
+    CHECK(lessons_pictured.size() == course.lessons.size());  // every lesson has its pictures
 }
 
 #endif  // CUDALAB_HAVE_GUI_MODEL

@@ -450,6 +450,10 @@ void App::frame(const std::vector<KeyPress>& keys) {
         if (vertical_splitter("##split_right", &f, total_w, 0.2f, 0.95f - left_fraction_ - 0.2f, body_h)) code_fraction_ = f;
     }
     ImGui::SameLine(0, 0);
+    {
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        views_rect_[0] = at.x; views_rect_[1] = at.y; views_rect_[2] = right_w; views_rect_[3] = body_h;
+    }
     ImGui::BeginChild("##views", ImVec2(right_w, body_h), false, column);
     draw_views_column();
     ImGui::EndChild();

@@ -76,6 +76,8 @@ public:
     bool wait_for_first_outcome(double seconds);
     bool quit_requested() const { return quit_; }
     std::string status_line() const;  // one line for the terminal after a --frames run
+    // Where the views column was drawn in the last frame: x, y, width, height (window coordinates).
+    const float* views_rect() const { return views_rect_; }
 
 private:
     // app.cpp
@@ -159,6 +161,7 @@ private:
     bool quit_ = false;
     bool confirm_reset_ = false;
     bool trace_only_ = false;  // --trace: no lesson run
+    float views_rect_[4] = {0, 0, 0, 0};
 };
 
 }  // namespace cudalab::gui

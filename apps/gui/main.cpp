@@ -78,7 +78,7 @@ struct FrameStats {
 int main(int argc, char** argv) {
     CLI::App cli{"cudalab-gui: the lesson, your kernel and what it did, drawn"};
     gui::AppOptions options;
-    std::string screenshot;
+    std::string screenshot, crop;
     int frames = 0;
     int width = 1600, height = 1000;
     float scale = 0;
@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
     cli.add_option("--view", options.view, "view to open: grid, warps, memory, shared, timeline, hierarchy")
         ->check(CLI::IsMember({"grid", "warps", "memory", "shared", "timeline", "hierarchy"}));
     cli.add_option("--screenshot", screenshot, "render, write this PNG and exit (needs --frames)");
+    cli.add_option("--crop", crop, "with --screenshot: 'views' keeps only the views column")->check(CLI::IsMember({"views"}));
     cli.add_option("--frames", frames, "frames to render before the screenshot / exiting (prints frame times)");
     cli.add_option("--trace", options.trace_file, "view a trace saved by `cudalab exec --trace` instead of a lesson");
     cli.add_option("--source", options.source_file, "with --trace: the kernel source it ran");
@@ -197,7 +198,7 @@ int main(int argc, char** argv) {
         }
         if (last_frame && !screenshot.empty()) {
             std::string err;
-            if (!window.save_png(screenshot, &err)) {
+            if (!window.save_png(screenshot, &err, crop == "views" ? app.views_rect() : nullptr)) {
                 std::fprintf(stderr, "cudalab gui: %s\n", err.c_str());
                 return 2;
             }

@@ -45,17 +45,36 @@ __attribute__((format(printf, 1, 2))) std::string format(const char* fmt, ...) {
 FirstPicture worst_access(const TraceViews& v, std::size_t block) {
     const Trace& t = v.trace();
     const BlockEvents& b = v.model.detail_blocks()[block];
-    std::map<std::uint32_t, std::uint64_t> sectors_by_line;
+    struct LineTraffic {
+        std::uint64_t sectors = 0, ideal = 0;
+        bool writes = false;  // stores or atomics: the result
+    };
+    std::map<std::uint32_t, LineTraffic> by_line;
     for (std::size_t s = 0; s < b.steps(); ++s) {
         const WarpEvent& e = t.events[b.begin + s];
-        if (const MemAccess* m = access_of(t, e, MemSpace::global))
-            sectors_by_line[line_of(t, e)] += analysis::global_access_cost(lane_addresses(*m), m->mask, m->bytes_per_lane).sectors;
+        if (const MemAccess* m = access_of(t, e, MemSpace::global)) {
+            const auto cost = analysis::global_access_cost(lane_addresses(*m), m->mask, m->bytes_per_lane);
+            LineTraffic& l = by_line[line_of(t, e)];
+            l.sectors += cost.sectors;
+            l.ideal += std::max<std::uint32_t>(1, (cost.requested_bytes + 31) / 32);
+            l.writes |= m->op != MemOp::load;
+        }
     }
     FirstPicture p;
-    if (sectors_by_line.empty()) return p;  // the view says there is no global access
-    std::uint32_t hot_line = sectors_by_line.begin()->first;
-    for (const auto& [line, sectors] : sectors_by_line)
-        if (sectors > sectors_by_line[hot_line]) hot_line = line;
+    if (by_line.empty()) return p;  // the view says there is no global access
+    auto hottest = [&](bool writes_only) {
+        std::uint32_t hot = 0;
+        std::uint64_t most = 0;
+        for (const auto& [line, l] : by_line)
+            if ((!writes_only || l.writes) && l.sectors > most) { most = l.sectors; hot = line; }
+        return hot;
+    };
+    std::uint32_t hot_line = hottest(false);
+    // Every access of the busiest line is as cheap as it can be: then the result's writes are the
+    // more telling picture (a transpose's stores in short rows, a histogram's few global updates).
+    // (A line whose lanes share addresses moves fewer sectors than that: its reuse is the picture.)
+    if (by_line[hot_line].sectors == by_line[hot_line].ideal && !by_line[hot_line].writes)
+        if (const std::uint32_t w = hottest(true)) hot_line = w;
     std::int64_t best = -1;
     analysis::GlobalAccessCost best_cost;
     std::uint32_t best_lanes = 0, best_distinct = 0;
@@ -87,7 +106,11 @@ FirstPicture worst_access(const TraceViews& v, std::size_t block) {
     const MemAccess& m = t.accesses[std::size_t(e.mem)];
     const std::uint32_t ideal = std::max<std::uint32_t>(1, (best_cost.requested_bytes + 31) / 32);
     const char* verb = m.op == MemOp::load ? "reads" : "writes";
-    if (atomic)
+    if (atomic && best_distinct == best_lanes)
+        p.caption = format("Line %u: warp %u's %u atomic updates each go to an address of their own: no lane waits for "
+                           "another. The cells glow by how often the traced block hit them.",
+                           hot_line, unsigned(e.warp), best_lanes);
+    else if (atomic)
         p.caption = format("Line %u: warp %u's %u atomic updates land on %u different addresses; lanes on the same one "
                            "wait for each other. The cells glow by how often the traced block hit them.",
                            hot_line, unsigned(e.warp), best_lanes, best_distinct);
@@ -229,9 +252,10 @@ FirstPicture first_picture(const TraceViews& views, std::size_t block, const std
     if (view == "timeline") return first_barrier(views, block);
     if (view == "grid") {
         FirstPicture p = find_step(views, block, "divergence") >= 0 ? first_split(views, block) : worst_access(views, block);
-        p.caption = format("%u blocks of %u threads (%u warps each); the outlined block is traced step by step, its "
+        const unsigned warps = views.model.warps_per_block();
+        p.caption = format("%u blocks of %u threads (%u warp%s each); the outlined block is traced step by step, its "
                            "threads coloured by what they do now.",
-                           views.model.block_count(), views.model.threads_per_block(), views.model.warps_per_block());
+                           views.model.block_count(), views.model.threads_per_block(), warps, warps == 1 ? "" : "s");
         return p;
     }
     // memory, hierarchy
