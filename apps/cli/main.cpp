@@ -174,7 +174,12 @@ int run_hint(const std::string& id, int which) {
     if (l->hints.empty()) { std::cout << l->id << " has no hints.\n"; return 0; }
     lessons::Progress progress;
     int index;
-    if (which > 0) index = std::min<int>(which, int(l->hints.size())) - 1;
+    if (which < 0 || which > int(l->hints.size())) {
+        std::cerr << "cudalab: " << l->id << " has " << l->hints.size() << " hint" << (l->hints.size() == 1 ? "" : "s")
+                  << ": ask for 1 to " << l->hints.size() << " (or none for the next)\n";
+        return 2;
+    }
+    if (which > 0) index = which - 1;
     else {
         index = progress.reveal_hint(l->id, int(l->hints.size()));
         progress.save();
@@ -200,7 +205,16 @@ int run_list() {
 int run_learn(const std::string& id, bool watch, const std::string& backend) {
     lessons::Course course;
     if (int rc = load(course)) return rc;
-    const lessons::LessonInfo* l = find_or_explain(course, id);
+    const lessons::LessonInfo* l = nullptr;
+    if (id.empty()) {
+        // No id: the first lesson not passed yet (the last one when all are).
+        lessons::Progress progress;
+        for (const auto& lesson : course.lessons)
+            if (progress.get(lesson.id).state != lessons::LessonState::passed) { l = &lesson; break; }
+        if (!l && !course.lessons.empty()) l = &course.lessons.back();
+    } else {
+        l = find_or_explain(course, id);
+    }
     if (!l) return 2;
     bool color = use_color();
     std::cout << terminal_markdown(read_text(l->text_path), color) << "\n";
@@ -210,8 +224,10 @@ int run_learn(const std::string& id, bool watch, const std::string& backend) {
     a.id = l->id;
     a.backend = backend;
     int rc = run_check(a);
+    std::cout.flush();  // a pipe or a file sees each result as it comes
     if (!watch) return rc;
-    std::cout << "\nWatching " << lessons::display_path(course, l->exercise_path) << " — save it to check again (Ctrl-C to stop).\n";
+    std::cout << "\nWatching " << lessons::display_path(course, l->exercise_path) << " — save it to check again (Ctrl-C to stop).\n"
+              << std::flush;
     std::error_code ec;
     auto stamp = fs::last_write_time(l->exercise_path, ec);
     for (;;) {
@@ -221,6 +237,7 @@ int run_learn(const std::string& id, bool watch, const std::string& backend) {
         stamp = now;
         std::cout << "\n--- " << lessons::display_path(course, l->exercise_path) << " changed ---\n";
         run_check(a);
+        std::cout.flush();
     }
 }
 
@@ -264,10 +281,10 @@ int main(int argc, char** argv) {
     check_cmd->add_option("--launch", check.launch, "also show launch N (1-based): its shape, its checks, its figures per line")
         ->check(CLI::PositiveNumber);
 
-    std::string learn_id = "01-threads", learn_backend = "auto";
+    std::string learn_id, learn_backend = "auto";
     bool watch = false;
     auto* learn = app.add_subcommand("learn", "read a lesson in the terminal and check your exercise");
-    learn->add_option("lesson", learn_id, "lesson id (default 01-threads)");
+    learn->add_option("lesson", learn_id, "lesson id (default: the first lesson not passed yet)");
     learn->add_flag("-w,--watch", watch, "check again whenever the exercise is saved");
     learn->add_option("--backend", learn_backend, "emu, gpu or auto")->check(CLI::IsMember({"emu", "gpu", "auto"}));
 

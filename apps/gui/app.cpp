@@ -146,7 +146,12 @@ void App::apply_outcome(viewmodel::CheckOutcome o) {
         launch_views_.clear();
     }
     const auto code = o.report.status.code;
-    if (!options_.solution && code != StatusCode::backend_unavailable && code != StatusCode::bad_usage) {
+    // Opening a lesson is not an attempt: the shipped exercise fails by design. The check run on
+    // opening records a pass (work done elsewhere) but never a failure; saves and re-runs record both.
+    const bool opened = o.request.reason == "opened";
+    passed_before_ = progress_.get(lesson_->id).state == lessons::LessonState::passed;
+    if (!options_.solution && code != StatusCode::backend_unavailable && code != StatusCode::bad_usage &&
+        (!opened || o.report.passed)) {
         progress_.record_check(lesson_->id, o.report.passed);
         std::string err;
         if (!progress_.save(&err)) notify("Progress not saved: " + err, true);
@@ -529,7 +534,9 @@ void App::draw_toolbar() {
             std::snprintf(buf, sizeof buf, "\xE2\x9C\x93 passed  %d/%zu", passed, r.checks.size());
             chip(buf, colors::rgb(0x2d4a12), colors::rgb(0xc8f08c));
         } else {
-            std::snprintf(buf, sizeof buf, "\xE2\x9C\x97 %zu of %zu checks failed", r.checks.size() - std::size_t(passed), r.checks.size());
+            // A lesson passed earlier stays passed, but the learner should know it fails now.
+            std::snprintf(buf, sizeof buf, "\xE2\x9C\x97 %zu of %zu checks failed%s", r.checks.size() - std::size_t(passed), r.checks.size(),
+                          passed_before_ && !options_.solution ? " (passed before)" : "");
             chip(buf, colors::rgb(0x5a2326), colors::rgb(0xffb4b0));
         }
         ImGui::SameLine(0, 10 * s);
@@ -538,7 +545,7 @@ void App::draw_toolbar() {
         else if (r.status.code == StatusCode::compile_error)
             text_dim("%zu error%s \xC2\xB7 %.0f ms", r.diagnostics.size(), r.diagnostics.size() == 1 ? "" : "s", outcome_->check_seconds * 1e3);
         else text_dim("%s \xC2\xB7 %s \xC2\xB7 checked in %.0f ms", r.backend.empty() ? "not run" : r.backend.c_str(),
-                      r.compile_cached ? "compile cached" : ("compiled in " + viewmodel::fixed(r.compile_seconds * 1e3, 0) + " ms").c_str(),
+                      r.compile_cached ? ("compile cached (" + viewmodel::fixed(r.compiled_seconds * 1e3, 0) + " ms when compiled)").c_str() : ("compiled in " + viewmodel::fixed(r.compile_seconds * 1e3, 0) + " ms").c_str(),
                       outcome_->check_seconds * 1e3);
     } else if (trace_only_) {
         ImGui::AlignTextToFramePadding();

@@ -132,6 +132,7 @@ private:
     ViewId caption_view_ = ViewId::grid;
     bool auto_step_ = false;  // the playhead is where the app put it: a view switch may move it
     bool checking_ = false;
+    bool passed_before_ = false;  // the lesson was passed before the newest check
     ViewContext view_;
     ViewId active_view_ = ViewId::grid;
     std::optional<ViewId> select_view_;   // set the tab on the next frame

@@ -57,6 +57,7 @@ struct CompileResult {
     std::vector<Diagnostic> diagnostics;
     std::vector<KernelResources> kernels;
     double seconds = 0;  // wall time of the NVRTC call (0 for a cache hit)
+    double compiled_seconds = 0;  // wall time of the NVRTC call that made it, cached or not
     bool from_cache = false;
 
     // The PTX entry for a kernel by its source name or its mangled name; "" if absent.

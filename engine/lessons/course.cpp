@@ -163,6 +163,7 @@ CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const C
     report.module = module;
     report.compile_seconds = module->seconds;
     report.compile_cached = module->from_cache;
+    report.compiled_seconds = module->compiled_seconds;
 
     Status st;
     std::string note;

@@ -63,6 +63,7 @@ struct CheckReport {
     std::string printf_output;
     double compile_seconds = 0;
     bool compile_cached = false;
+    double compiled_seconds = 0;  // how long the compile took when it ran (a cached one: earlier)
     double run_seconds = 0;
     LaunchStats totals;
     std::shared_ptr<const compiler::CompileResult> module;

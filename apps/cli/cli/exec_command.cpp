@@ -195,7 +195,8 @@ int run_exec(const ExecArgs& a) {
     TraceOptions topt;
     topt.enabled = !a.trace_file.empty();
     LaunchResult r = backend->launch(a.kernel, cfg, kargs, topt);
-    std::cout << r.printf_output << std::flush;
+    // With --json, stdout is one JSON document: device printf goes into it, not before it.
+    if (!a.json) std::cout << r.printf_output << std::flush;
     if (r.status.code == StatusCode::bad_usage) return usage(r.status.message);
     if (!a.out_dir.empty()) {
         std::error_code ec;
@@ -219,6 +220,7 @@ int run_exec(const ExecArgs& a) {
         j["diagnostics"] = nlohmann::json::array();
         if (faulted) j["diagnostics"].push_back({{"severity", "error"}, {"message", r.status.message}});
         for (const auto& w : r.warnings) j["diagnostics"].push_back({{"severity", "warning"}, {"message", w}});
+        j["printf"] = r.printf_output;
         j["stats"] = {{"warp_instructions", r.stats.warp_instructions},
                       {"thread_instructions", r.stats.thread_instructions},
                       {"seconds", r.stats.seconds}};
