@@ -189,3 +189,14 @@ TEST_CASE("exec --json keeps device printf inside the JSON document") {
     CHECK(j["status"] == "ok");
     CHECK(j["printf"].get<std::string>().find("hi from 1") != std::string::npos);
 }
+
+TEST_CASE("lesson text in a terminal: no raw Markdown markers, tables as columns, no escape codes into a pipe") {
+    auto r = run_cli_stdout("show 08-matmul-tiled");
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("**") == std::string::npos);
+    CHECK(r.output.find("|---") == std::string::npos);
+    CHECK(r.output.find("| naive") == std::string::npos);
+    CHECK(r.output.find("naive (the shipped exercise)") != std::string::npos);  // the table's row, as a column
+    CHECK(r.output.find('\033') == std::string::npos);                          // stdout is a pipe here
+    CHECK(r.output.find("`A[row][k]`") != std::string::npos);                   // code keeps its backticks
+}

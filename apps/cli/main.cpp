@@ -61,24 +61,112 @@ std::string read_text(const std::string& path) {
     return s.str();
 }
 
-// Markdown for a terminal: headings emphasised, code kept, the rest as written.
+// Inline Markdown for a terminal: **bold** and *emphasis* lose their markers (and are set in bold
+// and italics at a colour terminal), `code` is kept (in cyan at a colour terminal, with its
+// backticks elsewhere, where they still say "this is code").
+std::string terminal_inline(const std::string& text, bool color) {
+    std::string out;
+    bool bold = false, italic = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '`') {
+            const std::size_t end = text.find('`', i + 1);
+            if (end != std::string::npos) {
+                const std::string code = text.substr(i + 1, end - i - 1);
+                out += color ? "\033[36m" + code + "\033[0m" + (bold ? "\033[1m" : "") : "`" + code + "`";
+                i = end;
+                continue;
+            }
+        }
+        if (c == '*' && i + 1 < text.size() && text[i + 1] == '*') {
+            bold = !bold;
+            if (color) out += bold ? "\033[1m" : "\033[22m";
+            ++i;
+            continue;
+        }
+        // A single * opens emphasis before a word and closes it after one ("2 * 3" stays).
+        const bool opens = c == '*' && !italic && i + 1 < text.size() && text[i + 1] != ' ' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '(');
+        const bool closes = c == '*' && italic && i > 0 && text[i - 1] != ' ';
+        if (opens || closes) {
+            italic = !italic;
+            if (color) out += italic ? "\033[3m" : "\033[23m";
+            continue;
+        }
+        out += c;
+    }
+    if (color && (bold || italic)) out += "\033[0m";
+    return out;
+}
+
+// Visible width of a terminal string: UTF-8 code points, escape sequences left out.
+std::size_t visible_width(const std::string& s) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\033') { while (i < s.size() && s[i] != 'm') ++i; continue; }
+        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++n;
+    }
+    return n;
+}
+
+// Markdown for a terminal: headings emphasised, code blocks indented, inline styles rendered,
+// tables as aligned columns. Escape codes only when `color` (a terminal).
 std::string terminal_markdown(const std::string& md, bool color) {
     std::istringstream in(md);
     std::ostringstream out;
     std::string line;
     bool code = false;
+    std::vector<std::vector<std::string>> table;
+    auto flush_table = [&] {
+        if (table.empty()) return;
+        std::vector<std::size_t> widths;
+        for (const auto& row : table)
+            for (std::size_t c = 0; c < row.size(); ++c) {
+                if (widths.size() <= c) widths.push_back(0);
+                widths[c] = std::max(widths[c], visible_width(row[c]));
+            }
+        for (std::size_t r = 0; r < table.size(); ++r) {
+            out << "  ";
+            for (std::size_t c = 0; c < table[r].size(); ++c)
+                out << table[r][c] << (c + 1 < table[r].size() ? std::string(widths[c] - visible_width(table[r][c]) + 2, ' ') : "");
+            out << "\n";
+            if (r == 0) {  // a rule under the header
+                out << "  ";
+                for (std::size_t c = 0; c < widths.size(); ++c) out << std::string(widths[c], '-') << (c + 1 < widths.size() ? "  " : "");
+                out << "\n";
+            }
+        }
+        table.clear();
+    };
     while (std::getline(in, line)) {
-        if (line.rfind("```", 0) == 0) { code = !code; continue; }
+        if (line.rfind("```", 0) == 0) { flush_table(); code = !code; continue; }
         if (code) { out << (color ? "\033[36m" : "") << "    " << line << (color ? "\033[0m" : "") << "\n"; continue; }
-        if (line.rfind("#", 0) == 0) {
-            std::size_t level = line.find_first_not_of('#');
-            std::string title = line.substr(std::min(line.size(), level + 1));
-            out << "\n" << (color ? "\033[1m" : "") << title << (color ? "\033[0m" : "") << "\n";
-            if (level == 1) out << std::string(title.size(), '=') << "\n";
+        if (line.rfind("|", 0) == 0) {
+            if (line.find_first_not_of("|-: ") == std::string::npos) continue;  // the |---| separator
+            std::vector<std::string> cells;
+            std::size_t at = 1;
+            while (at < line.size()) {
+                std::size_t end = line.find('|', at);
+                if (end == std::string::npos) end = line.size();
+                std::string cell = line.substr(at, end - at);
+                const std::size_t first = cell.find_first_not_of(' '), last = cell.find_last_not_of(' ');
+                cell = first == std::string::npos ? "" : cell.substr(first, last - first + 1);
+                cells.push_back(terminal_inline(cell, color));
+                at = end + 1;
+            }
+            table.push_back(std::move(cells));
             continue;
         }
-        out << line << "\n";
+        flush_table();
+        if (line.rfind("#", 0) == 0) {
+            std::size_t level = line.find_first_not_of('#');
+            std::string title = terminal_inline(line.substr(std::min(line.size(), level + 1)), false);
+            out << "\n" << (color ? "\033[1m" : "") << title << (color ? "\033[0m" : "") << "\n";
+            if (level == 1) out << std::string(visible_width(title), '=') << "\n";
+            continue;
+        }
+        out << terminal_inline(line, color) << "\n";
     }
+    flush_table();
     return out.str();
 }
 
