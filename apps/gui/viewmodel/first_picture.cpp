@@ -91,7 +91,9 @@ FirstPicture worst_access(const TraceViews& v, std::size_t block) {
             if (m->mask >> l & 1) distinct.insert(addresses[std::size_t(l)]);
         const bool is_atomic = m->op == MemOp::atomic;
         // Atomics: the most lanes per address; loads and stores: the most sectors.
-        const bool better = best < 0 || (is_atomic ? lanes * best_distinct > best_lanes * std::uint32_t(distinct.size())
+        // (Ties: the request with more lanes, the fuller picture.)
+        const std::uint32_t mine = lanes * best_distinct, theirs = best_lanes * std::uint32_t(distinct.size());
+        const bool better = best < 0 || (is_atomic ? mine > theirs || (mine == theirs && lanes > best_lanes)
                                                    : cost.sectors > best_cost.sectors);
         if (better) {
             best = std::int64_t(s);

@@ -46,8 +46,8 @@ void access_summary(ViewContext& c) {
     ImGui::SameLine(0, 4 * s);
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(verdict), "%u sector%s (%u B moved) in %u line%s", a.cost.sectors,
                        a.cost.sectors == 1 ? "" : "s", a.cost.sectors * 32, a.cost.lines, a.cost.lines == 1 ? "" : "s");
-    text_dim("%u sectors for this request (the fewest possible: %u); %s of the bytes moved are used.", a.cost.sectors, ideal,
-             viewmodel::percent(efficiency).c_str());
+    text_dim("%u sector%s for this request (the fewest possible: %u); %s of the bytes moved are used.", a.cost.sectors,
+             a.cost.sectors == 1 ? "" : "s", ideal, viewmodel::percent(efficiency).c_str());
 }
 
 // A buffer the lesson gave a shape: drawn as its rows and columns, one cell per element (several
