@@ -200,3 +200,25 @@ TEST_CASE("lesson text in a terminal: no raw Markdown markers, tables as columns
     CHECK(r.output.find('\033') == std::string::npos);                          // stdout is a pipe here
     CHECK(r.output.find("`A[row][k]`") != std::string::npos);                   // code keeps its backticks
 }
+
+TEST_CASE("a kernel declared with other parameter types than the lesson passes is told so, not out of bounds") {
+    std::string src = read_file("solutions/02-vector-add.cu");
+    const auto at = src.find("const float* a");
+    REQUIRE(at != std::string::npos);
+    src.replace(at, std::string("const float* a").size(), "const double* a");
+    auto r = run_cli("check 02-vector-add --backend emu --source " + write_temp("double.cu", src));
+    INFO(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("parameter 1 of kernel vector_add is declared `double*`, but the lesson passes a buffer of float") !=
+          std::string::npos);
+    CHECK(r.output.find("out-of-bounds") == std::string::npos);
+    // One parameter too few.
+    std::string fewer = read_file("solutions/02-vector-add.cu");
+    const auto n = fewer.find(", int n)");
+    REQUIRE(n != std::string::npos);
+    fewer.replace(n, std::string(", int n)").size(), ")");
+    fewer.insert(fewer.find('{', n) + 1, " const int n = 0;");
+    auto r2 = run_cli("check 02-vector-add --backend emu --source " + write_temp("fewer.cu", fewer));
+    INFO(r2.output);
+    CHECK(r2.output.find("is declared with 3 parameters, but the lesson passes 4") != std::string::npos);
+}

@@ -125,6 +125,9 @@ public:
                 const Args&... args) {
         if (stopped_) return false;
         LaunchConfig config{grid, block, dynamic_shared};
+        // A kernel declared with other parameter types than the lesson passes (a double* for a
+        // float buffer) would read past its buffers or misread its scalars: say so instead.
+        if (!check_signature(kernel, config, {argument_type(args)...})) return false;
         LaunchResult r = runtime_.launch(kernel, config, trace_options_, args...);
         return record_launch(kernel, config, std::move(r));
     }
@@ -225,7 +228,27 @@ public:
     std::vector<std::string>& log() { return log_; }  // informational lines ("n = 4099: ok")
     bool failed() const;
 
+    // The C++ type an argument has on the device side: "float*" for a DeviceBuffer<float>, "int"
+    // for an int; "" for a type the check does not know (then it is not compared).
+    template <class T> static std::string argument_type(const DeviceBuffer<T>&) {
+        const std::string t = scalar_type<T>();
+        return t.empty() ? t : t + "*";
+    }
+    template <class T> static std::string argument_type(const T&) { return scalar_type<T>(); }
+
 private:
+    template <class T> static std::string scalar_type() {
+        if constexpr (std::is_same_v<T, float>) return "float";
+        else if constexpr (std::is_same_v<T, double>) return "double";
+        else if constexpr (std::is_same_v<T, int>) return "int";
+        else if constexpr (std::is_same_v<T, unsigned>) return "unsigned int";
+        else if constexpr (std::is_same_v<T, unsigned char>) return "unsigned char";
+        else if constexpr (std::is_same_v<T, char>) return "char";
+        else if constexpr (std::is_same_v<T, long long>) return "long long";
+        else if constexpr (std::is_same_v<T, unsigned long long>) return "unsigned long long";
+        else return "";
+    }
+    bool check_signature(const std::string& kernel, const LaunchConfig& config, const std::vector<std::string>& passed);
     bool record_launch(const std::string& kernel, const LaunchConfig& config, LaunchResult r);
     std::optional<TimedResult> record_timing(const std::string& kernel, TimedResult t);
     bool check_fraction(const std::string& name, double achieved, double peak, const char* unit, const TimedResult& t,
