@@ -1,7 +1,9 @@
 #!/bin/sh
 # Renders the pictures listed in docs/images/lessons/pictures.tsv, from each lesson's shipped
-# exercise and from its solution, into docs/images/lessons/LESSON-VIEW-SOURCE.png: the views
-# column of the app at 1600 x 1000 under a virtual X display (Xvfb, Mesa's llvmpipe).
+# exercise, its solution or another file of the course (a known-wrong variant), into
+# docs/images/lessons/LESSON-VIEW-SOURCE.png (SOURCE: exercise, solution or the file's name
+# without .cu): the views column of the app at 1600 x 1000 under a virtual X display (Xvfb,
+# Mesa's llvmpipe).
 #
 #   scripts/lesson_pictures.sh [BUILD_DIR]     (default: build)
 set -eu
@@ -12,9 +14,10 @@ export CUDALAB_STATE="${TMPDIR:-/tmp}/cudalab-pictures-state.json"  # leave the 
 command -v xvfb-run >/dev/null 2>&1 || { echo "lesson_pictures.sh: needs xvfb-run (Debian: xvfb)" >&2; exit 2; }
 grep -v '^#' "$out/pictures.tsv" | while IFS="$(printf '\t')" read -r lesson view source expect; do
     [ -n "$lesson" ] || continue
-    flag=""
+    flag="" name=$source
     [ "$source" = solution ] && flag=--solution
-    png="$out/$lesson-$view-$source.png"
+    case $source in *.cu) flag="--source $root/$source" name=$(basename "$source" .cu) ;; esac
+    png="$out/$lesson-$view-$name.png"
     LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s "-screen 0 1600x1000x24" \
         "$build/cudalab" gui --lesson "$lesson" --view "$view" $flag --crop views --screenshot "$png" --frames 5 >/dev/null
     echo "$png  ($expect)"

@@ -76,10 +76,16 @@ App::~App() = default;
 // [SECTION] Lessons, checks and outcomes ----------------------------------------------------------
 
 void App::open_lesson(const lessons::LessonInfo& lesson) {
+    // --source applies to the lesson it was given with, not to one opened later, nor (a trace's
+    // source) to a lesson opened from a saved trace.
+    if (!options_.trace_file.empty()) { options_.trace_file.clear(); options_.source_file.clear(); }
+    if (!options_.source_file.empty() && lesson.id != options_.lesson) options_.source_file.clear();
     lesson_ = &lesson;
     lesson_text_.set(viewmodel::parse_markdown(read_text(lesson.text_path)));
     editor_ = Editor{};
-    editor_.path = options_.solution ? lesson.solution_path : lesson.exercise_path;
+    editor_.path = !options_.source_file.empty() ? options_.source_file
+                   : options_.solution           ? lesson.solution_path
+                                                 : lesson.exercise_path;
     editor_.read_only = options_.solution;
     editor_.disk_text = read_text(editor_.path);
     editor_.text = editor_.disk_text;
@@ -101,6 +107,7 @@ void App::request_check(const std::string& reason, Clock::time_point when) {
     viewmodel::CheckRequest r;
     r.lesson = *lesson_;
     r.options.solution = options_.solution;
+    r.options.source_path = options_.source_file;
     r.options.backend = options_.backend;
     if (open_block_) {
         // The first blocks as usual, and the one the learner asked to see.
@@ -150,8 +157,8 @@ void App::apply_outcome(viewmodel::CheckOutcome o) {
     // opening records a pass (work done elsewhere) but never a failure; saves and re-runs record both.
     const bool opened = o.request.reason == "opened";
     passed_before_ = progress_.get(lesson_->id).state == lessons::LessonState::passed;
-    if (!options_.solution && code != StatusCode::backend_unavailable && code != StatusCode::bad_usage &&
-        (!opened || o.report.passed)) {
+    if (!options_.solution && options_.source_file.empty() && code != StatusCode::backend_unavailable &&
+        code != StatusCode::bad_usage && (!opened || o.report.passed)) {
         progress_.record_check(lesson_->id, o.report.passed);
         std::string err;
         if (!progress_.save(&err)) notify("Progress not saved: " + err, true);

@@ -31,7 +31,8 @@ struct AppOptions {
     std::string lesson = "01-threads";
     std::string view;            // the view to open; empty: the lesson's first
     std::string trace_file;      // view a saved trace instead of running a lesson
-    std::string source_file;     // with --trace: the kernel source it ran
+    std::string source_file;     // with --trace: the kernel source it ran; with a lesson: check this
+                                 // file instead of the exercise (progress is not recorded)
     std::optional<std::uint32_t> block;  // trace this block in full and open it
     bool solution = false;       // check the reference solution (read-only)
     std::string backend = "emu";

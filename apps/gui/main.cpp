@@ -92,7 +92,9 @@ int main(int argc, char** argv) {
     cli.add_option("--crop", crop, "with --screenshot: 'views' keeps only the views column")->check(CLI::IsMember({"views"}));
     cli.add_option("--frames", frames, "frames to render before the screenshot / exiting (prints frame times)");
     cli.add_option("--trace", options.trace_file, "view a trace saved by `cudalab exec --trace` instead of a lesson");
-    cli.add_option("--source", options.source_file, "with --trace: the kernel source it ran");
+    cli.add_option("--source", options.source_file,
+                   "with --lesson: check this file instead of the exercise (progress is not recorded); with --trace: the "
+                   "kernel source it ran");
     cli.add_option("--launch", launch,
                    "show launch N of the lesson (1-based, as the check report numbers them); default: the launch the first "
                    "failing check measured")
@@ -124,6 +126,10 @@ int main(int argc, char** argv) {
     Status st = lessons::load_course(lessons::find_course_root(), &course);
     if (!st.ok() && options.trace_file.empty()) {
         std::fprintf(stderr, "cudalab gui: cannot read the course: %s\n", st.message.c_str());
+        return 2;
+    }
+    if (options.trace_file.empty() && !options.source_file.empty() && !fs::exists(options.source_file)) {
+        std::fprintf(stderr, "cudalab gui: --source %s: no such file\n", options.source_file.c_str());
         return 2;
     }
     if (options.trace_file.empty() && !course.find(options.lesson)) {
