@@ -138,9 +138,13 @@ void App::apply_outcome(viewmodel::CheckOutcome o) {
         const bool keep_step = !auto_step_ && view_.views && outcome_ && !trace_only_;  // the learner moved the playhead
         view_.set_views(o.views, open_block_);
         caption_.clear();
-        if (options_.step >= 0) { view_.playback.seek(options_.step); options_.step = -1; }
-        else if (!options_.find.empty()) {
-            if (!seek_first(view_, options_.find, 0)) notify("No step of kind '" + options_.find + "' in this block.", true);
+        if (!options_.find.empty()) {  // the first step of that kind at or after --step
+            if (!seek_first(view_, options_.find, std::max<std::int64_t>(0, options_.step)))
+                notify("No step of kind '" + options_.find + "' in this block.", true);
+            options_.step = -1;
+        } else if (options_.step >= 0) {
+            view_.playback.seek(options_.step);
+            options_.step = -1;
         } else if (keep_step) {
             view_.playback.seek(previous_step);
         } else {
@@ -234,10 +238,11 @@ void App::load_trace_file() {
     }
     editor_.read_only = true;
     view_.set_views(viewmodel::build_trace_views(trace, source, nullptr), options_.block);
-    if (options_.step >= 0) view_.playback.seek(options_.step);
-    else if (!options_.find.empty()) {
-        if (!seek_first(view_, options_.find, 0)) notify("No step of kind '" + options_.find + "' in this block.", true);
-    } else show_first_picture();
+    if (!options_.find.empty()) {
+        if (!seek_first(view_, options_.find, std::max<std::int64_t>(0, options_.step)))
+            notify("No step of kind '" + options_.find + "' in this block.", true);
+    } else if (options_.step >= 0) view_.playback.seek(options_.step);
+    else show_first_picture();
     if (options_.play) view_.playback.play();
 }
 
