@@ -46,8 +46,12 @@ void access_summary(ViewContext& c) {
     ImGui::SameLine(0, 4 * s);
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(verdict), "%u sector%s (%u B moved) in %u line%s", a.cost.sectors,
                        a.cost.sectors == 1 ? "" : "s", a.cost.sectors * 32, a.cost.lines, a.cost.lines == 1 ? "" : "s");
-    text_dim("%u sector%s for this request (the fewest possible: %u); %s of the bytes moved are used.", a.cost.sectors,
-             a.cost.sectors == 1 ? "" : "s", ideal, viewmodel::percent(efficiency).c_str());
+    if (efficiency > 1.0)  // lanes share addresses (a broadcast, atomics on one counter): more asked for than moved
+        text_dim("%u sector%s for this request: lanes share addresses, so %u B asked for take %u B of sectors.", a.cost.sectors,
+                 a.cost.sectors == 1 ? "" : "s", a.cost.requested_bytes, a.cost.sectors * 32);
+    else
+        text_dim("%u sector%s for this request (the fewest possible: %u); %s of the bytes moved are used.", a.cost.sectors,
+                 a.cost.sectors == 1 ? "" : "s", ideal, viewmodel::percent(efficiency).c_str());
 }
 
 // A buffer the lesson gave a shape: drawn as its rows and columns, one cell per element (several
