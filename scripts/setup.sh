@@ -25,7 +25,8 @@ fi
 # 2. System packages, installed only when missing.
 packages=(cmake ninja-build g++ pkg-config
           doctest-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
-          libglfw3-dev libimgui-dev python3-glad libmd4c-dev libstb-dev fonts-dejavu-core)
+          libglfw3-dev libimgui-dev python3-glad libmd4c-dev libstb-dev fonts-dejavu-core
+          libsqlite3-dev)
 if (( with_tests )); then
   packages+=(xvfb xauth libgl1-mesa-dri)
 fi

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/exec_command.h"
+#include "cli/strict_parse.h"
 #include "compiler/compiler.h"
 #include "lessons/course.h"
 #include "lessons/progress.h"
@@ -29,6 +30,11 @@ using namespace cudalab;
 namespace {
 
 bool use_color() { return ::isatty(1) && !std::getenv("NO_COLOR"); }
+
+// A damaged or hand-edited progress store is said, never silently reset.
+void warn_progress(const lessons::Progress& progress) {
+    for (const auto& p : progress.problems()) std::cerr << "cudalab: warning: " << p << "\n";
+}
 
 int load(lessons::Course& course) {
     std::string root = lessons::find_course_root();
@@ -43,10 +49,12 @@ int load(lessons::Course& course) {
 const lessons::LessonInfo* find_or_explain(const lessons::Course& course, const std::string& id) {
     const lessons::LessonInfo* l = course.find(id);
     if (!l) {
-        // Accept the number alone ("2", "02") as a shortcut for the id.
-        for (const auto& c : course.lessons)
-            if (!id.empty() && id.find_first_not_of("0123456789") == std::string::npos && std::stoi(c.id.substr(0, 2)) == std::stoi(id))
-                return &c;
+        // Accept the number alone ("2", "02") as a shortcut for the id (any number of digits:
+        // 99999999999999999999 is simply no lesson).
+        std::string unused;
+        if (auto n = cli::parse_unsigned(id, 0, 999, "lesson number", &unused))
+            for (const auto& c : course.lessons)
+                if (auto m = cli::parse_unsigned(c.id.substr(0, 2), 0, 99, "lesson number", &unused); m && *m == *n) return &c;
         std::cerr << "cudalab: no lesson '" << id << "'. The lessons are:\n";
         for (const auto& c : course.lessons) std::cerr << "  " << c.id << "  " << c.title << "\n";
         return nullptr;
@@ -176,13 +184,20 @@ struct CheckArgs {
     std::string source;
     std::string backend = "auto";
     std::string format = "text";
-    std::uint64_t seed = 20261130;
-    std::uint64_t budget = 0;
+    std::string seed = "20261130";
+    cli::LimitFlags limits;
     bool verbose = false;
     int launch = 0;  // > 0: also print launch N's figures per line (text format)
 };
 
 int run_check(const CheckArgs& a) {
+    std::string error;
+    cli::Limits limits;
+    const auto seed = cli::parse_unsigned(a.seed, 0, UINT64_MAX, "--seed", &error);
+    if (!seed || !cli::parse_limits(a.limits, &limits, &error)) {
+        std::cerr << "cudalab: " << error << "\n";
+        return 2;
+    }
     lessons::Course course;
     if (int rc = load(course)) return rc;
     if (a.format != "text" && a.format != "json" && a.format != "junit" && a.format != "gradescope") {
@@ -210,6 +225,7 @@ int run_check(const CheckArgs& a) {
         for (const auto* l : targets)
             compiler.compile_file(!a.source.empty() ? a.source : a.solution ? l->solution_path : l->exercise_path);
     lessons::Progress progress;
+    warn_progress(progress);
     std::vector<lessons::CheckReport> reports;
     report::TextStyle style{use_color(), a.verbose};
     int exit_code = 0;
@@ -218,8 +234,13 @@ int run_check(const CheckArgs& a) {
         o.solution = a.solution;
         o.source_path = a.source;
         o.backend = a.backend;
-        o.seed = a.seed;
-        o.instruction_budget = a.budget;
+        o.seed = *seed;
+        o.instruction_budget = limits.budget;
+        o.memory_limit = limits.memory_mb << 20;
+        o.printf_limit = limits.printf_kb << 10;
+        o.time_limit_seconds = limits.time_limit_s;
+        if (limits.compile_time_limit_s) o.compile_limits.seconds = limits.compile_time_limit_s;
+        if (limits.compile_memory_mb) o.compile_limits.memory_mb = limits.compile_memory_mb;
         // The checks read per-instruction counters only; per-step events are for the app's views,
         // and recording them doubled the time and memory of the larger lessons.
         o.trace.auto_detail_blocks = 0;
@@ -236,7 +257,7 @@ int run_check(const CheckArgs& a) {
             text << in.rdbuf();
             std::cout << "\n" << report::launch_text(r, a.launch - 1, text.str(), style);
         }
-        if (a.format == "json" && targets.size() == 1) std::cout << report::json(r).dump(2) << "\n";
+        if (a.format == "json" && targets.size() == 1) std::cout << report::json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         reports.push_back(std::move(r));
     }
     if (!a.solution && a.source.empty()) {
@@ -247,10 +268,11 @@ int run_check(const CheckArgs& a) {
     if (a.format == "json" && targets.size() > 1) {
         nlohmann::json j = nlohmann::json::array();
         for (const auto& r : reports) j.push_back(report::json(r));
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     }
     if (a.format == "junit") std::cout << report::junit(reports);
-    if (a.format == "gradescope") std::cout << report::gradescope(reports).dump(2) << "\n";
+    if (a.format == "gradescope")
+        std::cout << report::gradescope(reports).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return exit_code;
 }
 
@@ -261,6 +283,7 @@ int run_hint(const std::string& id, int which) {
     if (!l) return 2;
     if (l->hints.empty()) { std::cout << l->id << " has no hints.\n"; return 0; }
     lessons::Progress progress;
+    warn_progress(progress);
     int index;
     if (which < 0 || which > int(l->hints.size())) {
         std::cerr << "cudalab: " << l->id << " has " << l->hints.size() << " hint" << (l->hints.size() == 1 ? "" : "s")
@@ -270,7 +293,8 @@ int run_hint(const std::string& id, int which) {
     if (which > 0) index = which - 1;
     else {
         index = progress.reveal_hint(l->id, int(l->hints.size()));
-        progress.save();
+        std::string err;
+        if (!progress.save(&err)) std::cerr << "cudalab: warning: progress not saved: " << err << "\n";
     }
     std::cout << "Hint " << index + 1 << " of " << l->hints.size() << " for " << l->id << ":\n  " << l->hints[std::size_t(index)] << "\n";
     if (index + 1 < int(l->hints.size())) std::cout << "(run it again for the next one)\n";
@@ -281,6 +305,7 @@ int run_list() {
     lessons::Course course;
     if (int rc = load(course)) return rc;
     lessons::Progress progress;
+    warn_progress(progress);
     for (const auto& l : course.lessons) {
         auto p = progress.get(l.id);
         std::printf("%-20s %-10s %s\n", l.id.c_str(), lessons::state_name(p.state), l.title.c_str());
@@ -364,7 +389,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"emu", "gpu", "auto"}));
     check_cmd->add_option("--format", check.format, "text, json, junit or gradescope");
     check_cmd->add_option("--seed", check.seed, "seed of the random inputs");
-    check_cmd->add_option("--budget", check.budget, "emulator instruction budget (warp instructions per launch; default 50000000)");
+    cli::add_limit_options(check_cmd, check.limits, true);
     check_cmd->add_flag("-v,--verbose", check.verbose, "show every check's details");
     check_cmd->add_option("--launch", check.launch, "also show launch N (1-based): its shape, its checks, its figures per line")
         ->check(CLI::PositiveNumber);
@@ -376,11 +401,10 @@ int main(int argc, char** argv) {
     learn->add_flag("-w,--watch", watch, "check again whenever the exercise is saved");
     learn->add_option("--backend", learn_backend, "emu, gpu or auto")->check(CLI::IsMember({"emu", "gpu", "auto"}));
 
-    std::string hint_id;
-    int hint_number = 0;
+    std::string hint_id, hint_number_text;
     auto* hint = app.add_subcommand("hint", "show the next hint for a lesson");
     hint->add_option("lesson", hint_id, "lesson id")->required();
-    hint->add_option("number", hint_number, "show this hint (1-based) instead of the next");
+    hint->add_option("number", hint_number_text, "show this hint (1-based) instead of the next");
 
     std::string show_id;
     auto* show = app.add_subcommand("show", "print a lesson's text");
@@ -402,7 +426,13 @@ int main(int argc, char** argv) {
     if (list->parsed()) return run_list();
     if (check_cmd->parsed()) return run_check(check);
     if (learn->parsed()) return run_learn(learn_id, watch, learn_backend);
-    if (hint->parsed()) return run_hint(hint_id, hint_number);
+    if (hint->parsed()) {
+        std::string error;
+        auto n = hint_number_text.empty() ? std::optional<std::uint64_t>(0)
+                                          : cli::parse_unsigned(hint_number_text, 1, 1000, "hint number", &error);
+        if (!n) { std::cerr << "cudalab: " << error << "\n"; return 2; }
+        return run_hint(hint_id, int(*n));
+    }
     if (show->parsed()) {
         lessons::Course course;
         if (int rc = load(course)) return rc;

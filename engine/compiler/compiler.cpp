@@ -8,7 +8,9 @@
 // [SECTION] CompileResult queries
 #include "compiler/compiler.h"
 
+#include "compiler/compile_helper.h"
 #include "compiler/diagnostics.h"
+#include "compiler/include_jail.h"
 #include "compiler/include_shims.h"
 #include "compiler/kernel_names.h"
 #include <cstdlib>
@@ -18,6 +20,7 @@
 
 #include <nvrtc.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -59,6 +62,8 @@ Diagnostic file_error(const std::string& path, int line, int column, std::string
 // The toolkit's include directories, so that headers NVRTC can parse (<cuda_fp16.h>,
 // <cooperative_groups.h>, <cuda/std/...>) resolve. CMake may pass a ;-separated list, and CUDA 13
 // keeps libcu++ (needed by cooperative groups) in the cccl subfolder.
+} // namespace
+
 std::vector<std::string> toolkit_include_dirs() {
     std::vector<std::string> dirs;
 #ifdef CUDALAB_CUDA_INCLUDE_DIR
@@ -81,6 +86,8 @@ std::vector<std::string> toolkit_include_dirs() {
 #endif
     return dirs;
 }
+
+namespace {
 
 bool has_option_prefix(const std::vector<std::string>& options, std::string_view prefix) {
     for (const std::string& option : options) {
@@ -215,8 +222,10 @@ void drop_shim_macro_clashes(std::vector<Diagnostic>& diagnostics, const std::st
 }
 
 // The NUL would silently end the source NVRTC sees (it takes a C string).
+// A 0xFF byte (Latin-1 'ÿ', or half of a UTF-16 byte order mark) silently ends it too: NVRTC
+// compiles the file as if it stopped there (seen with NVRTC 13.0), so the kernels after it vanish.
 bool reject_nul_byte(const std::string& source, CompileResult& result) {
-    const size_t nul = source.find('\0');
+    const size_t nul = source.find_first_of(std::string_view("\0\xff", 2));
     if (nul == std::string::npos) return false;
     int line = 1;
     size_t line_start = 0;
@@ -228,7 +237,10 @@ bool reject_nul_byte(const std::string& source, CompileResult& result) {
     }
     result.diagnostics.push_back(file_error(result.source_path, line,
                                             static_cast<int>(nul - line_start) + 1,
-                                            "the file contains a NUL byte; is it a binary file?"));
+                                            source[nul] == '\0'
+                                                ? "the file contains a NUL byte; is it a binary file?"
+                                                : "the file contains the byte 0xFF, which the compiler takes for the end "
+                                                  "of the file; save the file as UTF-8 (is it Latin-1 or UTF-16?)"));
     return true;
 }
 
@@ -238,7 +250,8 @@ std::shared_ptr<CompileResult> run_nvrtc(const std::string& source, const std::s
     result->source_path = path;
     if (reject_nul_byte(source, *result)) return result;
 
-    const std::string program_name = path.empty() ? unnamed_program : path;
+    // Messages are mapped back to `path`. No folder: nothing is found relative to it.
+    const std::string program_name = nvrtc_program_name(path);
     const std::vector<std::string> args = nvrtc_options(options);
     std::vector<const char*> arg_pointers;
     for (const std::string& arg : args) arg_pointers.push_back(arg.c_str());
@@ -247,6 +260,10 @@ std::shared_ptr<CompileResult> run_nvrtc(const std::string& source, const std::s
     for (const IncludeShim& shim : include_shims()) {
         header_texts.push_back(shim.text);
         header_names.push_back(shim.name);
+    }
+    for (const auto& [name, text] : options.headers) {
+        header_texts.push_back(text.c_str());
+        header_names.push_back(name.c_str());
     }
 
     const auto start = std::chrono::steady_clock::now();
@@ -316,6 +333,25 @@ std::shared_ptr<CompileResult> run_nvrtc(const std::string& source, const std::s
     return result;
 }
 
+// The jail: the #include check here, then NVRTC in the helper process (compile_helper.h).
+std::shared_ptr<CompileResult> jailed_compile(const std::string& source, const std::string& path,
+                                              const CompileOptions& options) {
+    IncludePolicy policy;
+    static const std::vector<std::string> dirs = toolkit_include_dirs();
+    policy.toolkit_dirs = dirs;
+    for (const IncludeShim& shim : include_shims()) policy.extra_names.push_back(shim.name);
+    for (const auto& header : options.headers) policy.extra_names.push_back(header.first);
+    std::vector<Diagnostic> refused = check_includes(source, path, policy);
+    if (!refused.empty()) {
+        auto result = std::make_shared<CompileResult>();
+        result->source_path = path;
+        result->diagnostics = std::move(refused);
+        return result;
+    }
+    if (!options.limits.isolate) return run_nvrtc(source, path, options);
+    return compile_in_helper(source, path, options);
+}
+
 std::shared_ptr<CompileResult> internal_failure(const std::string& path, const std::string& what) {
     auto result = std::make_shared<CompileResult>();
     result->source_path = path;
@@ -336,6 +372,11 @@ std::string cache_key(const std::string& source, const std::string& path,
     field(options.arch);
     field(options.lineinfo ? "lineinfo" : "");
     for (const std::string& option : options.extra_options) field(option);
+    for (const auto& [name, text] : options.headers) {
+        field(name);
+        field(text);
+    }
+    key += options.limits.isolate ? "|isolated" : "|in-process";
     key += '|';
     field(path);
     field(source);
@@ -343,6 +384,19 @@ std::string cache_key(const std::string& source, const std::string& path,
 }
 
 } // namespace
+
+std::string nvrtc_program_name(const std::string& path) {
+    std::string name = path.empty() ? std::string(unnamed_program) : std::filesystem::path(path).filename().string();
+    for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+    if (name.empty() || name[0] == '.') name = unnamed_program;
+    return name;
+}
+
+std::shared_ptr<CompileResult> compile_in_process(const std::string& source, const std::string& path,
+                                                  const CompileOptions& options) {
+    return run_nvrtc(source, path, options);
+}
 
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Cache and Compiler
@@ -388,7 +442,7 @@ std::shared_ptr<const CompileResult> Compiler::compile(const std::string& source
 
     std::shared_ptr<CompileResult> fresh;
     try {
-        fresh = run_nvrtc(source, path, options);
+        fresh = jailed_compile(source, path, options);
     } catch (const std::exception& error) {
         fresh = internal_failure(path, error.what());
     } catch (...) {
@@ -401,8 +455,10 @@ std::shared_ptr<const CompileResult> Compiler::compile(const std::string& source
     cached->compiled_seconds = fresh->seconds;
     {
         std::lock_guard lock(cache_->mutex);
-        cache_->recency.push_front(key);
-        cache_->entries[key] = Cache::Entry{cached, cache_->recency.begin()};
+        if (!cached->limit_reached) {
+            cache_->recency.push_front(key);
+            cache_->entries[key] = Cache::Entry{cached, cache_->recency.begin()};
+        }
         while (cache_->entries.size() > cache_capacity) {
             cache_->entries.erase(cache_->recency.back());
             cache_->recency.pop_back();

@@ -9,6 +9,9 @@
 //   [x] kernels found by their source name, extern "C" or C++-mangled
 //   [x] diagnostics mapped to the learner's file:line:column
 //   [x] results cached in memory by source hash and options
+//   [x] a jail: only the include shims, the lesson's headers and the toolkit's headers can be
+//       included (include_jail.h); NVRTC runs in a child process with time and memory limits
+//       (compile_helper.h)
 //   [ ] host code (a learner file holds kernels only; the lesson supplies the host side)
 #pragma once
 
@@ -16,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cudalab::compiler {
@@ -43,10 +47,24 @@ struct KernelResources {
     bool resources_from_cubin = false;  // read from the cubin (no ptxas report): spills unknown
 };
 
+// What one compile may cost. NVRTC runs in a child process that is killed when it reaches a limit
+// (compile_helper.h); the result is then a failed compile naming the limit and its value.
+struct CompileLimits {
+    double seconds = 60;                   // wall-clock time of one compile
+    std::uint64_t memory_mb = 2048;        // resident memory of the compiling process
+    // false: NVRTC runs in this process, with no limits and no jail beyond the #include check
+    // (only for tools that compile trusted code and cannot start the helper).
+    bool isolate = true;
+};
+
 struct CompileOptions {
     std::string arch = "sm_90";  // ptxas target for resource usage; the PTX targets the same
     std::vector<std::string> extra_options;  // appended to the NVRTC options
     bool lineinfo = true;
+    // Headers the lesson ships for its exercise, by the name the exercise includes them with
+    // (given to NVRTC in memory; no other file of the machine can be included).
+    std::vector<std::pair<std::string, std::string>> headers;
+    CompileLimits limits;
 };
 
 struct CompileResult {
@@ -59,6 +77,7 @@ struct CompileResult {
     double seconds = 0;  // wall time of the NVRTC call (0 for a cache hit)
     double compiled_seconds = 0;  // wall time of the NVRTC call that made it, cached or not
     bool from_cache = false;
+    bool limit_reached = false;  // stopped by CompileLimits (never cached: a larger limit may pass)
 
     // The PTX entry for a kernel by its source name or its mangled name; "" if absent.
     std::string mangled_name(const std::string& name) const;
@@ -84,6 +103,10 @@ private:
     struct Cache;
     std::unique_ptr<Cache> cache_;
 };
+
+// The name NVRTC is given for a learner's file: its file name, in characters no tool chokes on
+// (ptxas aborted on a '"'). PTX .file directives end with it.
+std::string nvrtc_program_name(const std::string& path);
 
 // The demangled kernel name without its parameter list: "_Z3addPfi" -> "add",
 // "_Z5scaleIfEvPT_" -> "scale<float>"; an extern "C" name is returned as is.

@@ -1,5 +1,6 @@
 #include "emulator/emu_backend.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "compiler/compiler.h"
@@ -20,6 +21,17 @@ Status EmuBackend::load(std::shared_ptr<const compiler::CompileResult> module) {
 }
 
 Status EmuBackend::allocate(std::size_t bytes, DevicePtr* out) {
+    // The memory limit bounds what the emulator holds in total (the writer shadow of traced
+    // launches is checked when a traced launch makes it).
+    const std::uint64_t limit = emulator_.options().memory_limit;
+    const std::uint64_t used = emulator_.memory().bytes_allocated() + emulator_.memory().shadow_bytes();
+    if (bytes > limit || bytes > limit - std::min(used, limit)) {
+        *out = 0;
+        return Status::error(StatusCode::kernel_fault,
+                             "memory limit reached: allocating " + std::to_string(bytes) + " bytes would take the emulator past its " +
+                                 std::to_string(limit >> 20) + " MB limit (" + std::to_string(used >> 20) +
+                                 " MB in use); raise it with --memory-limit");
+    }
     *out = emulator_.memory().allocate(bytes, "allocation #" + std::to_string(++allocations_));
     return Status::success();
 }

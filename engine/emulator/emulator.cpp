@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -46,6 +47,7 @@ bool is_lane_constant(ptx::Special s) {
     case Special::smid: case Special::nsmid: case Special::warpid: case Special::nwarpid: case Special::gridid:
     case Special::clock: case Special::clock64: case Special::globaltimer: case Special::globaltimer_lo:
     case Special::globaltimer_hi: case Special::dynamic_smem_size: case Special::total_smem_size:
+    case Special::envreg0: case Special::envreg1: case Special::envreg2:
         return false;
     default: return true;
     }
@@ -194,10 +196,8 @@ void check_same_barrier(const LaunchState& launch, const Block& block, std::uint
     }
 }
 
-// Runs one block to completion. Detail blocks step their warps one instruction at a time in turn,
-// so the trace shows them interleaved; others run each warp until it blocks, which is faster.
-void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uint64_t max_events,
-               std::atomic<std::uint64_t>& events_total) {
+// Makes a block's warps ready to run (its storage reused from the worker's previous block).
+void begin_block(LaunchState& launch, Block& block) {
     const auto& cfg = launch.config;
     const std::uint32_t threads = std::uint32_t(cfg.block.count());
     const std::uint32_t nwarps = (threads + 31) / 32;
@@ -226,109 +226,150 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
         warp.lanes = n == 32 ? 0xffffffffu : (1u << n) - 1;
         start_warp(launch, block, warp);
     }
-    BlockOutput out;
-    const int quantum = block.detail ? 1 : 100000;
-    for (;;) {
-        bool progressed = false;
-        for (Warp& warp : block.warps) {
-            if (warp.done() || warp.waiting) continue;
-            run_warp(launch, block, warp, out, quantum);
-            progressed = true;
-        }
-        launch.warp_instructions.fetch_add(block.warp_instructions, std::memory_order_relaxed);
-        launch.thread_instructions.fetch_add(block.thread_instructions, std::memory_order_relaxed);
-        block.warp_instructions = block.thread_instructions = 0;
-        if (block.detail && block.events.size() > max_events / 4 + 1) {
-            // Keep the trace bounded: the rest of this block is counted, not recorded.
-            result.dropped_events += 1;
-            block.detail = false;
-        }
-        // Barriers: a barrier is released when every live warp has arrived at it (exited warps no
-        // longer count), or as many warps as its thread count names.
-        std::uint32_t live = 0, waiting = 0;
+}
+
+// One round of a block: every runnable warp runs up to `quantum` warp instructions, then the
+// barriers every live warp has reached are released. Returns true once the block has finished.
+bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOutput& out, std::uint64_t max_events,
+                int quantum) {
+    bool progressed = false;
+    for (Warp& warp : block.warps) {
+        if (warp.done() || warp.waiting) continue;
+        // A warp runs at most what is left of the budget (at least 1000 instructions, at most the
+        // round's quantum) before the budget is looked at again.
+        const std::uint64_t used = launch.warp_instructions.load(std::memory_order_relaxed) + block.warp_instructions;
+        const int q = block.detail ? 1
+                                   : int(std::min<std::uint64_t>(std::uint64_t(quantum),
+                                                                 std::clamp<std::uint64_t>(launch.budget > used ? launch.budget - used : 0, 1000, 100000)));
+        run_warp(launch, block, warp, out, q);
+        progressed = true;
+    }
+    launch.warp_instructions.fetch_add(block.warp_instructions, std::memory_order_relaxed);
+    launch.thread_instructions.fetch_add(block.thread_instructions, std::memory_order_relaxed);
+    block.warp_instructions = block.thread_instructions = 0;
+    if (block.detail && block.events.size() > max_events / 4 + 1) {
+        // Keep the trace bounded: the rest of this block is counted, not recorded.
+        result.dropped_events += 1;
+        block.detail = false;
+    }
+    // Barriers: a barrier is released when every live warp has arrived at it (exited warps no
+    // longer count), or as many warps as its thread count names.
+    std::uint32_t live = 0, waiting = 0;
+    for (Warp& w : block.warps) {
+        if (w.done()) continue;
+        ++live;
+        if (w.waiting) ++waiting;
+    }
+    // A block that finished is still held to the budget: a grid of short blocks must stop at the
+    // budget too.
+    if (live == 0 && launch.warp_instructions.load(std::memory_order_relaxed) <= launch.budget) return true;
+    bool released = false;
+    for (std::uint32_t id = 0; id < Block::barrier_count; ++id) {
+        BarrierState& b = block.barriers[id];
+        if (b.arrived == 0 || b.arrived < (b.expected ? b.expected : live)) continue;
+        check_same_barrier(launch, block, id);
         for (Warp& w : block.warps) {
-            if (w.done()) continue;
-            ++live;
-            if (w.waiting) ++waiting;
-        }
-        if (live == 0) break;
-        bool released = false;
-        for (std::uint32_t id = 0; id < Block::barrier_count; ++id) {
-            BarrierState& b = block.barriers[id];
-            if (b.arrived == 0 || b.arrived < (b.expected ? b.expected : live)) continue;
-            check_same_barrier(launch, block, id);
-            for (Warp& w : block.warps) {
-                if (!w.waiting || w.barrier_id != id) continue;
-                w.waiting = false;
-                if (w.red_dst >= 0 && !w.done()) {  // bar.red: the block's result
-                    std::uint64_t value = w.red_op == ptx::SubOp::popc   ? b.red_true
-                                          : w.red_op == ptx::SubOp::and_ ? std::uint64_t(b.red_true == b.red_threads)
-                                                                         : std::uint64_t(b.red_true > 0);
-                    std::uint64_t* reg = w.frames.back().regs.data() + std::size_t(w.red_dst) * 32;
-                    for (std::uint32_t m = w.red_mask; m; m &= m - 1) reg[__builtin_ctz(m)] = value;
-                    w.red_dst = -1;
-                }
-            }
-            b = BarrierState{};
-            ++block.epoch;
-            ++result.barriers;
-            released = true;
-            if (block.detail) {
-                WarpEvent e;
-                e.seq = block.seq++;
-                e.block = block.linear;
-                e.kind = EventKind::barrier_release;
-                e.sm = block.sm;
-                block.events.push_back(e);
+            if (!w.waiting || w.barrier_id != id) continue;
+            w.waiting = false;
+            if (w.red_dst >= 0 && !w.done()) {  // bar.red: the block's result
+                std::uint64_t value = w.red_op == ptx::SubOp::popc   ? b.red_true
+                                      : w.red_op == ptx::SubOp::and_ ? std::uint64_t(b.red_true == b.red_threads)
+                                                                     : std::uint64_t(b.red_true > 0);
+                std::uint64_t* reg = w.frames.back().regs.data() + std::size_t(w.red_dst) * 32;
+                for (std::uint32_t m = w.red_mask; m; m &= m - 1) reg[__builtin_ctz(m)] = value;
+                w.red_dst = -1;
             }
         }
-        if (!progressed && !released && waiting == live) {
-            FaultInfo f;
-            f.kind = "barrier deadlock";
-            std::ostringstream d;
-            d << "every live warp of the block waits at a barrier that cannot complete:";
-            const char* separator = " ";
-            for (Warp& w : block.warps) {
-                if (w.done() || !w.waiting) continue;
-                const auto& fn = launch.program.functions[std::size_t(w.frames.back().function)].fn;
-                d << separator << "warp " << w.id << " at line " << fn.code[w.barrier_pc].line << " (barrier " << w.barrier_id << ")";
-                separator = ", ";
-            }
-            d << ".";
-            f.detail = d.str();
-            f.advice = "every thread of a block must reach the same __syncthreads(); do not put it inside a branch "
-                       "that only some threads take";
-            f.block = block.linear;
-            f.function = launch.kernel;
-            for (Warp& w : block.warps) if (!w.done()) { f.warp = w.id; f.pc = w.barrier_pc; f.function = w.frames.back().function; break; }
-            throw Fault(std::move(f));
-        }
-        if (block.linear > launch.fault_block.load(std::memory_order_relaxed)) return;
-        if (launch.warp_instructions.load(std::memory_order_relaxed) > launch.budget) {
-            FaultInfo f;
-            f.kind = "instruction budget exhausted";
-            std::ostringstream d;
-            d << "the launch ran more than " << launch.budget << " warp instructions, so it was stopped (an endless loop?). "
-              << "Where the warps of block " << block.linear << " were:";
-            int shown = 0, more = 0;
-            for (Warp& w : block.warps) {
-                if (w.done()) continue;
-                if (shown >= 4) { ++more; continue; }
-                const auto& fn = launch.program.functions[std::size_t(w.frames[w.stack.back().frame].function)].fn;
-                std::int32_t pc = w.stack.back().pc;
-                std::uint32_t line = pc < std::int32_t(fn.code.size()) ? fn.code[std::size_t(pc)].line : 0;
-                d << (shown++ ? ", " : " ") << "warp " << w.id << " at line " << line;
-                if (shown == 1) { f.pc = std::uint32_t(pc); f.function = w.frames[w.stack.back().frame].function; f.warp = w.id; }
-            }
-            if (more) d << " and " << more << " more warps";
-            d << ".";
-            f.detail = d.str();
-            f.advice = "check that every loop's condition eventually becomes false (a grid-stride loop must add "
-                       "blockDim.x * gridDim.x); raise the budget with --budget if the work is really this large";
-            f.block = block.linear;
-            throw Fault(std::move(f));
+        b = BarrierState{};
+        ++block.epoch;
+        ++result.barriers;
+        released = true;
+        if (block.detail) {
+            WarpEvent e;
+            e.seq = block.seq++;
+            e.block = block.linear;
+            e.kind = EventKind::barrier_release;
+            e.sm = block.sm;
+            block.events.push_back(e);
         }
     }
+    if (!progressed && !released && waiting == live) {
+        FaultInfo f;
+        f.kind = "barrier deadlock";
+        std::ostringstream d;
+        d << "every live warp of the block waits at a barrier that cannot complete:";
+        const char* separator = " ";
+        for (Warp& w : block.warps) {
+            if (w.done() || !w.waiting) continue;
+            const auto& fn = launch.program.functions[std::size_t(w.frames.back().function)].fn;
+            d << separator << "warp " << w.id << " at line " << fn.code[w.barrier_pc].line << " (barrier " << w.barrier_id << ")";
+            separator = ", ";
+        }
+        d << ".";
+        f.detail = d.str();
+        f.advice = "every thread of a block must reach the same __syncthreads(); do not put it inside a branch "
+                   "that only some threads take";
+        f.block = block.linear;
+        f.function = launch.kernel;
+        for (Warp& w : block.warps) if (!w.done()) { f.warp = w.id; f.pc = w.barrier_pc; f.function = w.frames.back().function; break; }
+        throw Fault(std::move(f));
+    }
+    if (block.linear > launch.fault_block.load(std::memory_order_relaxed)) return true;
+    if (launch.deadline != std::chrono::steady_clock::time_point{} && std::chrono::steady_clock::now() > launch.deadline) {
+        FaultInfo f;
+        f.kind = "time limit reached";
+        f.detail = "the check ran past its wall-clock limit, so this launch was stopped";
+        f.advice = "look for loops that run far longer than the work needs (raise the limit with --time-limit)";
+        f.block = block.linear;
+        for (Warp& w : block.warps)
+            if (!w.done()) { f.warp = w.id; f.pc = std::uint32_t(w.stack.back().pc); f.function = w.frames[w.stack.back().frame].function; break; }
+        throw Fault(std::move(f));
+    }
+    if (out.printf_text.size() + launch.printf_bytes.load(std::memory_order_relaxed) > launch.printf_limit) {
+        FaultInfo f;
+        f.kind = "printf output limit reached";
+        f.detail = "the launch printed more than " + std::to_string(launch.printf_limit) + " bytes with printf (the limit per launch)";
+        f.advice = "print less: a few threads, or a summary, not every element (raise the limit with --printf-limit)";
+        f.block = block.linear;
+        throw Fault(std::move(f));
+    }
+    if (launch.warp_instructions.load(std::memory_order_relaxed) > launch.budget) {
+        FaultInfo f;
+        f.kind = "instruction budget exhausted";
+        std::ostringstream d;
+        d << "the launch ran more than " << launch.budget << " warp instructions, so it was stopped (an endless loop?). "
+          << "Where the warps of block " << block.linear << " were:";
+        int shown = 0, more = 0;
+        for (Warp& w : block.warps) {
+            if (w.done()) continue;
+            if (shown >= 4) { ++more; continue; }
+            const auto& fn = launch.program.functions[std::size_t(w.frames[w.stack.back().frame].function)].fn;
+            std::int32_t pc = w.stack.back().pc;
+            std::uint32_t line = pc < std::int32_t(fn.code.size()) ? fn.code[std::size_t(pc)].line : 0;
+            d << (shown++ ? ", " : " ") << "warp " << w.id << " at line " << line;
+            if (shown == 1) { f.pc = std::uint32_t(pc); f.function = w.frames[w.stack.back().frame].function; f.warp = w.id; }
+        }
+        if (shown == 0) d << " all of them had finished (the blocks before used the rest)";
+        if (more) d << " and " << more << " more warps";
+        d << ".";
+        f.detail = d.str();
+        f.advice = "check that every loop's condition eventually becomes false (a grid-stride loop must add "
+                   "blockDim.x * gridDim.x); raise the budget with --budget if the work is really this large";
+        f.block = block.linear;
+        throw Fault(std::move(f));
+    }
+    return false;
+}
+
+// Runs one block to completion. Detail blocks step their warps one instruction at a time in turn,
+// so the trace shows them interleaved; others run each warp until it blocks, which is faster.
+void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uint64_t max_events,
+               std::atomic<std::uint64_t>& events_total) {
+    begin_block(launch, block);
+    BlockOutput out;
+    const int quantum = block.detail ? 1 : 100000;
+    while (!step_block(launch, block, result, out, max_events, quantum)) {}
+    launch.printf_bytes.fetch_add(out.printf_text.size(), std::memory_order_relaxed);
     if (!out.printf_text.empty()) result.printf_blocks.push_back({block.linear, std::move(out.printf_text)});
     (void)events_total;
 }
@@ -337,16 +378,33 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
 
 // [SECTION] Launch --------------------------------------------------------------------------------
 
-Emulator::Emulator(EmulatorOptions options) : options_(options) {}
+Emulator::Emulator(EmulatorOptions options) : options_(options), memory_(std::make_shared<DeviceMemory>()) {}
+Emulator::Emulator(EmulatorOptions options, std::shared_ptr<DeviceMemory> memory)
+    : options_(options), memory_(memory ? std::move(memory) : std::make_shared<DeviceMemory>()) {}
 Emulator::~Emulator() = default;
 
 Status Emulator::load(const std::string& ptx_text, const std::string& source_path) {
     ptx::ParseResult parsed = ptx::parse(ptx_text);
     if (!parsed.ok) {
         std::string where = source_path.empty() ? std::string("kernel") : source_path;
-        if (parsed.source_line) where += ":" + std::to_string(parsed.source_line);
+        // The line is the learner's only when the PTX places it in the learner's file; code inlined
+        // from a header (a texture fetch, cooperative groups) names the header instead.
+        const std::string file = std::filesystem::path(parsed.source_file).filename().string();
+        std::string inlined;
+        if (parsed.source_line && (file.empty() || file == compiler::nvrtc_program_name(source_path)))
+            where += ":" + std::to_string(parsed.source_line);
+        else if (parsed.source_line)
+            inlined = " (in " + file + ":" + std::to_string(parsed.source_line) + ", a header your code uses)";
+        // Features the emulator does not model, named as the learner wrote them.
+        std::string what = parsed.error;
+        if (what.find("%envreg") != std::string::npos)
+            what += ": grid-wide synchronisation (cooperative_groups::this_grid().sync()) is not supported by the emulator";
+        else if (what.find("'tex.") != std::string::npos || what.find("'tld4") != std::string::npos ||
+                 what.find("'suld") != std::string::npos || what.find("'sust") != std::string::npos ||
+                 what.find("'txq") != std::string::npos)
+            what += ": texture and surface memory are not supported by the emulator";
         return Status::error(StatusCode::compile_error,
-                             where + ": error: the emulator cannot run this code: " + parsed.error +
+                             where + ": error: the emulator cannot run this code: " + what + inlined +
                                  "\n  try: rewrite the construct it names, or run on a GPU with --backend gpu");
     }
     auto program = std::make_unique<Program>();
@@ -356,6 +414,14 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     // Module-scope variables: .global in device memory, .const in the constant bank, .shared in the
     // common part of every block's shared memory.
     std::uint32_t shared_cursor = 0;
+    std::uint64_t global_cost = 0;
+    for (const ptx::Symbol& s : m.globals)
+        if (s.space == Space::global) global_cost += std::min<std::uint64_t>(s.size, 1ull << 40);
+    if (memory_->bytes_allocated() + memory_->shadow_bytes() + global_cost > options_.memory_limit)
+        return Status::error(StatusCode::kernel_fault,
+                             source_path + ": error: memory limit reached: the module's __device__ variables need " +
+                                 std::to_string(global_cost >> 20) + " MB of emulator memory; the limit is " +
+                                 std::to_string(options_.memory_limit >> 20) + " MB in total (raise it with --memory-limit)");
     program->global_addresses.resize(m.globals.size());
     program->dynamic_shared.resize(m.globals.size());
     for (std::size_t i = 0; i < m.globals.size(); ++i) {
@@ -369,8 +435,8 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
             return Status::error(StatusCode::compile_error, source_path + ": error: '" + s.name + "' (" + std::to_string(s.size) +
                                                                 " bytes) does not fit in " + too_large);
         if (s.space == Space::global) {
-            std::uint64_t a = memory_.allocate(std::max<std::uint64_t>(s.size, 1), "global variable '" + s.name + "'");
-            if (!s.init.empty()) memory_.copy_in(a, s.init.data(), std::min<std::uint64_t>(s.init.size(), s.size));
+            std::uint64_t a = memory_->allocate(std::max<std::uint64_t>(s.size, 1), "global variable '" + s.name + "'");
+            if (!s.init.empty()) memory_->copy_in(a, s.init.data(), std::min<std::uint64_t>(s.init.size(), s.size));
             program->global_addresses[i] = a;
         } else if (s.space == Space::constant) {
             std::uint64_t off = align_up(program->constant_bank.size(), std::max<std::uint32_t>(s.align, 1));
@@ -404,7 +470,7 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
             }
             value += std::uint64_t(r.addend);
             if (r.offset + 8 > s.size) continue;
-            if (s.space == Space::global) memory_.copy_in(program->global_addresses[i] + r.offset, &value, 8);
+            if (s.space == Space::global) memory_->copy_in(program->global_addresses[i] + r.offset, &value, 8);
             else if (s.space == Space::constant) std::memcpy(program->constant_bank.data() + program->global_addresses[i] + r.offset, &value, 8);
         }
     }
@@ -417,6 +483,8 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         pc_base += std::uint32_t(m.functions[i].code.size());
     }
     program->total_pcs = pc_base;
+    for (const auto& f : m.functions)
+        if (f.is_extern && (f.name == "malloc" || f.name == "free")) program->uses_device_malloc = true;
     // Shared symbols of .funcs join the common part; each kernel's own follow it, per kernel.
     for (auto& pf : program->functions)
         if (!pf.fn.is_entry) prepare_function(*program, pf, shared_cursor);
@@ -442,6 +510,55 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     return Status::success();
 }
 
+std::optional<SymbolInfo> Emulator::symbol(const std::string& name) const {
+    if (!program_) return std::nullopt;
+    const auto& globals = program_->module.globals;
+    for (std::size_t i = 0; i < globals.size(); ++i) {
+        if (globals[i].name != name) continue;
+        SymbolInfo info;
+        info.size = globals[i].size;
+        info.address = program_->global_addresses[i];
+        if (globals[i].space == Space::global) info.kind = SymbolInfo::Kind::global;
+        else if (globals[i].space == Space::constant) info.kind = SymbolInfo::Kind::constant;
+        else return std::nullopt;  // shared variables have no host-visible storage
+        return info;
+    }
+    return std::nullopt;
+}
+
+bool Emulator::write_constant(std::uint64_t offset, const void* src, std::uint64_t bytes) {
+    if (!program_ || offset > program_->constant_bank.size() || bytes > program_->constant_bank.size() - offset) return false;
+    std::memcpy(program_->constant_bank.data() + offset, src, bytes);
+    return true;
+}
+
+bool Emulator::read_constant(void* dst, std::uint64_t offset, std::uint64_t bytes) const {
+    if (!program_ || offset > program_->constant_bank.size() || bytes > program_->constant_bank.size() - offset) return false;
+    std::memcpy(dst, program_->constant_bank.data() + offset, bytes);
+    return true;
+}
+
+bool Emulator::kernel_resources(const std::string& entry, KernelResources* out) const {
+    if (!program_) return false;
+    auto it = program_->module.function_index.find(entry);
+    if (it == program_->module.function_index.end()) return false;
+    const PreparedFunction& pf = program_->functions[std::size_t(it->second)];
+    if (!pf.fn.is_entry) return false;
+    out->static_shared = program_->common_shared_bytes + pf.own_shared_bytes;
+    out->local_bytes = pf.frame_bytes;
+    out->param_bytes = pf.fn.param_bytes;
+    out->max_threads = pf.fn.maxntid[0] ? pf.fn.maxntid[0] * std::max(1u, pf.fn.maxntid[1]) * std::max(1u, pf.fn.maxntid[2]) : 1024;
+    return true;
+}
+
+std::vector<std::string> Emulator::kernel_names() const {
+    std::vector<std::string> names;
+    if (program_)
+        for (const auto& f : program_->module.functions)
+            if (f.is_entry) names.push_back(f.name);
+    return names;
+}
+
 bool Emulator::has_kernel(const std::string& entry) const {
     if (!program_) return false;
     const ptx::Function* f = program_->module.find(entry);
@@ -457,7 +574,7 @@ std::vector<std::uint32_t> Emulator::parameter_sizes(const std::string& entry) c
 }
 
 std::optional<Writer> Emulator::last_writer(std::uint64_t address) const {
-    const Allocation* a = memory_.find(address, 1);
+    const Allocation* a = memory_->find(address, 1);
     if (!a || a->freed || !writers_tracked_) return std::nullopt;
     std::uint64_t w = (address - a->base) / 4;
     if (w >= a->writer.size() || a->writer[w] == 0) return std::nullopt;
@@ -549,7 +666,11 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     const Dim3& bl = config.block;
     std::string bad;
     if (g.x == 0 || g.y == 0 || g.z == 0 || bl.x == 0 || bl.y == 0 || bl.z == 0) bad = "a grid or block dimension is 0";
-    else if (bl.count() > 1024) bad = "a block has " + std::to_string(bl.count()) + " threads; the limit is 1024";
+    // The thread count in 128 bits: 1073741824 x 268435456 x 64 must not wrap to 0 threads.
+    else if (const unsigned __int128 threads = (unsigned __int128)bl.x * bl.y * bl.z; threads > 1024)
+        bad = "a block has " + (threads >> 64 ? std::string("more than 2^64") : std::to_string(std::uint64_t(threads))) +
+              " threads; the limit is 1024";
+    else if (g.x > 0x7fffffffu) bad = "gridDim.x is limited to 2147483647";
     else if (bl.z > 64) bad = "blockDim.z is " + std::to_string(bl.z) + "; the limit is 64";
     else if (g.y > 65535 || g.z > 65535) bad = "gridDim.y and gridDim.z are limited to 65535";
     else if (fn->reqntid[0] && (bl.x != fn->reqntid[0] || bl.y != fn->reqntid[1] || bl.z != fn->reqntid[2]))
@@ -575,7 +696,22 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         return result;
     }
 
-    LaunchState state(*program_, memory_);
+    // Every block runs at least one warp instruction, so a grid of more blocks than the budget
+    // cannot finish inside it: said at once rather than after running the budget out. (The grid's
+    // block count is 64-bit: 65536 x 32768 x 2 blocks must not wrap to none.)
+    const std::uint64_t block_count = g.count();
+    if (block_count > options_.instruction_budget || block_count > 0xfffff000ull) {
+        result.status = Status::error(
+            StatusCode::kernel_fault,
+            (program_->source_path.empty() ? std::string("kernel") : program_->source_path) +
+                ": error: instruction budget exhausted in kernel '" + display_name + "': the grid " + dim_text(g.x, g.y, g.z) +
+                " has " + std::to_string(block_count) + " blocks and each runs at least one warp instruction, more than the budget of " +
+                std::to_string(options_.instruction_budget) +
+                " warp instructions per launch\n  try: launch as many blocks as the data needs (a grid-stride loop covers any size); "
+                "raise the budget with --budget if the work is really this large");
+        return result;
+    }
+    LaunchState state(*program_, *memory_);
     state.kernel = std::int32_t(kernel_index);
     state.config = config;
     state.params.assign(fn->param_bytes, 0);
@@ -589,9 +725,20 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     state.display_name = display_name;
     last_grid_ = g;
     last_block_ = bl;
+    if (trace_options.enabled) {
+        // A traced launch records which thread wrote each word: a shadow as large as the buffers.
+        if (memory_->bytes_allocated() * 2 > options_.memory_limit) {
+            result.status = Status::error(StatusCode::kernel_fault,
+                                          "cannot launch '" + display_name + "': memory limit reached: recording which thread wrote each word of " +
+                                              std::to_string(memory_->bytes_allocated() >> 20) + " MB of buffers would take the emulator past its " +
+                                              std::to_string(options_.memory_limit >> 20) + " MB limit (raise it with --memory-limit)");
+            return result;
+        }
+        memory_->track_writers();
+    }
     state.track_writers = writers_tracked_ = trace_options.enabled;
 
-    const std::uint32_t blocks = std::uint32_t(g.count());
+    const std::uint32_t blocks = std::uint32_t(block_count);
     std::set<std::uint32_t> detail;
     if (trace_options.enabled) {
         if (trace_options.detail_blocks.empty())
@@ -604,8 +751,25 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     const std::uint32_t per_sm = std::max<std::uint32_t>(1, std::min<std::uint32_t>(32, std::uint32_t(2048 / std::max<std::uint64_t>(1, bl.count()))));
 
     unsigned workers = options_.worker_threads ? options_.worker_threads : std::max(1u, std::thread::hardware_concurrency());
-    if (program_->uses_global_atomics) workers = 1;  // atomic results must not depend on thread timing
+    // Atomic results and device malloc's addresses must not depend on thread timing.
+    if (program_->uses_global_atomics || program_->uses_device_malloc) workers = 1;
     workers = std::max(1u, std::min<unsigned>(workers, blocks));
+    // Local memory: what the memory limit leaves after the allocations, shared by every thread that
+    // can be resident at once (a block on each worker), and never more than a GPU thread's 512 KB.
+    {
+        const std::uint64_t used = memory_->bytes_allocated() + memory_->shadow_bytes();
+        const std::uint64_t left = options_.memory_limit > used ? options_.memory_limit - used : 0;
+        const std::uint64_t threads = (bl.count() + 31) / 32 * 32 * workers;
+        const std::uint64_t share = left / std::max<std::uint64_t>(1, threads);
+        state.local_limit = std::min<std::uint64_t>(512 * 1024, share);
+        state.local_limit_reason = share < 512 * 1024
+            ? "each thread may use at most " + std::to_string(state.local_limit) + " bytes here: the emulator memory limit of " +
+                  std::to_string(options_.memory_limit >> 20) + " MB, less what the buffers use, shared by " + std::to_string(threads) +
+                  " threads (raise it with --memory-limit)"
+            : "a GPU thread may use at most 512 KB of local memory (the limit)";
+    }
+    state.printf_limit = options_.printf_limit;
+    state.deadline = options_.deadline;
     std::vector<WorkerResult> results(workers);
     std::atomic<std::uint32_t> next_block{0};
     std::atomic<std::uint64_t> events_total{0};
@@ -639,7 +803,48 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             }
         }
     };
-    WorkerPool::shared().run(workers, worker);
+    if (config.cooperative) {
+        // Every block resident at once (the runtime checked that they fit): blocks take turns in
+        // short rounds, so one spinning at a grid-wide barrier lets the others reach it.
+        const std::uint64_t workspace = memory_->allocate(16, "cooperative grid workspace");
+        const std::uint32_t header[2] = {16, 0};  // cooperative_groups' {wsSize, barrier}
+        memory_->copy_in(workspace, header, sizeof header);
+        state.grid_workspace = workspace;
+        WorkerResult& r = results[0];
+        if (trace_options.enabled) r.counters.assign(program_->total_pcs, PcCounters{});
+        std::vector<Block> grid(blocks);
+        std::vector<BlockOutput> outputs(blocks);
+        std::vector<char> finished(blocks, 0);
+        for (std::uint32_t b = 0; b < blocks; ++b) {
+            Block& block = grid[b];
+            block.counters = trace_options.enabled ? &r.counters : nullptr;
+            block.linear = b;
+            linear_to_dims(b, g, block.ctaid);
+            block.sm = std::uint8_t(b % state.num_sms);
+            block.detail = detail.count(b) > 0;
+            begin_block(state, block);
+        }
+        try {
+            for (std::uint32_t left = blocks; left;) {
+                for (std::uint32_t b = 0; b < blocks; ++b) {
+                    if (finished[b]) continue;
+                    if (!step_block(state, grid[b], r, outputs[b], trace_options.max_events, grid[b].detail ? 1 : 256)) continue;
+                    finished[b] = 1;
+                    --left;
+                    state.printf_bytes.fetch_add(outputs[b].printf_text.size(), std::memory_order_relaxed);
+                    if (!outputs[b].printf_text.empty()) r.printf_blocks.push_back({b, std::move(outputs[b].printf_text)});
+                }
+            }
+        } catch (const Fault& f) {
+            r.faulted = true;
+            r.fault = f.info;
+        }
+        for (std::uint32_t b = 0; b < blocks; ++b)
+            if (grid[b].detail) r.detail_blocks.push_back(std::move(grid[b]));
+        memory_->release(workspace);
+    } else {
+        WorkerPool::shared().run(workers, worker);
+    }
 
     // Merge: counters summed; detail blocks and printf output in block order.
     auto trace = std::make_shared<Trace>();
@@ -708,9 +913,10 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         std::vector<WarpEvent>().swap(b.events);  // freed as we go: the peak is one copy, not two
         std::vector<MemAccess>().swap(b.accesses);
     }
-    trace->block_sm.resize(blocks);
-    trace->block_wave.resize(blocks);
-    for (std::uint32_t b = 0; b < blocks; ++b) {
+    // Per-block placement, for the views of a traced launch only (5 bytes a block).
+    trace->block_sm.resize(trace_options.enabled ? blocks : 0);
+    trace->block_wave.resize(trace_options.enabled ? blocks : 0);
+    for (std::uint32_t b = 0; b < blocks && trace_options.enabled; ++b) {
         trace->block_sm[b] = std::uint8_t(b % state.num_sms);
         trace->block_wave[b] = b / (state.num_sms * per_sm);
     }

@@ -20,8 +20,10 @@
 //       16-bit atomics, brx.idx
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,11 +45,31 @@ struct EmulatorOptions {
     // false: every instruction runs its opcode's general handler, none a specialised form (the
     // tests run the corpus both ways and compare).
     bool specialised_handlers = true;
+    // Limits (docs/grading.md, "Limits"): each one reached stops the launch with a fault that
+    // names it. Memory in total: global variables, buffers (and, once a traced launch records
+    // which thread wrote each word, the shadow doing so: as many bytes again) and every thread's
+    // local frames.
+    std::uint64_t memory_limit = 2048ull << 20;
+    std::uint64_t printf_limit = 1ull << 20;  // device printf bytes per launch, as a GPU's FIFO
+    // No launch runs past this time (a check's wall-clock limit); epoch: none.
+    std::chrono::steady_clock::time_point deadline{};
+};
+
+// The wall-clock limit per check (and per `cudalab exec`) when none is given.
+inline constexpr double default_time_limit_seconds = 300;
+
+// A module-scope variable as the host side of a program sees it (cudaMemcpyToSymbol and friends).
+struct SymbolInfo {
+    enum class Kind { global, constant } kind = Kind::global;
+    std::uint64_t address = 0;  // global: device address; constant: offset in the constant bank
+    std::uint64_t size = 0;
 };
 
 class Emulator {
 public:
     explicit Emulator(EmulatorOptions options = {});
+    // Several modules of one program share device memory (a CUDA context's address space).
+    Emulator(EmulatorOptions options, std::shared_ptr<DeviceMemory> memory);
     ~Emulator();
 
     // Parses and prepares PTX. `source_path` names the learner's file in messages.
@@ -60,8 +82,20 @@ public:
                         const LaunchConfig& config, const std::vector<KernelArg>& args,
                         const TraceOptions& trace);
 
-    DeviceMemory& memory() { return memory_; }
-    const DeviceMemory& memory() const { return memory_; }
+    DeviceMemory& memory() { return *memory_; }
+    const DeviceMemory& memory() const { return *memory_; }
+    // __device__ and __constant__ variables by their PTX name (mangled as in the PTX).
+    std::optional<SymbolInfo> symbol(const std::string& name) const;
+    bool write_constant(std::uint64_t offset, const void* src, std::uint64_t bytes);
+    bool read_constant(void* dst, std::uint64_t offset, std::uint64_t bytes) const;
+    // What cudaFuncGetAttributes reports that PTX knows: static shared memory (module-scope and
+    // the kernel's own), local memory per thread, parameter bytes. False for an unknown kernel.
+    struct KernelResources {
+        std::uint32_t static_shared = 0, local_bytes = 0, param_bytes = 0, max_threads = 0;
+    };
+    bool kernel_resources(const std::string& entry, KernelResources* out) const;
+    // Names of the module's kernels (PTX entry names).
+    std::vector<std::string> kernel_names() const;
     const Program* program() const { return program_.get(); }
     EmulatorOptions& options() { return options_; }
 
@@ -73,7 +107,7 @@ public:
 
 private:
     EmulatorOptions options_;
-    DeviceMemory memory_;
+    std::shared_ptr<DeviceMemory> memory_;
     std::unique_ptr<Program> program_;
     Dim3 last_grid_, last_block_;
     bool writers_tracked_ = true;

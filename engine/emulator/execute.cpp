@@ -219,6 +219,10 @@ struct Exec {
         case Special::globaltimer_hi: return 0;
         case Special::dynamic_smem_size: return c.dynamic_shared_bytes;
         case Special::total_smem_size: return launch.shared_bytes;
+        // The grid workspace cooperative_groups::this_grid() reads (cooperative launches only).
+        case Special::envreg0: return 0;
+        case Special::envreg1: return std::uint32_t(launch.grid_workspace >> 32);  // high half
+        case Special::envreg2: return std::uint32_t(launch.grid_workspace);        // low half
         default: return lane_constant(launch, block, warp, s, lane);
         }
     }
@@ -395,7 +399,7 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
                         "do not use a buffer after cudaFree", lane);
             cache = a;
         }
-        r.ptr = a->data.data() + (addr - a->base);
+        r.ptr = a->bytes() + (addr - a->base);
         r.allocation = a;
         r.space = MemSpace::global;
         return r;
@@ -1820,7 +1824,7 @@ Allocation* warp_buffer(Exec& x, std::uint32_t mask, const std::uint64_t* base, 
 // The writer shadow of a store that lies inside buffer a: each word records the thread (+1).
 void record_writers(Exec& x, Allocation* a, std::uint32_t mask, const std::uint64_t* base, std::uint64_t offset,
                     std::uint32_t size) {
-    if (!x.launch.track_writers) return;
+    if (!x.launch.track_writers || a->writer.empty()) return;  // host memory keeps no shadow
     std::uint32_t* writer = a->writer.data();
     const std::uint32_t tid_base = x.block.linear * std::uint32_t(x.launch.config.block.count()) + x.warp.id * 32;
     FOR_LANES(mask, {
@@ -1934,7 +1938,7 @@ template <bool Store> void load_store(Exec& x) {
     // global too.) Anything else takes the per-lane path below, which names the fault.
     if (space == Space::global || space == Space::generic) {
         if (Allocation* a = warp_buffer(x, x.mask, addr, 0, size)) {
-            std::uint8_t* base = a->data.data() - a->base;
+            std::uint8_t* base = a->bytes() - a->base;
             for (int k = 0; k < count; ++k) {
                 std::int32_t r = vo.kind == OperandKind::vector ? vo.vec[k] : vo.reg;
                 const std::uint64_t offset = std::uint64_t(k * elem);
@@ -2127,6 +2131,7 @@ void exec_exit(Exec& x) {
 // 9.7.10.4 call: a new frame (registers, parameters, locals) for the calling lanes
 void call_vprintf(Exec& x);
 [[noreturn]] void call_assertfail(Exec& x);
+void call_device_heap(Exec& x, bool allocate);
 void exec_call(Exec& x) {
     SimtEntry& top = x.warp.stack.back();
     top.pc = std::int32_t(x.pc) + 1;  // where the caller resumes, with all its lanes
@@ -2155,6 +2160,7 @@ void exec_call(Exec& x) {
     if (callee.fn.is_extern) {
         if (callee.fn.name == "vprintf") return call_vprintf(x);
         if (callee.fn.name == "__assertfail") call_assertfail(x);
+        if (callee.fn.name == "malloc" || callee.fn.name == "free") return call_device_heap(x, callee.fn.name == "malloc");
         x.unsupported("call to external function " + callee.fn.name);
     }
     if (x.warp.frames.size() >= 1024)
@@ -2167,6 +2173,15 @@ void exec_call(Exec& x) {
     f.local_base = caller.local_base + x.launch.program.functions[std::size_t(caller.function)].frame_bytes;
     f.local_base = (f.local_base + 15) / 16 * 16;
     const std::uint32_t top_bytes = f.local_base + callee.frame_bytes;
+    // The call stack of one thread: local frames plus the registers of every nested call.
+    const std::uint64_t stack_bytes = std::uint64_t(top_bytes) +
+                                      std::uint64_t(x.warp.frames.size() + 1) * callee.register_count * 8;
+    if (stack_bytes > x.launch.local_limit)
+        x.fault("local memory limit reached",
+                "this call would make the thread's stack " + std::to_string(stack_bytes) + " bytes (local variables and registers of " +
+                    std::to_string(x.warp.frames.size() + 1) + " nested calls); " + x.launch.local_limit_reason,
+                "check the recursion's base case, and keep large arrays out of recursive functions",
+                __builtin_ctz(x.mask | 0x80000000u));
     for (int l = 0; l < 32; ++l)
         if ((x.warp.lanes >> l & 1) && x.warp.local[std::size_t(l)].size() < top_bytes) x.warp.local[std::size_t(l)].resize(top_bytes, 0);
     f.regs.assign(std::size_t(callee.register_count) * 32, 0);
@@ -2243,6 +2258,32 @@ void call_assertfail(Exec& x) {
     x.fault("assertion failed", "assert(" + condition + ") failed" + (function.empty() ? "" : " in " + function),
             "the condition was false for this thread: check the values it depends on", lane,
             std::uint32_t(std::popcount(x.mask) - 1));
+}
+
+// Device-side malloc(size) / free(pointer) (CUDA C++ Programming Guide, "Dynamic Global Memory
+// Allocation"): blocks of the per-context heap (cudaLimitMallocHeapSize). A full heap returns
+// NULL, as on a GPU; freeing a pointer malloc did not return is a fault, as it would corrupt the
+// GPU's heap.
+void call_device_heap(Exec& x, bool allocate) {
+    const auto& args = x.in->call_args;
+    const Frame& frame = x.warp.frames.back();
+    if (args.empty()) x.fault("bad malloc call", "malloc/free needs one argument", "report this as a cudalab bug");
+    const std::uint64_t arg_slot = frame.local_base + x.fn->local_offsets[std::size_t(args[0])];
+    const auto& rets = x.in->call_results;
+    const std::uint64_t ret_slot = rets.empty() ? 0 : frame.local_base + x.fn->local_offsets[std::size_t(rets[0])];
+    DeviceMemory& memory = x.launch.memory;
+    FOR_LANES(x.mask, {
+        std::uint64_t value = 0;
+        auto& local = x.warp.local[std::size_t(l)];
+        if (arg_slot + 8 <= local.size()) std::memcpy(&value, local.data() + arg_slot, 8);
+        if (allocate) {
+            const std::uint64_t p = memory.device_malloc(value);
+            if (!rets.empty() && ret_slot + 8 <= local.size()) std::memcpy(local.data() + ret_slot, &p, 8);
+        } else if (value != 0 && !memory.device_free(value)) {
+            x.fault("bad free", "free(" + hex(value) + ") of memory that device malloc did not return, or freed twice",
+                    "free only pointers malloc returned in device code, once", l);
+        }
+    });
 }
 
 // Device printf: vprintf(format, packed arguments). Formatted per lane in lane order, as the GPU
@@ -2327,6 +2368,11 @@ void call_vprintf(Exec& x) {
             i = j;
         }
         x.out.printf_text += out;
+        if (x.out.printf_text.size() + x.launch.printf_bytes.load(std::memory_order_relaxed) > x.launch.printf_limit)
+            x.fault("printf output limit reached",
+                    "the launch printed more than " + std::to_string(x.launch.printf_limit) +
+                        " bytes with printf (the limit per launch; a GPU's printf buffer holds 1 MB by default)",
+                    "print less: a few threads, or a summary, not every element (raise the limit with --printf-limit)", l);
     });
     // vprintf returns the number of arguments; the result slot is written if the caller reads it.
     const auto& rets = x.in->call_results;
@@ -2614,7 +2660,7 @@ template <bool Store, int Bytes> void global_access(Exec& x) {
     if (!a) return load_store<Store>(x);
     record_lanes(x, MemSpace::global, Store ? MemOp::store : MemOp::load, base, offset, Bytes);
     if (Store) record_writers(x, a, x.mask, base, offset, Bytes);
-    move_lanes<Store, Bytes>(x.mask, a->data.data() - a->base + offset, base, x.reg(vo.reg));
+    move_lanes<Store, Bytes>(x.mask, a->bytes() - a->base + offset, base, x.reg(vo.reg));
 }
 
 // The same in shared memory, with the race detector's per-lane bookkeeping.

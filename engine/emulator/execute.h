@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -33,6 +34,14 @@ struct LaunchState {
     std::string first_uninitialised_shared_read;
     std::vector<std::uint32_t> warned_pcs;   // uninitialised-read warnings already given (guarded)
     std::string display_name;
+    std::uint64_t grid_workspace = 0;        // cooperative launches: the grid barrier's memory
+    // Limits (docs/grading.md, "Limits"): local memory per thread (frames of every nested call),
+    // device printf bytes per launch (printf_bytes counts finished blocks), a wall-clock deadline.
+    std::uint64_t local_limit = ~0ull;
+    std::string local_limit_reason;          // how local_limit was derived, for the message
+    std::uint64_t printf_limit = ~0ull;
+    std::atomic<std::uint64_t> printf_bytes{0};
+    std::chrono::steady_clock::time_point deadline{};  // epoch: none
 
     LaunchState(const Program& p, DeviceMemory& m) : program(p), memory(m) {}
 };

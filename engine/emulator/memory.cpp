@@ -9,7 +9,6 @@ std::uint64_t DeviceMemory::allocate(std::uint64_t bytes, std::string label) {
     a->base = next_;
     a->size = bytes;
     a->data.assign(bytes, 0);
-    a->writer.assign((bytes + 3) / 4, 0);
     a->label = std::move(label);
     // Like cudaMalloc: 256-byte aligned, with a gap after each allocation so that running off the
     // end lands in unmapped space and is reported rather than silently hitting a neighbour.
@@ -20,15 +19,90 @@ std::uint64_t DeviceMemory::allocate(std::uint64_t bytes, std::string label) {
     return base;
 }
 
+void DeviceMemory::track_writers() {
+    for (auto& [base, a] : allocations_)
+        if (!a->freed && a->writer.size() != (a->size + 3) / 4) a->writer.assign((a->size + 3) / 4, 0);
+}
+
+std::uint64_t DeviceMemory::shadow_bytes() const {
+    std::uint64_t bytes = 0;
+    for (const auto& [base, a] : allocations_) bytes += a->writer.size() * sizeof(std::uint32_t);
+    return bytes;
+}
+
 bool DeviceMemory::release(std::uint64_t base) {
     auto it = allocations_.find(base);
     if (it == allocations_.end() || it->second->freed) return false;
+    if (it->second->host) return false;  // mapped host memory leaves through unmap_host
     it->second->freed = true;
     live_bytes_ -= it->second->size;
     it->second->data.clear();
     it->second->data.shrink_to_fit();
     it->second->writer.clear();
     it->second->writer.shrink_to_fit();
+    return true;
+}
+
+bool DeviceMemory::map_host(void* host, std::uint64_t bytes, std::string label) {
+    const std::uint64_t base = reinterpret_cast<std::uintptr_t>(host);
+    if (!host || bytes == 0 || base + bytes < base) return false;
+    // Overlap with any allocation (live or freed: freed ones keep their range for messages).
+    auto it = allocations_.lower_bound(base + bytes);
+    if (it != allocations_.begin()) {
+        --it;
+        if (it->second->base + it->second->size > base) return false;
+    }
+    auto a = std::make_unique<Allocation>();
+    a->base = base;
+    a->size = bytes;
+    a->host = static_cast<std::uint8_t*>(host);
+    a->label = std::move(label);
+    allocations_[base] = std::move(a);
+    return true;
+}
+
+bool DeviceMemory::unmap_host(void* host) {
+    auto it = allocations_.find(reinterpret_cast<std::uintptr_t>(host));
+    if (it == allocations_.end() || !it->second->host) return false;
+    allocations_.erase(it);
+    return true;
+}
+
+std::uint64_t DeviceMemory::device_malloc(std::uint64_t bytes) {
+    std::lock_guard lock(heap_mutex_);
+    if (!heap_base_) {
+        // Allocated here, on a kernel's first malloc: the launch has the memory to itself, since
+        // kernels that call malloc run their blocks on one worker (emulator.cpp).
+        heap_base_ = allocate(heap_size_, "device malloc heap");
+        heap_free_[0] = heap_size_;
+    }
+    if (bytes == 0) return 0;
+    const std::uint64_t need = (bytes + 15) / 16 * 16;
+    for (auto it = heap_free_.begin(); it != heap_free_.end(); ++it) {
+        if (it->second < need) continue;
+        const std::uint64_t offset = it->first, left = it->second - need;
+        heap_free_.erase(it);
+        if (left) heap_free_[offset + need] = left;
+        heap_used_[offset] = need;
+        return heap_base_ + offset;
+    }
+    return 0;
+}
+
+bool DeviceMemory::device_free(std::uint64_t address) {
+    std::lock_guard lock(heap_mutex_);
+    if (!heap_base_ || address < heap_base_) return false;
+    auto it = heap_used_.find(address - heap_base_);
+    if (it == heap_used_.end()) return false;
+    auto [offset, bytes] = *it;
+    heap_used_.erase(it);
+    auto next = heap_free_.lower_bound(offset);
+    if (next != heap_free_.end() && next->first == offset + bytes) { bytes += next->second; next = heap_free_.erase(next); }
+    if (next != heap_free_.begin()) {
+        auto prev = std::prev(next);
+        if (prev->first + prev->second == offset) { prev->second += bytes; return true; }
+    }
+    heap_free_[offset] = bytes;
     return true;
 }
 
@@ -59,7 +133,7 @@ const Allocation* DeviceMemory::nearest(std::uint64_t address) const {
 bool DeviceMemory::copy_in(std::uint64_t dst, const void* src, std::uint64_t bytes) {
     Allocation* a = find(dst, bytes);
     if (!a || a->freed) return false;
-    std::memcpy(a->data.data() + (dst - a->base), src, bytes);
+    std::memcpy(a->bytes() + (dst - a->base), src, bytes);
     // Host writes clear the writer shadow: the value came from the host, not a thread.
     for (std::uint64_t w = (dst - a->base) / 4; w < (dst - a->base + bytes + 3) / 4 && w < a->writer.size(); ++w)
         a->writer[w] = 0;
@@ -69,7 +143,7 @@ bool DeviceMemory::copy_in(std::uint64_t dst, const void* src, std::uint64_t byt
 bool DeviceMemory::copy_out(void* dst, std::uint64_t src, std::uint64_t bytes) const {
     const Allocation* a = find(src, bytes);
     if (!a || a->freed) return false;
-    std::memcpy(dst, a->data.data() + (src - a->base), bytes);
+    std::memcpy(dst, a->bytes() + (src - a->base), bytes);
     return true;
 }
 

@@ -26,8 +26,15 @@ inline constexpr std::uint64_t window_size = 0x0100'0000'0000ull;
 struct Allocation {
     std::uint64_t base = 0;
     std::uint64_t size = 0;
-    std::vector<std::uint8_t> data;
-    std::vector<std::uint32_t> writer;  // per 4-byte word: linear global thread id + 1 (0: host)
+    std::vector<std::uint8_t> data;     // the bytes, unless the allocation is host memory
+    // Host memory the device reaches at its own address (mapped pinned memory, registered host
+    // memory, managed memory: the CUDA runtime's unified addressing). Not owned: the runtime
+    // that mapped it frees it.
+    std::uint8_t* host = nullptr;
+    std::uint8_t* bytes() { return host ? host : data.data(); }
+    const std::uint8_t* bytes() const { return host ? host : data.data(); }
+    std::vector<std::uint32_t> writer;  // per 4-byte word: linear global thread id + 1 (0: host);
+                                         // empty until a traced launch (DeviceMemory::track_writers)
     std::string label;                   // "argument 2", "global $str", ...
     bool freed = false;
 };
@@ -37,6 +44,16 @@ public:
     // Returns the base address; never 0.
     std::uint64_t allocate(std::uint64_t bytes, std::string label = {});
     bool release(std::uint64_t base);  // false if not the base of a live allocation
+    // Host memory [host, host+bytes) made reachable by kernels at the same address. False when the
+    // range overlaps device memory or another mapping.
+    bool map_host(void* host, std::uint64_t bytes, std::string label = {});
+    bool unmap_host(void* host);
+    // The heap of device-side malloc(): one allocation, carved up by device_malloc (first fit).
+    // Sized on first use (cudaLimitMallocHeapSize, 8 MB by default as on a GPU).
+    void set_heap_size(std::uint64_t bytes) { heap_size_ = bytes; }
+    std::uint64_t heap_size() const { return heap_size_; }
+    std::uint64_t device_malloc(std::uint64_t bytes);  // 0 when the heap is full
+    bool device_free(std::uint64_t address);            // false: not a live heap block
     // The allocation holding [address, address+bytes), or null. `freed` allocations are returned
     // (so a use-after-free can be named) with freed set.
     Allocation* find(std::uint64_t address, std::uint64_t bytes = 1);
@@ -46,11 +63,21 @@ public:
     bool copy_in(std::uint64_t dst, const void* src, std::uint64_t bytes);
     bool copy_out(void* dst, std::uint64_t src, std::uint64_t bytes) const;
     std::uint64_t bytes_allocated() const { return live_bytes_; }
+    // The writer shadow exists only while writers are tracked (traced launches): an untraced run
+    // holds a buffer's bytes once. Sizes every live allocation's shadow (zero: the host wrote it).
+    void track_writers();
+    // Bytes of the live allocations' shadows (what track_writers() has made so far).
+    std::uint64_t shadow_bytes() const;
 
 private:
     std::map<std::uint64_t, std::unique_ptr<Allocation>> allocations_;  // by base
     std::uint64_t next_ = global_base;
     std::uint64_t live_bytes_ = 0;
+    std::uint64_t heap_size_ = 8ull << 20;
+    std::uint64_t heap_base_ = 0;
+    std::map<std::uint64_t, std::uint64_t> heap_free_;  // offset -> bytes
+    std::map<std::uint64_t, std::uint64_t> heap_used_;  // offset -> bytes
+    std::mutex heap_mutex_;
 };
 
 }  // namespace cudalab::emu

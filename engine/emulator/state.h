@@ -56,6 +56,7 @@ struct Program {
     std::string source_path;                      // for messages
     std::uint32_t total_pcs = 0;                  // instructions over all functions
     bool uses_global_atomics = false;
+    bool uses_device_malloc = false;              // calls malloc/free: blocks run in order
 };
 
 // An emulator fault, thrown from an instruction and caught by the block runner.

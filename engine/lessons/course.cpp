@@ -1,6 +1,9 @@
 #include "lessons/course.h"
 
+#include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -125,8 +128,30 @@ double CheckReport::max_score() const {
     return s;
 }
 
+namespace {
+
+// Headers a lesson ships for its exercise: lessons/ID/include/NAME, included as "NAME". They are
+// handed to NVRTC in memory, so the compile jail stays closed to every other file.
+std::vector<std::pair<std::string, std::string>> lesson_headers(const LessonInfo& lesson) {
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::error_code ec;
+    const fs::path dir = fs::path(lesson.host_path).parent_path() / "include";
+    if (!fs::is_directory(dir, ec)) return headers;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        if (!entry.is_regular_file(ec) || entry.file_size(ec) > (1u << 20)) continue;
+        std::ifstream in(entry.path(), std::ios::binary);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        headers.emplace_back(entry.path().filename().string(), std::move(text));
+    }
+    std::sort(headers.begin(), headers.end());
+    return headers;
+}
+
+}  // namespace
+
 CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
                          compiler::Compiler& compiler) {
+    const auto check_started = std::chrono::steady_clock::now();
     CheckReport report;
     report.lesson = lesson.id;
     report.title = lesson.title;
@@ -145,6 +170,8 @@ CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const C
 
     // Compile. The learner's path is what messages show.
     compiler::CompileOptions copts;
+    copts.limits = options.compile_limits;
+    copts.headers = lesson_headers(lesson);
     auto module = compiler.compile_file(path, copts);
     if (!module->ok) {
         // Show the path as the learner knows it.
@@ -172,11 +199,29 @@ CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const C
         report.status = st;
         return report;
     }
-    if (options.instruction_budget)
-        if (auto* emu = dynamic_cast<emu::EmuBackend*>(backend.get())) emu->emulator().options().instruction_budget = options.instruction_budget;
+    if (auto* emu = dynamic_cast<emu::EmuBackend*>(backend.get())) {
+        emu::EmulatorOptions& o = emu->emulator().options();
+        if (options.instruction_budget) o.instruction_budget = options.instruction_budget;
+        if (options.memory_limit) o.memory_limit = options.memory_limit;
+        if (options.printf_limit) o.printf_limit = options.printf_limit;
+        const double seconds = options.time_limit_seconds > 0 ? options.time_limit_seconds : emu::default_time_limit_seconds;
+        o.deadline = check_started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    }
     report.backend = backend->name();
     report.backend_note = note;
     Status loaded = backend->load(module);
+    if (loaded.code == StatusCode::kernel_fault) {
+        // A limit reached while loading the module (its __device__ variables do not fit): the
+        // submission's failure, reported as a failed check like any other limit.
+        CheckResult c;
+        c.name = "the module loads";
+        c.fault = true;
+        c.message = loaded.message;
+        c.advice = "declare only the device memory the exercise needs";
+        report.checks.push_back(c);
+        report.passed = false;
+        return report;
+    }
     if (!loaded.ok()) {
         report.status = loaded;
         return report;

@@ -46,6 +46,12 @@ struct CheckOptions {
     std::uint64_t seed = 20261130;
     TraceOptions trace;
     std::uint64_t instruction_budget = 0;  // 0: the emulator's default
+    // Limits (docs/grading.md, "Limits"); 0: the defaults. Each one reached is a failed check
+    // (or a compile error) that names the limit and its value.
+    std::uint64_t memory_limit = 0;        // emulator memory in bytes, in total
+    std::uint64_t printf_limit = 0;        // device printf bytes per launch
+    double time_limit_seconds = 0;         // wall-clock for the whole check
+    compiler::CompileLimits compile_limits;
 };
 
 struct CheckReport {

@@ -85,6 +85,7 @@ enum class Special : std::uint8_t {
     lanemask_eq, lanemask_lt, lanemask_le, lanemask_gt, lanemask_ge,
     clock, clock64, globaltimer, globaltimer_lo, globaltimer_hi, dynamic_smem_size,
     total_smem_size, warpsz,
+    envreg0, envreg1, envreg2,  // driver ABI: 1 and 2 hold the cooperative grid workspace's address
     count_
 };
 

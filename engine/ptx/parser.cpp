@@ -201,6 +201,7 @@ const std::unordered_map<std::string_view, Special>& special_names() {
         {"%nctaid.z", Special::nctaid_z}, {"%laneid", Special::laneid},   {"%warpid", Special::warpid},
         {"%nwarpid", Special::nwarpid},   {"%smid", Special::smid},       {"%nsmid", Special::nsmid},
         {"%gridid", Special::gridid},     {"%lanemask_eq", Special::lanemask_eq},
+        {"%envreg0", Special::envreg0},   {"%envreg1", Special::envreg1}, {"%envreg2", Special::envreg2},
         {"%lanemask_lt", Special::lanemask_lt}, {"%lanemask_le", Special::lanemask_le},
         {"%lanemask_gt", Special::lanemask_gt}, {"%lanemask_ge", Special::lanemask_ge},
         {"%clock", Special::clock},       {"%clock64", Special::clock64},
@@ -977,6 +978,16 @@ public:
 
     // The source line (.loc) of the statement being read, inside a function; 0 elsewhere.
     std::uint32_t source_line() const { return current_ ? loc_line_ : 0; }
+    // The file that line is in (.file): the learner's, or a header inlined into it. NVRTC puts
+    // the .file directives after the code, so they are looked for in the text.
+    std::string source_file(const std::string& text) const {
+        if (!current_) return {};
+        const std::string key = ".file\t" + std::to_string(loc_file_) + " \"";
+        const size_t at = text.find(key);
+        if (at == std::string::npos) return {};
+        const size_t start = at + key.size(), end = text.find('"', start);
+        return end == std::string::npos ? std::string() : text.substr(start, end - start);
+    }
 
 private:
     void strip_comments() {
@@ -1222,6 +1233,7 @@ ParseResult parse(const std::string& ptx_text) {
         r.error = "ptx:" + std::to_string(e.line) + ": " + e.what();
         r.error_line = e.line;
         r.source_line = parser.source_line();
+        r.source_file = parser.source_file(ptx_text);
     } catch (const std::exception& e) {
         r.error = std::string("ptx: ") + e.what();
     }

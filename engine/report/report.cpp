@@ -1,6 +1,7 @@
 #include "report/report.h"
 
 #include "analysis/metrics.h"
+#include "report/sanitize.h"
 
 #include <cmath>
 #include <cstdio>
@@ -55,7 +56,8 @@ std::string check_detail(const CheckResult& c) {
 
 }  // namespace
 
-std::string text(const CheckReport& r, const TextStyle& style) {
+std::string text(const CheckReport& unsafe, const TextStyle& style) {
+    const CheckReport r = sanitized(unsafe);  // learner bytes: valid UTF-8, no escapes, bounded
     Colors k = colors(style.color);
     std::ostringstream o;
     o << k.bold << r.lesson << k.reset << "  " << r.title << "\n";
@@ -103,7 +105,7 @@ std::string text(const CheckReport& r, const TextStyle& style) {
     for (const auto& line : r.log) o << k.dim << "  " << line << k.reset << "\n";
     if (!r.printf_output.empty()) {
         o << "\n  device printf output:\n";
-        std::string shown = r.printf_output.size() > 4000 ? r.printf_output.substr(0, 4000) + "...(cut)\n" : r.printf_output;
+        std::string shown = safe_text(r.printf_output, 4000);
         o << indent(shown, "    | ");
     }
     int passed = 0;
@@ -114,7 +116,9 @@ std::string text(const CheckReport& r, const TextStyle& style) {
     return o.str();
 }
 
-std::string text_summary(const std::vector<CheckReport>& reports, const TextStyle& style) {
+std::string text_summary(const std::vector<CheckReport>& unsafe, const TextStyle& style) {
+    std::vector<CheckReport> reports;
+    for (const auto& r : unsafe) reports.push_back(sanitized(r));
     Colors k = colors(style.color);
     std::ostringstream o;
     int passed = 0;
@@ -183,12 +187,13 @@ std::string launch_text(const CheckReport& r, int index, const std::string& sour
         const std::size_t first = text.find_first_not_of(" \t");
         text = first == std::string::npos ? "" : text.substr(first);
         if (text.size() > 60) text = text.substr(0, 57) + "...";
-        o << buf << text << "\n";
+        o << buf << safe_text(text) << "\n";  // the learner's line: any bytes, made safe for a terminal
     }
     return o.str();
 }
 
-nlohmann::json json(const CheckReport& r) {
+nlohmann::json json(const CheckReport& unsafe) {
+    const CheckReport r = sanitized(unsafe);  // nlohmann::json refuses invalid UTF-8 when dumping
     nlohmann::json j;
     j["lesson"] = r.lesson;
     j["passed"] = r.passed;
@@ -267,7 +272,9 @@ std::string xml_escape(const std::string& s) {
 }
 }  // namespace
 
-std::string junit(const std::vector<CheckReport>& reports) {
+std::string junit(const std::vector<CheckReport>& unsafe) {
+    std::vector<CheckReport> reports;
+    for (const auto& r : unsafe) reports.push_back(sanitized(r));
     std::ostringstream o;
     int tests = 0, failures = 0, errors = 0;
     for (const auto& r : reports) {
@@ -301,7 +308,9 @@ std::string junit(const std::vector<CheckReport>& reports) {
     return o.str();
 }
 
-nlohmann::json gradescope(const std::vector<CheckReport>& reports) {
+nlohmann::json gradescope(const std::vector<CheckReport>& unsafe) {
+    std::vector<CheckReport> reports;
+    for (const auto& r : unsafe) reports.push_back(sanitized(r));
     nlohmann::json j;
     double score = 0;
     j["tests"] = nlohmann::json::array();

@@ -38,6 +38,9 @@ struct LaunchConfig {
     Dim3 grid;
     Dim3 block;
     std::uint32_t dynamic_shared_bytes = 0;
+    // cudaLaunchCooperativeKernel: every block is resident at once, so blocks may wait for each
+    // other (cooperative_groups::this_grid().sync()).
+    bool cooperative = false;
 };
 
 // One kernel argument as the bytes of its PTX parameter (a pointer is its 8-byte device address).

@@ -4,12 +4,15 @@
 //       [--arg SPEC]... [--backend emu|gpu|auto] [--out DIR] [--json] [--trace FILE]
 //   SPEC: scalar TYPE:VALUE or buffer TYPE[N]:INIT; TYPE in i32 u32 i64 u64 f32 f64;
 //   INIT: zeros | iota | file:PATH (raw little-endian). With --out, buffer argument K's final
-//   contents go to DIR/argK.bin. Exit 0 ran; 1 the kernel faulted; 2 compile error or bad usage.
+//   contents go to DIR/argK.bin. Exit 0 ran; 1 the kernel faulted (or reached a limit); 2 compile
+//   error or bad usage (every number is range-checked, files and output paths before the run).
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
+
+#include "cli/strict_parse.h"
 
 namespace cli {
 
@@ -18,14 +21,17 @@ struct ExecArgs {
     std::string kernel;
     std::string grid = "1";
     std::string block = "1";
-    unsigned shared = 0;
+    std::string shared = "0";
     std::vector<std::string> args;
     std::string backend = "auto";
     std::string out_dir;
     bool json = false;
     std::string trace_file;
-    std::uint64_t budget = 0;
+    LimitFlags limits;
 };
+
+// The --budget, --memory-limit, ... flags on a command (check and exec share them).
+void add_limit_options(CLI::App* cmd, LimitFlags& flags, bool per_check);
 
 void add_exec_options(CLI::App* cmd, ExecArgs& a);
 int run_exec(const ExecArgs& a);

@@ -1,0 +1,417 @@
+// The CUDA driver API subset (libcuda.so.1) that programs loading PTX at run time need: NVRTC
+// followed by cuModuleLoadData and cuLaunchKernel, explicit contexts, driver-side memory. It
+// shares the runtime's state: the runtime's device is the driver's primary context, as on a GPU.
+#include <cuda.h>
+
+#include <cstring>
+
+#include "cudart/api.h"
+
+using namespace cudalab;
+using namespace cudalab::cudart;
+
+namespace {
+
+struct Context {
+    int device = 0;
+    bool primary = false;
+    int refs = 1;
+};
+
+bool initialised = false;
+std::vector<std::unique_ptr<Context>>& contexts() {
+    static std::vector<std::unique_ptr<Context>> all;
+    return all;
+}
+Context* primary(int device) {
+    for (auto& c : contexts())
+        if (c->primary && c->device == device) return c.get();
+    auto c = std::make_unique<Context>();
+    c->device = device;
+    c->primary = true;
+    c->refs = 0;
+    contexts().push_back(std::move(c));
+    return contexts().back().get();
+}
+Context*& current() {
+    thread_local Context* c = nullptr;
+    return c;
+}
+
+std::vector<std::unique_ptr<Function>>& driver_functions() {
+    static std::vector<std::unique_ptr<Function>> all;
+    return all;
+}
+
+CUresult gate() {
+    Runtime& rt = Runtime::get();
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (rt.device_count == 0) return CUDA_ERROR_NO_DEVICE;
+    const DeviceState& d = rt.devices[std::size_t(rt.current_device())];
+    if (d.sticky_error && d.sticky_reported) return CUresult(d.sticky_error);
+    return CUDA_SUCCESS;
+}
+
+CUresult as_driver(int e) { return CUresult(e); }  // the codes used here are the same numbers
+
+}  // namespace
+
+extern "C" {
+
+// [SECTION] Initialisation, versions, devices -----------------------------------------------------------
+
+CUresult cuInit(unsigned int flags) {
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    if (flags) return CUDA_ERROR_INVALID_VALUE;
+    if (rt.device_count == 0) return CUDA_ERROR_NO_DEVICE;
+    initialised = true;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDriverGetVersion(int* version) {
+    if (!version) return CUDA_ERROR_INVALID_VALUE;
+    *version = Runtime::get().driver_version;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetCount(int* count) {
+    if (!count) return CUDA_ERROR_INVALID_VALUE;
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    *count = Runtime::get().device_count;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGet(CUdevice* device, int ordinal) {
+    if (!device) return CUDA_ERROR_INVALID_VALUE;
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (ordinal < 0 || ordinal >= Runtime::get().device_count) return CUDA_ERROR_INVALID_DEVICE;
+    *device = ordinal;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetName(char* name, int len, CUdevice device) {
+    if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    std::snprintf(name, std::size_t(len), "%s", Runtime::get().model.name.c_str());
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceTotalMem(size_t* bytes, CUdevice device) {
+    if (!bytes) return CUDA_ERROR_INVALID_VALUE;
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    *bytes = Runtime::get().model.global_memory;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attr, CUdevice device) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    // The driver's attribute numbers are the runtime's.
+    return as_driver(cudaDeviceGetAttribute(value, cudaDeviceAttr(attr), device));
+}
+
+CUresult cuDeviceComputeCapability(int* major, int* minor, CUdevice) {
+    if (!major || !minor) return CUDA_ERROR_INVALID_VALUE;
+    *major = Runtime::get().model.major;
+    *minor = Runtime::get().model.minor;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGetErrorName(CUresult error, const char** name) {
+    if (!name) return CUDA_ERROR_INVALID_VALUE;
+    switch (error) {
+    case CUDA_SUCCESS: *name = "CUDA_SUCCESS"; break;
+    case CUDA_ERROR_INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; break;
+    case CUDA_ERROR_OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
+    case CUDA_ERROR_NOT_INITIALIZED: *name = "CUDA_ERROR_NOT_INITIALIZED"; break;
+    case CUDA_ERROR_NO_DEVICE: *name = "CUDA_ERROR_NO_DEVICE"; break;
+    case CUDA_ERROR_INVALID_DEVICE: *name = "CUDA_ERROR_INVALID_DEVICE"; break;
+    case CUDA_ERROR_INVALID_IMAGE: *name = "CUDA_ERROR_INVALID_IMAGE"; break;
+    case CUDA_ERROR_INVALID_CONTEXT: *name = "CUDA_ERROR_INVALID_CONTEXT"; break;
+    case CUDA_ERROR_INVALID_PTX: *name = "CUDA_ERROR_INVALID_PTX"; break;
+    case CUDA_ERROR_NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; break;
+    case CUDA_ERROR_INVALID_HANDLE: *name = "CUDA_ERROR_INVALID_HANDLE"; break;
+    case CUDA_ERROR_NOT_READY: *name = "CUDA_ERROR_NOT_READY"; break;
+    case CUDA_ERROR_ILLEGAL_ADDRESS: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; break;
+    case CUDA_ERROR_LAUNCH_TIMEOUT: *name = "CUDA_ERROR_LAUNCH_TIMEOUT"; break;
+    case CUDA_ERROR_ASSERT: *name = "CUDA_ERROR_ASSERT"; break;
+    case CUDA_ERROR_LAUNCH_FAILED: *name = "CUDA_ERROR_LAUNCH_FAILED"; break;
+    case CUDA_ERROR_MISALIGNED_ADDRESS: *name = "CUDA_ERROR_MISALIGNED_ADDRESS"; break;
+    case CUDA_ERROR_NOT_SUPPORTED: *name = "CUDA_ERROR_NOT_SUPPORTED"; break;
+    default: *name = "CUDA_ERROR_UNKNOWN"; return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGetErrorString(CUresult error, const char** text) {
+    if (!text) return CUDA_ERROR_INVALID_VALUE;
+    *text = cudaGetErrorString(cudaError_t(error));
+    return CUDA_SUCCESS;
+}
+
+// [SECTION] Contexts ---------------------------------------------------------------------------------
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice device) {
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    if (!ctx) return CUDA_ERROR_INVALID_VALUE;
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (device < 0 || device >= rt.device_count) return CUDA_ERROR_INVALID_DEVICE;
+    Context* c = primary(device);
+    ++c->refs;
+    *ctx = reinterpret_cast<CUcontext>(c);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRelease(CUdevice device) {
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    Context* c = primary(device);
+    if (c->refs > 0) --c->refs;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxCreate(CUcontext* ctx, CUctxCreateParams*, unsigned int, CUdevice device) {
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    if (!ctx) return CUDA_ERROR_INVALID_VALUE;
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (device < 0 || device >= rt.device_count) return CUDA_ERROR_INVALID_DEVICE;
+    auto c = std::make_unique<Context>();
+    c->device = device;
+    *ctx = reinterpret_cast<CUcontext>(c.get());
+    current() = c.get();
+    rt.current_device() = device;
+    contexts().push_back(std::move(c));
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxDestroy(CUcontext ctx) {
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    auto& all = contexts();
+    for (auto it = all.begin(); it != all.end(); ++it)
+        if (reinterpret_cast<CUcontext>(it->get()) == ctx) {
+            if (current() == it->get()) current() = nullptr;
+            all.erase(it);
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_INVALID_CONTEXT;
+}
+
+CUresult cuCtxSetCurrent(CUcontext ctx) {
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    auto* c = reinterpret_cast<Context*>(ctx);
+    current() = c;
+    if (c) rt.current_device() = c->device;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetCurrent(CUcontext* ctx) {
+    if (!ctx) return CUDA_ERROR_INVALID_VALUE;
+    *ctx = reinterpret_cast<CUcontext>(current());
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPushCurrent(CUcontext ctx) { return cuCtxSetCurrent(ctx); }
+CUresult cuCtxPopCurrent(CUcontext* ctx) {
+    if (ctx) *ctx = reinterpret_cast<CUcontext>(current());
+    current() = nullptr;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetDevice(CUdevice* device) {
+    if (!device) return CUDA_ERROR_INVALID_VALUE;
+    if (!current()) return CUDA_ERROR_INVALID_CONTEXT;
+    *device = current()->device;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSynchronize(void) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    return as_driver(cudaDeviceSynchronize());
+}
+
+// [SECTION] Modules and launches ---------------------------------------------------------------------
+
+CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, CUjit_option*, void**) {
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    if (!module || !image) return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult e = gate()) return e;
+    auto m = std::make_unique<Module>();
+    m->from_driver_api = true;
+    std::string error;
+    if (!read_fatbin_data(image, &m->images, &error)) {
+        rt.warn("cuModuleLoadData: " + error);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    if (m->images.ptx.empty()) {
+        rt.warn("cuModuleLoadData: the image holds no PTX (the emulator runs PTX; load the PTX text NVRTC produced)");
+        return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    }
+    m->ptx = m->images.ptx.back().ptx;
+    std::string load_error;
+    if (!rt.emulator_for(*m, rt.current_device(), &load_error)) {
+        rt.warn("cuModuleLoadData: " + load_error);
+        return CUDA_ERROR_INVALID_PTX;
+    }
+    *module = reinterpret_cast<CUmodule>(m.get());
+    rt.modules.push_back(std::move(m));
+    return CUDA_SUCCESS;
+}
+
+CUresult cuModuleLoadData(CUmodule* module, const void* image) { return cuModuleLoadDataEx(module, image, 0, nullptr, nullptr); }
+
+CUresult cuModuleUnload(CUmodule) { return CUDA_SUCCESS; }
+
+CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    if (!function || !module || !name) return CUDA_ERROR_INVALID_VALUE;
+    auto* m = reinterpret_cast<Module*>(module);
+    std::string error;
+    emu::Emulator* e = rt.emulator_for(*m, rt.current_device(), &error);
+    if (!e || !e->has_kernel(name)) return CUDA_ERROR_NOT_FOUND;
+    auto f = std::make_unique<Function>();
+    f->module = m;
+    f->entry = name;
+    f->host_function = f.get();
+    *function = reinterpret_cast<CUfunction>(f.get());
+    rt.functions[f.get()] = std::move(f);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetGlobal(CUdeviceptr* address, size_t* bytes, CUmodule module, const char* name) {
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    auto* m = reinterpret_cast<Module*>(module);
+    std::string error;
+    emu::Emulator* e = m ? rt.emulator_for(*m, rt.current_device(), &error) : nullptr;
+    if (!e || !name) return CUDA_ERROR_INVALID_VALUE;
+    auto s = e->symbol(name);
+    if (!s || s->kind != emu::SymbolInfo::Kind::global) return CUDA_ERROR_NOT_FOUND;
+    if (address) *address = s->address;
+    if (bytes) *bytes = s->size;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attr, CUfunction) {
+    if (!value) return CUDA_ERROR_INVALID_VALUE;
+    *value = attr == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024 : attr == CU_FUNC_ATTRIBUTE_NUM_REGS ? 32 : 0;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attr, int value) {
+    if (attr == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) reinterpret_cast<Function*>(f)->max_dynamic_shared = value;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shared, CUstream stream, void** params, void** extra) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (extra && !params) return as_driver(not_supported("cuLaunchKernel", "arguments in the 'extra' form"));
+    return as_driver(cudaLaunchKernel(reinterpret_cast<const void*>(f), dim3(gx, gy, gz), dim3(bx, by, bz), params, shared,
+                                      reinterpret_cast<cudaStream_t>(stream)));
+}
+
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                                   unsigned shared, CUstream stream, void** params) {
+    return as_driver(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(f), dim3(gx, gy, gz), dim3(bx, by, bz), params,
+                                                 shared, reinterpret_cast<cudaStream_t>(stream)));
+}
+
+// [SECTION] Memory ----------------------------------------------------------------------------------
+
+CUresult cuMemAlloc(CUdeviceptr* ptr, size_t bytes) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!ptr) return CUDA_ERROR_INVALID_VALUE;
+    void* p = nullptr;
+    CUresult e = as_driver(cudaMalloc(&p, bytes));
+    *ptr = reinterpret_cast<CUdeviceptr>(p);
+    return e;
+}
+
+CUresult cuMemFree(CUdeviceptr ptr) { return as_driver(cudaFree(reinterpret_cast<void*>(ptr))); }
+
+CUresult cuMemAllocHost(void** ptr, size_t bytes) { return as_driver(cudaMallocHost(ptr, bytes)); }
+CUresult cuMemFreeHost(void* ptr) { return as_driver(cudaFreeHost(ptr)); }
+CUresult cuMemAllocManaged(CUdeviceptr* ptr, size_t bytes, unsigned int flags) {
+    void* p = nullptr;
+    CUresult e = as_driver(cudaMallocManaged(&p, bytes, flags));
+    if (ptr) *ptr = reinterpret_cast<CUdeviceptr>(p);
+    return e;
+}
+
+CUresult cuMemGetInfo(size_t* free_bytes, size_t* total) { return as_driver(cudaMemGetInfo(free_bytes, total)); }
+
+CUresult cuMemcpyHtoD(CUdeviceptr dst, const void* src, size_t bytes) {
+    return as_driver(cudaMemcpy(reinterpret_cast<void*>(dst), src, bytes, cudaMemcpyHostToDevice));
+}
+CUresult cuMemcpyDtoH(void* dst, CUdeviceptr src, size_t bytes) {
+    return as_driver(cudaMemcpy(dst, reinterpret_cast<void*>(src), bytes, cudaMemcpyDeviceToHost));
+}
+CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+    return as_driver(cudaMemcpy(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src), bytes, cudaMemcpyDeviceToDevice));
+}
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+    return as_driver(cudaMemcpy(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src), bytes, cudaMemcpyDefault));
+}
+CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t bytes, CUstream s) {
+    return as_driver(cudaMemcpyAsync(reinterpret_cast<void*>(dst), src, bytes, cudaMemcpyHostToDevice, reinterpret_cast<cudaStream_t>(s)));
+}
+CUresult cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t bytes, CUstream s) {
+    return as_driver(cudaMemcpyAsync(dst, reinterpret_cast<void*>(src), bytes, cudaMemcpyDeviceToHost, reinterpret_cast<cudaStream_t>(s)));
+}
+CUresult cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t n) { return as_driver(cudaMemset(reinterpret_cast<void*>(dst), value, n)); }
+
+}  // extern "C"
+
+namespace {
+CUresult memset_elements(CUdeviceptr dst, std::uint32_t value, unsigned element, size_t n, CUstream stream) {
+    ApiCall call("cuMemsetD32");
+    Runtime& rt = call.rt;
+    if (CUresult e = gate()) return e;
+    Stream* s = rt.stream(reinterpret_cast<cudaStream_t>(stream));
+    if (!s) return CUDA_ERROR_INVALID_HANDLE;
+    Work w;
+    w.kind = Work::Kind::set;
+    w.set.dst = reinterpret_cast<std::uint8_t*>(dst);
+    w.set.value = value;
+    w.set.element = element;
+    w.set.width = n;
+    w.set.pitch = n * element;
+    w.set.slice = w.set.pitch;
+    return as_driver(result(issue(s, std::move(w), "cuMemsetD32")));
+}
+}  // namespace
+
+extern "C" {
+
+CUresult cuMemsetD16(CUdeviceptr dst, unsigned short value, size_t n) { return memset_elements(dst, value, 2, n, nullptr); }
+CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, size_t n) { return memset_elements(dst, value, 4, n, nullptr); }
+CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t n, CUstream s) { return memset_elements(dst, value, 4, n, s); }
+
+// [SECTION] Streams and events ----------------------------------------------------------------------
+
+CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    return as_driver(cudaStreamCreateWithFlags(reinterpret_cast<cudaStream_t*>(stream), flags));
+}
+CUresult cuStreamDestroy(CUstream stream) { return as_driver(cudaStreamDestroy(reinterpret_cast<cudaStream_t>(stream))); }
+CUresult cuStreamSynchronize(CUstream stream) { return as_driver(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream))); }
+CUresult cuStreamQuery(CUstream stream) { return as_driver(cudaStreamQuery(reinterpret_cast<cudaStream_t>(stream))); }
+CUresult cuEventCreate(CUevent* event, unsigned int flags) {
+    return as_driver(cudaEventCreateWithFlags(reinterpret_cast<cudaEvent_t*>(event), flags));
+}
+CUresult cuEventDestroy(CUevent event) { return as_driver(cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event))); }
+CUresult cuEventRecord(CUevent event, CUstream stream) {
+    return as_driver(cudaEventRecord(reinterpret_cast<cudaEvent_t>(event), reinterpret_cast<cudaStream_t>(stream)));
+}
+CUresult cuEventSynchronize(CUevent event) { return as_driver(cudaEventSynchronize(reinterpret_cast<cudaEvent_t>(event))); }
+CUresult cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
+    return as_driver(cudaEventElapsedTime(ms, reinterpret_cast<cudaEvent_t>(a), reinterpret_cast<cudaEvent_t>(b)));
+}
+
+}  // extern "C"

@@ -1,0 +1,40 @@
+// Unified (managed) memory: pages that move between host and device on demand, counted.
+//
+// A managed allocation is host memory that kernels reach at the same address. Each 4 KB page has
+// a home, host or device; a page is reachable only from its home, as with a GPU's demand paging
+// (Pascal and later): a touch from the other side moves it. cudalab enforces this with page
+// protection (mprotect): while the host runs, device pages are inaccessible; while a kernel runs,
+// host pages are. The fault moves the page and counts the migration. Prefetches move pages ahead
+// of time without faults; cudaMemAdviseSetReadMostly keeps pages readable on both sides.
+//
+// Limitation: a system call that reads or writes a page that is on the device (read(2) into a
+// managed buffer after a kernel wrote it) fails with EFAULT instead of faulting; prefetch the
+// buffer to the host (cudaMemPrefetchAsync to cudaCpuDeviceId) first, or set
+// CUDALAB_MANAGED_PAGING=0 to turn the page tracking off.
+#pragma once
+
+#include <cstdint>
+
+namespace cudalab::cudart::managed {
+
+struct Counters {
+    std::uint64_t host_to_device_pages = 0;  // moved by a kernel's touch
+    std::uint64_t device_to_host_pages = 0;  // moved by a host touch
+    std::uint64_t prefetched_bytes = 0;
+};
+
+constexpr std::uint64_t page_bytes = 4096;
+
+bool enabled();
+// Registers [base, base+bytes) (page-aligned, all pages on the host).
+void add(void* base, std::uint64_t bytes);
+void remove(void* base);
+// Kernels are about to run / have finished: swap which side's pages are reachable.
+void enter_device();
+void leave_device();
+// Moves pages ahead of use (device >= 0: to the device; -1: to the host).
+void prefetch(const void* base, std::uint64_t bytes, int device);
+void read_mostly(const void* base, std::uint64_t bytes, bool on);
+Counters counters();
+
+}  // namespace cudalab::cudart::managed

@@ -1,0 +1,307 @@
+// The runtime's state (state.h): construction from the environment, lookups, the modelled
+// clock, sticky errors, messages, and what is written when the program exits.
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "cudart/state.h"
+#include "cudart/managed.h"
+#include "compiler/kernel_names.h"
+
+namespace cudalab::cudart {
+
+namespace {
+
+double wall_ns() {
+    return double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+// A positive integer from the environment, or `fallback`; a bad value is said and ignored.
+long long env_int(const char* name, long long fallback, long long low, long long high) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return fallback;
+    char* end = nullptr;
+    errno = 0;
+    long long x = std::strtoll(v, &end, 10);
+    if (errno || *end || x < low || x > high) {
+        std::fprintf(stderr, "cudalab: ignoring %s=%s (expected a whole number from %lld to %lld)\n", name, v, low, high);
+        return fallback;
+    }
+    return x;
+}
+
+}  // namespace
+
+const DeviceModel& device_model() {
+    static const DeviceModel model;
+    return model;
+}
+
+Runtime& Runtime::get() {
+    static Runtime* runtime = new Runtime();  // never destroyed before the program's own atexit work
+    return *runtime;
+}
+
+Runtime::Runtime() : model(device_model()), memory(std::make_shared<emu::DeviceMemory>()) {
+    start_ns_ = wall_ns();
+    device_count = int(env_int("CUDALAB_DEVICES", 1, 0, 16));
+    driver_version = int(env_int("CUDALAB_DRIVER_VERSION", 13000, 1000, 99999));
+    instruction_budget = std::uint64_t(env_int("CUDALAB_BUDGET", 0, 0, (1ll << 62)));
+    if (const char* r = std::getenv("CUDALAB_RACECHECK")) detect_races = std::strcmp(r, "0") != 0 && *r;
+    devices.resize(std::size_t(device_count));
+    for (int d = 0; d < device_count; ++d) {
+        DeviceState& dev = devices[std::size_t(d)];
+        dev.ordinal = d;
+        auto legacy = std::make_unique<Stream>();
+        legacy->id = 0;
+        legacy->device = d;
+        legacy->legacy = true;
+        dev.streams.push_back(std::move(legacy));
+    }
+    if (const char* t = std::getenv("CUDALAB_TIMELINE"); t && *t) {
+        timeline.enabled = true;
+        timeline.path = t;
+        for (int d = 0; d < device_count; ++d) timeline.name_stream(1 + d, 0, "default stream (legacy)");
+    }
+    std::atexit([] { Runtime::get().~Runtime(); });
+}
+
+Runtime::~Runtime() {
+    static bool done = false;  // called once, from atexit
+    if (done) return;
+    done = true;
+    std::lock_guard lock(mutex);
+    flush_printf();
+    std::vector<std::string> leaks;
+    std::uint64_t leaked_bytes = 0;
+    for (const auto& [base, r] : allocations) {
+        if (r.kind != MemoryKind::device && r.kind != MemoryKind::managed) continue;
+        leaked_bytes += r.size;
+        if (leaks.size() < 5)
+            leaks.push_back(std::to_string(r.size) + " bytes at 0x" + [&] { std::ostringstream s; s << std::hex << base; return s.str(); }() +
+                            [&] { std::string site = site_of(r.allocated_at); return site.empty() ? std::string() : " allocated at " + site; }());
+    }
+    std::size_t leak_count = 0;
+    for (const auto& [base, r] : allocations) leak_count += r.kind == MemoryKind::device || r.kind == MemoryKind::managed;
+    const char* leak_setting = std::getenv("CUDALAB_LEAKS");
+    if (leak_count && !(leak_setting && std::strcmp(leak_setting, "0") == 0)) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "cudalab: note: %zu device allocation%s (%llu bytes) %s never freed (cudaFree them; CUDALAB_LEAKS=0 silences this):\n",
+                     leak_count, leak_count == 1 ? "" : "s", (unsigned long long)leaked_bytes, leak_count == 1 ? "was" : "were");
+        for (const auto& l : leaks) std::fprintf(stderr, "  %s\n", l.c_str());
+    }
+    if (timeline.enabled) {
+        const managed::Counters paged = managed::counters();
+        timeline.counters = {{"managed_host_to_device_pages", paged.host_to_device_pages},
+                             {"managed_device_to_host_pages", paged.device_to_host_pages},
+                             {"managed_prefetched_bytes", paged.prefetched_bytes}};
+        std::string error;
+        if (!timeline.write(&error)) std::fprintf(stderr, "cudalab: %s\n", error.c_str());
+    }
+    if (const char* path = std::getenv("CUDALAB_RESULT"); path && *path) {
+        std::ofstream f(path, std::ios::trunc);
+        f << "{\"faults\":[";
+        bool first = true;
+        for (const auto& d : devices) {
+            if (!d.sticky_error) continue;
+            f << (first ? "" : ",") << "{\"device\":" << d.ordinal << ",\"error\":" << d.sticky_error
+              << ",\"message\":" << json_string(d.sticky_message) << "}";
+            first = false;
+        }
+        f << "],\"leaks\":{\"count\":" << leak_count << ",\"bytes\":" << leaked_bytes << ",\"first\":[";
+        for (std::size_t i = 0; i < leaks.size(); ++i) f << (i ? "," : "") << json_string(leaks[i]);
+        const managed::Counters paged = managed::counters();
+        f << "]},\"managed\":{\"page_bytes\":" << managed::page_bytes << ",\"host_to_device_pages\":" << paged.host_to_device_pages
+          << ",\"device_to_host_pages\":" << paged.device_to_host_pages << ",\"prefetched_bytes\":" << paged.prefetched_bytes
+          << "},\"unsupported\":[";
+        first = true;
+        for (const auto& key : said_) {
+            if (key.rfind("unsupported:", 0) != 0) continue;
+            f << (first ? "" : ",") << json_string(key.substr(12));
+            first = false;
+        }
+        f << "]}\n";
+    }
+    std::fflush(stdout);
+}
+
+int& Runtime::current_device() {
+    thread_local int device = 0;
+    return device;
+}
+
+int& Runtime::last_error() {
+    thread_local int error = 0;
+    return error;
+}
+
+Stream* Runtime::per_thread_stream(int device) {
+    thread_local std::map<int, Stream*> mine;
+    auto it = mine.find(device);
+    if (it != mine.end()) return it->second;
+    auto s = std::make_unique<Stream>();
+    s->id = next_stream_id++;
+    s->device = device;
+    s->per_thread = true;
+    Stream* raw = s.get();
+    timeline.name_stream(1 + device, raw->id, "per-thread default stream");
+    devices[std::size_t(device)].streams.push_back(std::move(s));
+    mine[device] = raw;
+    return raw;
+}
+
+emu::Emulator* Runtime::emulator_for(Module& module, int device, std::string* error) {
+    if (!module.load_error.empty()) {
+        *error = module.load_error;
+        return nullptr;
+    }
+    if (module.per_device.size() < devices.size()) module.per_device.resize(devices.size());
+    auto& slot = module.per_device[std::size_t(device)];
+    if (!slot) {
+        emu::EmulatorOptions options;
+        if (instruction_budget) options.instruction_budget = instruction_budget;
+        options.detect_races = detect_races;
+        options.num_sms = std::uint32_t(model.sm_count);
+        auto e = std::make_unique<emu::Emulator>(options, memory);
+        Status s = e->load(module.ptx, module.source_path);
+        if (!s.ok()) {
+            module.load_error = s.message;
+            *error = s.message;
+            return nullptr;
+        }
+        slot = std::move(e);
+    }
+    return slot.get();
+}
+
+Stream* Runtime::stream(void* handle) {
+    const auto h = reinterpret_cast<std::uintptr_t>(handle);
+    const int device = current_device();
+    if (h == 0 || h == 1) return legacy_stream(device);  // 0 and cudaStreamLegacy
+    if (h == 2) return per_thread_stream(device);        // cudaStreamPerThread
+    auto* s = static_cast<Stream*>(handle);
+    if (streams.count(s)) return s;
+    for (auto& d : devices)
+        for (auto& own : d.streams)
+            if (own.get() == s) return s;
+    return nullptr;
+}
+
+const MemoryRecord* Runtime::record_of(const void* pointer) const {
+    const auto p = reinterpret_cast<std::uint64_t>(pointer);
+    auto it = allocations.upper_bound(p);
+    if (it == allocations.begin()) return nullptr;
+    --it;
+    if (p >= it->second.base && p < it->second.base + std::max<std::uint64_t>(it->second.size, 1)) return &it->second;
+    return nullptr;
+}
+
+bool Runtime::is_device_pointer(const void* pointer) const {
+    const MemoryRecord* r = record_of(pointer);
+    return r && (r->kind == MemoryKind::device || r->kind == MemoryKind::pool);
+}
+
+double Runtime::host_now() const {
+    // Inside a call the clock stands still but for the call's modelled costs (ApiCall).
+    const double wall = call_wall_start > 0 ? call_wall_start : wall_ns();
+    return wall - start_ns_ - emulation_ns_ + waited_ns_;
+}
+
+void Runtime::host_advance_to(double t) {
+    const double now = host_now();
+    if (t > now) waited_ns_ += t - now;
+}
+
+void Runtime::set_sticky(int device, int error, const std::string& message) {
+    DeviceState& d = devices[std::size_t(device)];
+    if (d.sticky_error) return;
+    d.sticky_error = error;
+    d.sticky_message = message;
+}
+
+void Runtime::say_once(const std::string& key, const std::string& message) {
+    if (!said_.insert(key).second) return;
+    std::fflush(stdout);
+    std::fprintf(stderr, "cudalab: %s\n", message.c_str());
+}
+
+void Runtime::warn(const std::string& message) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "cudalab: %s\n", message.c_str());
+}
+
+void Runtime::flush_printf() {
+    if (pending_printf.empty()) return;
+    std::fwrite(pending_printf.data(), 1, pending_printf.size(), stdout);
+    std::fflush(stdout);
+    pending_printf.clear();
+}
+
+// [SECTION] Where the program called from ----------------------------------------------------------
+
+CallStack CallStack::here() {
+    CallStack s;
+    s.depth = ::backtrace(s.frames, 12);
+    return s;
+}
+
+std::string caller_site() { return site_of(CallStack::here()); }
+
+std::string site_of(const CallStack& stack) {
+    void* const* frames = stack.frames;
+    const int n = stack.depth;
+    Dl_info self{};
+    ::dladdr(reinterpret_cast<void*>(&caller_site), &self);
+    bool after_stub = false;
+    for (int i = 1; i < n; ++i) {
+        Dl_info info{};
+        if (!::dladdr(frames[i], &info) || info.dli_fbase == self.dli_fbase) continue;
+        if (info.dli_sname && (std::strncmp(info.dli_sname, "__device_stub", 13) == 0)) continue;
+        // Ask addr2line (binutils) for file:line: only on the paths that report an error.
+        const auto offset = reinterpret_cast<std::uintptr_t>(frames[i]) - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
+        char exe[4096] = {};
+        const char* file = info.dli_fname;
+        if (!file || !*file) {
+            ssize_t k = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+            if (k <= 0) return {};
+            file = exe;
+        }
+        std::string command = "addr2line -C -f -e '" + std::string(file) + "' 0x" + [&] {
+            std::ostringstream s;
+            s << std::hex << offset;
+            return s.str();
+        }() + " 2>/dev/null";
+        if (std::strchr(file, '\'')) return {};
+        FILE* p = ::popen(command.c_str(), "r");
+        if (!p) return {};
+        char function[1024] = {}, where[4096] = {};
+        const bool got = std::fgets(function, sizeof function, p) && std::fgets(where, sizeof where, p);
+        ::pclose(p);
+        if (!got) return {};
+        std::string fn(function), loc(where);
+        while (!fn.empty() && (fn.back() == '\n' || fn.back() == '\r')) fn.pop_back();
+        while (!loc.empty() && (loc.back() == '\n' || loc.back() == '\r')) loc.pop_back();
+        if (auto d = loc.find(" (discriminator"); d != std::string::npos) loc.resize(d);
+        // The kernel's host-side wrapper (named like the kernel) calls the stub: go one further.
+        if (fn.find("__device_stub") != std::string::npos) { after_stub = true; continue; }
+        if (after_stub) { after_stub = false; continue; }
+        if (loc.rfind("??", 0) == 0) return fn == "??" ? std::string() : "in " + fn;
+        // Inline wrappers of the CUDA headers (the cudaLaunchKernel templates): the caller is next.
+        if (loc.find("/include/cuda") != std::string::npos || loc.find("/include/crt/") != std::string::npos ||
+            loc.rfind("cuda_runtime", 0) == 0)
+            continue;
+        if (auto slash = loc.rfind('/'); slash != std::string::npos) loc = loc.substr(slash + 1);
+        return loc;
+    }
+    return {};
+}
+
+}  // namespace cudalab::cudart

@@ -1,0 +1,277 @@
+// The emulated CUDA runtime's state: devices, the program's modules, kernels and variables,
+// allocations, streams, events, graphs, errors and the modelled clock. One instance per process
+// (a CUDA context per emulated device, all in one unified address space).
+//
+// Work runs when it is issued (kernels on the emulator, copies at once), in issue order, which is
+// a valid order for every CUDA program that does not wait on the host for work issued later. The
+// *time* each operation takes on a GPU is modelled separately (timing.cpp): streams, copy
+// engines, the legacy default stream and pinned versus pageable memory decide when each
+// operation would start and end; events, cudaEventElapsedTime, cudaStreamQuery and the timeline
+// read that modelled clock.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cudart/device_model.h"
+#include "cudart/fatbin.h"
+#include "cudart/timeline.h"
+#include "emulator/emulator.h"
+
+namespace cudalab::cudart {
+
+// The return addresses of a call into the runtime: cheap to take (backtrace), turned into
+// file:line (addr2line) only when a message needs it.
+struct CallStack {
+    void* frames[12] = {};
+    int depth = 0;
+    static CallStack here();
+};
+
+// [SECTION] Program: modules, kernels, variables --------------------------------------------------
+
+struct Module {
+    FatbinContents images;
+    std::string ptx;          // the image chosen to run
+    std::string source_path;  // the first .file of the PTX: names lines in fault messages
+    std::string load_error;   // set when no image can run
+    std::vector<std::unique_ptr<emu::Emulator>> per_device;  // loaded on first use per device
+    bool from_driver_api = false;
+};
+
+struct Function {
+    Module* module = nullptr;
+    std::string entry;                // PTX entry name (mangled)
+    const void* host_function = nullptr;
+    int max_dynamic_shared = 48 * 1024;  // cudaFuncAttributeMaxDynamicSharedMemorySize
+    int preferred_carveout = -1;
+    int cache_config = 0;
+    int traced_launches = 0;               // the timing model's samples (work.cpp)
+    double bytes_per_warp_instruction = 0;
+};
+
+struct Variable {
+    Module* module = nullptr;
+    std::string name;  // PTX name
+    std::size_t size = 0;
+    bool constant = false;
+    bool managed = false;
+    void** managed_host_pointer = nullptr;  // __managed__: the host's pointer to fill in
+};
+
+// [SECTION] Memory ---------------------------------------------------------------------------------
+
+enum class MemoryKind { device, pinned_host, registered_host, managed, pool };
+
+struct MemoryRecord {
+    MemoryKind kind = MemoryKind::device;
+    int device = 0;
+    std::uint64_t base = 0;
+    std::uint64_t size = 0;
+    unsigned flags = 0;
+    bool mapped = false;     // reachable by kernels at `base`
+    CallStack allocated_at;  // where the program allocated it (resolved only for messages)
+    // Managed memory: one byte per page, where the page is now (0 host, 1 device).
+    std::vector<std::uint8_t> page_on_device;
+};
+
+// [SECTION] Streams, events, graphs ---------------------------------------------------------------
+
+struct Graph;
+struct GraphNode;
+
+struct Stream {
+    int id = 0;  // for the timeline: 0 is the legacy default stream of its device
+    int device = 0;
+    unsigned flags = 0;  // cudaStreamNonBlocking
+    int priority = 0;
+    bool legacy = false;
+    bool per_thread = false;
+    double tail = 0;  // modelled time when the last operation issued to it ends (ns)
+    // Stream capture.
+    int capture_status = 0;  // cudaStreamCaptureStatus
+    int capture_mode = 0;
+    Graph* capture_graph = nullptr;
+    bool capture_owns_graph = false;
+    std::vector<GraphNode*> capture_frontier;
+    unsigned long long capture_id = 0;
+    std::vector<std::pair<std::function<void()>, int>> pending;  // unused: work runs when issued
+};
+
+struct Event {
+    int device = 0;
+    unsigned flags = 0;
+    bool recorded = false;
+    double time = 0;  // modelled ns when the work before it completed
+    // Recorded into a capture: a wait on it joins the capture at these nodes.
+    Stream* capture_stream = nullptr;
+    std::vector<GraphNode*> capture_nodes;
+};
+
+// One piece of stream work, run now or kept in a graph and run at each launch.
+struct Copy3D {
+    // Row-major boxes: `width` bytes x `height` rows x `depth` slices, with pitches.
+    const std::uint8_t* src = nullptr;
+    std::uint8_t* dst = nullptr;
+    std::uint64_t width = 0, height = 1, depth = 1;
+    std::uint64_t src_pitch = 0, src_slice = 0;
+    std::uint64_t dst_pitch = 0, dst_slice = 0;
+    int kind = 4;  // cudaMemcpyKind (4: default, inferred)
+    int src_device = -1, dst_device = -1;  // cudaMemcpyPeer: the devices named
+};
+
+struct Set3D {
+    std::uint8_t* dst = nullptr;
+    std::uint32_t value = 0;
+    unsigned element = 1;  // bytes per element (1 for cudaMemset, 1/2/4 for cuMemsetD*)
+    std::uint64_t width = 0, height = 1, depth = 1;  // width in elements
+    std::uint64_t pitch = 0, slice = 0;
+};
+
+struct KernelWork {
+    Function* function = nullptr;
+    LaunchConfig config;
+    std::vector<KernelArg> args;
+    bool cooperative = false;
+};
+
+struct Work {
+    enum class Kind { kernel, copy, set, host, event_record, event_wait, child_graph, empty, alloc, free, prefetch };
+    Kind kind = Kind::empty;
+    KernelWork kernel;
+    Copy3D copy;
+    Set3D set;
+    void (*host_fn)(void*) = nullptr;
+    void* host_data = nullptr;
+    Event* event = nullptr;
+    Graph* child = nullptr;
+    std::uint64_t bytes = 0;     // alloc: size; prefetch: size
+    void* pointer = nullptr;     // alloc: out; free / prefetch: the memory
+    void** alloc_out = nullptr;
+    int target_device = 0;       // prefetch
+};
+
+struct GraphNode {
+    Graph* owner = nullptr;
+    int type = 0;  // cudaGraphNodeType
+    Work work;
+    std::vector<GraphNode*> dependencies;
+    std::unique_ptr<Graph> child_copy;  // child-graph nodes own a copy of the child
+};
+
+struct Graph {
+    std::vector<std::unique_ptr<GraphNode>> nodes;
+};
+
+struct GraphExec {
+    std::vector<Work> order;  // nodes in a topological order
+    std::vector<GraphNode*> source_nodes;  // order[i] came from source_nodes[i] (for updates)
+    int kernel_nodes = 0;
+    std::vector<std::unique_ptr<Graph>> owned;  // children the works point to
+};
+
+// [SECTION] The runtime ----------------------------------------------------------------------------
+
+struct DeviceState {
+    int ordinal = 0;
+    std::vector<std::unique_ptr<Stream>> streams;  // [0] is the legacy default stream
+    double engine_free[3] = {0, 0, 0};  // modelled: compute, copy H2D, copy D2H (ns)
+    int sticky_error = 0;  // a fault: returned by every call from the next synchronisation on
+    bool sticky_reported = false;
+    std::string sticky_message;
+    std::set<int> peers;  // peer access enabled to these devices
+    std::uint64_t malloc_heap = 8ull << 20;
+    std::uint64_t stack_size = 1024;
+    std::uint64_t printf_fifo = 1ull << 20;
+    unsigned flags = 0;
+    bool initialised = false;
+};
+
+class Runtime {
+public:
+    static Runtime& get();
+
+    std::recursive_mutex mutex;  // one call at a time: the runtime is used from any host thread
+    const DeviceModel& model;
+    int device_count = 1;
+    int driver_version = 13000;  // CUDA_VERSION-style: 13000 is 13.0
+    std::uint64_t instruction_budget = 0;  // 0: the emulator's default
+    bool detect_races = false;
+    std::shared_ptr<emu::DeviceMemory> memory;  // one unified address space for all devices
+    std::vector<DeviceState> devices;
+
+    std::vector<std::unique_ptr<Module>> modules;
+    std::map<const void*, std::unique_ptr<Function>> functions;   // by host stub address
+    std::map<const void*, std::unique_ptr<Variable>> variables;   // by host shadow address
+    std::map<std::uint64_t, MemoryRecord> allocations;           // by base
+    std::set<Stream*> streams;  // created by the program (not the default ones)
+    std::set<Event*> events;
+    std::set<Graph*> graphs;
+    std::set<GraphExec*> graph_execs;
+    Timeline timeline;
+
+    // Per host thread.
+    int& current_device();
+    int& last_error();
+    Stream* per_thread_stream(int device);
+
+    // A device's emulator for a module (loaded on first use). Null with `error` set when the
+    // module cannot run.
+    emu::Emulator* emulator_for(Module& module, int device, std::string* error);
+
+    // Streams: handle -> object (0 and cudaStreamLegacy: the legacy stream of the current
+    // device; cudaStreamPerThread: this thread's). Null for an unknown handle.
+    Stream* stream(void* handle);
+    Stream* legacy_stream(int device) { return devices[std::size_t(device)].streams[0].get(); }
+
+    // Memory lookups.
+    const MemoryRecord* record_of(const void* pointer) const;  // the allocation holding it
+    bool is_device_pointer(const void* pointer) const;         // reachable device memory
+
+    // The modelled host clock (ns): wall time minus time spent emulating, plus waits.
+    double host_now() const;
+    void host_advance_to(double t);  // the host blocked until t
+    void add_emulation_time(double seconds) { emulation_ns_ += seconds * 1e9; }
+    // The modelled host time at which the current API call issues its work: taken when the call
+    // starts, so the real time cudalab spends inside the call does not delay the work it issues.
+    double call_time = 0;
+    double issue_time() const { return call_time; }
+    double call_wall_start = 0;  // wall ns when the outermost call in progress began (0: none)
+
+    // Settles a fault so that later calls report it (CUDA's sticky errors).
+    void set_sticky(int device, int error, const std::string& message);
+    // The sticky error the next call on `device` must return, or 0.
+    int sticky(int device) const { return devices[std::size_t(device)].sticky_error; }
+
+    // Messages on stderr, each said once.
+    void say_once(const std::string& key, const std::string& message);
+    void warn(const std::string& message);
+
+    // Device printf output waits for the next synchronising call, as on a GPU.
+    std::string pending_printf;
+    void flush_printf();
+
+    int next_stream_id = 1;
+    ~Runtime();
+
+private:
+    Runtime();
+    double start_ns_ = 0;
+    double emulation_ns_ = 0;
+    double waited_ns_ = 0;
+    std::set<std::string> said_;
+};
+
+// The source site of the program's call into the runtime ("main.cu:12"), when the executable
+// has line information (cudalab build adds -g); else the function name, else empty.
+std::string caller_site();
+std::string site_of(const CallStack& stack);
+
+}  // namespace cudalab::cudart

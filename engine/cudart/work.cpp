@@ -1,0 +1,512 @@
+#include "cudart/work.h"
+#include "cudart/managed.h"
+
+#include <cuda_runtime_api.h>
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace cudalab::cudart {
+
+namespace {
+
+std::string hex(std::uint64_t v) {
+    std::ostringstream s;
+    s << "0x" << std::hex << v;
+    return s.str();
+}
+
+std::string quoted(const std::string& s) { return json_string(s); }
+
+enum Engine { compute = 0, copy_in = 1, copy_out = 2 };
+
+}  // namespace
+
+// [SECTION] Names and errors ------------------------------------------------------------------------
+
+std::string kernel_display_name(const std::string& entry) {
+    int status = 0;
+    char* d = abi::__cxa_demangle(entry.c_str(), nullptr, nullptr, &status);
+    std::string name = status == 0 && d ? d : entry;
+    std::free(d);
+    // Keep "ns::kernel<T>" without the parameter list.
+    int depth = 0;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        if (name[i] == '<') ++depth;
+        else if (name[i] == '>') --depth;
+        else if (name[i] == '(' && depth == 0) return name.substr(0, i);
+    }
+    return name;
+}
+
+int error_for_fault(const std::string& message) {
+    // The kind is on the first line ("file:line: error: KIND in kernel ..."); later lines quote
+    // the learner's source, which may say anything.
+    const std::string m = message.substr(0, message.find('\n'));
+    if (m.find("assertion failed") != std::string::npos) return cudaErrorAssert;
+    if (m.find("misaligned") != std::string::npos) return cudaErrorMisalignedAddress;
+    if (m.find("instruction budget") != std::string::npos) return cudaErrorLaunchTimeout;
+    if (m.find("unsupported instruction") != std::string::npos || m.find("cannot run this code") != std::string::npos)
+        return cudaErrorNotSupported;
+    if (m.find(": trap") != std::string::npos || m.find("error: trap") != std::string::npos) return cudaErrorLaunchFailure;
+    if (m.find("deadlock") != std::string::npos || m.find("divergent __syncthreads") != std::string::npos)
+        return cudaErrorLaunchTimeout;  // a GPU hangs until the watchdog or the user stops it
+    if (m.find("race") != std::string::npos) return cudaErrorLaunchFailure;
+    return cudaErrorIllegalAddress;
+}
+
+// [SECTION] The modelled timeline --------------------------------------------------------------------
+
+double stream_ready(Stream* s) {
+    Runtime& rt = Runtime::get();
+    DeviceState& d = rt.devices[std::size_t(s->device)];
+    double ready = s->tail;
+    if (s->legacy) {
+        // The legacy default stream waits for every blocking stream of its device...
+        for (auto& other : d.streams)
+            if (!(other->flags & cudaStreamNonBlocking)) ready = std::max(ready, other->tail);
+        for (Stream* other : rt.streams)
+            if (other->device == s->device && !(other->flags & cudaStreamNonBlocking)) ready = std::max(ready, other->tail);
+    } else if (!(s->flags & cudaStreamNonBlocking)) {
+        // ... and every blocking stream waits for it.
+        ready = std::max(ready, d.streams[0]->tail);
+    }
+    return ready;
+}
+
+void place(Stream* s, double start, double end, const std::string& name, const char* category,
+           std::vector<std::pair<std::string, std::string>> args) {
+    Runtime& rt = Runtime::get();
+    s->tail = std::max(s->tail, end);
+    if (rt.timeline.enabled) {
+        if (!s->legacy && !s->per_thread)
+            rt.timeline.name_stream(1 + s->device, s->id, "stream " + std::to_string(s->id));
+        TimelineEvent e;
+        e.name = name;
+        e.category = category;
+        e.process = 1 + s->device;
+        e.thread = s->id;
+        e.start_ns = start;
+        e.end_ns = end;
+        e.args = std::move(args);
+        rt.timeline.add(std::move(e));
+    }
+}
+
+void wait_stream(Stream* s) {
+    Runtime& rt = Runtime::get();
+    rt.host_advance_to(stream_ready(s) + rt.model.sync_cost * 1e9);
+    rt.flush_printf();
+}
+
+void wait_device(int device) {
+    Runtime& rt = Runtime::get();
+    double end = 0;
+    for (auto& s : rt.devices[std::size_t(device)].streams) end = std::max(end, s->tail);
+    for (Stream* s : rt.streams)
+        if (s->device == device) end = std::max(end, s->tail);
+    rt.host_advance_to(end + rt.model.sync_cost * 1e9);
+    rt.flush_printf();
+}
+
+// [SECTION] Kernels ---------------------------------------------------------------------------------
+
+namespace {
+
+// Pointer-sized arguments that hold host addresses, for the fault message (the classic mistake:
+// passing the host array to the kernel).
+std::string host_pointer_arguments(const KernelWork& k) {
+    Runtime& rt = Runtime::get();
+    std::string found;
+    std::ifstream maps("/proc/self/maps");
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+    std::string line;
+    while (std::getline(maps, line)) {
+        std::uint64_t lo = 0, hi = 0;
+        if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2) ranges.push_back({lo, hi});
+    }
+    for (std::size_t i = 0; i < k.args.size(); ++i) {
+        if (k.args[i].bytes.size() != 8) continue;
+        std::uint64_t v;
+        std::memcpy(&v, k.args[i].bytes.data(), 8);
+        if (!v || rt.record_of(reinterpret_cast<void*>(v))) continue;
+        for (auto [lo, hi] : ranges)
+            if (v >= lo && v < hi) {
+                found += "\n  note: argument " + std::to_string(i) + " (" + hex(v) +
+                         ") is an address in host memory (malloc, new, a local array): a kernel cannot read it; "
+                         "cudaMalloc a device buffer, cudaMemcpy the data into it and pass that";
+                break;
+            }
+    }
+    return found;
+}
+
+double kernel_seconds(Function& f, const LaunchResult& r, const LaunchConfig& c, bool in_graph) {
+    const DeviceModel& m = Runtime::get().model;
+    double bytes = 0;
+    if (r.trace) {
+        for (const auto& pc : r.trace->per_pc) bytes += double(pc.sectors) * 32.0;
+        ++f.traced_launches;
+        if (r.stats.warp_instructions) f.bytes_per_warp_instruction = bytes / double(r.stats.warp_instructions);
+    } else {
+        bytes = f.bytes_per_warp_instruction * double(r.stats.warp_instructions);
+    }
+    const double blocks = double(c.grid.count());
+    const double sms = std::min<double>(m.sm_count, std::max(1.0, blocks));
+    const double issue = double(r.stats.warp_instructions) / (sms * m.warp_instructions_per_sm_cycle * m.clock_hz);
+    const double memory = bytes / m.hbm_bandwidth;
+    // A block's warps issue one after another at best, so a kernel is never shorter than its
+    // longest block's instructions spread over the SM's schedulers.
+    return std::max(issue, memory) + (in_graph ? m.graph_node_latency : m.launch_latency) * 0.5 + 1.0e-6;
+}
+
+int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
+    Runtime& rt = Runtime::get();
+    Function* f = k.function;
+    const std::string name = kernel_display_name(f->entry);
+    std::string error;
+    emu::Emulator* e = rt.emulator_for(*f->module, s->device, &error);
+    if (!e) {
+        rt.say_once("module:" + error, "cannot run kernel '" + name + "': " + error);
+        return f->module->images.ptx.empty() ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
+    }
+    const DeviceModel& m = rt.model;
+    if (k.config.dynamic_shared_bytes > std::uint32_t(f->max_dynamic_shared)) {
+        rt.warn(std::string(api) + ": kernel '" + name + "' asks for " + std::to_string(k.config.dynamic_shared_bytes) +
+                " bytes of dynamic shared memory; above 48 KB a kernel must first allow it with "
+                "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) (now " +
+                std::to_string(f->max_dynamic_shared) + ")");
+        return cudaErrorInvalidValue;
+    }
+    if (k.cooperative) {
+        const std::uint64_t threads = k.config.block.count();
+        const std::uint64_t per_sm = threads ? std::min<std::uint64_t>(m.max_blocks_per_sm, m.max_threads_per_sm / threads) : 0;
+        if (k.config.grid.count() > per_sm * std::uint64_t(m.sm_count)) return cudaErrorCooperativeLaunchTooLarge;
+    }
+    // The modelled duration needs the bytes a kernel moves, which only a traced launch counts.
+    // Tracing costs about a fifth of the speed, so a kernel's first launches are traced and later
+    // ones reuse their bytes per warp instruction (a kernel's access pattern rarely changes
+    // between launches; 300 launches of matrixMul would otherwise take a third longer).
+    TraceOptions trace;
+    trace.enabled = f->traced_launches < 2;
+    trace.auto_detail_blocks = 0;
+    trace.max_events = 0;
+    const auto started = std::chrono::steady_clock::now();
+    managed::enter_device();
+    LaunchConfig config = k.config;
+    config.cooperative = k.cooperative;
+    LaunchResult r = e->launch(f->entry, name, config, k.args, trace);
+    managed::leave_device();
+    (void)started;  // the call's whole time leaves the host clock (ApiCall)
+    if (r.status.code == StatusCode::bad_usage) {
+        // Configuration errors are the launch's own result, not sticky (as cudaLaunchKernel).
+        rt.warn(std::string(api) + ": " + r.status.message);
+        const bool config = r.status.message.find("invalid configuration") != std::string::npos &&
+                            r.status.message.find("parameter") == std::string::npos &&
+                            r.status.message.find("passes") == std::string::npos;
+        // CUDA 13 reports every invalid launch configuration as cudaErrorInvalidValue (measured on
+        // an H200 with CUDA 13.0: blocks over 1024 threads, empty grids, gridDim.y over 65535).
+        (void)config;
+        return cudaErrorInvalidValue;
+    }
+    rt.pending_printf += r.printf_output;
+    const double start = std::max({stream_ready(s), rt.issue_time() + (in_graph ? 0.0 : m.launch_latency * 1e9),
+                                   k.config.grid.count() >= std::uint64_t(m.sm_count)
+                                       ? rt.devices[std::size_t(s->device)].engine_free[compute] : 0.0});
+    const double end = start + kernel_seconds(*f, r, k.config, in_graph) * 1e9;
+    if (k.config.grid.count() >= std::uint64_t(m.sm_count)) rt.devices[std::size_t(s->device)].engine_free[compute] = end;
+    place(s, start, end, name, "kernel",
+          {{"grid", quoted(k.config.grid.str())}, {"block", quoted(k.config.block.str())},
+           {"dynamic_shared", std::to_string(k.config.dynamic_shared_bytes)},
+           {"warp_instructions", std::to_string(r.stats.warp_instructions)}, {"graph", in_graph ? "true" : "false"}});
+    if (!r.status.ok()) {
+        const int code = error_for_fault(r.status.message);
+        std::string site = caller_site();
+        std::string message = r.status.message + host_pointer_arguments(k);
+        if (!site.empty()) message += "\n  launched at " + site;
+        rt.flush_printf();
+        if (code == cudaErrorAssert) {
+            // The line a GPU itself prints for a failed device assert (programs' tests look for it).
+            std::smatch where, block, cond;
+            const std::string& m = r.status.message;
+            if (std::regex_search(m, where, std::regex("^([^\\n]*):(\\d+): error: assertion failed")) &&
+                std::regex_search(m, block, std::regex("block \\((\\d+),(\\d+),(\\d+)\\), thread \\((\\d+),(\\d+),(\\d+)\\)")) &&
+                std::regex_search(m, cond, std::regex("assert\\((.*)\\) failed(?: in ([^\\n]*))?")))
+                std::fprintf(stderr, "%s:%s: %s: block: [%s,%s,%s], thread: [%s,%s,%s] Assertion `%s` failed.\n", where[1].str().c_str(),
+                             where[2].str().c_str(), cond[2].matched ? cond[2].str().c_str() : name.c_str(), block[1].str().c_str(),
+                             block[2].str().c_str(), block[3].str().c_str(), block[4].str().c_str(), block[5].str().c_str(),
+                             block[6].str().c_str(), cond[1].str().c_str());
+        }
+        rt.warn("kernel '" + name + "' stopped with an error; CUDA reports it as " + cudaGetErrorName(cudaError_t(code)) +
+                " at the next synchronising call, and every call after (the context is lost):\n" + message);
+        rt.set_sticky(s->device, code, message);
+    }
+    return cudaSuccess;
+}
+
+// [SECTION] Copies and sets -------------------------------------------------------------------------
+
+struct Side {
+    bool device = false;   // emulated device memory (not host memory reached by mapping)
+    bool pinned = false;   // page-locked host memory
+    int device_of = -1;
+};
+
+Side classify(const void* p) {
+    Runtime& rt = Runtime::get();
+    Side side;
+    if (const MemoryRecord* r = rt.record_of(p)) {
+        side.device = r->kind == MemoryKind::device || r->kind == MemoryKind::pool || r->kind == MemoryKind::managed;
+        side.pinned = r->kind == MemoryKind::pinned_host || r->kind == MemoryKind::registered_host;
+        side.device_of = r->device;
+    } else if (const emu::Allocation* a = rt.memory->find(reinterpret_cast<std::uint64_t>(p), 1); a && !a->host) {
+        side.device = true;  // a module's __device__ variable, the device heap
+        side.device_of = rt.current_device();
+    } else if (reinterpret_cast<std::uint64_t>(p) >= emu::global_base && reinterpret_cast<std::uint64_t>(p) < emu::global_base + (1ull << 40)) {
+        side.device = true;  // in the device's address range but in no allocation: check_device_range says why
+    }
+    return side;
+}
+
+// Checks that [p, p+bytes) of emulated device memory is inside one live allocation.
+int check_device_range(const void* p, std::uint64_t bytes, const char* what, const char* api) {
+    Runtime& rt = Runtime::get();
+    const auto a = reinterpret_cast<std::uint64_t>(p);
+    const emu::Allocation* alloc = rt.memory->find(a, 1);
+    if (!alloc) {
+        if (a >= emu::global_base && a < emu::global_base + (1ull << 40))
+            rt.warn(std::string(api) + ": the " + what + " " + hex(a) + " is not in any device allocation (freed, or never allocated)");
+        return cudaErrorInvalidValue;
+    }
+    if (alloc->freed) {
+        rt.warn(std::string(api) + ": the " + what + " " + hex(a) + " is in memory that was already freed (use after cudaFree)");
+        return cudaErrorInvalidValue;
+    }
+    if (bytes > alloc->size - (a - alloc->base)) {
+        const MemoryRecord* rec = rt.record_of(p);
+        rt.warn(std::string(api) + ": the copy of " + std::to_string(bytes) + " bytes runs " +
+                std::to_string(bytes - (alloc->size - (a - alloc->base))) + " bytes past the end of the " + what + "'s allocation (" +
+                std::to_string(alloc->size) + " bytes" + [&] { std::string site = rec ? site_of(rec->allocated_at) : std::string(); return site.empty() ? std::string() : ", allocated at " + site; }() + ")");
+        return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+
+int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
+    Runtime& rt = Runtime::get();
+    const Side src = classify(c.src), dst = classify(c.dst);
+    const std::uint64_t rows = c.height * c.depth;
+    const std::uint64_t total = c.width * rows;
+    if (total == 0) return cudaSuccess;
+    // The direction named must fit the pointers (cudaMemcpyDefault infers it).
+    const bool src_host = !src.device, dst_host = !dst.device;
+    const auto span = [&](std::uint64_t pitch, std::uint64_t slice) {
+        return (c.depth - 1) * slice + (c.height - 1) * pitch + c.width;
+    };
+    if ((c.kind == cudaMemcpyHostToDevice || c.kind == cudaMemcpyDeviceToDevice) && dst_host &&
+        !(rt.record_of(c.dst) && rt.record_of(c.dst)->mapped)) {
+        rt.warn(std::string(api) + ": the destination " + hex(reinterpret_cast<std::uint64_t>(c.dst)) +
+                " is not device memory, but the copy's kind says it is; was it allocated with cudaMalloc?");
+        return cudaErrorInvalidValue;
+    }
+    if ((c.kind == cudaMemcpyDeviceToHost || c.kind == cudaMemcpyDeviceToDevice) && src_host &&
+        !(rt.record_of(c.src) && rt.record_of(c.src)->mapped)) {
+        rt.warn(std::string(api) + ": the source " + hex(reinterpret_cast<std::uint64_t>(c.src)) +
+                " is not device memory, but the copy's kind says it is; was it allocated with cudaMalloc?");
+        return cudaErrorInvalidValue;
+    }
+    const MemoryRecord* src_rec = rt.record_of(c.src);
+    const MemoryRecord* dst_rec = rt.record_of(c.dst);
+    const bool src_emulated = src.device && !(src_rec && src_rec->kind == MemoryKind::managed);
+    const bool dst_emulated = dst.device && !(dst_rec && dst_rec->kind == MemoryKind::managed);
+    if (src_emulated) {
+        if (int e = check_device_range(c.src, span(c.src_pitch, c.src_slice), "source", api)) return e;
+    }
+    if (dst_emulated) {
+        if (int e = check_device_range(c.dst, span(c.dst_pitch, c.dst_slice), "destination", api)) return e;
+    }
+    std::vector<std::uint8_t> row;
+    for (std::uint64_t z = 0; z < c.depth; ++z)
+        for (std::uint64_t y = 0; y < c.height; ++y) {
+            const std::uint8_t* from = c.src + z * c.src_slice + y * c.src_pitch;
+            std::uint8_t* to = c.dst + z * c.dst_slice + y * c.dst_pitch;
+            if (src_emulated && dst_emulated) {
+                row.resize(c.width);
+                rt.memory->copy_out(row.data(), reinterpret_cast<std::uint64_t>(from), c.width);
+                rt.memory->copy_in(reinterpret_cast<std::uint64_t>(to), row.data(), c.width);
+            } else if (src_emulated) {
+                rt.memory->copy_out(to, reinterpret_cast<std::uint64_t>(from), c.width);
+            } else if (dst_emulated) {
+                rt.memory->copy_in(reinterpret_cast<std::uint64_t>(to), from, c.width);
+            } else {
+                std::memmove(to, from, c.width);
+            }
+        }
+    // Time: which link, which engine, and whether the host waits.
+    const DeviceModel& m = rt.model;
+    const char* direction = "DtoD";
+    double bandwidth = m.device_copy;
+    int engine = compute;
+    bool host_waits = false;
+    const bool peer = src.device && dst.device && src.device_of != dst.device_of && src.device_of >= 0 && dst.device_of >= 0;
+    if (src_host && dst_host) {
+        direction = "HtoH";
+        bandwidth = 10e9;
+        host_waits = true;
+    } else if (src_host) {
+        direction = "HtoD";
+        engine = copy_in;
+        bandwidth = src.pinned ? m.pcie_pinned : m.pcie_pageable;
+        host_waits = !src.pinned;
+    } else if (dst_host) {
+        direction = "DtoH";
+        engine = copy_out;
+        bandwidth = dst.pinned ? m.pcie_pinned : m.pcie_pageable;
+        host_waits = !dst.pinned;
+    } else if (peer) {
+        direction = "PtoP";
+        engine = copy_out;
+        bandwidth = m.nvlink;
+    }
+    DeviceState& d = rt.devices[std::size_t(s->device)];
+    const double start = std::max({stream_ready(s), rt.issue_time(), d.engine_free[engine]});
+    const double end = start + (m.copy_latency + double(total) / bandwidth) * 1e9;
+    d.engine_free[engine] = end;
+    place(s, start, end, std::string("memcpy ") + direction, "memcpy",
+          {{"bytes", std::to_string(total)}, {"pinned", (src.pinned || dst.pinned) ? "true" : "false"},
+           {"graph", in_graph ? "true" : "false"}});
+    if (host_waits && !in_graph) rt.host_advance_to(end);
+    return cudaSuccess;
+}
+
+int run_set(Stream* s, const Set3D& w, const char* api, bool in_graph) {
+    Runtime& rt = Runtime::get();
+    const std::uint64_t row_bytes = w.width * w.element;
+    if (row_bytes == 0 || w.height == 0 || w.depth == 0) return cudaSuccess;
+    const Side dst = classify(w.dst);
+    const MemoryRecord* rec = rt.record_of(w.dst);
+    const bool emulated = dst.device && !(rec && rec->kind == MemoryKind::managed);
+    if (!dst.device && !(rec && rec->mapped)) {
+        rt.warn(std::string(api) + ": " + hex(reinterpret_cast<std::uint64_t>(w.dst)) + " is not device memory (cudaMemset sets device memory; use memset for host memory)");
+        return cudaErrorInvalidValue;
+    }
+    const std::uint64_t span = (w.depth - 1) * w.slice + (w.height - 1) * w.pitch + row_bytes;
+    if (emulated)
+        if (int e = check_device_range(w.dst, span, "destination", api)) return e;
+    std::vector<std::uint8_t> row(row_bytes);
+    for (std::uint64_t i = 0; i < w.width; ++i) std::memcpy(row.data() + i * w.element, &w.value, w.element);
+    for (std::uint64_t z = 0; z < w.depth; ++z)
+        for (std::uint64_t y = 0; y < w.height; ++y) {
+            std::uint8_t* to = w.dst + z * w.slice + y * w.pitch;
+            if (emulated) rt.memory->copy_in(reinterpret_cast<std::uint64_t>(to), row.data(), row_bytes);
+            else std::memcpy(to, row.data(), row_bytes);
+        }
+    const double total = double(row_bytes * w.height * w.depth);
+    const double start = std::max(stream_ready(s), rt.issue_time());
+    const double end = start + (1.0e-6 + total / rt.model.hbm_bandwidth) * 1e9;
+    place(s, start, end, "memset", "memset", {{"bytes", std::to_string(std::uint64_t(total))}});
+    return cudaSuccess;
+}
+
+}  // namespace
+
+// [SECTION] Issue and run ---------------------------------------------------------------------------
+
+int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
+    Runtime& rt = Runtime::get();
+    switch (w.kind) {
+    case Work::Kind::kernel: return run_kernel(s, w.kernel, api, in_graph);
+    case Work::Kind::copy: return run_copy(s, w.copy, api, in_graph);
+    case Work::Kind::set: return run_set(s, w.set, api, in_graph);
+    case Work::Kind::host: {
+        const double start = std::max(stream_ready(s), rt.issue_time());
+        const auto t0 = std::chrono::steady_clock::now();
+        rt.flush_printf();
+        w.host_fn(w.host_data);
+        const double took = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+        place(s, start, start + took + 1000.0, "host function", "host");
+        return cudaSuccess;
+    }
+    case Work::Kind::event_record: {
+        // An idle stream records "now": the event cannot complete before it was issued.
+        const double t = std::max(stream_ready(s), in_graph ? 0.0 : rt.issue_time());
+        w.event->recorded = true;
+        w.event->time = t;
+        w.event->device = s->device;
+        s->tail = std::max(s->tail, t);
+        return cudaSuccess;
+    }
+    case Work::Kind::event_wait:
+        if (w.event->recorded) s->tail = std::max(s->tail, w.event->time);
+        return cudaSuccess;
+    case Work::Kind::child_graph: {
+        std::vector<GraphNode*> order;
+        if (!topological_order(*w.child, &order)) return cudaErrorInvalidValue;
+        for (GraphNode* n : order)
+            if (int e = run_work(s, n->work, api, true)) return e;
+        return cudaSuccess;
+    }
+    case Work::Kind::prefetch: {
+        const double start = std::max(stream_ready(s), rt.issue_time());
+        const double end = start + (rt.model.copy_latency + double(w.bytes) / rt.model.pcie_pinned) * 1e9;
+        place(s, start, end, w.target_device < 0 ? "prefetch to host" : "prefetch to device", "memcpy",
+              {{"bytes", std::to_string(w.bytes)}});
+        return cudaSuccess;
+    }
+    case Work::Kind::alloc:
+    case Work::Kind::free:
+    case Work::Kind::empty: return cudaSuccess;
+    }
+    return cudaSuccess;
+}
+
+int issue(Stream* s, Work w, const char* api) {
+    if (s->capture_status == cudaStreamCaptureStatusActive && s->capture_graph) {
+        auto node = std::make_unique<GraphNode>();
+        node->owner = s->capture_graph;
+        node->dependencies = s->capture_frontier;
+        switch (w.kind) {
+        case Work::Kind::kernel: node->type = cudaGraphNodeTypeKernel; break;
+        case Work::Kind::copy: node->type = cudaGraphNodeTypeMemcpy; break;
+        case Work::Kind::set: node->type = cudaGraphNodeTypeMemset; break;
+        case Work::Kind::host: node->type = cudaGraphNodeTypeHost; break;
+        case Work::Kind::event_record: node->type = cudaGraphNodeTypeEventRecord; break;
+        case Work::Kind::event_wait: node->type = cudaGraphNodeTypeWaitEvent; break;
+        case Work::Kind::child_graph: node->type = cudaGraphNodeTypeGraph; break;
+        case Work::Kind::alloc: node->type = cudaGraphNodeTypeMemAlloc; break;
+        case Work::Kind::free: node->type = cudaGraphNodeTypeMemFree; break;
+        default: node->type = cudaGraphNodeTypeEmpty; break;
+        }
+        node->work = std::move(w);
+        GraphNode* raw = node.get();
+        s->capture_graph->nodes.push_back(std::move(node));
+        s->capture_frontier = {raw};
+        return cudaSuccess;
+    }
+    return run_work(s, w, api, false);
+}
+
+bool topological_order(const Graph& g, std::vector<GraphNode*>* order) {
+    std::map<const GraphNode*, int> state;  // 0 new, 1 visiting, 2 done
+    bool ok = true;
+    std::function<void(GraphNode*)> visit = [&](GraphNode* n) {
+        int& st = state[n];
+        if (st == 2) return;
+        if (st == 1) { ok = false; return; }
+        st = 1;
+        for (GraphNode* d : n->dependencies) visit(d);
+        state[n] = 2;
+        order->push_back(n);
+    };
+    for (const auto& n : g.nodes) visit(n.get());
+    return ok;
+}
+
+}  // namespace cudalab::cudart

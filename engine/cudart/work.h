@@ -1,0 +1,40 @@
+// Running stream work (work.cpp): kernels on the emulator, copies and sets, host functions and
+// event operations, each placed on the modelled timeline; or, while its stream is being
+// captured, added to the capture's graph instead.
+#pragma once
+
+#include <string>
+
+#include "cudart/state.h"
+
+namespace cudalab::cudart {
+
+// Issues `work` to stream `s`: captured into a graph, or run now. Returns a cudaError_t (a
+// launch's configuration errors; copies' argument errors). `api` names the call for messages.
+int issue(Stream* s, Work work, const char* api);
+
+// Runs work now on stream `s`. `in_graph`: part of a graph launch (smaller per-kernel overhead).
+int run_work(Stream* s, const Work& work, const char* api, bool in_graph = false);
+
+// Orders `s` after what it must wait for (the legacy default stream's rule) and returns the
+// earliest modelled start of its next operation.
+double stream_ready(Stream* s);
+
+// The host waits for the stream / device (modelled), then device printf output is flushed.
+void wait_stream(Stream* s);
+void wait_device(int device);
+
+// Records a finished operation on the stream and the timeline.
+void place(Stream* s, double start, double end, const std::string& name, const char* category,
+           std::vector<std::pair<std::string, std::string>> args = {});
+
+// The display name of a kernel: "add(float const*, float const*, float*, int)" -> "add".
+std::string kernel_display_name(const std::string& entry);
+
+// cudaError_t for an emulator fault message.
+int error_for_fault(const std::string& message);
+
+// The nodes a graph launch runs, in dependency order (false: the graph has a cycle).
+bool topological_order(const Graph& g, std::vector<GraphNode*>* order);
+
+}  // namespace cudalab::cudart

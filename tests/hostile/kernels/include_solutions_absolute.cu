@@ -1,0 +1,2 @@
+// A submission that tries to read a file it must not see.
+#include "@ROOT@/solutions/01-threads.cu"
