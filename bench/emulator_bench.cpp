@@ -1,4 +1,4 @@
-// Emulator benchmark (DESIGN.md "Performance targets"): throughput untraced and traced, the two
+// Emulator benchmark (docs/design.md, "Goals"): throughput untraced and traced, the two
 // reference workloads (1 M-element SAXPY, 256^3 shared-tiled SGEMM), memory overhead, and the
 // ratio to Numba's CUDA simulator on the same kernels. Prints each measurement beside its goal.
 //
@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
     auto module = compiler.compile_file(std::string(CUDALAB_SOURCE_DIR) + "/bench/kernels.cu");
     double compile = seconds_since(t);
     if (!module->ok) { std::fprintf(stderr, "%s\n", module->error_text().c_str()); return 2; }
-    row("compile bench/kernels.cu (NVRTC, cold)", fmt("%.0f ms", compile * 1000), "30-70 ms (DESIGN.md)", compile < 0.2);
+    row("compile bench/kernels.cu (NVRTC, cold)", fmt("%.0f ms", compile * 1000), "30-70 ms (docs/design.md)", compile < 0.2);
 
     TraceOptions untraced;
     untraced.enabled = false;

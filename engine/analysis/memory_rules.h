@@ -1,4 +1,4 @@
-// The memory rules of DESIGN.md as pure functions of one warp instruction's per-lane addresses.
+// The memory rules of docs/design.md as pure functions of one warp instruction's per-lane addresses.
 // The emulator calls them while it runs (to keep counters for every block) and the analysis calls
 // them over detail traces; both backends' traces are judged by the same code.
 #pragma once

@@ -1,5 +1,5 @@
 // Analysis: pure functions from a Trace to the figures lessons grade on and views show. One
-// implementation serves traces from either backend. Rules: ../shared/DESIGN.md "Rules the analysis
+// implementation serves traces from either backend. Rules: docs/design.md "Rules the analysis
 // implements"; the per-instruction costs come from analysis/memory_rules.h.
 #pragma once
 

@@ -6,7 +6,7 @@
 namespace cudalab::analysis {
 
 namespace {
-// Per-architecture limits (DESIGN.md; CUDA C Programming Guide, "Compute Capabilities").
+// Per-architecture limits (docs/design.md; CUDA C Programming Guide, "Compute Capabilities").
 const ArchLimits archs[] = {
     {"sm_75", 16, 32, 64 * 1024, 64 * 1024, 65536, 255, 256, 256, 0},
     {"sm_80", 32, 64, 164 * 1024, 163 * 1024},

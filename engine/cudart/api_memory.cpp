@@ -34,6 +34,11 @@ cudaError_t allocate_device(void** ptr, std::uint64_t bytes, MemoryKind kind, co
     for (const auto& [b, r] : rt.allocations)
         if (r.kind == MemoryKind::device || r.kind == MemoryKind::pool) live += r.size;
     if (bytes > max_allocation || live + bytes > rt.model.global_memory) return cudaErrorMemoryAllocation;
+    if (live + bytes > rt.memory_limit) {
+        rt.warn(std::string(api) + ": " + std::to_string(bytes) + " more bytes would take emulated device memory past " +
+                std::to_string(rt.memory_limit >> 20) + " MB, the most this machine lends it (CUDALAB_MEMORY_LIMIT, in MB)");
+        return cudaErrorMemoryAllocation;
+    }
     std::uint64_t base = 0;
     try {
         base = rt.memory->allocate(bytes, std::string(api) + " #" + std::to_string(rt.allocations.size() + 1));

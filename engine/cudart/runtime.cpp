@@ -55,6 +55,12 @@ Runtime::Runtime() : model(device_model()), memory(std::make_shared<emu::DeviceM
     device_count = int(env_int("CUDALAB_DEVICES", 1, 0, 16));
     driver_version = int(env_int("CUDALAB_DRIVER_VERSION", 13000, 1000, 99999));
     instruction_budget = std::uint64_t(env_int("CUDALAB_BUDGET", 0, 0, (1ll << 62)));
+    {
+        // Three quarters of the machine's memory unless told (CUDALAB_MEMORY_LIMIT, in MB).
+        const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+        const long long machine_mb = pages > 0 && page > 0 ? (long long)pages * page / 4 * 3 >> 20 : 4096;
+        memory_limit = std::uint64_t(env_int("CUDALAB_MEMORY_LIMIT", machine_mb, 64, 1ll << 40)) << 20;
+    }
     if (const char* r = std::getenv("CUDALAB_RACECHECK")) detect_races = std::strcmp(r, "0") != 0 && *r;
     devices.resize(std::size_t(device_count));
     for (int d = 0; d < device_count; ++d) {
@@ -170,6 +176,9 @@ emu::Emulator* Runtime::emulator_for(Module& module, int device, std::string* er
         if (instruction_budget) options.instruction_budget = instruction_budget;
         options.detect_races = detect_races;
         options.num_sms = std::uint32_t(model.sm_count);
+        // A whole program's memory is its own business (cudaMalloc refuses what the device model
+        // or the machine cannot hold); the emulator's grading limit would stop honest programs.
+        options.memory_limit = memory_limit;
         auto e = std::make_unique<emu::Emulator>(options, memory);
         Status s = e->load(module.ptx, module.source_path);
         if (!s.ok()) {

@@ -203,6 +203,7 @@ public:
     int device_count = 1;
     int driver_version = 13000;  // CUDA_VERSION-style: 13000 is 13.0
     std::uint64_t instruction_budget = 0;  // 0: the emulator's default
+    std::uint64_t memory_limit = 0;        // bytes the emulator may use in all
     bool detect_races = false;
     std::shared_ptr<emu::DeviceMemory> memory;  // one unified address space for all devices
     std::vector<DeviceState> devices;

@@ -198,6 +198,7 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     trace.enabled = f->traced_launches < 2;
     trace.auto_detail_blocks = 0;
     trace.max_events = 0;
+    trace.writers = false;
     const auto started = std::chrono::steady_clock::now();
     managed::enter_device();
     LaunchConfig config = k.config;

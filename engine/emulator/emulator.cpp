@@ -725,7 +725,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     state.display_name = display_name;
     last_grid_ = g;
     last_block_ = bl;
-    if (trace_options.enabled) {
+    const bool record_writers = trace_options.enabled && trace_options.writers;
+    if (record_writers) {
         // A traced launch records which thread wrote each word: a shadow as large as the buffers.
         if (memory_->bytes_allocated() * 2 > options_.memory_limit) {
             result.status = Status::error(StatusCode::kernel_fault,
@@ -736,7 +737,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         }
         memory_->track_writers();
     }
-    state.track_writers = writers_tracked_ = trace_options.enabled;
+    state.track_writers = writers_tracked_ = record_writers;
 
     const std::uint32_t blocks = std::uint32_t(block_count);
     std::set<std::uint32_t> detail;

@@ -1,5 +1,5 @@
 // The SIMT emulator: executes decoded PTX a warp at a time, in lockstep, with an active mask and
-// reconvergence at immediate post-dominators. See ../shared/DESIGN.md, decision 2, and
+// reconvergence at immediate post-dominators. See docs/design.md, decision 2, and
 // docs/emulator.md (what it runs, how far it agrees with a GPU, every diagnostic).
 //
 // Supports:

@@ -25,6 +25,9 @@ struct TraceOptions {
     std::vector<std::uint32_t> detail_blocks;
     std::uint32_t auto_detail_blocks = 4;
     std::uint64_t max_events = 2'000'000;  // detail events beyond this are counted, not stored
+    // Record which thread stored each word (for "element 17 was written by ..."); a shadow as
+    // large as the buffers. The CUDA runtime counts without it.
+    bool writers = true;
 };
 
 // The per-lane addresses of one warp memory instruction (detail only).
@@ -65,7 +68,7 @@ struct PcCounters {
     std::uint64_t warp_executions = 0;
     std::uint64_t active_lanes = 0;        // sum over executions of popc(active)
     std::uint64_t predicated_lanes = 0;    // ... of lanes that also passed the guard
-    // Global memory (rule in DESIGN.md): one request per warp instruction.
+    // Global memory (rule in docs/design.md): one request per warp instruction.
     std::uint64_t requests = 0;
     std::uint64_t sectors = 0;             // distinct 32-byte sectors touched
     std::uint64_t lines = 0;               // distinct 128-byte lines

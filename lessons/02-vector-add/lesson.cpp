@@ -34,7 +34,7 @@ constexpr float kUntouched = -777.0f;
 constexpr double kMaxInstructionsPerElement = 20.0;
 
 // On a GPU: achieved bandwidth (3 x 4 bytes per element over the median time) as a fraction of the
-// device's measured copy bandwidth (CURRICULUM.md: >= 80%).
+// device's measured copy bandwidth (docs/curriculum.md: >= 80%).
 constexpr double kMinFractionOfCopyBandwidth = 0.80;
 
 // CPU reference. Float addition is correctly rounded in IEEE 754 on both sides, so the GPU's
