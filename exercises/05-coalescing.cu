@@ -11,8 +11,9 @@
 // As shipped the kernel is CORRECT: each thread takes a run of 8 consecutive elements, like a CPU
 // thread taking its chunk of an array. But look at what one warp does on each pass of the loop:
 // lane 0 touches element 0 of its run, lane 1 element 8, lane 2 element 16, ... 32 floats, each
-// 32 bytes from the next: 32 different sectors for 128 useful bytes. The checks want at most 4
-// sectors per warp request, what 32 consecutive floats need.
+// 32 bytes from the next: 32 different sectors for 128 useful bytes, and each sector fetched again
+// on each of the 8 passes. The checks want the sectors moved to be (nearly) the sectors x and y
+// occupy: each sector fetched once.
 //
 // Run the checks with:  cudalab check 05-coalescing
 

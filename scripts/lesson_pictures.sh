@@ -19,6 +19,6 @@ grep -v '^#' "$out/pictures.tsv" | while IFS="$(printf '\t')" read -r lesson vie
     case $source in *.cu) flag="--source $root/$source" name=$(basename "$source" .cu) ;; esac
     png="$out/$lesson-$view-$name.png"
     LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s "-screen 0 1600x1000x24" \
-        "$build/cudalab" gui --lesson "$lesson" --view "$view" $flag --crop views --screenshot "$png" --frames 5 >/dev/null
+        "$build/cudalab" gui --lesson "$lesson" --view "$view" $flag --seed 20261130 --crop views --screenshot "$png" --frames 5 >/dev/null
     echo "$png  ($expect)"
 done

@@ -5,25 +5,24 @@
 // warp takes 32 samples of ONE channel, so every branch a warp meets goes the same way for all of
 // its lanes.
 
-// Soft saturation for the left channel: x - x^3/3 + x^5/5 - ... (an odd polynomial, Horner form).
+// Soft saturation for the left channel: x - x^3/3 + x^5/5 - ... (32 terms of an odd series,
+// Horner form).
 __device__ float left_curve(float x)
 {
     float x2 = x * x;
-    float p = fmaf(x2, -1.0f / 11.0f, 1.0f / 9.0f);
-    p = fmaf(p, x2, -1.0f / 7.0f);
-    p = fmaf(p, x2, 1.0f / 5.0f);
-    p = fmaf(p, x2, -1.0f / 3.0f);
-    p = fmaf(p, x2, 1.0f);
+    float p = 0.0f;
+    for (int k = 31; k >= 0; --k)
+        p = fmaf(p, x2, (k % 2 ? -1.0f : 1.0f) / (2 * k + 1));
     return p * x;
 }
 
-// Expansion for the right channel: e^x - 1, from the first terms of its series.
+// Expansion for the right channel: e^x - 1, from 16 terms of its series,
+// 1 + x(1 + x/2(1 + x/3(...))) - 1.
 __device__ float right_curve(float x)
 {
-    float p = fmaf(x, 1.0f / 24.0f, 1.0f / 6.0f);
-    p = fmaf(p, x, 0.5f);
-    p = fmaf(p, x, 1.0f);
-    p = fmaf(p, x, 1.0f);
+    float p = 1.0f;
+    for (int k = 16; k >= 1; --k)
+        p = fmaf(p, x * (1.0f / k), 1.0f);
     return p - 1.0f;
 }
 

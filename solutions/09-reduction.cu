@@ -33,7 +33,9 @@ __global__ void block_sum(const float* in, float* total, int n)
     // 3. 64 values are left; warp 0 finishes alone. Lane t starts from two of them, then
     //    __shfl_down_sync(mask, v, offset) hands each lane the value of the lane `offset` above
     //    it: after offsets 16, 8, 4, 2, 1, lane 0 holds the sum of all 32. The exchange happens
-    //    between the registers of one warp, which runs in lockstep: no shared memory, no
+    //    between the registers of one warp, and the _sync shuffle makes the 32 lanes of the mask
+    //    meet first (since Volta a warp's lanes are not guaranteed to run in lockstep, so an
+    //    exchange through shared memory would need __syncwarp()): no shared memory, no block-wide
     //    barrier. All 32 lanes take part (the mask 0xffffffff names them), so nothing diverges.
     if (t < 32) {
         float v = partial[t] + partial[t + 32];

@@ -20,8 +20,9 @@ __global__ void block_scan(const int* in, int* out, int n)
 
     // 1. Warp scan (Hillis-Steele in registers). After the step with offset d, lane l holds the
     //    sum of lanes max(0, l - 2d + 1) .. l; after d = 16, of lanes 0 .. l. 5 steps, no memory,
-    //    no barrier: the warp's lanes run in lockstep and __shfl_up_sync reads lane l - d's
-    //    register directly. Lanes below d get their own value back and must not add it.
+    //    no block-wide barrier: __shfl_up_sync makes the lanes of the mask meet (since Volta they
+    //    do not run in lockstep) and reads lane l - d's register directly. Lanes below d get
+    //    their own value back and must not add it.
     for (int offset = 1; offset < 32; offset *= 2) {
         int below = __shfl_up_sync(0xffffffffu, v, offset);
         if (lane >= offset) v += below;

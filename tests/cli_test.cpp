@@ -138,7 +138,16 @@ TEST_CASE("a kernel that reads shared memory no thread wrote fails its check, th
     std::string path = write_temp("hist_unzeroed.cu", src);
     auto r = run_cli("check 10-histogram --backend emu --source " + path);
     CHECK(r.exit_code == 1);
-    CHECK(r.output.find("FAIL  shared memory written before it is read") != std::string::npos);
+    // The diagnostic fails the launch's own correctness check: the set of checks is the solution's.
+    CHECK(r.output.find("read shared memory no thread had written") != std::string::npos);
+    CHECK(r.output.find("FAIL  histogram") != std::string::npos);
+    auto solution = run_cli("check 10-histogram --backend emu --solution");
+    auto count = [](const std::string& out) {
+        auto at = out.find(" checks passed");
+        auto of = out.rfind(" of ", at);
+        return out.substr(of, at - of);
+    };
+    CHECK(count(r.output) == count(solution.output));
 }
 
 TEST_CASE("hint N outside 1..N says how many hints there are and exits 2") {

@@ -62,6 +62,16 @@ TEST_CASE("course linter: manifest, folders and build agree") {
                       l.exercise_path << " has no TODO for the learner");
         std::string text = test_support::read_file(l.text_path);
         CHECK_MESSAGE(text.find("## Your task") != std::string::npos, l.text_path << " has no '## Your task'");
+        // The app's views (docs/gui.md); a lesson that names another opens none.
+        const std::set<std::string> views = {"grid", "warps", "memory", "shared", "timeline", "hierarchy"};
+        for (const auto& v : l.views) CHECK_MESSAGE(views.count(v) == 1, l.id << ": no view called '" << v << "'");
+        // A text must not send the learner to lessons the course does not have.
+        const std::regex mention(R"(lessons? (\d\d))");
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), mention); it != std::sregex_iterator(); ++it) {
+            const int n = std::stoi((*it)[1]);
+            const bool exists = n >= 1 && n <= int(course.lessons.size());
+            CHECK_MESSAGE(exists, l.id << ": mentions lesson " << n);
+        }
     }
     CHECK(built_lessons(course.root) == manifest_ids);
     std::set<std::string> registered;

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -184,7 +185,7 @@ struct CheckArgs {
     std::string source;
     std::string backend = "auto";
     std::string format = "text";
-    std::string seed = "20261130";
+    std::string seed;  // empty: a new seed every run, printed in the report
     cli::LimitFlags limits;
     bool verbose = false;
     int launch = 0;  // > 0: also print launch N's figures per line (text format)
@@ -193,8 +194,15 @@ struct CheckArgs {
 int run_check(const CheckArgs& a) {
     std::string error;
     cli::Limits limits;
-    const auto seed = cli::parse_unsigned(a.seed, 0, UINT64_MAX, "--seed", &error);
-    if (!seed || !cli::parse_limits(a.limits, &limits, &error)) {
+    std::optional<std::uint64_t> seed;
+    if (!a.seed.empty()) {
+        seed = cli::parse_unsigned(a.seed, 0, UINT64_MAX, "--seed", &error);
+        if (!seed) {
+            std::cerr << "cudalab: " << error << "\n";
+            return 2;
+        }
+    }
+    if (!cli::parse_limits(a.limits, &limits, &error)) {
         std::cerr << "cudalab: " << error << "\n";
         return 2;
     }
@@ -234,7 +242,7 @@ int run_check(const CheckArgs& a) {
         o.solution = a.solution;
         o.source_path = a.source;
         o.backend = a.backend;
-        o.seed = *seed;
+        o.seed = seed;
         o.instruction_budget = limits.budget;
         o.memory_limit = limits.memory_mb << 20;
         o.printf_limit = limits.printf_kb << 10;
@@ -388,7 +396,7 @@ int main(int argc, char** argv) {
     check_cmd->add_option("--backend", check.backend, "emu, gpu or auto (GPU if present, else the emulator)")
         ->check(CLI::IsMember({"emu", "gpu", "auto"}));
     check_cmd->add_option("--format", check.format, "text, json, junit or gradescope");
-    check_cmd->add_option("--seed", check.seed, "seed of the random inputs");
+    check_cmd->add_option("--seed", check.seed, "seed of the random inputs (default: a new one every run; the report prints it)");
     cli::add_limit_options(check_cmd, check.limits, true);
     check_cmd->add_flag("-v,--verbose", check.verbose, "show every check's details");
     check_cmd->add_option("--launch", check.launch, "also show launch N (1-based): its shape, its checks, its figures per line")

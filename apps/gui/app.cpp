@@ -108,6 +108,7 @@ void App::request_check(const std::string& reason, Clock::time_point when) {
     r.lesson = *lesson_;
     r.options.solution = options_.solution;
     r.options.source_path = options_.source_file;
+    if (options_.seed) r.options.seed = *options_.seed;
     r.options.backend = options_.backend;
     if (open_block_) {
         // The first blocks as usual, and the one the learner asked to see.

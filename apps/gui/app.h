@@ -41,6 +41,7 @@ struct AppOptions {
     std::int64_t step = -1;      // start at this step
     std::string find;            // then go on to the first step of this kind (see seek_first)
     int launch = -1;             // show this launch (0-based); -1: the one the first failing check measured
+    std::optional<std::uint64_t> seed;  // the lesson inputs' seed (--seed): the same run every time
 };
 
 struct Editor {

@@ -85,6 +85,7 @@ int main(int argc, char** argv) {
     double exit_after = 0;
     std::int64_t block = -1;
     int launch = 0;
+    std::uint64_t seed = 0;
     cli.add_option("--lesson,lesson", options.lesson, "lesson id (default 01-threads)");
     cli.add_option("--view", options.view, "view to open: grid, warps, memory, shared, timeline, hierarchy")
         ->check(CLI::IsMember({"grid", "warps", "memory", "shared", "timeline", "hierarchy"}));
@@ -99,6 +100,7 @@ int main(int argc, char** argv) {
                    "show launch N of the lesson (1-based, as the check report numbers them); default: the launch the first "
                    "failing check measured")
         ->check(CLI::PositiveNumber);
+    auto* seed_option = cli.add_option("--seed", seed, "seed of the lesson's random inputs (default: new ones each run)");
     cli.add_option("--block", block, "trace this block (linear id) in full and open it");
     cli.add_option("--step", options.step, "start at this step of the open block (0-based)");
     cli.add_option("--find", options.find, "then go to the first step of a kind: global, shared, conflict, barrier, divergence, exit")
@@ -120,6 +122,7 @@ int main(int argc, char** argv) {
     }
     if (block >= 0) options.block = std::uint32_t(block);
     options.launch = launch - 1;
+    if (seed_option->count() > 0) options.seed = seed;
     if (!screenshot.empty() && frames <= 0) frames = 3;
 
     lessons::Course course;

@@ -17,7 +17,17 @@ void add(Figures& f, const PcInfo& info, const PcCounters& c) {
     } else if (info.opcode == "st") {
         if (global) { f.global_store_requests += c.requests; f.global_store_sectors += c.sectors; f.global_store_bytes += c.requested_bytes; }
     } else if (info.opcode == "atom" || info.opcode == "red") {
-        if (global) { f.global_atomic_requests += c.requests; f.global_atomics += c.atomics; }
+        if (global) {
+            f.global_atomic_requests += c.requests;
+            f.global_atomics += c.atomics;
+            f.global_atomic_sectors += c.sectors;
+            f.global_atomic_bytes += c.requested_bytes;
+            if (info.opcode == "red") {
+                f.global_reduction_requests += c.requests;
+                f.global_reduction_sectors += c.sectors;
+                f.global_reduction_bytes += c.requested_bytes;
+            }
+        }
         else f.shared_atomics += c.atomics;
     }
     if (c.shared_ideal_wavefronts > 0) {

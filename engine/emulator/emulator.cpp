@@ -721,6 +721,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     state.shared_bytes = static_shared + config.dynamic_shared_bytes;
     state.budget = options_.instruction_budget;
     state.detect_races = options_.detect_races;
+    state.only_argument_buffers = options_.only_argument_buffers;
     state.num_sms = std::max<std::uint32_t>(1, options_.num_sms);
     state.display_name = display_name;
     last_grid_ = g;
@@ -926,6 +927,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     result.warnings = std::move(state.warnings);
     result.uninitialised_shared_reads = state.uninitialised_shared_reads;
     result.first_uninitialised_shared_read = std::move(state.first_uninitialised_shared_read);
+    result.global_races = state.global_races;
+    result.first_global_race = std::move(state.first_global_race);
     if (trace_options.enabled) result.trace = std::move(trace);
     if (fault) result.status = Status::error(StatusCode::kernel_fault, format_fault(*program_, config, display_name, *fault));
     result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

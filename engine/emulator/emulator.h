@@ -42,6 +42,10 @@ struct EmulatorOptions {
     unsigned worker_threads = 0;                          // 0: one per core
     std::uint32_t num_sms = 132;                          // modelled SMs (H100/H200 SXM)
     bool detect_races = true;
+    // true: a launch may touch only the buffers its parameters point into (and module variables),
+    // so an index that runs past one array into another buffer faults. Lesson checks set it; whole
+    // programs, whose kernels follow pointers stored in memory, do not.
+    bool only_argument_buffers = false;
     // false: every instruction runs its opcode's general handler, none a specialised form (the
     // tests run the corpus both ways and compare).
     bool specialised_handlers = true;

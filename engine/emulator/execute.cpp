@@ -9,6 +9,7 @@
 // [SECTION] Comparison, selection, logic
 // [SECTION] Data movement and conversion
 // [SECTION] Loads, stores, atomics
+// [SECTION] Races between blocks in global memory
 // [SECTION] Control flow and calls
 // [SECTION] Barriers and warp collectives
 // [SECTION] Dispatch
@@ -344,6 +345,21 @@ const char* space_word(Space s) {
     }
 }
 
+// Whether this launch may touch buffer a (with only_argument_buffers; else any buffer): a module
+// variable, or a buffer one of the kernel's parameters points into (or one past). Anything else is another launch's or another array's
+// buffer that an out-of-range index happened to land in: on a GPU it reads or overwrites that data
+// silently; here it is a fault. Called only when a buffer is looked up, not per access.
+bool launch_may_touch(const Exec& x, const Allocation* a) {
+    if (!x.launch.only_argument_buffers || a->label.rfind("global variable", 0) == 0) return true;
+    const auto& p = x.launch.params;
+    for (std::size_t off = 0; off + 8 <= p.size(); off += 8) {
+        std::uint64_t v;
+        std::memcpy(&v, p.data() + off, 8);
+        if (v >= a->base && v <= a->base + a->size) return true;
+    }
+    return false;
+}
+
 Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, const char* verb, int lane,
                Allocation*& cache) {
     Access r;
@@ -397,6 +413,13 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
                 x.fault(std::string("use after free: ") + verb + " of global memory",
                         std::to_string(size) + " bytes at " + hex(addr) + " in buffer " + a->label + ", which was freed",
                         "do not use a buffer after cudaFree", lane);
+            if (!launch_may_touch(x, a))
+                x.fault(std::string("out-of-bounds ") + verb + " in global memory",
+                        std::to_string(size) + " bytes at " + hex(addr) + ", inside " + std::to_string(a->size) +
+                            "-byte buffer " + a->label +
+                            ", which no parameter of this launch points into: an index past the end of one array "
+                            "landed in another (on a GPU it silently reads or overwrites that data)",
+                        "guard the access so the index stays inside the array it belongs to, e.g. `if (i < n)`", lane);
             cache = a;
         }
         r.ptr = a->bytes() + (addr - a->base);
@@ -538,19 +561,65 @@ enum class SharedUse { read, write, atomic };
     throw Fault(std::move(f));
 }
 
+// Lanes of one warp that exchange data through shared memory with no __syncwarp between: safe in
+// the emulator's lockstep, a race on sm_70 and later, whose lanes are scheduled independently.
+[[noreturn, gnu::noinline, gnu::cold]] void warp_hazard(Exec& x, std::uint32_t word, int lane, const char* second,
+                                                        const char* first, int other_lane, std::uint32_t other_gpc) {
+    FaultInfo f;
+    f.kind = "warp-level race in shared memory";
+    const std::uint32_t other_line = line_at(x.launch.program, other_gpc);
+    f.detail = "lane " + std::to_string(lane) + " of warp " + std::to_string(x.warp.id) + " " + second +
+               " shared offset " + std::to_string(word * 4) + ", which lane " + std::to_string(other_lane) +
+               " of the same warp " + first + " at line " + std::to_string(other_line) +
+               " with no __syncwarp() between. The emulator runs a warp's lanes in lockstep, but since Volta "
+               "(sm_70) they are scheduled independently: on an H100 or H200 the read can see the old value";
+    f.advice = "put __syncwarp() between the write and the read (a `volatile` pointer is not enough), or exchange "
+               "the values in registers with __shfl_down_sync(0xffffffff, v, offset)";
+    f.pc = x.pc;
+    f.function = x.frame->function;
+    f.block = x.block.linear;
+    f.warp = x.warp.id;
+    f.lane = lane;
+    f.other_line = other_line;
+    throw Fault(std::move(f));
+}
+
 // Two accesses of one word by different warps race unless a barrier separates them; atomic
-// updates do not race with each other, but do with plain reads and writes.
+// updates do not race with each other, but do with plain reads and writes. Within a warp, two
+// lanes' accesses race unless a __syncwarp (or another *_sync collective) separates them.
 inline void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, SharedUse use, int lane) {
     if (!x.launch.detect_races) return;
     auto& shadow = x.block.shadow;
     const std::uint16_t w = std::uint16_t(x.warp.id);
     const std::uint32_t epoch = x.block.epoch;
+    const std::uint32_t sync = x.warp.sync_epoch;
+    const std::uint32_t bit = 1u << lane;
     for (std::uint32_t word = offset / 4; word <= (offset + size - 1) / 4 && word < shadow.size(); ++word) {
         SharedShadow& s = shadow[word];
         auto race = [&](const char* first, std::uint32_t other_gpc, std::uint16_t other_warp, const char* second) {
             shared_race(x, word, lane, first, other_gpc, other_warp, second);
         };
         const char* previous = s.write_atomic ? "updated atomically" : "wrote";
+        // The same warp, another lane, in the same sync interval: a hazard under independent
+        // thread scheduling. Atomic updates do not race with each other; two lanes of one
+        // instruction storing to one word do not count (one of them wins, as on the GPU).
+        const bool same_interval_write = s.write_epoch == epoch && s.write_warp == w && s.write_sync == sync &&
+                                         s.write_lane != lane;
+        const bool same_interval_read = s.read_epoch == epoch && s.read_warp == w && s.read_sync == sync &&
+                                        (s.read_lanes & ~bit) != 0;
+        if (use == SharedUse::read && same_interval_write && !s.write_atomic)
+            warp_hazard(x, word, lane, "reads", "wrote", s.write_lane, s.write_pc);
+        if (use != SharedUse::read) {
+            const bool both_atomic = use == SharedUse::atomic && s.write_atomic;
+            if (same_interval_write && !both_atomic && s.write_pc != x.gpc)
+                warp_hazard(x, word, lane, use == SharedUse::atomic ? "updates" : "writes",
+                            s.write_atomic ? "updated atomically" : "wrote", s.write_lane, s.write_pc);
+            if (same_interval_read)
+                warp_hazard(x, word, lane, use == SharedUse::atomic ? "updates" : "writes", "read",
+                            __builtin_ctz(s.read_lanes & ~bit), s.read_pc);
+            s.write_sync = sync;
+            s.write_lane = std::uint8_t(lane);
+        }
         if (use == SharedUse::write) {
             if (s.write_epoch == epoch && s.write_warp != w) race(previous, s.write_pc, s.write_warp, "writes");
             if (s.read_epoch == epoch && s.read_warp != w) race("read", s.read_pc, s.read_warp, "writes");
@@ -570,8 +639,10 @@ inline void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, Sha
         } else {
             if (s.write_epoch == epoch && s.write_warp != w) race(previous, s.write_pc, s.write_warp, "reads");
             if (s.write_epoch == 0) warn_uninitialised(x, word * 4, lane);
-            if (s.read_epoch != epoch) { s.read_epoch = epoch; s.read_warp = w; s.read_pc = x.gpc; }
-            else if (s.read_warp != w) { s.read_warp = 0xFFFF; s.read_pc = x.gpc; }
+            if (s.read_epoch != epoch) { s.read_epoch = epoch; s.read_warp = w; s.read_pc = x.gpc; s.read_sync = sync; s.read_lanes = bit; }
+            else if (s.read_warp != w) { s.read_warp = 0xFFFF; s.read_pc = x.gpc; s.read_lanes = 0; }
+            else if (s.read_sync != sync) { s.read_sync = sync; s.read_pc = x.gpc; s.read_lanes = bit; }
+            else { s.read_lanes |= bit; s.read_pc = x.gpc; }
         }
     }
 }
@@ -1787,6 +1858,7 @@ Allocation* find_buffer(Exec& x, std::uint64_t lo, std::uint64_t end) {
     for (Allocation* a : recent)
         if (a && lo >= a->base && end <= a->base + a->size) return a;
     Allocation* a = x.launch.memory.find(lo, end - lo);
+    if (a && !launch_may_touch(x, a)) return nullptr;  // the per-lane path names the fault
     if (a) {
         std::copy_backward(recent.begin(), recent.end() - 1, recent.end());
         recent[0] = a;
@@ -1819,6 +1891,133 @@ Allocation* warp_buffer(Exec& x, std::uint32_t mask, const std::uint64_t* base, 
     Allocation* a = first >= global_base ? find_buffer(x, first, first + size) : nullptr;
     if (!a || a->freed || !lanes_inside(mask, base, offset - a->base, a->size, size)) return nullptr;
     return a;
+}
+
+// [SECTION] Races between blocks in global memory
+//
+// Blocks of a launch run in no fixed order, and on a GPU at the same time: a word that one block
+// writes with a plain store and another block writes or reads in the same launch holds whichever
+// came last (a histogram merged with `bins[t] += local[t]` loses counts). Atomics do not race with
+// each other. A kernel with a memory fence may hand data between blocks on purpose (the last
+// block reads what the others wrote after __threadfence and an atomic ticket), so its reads are
+// not checked; its writes are.
+
+// How a lane touches a global word. The shadow keeps (block + 1) << 2 | kind of the last write:
+// kind 0 a plain store, 1 a combining atomic (add, min, max, and, or, xor, inc, dec), 2 a
+// compare-and-swap, 3 an exchange.
+enum class GlobalUse { read, write, atomic, cas, exchange };
+
+constexpr std::uint32_t shadow_kind(GlobalUse use) {
+    return use == GlobalUse::atomic ? 1 : use == GlobalUse::cas ? 2 : use == GlobalUse::exchange ? 3 : 0;
+}
+
+// Whether `use` by one block after another block's write of kind `kind` is ordered. Atomics are
+// ordered after atomics, and a plain read after an atomic is what a compare-and-swap loop starts
+// with. An exchange replaces the value: after another block's exchange or combining atomic, one
+// block's contribution is lost (atomicExch(&bins[t], bins[t] + local[t])); after a
+// compare-and-swap it is a lock being released.
+constexpr bool ordered_after(std::uint32_t kind, GlobalUse use) {
+    if (kind == 0 || use == GlobalUse::write) return false;
+    if (use == GlobalUse::exchange) return kind == 2;
+    return true;
+}
+
+
+std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
+    Block& b = x.block;
+    if (b.shadows_serial != x.launch.serial) {
+        b.recent_shadows = {};
+        b.shadows_serial = x.launch.serial;
+    }
+    for (auto& [alloc, shadow] : b.recent_shadows)
+        if (alloc == a) return shadow;
+    std::uint32_t* found = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(x.launch.global_shadow_mutex);
+        if (x.launch.kernel_fences < 0) {
+            x.launch.kernel_fences = 0;
+            for (const auto& f : x.launch.program.functions)
+                for (const auto& in : f.fn.code)
+                    if (in.op == ptx::Opcode::membar || in.op == ptx::Opcode::fence) x.launch.kernel_fences = 1;
+        }
+        for (auto& [alloc, shadow] : x.launch.global_shadow)
+            if (alloc == a) found = shadow.get();
+        if (!found) {
+            const std::size_t words = (a->size + 3) / 4;
+            x.launch.global_shadow.emplace_back(a, std::make_unique<std::uint32_t[]>(words));  // zeroed
+            found = x.launch.global_shadow.back().second.get();
+        }
+    }
+    std::copy_backward(b.recent_shadows.begin(), b.recent_shadows.end() - 1, b.recent_shadows.end());
+    b.recent_shadows[0] = {a, found};
+    return found;
+}
+
+// Records a race (not a fault: the launch finishes, so its result can still be compared and the
+// lesson fails that launch's check with this message; the first race is kept).
+[[gnu::noinline, gnu::cold]] void global_race(Exec& x, const Allocation* a, std::uint64_t word, int lane, GlobalUse use,
+                                              std::uint32_t other) {
+    std::lock_guard<std::mutex> lock(x.launch.global_shadow_mutex);
+    if (x.launch.global_races++ > 0) return;
+    const std::uint32_t other_block = (other >> 2) - 1;
+    const std::uint32_t kind = other & 3;
+    const auto& c = x.launch.config;
+    const char* verb = use == GlobalUse::read ? "reads" : use == GlobalUse::write ? "writes"
+                       : use == GlobalUse::exchange ? "exchanges (atomicExch)" : "updates atomically";
+    std::ostringstream m;
+    m << (x.launch.program.source_path.empty() ? "kernel" : x.launch.program.source_path);
+    if (x.in->line) m << ":" << x.in->line;
+    m << ": error: race between blocks in global memory in kernel '" << x.launch.display_name << "': block "
+      << dims_text(x.block.linear, c.grid.x, c.grid.y) << ", thread "
+      << dims_text(x.warp.id * 32 + std::uint32_t(lane), c.block.x, c.block.y) << " " << verb << " byte " << word * 4
+      << " of " << a->size << "-byte buffer " << a->label << ", which block " << dims_text(other_block, c.grid.x, c.grid.y)
+      << (kind == 3 ? " exchanged" : kind != 0 ? " updated atomically" : " wrote")
+      << " in this launch. Blocks run in no fixed order (on a GPU, at the same time), so the result depends on which "
+         "comes first";
+    if (use == GlobalUse::exchange) m << "; an exchange replaces the value, so the other block's update is lost";
+    m << "; try: ";
+    if (use == GlobalUse::write && kind == 0)
+        m << "give each block its own elements to write (index with blockIdx as well as threadIdx); to combine "
+             "blocks' results in one place use atomicAdd or a second kernel";
+    else
+        m << "combine what several blocks contribute with an atomic that adds (atomicAdd(&bins[t], local[t]), "
+             "not bins[t] += local[t] or atomicExch(&bins[t], bins[t] + local[t])), or in a second kernel "
+             "launched after this one";
+    x.launch.first_global_race = m.str();
+}
+
+// The race check of one warp access [base[l] + offset, + size) inside buffer a (ordered_after
+// says which accesses after another block's write are not races).
+inline void global_races(Exec& x, const Allocation* a, std::uint32_t mask, const std::uint64_t* base,
+                         std::uint64_t offset, std::uint32_t size, GlobalUse use) {
+    // Traced launches only (every lesson check, `cudalab exec --trace`): the shadow doubles the
+    // memory a launch touches, and untraced runs are the ones kept fast.
+    if (!x.counting() || !x.launch.detect_races || x.launch.config.grid.count() <= 1) return;
+    std::uint32_t* shadow = global_shadow_of(x, a);
+    if (use == GlobalUse::read && x.launch.kernel_fences == 1) return;
+    const std::uint32_t me = (x.block.linear + 1) << 2;
+    // The common case first: a full warp over 32 consecutive words that this block wrote last or
+    // no block wrote (a read), or that this block wrote last (a write): nothing to record.
+    if (mask == 0xffffffffu && size == 4 && (use == GlobalUse::read || use == GlobalUse::write)) {
+        std::uint64_t diff = 0;
+        for (int l = 0; l < 32; ++l) diff |= base[l] ^ (base[0] + std::uint64_t(l) * 4);
+        if (diff == 0) {
+            const std::uint32_t* s = shadow + (base[0] + offset - a->base) / 4;
+            std::uint32_t other = 0;
+            if (use == GlobalUse::read) for (int l = 0; l < 32; ++l) other |= (s[l] != 0) & (s[l] != me);
+            else for (int l = 0; l < 32; ++l) other |= s[l] != me;
+            if (!other) return;
+        }
+    }
+    FOR_LANES(mask, {
+        const std::uint64_t at = base[l] + offset - a->base;
+        for (std::uint64_t w = at / 4; w <= (at + size - 1) / 4; ++w) {
+            const std::uint32_t prev = shadow[w];
+            // Another block wrote this word in this launch.
+            if (prev != 0 && (prev >> 2) != (me >> 2) && !ordered_after(prev & 3, use)) global_race(x, a, w, l, use, prev);
+            if (use != GlobalUse::read) shadow[w] = me | shadow_kind(use);
+        }
+    });
 }
 
 // The writer shadow of a store that lies inside buffer a: each word records the thread (+1).
@@ -1955,6 +2154,7 @@ template <bool Store> void load_store(Exec& x) {
                 }
             }
             if (Store) record_writers(x, a, x.mask, addr, 0, size);
+            global_races(x, a, x.mask, addr, 0, size, Store ? GlobalUse::write : GlobalUse::read);
             record_memory(x, MemSpace::global, Store ? MemOp::store : MemOp::load, addr, size);
             return;
         }
@@ -1975,6 +2175,7 @@ template <bool Store> void load_store(Exec& x) {
                 x.reg(r)[l] = read_value(p, elem, sign);
             }
         }
+        if (acc.allocation) global_races(x, acc.allocation, 1u << l, addr, 0, size, Store ? GlobalUse::write : GlobalUse::read);
         if (global_writer && acc.allocation) {
             std::uint64_t off = addr[l] - acc.allocation->base;
             for (std::uint64_t w = off / 4; w <= (off + size - 1) / 4 && w < acc.allocation->writer.size(); ++w)
@@ -2069,6 +2270,8 @@ template <bool Reduce> void atomic(Exec& x) {
         std::memcpy(acc.ptr, &nv, std::size_t(bytes));
         if (d) d[l] = old;
         if (acc.allocation) {
+            global_races(x, acc.allocation, 1u << l, addr, 0, std::uint32_t(bytes),
+                         in.sub == SubOp::exch ? GlobalUse::exchange : in.sub == SubOp::cas ? GlobalUse::cas : GlobalUse::atomic);
             std::uint64_t off = addr[l] - acc.allocation->base;
             if (x.launch.track_writers && off / 4 < acc.allocation->writer.size()) acc.allocation->writer[off / 4] = tid_base + std::uint32_t(l) + 1;
         }
@@ -2462,6 +2665,9 @@ void check_members(Exec& x, std::uint32_t members, std::uint32_t callers, const 
 // lanes 0-15 pass 0x0000ffff while lanes 16-31 pass 0xffff0000). Calls f(members, lanes) for each
 // group, where `lanes` are the active lanes that passed `members`.
 template <class F> void for_each_group(Exec& x, int mask_operand, const char* what, F f) {
+    // Every *_sync collective orders the memory accesses of the lanes it synchronises (the race
+    // detector's warp interval).
+    ++x.warp.sync_epoch;
     const std::uint64_t* m = x.src(mask_operand);
     std::uint32_t todo = x.mask;
     while (todo) {
@@ -2476,6 +2682,7 @@ template <class F> void for_each_group(Exec& x, int mask_operand, const char* wh
 
 // 9.7.13.2 bar.warp.sync (__syncwarp): lockstep warps are always in sync; check the member mask
 void exec_bar_warp(Exec& x) {
+    ++x.warp.sync_epoch;
     if (x.in->operand_count > 0) for_each_group(x, 0, "__syncwarp", [](std::uint32_t, std::uint32_t) {});
 }
 void exec_membar(Exec&) {}  // one access at a time: memory is always ordered in the emulator
@@ -2660,6 +2867,7 @@ template <bool Store, int Bytes> void global_access(Exec& x) {
     if (!a) return load_store<Store>(x);
     record_lanes(x, MemSpace::global, Store ? MemOp::store : MemOp::load, base, offset, Bytes);
     if (Store) record_writers(x, a, x.mask, base, offset, Bytes);
+    global_races(x, a, x.mask, base, offset, Bytes, Store ? GlobalUse::write : GlobalUse::read);
     move_lanes<Store, Bytes>(x.mask, a->bytes() - a->base + offset, base, x.reg(vo.reg));
 }
 

@@ -26,6 +26,7 @@ struct LaunchState {
     std::atomic<std::uint64_t> warp_instructions{0};
     std::atomic<std::uint32_t> fault_block{~0u}; // lowest block that faulted so far
     bool detect_races = true;
+    bool only_argument_buffers = false;      // EmulatorOptions::only_argument_buffers
     bool track_writers = true;               // record the thread that stored each global word
     std::uint32_t num_sms = 1;
     std::mutex mutex;                        // guards warnings
@@ -42,8 +43,24 @@ struct LaunchState {
     std::uint64_t printf_limit = ~0ull;
     std::atomic<std::uint64_t> printf_bytes{0};
     std::chrono::steady_clock::time_point deadline{};  // epoch: none
+    // Races between blocks in global memory (when detect_races): per buffer the launch touches,
+    // one word per 4 bytes holding the last block that wrote it in this launch, (block + 1) << 1,
+    // plus 1 when that write was atomic. Made on first use, under the mutex. Host threads running
+    // different blocks touch the same shadow word only when the kernel's blocks touch the same
+    // global word, which is the race being looked for; either order of their updates reports it
+    // (as with Allocation::writer, plain words keep the common path a vector loop).
+    std::mutex global_shadow_mutex;
+    std::vector<std::pair<const Allocation*, std::unique_ptr<std::uint32_t[]>>> global_shadow;
+    std::uint32_t global_races = 0;          // guarded by global_shadow_mutex
+    std::string first_global_race;
+    int kernel_fences = -1;  // -1: not looked yet; 1: the kernel has a memory fence (__threadfence)
+    const std::uint64_t serial = next_serial();  // tells this launch's cached shadows from another's
 
     LaunchState(const Program& p, DeviceMemory& m) : program(p), memory(m) {}
+    static std::uint64_t next_serial() {
+        static std::atomic<std::uint64_t> n{0};
+        return ++n;
+    }
 };
 
 // Per-block printf output, merged in block order at the end so output is deterministic.

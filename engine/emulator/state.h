@@ -109,6 +109,7 @@ struct Warp {
     ptx::SubOp red_op = ptx::SubOp::none;
     std::uint32_t red_mask = 0;       // bar.red: the lanes that take the result
     std::uint64_t instructions = 0;
+    std::uint32_t sync_epoch = 0;     // increments at __syncwarp and every *_sync collective
     bool done() const { return stack.empty(); }
 };
 
@@ -125,6 +126,14 @@ struct SharedShadow {
     bool write_atomic = false;       // the last write was an atomic update
     std::uint32_t read_epoch = 0;
     std::uint32_t read_pc = 0;
+    // Lanes of one warp, for hazards under independent thread scheduling (sm_70 and later): the
+    // writing lane and the lanes that read, with the warp's sync interval (Warp::sync_epoch) of
+    // each. Lanes of one warp that exchange data through memory with no __syncwarp or *_sync
+    // collective between race on a GPU even though the emulator runs them in lockstep.
+    std::uint32_t write_sync = 0;
+    std::uint32_t read_sync = 0;
+    std::uint32_t read_lanes = 0;    // lanes of read_warp that read in (read_epoch, read_sync)
+    std::uint8_t write_lane = 0;
 };
 
 struct LaunchState;
@@ -150,6 +159,9 @@ struct Block {
     bool detail = false;              // record full events
     std::uint64_t seq = 0;
     std::array<Allocation*, 4> recent_buffers{};  // the global buffers accesses hit last, newest first
+    // The global race detector's shadows of recent buffers, and the launch they belong to.
+    std::array<std::pair<const Allocation*, std::uint32_t*>, 4> recent_shadows{};
+    std::uint64_t shadows_serial = 0;
     std::uint64_t warp_instructions = 0;    // not yet added to the launch's totals
     std::uint64_t thread_instructions = 0;
     std::vector<WarpEvent> events;

@@ -1,6 +1,11 @@
 #include "lessons/course.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <random>
+
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -147,10 +152,8 @@ std::vector<std::pair<std::string, std::string>> lesson_headers(const LessonInfo
     return headers;
 }
 
-}  // namespace
-
-CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
-                         compiler::Compiler& compiler) {
+CheckReport check_once(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
+                       compiler::Compiler& compiler) {
     const auto check_started = std::chrono::steady_clock::now();
     CheckReport report;
     report.lesson = lesson.id;
@@ -206,6 +209,9 @@ CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const C
         if (options.printf_limit) o.printf_limit = options.printf_limit;
         const double seconds = options.time_limit_seconds > 0 ? options.time_limit_seconds : emu::default_time_limit_seconds;
         o.deadline = check_started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+        // A lesson's kernels get every buffer they use as a parameter: an index that lands in
+        // another buffer (an earlier launch's, say) is a fault, not a silent read.
+        o.only_argument_buffers = true;
     }
     report.backend = backend->name();
     report.backend_note = note;
@@ -227,7 +233,8 @@ CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const C
         return report;
     }
     Runtime runtime(std::move(backend));
-    Session session(runtime, module, options.seed);
+    report.seed = options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
+    Session session(runtime, module, report.seed);
     session.set_trace_options(options.trace);
     auto started = std::chrono::steady_clock::now();
     host->run(session);
@@ -250,6 +257,118 @@ CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const C
         c.name = "lesson ran its checks";
         c.message = "the lesson's host side recorded no checks (a lesson bug)";
         report.checks.push_back(c);
+    }
+    return report;
+}
+
+// [SECTION] A fixed set of checks
+//
+// A course compares scores across submissions, so every submission of a lesson gets the same
+// checks, in the same order: those the reference solution gets. A submission that faults (or fails
+// a check the lesson cannot go on from) stops its lesson early, and one that does not compile runs
+// nothing; their reports are filled out from
+// the solution's list (learned once per lesson and backend): the fault takes the place of the
+// first correctness check it kept from running, and every other check it kept from running fails
+// as "not run" (performance: "not measured").
+
+struct PlannedCheck {
+    std::string name;
+    CheckKind kind;
+};
+
+std::vector<PlannedCheck> planned_checks(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
+                                         compiler::Compiler& compiler) {
+    static std::mutex mutex;
+    static std::map<std::string, std::vector<PlannedCheck>> plans;
+    const std::string key = course.root + "|" + lesson.id + "|" + options.backend;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (auto it = plans.find(key); it != plans.end()) return it->second;
+    }
+    CheckOptions o = options;
+    o.solution = true;
+    o.source_path.clear();
+    o.trace.auto_detail_blocks = 0;
+    CheckReport solution = check_once(course, lesson, o, compiler);
+    std::vector<PlannedCheck> plan;
+    if (solution.status.ok())
+        for (const auto& c : solution.checks) plan.push_back({c.name, c.kind});
+    std::lock_guard<std::mutex> lock(mutex);
+    plans[key] = plan;
+    return plan;
+}
+
+void fill_from_plan(CheckReport& report, const std::vector<PlannedCheck>& plan, const std::string& why) {
+    if (plan.empty()) return;
+    std::vector<CheckResult> produced = std::move(report.checks);
+    std::vector<CheckResult> out;
+    std::vector<bool> used(produced.size(), false);
+    for (const auto& p : plan) {
+        bool found = false;
+        for (std::size_t i = 0; i < produced.size(); ++i)
+            if (!used[i] && produced[i].name == p.name) {
+                out.push_back(produced[i]);
+                used[i] = true;
+                found = true;
+                break;
+            }
+        if (found) continue;
+        CheckResult c;
+        c.name = p.name;
+        c.kind = p.kind;
+        c.passed = false;
+        c.value = p.kind == CheckKind::performance ? std::nan("") : 1.0;
+        c.measured = p.kind != CheckKind::performance;
+        c.message = (p.kind == CheckKind::performance ? "not measured: " : "not run: ") + why;
+        out.push_back(std::move(c));
+    }
+    // What the plan does not name (a fault, an infrastructure failure) takes the place of the first
+    // correctness check that did not run, so its message is not lost and no check is added.
+    for (std::size_t i = 0; i < produced.size(); ++i) {
+        if (used[i]) continue;
+        CheckResult& extra = produced[i];
+        bool placed = false;
+        for (auto& c : out)
+            if (!c.passed && c.kind == CheckKind::correctness && c.message.rfind("not run: ", 0) == 0) {
+                c.message = extra.name + ": " + extra.message;
+                c.fault = extra.fault;
+                c.advice = extra.advice;
+                placed = true;
+                break;
+            }
+        if (!placed)
+            for (auto& c : out)
+                if (!c.passed) {
+                    c.message += "\n" + extra.name + ": " + extra.message;
+                    placed = true;
+                    break;
+                }
+        if (!placed) out.push_back(std::move(extra));  // nothing failed to hold it: keep it visible
+    }
+    report.checks = std::move(out);
+}
+
+}  // namespace
+
+CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
+                         compiler::Compiler& compiler) {
+    CheckReport report = check_once(course, lesson, options, compiler);
+    const bool compile_error = report.status.code == StatusCode::compile_error;
+    // A lesson may stop at a fault or at a failed correctness check (lesson 12 launches nothing
+    // with a block size it cannot use): then, and only then, the solution's list is needed.
+    bool stopped = false;
+    for (const auto& c : report.checks) stopped |= c.fault || (!c.passed && c.kind == CheckKind::correctness);
+    if (options.solution || !(compile_error || stopped)) return report;
+    const auto plan = planned_checks(course, lesson, options, compiler);
+    if (compile_error) {
+        report.checks.clear();
+        fill_from_plan(report, plan, report.source + " does not compile");
+    } else {
+        fill_from_plan(report, plan, "an earlier check failed in a way that stops the lesson (see the first failed check)");
+    }
+    for (auto& c : report.checks) {
+        auto it = lesson.points.find(c.name);
+        c.points = it == lesson.points.end() ? 1.0 : it->second;
     }
     return report;
 }

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,9 @@ struct CheckOptions {
     std::string source_path;       // empty: the lesson's exercise
     bool solution = false;         // check the reference solution instead
     std::string backend = "auto";  // emu | gpu | auto
-    std::uint64_t seed = 20261130;
+    // Seed of the random inputs. Unset: a new one every run (the report carries it), so a kernel
+    // cannot be written against one run's values; set it to reproduce a run.
+    std::optional<std::uint64_t> seed;
     TraceOptions trace;
     std::uint64_t instruction_budget = 0;  // 0: the emulator's default
     // Limits (docs/grading.md, "Limits"); 0: the defaults. Each one reached is a failed check
@@ -61,6 +64,7 @@ struct CheckReport {
     std::string backend;         // "emu" / "gpu" ("" when it could not run)
     std::string backend_note;    // why this backend ("no CUDA driver: using the emulator")
     bool passed = false;
+    std::uint64_t seed = 0;      // the inputs' seed: `--seed N` reproduces this run
     Status status;               // not ok: could not run (compile error, bad usage, no backend)
     std::vector<compiler::Diagnostic> diagnostics;
     std::vector<CheckResult> checks;

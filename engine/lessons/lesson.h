@@ -43,6 +43,7 @@ struct CheckResult {
     double points = 1;     // from the manifest ([lesson.points]); default 1
     bool fault = false;    // the kernel faulted or could not launch (message holds the diagnostic)
     bool timed = false;    // measured on a GPU (varies run to run), not a deterministic metric
+    bool measured = true;  // false: the figure was taken on a wrong result, so reports show "not measured"
     // The launch whose run this check measured (index into CheckReport::launches): correctness
     // checks the launch just before them, performance checks the one the lesson named with
     // Session::measure(). -1: none (the kernel faulted before any launch completed).
@@ -159,6 +160,14 @@ public:
     bool check_at_least(const std::string& name, double value, double threshold, const std::string& message,
                         const std::string& advice, const MeasuredOn& measured_on);
 
+    // Coalescing, judged by bytes moved against the bytes the data needs: `moved` 32-byte sectors
+    // of global memory (reads or writes, atomics included) over the launches measured, against
+    // `needed`, what a coalesced kernel moves for the same data (coalesced_sectors below). Extra
+    // cheap requests only add sectors, so nothing can dilute it; a vectorised kernel moves the
+    // same sectors as a scalar one and passes. The check's value is moved / needed.
+    bool check_sectors_moved(const std::string& name, std::uint64_t moved, std::uint64_t needed,
+                             const std::string& over, const std::string& advice, const MeasuredOn& measured_on);
+
     // Performance: a deterministic metric against a bound.
     bool check_at_most(const std::string& name, double value, double threshold,
                        const std::string& message, const std::string& advice);
@@ -171,6 +180,16 @@ public:
     void measure(int index) { measured_launch_ = index; }
     // The index (into launches()) of the last launch that completed; -1 before any.
     int launch_index() const { return int(launches_.size()) - 1; }
+    // For a check summed over several launches: the launch where what it counts is worst (the
+    // most excess), the one the app shows for it. see() after each launch, measure(launch) before
+    // the check.
+    struct WorstLaunch {
+        int launch = -1;
+        double excess = 0;
+        void see(int index, double value) {
+            if (launch < 0 || value > excess) { launch = index; excess = value; }
+        }
+    };
     // Declares the shape of a buffer for the views (see BufferShape). Costs nothing otherwise.
     template <class T>
     void shape(const DeviceBuffer<T>& buffer, std::uint32_t rows, std::uint32_t cols, ShapeKind kind,
@@ -180,8 +199,9 @@ public:
                                       std::move(name)});
     }
     const std::vector<BufferShape>& shapes() const { return shapes_; }
-    // Shared memory read before any thread wrote it, in the last launch: a failed correctness
-    // check (named "shared memory written before it is read, <launch_name>"). The emulator starts
+    // Shared memory read before any thread wrote it, in the last launch: the correctness check
+    // named `launch_name` fails, saying so (a diagnostic never adds a check, so every submission
+    // gets the same set of checks). The emulator starts
     // shared memory at 0, which can make such a kernel look right; on a GPU the slot holds
     // whatever was there before. Returns true when every read was of written memory.
     bool check_shared_initialised(const std::string& launch_name, const std::string& advice);
@@ -275,7 +295,17 @@ private:
     std::vector<std::shared_ptr<const Trace>> traces_;
     std::vector<BufferShape> shapes_;
     int measured_launch_ = -1;
+    // Races between blocks found in launches whose result no check has compared yet: the next
+    // correctness check fails with them (a diagnostic never adds a check).
+    std::string pending_races_;
 };
+
+// The 32-byte sectors a coalesced kernel moves over a row-major array of `rows` rows of `width`
+// elements of `element_bytes` each, when its warps take `segment` consecutive elements of a row at
+// a time, starting at column 0, segment, 2 * segment, ... (buffers start on a 256-byte boundary).
+// Rows that do not start on a sector boundary cost what they cost a good kernel too.
+std::uint64_t coalesced_sectors(std::uint64_t rows, std::uint64_t width, std::uint64_t segment,
+                                std::uint64_t element_bytes = 4);
 
 using LessonRun = std::function<void(Session&)>;
 
@@ -313,7 +343,7 @@ bool Session::check_values(const std::string& name, const DeviceBuffer<T>& buffe
             ok = expected[i] == got[i];
         }
         if (ok) continue;
-        if (++bad <= 5) {
+        if (++bad <= 3) {  // a few: graders must not be handed the expected values
             Mismatch m;
             m.index = i;
             if (where) m.where = where(i);
@@ -333,8 +363,17 @@ bool Session::check_values(const std::string& name, const DeviceBuffer<T>& buffe
     if (is_float && (tolerance.atol > 0 || tolerance.rtol > 0))
         msg << " (tolerance " << tolerance.atol << " + " << tolerance.rtol << "*|expected|)";
     c.message = msg.str();
+    if (!pending_races_.empty()) {
+        c.passed = false;
+        c.value = std::max(c.value, 1.0);
+        c.message += (c.mismatches.empty() ? ", but " : "; and ") + pending_races_;
+        c.advice = "Blocks run at the same time on a GPU: give each block its own elements to write, and "
+                   "combine what several blocks contribute with atomicAdd or in a second kernel.";
+        pending_races_.clear();
+    }
+    const bool passed = c.passed;
     add_check(std::move(c));
-    return bad == 0;
+    return passed;
 }
 
 }  // namespace cudalab::lessons

@@ -48,7 +48,7 @@ std::string indent(const std::string& s, const std::string& pad) {
 
 std::string check_detail(const CheckResult& c) {
     std::ostringstream o;
-    if (c.kind == CheckKind::performance)
+    if (c.kind == CheckKind::performance && c.measured)
         o << "value " << number(c.value) << ", needs " << c.comparison << " " << number(c.threshold) << ": ";
     o << c.message;
     return o.str();
@@ -73,6 +73,7 @@ std::string text(const CheckReport& unsafe, const TextStyle& style) {
         std::snprintf(buf, sizeof buf, "  time     %s, run %.0f ms (%llu thread instructions)\n", compile, r.run_seconds * 1000,
                       (unsigned long long)r.totals.thread_instructions);
         o << buf;
+        o << "  seed     " << r.seed << " (--seed " << r.seed << " repeats these inputs)\n";
     }
     o << k.reset;
     if (!r.status.ok()) {
@@ -86,7 +87,9 @@ std::string text(const CheckReport& unsafe, const TextStyle& style) {
     o << "\n";
     for (const auto& c : r.checks) {
         o << "  " << (c.passed ? k.green : k.red) << (c.passed ? "PASS" : "FAIL") << k.reset << "  " << c.name;
-        if (c.kind == CheckKind::performance)
+        if (c.kind == CheckKind::performance && !c.measured)
+            o << k.dim << "  [not measured]" << k.reset;
+        else if (c.kind == CheckKind::performance)
             o << k.dim << "  [" << number(c.value) << " " << c.comparison << " " << number(c.threshold) << "]" << k.reset;
         o << "\n";
         if (!c.passed || style.verbose) {
@@ -199,6 +202,7 @@ nlohmann::json json(const CheckReport& unsafe) {
     j["passed"] = r.passed;
     j["backend"] = r.backend;
     j["source"] = r.source;
+    j["seed"] = r.seed;
     if (!r.status.ok()) {
         j["error"] = r.status.message;
         j["diagnostics"] = nlohmann::json::array();
@@ -215,7 +219,8 @@ nlohmann::json json(const CheckReport& unsafe) {
                              {"comparison", c.comparison},
                              {"message", c.message},
                              {"points", c.points},
-                             {"timed", c.timed}};
+                             {"timed", c.timed},
+                             {"measured", c.measured}};
         if (c.launch >= 0) cj["launch"] = c.launch;  // index into "launches"
         if (!c.advice.empty()) cj["advice"] = c.advice;
         if (!c.mismatches.empty()) {
@@ -275,11 +280,14 @@ std::string xml_escape(const std::string& s) {
 std::string junit(const std::vector<CheckReport>& unsafe) {
     std::vector<CheckReport> reports;
     for (const auto& r : unsafe) reports.push_back(sanitized(r));
+    // A report that could not run but knows the lesson's checks (a compile error) lists each of
+    // them as an error, so every submission of a lesson has the same test cases.
+    auto listed = [](const CheckReport& r) { return r.status.ok() || !r.checks.empty(); };
     std::ostringstream o;
     int tests = 0, failures = 0, errors = 0;
     for (const auto& r : reports) {
-        tests += r.status.ok() ? int(r.checks.size()) : 1;
-        if (!r.status.ok()) ++errors;
+        tests += listed(r) ? int(r.checks.size()) : 1;
+        if (!r.status.ok()) errors += listed(r) ? int(r.checks.size()) : 1;
         else for (const auto& c : r.checks) failures += !c.passed;
     }
     o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -287,17 +295,20 @@ std::string junit(const std::vector<CheckReport>& unsafe) {
     for (const auto& r : reports) {
         int f = 0;
         for (const auto& c : r.checks) f += !c.passed;
-        o << "  <testsuite name=\"" << xml_escape(r.lesson) << "\" tests=\"" << (r.status.ok() ? r.checks.size() : 1)
-          << "\" failures=\"" << (r.status.ok() ? f : 0) << "\" errors=\"" << (r.status.ok() ? 0 : 1) << "\" time=\""
+        const std::size_t n = listed(r) ? r.checks.size() : 1;
+        o << "  <testsuite name=\"" << xml_escape(r.lesson) << "\" tests=\"" << n
+          << "\" failures=\"" << (r.status.ok() ? f : 0) << "\" errors=\"" << (r.status.ok() ? 0 : n) << "\" time=\""
           << r.compile_seconds + r.run_seconds << "\">\n";
-        if (!r.status.ok()) {
+        const std::string error_kind = r.status.code == StatusCode::compile_error ? "compile error" : "could not run";
+        if (!listed(r)) {
             o << "    <testcase classname=\"" << xml_escape(r.lesson) << "\" name=\"compiles and runs\">\n";
-            o << "      <error message=\"" << xml_escape(r.status.code == StatusCode::compile_error ? "compile error" : "could not run")
-              << "\">" << xml_escape(r.status.message) << "</error>\n    </testcase>\n";
+            o << "      <error message=\"" << xml_escape(error_kind) << "\">" << xml_escape(r.status.message) << "</error>\n    </testcase>\n";
         }
-        for (const auto& c : r.status.ok() ? r.checks : std::vector<CheckResult>{}) {
+        for (const auto& c : listed(r) ? r.checks : std::vector<CheckResult>{}) {
             o << "    <testcase classname=\"" << xml_escape(r.lesson) << "\" name=\"" << xml_escape(c.name) << "\">\n";
-            if (!c.passed)
+            if (!r.status.ok())
+                o << "      <error message=\"" << xml_escape(error_kind) << "\">" << xml_escape(r.status.message) << "</error>\n";
+            else if (!c.passed)
                 o << "      <failure message=\"" << xml_escape(c.message.substr(0, c.message.find('\n'))) << "\">"
                   << xml_escape(check_detail(c) + (c.advice.empty() ? "" : "\ntry: " + c.advice)) << "</failure>\n";
             o << "    </testcase>\n";
@@ -315,9 +326,15 @@ nlohmann::json gradescope(const std::vector<CheckReport>& unsafe) {
     double score = 0;
     j["tests"] = nlohmann::json::array();
     for (const auto& r : reports) {
-        if (!r.status.ok()) {
+        if (!r.status.ok() && r.checks.empty()) {
             j["tests"].push_back({{"name", r.lesson + ": compiles and runs"}, {"score", 0}, {"max_score", std::max(1.0, r.max_score())},
                                   {"status", "failed"}, {"output", r.status.message}});
+            continue;
+        }
+        if (!r.status.ok()) {  // the lesson's own checks, each failed with the error
+            for (const auto& c : r.checks)
+                j["tests"].push_back({{"name", r.lesson + ": " + c.name}, {"score", 0}, {"max_score", c.points},
+                                      {"status", "failed"}, {"output", r.status.message}});
             continue;
         }
         for (const auto& c : r.checks) {
@@ -332,7 +349,11 @@ nlohmann::json gradescope(const std::vector<CheckReport>& unsafe) {
         }
     }
     j["score"] = score;
-    j["output"] = "cudalab: " + std::to_string(reports.size()) + " lesson(s) checked";
+    std::string seeds;
+    for (const auto& r : reports)
+        if (r.status.ok()) seeds += (seeds.empty() ? "" : ", ") + r.lesson + " " + std::to_string(r.seed);
+    j["output"] = "cudalab: " + std::to_string(reports.size()) + " lesson(s) checked" +
+                  (seeds.empty() ? std::string() : "; input seeds (cudalab check ID --seed N repeats them): " + seeds);
     return j;
 }
 

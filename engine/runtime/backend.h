@@ -67,6 +67,11 @@ struct LaunchResult {
     // for the first of them (the emulator starts shared memory at 0; a GPU does not).
     std::uint32_t uninitialised_shared_reads = 0;
     std::string first_uninitialised_shared_read;
+    // Words of global memory that two blocks of the launch wrote, or that one block read or updated
+    // after another wrote it with a plain store: blocks run in no fixed order, so the result depends
+    // on timing. The emulator runs blocks in an order that can hide this; lessons fail the launch.
+    std::uint32_t global_races = 0;
+    std::string first_global_race;
     LaunchStats stats;
     std::shared_ptr<const Trace> trace;  // null when the backend records none
     std::string printf_output;           // device printf, in order

@@ -11,6 +11,8 @@
 // c. Then a performance check bounds the instructions spent per element.
 #include "lessons/lesson.h"
 
+#include "analysis/metrics.h"
+
 #include <cstddef>
 #include <limits>
 #include <string>
@@ -49,11 +51,19 @@ struct Outcome {
     bool launched = false;  // false: the launch faulted and the session recorded why
     bool correct = false;
     LaunchStats stats;
+    analysis::Figures figures;
+};
+
+// What every launch moved and what its data needs, summed: coalescing is judged over all of them.
+struct Traffic {
+    std::uint64_t read_moved = 0, read_needed = 0, write_moved = 0, write_needed = 0;
+    bool correct = true;
+    bool traced = false;
 };
 
 // One launch of vector_add on fresh random inputs, then the check of c.
 Outcome add_and_check(Session& s, int n, unsigned blocks, unsigned block_size,
-                      const std::string& label) {
+                      const std::string& label, Traffic& traffic, bool name_n = true) {
     const std::size_t count = std::size_t(n);
     const std::vector<float> a = s.random_floats(count);
     const std::vector<float> b = s.random_floats(count);
@@ -74,7 +84,13 @@ Outcome add_and_check(Session& s, int n, unsigned blocks, unsigned block_size,
     Outcome outcome;
     if (!s.launch("vector_add", Dim3{blocks}, Dim3{block_size}, 0, da, db, dc, n)) return outcome;
     outcome.launched = true;
-    if (const LaunchResult* launch = s.last_launch()) outcome.stats = launch->stats;
+    if (const LaunchResult* launch = s.last_launch()) {
+        outcome.stats = launch->stats;
+        if (launch->trace) {
+            outcome.figures = analysis::analyze(*launch->trace).total;
+            traffic.traced = true;
+        }
+    }
 
     std::vector<float> expected = cpu_vector_add(a, b);
     expected.resize(count + slack, kUntouched);
@@ -85,10 +101,17 @@ Outcome add_and_check(Session& s, int n, unsigned blocks, unsigned block_size,
             w += ", past n = " + std::to_string(n) + " (no thread may write it)";
         return w;
     };
-    const std::string name = "c = a + b, n = " + std::to_string(n) + ", " + label +
+    const std::string name = "c = a + b, " + (name_n ? "n = " + std::to_string(n) : "n chosen at run time") + ", " + label +
                              std::to_string(blocks) + (blocks == 1 ? " block of " : " blocks of ") +
                              std::to_string(block_size);
     outcome.correct = s.check_close(name, dc, expected, Tolerance{0, 0}, where);
+    if (!name_n) s.log().push_back("the launch of a size chosen at run time had n = " + std::to_string(n));
+    // a and b read once, c written once, 32 consecutive floats per warp request.
+    traffic.read_moved += outcome.figures.read_sectors();
+    traffic.write_moved += outcome.figures.write_sectors();
+    traffic.read_needed += 2 * coalesced_sectors(1, count, 32);
+    traffic.write_needed += coalesced_sectors(1, count, 32);
+    traffic.correct = traffic.correct && outcome.correct;
     return outcome;
 }
 
@@ -97,43 +120,66 @@ void run(Session& s) {
     //    threads idle; the others leave the last block partly past n (1000: 24 threads past it,
     //    4099: 253, 20011: 213).
     constexpr unsigned kBlockSize = 256;
+    Traffic traffic;
     for (int n : {1, 1000, 4099, 20011}) {
         const unsigned blocks = (unsigned(n) + kBlockSize - 1) / kBlockSize;
-        if (!add_and_check(s, n, blocks, kBlockSize, "").launched) return;
+        if (!add_and_check(s, n, blocks, kBlockSize, "", traffic).launched) return;
     }
 
     // 2. A small grid: 4 blocks of 128 = 512 threads, whatever n is. For n = 1000, threads 0-487
     //    take two elements and 488-511 one; for n = 100003, threads 0-162 take 196 and the rest
     //    195. Only a kernel that loops over the grid gets every element.
     constexpr unsigned kSmallBlocks = 4, kSmallBlockSize = 128;
-    if (!add_and_check(s, 1000, kSmallBlocks, kSmallBlockSize, "small grid: ").launched) return;
+    if (!add_and_check(s, 0, kSmallBlocks, kSmallBlockSize, "small grid: ", traffic).launched) return;  // nothing to do
+    if (!add_and_check(s, 1000, kSmallBlocks, kSmallBlockSize, "small grid: ", traffic).launched) return;
     const int n_large = 100003;
-    const Outcome large = add_and_check(s, n_large, kSmallBlocks, kSmallBlockSize, "small grid: ");
+    const Outcome large = add_and_check(s, n_large, kSmallBlocks, kSmallBlockSize, "small grid: ", traffic);
     if (!large.launched) return;
+    // A size no kernel can expect, on the small grid: whatever is measured is measured here too.
+    const int n_random = s.random_ints(1, 30000, 90000)[0];
+    const Outcome chosen = add_and_check(s, n_random, kSmallBlocks, kSmallBlockSize, "small grid: ", traffic, false);
+    if (!chosen.launched) return;
 
-    // 3. Performance: thread-instructions per element on the small grid, where each thread does
-    //    about 195 elements. Deterministic on the emulator; a backend that counts no instructions
-    //    (a real GPU) skips it.
-    const double per_element = double(large.stats.thread_instructions) / n_large;
+    // 3. Coalescing over every launch: the sectors moved against those the data needs. A thread
+    //    that takes a chunk of consecutive elements puts its warp's lanes a chunk apart: every
+    //    request touches 32 sectors, and each sector is fetched again on every pass.
+    if (traffic.traced) {
+        const std::string advice =
+            "Let neighbouring threads take neighbouring elements on every pass: start at the global "
+            "thread id and step by blockDim.x * gridDim.x. A thread that walks its own chunk of "
+            "consecutive elements makes each warp request touch 32 sectors.";
+        const Session::MeasuredOn on{traffic.correct, "c on some launch", "Make every launch correct first."};
+        s.check_sectors_moved("global loads: sectors moved per sector needed", traffic.read_moved, traffic.read_needed,
+                              "a and b over every launch", advice, on);
+        s.check_sectors_moved("global stores: sectors moved per sector needed", traffic.write_moved,
+                              traffic.write_needed, "c over every launch", advice, on);
+    }
+
+    // 4. Performance: thread-instructions per element on the two large small-grid launches (n =
+    //    100003 and the size chosen at run time), where each thread does 60 to 195 elements and
+    //    its prologue hardly counts. Deterministic on the emulator; a backend that counts no
+    //    instructions (a real GPU) skips it.
+    const std::uint64_t instructions = large.stats.thread_instructions + chosen.stats.thread_instructions;
+    const double per_element = double(instructions) / double(n_large + n_random);
     const std::string name = "instructions per element";
     const std::string advice =
         "Keep the loop body to one load of a, one load of b, one add and one store, and step by "
         "blockDim.x * gridDim.x: each thread should touch only its own elements, never scan "
         "the whole array looking for them.";
-    if (large.stats.thread_instructions == 0) {
+    if (instructions == 0) {
         s.log().push_back(name + ": not measured (the " + s.runtime().backend().name() +
                           " backend counts no instructions)");
         return;
     }
-    const std::string measured = std::to_string(large.stats.thread_instructions) +
-                                 " thread-instructions for " + std::to_string(n_large) +
-                                 " elements on 512 threads";
+    const std::string measured = std::to_string(instructions) + " thread-instructions for " +
+                                 std::to_string(n_large + n_random) +
+                                 " elements on 512 threads (n = 100003 and the size chosen at run time)";
     // A kernel that skips elements does less work per element, so its count means nothing.
     s.check_at_most(name, per_element, kMaxInstructionsPerElement, measured, advice,
-                    Session::MeasuredOn{large.correct, "c on this launch",
-                                        "Make the small-grid launch correct first (a grid-stride loop)."});
+                    Session::MeasuredOn{large.correct && chosen.correct, "c on the large small-grid launches",
+                                        "Make the small-grid launches correct first (a grid-stride loop)."});
 
-    // 4. On a GPU, the real thing: 64 M elements (768 MB moved, far past every cache) timed with
+    // 5. On a GPU, the real thing: 64 M elements (768 MB moved, far past every cache) timed with
     //    events, against the device's own measured copy bandwidth. Vector add is memory-bound: a
     //    good kernel moves its bytes nearly as fast as a plain copy does.
     if (!s.has_timing()) {

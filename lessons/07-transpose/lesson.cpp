@@ -1,9 +1,11 @@
 // Lesson 07 — transpose: the host side.
 //
 // Launches `transpose` (exercises/07-transpose.cu) with 32 x 32 blocks over matrices whose sides
-// are not multiples of 32, and checks every element of the result against the CPU. Then, on the
-// first matrix, three performance checks from the trace: loads coalesced, stores coalesced (at
-// most 4 sectors per request each), and no shared-memory bank conflicts. The naive kernel fails
+// are not multiples of 32, and checks every element of the result against the CPU. Then, over
+// every launch (one of a shape chosen at run time), three performance checks from the trace:
+// loads coalesced, stores coalesced (the 32-byte sectors moved against those a kernel whose warps
+// take 32 neighbouring elements of a row moves; atomics count), and no shared-memory bank
+// conflicts. The naive kernel fails
 // the store check; written from the output's side it fails the load check
 // (lessons/07-transpose/wrong/strided-loads.cu); a tiled kernel without padding fails the
 // bank-conflict check (lessons/07-transpose/wrong/unpadded.cu); the padded tile passes all three.
@@ -23,10 +25,6 @@ using namespace cudalab;
 using namespace cudalab::lessons;
 
 constexpr unsigned kTile = 32;  // TILE in the kernel; blocks are kTile x kTile threads
-// 32 consecutive floats, 128 bytes, 4 sectors; the measured matrix has sides that are multiples
-// of 8 floats, so every row of `in` and of `out` starts on a sector boundary. The reference
-// solution measures 3.57 (loads) and 3.00 (stores): the warps at the edges are shorter.
-constexpr double kMaxSectorsPerRequest = 4.0;
 
 // CPU reference: out is width x height, out[c][r] = in[r][c]. Pure copies: compared exactly.
 std::vector<float> cpu_transpose(const std::vector<float>& in, int width, int height) {
@@ -47,7 +45,7 @@ struct Outcome {
     analysis::Figures figures;
 };
 
-Outcome transpose_and_check(Session& s, const Matrix& m) {
+Outcome transpose_and_check(Session& s, const Matrix& m, bool chosen_at_run_time = false) {
     const std::size_t count = std::size_t(m.width) * std::size_t(m.height);
     const std::vector<float> in = s.random_floats(count);
     auto din = s.to_device(in);
@@ -72,9 +70,10 @@ Outcome transpose_and_check(Session& s, const Matrix& m) {
                std::to_string(c) + ", col " + std::to_string(r) + ", tile of block (" +
                std::to_string(r / int(kTile)) + "," + std::to_string(c / int(kTile)) + "))";
     };
-    const std::string name = "transpose of a " + std::to_string(m.height) + " x " +
-                             std::to_string(m.width) + " matrix (rows x cols), grid " +
-                             std::to_string(grid.x) + "x" + std::to_string(grid.y);
+    const std::string shape = std::to_string(m.height) + " x " + std::to_string(m.width) +
+                              " matrix (rows x cols), grid " + std::to_string(grid.x) + "x" + std::to_string(grid.y);
+    const std::string name = "transpose of a " + (chosen_at_run_time ? std::string("matrix chosen at run time") : shape);
+    if (chosen_at_run_time) s.log().push_back("the matrix chosen at run time: " + shape);
     outcome.correct = s.check_equal(name, dout, cpu_transpose(in, m.width, m.height), where);
     s.check_shared_initialised(
         name,
@@ -85,52 +84,65 @@ Outcome transpose_and_check(Session& s, const Matrix& m) {
 }
 
 
-std::string sectors_message(const char* what, std::uint64_t requests, std::uint64_t sectors) {
-    std::ostringstream m;
-    m << sectors << " sectors for " << requests << " warp " << what
-      << " requests (72 x 200 matrix); 32 neighbouring floats of one row need 4";
-    return m.str();
-}
-
 void run(Session& s) {
-    const Matrix matrices[] = {
-        {200, 72},  // measured: 7 x 3 tiles; the last tile column is 8 wide, the last row 8 high
+    std::vector<Matrix> matrices = {
+        {200, 72},  // 7 x 3 tiles; the last tile column is 8 wide, the last row 8 high
         {97, 61},   // odd sides: rows start anywhere within a sector
         {45, 1},    // a single row: `out` is a single column
     };
-    Outcome measured;
-    int measured_launch = -1;
-    for (std::size_t k = 0; k < std::size(matrices); ++k) {
-        Outcome o = transpose_and_check(s, matrices[k]);
-        if (!o.launched) return;
-        if (k == 0) { measured = o; measured_launch = s.launch_index(); }
-    }
-    s.measure(measured_launch);  // the figures below are the first matrix's
+    const std::vector<int> sides = s.random_ints(2, 20, 150);
+    matrices.push_back({sides[0], sides[1]});  // a shape no kernel can expect
 
-    const LaunchResult* last = s.last_launch();
-    if (!last || !last->trace) {
+    // Every launch is measured.
+    std::uint64_t read_moved = 0, read_needed = 0, write_moved = 0, write_needed = 0;
+    std::uint64_t wavefronts = 0, ideal_wavefronts = 0, shared_requests = 0;
+    bool correct = true, traced = false;
+    Session::WorstLaunch worst_read, worst_write, worst_banks;  // the launches the app shows for each check
+    for (std::size_t k = 0; k < matrices.size(); ++k) {
+        const Matrix& m = matrices[k];
+        const Outcome o = transpose_and_check(s, m, k + 1 == matrices.size());
+        if (!o.launched) return;
+        correct = correct && o.correct;
+        traced = traced || s.last_launch()->trace != nullptr;
+        const analysis::Figures& f = o.figures;
+        read_moved += f.read_sectors();
+        write_moved += f.write_sectors();
+        // `in` is read a tile row (32 elements of a row) at a time, `out` written likewise.
+        const std::uint64_t read_here = coalesced_sectors(std::uint64_t(m.height), std::uint64_t(m.width), kTile);
+        const std::uint64_t write_here = coalesced_sectors(std::uint64_t(m.width), std::uint64_t(m.height), kTile);
+        read_needed += read_here;
+        write_needed += write_here;
+        worst_read.see(s.launch_index(), double(f.read_sectors()) - double(read_here));
+        worst_write.see(s.launch_index(), double(f.write_sectors()) - double(write_here));
+        worst_banks.see(s.launch_index(), double(f.shared_wavefronts) - double(f.shared_ideal_wavefronts));
+        wavefronts += f.shared_wavefronts;
+        ideal_wavefronts += f.shared_ideal_wavefronts;
+        shared_requests += f.shared_requests;
+    }
+
+    if (!traced) {
         s.log().push_back("coalescing and bank conflicts: not measured (the " +
                           s.runtime().backend().name() + " backend records no trace)");
         return;
     }
-    const analysis::Figures& f = measured.figures;
-    const Session::MeasuredOn measured_on{measured.correct, "the result", "Make the transpose right first (see the failed checks above)."};
-    s.check_at_most("global loads: sectors per request", f.load_sectors_per_request(),
-          kMaxSectorsPerRequest,
-          sectors_message("load", f.global_load_requests, f.global_load_sectors),
+    const Session::MeasuredOn measured_on{correct, "the result of some launch", "Make the transpose right first (see the failed checks above)."};
+    s.measure(worst_read.launch);
+    s.check_sectors_moved("global loads: sectors moved per sector needed", read_moved, read_needed,
+          "reading `in` over every launch",
           "Read `in` row by row: let threadIdx.x run along a row of `in` (its column index), so "
           "that a warp loads 32 neighbouring elements.", measured_on);
-    s.check_at_most("global stores: sectors per request", f.store_sectors_per_request(),
-          kMaxSectorsPerRequest,
-          sectors_message("store", f.global_store_requests, f.global_store_sectors),
+    s.measure(worst_write.launch);
+    s.check_sectors_moved("global stores: sectors moved per sector needed", write_moved, write_needed,
+          "writing `out` over every launch",
           "A warp that writes the elements it just read writes a column of `out`. Stage the tile "
           "in __shared__ memory, __syncthreads(), then write the mirrored tile of `out` with "
           "threadIdx.x running along a row of `out`, reading the tile down a column.", measured_on);
     std::ostringstream banks;
-    banks << f.bank_conflicts() << " extra wavefronts: " << f.shared_wavefronts
-          << " wavefronts for " << f.shared_requests << " shared-memory requests, at least "
-          << f.shared_ideal_wavefronts << " needed";
-    s.check_at_most("shared-memory bank conflicts", double(f.bank_conflicts()), 0.0,
+    banks << wavefronts - ideal_wavefronts << " extra wavefronts: " << wavefronts
+          << " wavefronts for " << shared_requests << " shared-memory requests over every launch, at least "
+          << ideal_wavefronts << " needed";
+    s.measure(worst_banks.launch);
+    s.check_at_most("shared-memory bank conflicts", double(wavefronts - ideal_wavefronts), 0.0,
           banks.str(),
           "Shared memory has 32 banks of 4-byte words; word w is in bank w % 32. In a "
           "[32][32] float tile a column is 32 words apart: all in one bank, so a warp reading "

@@ -139,9 +139,9 @@ FirstPicture first_split(const TraceViews& v, std::size_t block) {
         const WarpState& w = warps[e.warp];
         const unsigned running = unsigned(__builtin_popcount(e.active));
         const unsigned waiting = unsigned(__builtin_popcount(w.lanes & ~w.exited & ~e.active));
-        p.caption = format("The first split: warp %u runs line %u with %u lanes while %u wait for the other side of the "
-                           "branch. Both sides take the warp's time.",
-                           unsigned(e.warp), line_of(t, e), running, waiting);
+        p.caption = format("The first split: warp %u runs line %u with %u lane%s while %u wait%s for the other side of "
+                           "the branch. Both sides take the warp's time.",
+                           unsigned(e.warp), line_of(t, e), running, running == 1 ? "" : "s", waiting, waiting == 1 ? "s" : "");
         return p;
     }
     p.step = find_step(v, block, "barrier");

@@ -1,0 +1,6 @@
+// A subtle bug: one element per thread, which is right only when the grid covers n.
+__global__ void vector_add(const float* a, const float* b, float* c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}

@@ -1,0 +1,27 @@
+// Correct but slow (the shipped kernel): every warp splits at the parity test and runs both curves.
+// corpus: expect branches split a warp
+__device__ float left_curve(float x)
+{
+    float x2 = x * x;
+    float p = 0.0f;
+    for (int k = 31; k >= 0; --k)
+        p = fmaf(p, x2, (k % 2 ? -1.0f : 1.0f) / (2 * k + 1));
+    return p * x;
+}
+
+__device__ float right_curve(float x)
+{
+    float p = 1.0f;
+    for (int k = 16; k >= 1; --k)
+        p = fmaf(p, x * (1.0f / k), 1.0f);
+    return p - 1.0f;
+}
+
+__global__ void stereo_curves(const float* in, float* out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        if (i % 2 == 0) out[i] = left_curve(in[i]);
+        else out[i] = right_curve(in[i]);
+    }
+}

@@ -1,0 +1,25 @@
+// A subtle bug: the halo outside [0, n) is left unwritten, not zeroed. The emulator's shared
+// memory starts at 0, so the sums look right; on a GPU the slots hold garbage. The check fails.
+// corpus: expect read shared memory no thread had written
+#define R 3
+#define BLOCK 256
+
+__global__ void smooth(const float* in, float* out, int n)
+{
+    const float w[2 * R + 1] = {1 / 64.f, 6 / 64.f, 15 / 64.f, 20 / 64.f, 15 / 64.f, 6 / 64.f, 1 / 64.f};
+    __shared__ float tile[BLOCK + 2 * R];
+    int t = threadIdx.x;
+    int i = blockIdx.x * BLOCK + t;
+    tile[R + t] = i < n ? in[i] : 0.0f;
+    if (t < R) {
+        int left = blockIdx.x * BLOCK - R + t, right = blockIdx.x * BLOCK + BLOCK + t;
+        if (left >= 0) tile[t] = in[left];
+        if (right < n) tile[R + BLOCK + t] = in[right];
+    }
+    __syncthreads();
+    if (i < n) {
+        float sum = 0.0f;
+        for (int k = -R; k <= R; ++k) sum += w[k + R] * tile[R + t + k];
+        out[i] = sum;
+    }
+}

@@ -1,0 +1,16 @@
+// Correct but slow: every output reads its 7 neighbours from global memory.
+// corpus: expect floats read from global memory
+#define R 3
+
+__global__ void smooth(const float* in, float* out, int n)
+{
+    const float w[2 * R + 1] = {1 / 64.f, 6 / 64.f, 15 / 64.f, 20 / 64.f, 15 / 64.f, 6 / 64.f, 1 / 64.f};
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float sum = 0.0f;
+    for (int k = -R; k <= R; ++k) {
+        int j = i + k;
+        sum += w[k + R] * (j >= 0 && j < n ? in[j] : 0.0f);
+    }
+    out[i] = sum;
+}

@@ -1,0 +1,21 @@
+// A correct alternative: the shuffle scan with the warp's offset added through an exclusive scan of
+// the 8 warp totals, written as a loop over the warps below.
+#define BLOCK 256
+#define WARPS (BLOCK / 32)
+
+__global__ void block_scan(const int* in, int* out, int n)
+{
+    __shared__ int totals[WARPS];
+    int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    int i = blockIdx.x * BLOCK + t;
+    int v = i < n ? in[i] : 0;
+    for (int d = 1; d < 32; d <<= 1) {
+        int below = __shfl_up_sync(0xffffffffu, v, d);
+        if (lane >= d) v += below;
+    }
+    if (lane == 31) totals[warp] = v;
+    __syncthreads();
+    int offset = 0;
+    for (int w = 0; w < warp; ++w) offset += totals[w];
+    if (i < n) out[i] = v + offset;
+}
