@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Memory overhead of buffers in the emulator (issue 13: at most 1.5x a buffer's size): the peak
 # resident memory of `cudalab exec` running SAXPY over two buffers of N floats each, less that of
-# the same run over one-element buffers, divided by the buffers' bytes. Untraced runs hold each
-# buffer once; traced ones (--trace, lesson checks) add the shadow recording which thread wrote
-# each word (as many bytes again).
+# the same run over one-element buffers, divided by the buffers' bytes. `exec` holds each buffer
+# once, traced (--trace) or not; lesson checks also keep, for each word, the thread that wrote it
+# last (as many bytes again), to explain a wrong element.
 #
 #   bench/memory_overhead.sh [N ...]      default N: 67108864 134217728 (256 MB and 512 MB buffers)
 set -euo pipefail

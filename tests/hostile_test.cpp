@@ -112,6 +112,18 @@ TEST_CASE("a refused include is a compile error before NVRTC runs; a 0xFF byte i
     CHECK(r->error_text().find("latin.cu:1:7: error: the file contains the byte 0xFF") != std::string::npos);
 }
 
+TEST_CASE("a header the lesson ships is included from memory, and no other file beside it") {
+    compiler::Compiler compiler;
+    compiler::CompileOptions o;
+    o.headers = {{"lesson_helpers.cuh", "__device__ inline float twice(float x) { return 2 * x; }\n"}};
+    auto r = compiler.compile("#include \"lesson_helpers.cuh\"\n__global__ void k(float* x) { x[0] = twice(x[0]); }\n",
+                              "with_header.cu", o);
+    CHECK(r->ok);
+    r = compiler.compile("#include \"other_helpers.cuh\"\n__global__ void k(float* x) {}\n", "with_header.cu", o);
+    CHECK_FALSE(r->ok);
+    CHECK(r->error_text().find("with_header.cu:1:1: error: #include \"other_helpers.cuh\" is not allowed") != std::string::npos);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The compile helper
 // ---------------------------------------------------------------------------------------------
@@ -370,4 +382,51 @@ TEST_CASE("ten processes recording checks at once lose no update") {
     CHECK(p.results_recorded("02-vector-add") == 10);
     CHECK(p.get("02-vector-add").hints_shown == 10);
     CHECK(p.get("02-vector-add").state == lessons::LessonState::passed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fuzzing the #include check and the store
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("fuzz: the include check reads any bytes and never misses a plain directive after them") {
+    std::mt19937 rng(1301);
+    const char* pieces[] = {"#", "include", " ", "\"", "<", ">", "/", "..", "\\\n", "\\", "\n", "//", "/*", "*/",
+                            "R\"x(", ")x\"", "'", "1'0", "%:", "?" "?=", "__has_include(", ")", "etc/passwd", "cstdio", "\r\n"};
+    for (int round = 0; round < 2000; ++round) {
+        std::string noise;
+        const int n = std::uniform_int_distribution<int>(0, 40)(rng);
+        for (int i = 0; i < n; ++i) {
+            if (rng() % 4 == 0) noise += char(rng());
+            else noise += pieces[rng() % std::size(pieces)];
+        }
+        const auto d = compiler::check_includes(noise, "fuzz.cu", policy());
+        CHECK(d.size() <= 20);
+        // Whatever came before, a comment or string closed by the end of a line cannot hide a
+        // directive on a line of its own after a closed block comment.
+        // (The blank line first: a backslash ending the noise splices only that line.)
+        const std::string probe = noise + "\n \n*/\n#include \"/etc/passwd\"\n";
+        bool found = false;
+        for (const auto& diagnostic : compiler::check_includes(probe, "fuzz.cu", policy()))
+            found = found || diagnostic.message.find("/etc/passwd") != std::string::npos;
+        // A raw string left open swallows the rest of the file for the compiler too: no directive.
+        const bool open_raw = noise.find("R\"x(") != std::string::npos;
+        if (!open_raw) CHECK_MESSAGE(found, "missed the directive after: " << noise);
+    }
+}
+
+TEST_CASE("fuzz: a progress store of random bytes is reported, never a crash") {
+    std::mt19937 rng(77);
+    const fs::path dir = scratch("fuzz-store");
+    for (int round = 0; round < 40; ++round) {
+        const std::string path = (dir / ("p" + std::to_string(round) + ".db")).string();
+        std::string bytes(std::uniform_int_distribution<std::size_t>(0, 8192)(rng), '\0');
+        for (char& c : bytes) c = char(rng());
+        if (round % 4 == 0) bytes.replace(0, std::min<std::size_t>(16, bytes.size()), std::string("SQLite format 3\0", 16).substr(0, std::min<std::size_t>(16, bytes.size())));
+        { std::ofstream(path, std::ios::binary) << bytes; }
+        lessons::Progress p(path);
+        p.record_check("01-threads", true);
+        CHECK(p.reveal_hint("01-threads", 3) >= 0);
+        CHECK(p.get("01-threads").hints_shown >= 0);
+        if (!bytes.empty()) CHECK_FALSE(p.problems().empty());
+    }
 }

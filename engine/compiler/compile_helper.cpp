@@ -473,6 +473,10 @@ bool restrict_reads_to(const std::vector<std::string>& dirs) {
 } // namespace
 
 int serve_compile_request() {
+    // A helper whose parent died (killed mid-compile) stops too, instead of compiling on alone.
+    const pid_t parent = ::getppid();
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) return 3;
     std::string bytes;
     if (!read_all(0, bytes)) return 3;
     In in(bytes);

@@ -479,6 +479,16 @@ std::shared_ptr<const CompileResult> Compiler::compile_file(const std::string& p
     };
     std::error_code error;
     if (std::filesystem::is_directory(path, error)) return cannot_read("it is a directory");
+    // A FIFO would block the read for ever, a device never end; a link to a system file would
+    // put that file's lines in the compiler's messages. Only a regular file outside the system's
+    // special folders is read.
+    const std::filesystem::path real = std::filesystem::canonical(path, error);
+    if (!error && !std::filesystem::is_regular_file(real, error)) return cannot_read("it is not a regular file");
+    if (!error) {
+        const std::string r = real.string();
+        for (const char* special : {"/proc/", "/sys/", "/dev/", "/etc/", "/run/"})
+            if (r.rfind(special, 0) == 0) return cannot_read("it is (a link to) " + r + ", a system file, not a kernel file");
+    }
     std::FILE* file = std::fopen(path.c_str(), "rb");
     if (!file) return cannot_read(std::error_code(errno, std::generic_category()).message());
     std::string source;

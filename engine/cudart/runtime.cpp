@@ -61,6 +61,8 @@ Runtime::Runtime() : model(device_model()), memory(std::make_shared<emu::DeviceM
         const long long machine_mb = pages > 0 && page > 0 ? (long long)pages * page / 4 * 3 >> 20 : 4096;
         memory_limit = std::uint64_t(env_int("CUDALAB_MEMORY_LIMIT", machine_mb, 64, 1ll << 40)) << 20;
     }
+    if (const char* t = std::getenv("CUDALAB_TRACE"); t && *t) trace_path = t;
+    trace_launch = std::uint64_t(env_int("CUDALAB_TRACE_LAUNCH", 0, 0, 1ll << 62));
     if (const char* r = std::getenv("CUDALAB_RACECHECK")) detect_races = std::strcmp(r, "0") != 0 && *r;
     devices.resize(std::size_t(device_count));
     for (int d = 0; d < device_count; ++d) {

@@ -204,6 +204,12 @@ public:
     int driver_version = 13000;  // CUDA_VERSION-style: 13000 is 13.0
     std::uint64_t instruction_budget = 0;  // 0: the emulator's default
     std::uint64_t memory_limit = 0;        // bytes the emulator may use in all
+    // CUDALAB_TRACE: the file that receives a launch's full trace (for cudalab gui --trace): the
+    // last launch's, or launch number CUDALAB_TRACE_LAUNCH (1-based), or the first that faulted.
+    std::string trace_path;
+    std::uint64_t trace_launch = 0;
+    std::uint64_t launches = 0;
+    bool trace_kept = false;
     bool detect_races = false;
     std::shared_ptr<emu::DeviceMemory> memory;  // one unified address space for all devices
     std::vector<DeviceState> devices;

@@ -1,5 +1,6 @@
 #include "cudart/work.h"
 #include "cudart/managed.h"
+#include "trace/trace_io.h"
 
 #include <cuda_runtime_api.h>
 #include <cxxabi.h>
@@ -199,6 +200,9 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     trace.auto_detail_blocks = 0;
     trace.max_events = 0;
     trace.writers = false;
+    const std::uint64_t launch_number = ++rt.launches;
+    const bool keep_trace = !rt.trace_path.empty() && !rt.trace_kept && (rt.trace_launch == 0 || rt.trace_launch == launch_number);
+    if (keep_trace) trace = TraceOptions{};  // full detail for the first blocks, writers recorded
     const auto started = std::chrono::steady_clock::now();
     managed::enter_device();
     LaunchConfig config = k.config;
@@ -216,6 +220,12 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
         // an H200 with CUDA 13.0: blocks over 1024 threads, empty grids, gridDim.y over 65535).
         (void)config;
         return cudaErrorInvalidValue;
+    }
+    if (keep_trace && r.trace) {
+        std::string error;
+        if (!write_trace(*r.trace, rt.trace_path, &error)) rt.say_once("trace-write", "cannot write the trace: " + error);
+        // A chosen launch, or one that faulted, is the one worth keeping.
+        if (rt.trace_launch || !r.status.ok()) rt.trace_kept = true;
     }
     rt.pending_printf += r.printf_output;
     const double start = std::max({stream_ready(s), rt.issue_time() + (in_graph ? 0.0 : m.launch_latency * 1e9),

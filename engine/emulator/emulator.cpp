@@ -397,9 +397,7 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
             inlined = " (in " + file + ":" + std::to_string(parsed.source_line) + ", a header your code uses)";
         // Features the emulator does not model, named as the learner wrote them.
         std::string what = parsed.error;
-        if (what.find("%envreg") != std::string::npos)
-            what += ": grid-wide synchronisation (cooperative_groups::this_grid().sync()) is not supported by the emulator";
-        else if (what.find("'tex.") != std::string::npos || what.find("'tld4") != std::string::npos ||
+        if (what.find("'tex.") != std::string::npos || what.find("'tld4") != std::string::npos ||
                  what.find("'suld") != std::string::npos || what.find("'sust") != std::string::npos ||
                  what.find("'txq") != std::string::npos)
             what += ": texture and surface memory are not supported by the emulator";
@@ -607,9 +605,21 @@ std::string format_fault(const Program& program, const LaunchConfig& cfg, const 
                          const FaultInfo& f) {
     std::uint32_t line = 0;
     std::string function_name = kernel_name;
+    std::string header;  // the header the faulting code was inlined from, when not the learner's file
     if (f.function >= 0) {
         const auto& fn = program.functions[std::size_t(f.function)].fn;
-        if (f.pc < fn.code.size()) line = fn.code[f.pc].line;
+        if (f.pc < fn.code.size()) {
+            line = fn.code[f.pc].line;
+            // A line of a toolkit header (cooperative groups, texture fetches) is not a line of the
+            // learner's file: name the header rather than point into the learner's file.
+            const auto file = program.module.files.find(fn.code[f.pc].file);
+            const std::string name = file == program.module.files.end() ? std::string()
+                                                                         : std::filesystem::path(file->second).filename().string();
+            if (!name.empty() && !program.source_path.empty() && name != compiler::nvrtc_program_name(program.source_path)) {
+                header = name + ":" + std::to_string(line);
+                line = 0;
+            }
+        }
         if (!fn.is_entry) function_name = compiler::source_name_of(fn.name);
     }
     std::uint32_t b[3];
@@ -619,6 +629,7 @@ std::string format_fault(const Program& program, const LaunchConfig& cfg, const 
     if (line) m << ":" << line;
     m << ": error: " << f.kind << " in kernel '" << kernel_name << "'";
     if (function_name != kernel_name) m << " (in function " << function_name << ")";
+    if (!header.empty()) m << " (in " << header << ", a header your code uses)";
     m << "\n";
     std::string text = source_line_text(program.source_path, line);
     if (!text.empty()) m << "  " << line << " | " << text << "\n";
@@ -761,7 +772,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     {
         const std::uint64_t used = memory_->bytes_allocated() + memory_->shadow_bytes();
         const std::uint64_t left = options_.memory_limit > used ? options_.memory_limit - used : 0;
-        const std::uint64_t threads = (bl.count() + 31) / 32 * 32 * workers;
+        // (A cooperative launch has every block resident at once.)
+        const std::uint64_t threads = (bl.count() + 31) / 32 * 32 * (config.cooperative ? blocks : workers);
         const std::uint64_t share = left / std::max<std::uint64_t>(1, threads);
         state.local_limit = std::min<std::uint64_t>(512 * 1024, share);
         state.local_limit_reason = share < 512 * 1024
@@ -826,11 +838,16 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             block.detail = detail.count(b) > 0;
             begin_block(state, block);
         }
+        std::uint64_t printed = 0;  // printf bytes of every block so far (the limit is per launch)
         try {
             for (std::uint32_t left = blocks; left;) {
                 for (std::uint32_t b = 0; b < blocks; ++b) {
                     if (finished[b]) continue;
-                    if (!step_block(state, grid[b], r, outputs[b], trace_options.max_events, grid[b].detail ? 1 : 256)) continue;
+                    const std::uint64_t before = outputs[b].printf_text.size();
+                    state.printf_bytes.store(printed - before, std::memory_order_relaxed);  // the other blocks'
+                    const bool done = step_block(state, grid[b], r, outputs[b], trace_options.max_events, grid[b].detail ? 1 : 256);
+                    printed += outputs[b].printf_text.size() - before;
+                    if (!done) continue;
                     finished[b] = 1;
                     --left;
                     state.printf_bytes.fetch_add(outputs[b].printf_text.size(), std::memory_order_relaxed);

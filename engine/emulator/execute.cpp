@@ -2519,6 +2519,7 @@ void call_vprintf(Exec& x) {
             return v;
         };
         for (std::size_t i = 0; i < fmt.size(); ++i) {
+            if (out.size() > x.launch.printf_limit) break;  // one call's output is bounded too
             if (fmt[i] != '%') { out += fmt[i]; continue; }
             std::size_t j = i + 1;
             if (j < fmt.size() && fmt[j] == '%') { out += '%'; i = j; continue; }

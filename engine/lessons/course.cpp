@@ -171,6 +171,20 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
         return report;
     }
 
+    // The exercise is the learner's file: it must be a file of the course, not a link out of it
+    // (to a system file whose lines a compile error would print, or anything else).
+    if (options.source_path.empty() && !options.solution) {
+        std::error_code ec;
+        const fs::path real = fs::weakly_canonical(path, ec), root = fs::weakly_canonical(course.root, ec);
+        const std::string r = real.string(), c = root.string() + "/";
+        if (!ec && r.compare(0, c.size(), c) != 0) {
+            report.status = Status::error(StatusCode::compile_error,
+                                          report.source + ": error: the exercise is a link to " + r +
+                                              ", outside the course; it must be the learner's own file");
+            return report;
+        }
+    }
+
     // Compile. The learner's path is what messages show.
     compiler::CompileOptions copts;
     copts.limits = options.compile_limits;

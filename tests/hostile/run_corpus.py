@@ -128,6 +128,32 @@ def file_name_with_quote_and_latin1(run):
     parses(run, "02-vector-add", os.path.join(run.work, name), 0, '"passed": true')
 
 
+@case
+def source_that_is_not_a_regular_file(run):
+    fifo = os.path.join(run.work, "fifo.cu")
+    os.mkfifo(fifo)
+    link = os.path.join(run.work, "passwd.cu")
+    os.symlink("/etc/passwd", link)
+    expect(run("check", "01-threads", "--source", fifo, "--backend", "emu", timeout=20), 2, "not a regular file")
+    p = run("check", "01-threads", "--source", link, "--backend", "emu", "--format", "gradescope")
+    expect(p, 2, "a system file")
+    assert "root:" not in p.out + p.err
+
+
+@case
+def exercise_linked_out_of_the_course(run):
+    course = os.path.join(run.work, "course")
+    for folder in ("lessons", "exercises", "solutions"):
+        shutil.copytree(os.path.join(run.root, folder), os.path.join(course, folder))
+    os.remove(os.path.join(course, "exercises", "01-threads.cu"))
+    os.symlink("/etc/passwd", os.path.join(course, "exercises", "01-threads.cu"))
+    run.env["CUDALAB_ROOT"] = course
+    p = run("check", "01-threads", "--backend", "emu", "--format", "json")
+    expect(p, 2, "outside the course")
+    assert "root:" not in p.out + p.err
+    json.loads(p.stdout)
+
+
 # --- emulator limits -------------------------------------------------------------------------
 
 @case
@@ -145,6 +171,13 @@ def printf_flood_in_a_correct_kernel(run):
             "--arg", "f32[1024]:zeros", "--arg", "i32:1024", "--printf-limit", "64")
     expect(p, 1, "printf output limit reached", "65536 bytes")
     assert len(p.stdout) < 2 << 20
+
+
+@case
+def printf_flood_in_one_call(run):
+    p = run("exec", run.kernel("printf_one_call.cu"), "--kernel", "k", "--grid", "1", "--block", "1024", "--backend", "emu")
+    expect(p, 1, "printf output limit reached", within=10)
+    assert len(p.stdout) < 3 << 20
 
 
 @case
@@ -269,6 +302,37 @@ def output_paths_checked_before_the_run(run):
     out = os.path.join(run.work, "out")
     expect(run(*base, "--out", out), 0)
     assert os.path.getsize(os.path.join(out, "arg0.bin")) == 16
+
+
+@case
+def command_line_fuzz(run):
+    """Random numbers, sizes and specs on every flag: always exit 0, 1 or 2 with a message, never a
+    signal, an uncaught exception or a long run."""
+    import random
+    rng = random.Random(1313)
+    k = run.kernel("empty.cu")
+    numbers = ["0", "1", "-1", "+5", "1e3", "0x10", "99999999999999999999", "18446744073709551616", "4294967296",
+               "2147483648", "65536", "1,1,1", "1,,1", ",", "", " 7", "7 ", "nan", "inf", "-0", "1.5", "\xff", "1,2,3,4"]
+    types = ["i32", "u32", "i64", "u64", "f32", "f64", "f16", "", "i32[", "f32[]"]
+    for _ in range(60):
+        n = lambda: rng.choice(numbers)
+        spec = rng.choice(types) + rng.choice(["", f"[{n()}]"]) + rng.choice([":", ""]) + rng.choice(
+            [n(), "zeros", "iota", "file:/dev/null", "file:", "file:" + run.work])
+        args = ["exec", k, "--kernel", rng.choice(["k", "nope", ""]), "--grid", n(), "--block", n(), "--arg", spec,
+                rng.choice(["--budget", "--memory-limit", "--printf-limit", "--time-limit", "--shared",
+                            "--compile-time-limit", "--compile-memory-limit"]), n()]
+        p = run(*args, timeout=30)
+        assert p.returncode in (0, 1, 2), (args, p.returncode, p.err[-500:])
+        assert "terminate called" not in p.err and "Aborted" not in p.err, (args, p.err[-500:])
+        if p.returncode == 2:
+            assert p.err.strip(), (args, "exit 2 without a message")
+    for _ in range(20):
+        args = [rng.choice(["check", "hint", "show", "learn"]), rng.choice(numbers + ["01-threads", "all", "../x"])]
+        if args[0] == "check":
+            args += [rng.choice(["--seed", "--budget", "--format", "--backend"]), rng.choice(numbers + ["json", "emu"])]
+        p = run(*args, timeout=60)
+        assert p.returncode in (0, 1, 2), (args, p.returncode, p.err[-500:])
+        assert "terminate called" not in p.err, (args, p.err[-500:])
 
 
 # --- the progress store ---------------------------------------------------------------------

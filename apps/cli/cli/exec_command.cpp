@@ -318,6 +318,7 @@ int run_exec(const ExecArgs& a) {
     }
     TraceOptions topt;
     topt.enabled = !a.trace_file.empty();
+    topt.writers = false;  // no mismatch to explain here: buffers are held once
     LaunchResult r = backend->launch(a.kernel, cfg, kargs, topt);
     // With --json, printf output is a field of the JSON, so standard output stays one document.
     if (!a.json) std::cout << r.printf_output << std::flush;
