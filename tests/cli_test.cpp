@@ -149,3 +149,85 @@ TEST_CASE("a kernel that reads shared memory no thread wrote fails its check, th
     };
     CHECK(count(r.output) == count(solution.output));
 }
+
+TEST_CASE("hint N outside 1..N says how many hints there are and exits 2") {
+    auto r = run_cli("hint 02-vector-add 99");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("ask for 1 to") != std::string::npos);
+    CHECK(run_cli("hint 02-vector-add -1").exit_code == 2);
+}
+
+TEST_CASE("learn with no id opens the first lesson not passed yet") {
+    namespace fs = std::filesystem;
+    // A copy of the course whose lesson 01 exercise is solved, and a fresh state file.
+    const fs::path root = temp_dir() / "learn-course";
+    fs::remove_all(root);
+    fs::create_directories(root);
+    for (const char* d : {"lessons", "exercises", "solutions"}) fs::copy(d, root / d, fs::copy_options::recursive);
+    fs::copy_file("solutions/01-threads.cu", root / "exercises" / "01-threads.cu", fs::copy_options::overwrite_existing);
+    const std::string env = "CUDALAB_ROOT=" + root.string() + " CUDALAB_STATE=" + (root / "state.json").string() + " ";
+    const std::string cli = env + std::string(CUDALAB_CLI);
+    // Nothing passed: lesson 01.
+    auto fresh = run_command(cli + " learn --backend emu </dev/null");
+    CHECK(fresh.output.find("exercises/01-threads.cu") != std::string::npos);
+    // That check passed lesson 01: lesson 02 is next.
+    auto next = run_command(cli + " learn --backend emu </dev/null");
+    INFO(next.output.substr(0, 400));
+    CHECK(next.output.find("exercises/02-vector-add.cu") != std::string::npos);
+    fs::remove_all(root);
+}
+
+TEST_CASE("a cached compile reports how long it took when it ran") {
+    // With a backend other than emu, every file is compiled before any backend starts, so the
+    // check's own compile is a cache hit.
+    auto r = run_cli("check 02-vector-add --solution --backend auto");
+    const auto at = r.output.find("time     compile");
+    REQUIRE(at != std::string::npos);
+    const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+    INFO(line);
+    CHECK(line.find("compile cached, ") != std::string::npos);
+    CHECK(line.find(" ms when compiled") != std::string::npos);
+    CHECK(line.find("compile cached, 0 ms") == std::string::npos);
+}
+
+TEST_CASE("exec --json keeps device printf inside the JSON document") {
+    const std::string src = write_temp("hello.cu", "#include <cstdio>\n__global__ void hello() { printf(\"hi from %d\\n\", threadIdx.x); }\n");
+    auto r = run_cli_stdout("exec " + src + " --kernel hello --grid 1 --block 2 --json");
+    INFO(r.output);
+    auto j = nlohmann::json::parse(r.output);  // throws (fails the test) if printf came before it
+    CHECK(j["status"] == "ok");
+    CHECK(j["printf"].get<std::string>().find("hi from 1") != std::string::npos);
+}
+
+TEST_CASE("lesson text in a terminal: no raw Markdown markers, tables as columns, no escape codes into a pipe") {
+    auto r = run_cli_stdout("show 08-matmul-tiled");
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("**") == std::string::npos);
+    CHECK(r.output.find("|---") == std::string::npos);
+    CHECK(r.output.find("| naive") == std::string::npos);
+    CHECK(r.output.find("naive (the shipped exercise)") != std::string::npos);  // the table's row, as a column
+    CHECK(r.output.find('\033') == std::string::npos);                          // stdout is a pipe here
+    CHECK(r.output.find("`A[row][k]`") != std::string::npos);                   // code keeps its backticks
+}
+
+TEST_CASE("a kernel declared with other parameter types than the lesson passes is told so, not out of bounds") {
+    std::string src = read_file("solutions/02-vector-add.cu");
+    const auto at = src.find("const float* a");
+    REQUIRE(at != std::string::npos);
+    src.replace(at, std::string("const float* a").size(), "const double* a");
+    auto r = run_cli("check 02-vector-add --backend emu --source " + write_temp("double.cu", src));
+    INFO(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("parameter 1 of kernel vector_add is declared `double*`, but the lesson passes a buffer of float") !=
+          std::string::npos);
+    CHECK(r.output.find("out-of-bounds") == std::string::npos);
+    // One parameter too few.
+    std::string fewer = read_file("solutions/02-vector-add.cu");
+    const auto n = fewer.find(", int n)");
+    REQUIRE(n != std::string::npos);
+    fewer.replace(n, std::string(", int n)").size(), ")");
+    fewer.insert(fewer.find('{', n) + 1, " const int n = 0;");
+    auto r2 = run_cli("check 02-vector-add --backend emu --source " + write_temp("fewer.cu", fewer));
+    INFO(r2.output);
+    CHECK(r2.output.find("is declared with 3 parameters, but the lesson passes 4") != std::string::npos);
+}

@@ -156,6 +156,17 @@ TEST_CASE("a shared-memory race between warps names both source lines") {
     CHECK(r.message.find("__syncthreads()") != std::string::npos);
 }
 
+TEST_CASE("a race carried over a loop iteration says so, naming the barrier that only separates one pass") {
+    const FaultRun r = run_fault("loop_carried_race");
+    check_fault(r, "loop_carried_race", "loop_carried_race", "shared-memory race", "thread (32,0,0) (warp 1, lane 0)");
+    CHECK(r.message.find("which warp 0 wrote at line " + std::to_string(line_of("loop_carried_other")) +
+                         " on its next pass round the loop") != std::string::npos);
+    CHECK(r.message.find("the __syncthreads() at line " + std::to_string(line_of("loop_carried_other") + 1)) != std::string::npos);
+    CHECK(r.message.find("a race carried over a loop iteration") != std::string::npos);
+    // The plain race (no loop) keeps its wording.
+    CHECK(run_fault("shared_race").message.find("with no barrier in between") != std::string::npos);
+}
+
 TEST_CASE("an atomic update and a plain access by another warp with no barrier between is a race") {
     // Warp 1's atomicAdd comes after warp 0 read the counter (warp 0 runs first in the emulator).
     FaultRun r = run_fault("atomic_then_read");

@@ -6,11 +6,14 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 
@@ -18,6 +21,7 @@
 #include "viewmodel/check_runner.h"
 #include "viewmodel/code_annotations.h"
 #include "viewmodel/exercise_files.h"
+#include "viewmodel/first_picture.h"
 #include "viewmodel/format.h"
 #include "viewmodel/grid_model.h"
 #include "viewmodel/markdown.h"
@@ -714,6 +718,311 @@ TEST_CASE("the check worker runs a lesson off the UI thread and returns the view
     names.clear();
     for (const auto& region : o2->views->memory.regions) names.push_back(region.name);
     CHECK(names == std::vector<std::string>{"a", "b", "c"});
+}
+
+// ---- which launch the app shows, and where each view opens ----------------------------------------
+
+namespace {
+
+// Runs a lesson through the check worker as the app does; `source` relative to the course root
+// ("" for the shipped exercise, "solution" for the reference solution).
+CheckOutcome run_lesson(const std::string& id, const std::string& source, int launch = -1) {
+    lessons::Course course;
+    REQUIRE(lessons::load_course(lessons::find_course_root(), &course).ok());
+    const lessons::LessonInfo* l = course.find(id);
+    REQUIRE(l);
+    CheckRunner runner(course);
+    CheckRequest r;
+    r.lesson = *l;
+    r.options.backend = "emu";
+    r.options.seed = 20261130;  // the seed scripts/lesson_pictures.sh renders with: the same launches every run
+    r.options.solution = source == "solution";
+    if (!source.empty() && source != "solution") r.options.source_path = (fs::path(course.root) / source).string();
+    r.launch = launch;
+    r.requested = Clock::now();
+    runner.request(r);
+    auto o = runner.wait(180);
+    REQUIRE(o.has_value());
+    return std::move(*o);
+}
+
+const lessons::CheckResult* find_check(const lessons::CheckReport& r, const std::string& name) {
+    for (const auto& c : r.checks)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+// The step's event of detail block 0.
+const WarpEvent& event_at(const TraceViews& v, std::int64_t step) { return v.model.event(0, std::size_t(step)); }
+
+}  // namespace
+
+TEST_CASE("lesson 07 with an unpadded tile opens on the launch the bank-conflict check measured, on a conflict") {
+    CheckOutcome o = run_lesson("07-transpose", "lessons/07-transpose/wrong/unpadded.cu");
+    const lessons::CheckReport& r = o.report;
+    CHECK_FALSE(r.passed);
+    REQUIRE(r.launches.size() >= 3);
+    REQUIRE(r.launch_traces.size() == r.launches.size());
+    const lessons::CheckResult* banks = find_check(r, "shared-memory bank conflicts");
+    REQUIRE(banks);
+    CHECK_FALSE(banks->passed);
+    // The check sums every launch; it names the one with the most conflicts, the 72 x 200 matrix
+    // (the largest), not the last launch.
+    CHECK(banks->launch == 0);
+    CHECK(r.focus_launch() == 0);
+    CHECK(r.launch_label(0) == "launch 1 of " + std::to_string(r.launches.size()) + ": transpose, grid (7,3,1) x block (32,32,1)");
+    REQUIRE(o.views);
+    CHECK(o.launch == 0);
+    const TraceViews& v = *o.views;
+    CHECK(v.grid.blocks == 21);
+    // The views' figures are the launch's: the gutter and the hierarchy show the conflicts the
+    // report lists for it, the most of any launch.
+    const auto& l0 = r.launches[0];
+    CHECK(v.figures.total.shared_load_conflicts == l0.shared_load_conflicts);
+    for (const auto& l : r.launches) CHECK(l.shared_load_conflicts + l.shared_store_conflicts <= l0.shared_load_conflicts + l0.shared_store_conflicts);
+    CHECK(v.figures.total.bank_conflicts() > 1000);
+    // The shared view opens on the first conflict, which --find conflict also finds.
+    const FirstPicture p = first_picture(v, 0, "shared");
+    REQUIRE(p.step >= 0);
+    CHECK(p.step == find_step(v, 0, "conflict"));
+    const auto access = shared_access_at(v.trace(), v.model.detail_blocks()[0].begin + std::size_t(p.step));
+    REQUIRE(access.valid);
+    CHECK(access.cost.conflicts() > 0);
+    CHECK(access.cost.wavefronts == 32);  // a column of a [32][32] tile: one bank, 32 words
+    CHECK(p.caption.find("32 wavefronts") != std::string::npos);
+    // Both matrices are drawn in their shapes: `in` 72 x 200, `out` 200 x 72.
+    int shaped = 0;
+    for (const auto& region : v.memory.regions) {
+        if (region.name == "in") { CHECK(region.shape_rows == 72); CHECK(region.shape_cols == 200); ++shaped; }
+        if (region.name == "out") { CHECK(region.shape_rows == 200); CHECK(region.shape_cols == 72); ++shaped; }
+    }
+    CHECK(shaped == 2);
+
+    // Asking for another launch shows that one.
+    CheckOutcome third = run_lesson("07-transpose", "lessons/07-transpose/wrong/unpadded.cu", 2);
+    CHECK(third.launch == 2);
+    REQUIRE(third.views);
+    CHECK(third.views->grid.blocks == 2);  // 45 x 1: two tiles side by side
+}
+
+TEST_CASE("lesson 07's shipped exercise: the store check fails on launch 1, whose stores are a vertical stripe") {
+    CheckOutcome o = run_lesson("07-transpose", "");
+    const lessons::CheckResult* stores = find_check(o.report, "global stores: sectors moved per sector needed");
+    REQUIRE(stores);
+    CHECK_FALSE(stores->passed);
+    CHECK(stores->launch == 0);  // the launch that wastes the most store sectors
+    REQUIRE(o.views);
+    CHECK(o.launch == 0);
+    const TraceViews& v = *o.views;
+    CHECK(v.figures.total.global_store_sectors == o.report.launches[0].store_sectors);
+    // The memory view opens on a store whose 32 lanes land in one column of `out`: 32 rows, 32 sectors.
+    const FirstPicture p = first_picture(v, 0, "memory");
+    REQUIRE(p.step >= 0);
+    const AccessView a = access_at(v.trace(), v.memory, v.model.detail_blocks()[0].begin + std::size_t(p.step));
+    REQUIRE(a.valid);
+    CHECK(a.op == MemOp::store);
+    CHECK(a.cost.sectors == 32);
+    REQUIRE(a.region >= 0);
+    const MemoryRegion& out = v.memory.regions[std::size_t(a.region)];
+    CHECK(out.name == "out");
+    REQUIRE(out.shaped());
+    std::set<std::uint64_t> cols, rows;
+    for (int l = 0; l < 32; ++l) {
+        const std::uint64_t e = (a.address[std::size_t(l)] - out.first_address) / 4;
+        rows.insert(e / out.shape_cols);
+        cols.insert(e % out.shape_cols);
+    }
+    CHECK(cols.size() == 1);   // one column ...
+    CHECK(rows.size() == 32);  // ... 32 rows long: the stripe the lesson's text describes
+    CHECK(p.caption.find("32 sectors") != std::string::npos);
+}
+
+TEST_CASE("lesson 03's exercise: the views show the image the checks measured, with the gutter's figure") {
+    CheckOutcome o = run_lesson("03-matrix-2d", "");
+    const lessons::CheckResult* loads = find_check(o.report, "global loads: sectors moved per sector needed");
+    REQUIRE(loads);
+    CHECK_FALSE(loads->passed);
+    CHECK(loads->launch == 0);  // the 200 x 70 image wastes the most sectors
+    REQUIRE(o.views);
+    CHECK(o.launch == 0);
+    const TraceViews& v = *o.views;
+    CHECK(v.grid.blocks == 21);  // 200 x 70 in 32 x 32 blocks: 7 x 3
+    // The gutter's figures are that launch's, as the report lists it.
+    std::uint64_t requests = 0, sectors = 0;
+    for (const auto& lf : v.figures.lines) { requests += lf.figures.global_load_requests; sectors += lf.figures.global_load_sectors; }
+    CHECK(requests == o.report.launches[0].load_requests);
+    CHECK(sectors == o.report.launches[0].load_sectors);
+    for (const auto& region : v.memory.regions) {
+        CHECK(region.shaped());
+        CHECK(region.shape_rows == 70);
+        CHECK(region.shape_cols == 200);
+        CHECK(region.shape_kind == lessons::ShapeKind::image);
+    }
+    // The memory view opens on a request down a column: 32 lanes, 32 sectors.
+    const FirstPicture p = first_picture(v, 0, "memory");
+    REQUIRE(p.step >= 0);
+    const AccessView a = access_at(v.trace(), v.memory, v.model.detail_blocks()[0].begin + std::size_t(p.step));
+    CHECK(a.cost.sectors == 32);
+    CHECK(__builtin_popcount(a.mask) == 32);
+}
+
+TEST_CASE("lesson 08's hierarchy follows the launch its loads check names") {
+    CheckOutcome o = run_lesson("08-matmul-tiled", "solution");
+    CHECK(o.report.passed);
+    REQUIRE(o.report.launches.size() >= 5);
+    const lessons::CheckResult* loads = find_check(o.report, "global loads per FMA, worst launch against its bound");
+    REQUIRE(loads);
+    REQUIRE(loads->launch >= 0);
+    CHECK(o.report.focus_launch() == loads->launch);  // all pass: the launch the performance check measured
+    REQUIRE(o.views);
+    CHECK(o.launch == loads->launch);
+    CHECK(o.views->hierarchy.load_requests == o.report.launches[std::size_t(o.launch)].load_requests);
+}
+
+TEST_CASE("lesson 04: the warps view and --find divergence land where a warp runs split") {
+    CheckOutcome o = run_lesson("04-divergence", "");
+    REQUIRE(o.views);
+    const TraceViews& v = *o.views;
+    const std::int64_t split = find_step(v, 0, "divergence");
+    REQUIRE(split > 0);
+    const WarpEvent& e = event_at(v, split);
+    CHECK(e.kind != EventKind::barrier_release);
+    const auto warps = v.model.warps_at(0, split);
+    const WarpState& w = warps[e.warp];
+    // Some of the warp's live lanes run, the others wait on the other side of the branch.
+    CHECK(__builtin_popcount(e.active) > 0);
+    CHECK(__builtin_popcount(e.active) < __builtin_popcount(w.lanes & ~w.exited));
+    CHECK(w.lane(__builtin_ctz(~e.active & w.lanes & ~w.exited)) == LaneState::masked);
+    // The step before it in the same warp was the branch that split it.
+    const FirstPicture p = first_picture(v, 0, "warps");
+    CHECK(p.step == split);
+    CHECK(p.caption.find("split") != std::string::npos);
+}
+
+TEST_CASE("lesson 10: the histogram's bins are a heat map of 8 rows of 32, the image 2D") {
+    CheckOutcome o = run_lesson("10-histogram", "");
+    REQUIRE(o.views);
+    const TraceViews& v = *o.views;
+    CHECK(o.launch == 2);  // 401 x 250, the measured launch
+    bool bins = false, pixels = false;
+    for (const auto& region : v.memory.regions) {
+        if (region.shape_kind == lessons::ShapeKind::bins) {
+            bins = true;
+            CHECK(region.shape_rows == 8);
+            CHECK(region.shape_cols == 32);
+            CHECK(region.element_bytes == 4);
+            CHECK(region.max_touches > 1);  // some bins are hit again and again
+        } else if (region.element_bytes == 1) {
+            pixels = true;
+            CHECK(region.shape_rows == 250);
+            CHECK(region.shape_cols == 401);
+            CHECK(region.index_of(region.first_address) == 0);
+        }
+    }
+    CHECK(bins);
+    CHECK(pixels);
+}
+
+TEST_CASE("find_step: divergence is the instruction after the splitting branch; kinds are checked") {
+    TraceBuilder b(1, 64);
+    b.add(0, 0, 0, EventKind::instruction, kAll);
+    b.add(0, 1, 0, EventKind::instruction, kAll);
+    WarpEvent& br = b.add(0, 0, 2, EventKind::branch, kAll);
+    br.taken = 0x0000ffffu;                                   // half the lanes jump
+    b.add(0, 1, 0, EventKind::instruction, kAll);            // another warp in between
+    b.add(0, 0, 3, EventKind::instruction, 0x0000ffffu);     // warp 0 runs one side: the split
+    b.add(0, 0, 0, EventKind::instruction, 0xffff0000u);
+    auto v = build_trace_views(b.t, "", nullptr);
+    CHECK(find_step(*v, 0, "divergence") == 4);
+    CHECK(find_step(*v, 0, "barrier") == -1);
+    CHECK(find_step(*v, 0, "nonsense") == -1);
+    CHECK(find_step(*v, 7, "divergence") == -1);  // no such block
+    CHECK_FALSE(is_step_kind("nonsense"));
+    const FirstPicture p = first_picture(*v, 0, "warps");
+    CHECK(p.step == 4);
+    CHECK(p.caption.find("16 lanes while 16 wait") != std::string::npos);
+    // A view of a kernel without barriers says so instead of opening on nothing.
+    CHECK(first_picture(*v, 0, "timeline").caption.find("No barrier") != std::string::npos);
+}
+
+TEST_CASE("every lesson picture in docs/images/lessons shows what pictures.tsv says it must") {
+    lessons::Course course;
+    REQUIRE(lessons::load_course(lessons::find_course_root(), &course).ok());
+    const fs::path dir = fs::path(course.root) / "docs" / "images" / "lessons";
+    std::ifstream table(dir / "pictures.tsv");
+    REQUIRE(table.good());
+    std::map<std::string, CheckOutcome> outcomes;  // one check per lesson and source
+    std::set<std::string> lessons_pictured;
+    std::string row;
+    int pictures = 0;
+    while (std::getline(table, row)) {
+        if (row.empty() || row[0] == '#') continue;
+        std::istringstream in(row);
+        std::string lesson, view, source, expect;
+        std::getline(in, lesson, '\t');
+        std::getline(in, view, '\t');
+        std::getline(in, source, '\t');
+        std::getline(in, expect);
+        INFO("pictures.tsv: " << row);
+        ++pictures;
+        lessons_pictured.insert(lesson);
+        REQUIRE(course.find(lesson));
+        const bool file = source.size() > 3 && source.substr(source.size() - 3) == ".cu";
+        REQUIRE((source == "exercise" || source == "solution" || (file && fs::exists(fs::path(course.root) / source))));
+        const std::string name = file ? fs::path(source).stem().string() : source;
+        CHECK(fs::exists(dir / (lesson + "-" + view + "-" + name + ".png")));
+        const std::string key = lesson + "/" + source;
+        if (!outcomes.count(key)) outcomes.emplace(key, run_lesson(lesson, source == "exercise" ? "" : source));
+        const CheckOutcome& o = outcomes.at(key);
+        REQUIRE(o.views);
+        const TraceViews& v = *o.views;
+        const FirstPicture p = first_picture(v, 0, view);
+        const auto& block = v.model.detail_blocks().at(0);
+        const AccessView access = p.step >= 0 ? access_at(v.trace(), v.memory, block.begin + std::size_t(p.step)) : AccessView{};
+        const auto shared = p.step >= 0 ? shared_access_at(v.trace(), block.begin + std::size_t(p.step)) : SharedAccessView{};
+        std::istringstream pairs(expect);
+        std::string pair;
+        while (pairs >> pair) {
+            const std::string name = pair.substr(0, pair.find('=')), want = pair.substr(pair.find('=') + 1);
+            INFO("expecting " << pair << "; caption: " << p.caption);
+            if (name == "launch") CHECK(std::to_string(o.launch + 1) == want);
+            else if (name == "blocks") CHECK(std::to_string(v.grid.blocks) == want);
+            else if (name == "split") CHECK((find_step(v, 0, "divergence") >= 0 ? "yes" : "no") == want);
+            else if (name == "active") {
+                REQUIRE(p.step >= 0);
+                CHECK(std::to_string(__builtin_popcount(v.model.event(0, std::size_t(p.step)).active)) == want);
+            } else if (name == "op") {
+                REQUIRE(access.valid);
+                CHECK((access.op == MemOp::load ? "load" : access.op == MemOp::store ? "store" : "atomic") == want);
+            } else if (name == "sectors") {
+                REQUIRE(access.valid);
+                CHECK(std::to_string(access.cost.sectors) == want);
+            } else if (name == "region") {
+                REQUIRE(access.region >= 0);
+                CHECK(v.memory.regions[std::size_t(access.region)].name == want);
+            } else if (name == "lit") {
+                REQUIRE(access.region >= 0);
+                const MemoryRegion& r = v.memory.regions[std::size_t(access.region)];
+                REQUIRE(r.shaped());
+                std::set<std::uint64_t> rows, cols;
+                for (int l = 0; l < 32; ++l)
+                    if (access.mask >> l & 1) {
+                        const std::uint64_t e = (access.address[std::size_t(l)] - r.first_address) / r.element_bytes;
+                        rows.insert(e / r.shape_cols);
+                        cols.insert(e % r.shape_cols);
+                    }
+                CHECK(std::to_string(rows.size()) + "x" + std::to_string(cols.size()) == want);
+            } else if (name == "wavefronts") {
+                REQUIRE(shared.valid);
+                CHECK(std::to_string(shared.cost.wavefronts) == want);
+            } else if (name == "shared") CHECK((v.shared.used ? "yes" : "no") == want);
+            else if (name == "barriers") CHECK(std::to_string(block.barrier_steps.size()) == want);
+            else if (name == "occupancy") CHECK(std::to_string(int(std::lround(v.hierarchy.occupancy.occupancy * 100))) == want);
+            else FAIL("unknown expectation " << name);
+        }
+    }
+    CHECK(pictures >= 2 * int(course.lessons.size()));
+    CHECK(lessons_pictured.size() == course.lessons.size());  // every lesson has its pictures
 }
 
 #endif  // CUDALAB_HAVE_GUI_MODEL

@@ -63,3 +63,31 @@ TEST_CASE("check all --format json is an array of lesson reports") {
     CHECK(j.size() >= 12);
     for (auto& l : j) CHECK(l["passed"] == true);
 }
+
+TEST_CASE("a check names the launch it measured: in text, in JSON, and `check --launch N` shows that launch") {
+    // Lesson 07's shipped exercise fails the store check; the launch that wastes the most store
+    // sectors is the first, the 72 x 200 matrix.
+    auto j = nlohmann::json::parse(run_cli_stdout("check 07-transpose --backend emu --seed 20261130 --format json").output);
+    REQUIRE(j["launches"].size() >= 3);
+    const std::string of = " of " + std::to_string(j["launches"].size()) + ": ";
+    bool found = false;
+    for (auto& c : j["checks"])
+        if (c["name"] == "global stores: sectors moved per sector needed") {
+            found = true;
+            CHECK(c["launch"] == 0);
+        } else if (c["kind"] == "correctness") {
+            CHECK(c["launch"].is_number());
+        }
+    CHECK(found);
+    auto text = run_cli_stdout("check 07-transpose --backend emu --seed 20261130");
+    CHECK(text.exit_code == 1);
+    CHECK(text.output.find("measured on launch 1" + of + "transpose, grid (7,3,1) x block (32,32,1) (cudalab gui --launch 1)") !=
+          std::string::npos);
+    auto launch = run_cli_stdout("check 07-transpose --backend emu --seed 20261130 --launch 3");
+    CHECK(launch.output.find("launch 3" + of + "transpose, grid (2,1,1) x block (32,32,1)") != std::string::npos);
+    CHECK(launch.output.find("PASS  transpose of a 1 x 45 matrix") != std::string::npos);
+    // The figures per line of that launch: the store line of the direct kernel.
+    CHECK(launch.output.find("out[") != std::string::npos);
+    auto none = run_cli_stdout("check 07-transpose --backend emu --seed 20261130 --launch 99");
+    CHECK(none.output.find("no launch 99") != std::string::npos);
+}

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -70,24 +71,112 @@ std::string read_text(const std::string& path) {
     return s.str();
 }
 
-// Markdown for a terminal: headings emphasised, code kept, the rest as written.
+// Inline Markdown for a terminal: **bold** and *emphasis* lose their markers (and are set in bold
+// and italics at a colour terminal), `code` is kept (in cyan at a colour terminal, with its
+// backticks elsewhere, where they still say "this is code").
+std::string terminal_inline(const std::string& text, bool color) {
+    std::string out;
+    bool bold = false, italic = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '`') {
+            const std::size_t end = text.find('`', i + 1);
+            if (end != std::string::npos) {
+                const std::string code = text.substr(i + 1, end - i - 1);
+                out += color ? "\033[36m" + code + "\033[0m" + (bold ? "\033[1m" : "") : "`" + code + "`";
+                i = end;
+                continue;
+            }
+        }
+        if (c == '*' && i + 1 < text.size() && text[i + 1] == '*') {
+            bold = !bold;
+            if (color) out += bold ? "\033[1m" : "\033[22m";
+            ++i;
+            continue;
+        }
+        // A single * opens emphasis before a word and closes it after one ("2 * 3" stays).
+        const bool opens = c == '*' && !italic && i + 1 < text.size() && text[i + 1] != ' ' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '(');
+        const bool closes = c == '*' && italic && i > 0 && text[i - 1] != ' ';
+        if (opens || closes) {
+            italic = !italic;
+            if (color) out += italic ? "\033[3m" : "\033[23m";
+            continue;
+        }
+        out += c;
+    }
+    if (color && (bold || italic)) out += "\033[0m";
+    return out;
+}
+
+// Visible width of a terminal string: UTF-8 code points, escape sequences left out.
+std::size_t visible_width(const std::string& s) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\033') { while (i < s.size() && s[i] != 'm') ++i; continue; }
+        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++n;
+    }
+    return n;
+}
+
+// Markdown for a terminal: headings emphasised, code blocks indented, inline styles rendered,
+// tables as aligned columns. Escape codes only when `color` (a terminal).
 std::string terminal_markdown(const std::string& md, bool color) {
     std::istringstream in(md);
     std::ostringstream out;
     std::string line;
     bool code = false;
+    std::vector<std::vector<std::string>> table;
+    auto flush_table = [&] {
+        if (table.empty()) return;
+        std::vector<std::size_t> widths;
+        for (const auto& row : table)
+            for (std::size_t c = 0; c < row.size(); ++c) {
+                if (widths.size() <= c) widths.push_back(0);
+                widths[c] = std::max(widths[c], visible_width(row[c]));
+            }
+        for (std::size_t r = 0; r < table.size(); ++r) {
+            out << "  ";
+            for (std::size_t c = 0; c < table[r].size(); ++c)
+                out << table[r][c] << (c + 1 < table[r].size() ? std::string(widths[c] - visible_width(table[r][c]) + 2, ' ') : "");
+            out << "\n";
+            if (r == 0) {  // a rule under the header
+                out << "  ";
+                for (std::size_t c = 0; c < widths.size(); ++c) out << std::string(widths[c], '-') << (c + 1 < widths.size() ? "  " : "");
+                out << "\n";
+            }
+        }
+        table.clear();
+    };
     while (std::getline(in, line)) {
-        if (line.rfind("```", 0) == 0) { code = !code; continue; }
+        if (line.rfind("```", 0) == 0) { flush_table(); code = !code; continue; }
         if (code) { out << (color ? "\033[36m" : "") << "    " << line << (color ? "\033[0m" : "") << "\n"; continue; }
-        if (line.rfind("#", 0) == 0) {
-            std::size_t level = line.find_first_not_of('#');
-            std::string title = line.substr(std::min(line.size(), level + 1));
-            out << "\n" << (color ? "\033[1m" : "") << title << (color ? "\033[0m" : "") << "\n";
-            if (level == 1) out << std::string(title.size(), '=') << "\n";
+        if (line.rfind("|", 0) == 0) {
+            if (line.find_first_not_of("|-: ") == std::string::npos) continue;  // the |---| separator
+            std::vector<std::string> cells;
+            std::size_t at = 1;
+            while (at < line.size()) {
+                std::size_t end = line.find('|', at);
+                if (end == std::string::npos) end = line.size();
+                std::string cell = line.substr(at, end - at);
+                const std::size_t first = cell.find_first_not_of(' '), last = cell.find_last_not_of(' ');
+                cell = first == std::string::npos ? "" : cell.substr(first, last - first + 1);
+                cells.push_back(terminal_inline(cell, color));
+                at = end + 1;
+            }
+            table.push_back(std::move(cells));
             continue;
         }
-        out << line << "\n";
+        flush_table();
+        if (line.rfind("#", 0) == 0) {
+            std::size_t level = line.find_first_not_of('#');
+            std::string title = terminal_inline(line.substr(std::min(line.size(), level + 1)), false);
+            out << "\n" << (color ? "\033[1m" : "") << title << (color ? "\033[0m" : "") << "\n";
+            if (level == 1) out << std::string(visible_width(title), '=') << "\n";
+            continue;
+        }
+        out << terminal_inline(line, color) << "\n";
     }
+    flush_table();
     return out.str();
 }
 
@@ -100,6 +189,7 @@ struct CheckArgs {
     std::string seed;  // empty: a new seed every run, printed in the report
     cli::LimitFlags limits;
     bool verbose = false;
+    int launch = 0;  // > 0: also print launch N's figures per line (text format)
 };
 
 int run_check(const CheckArgs& a) {
@@ -170,6 +260,12 @@ int run_check(const CheckArgs& a) {
         if (!a.solution && a.source.empty() && r.status.code != StatusCode::backend_unavailable && r.status.code != StatusCode::bad_usage)
             progress.record_check(l->id, r.passed);
         if (a.format == "text" && targets.size() == 1) std::cout << report::text(r, style);
+        if (a.format == "text" && targets.size() == 1 && a.launch > 0 && r.status.ok()) {
+            std::ifstream in(!a.source.empty() ? a.source : a.solution ? l->solution_path : l->exercise_path);
+            std::stringstream text;
+            text << in.rdbuf();
+            std::cout << "\n" << report::launch_text(r, a.launch - 1, text.str(), style);
+        }
         if (a.format == "json" && targets.size() == 1) std::cout << report::json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         reports.push_back(std::move(r));
     }
@@ -198,7 +294,12 @@ int run_hint(const std::string& id, int which) {
     lessons::Progress progress;
     warn_progress(progress);
     int index;
-    if (which > 0) index = std::min<int>(which, int(l->hints.size())) - 1;
+    if (which < 0 || which > int(l->hints.size())) {
+        std::cerr << "cudalab: " << l->id << " has " << l->hints.size() << " hint" << (l->hints.size() == 1 ? "" : "s")
+                  << ": ask for 1 to " << l->hints.size() << " (or none for the next)\n";
+        return 2;
+    }
+    if (which > 0) index = which - 1;
     else {
         index = progress.reveal_hint(l->id, int(l->hints.size()));
         std::string err;
@@ -226,7 +327,16 @@ int run_list() {
 int run_learn(const std::string& id, bool watch, const std::string& backend) {
     lessons::Course course;
     if (int rc = load(course)) return rc;
-    const lessons::LessonInfo* l = find_or_explain(course, id);
+    const lessons::LessonInfo* l = nullptr;
+    if (id.empty()) {
+        // No id: the first lesson not passed yet (the last one when all are).
+        lessons::Progress progress;
+        for (const auto& lesson : course.lessons)
+            if (progress.get(lesson.id).state != lessons::LessonState::passed) { l = &lesson; break; }
+        if (!l && !course.lessons.empty()) l = &course.lessons.back();
+    } else {
+        l = find_or_explain(course, id);
+    }
     if (!l) return 2;
     bool color = use_color();
     std::cout << terminal_markdown(read_text(l->text_path), color) << "\n";
@@ -236,8 +346,10 @@ int run_learn(const std::string& id, bool watch, const std::string& backend) {
     a.id = l->id;
     a.backend = backend;
     int rc = run_check(a);
+    std::cout.flush();  // a pipe or a file sees each result as it comes
     if (!watch) return rc;
-    std::cout << "\nWatching " << lessons::display_path(course, l->exercise_path) << " — save it to check again (Ctrl-C to stop).\n";
+    std::cout << "\nWatching " << lessons::display_path(course, l->exercise_path) << " — save it to check again (Ctrl-C to stop).\n"
+              << std::flush;
     std::error_code ec;
     auto stamp = fs::last_write_time(l->exercise_path, ec);
     for (;;) {
@@ -247,6 +359,7 @@ int run_learn(const std::string& id, bool watch, const std::string& backend) {
         stamp = now;
         std::cout << "\n--- " << lessons::display_path(course, l->exercise_path) << " changed ---\n";
         run_check(a);
+        std::cout.flush();
     }
 }
 
@@ -289,11 +402,13 @@ int main(int argc, char** argv) {
     check_cmd->add_option("--seed", check.seed, "seed of the random inputs (default: a new one every run; the report prints it)");
     cli::add_limit_options(check_cmd, check.limits, true);
     check_cmd->add_flag("-v,--verbose", check.verbose, "show every check's details");
+    check_cmd->add_option("--launch", check.launch, "also show launch N (1-based): its shape, its checks, its figures per line")
+        ->check(CLI::PositiveNumber);
 
-    std::string learn_id = "01-threads", learn_backend = "auto";
+    std::string learn_id, learn_backend = "auto";
     bool watch = false;
     auto* learn = app.add_subcommand("learn", "read a lesson in the terminal and check your exercise");
-    learn->add_option("lesson", learn_id, "lesson id (default 01-threads)");
+    learn->add_option("lesson", learn_id, "lesson id (default: the first lesson not passed yet)");
     learn->add_flag("-w,--watch", watch, "check again whenever the exercise is saved");
     learn->add_option("--backend", learn_backend, "emu, gpu or auto")->check(CLI::IsMember({"emu", "gpu", "auto"}));
 

@@ -12,6 +12,7 @@
 
 #include "shell/theme.h"
 #include "trace/trace_io.h"
+#include "viewmodel/first_picture.h"
 #include "viewmodel/format.h"
 #include "views/view_common.h"
 #include "widgets/widgets.h"
@@ -75,15 +76,26 @@ App::~App() = default;
 // [SECTION] Lessons, checks and outcomes ----------------------------------------------------------
 
 void App::open_lesson(const lessons::LessonInfo& lesson) {
+    // --source applies to the lesson it was given with, not to one opened later, nor (a trace's
+    // source) to a lesson opened from a saved trace.
+    if (!options_.trace_file.empty()) { options_.trace_file.clear(); options_.source_file.clear(); }
+    if (!options_.source_file.empty() && lesson.id != options_.lesson) options_.source_file.clear();
     lesson_ = &lesson;
     lesson_text_.set(viewmodel::parse_markdown(read_text(lesson.text_path)));
     editor_ = Editor{};
-    editor_.path = options_.solution ? lesson.solution_path : lesson.exercise_path;
+    editor_.path = !options_.source_file.empty() ? options_.source_file
+                   : options_.solution           ? lesson.solution_path
+                                                 : lesson.exercise_path;
     editor_.read_only = options_.solution;
     editor_.disk_text = read_text(editor_.path);
     editor_.text = editor_.disk_text;
     editor_.stamp = viewmodel::stamp_of(editor_.path);
     outcome_.reset();
+    launch_ = -1;
+    chosen_launch_ = options_.launch;  // --launch applies to the lesson it was given with
+    options_.launch = -1;
+    launch_views_.clear();
+    caption_.clear();
     view_.set_views(nullptr, std::nullopt);
     if (!lesson.views.empty())
         if (auto v = view_from_name(lesson.views.front())) { active_view_ = *v; select_view_ = *v; }
@@ -95,6 +107,8 @@ void App::request_check(const std::string& reason, Clock::time_point when) {
     viewmodel::CheckRequest r;
     r.lesson = *lesson_;
     r.options.solution = options_.solution;
+    r.options.source_path = options_.source_file;
+    if (options_.seed) r.options.seed = *options_.seed;
     r.options.backend = options_.backend;
     if (open_block_) {
         // The first blocks as usual, and the one the learner asked to see.
@@ -103,6 +117,7 @@ void App::request_check(const std::string& reason, Clock::time_point when) {
     }
     r.requested = when;
     r.reason = reason;
+    r.launch = chosen_launch_;
     runner_->request(std::move(r));
     checking_ = true;
 }
@@ -111,16 +126,44 @@ void App::apply_outcome(viewmodel::CheckOutcome o) {
     checking_ = runner_->busy();
     if (!lesson_ || o.request.lesson.id != lesson_->id) return;  // a check of a lesson left since
     if (o.views) {
-        view_.set_views(o.views, open_block_);
-        if (options_.step >= 0) { view_.playback.seek(options_.step); options_.step = -1; }
-        if (!options_.find.empty()) {
-            if (!seek_first(view_, options_.find, view_.step())) notify("No step of kind '" + options_.find + "' in this block.", true);
-            options_.find.clear();
+        launch_ = o.launch;
+        launch_views_.assign(o.report.launches.size(), nullptr);
+        if (launch_ >= 0 && launch_ < int(launch_views_.size())) launch_views_[std::size_t(launch_)] = o.views;
+        if (chosen_launch_ >= int(o.report.launches.size())) {
+            notify("There is no launch " + std::to_string(chosen_launch_ + 1) + ": this lesson ran " +
+                       std::to_string(o.report.launches.size()) + ". Showing " + o.report.launch_label(launch_) + ".",
+                   true);
+            chosen_launch_ = -1;
         }
+        const std::int64_t previous_step = view_.step();
+        const bool keep_step = !auto_step_ && view_.views && outcome_ && !trace_only_;  // the learner moved the playhead
+        view_.set_views(o.views, open_block_);
+        caption_.clear();
+        if (!options_.find.empty()) {  // the first step of that kind at or after --step
+            if (!seek_first(view_, options_.find, std::max<std::int64_t>(0, options_.step)))
+                notify("No step of kind '" + options_.find + "' in this block.", true);
+            options_.step = -1;
+        } else if (options_.step >= 0) {
+            view_.playback.seek(options_.step);
+            options_.step = -1;
+        } else if (keep_step) {
+            view_.playback.seek(previous_step);
+        } else {
+            show_first_picture();
+        }
+        options_.find.clear();
         if (options_.play) { view_.playback.play(); options_.play = false; }
+    } else {
+        launch_ = -1;
+        launch_views_.clear();
     }
     const auto code = o.report.status.code;
-    if (!options_.solution && code != StatusCode::backend_unavailable && code != StatusCode::bad_usage) {
+    // Opening a lesson is not an attempt: the shipped exercise fails by design. The check run on
+    // opening records a pass (work done elsewhere) but never a failure; saves and re-runs record both.
+    const bool opened = o.request.reason == "opened";
+    passed_before_ = progress_.get(lesson_->id).state == lessons::LessonState::passed;
+    if (!options_.solution && options_.source_file.empty() && code != StatusCode::backend_unavailable &&
+        code != StatusCode::bad_usage && (!opened || o.report.passed)) {
         progress_.record_check(lesson_->id, o.report.passed);
         std::string err;
         if (!progress_.save(&err)) notify("Progress not saved: " + err, true);
@@ -196,10 +239,50 @@ void App::load_trace_file() {
     }
     editor_.read_only = true;
     view_.set_views(viewmodel::build_trace_views(trace, source, nullptr), options_.block);
-    if (options_.step >= 0) view_.playback.seek(options_.step);
-    if (!options_.find.empty() && !seek_first(view_, options_.find, view_.step()))
-        notify("No step of kind '" + options_.find + "' in this block.", true);
+    if (!options_.find.empty()) {
+        if (!seek_first(view_, options_.find, std::max<std::int64_t>(0, options_.step)))
+            notify("No step of kind '" + options_.find + "' in this block.", true);
+    } else if (options_.step >= 0) view_.playback.seek(options_.step);
+    else show_first_picture();
     if (options_.play) view_.playback.play();
+}
+
+void App::select_launch(int index, bool chosen) {
+    if (!outcome_ || index < 0 || index >= int(launch_views_.size())) return;
+    if (chosen) chosen_launch_ = index;
+    if (index == launch_) return;
+    auto& v = launch_views_[std::size_t(index)];
+    const auto& r = outcome_->report;
+    if (!v && std::size_t(index) < r.launch_traces.size() && r.launch_traces[std::size_t(index)])
+        v = viewmodel::build_trace_views(r.launch_traces[std::size_t(index)], outcome_->source, r.module.get(), "sm_90", &r.shapes);
+    if (!v) {
+        notify("Launch " + std::to_string(index + 1) + " was not traced.", true);
+        return;
+    }
+    launch_ = index;
+    view_.set_views(v, open_block_);
+    show_first_picture();
+}
+
+void App::show_first_picture() {
+    caption_.clear();
+    caption_step_ = -1;
+    auto_step_ = true;
+    if (!view_.has_steps()) return;
+    const viewmodel::FirstPicture p = viewmodel::first_picture(*view_.views, view_.detail_block, view_name(active_view_));
+    view_.playback.pause();
+    if (p.step >= 0) view_.playback.seek(p.step);
+    caption_ = p.caption;
+    // The hierarchy is the whole launch: say which failing figure of it the grader holds.
+    if (active_view_ == ViewId::hierarchy && outcome_ && !trace_only_)
+        for (const auto& c : outcome_->report.checks)
+            if (!c.passed && c.launch == launch_ && c.kind == lessons::CheckKind::performance) {
+                caption_ = "This launch is the one \"" + c.name + "\" measured: " + viewmodel::fixed(c.value, 2) + ", needs " +
+                           c.comparison + " " + viewmodel::fixed(c.threshold, 2) + ". " + p.caption;
+                break;
+            }
+    caption_step_ = view_.step();
+    caption_view_ = active_view_;
 }
 
 void App::notify(std::string message, bool error) {
@@ -340,6 +423,7 @@ void App::frame(const std::vector<KeyPress>& keys) {
     handle_shortcuts(keys);
     if (view_.playback.advance(ImGui::GetIO().DeltaTime)) {}
     view_.refresh();
+    if (auto_step_ && view_.step() != caption_step_) auto_step_ = false;  // the learner moved it
 
     const float s = fonts().scale;
     ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -384,6 +468,10 @@ void App::frame(const std::vector<KeyPress>& keys) {
         if (vertical_splitter("##split_right", &f, total_w, 0.2f, 0.95f - left_fraction_ - 0.2f, body_h)) code_fraction_ = f;
     }
     ImGui::SameLine(0, 0);
+    {
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        views_rect_[0] = at.x; views_rect_[1] = at.y; views_rect_[2] = right_w; views_rect_[3] = body_h;
+    }
     ImGui::BeginChild("##views", ImVec2(right_w, body_h), false, column);
     draw_views_column();
     ImGui::EndChild();
@@ -429,7 +517,8 @@ void App::draw_toolbar() {
     // Lesson picker.
     std::string current = trace_only_ ? "trace: " + fs::path(options_.trace_file).filename().string()
                           : lesson_ ? lesson_->id + "  " + lesson_->title : "no lesson";
-    ImGui::SetNextItemWidth(std::min(420 * s, w * 0.3f));
+    // Wide enough for the whole title where the window allows.
+    ImGui::SetNextItemWidth(std::min(ImGui::CalcTextSize(current.c_str()).x + ImGui::GetFrameHeight() + 24 * s, w * 0.36f));
     if (ImGui::BeginCombo("##lesson", current.c_str(), ImGuiComboFlags_HeightLarge)) {
         for (const auto& l : course_.lessons) {
             const auto state = progress_.get(l.id).state;
@@ -458,7 +547,9 @@ void App::draw_toolbar() {
             std::snprintf(buf, sizeof buf, "\xE2\x9C\x93 passed  %d/%zu", passed, r.checks.size());
             chip(buf, colors::rgb(0x2d4a12), colors::rgb(0xc8f08c));
         } else {
-            std::snprintf(buf, sizeof buf, "\xE2\x9C\x97 %zu of %zu checks failed", r.checks.size() - std::size_t(passed), r.checks.size());
+            // A lesson passed earlier stays passed, but the learner should know it fails now.
+            std::snprintf(buf, sizeof buf, "\xE2\x9C\x97 %zu of %zu checks failed%s", r.checks.size() - std::size_t(passed), r.checks.size(),
+                          passed_before_ && !options_.solution ? " (passed before)" : "");
             chip(buf, colors::rgb(0x5a2326), colors::rgb(0xffb4b0));
         }
         ImGui::SameLine(0, 10 * s);
@@ -467,7 +558,7 @@ void App::draw_toolbar() {
         else if (r.status.code == StatusCode::compile_error)
             text_dim("%zu error%s \xC2\xB7 %.0f ms", r.diagnostics.size(), r.diagnostics.size() == 1 ? "" : "s", outcome_->check_seconds * 1e3);
         else text_dim("%s \xC2\xB7 %s \xC2\xB7 checked in %.0f ms", r.backend.empty() ? "not run" : r.backend.c_str(),
-                      r.compile_cached ? "compile cached" : ("compiled in " + viewmodel::fixed(r.compile_seconds * 1e3, 0) + " ms").c_str(),
+                      r.compile_cached ? ("compile cached (" + viewmodel::fixed(r.compiled_seconds * 1e3, 0) + " ms when compiled)").c_str() : ("compiled in " + viewmodel::fixed(r.compile_seconds * 1e3, 0) + " ms").c_str(),
                       outcome_->check_seconds * 1e3);
     } else if (trace_only_) {
         ImGui::AlignTextToFramePadding();
@@ -553,13 +644,17 @@ void App::draw_status_bar() {
 void App::draw_views_column() {
     const float s = fonts().scale;
     const float bar_h = std::round(ImGui::GetFrameHeight() * 2 + 18 * s);
+    draw_launch_picker();
     ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(12 * s, 6 * s));
     if (ImGui::BeginTabBar("##viewtabs", ImGuiTabBarFlags_FittingPolicyScroll)) {
         for (int i = 0; i < kViewCount; ++i) {
             const ViewId v = ViewId(i);
             ImGuiTabItemFlags flags = (select_view_ && *select_view_ == v) ? ImGuiTabItemFlags_SetSelected : 0;
             if (ImGui::BeginTabItem(view_title(v), nullptr, flags)) {
+                const bool switched = active_view_ != v;
                 active_view_ = v;
+                // A view opened on a playhead the learner has not moved starts on its own best step.
+                if (switched && auto_step_) show_first_picture();
                 ImGui::EndTabItem();
             }
         }
@@ -583,6 +678,7 @@ void App::draw_views_column() {
             ImGui::TextWrapped("The exercise does not compile: these views show the last run that did.");
             ImGui::PopStyleColor();
         }
+        draw_caption();
         switch (active_view_) {
         case ViewId::grid: draw_grid_view(view_); break;
         case ViewId::warps: draw_warps_view(view_); break;
@@ -596,6 +692,72 @@ void App::draw_views_column() {
     ImGui::PopStyleVar(2);
     ImGui::Dummy(ImVec2(0, 6 * s));
     draw_playback_bar(view_);
+}
+
+// The launches of the lesson's last check, each with its shape and the checks that measured it.
+// The views, the code's figures and --find all follow the one picked here.
+void App::draw_launch_picker() {
+    if (!outcome_ || launch_views_.size() < 1 || trace_only_) return;
+    const float s = fonts().scale;
+    const auto& r = outcome_->report;
+    auto checks_of = [&](int launch, int* failed) {
+        int n = 0;
+        *failed = 0;
+        for (const auto& c : r.checks)
+            if (c.launch == launch) { ++n; *failed += !c.passed; }
+        return n;
+    };
+    auto summary = [&](int launch) {
+        int failed = 0;
+        const int n = checks_of(launch, &failed);
+        if (n == 0) return std::string("no checks");
+        if (failed) return "\xE2\x9C\x97 " + std::to_string(failed) + " of " + std::to_string(n) + " check" + (n == 1 ? "" : "s") + " failed";
+        return "\xE2\x9C\x93 " + std::to_string(n) + " check" + (n == 1 ? "" : "s") + " passed";
+    };
+    ImGui::AlignTextToFramePadding();
+    text_dim("Launch");
+    ImGui::SameLine(0, 8 * s);
+    const std::string current = launch_ >= 0 ? r.launch_shape(launch_) + "  \xC2\xB7  " + summary(launch_) : "none";
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x);
+    if (ImGui::BeginCombo("##launch", current.c_str(), ImGuiComboFlags_HeightLarge)) {
+        for (int i = 0; i < int(r.launches.size()); ++i) {
+            ImGui::PushID(i);
+            const std::string label = r.launch_shape(i) + "  \xC2\xB7  " + summary(i);
+            if (ImGui::Selectable(label.c_str(), i == launch_)) select_launch(i, true);
+            ImGui::Indent(18 * s);
+            for (const auto& c : r.checks) {
+                if (c.launch != i) continue;
+                ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(c.passed ? colors::text_dim : colors::poor));
+                ImGui::Text("%s %s", c.passed ? "\xE2\x9C\x93" : "\xE2\x9C\x97", c.name.c_str());
+                ImGui::PopStyleColor();
+            }
+            ImGui::Unindent(18 * s);
+            ImGui::PopID();
+        }
+        ImGui::EndCombo();
+    }
+    tooltip("The lesson runs the kernel several times; each check measured one launch. The views, the figures beside the "
+            "code and the step search show the launch picked here (cudalab gui --launch N).");
+    ImGui::Dummy(ImVec2(0, 2 * s));
+}
+
+// One line under the view's tabs: what the step the view opened on shows. Gone once the
+// playhead moves, since it would describe another step.
+void App::draw_caption() {
+    if (caption_.empty() || caption_view_ != active_view_ || view_.step() != caption_step_) return;
+    const float s = fonts().scale;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float w = ImGui::GetContentRegionAvail().x;
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w - 12 * s);
+    const ImVec2 size = ImGui::CalcTextSize(caption_.c_str(), nullptr, false, w - 20 * s);
+    dl->AddRectFilled(p, ImVec2(p.x + w, p.y + size.y + 8 * s), colors::rgb(0x1d3140), 4 * s);
+    dl->AddRectFilled(p, ImVec2(p.x + 3 * s, p.y + size.y + 8 * s), colors::accent, 4 * s, ImDrawFlags_RoundCornersLeft);
+    ImGui::SetCursorScreenPos(ImVec2(p.x + 10 * s, p.y + 4 * s));
+    ImGui::TextUnformatted(caption_.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + size.y + 12 * s));
+    ImGui::Dummy(ImVec2(0, 0));
 }
 
 }  // namespace cudalab::gui

@@ -31,7 +31,8 @@ struct AppOptions {
     std::string lesson = "01-threads";
     std::string view;            // the view to open; empty: the lesson's first
     std::string trace_file;      // view a saved trace instead of running a lesson
-    std::string source_file;     // with --trace: the kernel source it ran
+    std::string source_file;     // with --trace: the kernel source it ran; with a lesson: check this
+                                 // file instead of the exercise (progress is not recorded)
     std::optional<std::uint32_t> block;  // trace this block in full and open it
     bool solution = false;       // check the reference solution (read-only)
     std::string backend = "emu";
@@ -39,6 +40,8 @@ struct AppOptions {
     double speed = 30;           // steps per second
     std::int64_t step = -1;      // start at this step
     std::string find;            // then go on to the first step of this kind (see seek_first)
+    int launch = -1;             // show this launch (0-based); -1: the one the first failing check measured
+    std::optional<std::uint64_t> seed;  // the lesson inputs' seed (--seed): the same run every time
 };
 
 struct Editor {
@@ -75,6 +78,8 @@ public:
     bool wait_for_first_outcome(double seconds);
     bool quit_requested() const { return quit_; }
     std::string status_line() const;  // one line for the terminal after a --frames run
+    // Where the views column was drawn in the last frame: x, y, width, height (window coordinates).
+    const float* views_rect() const { return views_rect_; }
 
 private:
     // app.cpp
@@ -93,6 +98,13 @@ private:
     void draw_views_column();
     void draw_reset_popup();
     void notify(std::string message, bool error = false);
+    // Shows launch `index` of the current outcome (building its views on first use); `chosen`:
+    // the learner picked it, so later checks keep showing it.
+    void select_launch(int index, bool chosen);
+    // Seeks to the open view's most instructive step (viewmodel::first_picture) and keeps its caption.
+    void show_first_picture();
+    void draw_launch_picker();
+    void draw_caption();
 
     // panels/lesson_panel.cpp
     void draw_lesson_panel();
@@ -113,7 +125,16 @@ private:
     Editor editor_;
 
     std::optional<viewmodel::CheckOutcome> outcome_;  // the newest check
+    int launch_ = -1;                                  // the launch the views show (index into report.launches)
+    int chosen_launch_ = -1;                           // picked by the learner (or --launch); -1: follow the checks
+    std::vector<std::shared_ptr<const viewmodel::TraceViews>> launch_views_;  // built so far, per launch
+    // The caption of the step the open view opened on; shown while the playhead stays there.
+    std::string caption_;
+    std::int64_t caption_step_ = -1;
+    ViewId caption_view_ = ViewId::grid;
+    bool auto_step_ = false;  // the playhead is where the app put it: a view switch may move it
     bool checking_ = false;
+    bool passed_before_ = false;  // the lesson was passed before the newest check
     ViewContext view_;
     ViewId active_view_ = ViewId::grid;
     std::optional<ViewId> select_view_;   // set the tab on the next frame
@@ -143,6 +164,7 @@ private:
     bool quit_ = false;
     bool confirm_reset_ = false;
     bool trace_only_ = false;  // --trace: no lesson run
+    float views_rect_[4] = {0, 0, 0, 0};
 };
 
 }  // namespace cudalab::gui

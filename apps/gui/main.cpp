@@ -3,7 +3,8 @@
 //
 //   cudalab gui [--lesson ID] [--view grid|warps|memory|shared|timeline|hierarchy]
 //               [--screenshot FILE.png --frames N] [--trace FILE [--source FILE.cu]]
-//               [--block N] [--step N] [--find KIND] [--play [--speed N]] [--solution] [--backend emu|gpu|auto]
+//               [--launch N] [--block N] [--step N] [--find KIND] [--play [--speed N]] [--solution]
+//               [--backend emu|gpu|auto]
 //
 // Exit codes: 0 closed normally / screenshot written; 2 bad usage, no display for a screenshot,
 // or the screenshot could not be written.
@@ -77,19 +78,29 @@ struct FrameStats {
 int main(int argc, char** argv) {
     CLI::App cli{"cudalab-gui: the lesson, your kernel and what it did, drawn"};
     gui::AppOptions options;
-    std::string screenshot;
+    std::string screenshot, crop;
     int frames = 0;
     int width = 1600, height = 1000;
     float scale = 0;
     double exit_after = 0;
     std::int64_t block = -1;
+    int launch = 0;
+    std::uint64_t seed = 0;
     cli.add_option("--lesson,lesson", options.lesson, "lesson id (default 01-threads)");
     cli.add_option("--view", options.view, "view to open: grid, warps, memory, shared, timeline, hierarchy")
         ->check(CLI::IsMember({"grid", "warps", "memory", "shared", "timeline", "hierarchy"}));
     cli.add_option("--screenshot", screenshot, "render, write this PNG and exit (needs --frames)");
+    cli.add_option("--crop", crop, "with --screenshot: 'views' keeps only the views column")->check(CLI::IsMember({"views"}));
     cli.add_option("--frames", frames, "frames to render before the screenshot / exiting (prints frame times)");
     cli.add_option("--trace", options.trace_file, "view a trace saved by `cudalab exec --trace` instead of a lesson");
-    cli.add_option("--source", options.source_file, "with --trace: the kernel source it ran");
+    cli.add_option("--source", options.source_file,
+                   "with --lesson: check this file instead of the exercise (progress is not recorded); with --trace: the "
+                   "kernel source it ran");
+    cli.add_option("--launch", launch,
+                   "show launch N of the lesson (1-based, as the check report numbers them); default: the launch the first "
+                   "failing check measured")
+        ->check(CLI::PositiveNumber);
+    auto* seed_option = cli.add_option("--seed", seed, "seed of the lesson's random inputs (default: new ones each run)");
     cli.add_option("--block", block, "trace this block (linear id) in full and open it");
     cli.add_option("--step", options.step, "start at this step of the open block (0-based)");
     cli.add_option("--find", options.find, "then go to the first step of a kind: global, shared, conflict, barrier, divergence, exit")
@@ -110,12 +121,18 @@ int main(int argc, char** argv) {
         return rc == 0 ? 0 : 2;
     }
     if (block >= 0) options.block = std::uint32_t(block);
+    options.launch = launch - 1;
+    if (seed_option->count() > 0) options.seed = seed;
     if (!screenshot.empty() && frames <= 0) frames = 3;
 
     lessons::Course course;
     Status st = lessons::load_course(lessons::find_course_root(), &course);
     if (!st.ok() && options.trace_file.empty()) {
         std::fprintf(stderr, "cudalab gui: cannot read the course: %s\n", st.message.c_str());
+        return 2;
+    }
+    if (options.trace_file.empty() && !options.source_file.empty() && !fs::exists(options.source_file)) {
+        std::fprintf(stderr, "cudalab gui: --source %s: no such file\n", options.source_file.c_str());
         return 2;
     }
     if (options.trace_file.empty() && !course.find(options.lesson)) {
@@ -190,7 +207,7 @@ int main(int argc, char** argv) {
         }
         if (last_frame && !screenshot.empty()) {
             std::string err;
-            if (!window.save_png(screenshot, &err)) {
+            if (!window.save_png(screenshot, &err, crop == "views" ? app.views_rect() : nullptr)) {
                 std::fprintf(stderr, "cudalab gui: %s\n", err.c_str());
                 return 2;
             }

@@ -449,8 +449,10 @@ std::shared_ptr<const CompileResult> Compiler::compile(const std::string& source
         fresh = internal_failure(path, "unknown exception");
     }
     auto cached = std::make_shared<CompileResult>(*fresh);
+    fresh->compiled_seconds = fresh->seconds;
     cached->from_cache = true;
     cached->seconds = 0;
+    cached->compiled_seconds = fresh->seconds;
     {
         std::lock_guard lock(cache_->mutex);
         if (!cached->limit_reached) {

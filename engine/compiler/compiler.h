@@ -75,6 +75,7 @@ struct CompileResult {
     std::vector<Diagnostic> diagnostics;
     std::vector<KernelResources> kernels;
     double seconds = 0;  // wall time of the NVRTC call (0 for a cache hit)
+    double compiled_seconds = 0;  // wall time of the NVRTC call that made it, cached or not
     bool from_cache = false;
     bool limit_reached = false;  // stopped by CompileLimits (never cached: a larger limit may pass)
 

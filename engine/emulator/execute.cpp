@@ -519,10 +519,39 @@ enum class SharedUse { read, write, atomic };
     FaultInfo f;
     f.kind = "shared-memory race";
     const std::uint32_t other_line = line_at(x.launch.program, other_gpc);
+    // A race carried over a loop iteration: the other warp reached this word on its next pass
+    // round a loop while this warp is still on the previous one. In the code the other access
+    // comes after this one (an unrolled loop: a later copy of an earlier line) or there is a
+    // barrier between them (a loop that runs round: the barrier separates only accesses of the
+    // same pass).
+    const std::uint32_t this_line = line_at(x.launch.program, x.gpc);
+    std::uint32_t barrier_line = 0;
+    bool carried = other_gpc > x.gpc && other_line != 0 && other_line <= this_line;
+    for (const PreparedFunction& fn : x.launch.program.functions) {
+        if (x.gpc < fn.pc_base || x.gpc >= fn.pc_base + fn.fn.code.size()) continue;
+        for (std::uint32_t i = 0; i < fn.fn.code.size(); ++i) {
+            const ptx::Opcode op = fn.fn.code[i].op;
+            if (op != ptx::Opcode::bar && op != ptx::Opcode::barrier) continue;
+            const std::uint32_t pc = fn.pc_base + i;
+            if (other_gpc < x.gpc && pc > other_gpc && pc < x.gpc) carried = true;
+            const std::uint32_t line = fn.fn.code[i].line;
+            if (!barrier_line && line > std::min(other_line, this_line) && line < std::max(other_line, this_line)) barrier_line = line;
+        }
+    }
+    const std::string who = other_warp == 0xFFFF ? std::string("other warps") : "warp " + std::to_string(other_warp);
     f.detail = std::string("warp ") + std::to_string(x.warp.id) + " " + second + " shared offset " + std::to_string(word * 4) +
-               ", which " + (other_warp == 0xFFFF ? std::string("other warps") : "warp " + std::to_string(other_warp)) + " " +
-               first + " at line " + std::to_string(other_line) + " with no barrier in between";
-    f.advice = "put __syncthreads() between the write and the read so every warp sees the finished data";
+               ", which " + who + " " + first + " at line " + std::to_string(other_line);
+    if (carried) {
+        f.detail += " on its next pass round the loop, before warp " + std::to_string(x.warp.id) + " had finished the previous one" +
+                    (barrier_line ? " (the __syncthreads() at line " + std::to_string(barrier_line) +
+                                        " only separates the accesses of one pass)"
+                                  : std::string());
+        f.advice = "a race carried over a loop iteration: put a second __syncthreads() at the end of the loop body, after the "
+                   "last use of the shared data, so no warp starts the next pass while others still work on this one";
+    } else {
+        f.detail += " with no barrier in between";
+        f.advice = "put __syncthreads() between the write and the read so every warp sees the finished data";
+    }
     f.pc = x.pc;
     f.function = x.frame->function;
     f.block = x.block.linear;

@@ -95,6 +95,38 @@ double CheckReport::score() const {
     return s;
 }
 
+int CheckReport::focus_launch() const {
+    const int count = int(launches.size());
+    auto valid = [count](int i) { return i >= 0 && i < count; };
+    for (const auto& c : checks)
+        if (!c.passed && valid(c.launch)) return c.launch;
+    for (const auto& c : checks)
+        if (c.kind == CheckKind::performance && valid(c.launch)) return c.launch;
+    return count - 1;
+}
+
+std::string CheckReport::launch_shape(int index) const {
+    if (index < 0 || index >= int(launches.size())) return "no launch";
+    const LaunchSummary& l = launches[std::size_t(index)];
+    auto dims = [](const Dim3& d) {
+        std::string s = std::to_string(d.x);
+        if (d.y != 1 || d.z != 1) s += "x" + std::to_string(d.y);
+        if (d.z != 1) s += "x" + std::to_string(d.z);
+        return s;
+    };
+    bool one_kernel = true;
+    for (const auto& other : launches) one_kernel = one_kernel && other.kernel == l.kernel;
+    return std::to_string(index + 1) + " of " + std::to_string(launches.size()) + ": " + (one_kernel ? "" : l.kernel + ", ") +
+           "grid " + dims(l.grid) + ", block " + dims(l.block);
+}
+
+std::string CheckReport::launch_label(int index) const {
+    if (index < 0 || index >= int(launches.size())) return "no launch";
+    const LaunchSummary& l = launches[std::size_t(index)];
+    return "launch " + std::to_string(index + 1) + " of " + std::to_string(launches.size()) + ": " + l.kernel + ", grid " +
+           l.grid.str() + " x block " + l.block.str();
+}
+
 double CheckReport::max_score() const {
     double s = 0;
     for (const auto& c : checks) s += c.points;
@@ -175,6 +207,7 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     report.module = module;
     report.compile_seconds = module->seconds;
     report.compile_cached = module->from_cache;
+    report.compiled_seconds = module->compiled_seconds;
 
     Status st;
     std::string note;
@@ -230,6 +263,8 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     report.printf_output = session.printf_output();
     report.totals = session.totals();
     if (const LaunchResult* last = session.last_launch()) report.last_trace = last->trace;
+    report.launch_traces = session.traces();
+    report.shapes = session.shapes();
     report.passed = !report.checks.empty() && !session.failed();
     if (report.checks.empty()) {
         CheckResult c;

@@ -73,10 +73,23 @@ struct CheckReport {
     std::string printf_output;
     double compile_seconds = 0;
     bool compile_cached = false;
+    double compiled_seconds = 0;  // how long the compile took when it ran (a cached one: earlier)
     double run_seconds = 0;
     LaunchStats totals;
     std::shared_ptr<const compiler::CompileResult> module;
     std::shared_ptr<const Trace> last_trace;
+    // Every completed launch's trace, parallel to `launches` (null: the backend traced none), and
+    // the buffer shapes the lesson declared.
+    std::vector<std::shared_ptr<const Trace>> launch_traces;
+    std::vector<BufferShape> shapes;
+    // The launch to show first: the one the first failing check measured; when every check
+    // passed (or the failing ones measured none), the one the performance checks measured, else
+    // the last. -1 when no launch completed.
+    int focus_launch() const;
+    // "launch 2 of 3: transpose, grid (7,3,1) x block (32,32,1)"
+    std::string launch_label(int index) const;
+    // Shorter, for a picker: "1 of 3: grid 7x3, block 32x32" (the kernel named when there are several)
+    std::string launch_shape(int index) const;
     double score() const;      // points earned
     double max_score() const;  // points available
 };

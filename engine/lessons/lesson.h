@@ -44,6 +44,24 @@ struct CheckResult {
     bool fault = false;    // the kernel faulted or could not launch (message holds the diagnostic)
     bool timed = false;    // measured on a GPU (varies run to run), not a deterministic metric
     bool measured = true;  // false: the figure was taken on a wrong result, so reports show "not measured"
+    // The launch whose run this check measured (index into CheckReport::launches): correctness
+    // checks the launch just before them, performance checks the one the lesson named with
+    // Session::measure(). -1: none (the kernel faulted before any launch completed).
+    int launch = -1;
+};
+
+// How a lesson lays a buffer out, so that the app draws it in its shape: an image of `cols` x
+// `rows` pixels, a row-major matrix, or histogram bins (drawn as a heat map by count).
+enum class ShapeKind { image, matrix, bins };
+const char* shape_kind_name(ShapeKind k);
+
+struct BufferShape {
+    std::uint64_t address = 0, bytes = 0;  // the device allocation it describes
+    std::uint32_t rows = 1, cols = 0;      // row-major; bins: one row of `cols` bins
+    std::uint32_t element_bytes = 4;
+    ShapeKind kind = ShapeKind::matrix;
+    std::string name;                      // as the lesson text calls it ("in", "bins")
+    bool contains(std::uint64_t a) const { return a >= address && a < address + bytes; }
 };
 
 // One launch as the report lists it: the kernel, its shape and the deterministic figures of its
@@ -108,6 +126,9 @@ public:
                 const Args&... args) {
         if (stopped_) return false;
         LaunchConfig config{grid, block, dynamic_shared};
+        // A kernel declared with other parameter types than the lesson passes (a double* for a
+        // float buffer) would read past its buffers or misread its scalars: say so instead.
+        if (!check_signature(kernel, config, {argument_type(args)...})) return false;
         LaunchResult r = runtime_.launch(kernel, config, trace_options_, args...);
         return record_launch(kernel, config, std::move(r));
     }
@@ -153,6 +174,31 @@ public:
     bool check_at_least(const std::string& name, double value, double threshold,
                         const std::string& message, const std::string& advice);
     void add_check(CheckResult check);
+    // The performance checks that follow measure launch `index` (launch_index() right after it),
+    // not the last one: the app opens on the launch a failing check measured, and the report
+    // names it. Without it a check is attributed to the last launch before it.
+    void measure(int index) { measured_launch_ = index; }
+    // The index (into launches()) of the last launch that completed; -1 before any.
+    int launch_index() const { return int(launches_.size()) - 1; }
+    // For a check summed over several launches: the launch where what it counts is worst (the
+    // most excess), the one the app shows for it. see() after each launch, measure(launch) before
+    // the check.
+    struct WorstLaunch {
+        int launch = -1;
+        double excess = 0;
+        void see(int index, double value) {
+            if (launch < 0 || value > excess) { launch = index; excess = value; }
+        }
+    };
+    // Declares the shape of a buffer for the views (see BufferShape). Costs nothing otherwise.
+    template <class T>
+    void shape(const DeviceBuffer<T>& buffer, std::uint32_t rows, std::uint32_t cols, ShapeKind kind,
+               std::string name = {}) {
+        if (!buffer.ptr) return;
+        shapes_.push_back(BufferShape{buffer.ptr, buffer.bytes(), rows, cols, std::uint32_t(sizeof(T)), kind,
+                                      std::move(name)});
+    }
+    const std::vector<BufferShape>& shapes() const { return shapes_; }
     // Shared memory read before any thread wrote it, in the last launch: the correctness check
     // named `launch_name` fails, saying so (a diagnostic never adds a check, so every submission
     // gets the same set of checks). The emulator starts
@@ -194,13 +240,35 @@ public:
 
     const std::vector<CheckResult>& checks() const { return checks_; }
     const std::vector<LaunchSummary>& launches() const { return launches_; }
+    // The trace of every completed launch, parallel to launches() (null entries: not traced).
+    const std::vector<std::shared_ptr<const Trace>>& traces() const { return traces_; }
     const std::string& printf_output() const { return printf_output_; }
     // True once a launch faulted: later launches would only repeat the diagnostic.
     bool stopped() const { return stopped_; }
     std::vector<std::string>& log() { return log_; }  // informational lines ("n = 4099: ok")
     bool failed() const;
 
+    // The C++ type an argument has on the device side: "float*" for a DeviceBuffer<float>, "int"
+    // for an int; "" for a type the check does not know (then it is not compared).
+    template <class T> static std::string argument_type(const DeviceBuffer<T>&) {
+        const std::string t = scalar_type<T>();
+        return t.empty() ? t : t + "*";
+    }
+    template <class T> static std::string argument_type(const T&) { return scalar_type<T>(); }
+
 private:
+    template <class T> static std::string scalar_type() {
+        if constexpr (std::is_same_v<T, float>) return "float";
+        else if constexpr (std::is_same_v<T, double>) return "double";
+        else if constexpr (std::is_same_v<T, int>) return "int";
+        else if constexpr (std::is_same_v<T, unsigned>) return "unsigned int";
+        else if constexpr (std::is_same_v<T, unsigned char>) return "unsigned char";
+        else if constexpr (std::is_same_v<T, char>) return "char";
+        else if constexpr (std::is_same_v<T, long long>) return "long long";
+        else if constexpr (std::is_same_v<T, unsigned long long>) return "unsigned long long";
+        else return "";
+    }
+    bool check_signature(const std::string& kernel, const LaunchConfig& config, const std::vector<std::string>& passed);
     bool record_launch(const std::string& kernel, const LaunchConfig& config, LaunchResult r);
     std::optional<TimedResult> record_timing(const std::string& kernel, TimedResult t);
     bool check_fraction(const std::string& name, double achieved, double peak, const char* unit, const TimedResult& t,
@@ -224,6 +292,9 @@ private:
     bool stopped_ = false;
     std::optional<DevicePeakFigures> peak_;
     std::vector<LaunchSummary> launches_;
+    std::vector<std::shared_ptr<const Trace>> traces_;
+    std::vector<BufferShape> shapes_;
+    int measured_launch_ = -1;
     // Races between blocks found in launches whose result no check has compared yet: the next
     // correctness check fails with them (a diagnostic never adds a check).
     std::string pending_races_;

@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <cxxabi.h>
+#include <memory>
 
 namespace cudalab::lessons {
 
@@ -32,6 +35,91 @@ std::vector<unsigned> Session::random_uints(std::size_t n, unsigned lo, unsigned
     std::vector<unsigned> v(n);
     for (auto& x : v) x = d(rng_);
     return v;
+}
+
+namespace {
+
+// The parameter types of a mangled kernel name, as C++ spells them with `const` and `__restrict__`
+// dropped ("_Z9transposePKfPfii" -> {"float*", "float*", "int", "int"}); nothing for an
+// unmangled (extern "C") name or one that does not demangle.
+std::optional<std::vector<std::string>> parameter_types(const std::string& mangled) {
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+    if (status != 0 || !d) return std::nullopt;
+    const std::string s = d.get();
+    const std::size_t open = s.find('('), close = s.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
+    std::vector<std::string> types;
+    std::string current;
+    int depth = 0;
+    auto finish = [&] {
+        std::string t;
+        std::istringstream words(current);
+        std::string w;
+        while (words >> w) {
+            for (const char* drop : {"const", "__restrict__", "__restrict", "volatile"})
+                for (std::size_t at; (at = w.find(drop)) != std::string::npos;) w.erase(at, std::strlen(drop));
+            if (w.empty()) continue;
+            if (!t.empty() && w != "*" && w[0] != '*' && t.back() != '*') t += ' ';
+            t += w;
+        }
+        if (!t.empty() && t != "void") types.push_back(t);
+        current.clear();
+    };
+    for (std::size_t i = open + 1; i < close; ++i) {
+        const char c = s[i];
+        if (c == '<' || c == '(') ++depth;
+        if (c == '>' || c == ')') --depth;
+        if (c == ',' && depth == 0) { finish(); continue; }
+        current += c;
+    }
+    finish();
+    return types;
+}
+
+}  // namespace
+
+bool Session::check_signature(const std::string& kernel, const LaunchConfig& config, const std::vector<std::string>& passed) {
+    const compiler::KernelResources* k = module_ ? module_->kernel(kernel) : nullptr;
+    if (!k) return true;  // the launch itself reports a missing kernel
+    const auto declared = parameter_types(k->mangled_name);
+    if (!declared) return true;
+    std::ostringstream problem, fix;
+    if (declared->size() != passed.size()) {
+        problem << "kernel " << kernel << " is declared with " << declared->size() << " parameter"
+                << (declared->size() == 1 ? "" : "s") << ", but the lesson passes " << passed.size();
+        fix << "Keep the exercise's signature: the lesson's host side passes (";
+        for (std::size_t i = 0; i < passed.size(); ++i) fix << (i ? ", " : "") << (passed[i].empty() ? "?" : passed[i]);
+        fix << ").";
+    } else {
+        for (std::size_t i = 0; i < passed.size(); ++i) {
+            if (passed[i].empty() || (*declared)[i] == passed[i]) continue;
+            // Only plain types are compared: a template or struct parameter is the learner's business.
+            const std::string& d = (*declared)[i];
+            if (d.find_first_of("<:") != std::string::npos) continue;
+            problem << "parameter " << i + 1 << " of kernel " << kernel << " is declared `" << d << "`, but the lesson passes "
+                    << (passed[i].back() == '*' ? "a buffer of " + passed[i].substr(0, passed[i].size() - 1) + " (`" + passed[i] + "`)"
+                                                : "a `" + passed[i] + "`");
+            if (d.back() == '*' && passed[i].back() == '*')
+                problem << ": the kernel would read and write its elements at the wrong size, past the end of the buffer";
+            fix << "Declare parameter " << i + 1 << " as `" << passed[i] << "`"
+                << (passed[i].back() == '*' ? " (or `const " + passed[i] + "` if the kernel only reads it)" : "")
+                << ", as the exercise does.";
+            break;
+        }
+    }
+    if (problem.str().empty()) return true;
+    CheckResult c;
+    c.name = "kernel " + kernel + " runs on grid " + config.grid.str() + " x block " + config.block.str();
+    c.kind = CheckKind::correctness;
+    c.passed = false;
+    c.value = 1;
+    c.fault = true;
+    c.message = problem.str() + ".";
+    c.advice = fix.str();
+    add_check(std::move(c));
+    stopped_ = true;
+    return false;
 }
 
 bool Session::record_launch(const std::string& kernel, const LaunchConfig& config, LaunchResult r) {
@@ -73,6 +161,7 @@ bool Session::record_launch(const std::string& kernel, const LaunchConfig& confi
         summary.branch_efficiency = f.branch_efficiency();
     }
     launches_.push_back(summary);
+    traces_.push_back(r.trace);
     last_launch_ = std::move(r);
     return true;
 }
@@ -171,6 +260,10 @@ bool Session::check_sectors_moved(const std::string& name, std::uint64_t moved, 
 }
 
 void Session::add_check(CheckResult check) {
+    // A fault belongs to no completed launch; a performance check to the launch the lesson
+    // measured; anything else to the launch just before it.
+    if (check.launch < 0 && !check.fault)
+        check.launch = check.kind == CheckKind::performance && measured_launch_ >= 0 ? measured_launch_ : launch_index();
     for (const auto& c : checks_)
         if (c.name == check.name) {
             // Two checks with one name would be ambiguous in grade reports: a lesson bug.
@@ -204,6 +297,15 @@ bool Session::check_shared_initialised(const std::string& launch_name, const std
     c.advice = advice;
     add_check(std::move(c));
     return false;
+}
+
+const char* shape_kind_name(ShapeKind k) {
+    switch (k) {
+    case ShapeKind::image: return "image";
+    case ShapeKind::matrix: return "matrix";
+    case ShapeKind::bins: return "bins";
+    }
+    return "matrix";
 }
 
 bool Session::failed() const {

@@ -1,5 +1,6 @@
 #include "report/report.h"
 
+#include "analysis/metrics.h"
 #include "report/sanitize.h"
 
 #include <cmath>
@@ -65,9 +66,11 @@ std::string text(const CheckReport& unsafe, const TextStyle& style) {
         o << "  backend  " << r.backend;
         if (!r.backend_note.empty()) o << " (" << r.backend_note << ")";
         o << "\n";
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "  time     compile %.0f ms%s, run %.0f ms (%llu thread instructions)\n",
-                      r.compile_seconds * 1000, r.compile_cached ? " (cached)" : "", r.run_seconds * 1000,
+        char buf[200], compile[64];
+        // A cached compile took no time now; say how long it took when it ran.
+        if (r.compile_cached) std::snprintf(compile, sizeof compile, "compile cached, %.0f ms when compiled", r.compiled_seconds * 1000);
+        else std::snprintf(compile, sizeof compile, "compile %.0f ms", r.compile_seconds * 1000);
+        std::snprintf(buf, sizeof buf, "  time     %s, run %.0f ms (%llu thread instructions)\n", compile, r.run_seconds * 1000,
                       (unsigned long long)r.totals.thread_instructions);
         o << buf;
         o << "  seed     " << r.seed << " (--seed " << r.seed << " repeats these inputs)\n";
@@ -91,6 +94,10 @@ std::string text(const CheckReport& unsafe, const TextStyle& style) {
         o << "\n";
         if (!c.passed || style.verbose) {
             o << indent(c.message, "        ");
+            // Which launch the figure came from: a lesson runs several, the app opens on this one.
+            if (c.kind == CheckKind::performance && r.launches.size() > 1 && c.launch >= 0)
+                o << k.dim << "        measured on " << r.launch_label(c.launch) << " (cudalab gui --launch "
+                  << c.launch + 1 << ")" << k.reset << "\n";
             for (const auto& m : c.mismatches) {
                 o << "        " << (m.where.empty() ? "element " + std::to_string(m.index) : m.where) << ": expected "
                   << m.expected << ", got " << m.actual << writer_text(m) << "\n";
@@ -137,6 +144,57 @@ std::string text_summary(const std::vector<CheckReport>& unsafe, const TextStyle
     return o.str();
 }
 
+std::string launch_text(const CheckReport& r, int index, const std::string& source, const TextStyle& style) {
+    Colors k = colors(style.color);
+    std::ostringstream o;
+    if (index < 0 || index >= int(r.launches.size())) {
+        o << "  no launch " << index + 1 << ": this run completed " << r.launches.size() << " launch"
+          << (r.launches.size() == 1 ? "" : "es") << "\n";
+        return o.str();
+    }
+    o << k.bold << "  " << r.launch_label(index) << k.reset << "\n";
+    bool any = false;
+    for (const auto& c : r.checks) {
+        if (c.launch != index) continue;
+        any = true;
+        o << "    " << (c.passed ? k.green : k.red) << (c.passed ? "PASS" : "FAIL") << k.reset << "  " << c.name;
+        if (c.kind == CheckKind::performance) o << k.dim << "  [" << number(c.value) << " " << c.comparison << " " << number(c.threshold) << "]" << k.reset;
+        o << "\n";
+    }
+    if (!any) o << k.dim << "    no check measured this launch" << k.reset << "\n";
+    const auto& trace = index < int(r.launch_traces.size()) ? r.launch_traces[std::size_t(index)] : nullptr;
+    if (!trace) {
+        o << k.dim << "    (the " << r.backend << " backend traced no figures)" << k.reset << "\n";
+        return o.str();
+    }
+    std::vector<std::string> lines;
+    {
+        std::istringstream in(source);
+        std::string l;
+        while (std::getline(in, l)) lines.push_back(l);
+    }
+    const analysis::KernelFigures kf = analysis::analyze(*trace);
+    o << k.dim << "    line  ld sect/req  st sect/req  bank confl.  split branches  source" << k.reset << "\n";
+    for (const auto& lf : kf.lines) {
+        const auto& f = lf.figures;
+        const bool global = f.global_load_requests || f.global_store_requests;
+        if (!global && !f.shared_requests && !f.divergent_branches) continue;
+        char buf[160];
+        auto ratio = [](std::uint64_t a, std::uint64_t b) { return b ? number(double(a) / double(b)) : std::string("-"); };
+        std::snprintf(buf, sizeof buf, "    %4u  %11s  %11s  %11s  %14s  ", lf.line,
+                      ratio(f.global_load_sectors, f.global_load_requests).c_str(),
+                      ratio(f.global_store_sectors, f.global_store_requests).c_str(),
+                      f.shared_requests ? number(double(f.bank_conflicts())).c_str() : "-",
+                      f.branches ? number(double(f.divergent_branches)).c_str() : "-");
+        std::string text = lf.line >= 1 && lf.line <= lines.size() ? lines[lf.line - 1] : "";
+        const std::size_t first = text.find_first_not_of(" \t");
+        text = first == std::string::npos ? "" : text.substr(first);
+        if (text.size() > 60) text = text.substr(0, 57) + "...";
+        o << buf << safe_text(text) << "\n";  // the learner's line: any bytes, made safe for a terminal
+    }
+    return o.str();
+}
+
 nlohmann::json json(const CheckReport& unsafe) {
     const CheckReport r = sanitized(unsafe);  // nlohmann::json refuses invalid UTF-8 when dumping
     nlohmann::json j;
@@ -163,6 +221,7 @@ nlohmann::json json(const CheckReport& unsafe) {
                              {"points", c.points},
                              {"timed", c.timed},
                              {"measured", c.measured}};
+        if (c.launch >= 0) cj["launch"] = c.launch;  // index into "launches"
         if (!c.advice.empty()) cj["advice"] = c.advice;
         if (!c.mismatches.empty()) {
             cj["mismatches"] = nlohmann::json::array();
@@ -283,7 +342,10 @@ nlohmann::json gradescope(const std::vector<CheckReport>& unsafe) {
             score += s;
             j["tests"].push_back({{"name", r.lesson + ": " + c.name}, {"score", s}, {"max_score", c.points},
                                   {"status", c.passed ? "passed" : "failed"},
-                                  {"output", check_detail(c) + (c.passed || c.advice.empty() ? "" : "\ntry: " + c.advice)}});
+                                  {"output", check_detail(c) +
+                                                 (c.kind == CheckKind::performance && c.launch >= 0 && r.launches.size() > 1
+                                                      ? "\nmeasured on " + r.launch_label(c.launch) : "") +
+                                                 (c.passed || c.advice.empty() ? "" : "\ntry: " + c.advice)}});
         }
     }
     j["score"] = score;

@@ -50,6 +50,7 @@ struct Traffic {
     std::uint64_t read_moved = 0, write_moved = 0, needed = 0;
     bool correct = true;
     bool traced = false;
+    Session::WorstLaunch worst_read, worst_write;  // the launches the app shows for each check
 };
 
 Outcome adjust_and_check(Session& s, const Image& im, Traffic& traffic, bool chosen_at_run_time = false) {
@@ -59,6 +60,8 @@ Outcome adjust_and_check(Session& s, const Image& im, Traffic& traffic, bool cho
     const float gain = s.random_floats(1, -3.f, 3.f)[0], bias = s.random_floats(1, -1.f, 1.f)[0];
     auto din = s.to_device(in);
     auto dout = s.alloc<float>(pixels);  // NaN until written: a pixel no thread wrote is a mismatch
+    s.shape(din, unsigned(im.height), unsigned(im.width), ShapeKind::image, "in");
+    s.shape(dout, unsigned(im.height), unsigned(im.width), ShapeKind::image, "out");
 
     // dim3 block(B, B); dim3 grid((width + B - 1) / B, (height + B - 1) / B);
     const Dim3 block{im.block, im.block};
@@ -92,9 +95,12 @@ Outcome adjust_and_check(Session& s, const Image& im, Traffic& traffic, bool cho
     outcome.correct = s.check_close(name, dout, cpu_adjust(in, gain, bias), Tolerance{1e-6, 1e-6}, where);
     // Each warp takes b neighbouring pixels of a row (32 / b rows of them): the sectors those
     // segments span, once for `in` and once for `out`.
+    const std::uint64_t needed = coalesced_sectors(std::uint64_t(im.height), std::uint64_t(im.width), b);
     traffic.read_moved += outcome.figures.read_sectors();
     traffic.write_moved += outcome.figures.write_sectors();
-    traffic.needed += coalesced_sectors(std::uint64_t(im.height), std::uint64_t(im.width), b);
+    traffic.needed += needed;
+    traffic.worst_read.see(s.launch_index(), double(outcome.figures.read_sectors()) - double(needed));
+    traffic.worst_write.see(s.launch_index(), double(outcome.figures.write_sectors()) - double(needed));
     traffic.correct = traffic.correct && outcome.correct;
     return outcome;
 }
@@ -128,8 +134,10 @@ void run(Session& s) {
         "threadIdx.x pick the column and threadIdx.y the row, so that each warp touches "
         "neighbouring pixels of one row instead of pixels of a column, a row apart each.";
     const Session::MeasuredOn on{traffic.correct, "some image", "Make every pixel right first (see the failed checks above)."};
+    s.measure(traffic.worst_read.launch);
     s.check_sectors_moved("global loads: sectors moved per sector needed", traffic.read_moved, traffic.needed,
                           "reading `in` over every launch", advice, on);
+    s.measure(traffic.worst_write.launch);
     s.check_sectors_moved("global stores: sectors moved per sector needed", traffic.write_moved, traffic.needed,
                           "writing `out` over every launch", advice, on);
 }

@@ -50,6 +50,8 @@ Outcome transpose_and_check(Session& s, const Matrix& m, bool chosen_at_run_time
     const std::vector<float> in = s.random_floats(count);
     auto din = s.to_device(in);
     auto dout = s.alloc<float>(count);  // NaN until written
+    s.shape(din, unsigned(m.height), unsigned(m.width), ShapeKind::matrix, "in");
+    s.shape(dout, unsigned(m.width), unsigned(m.height), ShapeKind::matrix, "out");
 
     const Dim3 grid{(unsigned(m.width) + kTile - 1) / kTile,
                     (unsigned(m.height) + kTile - 1) / kTile};
@@ -95,6 +97,7 @@ void run(Session& s) {
     std::uint64_t read_moved = 0, read_needed = 0, write_moved = 0, write_needed = 0;
     std::uint64_t wavefronts = 0, ideal_wavefronts = 0, shared_requests = 0;
     bool correct = true, traced = false;
+    Session::WorstLaunch worst_read, worst_write, worst_banks;  // the launches the app shows for each check
     for (std::size_t k = 0; k < matrices.size(); ++k) {
         const Matrix& m = matrices[k];
         const Outcome o = transpose_and_check(s, m, k + 1 == matrices.size());
@@ -105,8 +108,13 @@ void run(Session& s) {
         read_moved += f.read_sectors();
         write_moved += f.write_sectors();
         // `in` is read a tile row (32 elements of a row) at a time, `out` written likewise.
-        read_needed += coalesced_sectors(std::uint64_t(m.height), std::uint64_t(m.width), kTile);
-        write_needed += coalesced_sectors(std::uint64_t(m.width), std::uint64_t(m.height), kTile);
+        const std::uint64_t read_here = coalesced_sectors(std::uint64_t(m.height), std::uint64_t(m.width), kTile);
+        const std::uint64_t write_here = coalesced_sectors(std::uint64_t(m.width), std::uint64_t(m.height), kTile);
+        read_needed += read_here;
+        write_needed += write_here;
+        worst_read.see(s.launch_index(), double(f.read_sectors()) - double(read_here));
+        worst_write.see(s.launch_index(), double(f.write_sectors()) - double(write_here));
+        worst_banks.see(s.launch_index(), double(f.shared_wavefronts) - double(f.shared_ideal_wavefronts));
         wavefronts += f.shared_wavefronts;
         ideal_wavefronts += f.shared_ideal_wavefronts;
         shared_requests += f.shared_requests;
@@ -118,10 +126,12 @@ void run(Session& s) {
         return;
     }
     const Session::MeasuredOn measured_on{correct, "the result of some launch", "Make the transpose right first (see the failed checks above)."};
+    s.measure(worst_read.launch);
     s.check_sectors_moved("global loads: sectors moved per sector needed", read_moved, read_needed,
           "reading `in` over every launch",
           "Read `in` row by row: let threadIdx.x run along a row of `in` (its column index), so "
           "that a warp loads 32 neighbouring elements.", measured_on);
+    s.measure(worst_write.launch);
     s.check_sectors_moved("global stores: sectors moved per sector needed", write_moved, write_needed,
           "writing `out` over every launch",
           "A warp that writes the elements it just read writes a column of `out`. Stage the tile "
@@ -131,6 +141,7 @@ void run(Session& s) {
     banks << wavefronts - ideal_wavefronts << " extra wavefronts: " << wavefronts
           << " wavefronts for " << shared_requests << " shared-memory requests over every launch, at least "
           << ideal_wavefronts << " needed";
+    s.measure(worst_banks.launch);
     s.check_at_most("shared-memory bank conflicts", double(wavefronts - ideal_wavefronts), 0.0,
           banks.str(),
           "Shared memory has 32 banks of 4-byte words; word w is in bank w % 32. In a "

@@ -80,6 +80,7 @@ struct Outcome {
     int pixels = 0;
     double levels_per_warp = 0;
     analysis::Figures figures;
+    int launch = -1;  // its index among the session's launches (the app shows the worst)
 };
 
 Outcome histogram_and_check(Session& s, int width, int height, unsigned blocks, const std::string& label = {}) {
@@ -91,10 +92,13 @@ Outcome histogram_and_check(Session& s, int width, int height, unsigned blocks, 
     outcome.levels_per_warp = levels_per_warp(image);
     auto dpixels = s.to_device(image);
     auto dbins = s.to_device(std::vector<unsigned>(kBins, 0u));  // the host zeroes the histogram
+    s.shape(dpixels, unsigned(height), unsigned(width), ShapeKind::image, "pixels");
+    s.shape(dbins, 1, kBins, ShapeKind::bins, "bins");
 
     if (!s.launch("histogram", Dim3{blocks}, Dim3{kBlockSize}, 0, dpixels, dbins, n))
         return outcome;
     outcome.launched = true;
+    outcome.launch = s.launch_index();
     if (const LaunchResult* launch = s.last_launch(); launch && launch->trace)
         outcome.figures = analysis::analyze(*launch->trace).total;
 
@@ -148,6 +152,7 @@ void run(Session& s) {
         if (per_block > worst_per_block) { worst_per_block = per_block; worst = &o; }
     }
     const Outcome& m = *worst;
+    s.measure(m.launch);
     const analysis::Figures& f = m.figures;
     std::ostringstream msg;
     msg << "worst launch: " << f.global_atomics << " atomic operations on global memory (" << f.global_atomic_requests

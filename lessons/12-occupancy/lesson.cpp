@@ -280,7 +280,7 @@ void run(Session& s) {
     for (int n : {330, 45}) {
         Outcome o_n = layer_and_check(s, n, block_size);
         if (!o_n.launched) return;
-        if (n == 330) measured = o_n;
+        if (n == 330) { measured = o_n; s.measure(s.launch_index()); }
     }
 
     // 3. Theoretical occupancy, from ptxas's registers and shared memory for sm_90.

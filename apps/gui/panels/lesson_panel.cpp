@@ -112,7 +112,7 @@ void App::draw_lesson_list() {
             open_block_.reset();
             open_lesson(l);
         }
-        std::string tip = l.id + ": " + lessons::state_name(p.state);
+        std::string tip = l.id + "  " + l.title + "\n" + lessons::state_name(p.state);
         if (!p.last_checked.empty()) tip += " (last checked " + p.last_checked + ")";
         if (p.hints_shown) tip += ", " + std::to_string(p.hints_shown) + " hint" + (p.hints_shown > 1 ? "s" : "") + " seen";
         tooltip(tip);
@@ -123,12 +123,34 @@ void App::draw_lesson_list() {
         else dl->AddCircleFilled(c, r, state_color(p.state), 16);
         const float ty = cy - ImGui::GetTextLineHeight() * 0.5f;
         dl->AddText(fonts().mono, fonts().mono->FontSize, ImVec2(at.x + 24 * s, ty + 1 * s), colors::text_dim, l.id.substr(0, 2).c_str());
-        draw_text_clipped(dl, selected ? fonts().ui_bold : fonts().ui, ImVec2(at.x + 48 * s, ty), colors::text, l.title,
-                          ImGui::GetContentRegionAvail().x - 52 * s);
+        // A title that does not fit is set smaller before it is cut.
+        ImFont* title_font = selected ? fonts().ui_bold : fonts().ui;
+        const float title_w = ImGui::GetContentRegionAvail().x - 52 * s;
+        if (title_font->CalcTextSizeA(title_font->FontSize, 1e9f, 0, l.title.c_str()).x > title_w) title_font = fonts().small;
+        draw_text_clipped(dl, title_font, ImVec2(at.x + 48 * s, cy - title_font->FontSize * 0.5f), colors::text, l.title, title_w);
         ImGui::PopID();
     }
     ImGui::EndChild();
 }
+
+namespace {
+// `text` split at spaces into lines no wider than `width` in the current font (a word wider than
+// that gets a line of its own).
+std::vector<std::string> wrap_words(const std::string& text, float width) {
+    std::vector<std::string> lines{""};
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find(' ', at);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(at, end - at);
+        const std::string candidate = lines.back().empty() ? word : lines.back() + " " + word;
+        if (!lines.back().empty() && ImGui::CalcTextSize(candidate.c_str()).x > width) lines.push_back(word);
+        else lines.back() = candidate;
+        at = end + 1;
+    }
+    return lines;
+}
+}  // namespace
 
 void App::draw_checks() {
     const float s = fonts().scale;
@@ -191,12 +213,14 @@ void App::draw_checks() {
         // The name stops short of the metric (performance checks) and of the panel's edge.
         const float metric_space = perf ? fonts().mono->CalcTextSizeA(fonts().mono->FontSize, 1e9f, 0, metric_text(c).c_str()).x + 18 * s : 4 * s;
         const ImVec2 row_min = ImGui::GetCursorScreenPos();
+        // A long name wraps onto more lines rather than being cut: on a small screen the name is
+        // what says which input failed.
+        const float name_w = ImGui::GetContentRegionAvail().x - metric_space - ImGui::GetTreeNodeToLabelSpacing();
+        const std::vector<std::string> name_lines = wrap_words(c.name, name_w);
         ImGui::PushClipRect(row_min, ImVec2(row_min.x + ImGui::GetContentRegionAvail().x - metric_space, row_min.y + line_h + 8 * s), true);
-        const bool open = ImGui::TreeNodeEx("##check", flags, "%s", c.name.c_str());
+        const bool open = ImGui::TreeNodeEx("##check", flags, "%s", name_lines.front().c_str());
         ImGui::PopClipRect();
         ImGui::PopStyleColor();
-        if (ImGui::IsItemHovered() && ImGui::CalcTextSize(c.name.c_str()).x > ImGui::GetItemRectSize().x - metric_space - 24 * s)
-            tooltip(c.name);
         if (perf) {
             // The metric beside its threshold, with a gauge of how close it is.
             const std::string m = metric_text(c);
@@ -207,10 +231,22 @@ void App::draw_checks() {
             dl->AddRectFilled(ImVec2(x - 6 * s, at.y - 1 * s), ImVec2(rmax.x, at.y + line_h + 1 * s), colors::panel_light, 4 * s);
             dl->AddText(mf, mf->FontSize, ImVec2(x, at.y + 1 * s), c.passed ? colors::good : colors::poor, m.c_str());
         }
+        for (std::size_t k = 1; k < name_lines.size(); ++k) {
+            ImGui::SetCursorPosX(ImGui::GetCursorPosX() + 18 * s + 2 * s + ImGui::GetTreeNodeToLabelSpacing());
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(c.passed ? colors::text : colors::rgb(0xffd0cc)), "%s", name_lines[k].c_str());
+        }
         if (open) {
             ImGui::Indent(4 * s);
             ImGui::PushTextWrapPos(0);
             if (!c.message.empty()) text_dim("%s", c.message.c_str());
+            if (c.launch >= 0 && r.launches.size() > 1) {
+                // Which launch this figure came from; the views can show it.
+                text_dim("measured on launch %s", r.launch_shape(c.launch).c_str());
+                if (c.launch != launch_) {
+                    ImGui::SameLine();
+                    if (ImGui::SmallButton("show it")) select_launch(c.launch, true);
+                }
+            }
             if (perf) {
                 const double ratio = c.threshold != 0 ? c.value / c.threshold : 0;
                 ImGui::Text("measured %s, bound %s %s", viewmodel::fixed(c.value, 2).c_str(), c.comparison.c_str(),

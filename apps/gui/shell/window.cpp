@@ -1,5 +1,6 @@
 #include "shell/window.h"
 
+#include <algorithm>
 #include <glad/gl.h>
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -174,23 +175,34 @@ void Window::present() { glfwSwapBuffers(window_); }
 void Window::finish() { glFinish(); }
 int Window::last_vertex_count() const { return ImGui::GetDrawData() ? ImGui::GetDrawData()->TotalVtxCount : 0; }
 
-bool Window::save_png(const std::string& path, std::string* error) const {
+bool Window::save_png(const std::string& path, std::string* error, const float* crop) const {
     int w = 0, h = 0;
     glfwGetFramebufferSize(window_, &w, &h);
     if (w <= 0 || h <= 0) { *error = "the window has no size"; return false; }
+    int ww = 0, wh = 0;
+    glfwGetWindowSize(window_, &ww, &wh);
+    // The part kept, in framebuffer pixels (a scaled display has more of them than coordinates).
+    int cx = 0, cy = 0, cw = w, ch = h;
+    if (crop && ww > 0 && wh > 0) {
+        const float sx = float(w) / float(ww), sy = float(h) / float(wh);
+        cx = std::clamp(int(crop[0] * sx), 0, w - 1);
+        cy = std::clamp(int(crop[1] * sy), 0, h - 1);
+        cw = std::clamp(int(crop[2] * sx), 1, w - cx);
+        ch = std::clamp(int(crop[3] * sy), 1, h - cy);
+    }
     std::vector<unsigned char> rgba(std::size_t(w) * std::size_t(h) * 4);
     glFinish();
     glReadBuffer(GL_BACK);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
     // OpenGL's rows run bottom-up; PNG's top-down. Alpha is dropped (the frame is opaque).
-    std::vector<unsigned char> rgb(std::size_t(w) * std::size_t(h) * 3);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x)
+    std::vector<unsigned char> rgb(std::size_t(cw) * std::size_t(ch) * 3);
+    for (int y = 0; y < ch; ++y)
+        for (int x = 0; x < cw; ++x)
             for (int c = 0; c < 3; ++c)
-                rgb[(std::size_t(y) * std::size_t(w) + std::size_t(x)) * 3 + std::size_t(c)] =
-                    rgba[(std::size_t(h - 1 - y) * std::size_t(w) + std::size_t(x)) * 4 + std::size_t(c)];
-    if (!stbi_write_png(path.c_str(), w, h, 3, rgb.data(), w * 3)) {
+                rgb[(std::size_t(y) * std::size_t(cw) + std::size_t(x)) * 3 + std::size_t(c)] =
+                    rgba[(std::size_t(h - 1 - (cy + y)) * std::size_t(w) + std::size_t(cx + x)) * 4 + std::size_t(c)];
+    if (!stbi_write_png(path.c_str(), cw, ch, 3, rgb.data(), cw * 3)) {
         *error = "could not write " + path;
         return false;
     }

@@ -56,7 +56,8 @@ public:
     void finish();
     int last_vertex_count() const;
     // The back buffer as drawn by end_frame(), as a PNG.
-    bool save_png(const std::string& path, std::string* error) const;
+    // `crop` (optional): x, y, width, height in window coordinates; the rest of the frame is left out.
+    bool save_png(const std::string& path, std::string* error, const float* crop = nullptr) const;
 
     float scale() const { return scale_; }
     GLFWwindow* handle() const { return window_; }

@@ -68,8 +68,16 @@ void CheckRunner::run() {
         out.report = lessons::check_lesson(course_, r.lesson, r.options, compiler_);
         const auto checked = Clock::now();
         out.check_seconds = std::chrono::duration<double>(checked - started).count();
-        if (out.report.last_trace)
-            out.views = build_trace_views(out.report.last_trace, out.source, out.report.module.get());
+        // The launch the grader measured, not merely the last: that is the one whose figures the
+        // failing check quotes.
+        const auto& traces = out.report.launch_traces;
+        out.launch = r.launch >= 0 && r.launch < int(traces.size()) ? r.launch : out.report.focus_launch();
+        if (out.launch >= 0 && out.launch < int(traces.size()) && traces[std::size_t(out.launch)])
+            out.views = build_trace_views(traces[std::size_t(out.launch)], out.source, out.report.module.get(), "sm_90",
+                                          &out.report.shapes);
+        else if (out.report.last_trace)
+            out.views = build_trace_views(out.report.last_trace, out.source, out.report.module.get(), "sm_90",
+                                          &out.report.shapes);
         out.finished = Clock::now();
         out.views_seconds = std::chrono::duration<double>(out.finished - checked).count();
         out.request = std::move(r);

@@ -25,13 +25,16 @@ struct CheckRequest {
     lessons::CheckOptions options;
     Clock::time_point requested{};  // when the edit / click happened, for the latency figure
     std::string reason;             // "saved", "changed on disk", "re-run", ...
+    int launch = -1;                // the launch to show (index into the report's launches); -1: the
+                                    // one the first failing check measured (CheckReport::focus_launch)
     std::uint64_t id = 0;           // set by the runner
 };
 
 struct CheckOutcome {
     CheckRequest request;
     lessons::CheckReport report;
-    std::shared_ptr<const TraceViews> views;  // null when nothing ran (compile error, fault before a launch)
+    std::shared_ptr<const TraceViews> views;  // of `launch`; null when nothing ran (compile error, fault before a launch)
+    int launch = -1;                          // which launch `views` shows (index into report.launches)
     std::string source;                       // the file's text as checked
     double check_seconds = 0;                 // compile + run + checks
     double views_seconds = 0;                 // building the view data

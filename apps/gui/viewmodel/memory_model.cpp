@@ -178,7 +178,13 @@ int MemoryModel::region_of(std::uint64_t address) const {
     return address < it->end ? int(it - regions.begin()) : -1;
 }
 
-MemoryModel MemoryModel::build(const Trace& trace, std::string_view source) {
+MemoryModel MemoryModel::build(const Trace& trace, std::string_view source,
+                               const std::vector<lessons::BufferShape>& shapes) {
+    auto shape_of = [&](std::uint64_t address) -> const lessons::BufferShape* {
+        for (const auto& sh : shapes)
+            if (sh.contains(address) && sh.cols > 0 && sh.rows > 0) return &sh;
+        return nullptr;
+    };
     MemoryModel model;
     // 1. Address range of every global memory instruction (pc).
     std::map<std::uint32_t, Interval> by_pc;
@@ -197,6 +203,13 @@ MemoryModel MemoryModel::build(const Trace& trace, std::string_view source) {
         iv.stored |= m.op == MemOp::store;
         iv.atomic |= m.op == MemOp::atomic;
     }
+    // A buffer with a declared shape is shown whole, so that the traced block's accesses sit
+    // where they fall in the image or matrix.
+    for (auto& [pc, iv] : by_pc)
+        if (const auto* sh = shape_of(iv.lo)) {
+            iv.lo = std::min(iv.lo, sh->address);
+            iv.hi = std::max(iv.hi, sh->address + sh->bytes);
+        }
     // 2. Merge overlapping or touching ranges: each merged range is one buffer. (Allocations never
     //    touch: the emulator leaves a gap after each, as cudaMalloc's alignment does. One buffer
     //    read by two instructions over adjacent ranges, an unrolled loop's body and its
@@ -232,6 +245,15 @@ MemoryModel MemoryModel::build(const Trace& trace, std::string_view source) {
             std::uint32_t line = pc < trace.pcs.size() ? trace.pcs[pc].line : 0;
             if (line && std::find(r.source_lines.begin(), r.source_lines.end(), line) == r.source_lines.end())
                 r.source_lines.push_back(line);
+        }
+        if (const auto* sh = shape_of(r.first_address); sh && sh->address == r.first_address) {
+            r.element_bytes = sh->element_bytes;
+            r.shape_kind = sh->kind;
+            // Bins in rows of 32: one row per 32 banks' worth, legible as a heat map.
+            r.shape_rows = sh->kind == lessons::ShapeKind::bins ? (sh->cols + 31) / 32 : sh->rows;
+            r.shape_cols = sh->kind == lessons::ShapeKind::bins ? std::min<std::uint32_t>(32, sh->cols) : sh->cols;
+            r.declared_name = sh->name;  // the PTX parameter's name, found below, wins when there is one
+            r.end = std::max(r.end, (sh->address + std::uint64_t(r.shape_rows) * r.shape_cols * r.element_bytes + 127) / 128 * 128);
         }
         if (r.elements() <= kMaxElementsKept) {
             r.touches.assign(r.elements(), 0);
@@ -277,7 +299,7 @@ MemoryModel MemoryModel::build(const Trace& trace, std::string_view source) {
     }
     int unnamed = 0;
     for (MemoryRegion& r : model.regions)
-        if (r.name.empty()) r.name = "buffer " + std::to_string(++unnamed);
+        if (r.name.empty()) r.name = !r.declared_name.empty() ? r.declared_name : "buffer " + std::to_string(++unnamed);
     // 4. Heat and first touch per element.
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
         const WarpEvent& e = trace.events[i];

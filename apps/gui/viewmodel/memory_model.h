@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "analysis/memory_rules.h"
+#include "lessons/lesson.h"
 #include "trace/trace.h"
 
 namespace cudalab::viewmodel {
@@ -37,6 +38,13 @@ struct MemoryRegion {
     std::vector<std::uint32_t> touches;
     std::vector<std::uint32_t> first_event;
     std::uint32_t max_touches = 0;
+    // The shape the lesson declared for this buffer (lessons::BufferShape): then the region is the
+    // whole allocation and the view draws it `shape_rows` x `shape_cols`. 0: no shape, drawn in
+    // 128-byte lines.
+    std::uint32_t shape_rows = 0, shape_cols = 0;
+    lessons::ShapeKind shape_kind = lessons::ShapeKind::matrix;
+    std::string declared_name;  // the lesson's name for it
+    bool shaped() const { return shape_cols != 0; }
 
     std::uint32_t elements_per_row() const { return 128 / element_bytes; }
     std::uint64_t rows() const { return (end - begin) / 128; }
@@ -50,7 +58,9 @@ struct MemoryRegion {
 struct MemoryModel {
     std::vector<MemoryRegion> regions;  // by address
     int region_of(std::uint64_t address) const;
-    static MemoryModel build(const Trace& trace, std::string_view source);
+    // `shapes`: the lesson's declared buffer shapes (may be empty); a buffer with one is kept whole.
+    static MemoryModel build(const Trace& trace, std::string_view source,
+                             const std::vector<lessons::BufferShape>& shapes = {});
 };
 
 // One warp instruction's memory access, ready to draw.

@@ -21,6 +21,13 @@ SharedModel SharedModel::build(const Trace& trace) {
             lo = std::min(lo, a.address(l));
             hi = std::max(hi, a.address(l) + a.bytes_per_lane);
         }
+        // The emulator's counters cover every block: an instruction whose accesses all took
+        // the ideal wavefronts there has no conflict in the traced blocks either. Only the rest
+        // are costed one by one (a large trace holds 100 000s of shared accesses).
+        if (e.pc < trace.per_pc.size()) {
+            const PcCounters& pc = trace.per_pc[e.pc];
+            if (pc.shared_wavefronts > 0 && pc.shared_wavefronts == pc.shared_ideal_wavefronts) continue;
+        }
         auto cost = analysis::shared_access_cost([&] {
             std::array<std::uint64_t, 32> ad{};
             for (int l = 0; l < 32; ++l) ad[std::size_t(l)] = a.address(l);

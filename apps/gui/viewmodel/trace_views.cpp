@@ -5,13 +5,14 @@
 namespace cudalab::viewmodel {
 
 std::shared_ptr<const TraceViews> build_trace_views(std::shared_ptr<const Trace> trace, std::string source,
-                                                    const compiler::CompileResult* module, const std::string& arch) {
+                                                    const compiler::CompileResult* module, const std::string& arch,
+                                                    const std::vector<lessons::BufferShape>* shapes) {
     if (!trace) return nullptr;
     const auto started = std::chrono::steady_clock::now();
     auto v = std::make_shared<TraceViews>(trace);
     v->source = std::move(source);
     v->grid = GridModel::build(*trace);
-    v->memory = MemoryModel::build(*trace, v->source);
+    v->memory = shapes ? MemoryModel::build(*trace, v->source, *shapes) : MemoryModel::build(*trace, v->source);
     v->shared = SharedModel::build(*trace);
     v->figures = analysis::analyze(*trace);
     v->annotations = annotate(v->figures);

@@ -8,6 +8,7 @@
 
 #include "analysis/metrics.h"
 #include "compiler/compiler.h"
+#include "lessons/lesson.h"
 #include "viewmodel/code_annotations.h"
 #include "viewmodel/grid_model.h"
 #include "viewmodel/hierarchy_model.h"
@@ -32,8 +33,11 @@ struct TraceViews {
 };
 
 // `module` may be null (a trace loaded from a file): then there is no occupancy.
+// `shapes` (optional): the buffer shapes the lesson declared; a buffer drawn with one is drawn in
+// its shape (an image as an image, bins as a heat map).
 std::shared_ptr<const TraceViews> build_trace_views(std::shared_ptr<const Trace> trace, std::string source,
                                                     const compiler::CompileResult* module,
-                                                    const std::string& arch = "sm_90");
+                                                    const std::string& arch = "sm_90",
+                                                    const std::vector<lessons::BufferShape>* shapes = nullptr);
 
 }  // namespace cudalab::viewmodel

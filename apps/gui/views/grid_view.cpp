@@ -44,12 +44,14 @@ void block_map(ViewContext& c, float height) {
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const int current_warp = c.event && c.event->kind != EventKind::barrier_release ? int(c.event->warp) : -1;
     ImFont* f = fonts().mono_small;
+    // Row labels never closer together than a line of text (every 2nd, 4th, ... row when small).
+    std::uint32_t label_every = 1;
+    while (float(label_every) * cell < f->FontSize * 0.95f) label_every *= 2;
     for (std::uint32_t r = 0; r < rows; ++r) {
-        if (rows <= 40 || r % 4 == 0) {
+        if (r % label_every == 0) {
             char label[16];
             std::snprintf(label, sizeof label, one_d ? "w%u" : "y%u", r);
-            if (cell >= f->FontSize * 0.8f || r % 4 == 0)
-                dl->AddText(f, f->FontSize, ImVec2(p.x, p.y + float(r) * cell + (cell - f->FontSize) * 0.5f), colors::text_faint, label);
+            dl->AddText(f, f->FontSize, ImVec2(p.x, p.y + float(r) * cell + (cell - f->FontSize) * 0.5f), colors::text_faint, label);
         }
         for (std::uint32_t x = 0; x < cols; ++x) {
             const std::uint32_t t = one_d ? r * 32 + x : x + r * k.block[0];

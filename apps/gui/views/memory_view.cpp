@@ -46,8 +46,152 @@ void access_summary(ViewContext& c) {
     ImGui::SameLine(0, 4 * s);
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(verdict), "%u sector%s (%u B moved) in %u line%s", a.cost.sectors,
                        a.cost.sectors == 1 ? "" : "s", a.cost.sectors * 32, a.cost.lines, a.cost.lines == 1 ? "" : "s");
-    text_dim("%u sectors for this request (the fewest possible: %u); %s of the bytes moved are used.", a.cost.sectors, ideal,
-             viewmodel::percent(efficiency).c_str());
+    if (efficiency > 1.0)  // lanes share addresses (a broadcast, atomics on one counter): more asked for than moved
+        text_dim("%u sector%s for this request: lanes share addresses, so %u B asked for take %u B of sectors.", a.cost.sectors,
+                 a.cost.sectors == 1 ? "" : "s", a.cost.requested_bytes, a.cost.sectors * 32);
+    else
+        text_dim("%u sector%s for this request (the fewest possible: %u); %s of the bytes moved are used.", a.cost.sectors,
+                 a.cost.sectors == 1 ? "" : "s", ideal, viewmodel::percent(efficiency).c_str());
+}
+
+// A buffer the lesson gave a shape: drawn as its rows and columns, one cell per element (several
+// per cell when the picture would be too fine), heat by how often the traced blocks touched it,
+// the current request's lanes lit where they fall. A warp walking down a column of a row-major
+// matrix shows as a vertical stripe, one walking along a row as a short bar.
+void shaped_region(ViewContext& c, const viewmodel::MemoryRegion& r, bool current, float avail_w, std::size_t now) {
+    const float s = fonts().scale;
+    const std::uint32_t cols = r.shape_cols, rows = r.shape_rows;
+    const bool bins = r.shape_kind == lessons::ShapeKind::bins;
+    ImFont* small = fonts().mono_small;
+    const float label_w = small->CalcTextSizeA(small->FontSize, 1e9f, 0, bins ? "000" : "row 0000").x + 8 * s;
+    const float width = std::max(40 * s, avail_w - label_w);
+    // Elements per drawn cell along each side: cells of at least 3 pixels.
+    const std::uint32_t g = std::max<std::uint32_t>(1, std::uint32_t(std::ceil(float(cols) * 3 * s / width)));
+    const std::uint32_t dcols = (cols + g - 1) / g, drows = (rows + g - 1) / g;
+    const float cell = std::clamp(std::floor(width / float(dcols)), 1.0f, bins ? 26 * s : 18 * s);
+    const float gap = cell >= 6 * s ? 1.0f : 0.0f;
+    const float box_h = std::min(float(drows) * cell, (current ? 340.0f : 220.0f) * s) + 4 * s;
+    ImGui::BeginChild("##shape", ImVec2(0, box_h), false, ImGuiWindowFlags_NoBackground);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec4 clip = clip_rect(dl);
+    const std::uint32_t first_row = std::uint32_t(std::max(0.0f, (clip.y - origin.y) / cell));
+    const std::uint32_t last_row = std::min<std::uint32_t>(drows, std::uint32_t(std::max(0.0f, (clip.w - origin.y) / cell)) + 1);
+    const std::uint64_t skip = (r.first_address - r.begin) / r.element_bytes;  // elements before the buffer's start
+    const std::uint64_t count = std::uint64_t(rows) * cols;
+    auto heat_of = [&](std::uint64_t e) -> std::uint32_t {
+        const std::uint64_t k = skip + e;
+        if (r.touches.empty() || k >= r.touches.size() || r.first_event[k] > now) return 0;
+        return r.touches[k];
+    };
+    const float x0 = origin.x + label_w;
+    ImFont* count_font = bins && g == 1 ? fonts().mono_small : nullptr;
+    // Row labels, never closer than a line of text.
+    const std::uint32_t label_every = std::max<std::uint32_t>(1, std::uint32_t(std::ceil((small->FontSize + 2 * s) / cell)));
+    // Untouched cells are one rectangle: a heat map is mostly untouched, and each cell drawn on
+    // its own costs four vertices a frame (a 150 x 130 matrix: 80 000).
+    if (last_row > first_row)
+        dl->AddRectFilled(ImVec2(x0, origin.y + float(first_row) * cell),
+                          ImVec2(x0 + float(dcols) * cell - gap, origin.y + float(last_row) * cell - gap), colors::rgb(0x242935));
+    for (std::uint32_t dr = first_row; dr < last_row; ++dr) {
+        const float y = origin.y + float(dr) * cell;
+        if (dr % label_every == 0) {
+            char label[24];
+            std::snprintf(label, sizeof label, bins ? "%u" : "row %u", dr * g * (bins ? cols : 1));
+            dl->AddText(small, small->FontSize, ImVec2(origin.x, y), colors::text_faint, label);
+        }
+        for (std::uint32_t dc = 0; dc < dcols; ++dc) {
+            std::uint32_t heat = 0;
+            bool any = false;
+            for (std::uint32_t rr = dr * g; rr < std::min(rows, (dr + 1) * g); ++rr)
+                for (std::uint32_t cc = dc * g; cc < std::min(cols, (dc + 1) * g); ++cc) {
+                    const std::uint64_t e = std::uint64_t(rr) * cols + cc;
+                    if (e >= count) continue;
+                    any = true;
+                    heat = std::max(heat, heat_of(e));
+                }
+            if (!any || !heat) continue;
+            const ImU32 col = heat_color(float(heat) / float(std::max<std::uint32_t>(1, r.max_touches)));
+            const ImVec2 a(x0 + float(dc) * cell, y);
+            dl->AddRectFilled(a, ImVec2(a.x + cell - gap, a.y + cell - gap), col);
+            if (count_font && heat) {  // bins: the count itself, where it fits
+                char n[16];
+                std::snprintf(n, sizeof n, "%u", heat);
+                const float tw = count_font->CalcTextSizeA(count_font->FontSize, 1e9f, 0, n).x;
+                if (tw <= cell - 3 * s)
+                    dl->AddText(count_font, count_font->FontSize, ImVec2(a.x + (cell - gap - tw) * 0.5f, a.y + (cell - gap - count_font->FontSize) * 0.5f),
+                                heat * 2 > r.max_touches ? colors::rgb(0x0d0f12) : colors::text_dim, n);
+            }
+        }
+    }
+    // The current request: its lanes, and outlines of the sectors it moves.
+    std::vector<std::pair<std::uint64_t, int>> lit;  // element, lane
+    if (current)
+        for (int l = 0; l < 32; ++l)
+            if (c.access.mask >> l & 1) {
+                const std::uint64_t a = c.access.address[std::size_t(l)];
+                if (a >= r.first_address && (a - r.first_address) / r.element_bytes < count) lit.emplace_back((a - r.first_address) / r.element_bytes, l);
+            }
+    ImFont* lane_font = fonts().mono_small;
+    const bool lane_numbers = g == 1 && cell >= lane_font->CalcTextSizeA(lane_font->FontSize, 1e9f, 0, "00").x + 2 * s;
+    const ImU32 op_col = c.access.op == MemOp::load ? colors::load : c.access.op == MemOp::store ? colors::store : colors::atomic;
+    auto cell_min = [&](std::uint64_t e) {
+        return ImVec2(x0 + float(e % cols / g) * cell, origin.y + float(e / cols / g) * cell);
+    };
+    if (current) {
+        for (std::uint64_t sector : c.access.sectors) {
+            if (sector + 32 <= r.first_address) continue;
+            const std::uint64_t lo = sector < r.first_address ? 0 : (sector - r.first_address) / r.element_bytes;
+            const std::uint64_t hi = std::min(count, (sector + 32 - r.first_address + r.element_bytes - 1) / r.element_bytes);
+            for (std::uint64_t e = lo; e < hi;) {
+                const std::uint64_t row_end = std::min(hi, (e / cols + 1) * cols);
+                const ImVec2 a = cell_min(e), z = cell_min(row_end - 1);
+                dl->AddRect(ImVec2(a.x - 1.5f * s, a.y - 1.5f * s), ImVec2(z.x + cell + 0.5f * s, z.y + cell + 0.5f * s), colors::rgb(0xffffff, 200),
+                            2 * s, 0, 1.2f * s);
+                e = row_end;
+            }
+        }
+        for (auto [e, lane] : lit) {
+            const ImVec2 a = cell_min(e);
+            dl->AddRectFilled(a, ImVec2(a.x + std::max(cell - gap, 2.0f), a.y + std::max(cell - gap, 2.0f)), op_col);
+            if (lane_numbers) {
+                char n[4];
+                std::snprintf(n, sizeof n, "%d", lane);
+                const float tw = lane_font->CalcTextSizeA(lane_font->FontSize, 1e9f, 0, n).x;
+                dl->AddText(lane_font, lane_font->FontSize, ImVec2(a.x + (cell - 1 - tw) * 0.5f, a.y + (cell - 1 - lane_font->FontSize) * 0.5f),
+                            colors::rgb(0x0d0f12), n);
+            }
+        }
+    }
+    ImGui::Dummy(ImVec2(label_w + float(dcols) * cell, float(drows) * cell));
+    if (current && c.follow && c.step_changed && !lit.empty()) {
+        std::uint64_t lo = ~0ull, hi = 0;
+        for (auto [e, lane] : lit) { lo = std::min(lo, e / cols / g); hi = std::max(hi, e / cols / g); }
+        const float top = float(lo) * cell, bottom = float(hi + 1) * cell;
+        if (top < ImGui::GetScrollY() || bottom > ImGui::GetScrollY() + ImGui::GetWindowHeight())
+            ImGui::SetScrollY(std::max(0.0f, top - 2 * cell));
+    }
+    if (ImGui::IsWindowHovered()) {
+        const ImVec2 m = ImGui::GetIO().MousePos;
+        const std::int64_t dr = std::int64_t(std::floor((m.y - origin.y) / cell)), dc = std::int64_t(std::floor((m.x - x0) / cell));
+        if (dr >= 0 && dc >= 0 && std::uint32_t(dr) < drows && std::uint32_t(dc) < dcols) {
+            const std::uint64_t e = std::uint64_t(dr) * g * cols + std::uint64_t(dc) * g;
+            if (e < count) {
+                ImGui::BeginTooltip();
+                ImGui::PushFont(fonts().mono);
+                if (bins) ImGui::Text("%s[%llu]", r.name.c_str(), static_cast<unsigned long long>(e));
+                else ImGui::Text("%s[%llu]  row %llu, col %llu", r.name.c_str(), static_cast<unsigned long long>(e),
+                                 static_cast<unsigned long long>(e / cols), static_cast<unsigned long long>(e % cols));
+                ImGui::PopFont();
+                if (g > 1) text_dim("one cell: %u x %u elements", g, g);
+                ImGui::Text("touched %u time%s by the traced blocks", heat_of(e), heat_of(e) == 1 ? "" : "s");
+                for (auto [le, lane] : lit)
+                    if (le == e) ImGui::Text("lane %d of the current warp", lane);
+                ImGui::EndTooltip();
+            }
+        }
+    }
+    ImGui::EndChild();
 }
 
 }  // namespace
@@ -102,10 +246,22 @@ void draw_memory_view(ViewContext& c) {
         ImGui::SameLine();
         std::string lines;
         for (std::size_t i = 0; i < r.source_lines.size() && i < 4; ++i) lines += (i ? ", " : "") + std::to_string(r.source_lines[i]);
+        if (r.shaped()) {
+            if (r.shape_kind == lessons::ShapeKind::bins) text_dim("%u bins, heat by hits \xC2\xB7", r.shape_rows * r.shape_cols);
+            else if (r.shape_kind == lessons::ShapeKind::image) text_dim("image %u x %u (width x height) \xC2\xB7", r.shape_cols, r.shape_rows);
+            else text_dim("matrix %u x %u (rows x cols) \xC2\xB7", r.shape_rows, r.shape_cols);
+            ImGui::SameLine(0, 4 * s);
+        }
         text_dim("%s%s%s \xC2\xB7 %s elements of %u B traced \xC2\xB7 line%s %s",
                  r.loaded ? "read" : "", r.loaded && r.stored ? " + " : "", r.stored ? "written" : (r.atomic ? "atomics" : ""),
                  viewmodel::compact_count((r.end - r.first_address) / r.element_bytes).c_str(), r.element_bytes,
                  r.source_lines.size() == 1 ? "" : "s", lines.c_str());
+        if (r.shaped()) {
+            shaped_region(c, r, current, avail_w, now);
+            ImGui::Dummy(ImVec2(0, 6 * s));
+            ImGui::PopID();
+            continue;
+        }
         const std::uint64_t rows = r.rows();
         const float max_rows = current ? 8.0f : 4.0f;
         const float box_h = std::min(float(rows), max_rows) * row_h + 6 * s;
@@ -123,13 +279,18 @@ void draw_memory_view(ViewContext& c) {
                 if (c.access.mask >> l & 1) lit.emplace_back((c.access.address[std::size_t(l)] - r.begin) / r.element_bytes, l);
         ImFont* lane_font = fonts().mono_small;
         const bool lane_numbers = cell >= lane_font->CalcTextSizeA(lane_font->FontSize, 1e9f, 0, "00").x + 2 * s;
+        // Row labels: the first element of the buffer on the row (the row holding the buffer's
+        // start begins before it), never closer together than a line of text.
+        const std::uint64_t label_every = std::max<std::uint64_t>(1, std::uint64_t(std::ceil((fonts().mono_small->FontSize + 1 * s) / row_h)));
         for (std::uint64_t row = first_row; row < last_row; ++row) {
             const float y = origin.y + float(row) * row_h;
-            char label[32];
-            const std::int64_t index = r.index_of(r.begin + row * 128);
-            std::snprintf(label, sizeof label, "[%lld]", static_cast<long long>(index));
-            dl->AddText(fonts().mono_small, fonts().mono_small->FontSize, ImVec2(origin.x, y + (cell - fonts().mono_small->FontSize) * 0.5f),
-                        colors::text_faint, label);
+            if (row % label_every == 0) {
+                char label[32];
+                const std::int64_t index = std::max<std::int64_t>(0, r.index_of(r.begin + row * 128));
+                std::snprintf(label, sizeof label, "[%lld]", static_cast<long long>(index));
+                dl->AddText(fonts().mono_small, fonts().mono_small->FontSize, ImVec2(origin.x, y + std::max(0.0f, cell - fonts().mono_small->FontSize) * 0.5f),
+                            colors::text_faint, label);
+            }
             for (std::uint32_t i = 0; i < per_row; ++i) {
                 const std::uint64_t e = row * per_row + i;
                 const std::uint64_t address = r.begin + e * r.element_bytes;

@@ -16,6 +16,60 @@ namespace cudalab::gui {
 
 using viewmodel::StepClass;
 
+namespace {
+
+// The block's phases, the stretches between barriers, as a ruler above the strip: every phase at
+// least a label wide, whatever its length, so that barriers a few steps apart in a run of a
+// million steps are still told apart. Click a phase to go to its start.
+void phase_ruler(ViewContext& c, float label_w, float strip_w) {
+    const float s = fonts().scale;
+    const auto* b = c.block();
+    if (!b || b->barrier_steps.empty() || b->steps() == 0) return;
+    std::vector<std::size_t> starts{0};
+    for (std::size_t bs : b->barrier_steps)
+        if (bs + 1 < b->steps()) starts.push_back(bs + 1);
+    const std::size_t n = starts.size();
+    const float h = fonts().small->FontSize + 6 * s;
+    const float min_w = std::min(strip_w / float(n), fonts().small->CalcTextSizeA(fonts().small->FontSize, 1e9f, 0, "00").x + 8 * s);
+    const float spare = std::max(0.0f, strip_w - min_w * float(n));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    dl->AddText(fonts().small, fonts().small->FontSize, ImVec2(p.x, p.y + 3 * s), colors::text_dim, "phases");
+    float x = p.x + label_w;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t begin = starts[i], end = i + 1 < n ? starts[i + 1] : b->steps();
+        const float w = min_w + spare * float(end - begin) / float(b->steps());
+        const bool current = c.step() >= std::int64_t(begin) && c.step() < std::int64_t(end);
+        const ImVec2 a(x, p.y), z(x + w - 1, p.y + h);
+        dl->AddRectFilled(a, z, current ? colors::rgb(0x31405a) : i % 2 ? colors::rgb(0x222836) : colors::rgb(0x2a3040), 2 * s);
+        if (i > 0) dl->AddLine(ImVec2(x, p.y - 1 * s), ImVec2(x, p.y + h + 1 * s), colors::rgb(0xe15759), 1.5f * s);
+        char label[32];
+        std::snprintf(label, sizeof label, w > 70 * s ? "phase %zu" : "%zu", i + 1);
+        const float tw = fonts().small->CalcTextSizeA(fonts().small->FontSize, 1e9f, 0, label).x;
+        if (tw + 4 * s <= w)
+            dl->AddText(fonts().small, fonts().small->FontSize, ImVec2(x + (w - tw) * 0.5f, p.y + 3 * s), current ? colors::text : colors::text_dim,
+                        label);
+        ImGui::SetCursorScreenPos(a);
+        ImGui::PushID(int(i));
+        if (ImGui::InvisibleButton("##phase", ImVec2(std::max(1.0f, w - 1), h))) {
+            c.playback.pause();
+            c.playback.seek(std::int64_t(begin));
+        }
+        if (ImGui::IsItemHovered()) {
+            ImGui::BeginTooltip();
+            ImGui::Text("phase %zu: steps %zu\xE2\x80\x93%zu (%zu steps)", i + 1, begin + 1, end, end - begin);
+            text_dim(i == 0 ? "from the start to the first barrier" : i + 1 == n ? "after the last barrier" : "between two barriers");
+            text_dim("click: go to its first step");
+            ImGui::EndTooltip();
+        }
+        ImGui::PopID();
+        x += w;
+    }
+    ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + h + 10 * s));
+}
+
+}  // namespace
+
 void draw_timeline_view(ViewContext& c) {
     const float s = fonts().scale;
     const auto* b = c.block();
@@ -43,6 +97,7 @@ void draw_timeline_view(ViewContext& c) {
     const float label_w = 62 * s;
     const float avail_w = ImGui::GetContentRegionAvail().x;
     const float strip_w = std::max(50.0f, avail_w - label_w - 6 * s);
+    phase_ruler(c, label_w, strip_w);
     const std::uint32_t columns = std::uint32_t(std::max(16.0f, strip_w / std::max(1.0f, 2 * s)));
     c.ensure_strip(columns);
     const auto& strip = c.strip;

@@ -1,5 +1,7 @@
 #include "views/view_common.h"
 
+#include "viewmodel/first_picture.h"
+
 #include <algorithm>
 #include <functional>
 
@@ -81,29 +83,11 @@ void current_step_card(const ViewContext& c) {
 
 bool seek_first(ViewContext& c, const std::string& kind, std::int64_t from) {
     if (!c.has_steps()) return false;
-    const Trace& t = c.views->trace();
-    auto space_of = [&](const WarpEvent& e) { return e.mem >= 0 ? int(t.accesses[std::size_t(e.mem)].space) : -1; };
-    std::function<bool(const WarpEvent&)> match;
-    if (kind == "global") match = [&](const WarpEvent& e) { return space_of(e) == int(MemSpace::global); };
-    else if (kind == "shared") match = [&](const WarpEvent& e) { return space_of(e) == int(MemSpace::shared); };
-    else if (kind == "conflict")
-        match = [&](const WarpEvent& e) {
-            if (space_of(e) != int(MemSpace::shared)) return false;
-            const MemAccess& m = t.accesses[std::size_t(e.mem)];
-            std::array<std::uint64_t, 32> ad{};
-            for (int l = 0; l < 32; ++l) ad[std::size_t(l)] = m.address(l);
-            return analysis::shared_access_cost(ad, m.mask, m.bytes_per_lane).conflicts() > 0;
-        };
-    else if (kind == "barrier") match = [](const WarpEvent& e) { return e.kind == EventKind::barrier_release; };
-    else if (kind == "divergence")
-        match = [](const WarpEvent& e) { return e.kind == EventKind::branch && e.taken != 0 && e.taken != e.active; };
-    else if (kind == "exit") match = [](const WarpEvent& e) { return e.kind == EventKind::exit; };
-    else return false;
-    c.playback.seek(std::max<std::int64_t>(0, from) - 1);
-    const auto* b = c.block();
-    for (std::size_t s = std::size_t(std::max<std::int64_t>(0, from)); s < b->steps(); ++s)
-        if (match(t.events[b->begin + s])) { c.playback.pause(); c.playback.seek(std::int64_t(s)); return true; }
-    return false;
+    const std::int64_t step = viewmodel::find_step(*c.views, c.detail_block, kind, from);
+    if (step < 0) return false;
+    c.playback.pause();
+    c.playback.seek(step);
+    return true;
 }
 
 void draw_no_trace(const char* why) {

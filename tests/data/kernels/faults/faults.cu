@@ -135,3 +135,17 @@ extern "C" __global__ void unsupported_instruction(const unsigned* in, unsigned*
     asm volatile("atom.global.v2.f32.add {%0, %1}, [%2], {%3, %4};" : "=f"(a), "=f"(b) : "l"(out), "f"(float(in[threadIdx.x])), "f"(1.0f));  // FAULT(unsupported_instruction)
     out[threadIdx.x] = unsigned(a + b);
 }
+
+// A race carried over a loop iteration: the barrier separates the write and the read of one pass,
+// but warp 0, done with its pass, writes the next pass's value while warp 1 still reads.
+extern "C" __global__ void loop_carried_race(const unsigned* in, unsigned* out) {
+    __shared__ unsigned tile[64];
+    const unsigned t = threadIdx.x;
+    unsigned acc = 0;
+    for (unsigned i = 0; i < (in[0] & 3u) + 2u; ++i) {
+        tile[t] = acc + in[t];  // FAULT(loop_carried_other)
+        __syncthreads();
+        acc += tile[63 - t];  // FAULT(loop_carried_race)
+    }
+    out[t] = acc;
+}

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Renders the pictures listed in docs/images/lessons/pictures.tsv, from each lesson's shipped
+# exercise, its solution or another file of the course (a known-wrong variant), into
+# docs/images/lessons/LESSON-VIEW-SOURCE.png (SOURCE: exercise, solution or the file's name
+# without .cu): the views column of the app at 1600 x 1000 under a virtual X display (Xvfb,
+# Mesa's llvmpipe).
+#
+#   scripts/lesson_pictures.sh [BUILD_DIR]     (default: build)
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+out=$root/docs/images/lessons
+export CUDALAB_STATE="${TMPDIR:-/tmp}/cudalab-pictures-state.json"  # leave the learner's progress alone
+command -v xvfb-run >/dev/null 2>&1 || { echo "lesson_pictures.sh: needs xvfb-run (Debian: xvfb)" >&2; exit 2; }
+grep -v '^#' "$out/pictures.tsv" | while IFS="$(printf '\t')" read -r lesson view source expect; do
+    [ -n "$lesson" ] || continue
+    flag="" name=$source
+    [ "$source" = solution ] && flag=--solution
+    case $source in *.cu) flag="--source $root/$source" name=$(basename "$source" .cu) ;; esac
+    png="$out/$lesson-$view-$name.png"
+    LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s "-screen 0 1600x1000x24" \
+        "$build/cudalab" gui --lesson "$lesson" --view "$view" $flag --seed 20261130 --crop views --screenshot "$png" --frames 5 >/dev/null
+    echo "$png  ($expect)"
+done
