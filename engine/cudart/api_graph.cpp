@@ -28,6 +28,13 @@ GraphExec* exec_of(cudaGraphExec_t g) {
 
 GraphNode* node_of(cudaGraphNode_t n) { return reinterpret_cast<GraphNode*>(n); }
 
+// The instantiated work of a node of the graph the exec was made from, or null.
+Work* exec_work(GraphExec* e, cudaGraphNode_t node) {
+    for (std::size_t i = 0; i < e->order.size(); ++i)
+        if (e->source_nodes[i] == node_of(node)) return &e->order[i];
+    return nullptr;
+}
+
 // A deep copy (for child-graph nodes, cudaGraphClone and instantiation): nodes and edges.
 std::unique_ptr<Graph> clone(const Graph& g) {
     auto copy = std::make_unique<Graph>();
@@ -449,25 +456,21 @@ cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t graph_exec, cudaGra
     CUDALAB_API("cudaGraphExecMemsetNodeSetParams");
     GraphExec* e = exec_of(graph_exec);
     if (!e || !params) return fail(cudaErrorInvalidValue);
-    for (std::size_t i = 0; i < e->order.size(); ++i)
-        if (e->source_nodes[i] == node_of(node)) {
-            e->order[i] = memset_work(params);
-            return cudaSuccess;
-        }
-    return fail(cudaErrorInvalidValue);
+    Work* w = exec_work(e, node);
+    if (!w) return fail(cudaErrorInvalidValue);
+    *w = memset_work(params);
+    return cudaSuccess;
 }
 
 cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t graph_exec, cudaGraphNode_t node, const cudaHostNodeParams* params) {
     CUDALAB_API("cudaGraphExecHostNodeSetParams");
     GraphExec* e = exec_of(graph_exec);
     if (!e || !params) return fail(cudaErrorInvalidValue);
-    for (std::size_t i = 0; i < e->order.size(); ++i)
-        if (e->source_nodes[i] == node_of(node)) {
-            e->order[i].host_fn = params->fn;
-            e->order[i].host_data = params->userData;
-            return cudaSuccess;
-        }
-    return fail(cudaErrorInvalidValue);
+    Work* w = exec_work(e, node);
+    if (!w) return fail(cudaErrorInvalidValue);
+    w->host_fn = params->fn;
+    w->host_data = params->userData;
+    return cudaSuccess;
 }
 
 cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t graph_exec, cudaGraphNode_t node, void* dst, const void* src,
@@ -475,18 +478,16 @@ cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t graph_exec, cudaG
     CUDALAB_API("cudaGraphExecMemcpyNodeSetParams1D");
     GraphExec* e = exec_of(graph_exec);
     if (!e) return fail(cudaErrorInvalidValue);
-    for (std::size_t i = 0; i < e->order.size(); ++i)
-        if (e->source_nodes[i] == node_of(node)) {
-            Copy3D& c = e->order[i].copy;
-            c = Copy3D{};
-            c.dst = static_cast<std::uint8_t*>(dst);
-            c.src = static_cast<const std::uint8_t*>(src);
-            c.width = bytes;
-            c.src_pitch = c.dst_pitch = bytes;
-            c.kind = kind;
-            return cudaSuccess;
-        }
-    return fail(cudaErrorInvalidValue);
+    Work* w = exec_work(e, node);
+    if (!w) return fail(cudaErrorInvalidValue);
+    Copy3D& c = w->copy;
+    c = Copy3D{};
+    c.dst = static_cast<std::uint8_t*>(dst);
+    c.src = static_cast<const std::uint8_t*>(src);
+    c.width = bytes;
+    c.src_pitch = c.dst_pitch = bytes;
+    c.kind = kind;
+    return cudaSuccess;
 }
 
 // Whole-graph update: the new graph must have the same shape (node count, types and edges, in

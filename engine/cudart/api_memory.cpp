@@ -84,6 +84,22 @@ cudaError_t free_device(void* ptr, const char* api) {
     return cudaSuccess;
 }
 
+// Host memory kernels reach at its own address (pinned or managed): mapped into the emulator's
+// address space and recorded.
+void record_mapped_host(void* p, std::uint64_t bytes, MemoryKind kind, unsigned flags, const std::string& label) {
+    Runtime& rt = Runtime::get();
+    rt.memory->map_host(p, bytes, label);
+    MemoryRecord r;
+    r.kind = kind;
+    r.device = rt.current_device();
+    r.base = reinterpret_cast<std::uint64_t>(p);
+    r.size = bytes;
+    r.flags = flags;
+    r.mapped = true;
+    r.allocated_at = CallStack::here();
+    rt.allocations[r.base] = std::move(r);
+}
+
 cudaError_t host_allocate(void** ptr, size_t bytes, unsigned flags, const char* api) {
     Runtime& rt = Runtime::get();
     if (!ptr) return cudaErrorInvalidValue;
@@ -93,16 +109,7 @@ cudaError_t host_allocate(void** ptr, size_t bytes, unsigned flags, const char* 
     if (!p) return cudaErrorMemoryAllocation;
     std::memset(p, 0, bytes);
     // Every pinned allocation is mapped: with unified addressing a kernel can use the pointer.
-    rt.memory->map_host(p, bytes, std::string(api) + " (pinned host memory)");
-    MemoryRecord r;
-    r.kind = MemoryKind::pinned_host;
-    r.device = rt.current_device();
-    r.base = reinterpret_cast<std::uint64_t>(p);
-    r.size = bytes;
-    r.flags = flags;
-    r.mapped = true;
-    r.allocated_at = CallStack::here();
-    rt.allocations[r.base] = std::move(r);
+    record_mapped_host(p, bytes, MemoryKind::pinned_host, flags, std::string(api) + " (pinned host memory)");
     *ptr = p;
     return cudaSuccess;
 }
@@ -291,17 +298,8 @@ cudaError_t cudaMallocManaged(void** ptr, size_t bytes, unsigned int flags) {
     const std::uint64_t size = (bytes + managed::page_bytes - 1) / managed::page_bytes * managed::page_bytes;
     void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return fail(cudaErrorMemoryAllocation);
-    rt.memory->map_host(p, bytes, "cudaMallocManaged (managed memory)");
     managed::add(p, size);
-    MemoryRecord r;
-    r.kind = MemoryKind::managed;
-    r.device = rt.current_device();
-    r.base = reinterpret_cast<std::uint64_t>(p);
-    r.size = bytes;
-    r.flags = flags;
-    r.mapped = true;
-    r.allocated_at = CallStack::here();
-    rt.allocations[r.base] = std::move(r);
+    record_mapped_host(p, bytes, MemoryKind::managed, flags, "cudaMallocManaged (managed memory)");
     *ptr = p;
     return cudaSuccess;
 }
