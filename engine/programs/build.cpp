@@ -392,7 +392,13 @@ BuildResult build_program(const BuildRequest& req) {
         sb.readonly_cwd = true;
         sb.writable = {tmp.string()};
         sb.read_only = {fs::path(r.nvcc).parent_path().parent_path().string()};  // the toolkit
-        for (const auto& in : req.inputs) sb.read_only.push_back(fs::weakly_canonical(resolve(in), ec).string());
+        // Each source and its folder, where its own "local.h" headers are found (outside the
+        // current folder they would be hidden when they live under /tmp or the home folder).
+        for (const auto& in : req.inputs) {
+            const fs::path source = fs::weakly_canonical(resolve(in), ec);
+            sb.read_only.push_back(source.string());
+            sb.read_only.push_back(source.parent_path().string());
+        }
         for (const auto& d : include_dirs)
             if (fs::is_directory(d, ec)) sb.read_only.push_back(fs::weakly_canonical(d, ec).string());
         for (const auto& d : option_values(req.nvcc_options, {"-L", "--library-path"}))

@@ -88,19 +88,28 @@ std::vector<std::string> sandbox_command(const SandboxSupport& s, const SandboxS
         }
         c.insert(c.end(), {"--dev-bind-try", "/dev/dri", "/dev/dri"});
     }
-    // The home folder (keys, other submissions, the grader's files) is hidden behind an empty one.
+    // The home folder (keys, other submissions, the grader's files) is hidden behind an empty one,
+    // as /tmp is (a fresh one).
+    std::vector<fs::path> hidden = {"/tmp"};
     const char* home = std::getenv("HOME");
     std::error_code ec;
     if (home && *home && std::string(home) != "/" && fs::is_directory(home, ec)) {
         fs::path h = fs::weakly_canonical(home, ec);
         c.insert(c.end(), {"--tmpfs", h.string()});
-        // Bound back: only what the hidden home held (elsewhere the read-only root shows it, and
-        // binding onto a symbolic link such as /usr/local/cuda would fail).
-        for (const auto& p : spec.read_only) {
-            fs::path real = fs::weakly_canonical(p, ec);
-            fs::path rel = real.lexically_relative(h);
-            bool inside = !rel.empty() && *rel.begin() != ".." && rel != ".";
-            if (inside) c.insert(c.end(), {"--ro-bind", real.string(), real.string()});
+        hidden.push_back(h);
+    }
+    // Bound back: what the program needs (itself, the runtime) from a hidden folder (elsewhere
+    // the read-only root shows it, and binding onto a symbolic link such as /usr/local/cuda
+    // would fail). cudalab itself may live under /tmp, as a fresh clone in CI can.
+    for (const auto& p : spec.read_only) {
+        fs::path real = fs::weakly_canonical(p, ec);
+        for (const fs::path& h : hidden) {
+            fs::path rel = real.lexically_relative(fs::weakly_canonical(h, ec));
+            const bool inside = !rel.empty() && *rel.begin() != ".." && rel != ".";
+            if (inside) {
+                c.insert(c.end(), {"--ro-bind", real.string(), real.string()});
+                break;
+            }
         }
     }
     for (const auto& p : spec.writable) c.insert(c.end(), {"--bind", p, p});
