@@ -431,7 +431,7 @@ TEST_CASE("f32 arithmetic in every rounding mode, division, square root, recipro
                               [&](auto t, auto s) { return bits(expected(t, s)); });
 }
 
-TEST_CASE("f32 math library exact to the GPU's sequences; .approx within the documented bounds") {
+TEST_CASE("f32 math library exact to the GPU's sequences, .approx within the documented bounds") {
     const Run r = run_kernel("f32_math");
     // Maximum errors from the CUDA C++ Programming Guide (math functions appendix), in ulp of the
     // result unless an absolute bound is given; see docs/emulator.md.

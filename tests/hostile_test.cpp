@@ -100,7 +100,7 @@ TEST_CASE("the include check refuses every other file, at its line and column") 
     }
 }
 
-TEST_CASE("a refused include is a compile error before NVRTC runs; a 0xFF byte is refused too") {
+TEST_CASE("a refused include is a compile error before NVRTC runs, and a 0xFF byte is refused too") {
     compiler::Compiler compiler;
     auto r = compiler.compile("#include \"/etc/passwd\"\n__global__ void k() {}\n", "cheat.cu");
     CHECK_FALSE(r->ok);
