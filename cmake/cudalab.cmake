@@ -1,4 +1,21 @@
-# Project-wide helpers. Target-scoped properties only: no global flags.
+# Project-wide helpers. Target-scoped properties only: no global flags (the one exception is the
+# sanitizer option below, which must reach every object file to be sound).
+
+# CUDALAB_SANITIZE=address,undefined or =thread: build everything with those sanitizers, for the
+# sanitizer steps of ./test.sh (docs/ci.md). Directory-wide on purpose: a sanitizer that sees only
+# part of the program misses errors (ASan) or reports false races (TSan) at the boundary. -O1 keeps
+# the sanitized build and run fast enough for CI while leaving stack traces readable.
+set(CUDALAB_SANITIZE "" CACHE STRING "Sanitizers to build with: address,undefined or thread (empty: none)")
+if(CUDALAB_SANITIZE)
+  if(NOT CUDALAB_SANITIZE MATCHES "^(address|undefined|thread|leak)(,(address|undefined|thread|leak))*$")
+    message(FATAL_ERROR "CUDALAB_SANITIZE=${CUDALAB_SANITIZE}: expected a list of address, undefined, thread, leak")
+  endif()
+  add_compile_options(-fsanitize=${CUDALAB_SANITIZE} -fno-sanitize-recover=all -fno-omit-frame-pointer -O1 -g1)
+  # Debian's GCC links --as-needed by default but not with -fsanitize; restore it, or every binary
+  # needs the toolkit's libcuda.so stub (linked through CUDA::nvrtc) at run time, which no machine
+  # without a driver has.
+  add_link_options(-fsanitize=${CUDALAB_SANITIZE} -Wl,--as-needed)
+endif()
 
 # Warnings every cudalab target compiles with.
 function(cudalab_warnings target)

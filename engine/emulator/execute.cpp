@@ -2032,12 +2032,14 @@ void record_writers(Exec& x, Allocation* a, std::uint32_t mask, const std::uint6
     });
 }
 
-// Each lane's Word between its register and data + base[l]. A full warp over consecutive
-// elements (lane l at lane 0's address + l * Bytes, the coalesced pattern the lessons teach)
+// Each lane's Word between its register and data + (base[l] + shift). The sum is taken in
+// unsigned 64-bit arithmetic first: for global memory shift is offset - the buffer's device address,
+// and forming data - address as a pointer would leave the host allocation (undefined behaviour,
+// found by UBSan). A full warp over consecutive elements (lane l at lane 0's address + l * Bytes, the coalesced pattern the lessons teach)
 // moves as one block of memory. Each lane reads its address before its destination is written,
 // so the address register may be the destination.
 template <bool Store, int Bytes>
-void move_lanes(std::uint32_t mask, std::uint8_t* data, const std::uint64_t* base, std::uint64_t* v) {
+void move_lanes(std::uint32_t mask, std::uint8_t* data, std::uint64_t shift, const std::uint64_t* base, std::uint64_t* v) {
     using Word = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
     bool consecutive = false;
     if (mask == 0xffffffffu) {
@@ -2046,7 +2048,7 @@ void move_lanes(std::uint32_t mask, std::uint8_t* data, const std::uint64_t* bas
         consecutive = diff == 0;
     }
     if (consecutive) {
-        std::uint8_t* p = data + base[0];
+        std::uint8_t* p = data + (base[0] + shift);
         if (Store) {
             for (int l = 0; l < 32; ++l) {
                 const Word w = Word(v[l]);
@@ -2060,12 +2062,12 @@ void move_lanes(std::uint32_t mask, std::uint8_t* data, const std::uint64_t* bas
     } else if (Store) {
         FOR_LANES(mask, {
             const Word w = Word(v[l]);
-            std::memcpy(data + base[l], &w, Bytes);
+            std::memcpy(data + (base[l] + shift), &w, Bytes);
         });
     } else {
         FOR_LANES(mask, {
             Word w;
-            std::memcpy(&w, data + base[l], Bytes);
+            std::memcpy(&w, data + (base[l] + shift), Bytes);
             v[l] = w;
         });
     }
@@ -2137,7 +2139,10 @@ template <bool Store> void load_store(Exec& x) {
     // global too.) Anything else takes the per-lane path below, which names the fault.
     if (space == Space::global || space == Space::generic) {
         if (Allocation* a = warp_buffer(x, x.mask, addr, 0, size)) {
-            std::uint8_t* base = a->bytes() - a->base;
+            // Host address of lane l's element: data + (addr[l] + offset - start), summed as
+            // integers first (a pointer to data - start would be undefined behaviour).
+            std::uint8_t* const data = a->bytes();
+            const std::uint64_t start = a->base;
             for (int k = 0; k < count; ++k) {
                 std::int32_t r = vo.kind == OperandKind::vector ? vo.vec[k] : vo.reg;
                 const std::uint64_t offset = std::uint64_t(k * elem);
@@ -2145,12 +2150,12 @@ template <bool Store> void load_store(Exec& x) {
                     if (r < 0 && vo.kind != OperandKind::imm) continue;
                     const std::uint64_t* v = r >= 0 ? x.reg(r) : nullptr;
                     const std::uint64_t imm = std::uint64_t(vo.value);
-                    if (elem == 4) FOR_LANES(x.mask, { std::uint32_t w = std::uint32_t(v ? v[l] : imm); std::memcpy(base + addr[l] + offset, &w, 4); })
-                    else FOR_LANES(x.mask, { std::uint64_t w = v ? v[l] : imm; std::memcpy(base + addr[l] + offset, &w, std::size_t(elem)); })
+                    if (elem == 4) FOR_LANES(x.mask, { std::uint32_t w = std::uint32_t(v ? v[l] : imm); std::memcpy(data + (addr[l] + offset - start), &w, 4); })
+                    else FOR_LANES(x.mask, { std::uint64_t w = v ? v[l] : imm; std::memcpy(data + (addr[l] + offset - start), &w, std::size_t(elem)); })
                 } else if (r >= 0) {
                     std::uint64_t* d = x.reg(r);
-                    if (elem == 4 && !sign) FOR_LANES(x.mask, { std::uint32_t w; std::memcpy(&w, base + addr[l] + offset, 4); d[l] = w; })
-                    else FOR_LANES(x.mask, d[l] = read_value(base + addr[l] + offset, elem, sign));
+                    if (elem == 4 && !sign) FOR_LANES(x.mask, { std::uint32_t w; std::memcpy(&w, data + (addr[l] + offset - start), 4); d[l] = w; })
+                    else FOR_LANES(x.mask, d[l] = read_value(data + (addr[l] + offset - start), elem, sign));
                 }
             }
             if (Store) record_writers(x, a, x.mask, addr, 0, size);
@@ -2869,7 +2874,7 @@ template <bool Store, int Bytes> void global_access(Exec& x) {
     record_lanes(x, MemSpace::global, Store ? MemOp::store : MemOp::load, base, offset, Bytes);
     if (Store) record_writers(x, a, x.mask, base, offset, Bytes);
     global_races(x, a, x.mask, base, offset, Bytes, Store ? GlobalUse::write : GlobalUse::read);
-    move_lanes<Store, Bytes>(x.mask, a->bytes() - a->base + offset, base, x.reg(vo.reg));
+    move_lanes<Store, Bytes>(x.mask, a->bytes(), offset - a->base, base, x.reg(vo.reg));
 }
 
 // The same in shared memory, with the race detector's per-lane bookkeeping.
@@ -2883,7 +2888,7 @@ template <bool Store, int Bytes> void shared_access(Exec& x) {
     if (x.launch.detect_races) {
         FOR_LANES(x.mask, shared_shadow(x, std::uint32_t(base[l] + offset), Bytes, Store ? SharedUse::write : SharedUse::read, l));
     }
-    move_lanes<Store, Bytes>(x.mask, x.block.shared.data() + offset, base, x.reg(vo.reg));
+    move_lanes<Store, Bytes>(x.mask, x.block.shared.data(), offset, base, x.reg(vo.reg));
 }
 
 // fma.rn.f32 / mad.rn.f32 on registers.
