@@ -19,6 +19,10 @@ struct LessonInfo {
     std::string id;     // "02-vector-add"
     std::string title;
     std::string part;
+    // "kernel": the learner writes kernels that the lesson's host side launches (Parts I-III);
+    // "program": the learner writes a whole program with `main` (lessons/program_lesson.h).
+    std::string kind = "kernel";
+    bool is_program() const { return kind == "program"; }
     std::vector<std::string> views;
     std::vector<std::string> hints;
     std::map<std::string, double> points;  // check name -> points (default 1)
