@@ -74,7 +74,8 @@ struct CheckReport {
     std::vector<CheckResult> checks;
     std::vector<LaunchSummary> launches;
     std::vector<std::string> log;
-    std::string printf_output;
+    std::string printf_output;   // device printf; a program lesson: the last run's stdout
+    bool program = false;        // a program lesson's report (built by nvcc, no launches of its own)
     double compile_seconds = 0;
     bool compile_cached = false;
     double compiled_seconds = 0;  // how long the compile took when it ran (a cached one: earlier)

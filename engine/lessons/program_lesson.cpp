@@ -272,6 +272,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
                                  const std::string& path, CheckReport report) {
+    report.program = true;
     const ProgramHostSide* host = nullptr;
     for (const auto& h : registered_program_host_sides())
         if (h.id == lesson.id) host = &h;
