@@ -312,7 +312,14 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     }
     // The backend: the lesson asks run_program for it, which chooses as `cudalab run` does.
     std::string backend = options.backend;
-    if (backend == "auto") {
+    if (backend == "gpu") {
+        std::string why;
+        if (!programs::gpu_available(&why)) {
+            report.status = Status::error(StatusCode::backend_unavailable,
+                                          "--backend gpu: " + why + "; --backend emu runs the program on the emulated CUDA runtime");
+            return report;
+        }
+    } else if (backend == "auto") {
         std::string why;
         backend = programs::gpu_available(&why) ? "gpu" : "emu";
         report.backend_note = backend == "gpu" ? "a CUDA driver and a GPU were found" : why + ": using the emulated CUDA runtime";
