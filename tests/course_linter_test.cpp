@@ -29,7 +29,7 @@ Course load() {
 std::vector<std::string> built_lessons(const std::string& root) {
     std::string cmake = test_support::read_file(root + "/lessons/CMakeLists.txt");
     std::vector<std::string> ids;
-    std::regex id(R"(^\s+(\d\d-[a-z0-9-]+)\s*$)");
+    std::regex id(R"(^\s+(\d\d[a-z]?-[a-z0-9-]+)\s*$)");
     std::istringstream in(cmake);
     std::string line;
     while (std::getline(in, line)) {
@@ -54,7 +54,7 @@ TEST_CASE("course linter: manifest, folders and build agree") {
     std::vector<std::string> manifest_ids;
     for (const auto& l : course.lessons) {
         manifest_ids.push_back(l.id);
-        CHECK_MESSAGE(std::regex_match(l.id, std::regex(R"(\d\d-[a-z0-9-]+)")), l.id << ": ids are NN-slug");
+        CHECK_MESSAGE(std::regex_match(l.id, std::regex(R"(\d\d[a-z]?-[a-z0-9-]+)")), l.id << ": ids are NN-slug (NNb-slug for a companion of lesson NN)");
         CHECK_MESSAGE(!l.title.empty(), l.id << ": no title");
         for (const auto& path : {l.text_path, l.host_path, l.exercise_path, l.solution_path})
             CHECK_MESSAGE(fs::exists(path), l.id << ": missing " << path);

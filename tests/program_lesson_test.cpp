@@ -111,3 +111,40 @@ TEST_CASE("program lessons: 14-streams passes the pipeline, fails the serial exe
     CHECK_FALSE(hang.passed);
     CHECK(find_check(hang, "out.bin is right for a small input")->message.find("wall-clock limit") != std::string::npos);
 }
+
+TEST_CASE("program lessons: 02b-host-program finds missing copies and leaked device memory") {
+    std::string looked;
+    if (programs::find_nvcc(&looked).empty()) {
+        MESSAGE("SKIPPED: no nvcc (" << looked << "): program lessons need the CUDA toolkit's nvcc");
+        return;
+    }
+    Course course;
+    REQUIRE(load_course(find_course_root(), &course).ok());
+    const LessonInfo* l = course.find("02b-host-program");
+    REQUIRE(l);
+    compiler::Compiler compiler;
+    CheckOptions o;
+    o.backend = "emu";
+    o.seed = 2;
+    CheckReport ex = check_lesson(course, *l, o, compiler);
+    REQUIRE_MESSAGE(ex.status.ok(), ex.status.message);
+    const CheckResult* leak = find_check(ex, "every device allocation is freed");
+    REQUIRE(leak);
+    CHECK_FALSE(leak->passed);
+    CHECK(leak->value == 3);  // d_a, d_b, d_c
+    CHECK(ex.checks.front().message.find("values of c are wrong") != std::string::npos);
+
+    // The solution with one cudaFree taken out: right result, one leak.
+    std::string text = test_support::read_file(l->solution_path);
+    const std::string free_c = "CHECK(cudaFree(d_c));";
+    REQUIRE(text.find(free_c) != std::string::npos);
+    text.erase(text.find(free_c), free_c.size());
+    fs::path dir = test_support::temp_dir() / "lesson02b";
+    fs::create_directories(dir);
+    std::ofstream(dir / "leaky.cu") << text;
+    o.source_path = (dir / "leaky.cu").string();
+    CheckReport leaky = check_lesson(course, *l, o, compiler);
+    REQUIRE_MESSAGE(leaky.status.ok(), leaky.status.message);
+    CHECK(find_check(leaky, "c = a + b for a larger n")->passed);
+    CHECK(find_check(leaky, "every device allocation is freed")->value == 1);
+}
