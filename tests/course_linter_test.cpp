@@ -9,6 +9,7 @@
 #include <set>
 
 #include "lessons/course.h"
+#include "lessons/program_lesson.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -28,7 +29,7 @@ Course load() {
 std::vector<std::string> built_lessons(const std::string& root) {
     std::string cmake = test_support::read_file(root + "/lessons/CMakeLists.txt");
     std::vector<std::string> ids;
-    std::regex id(R"(^\s+(\d\d-[a-z0-9-]+)\s*$)");
+    std::regex id(R"(^\s+(\d\d[a-z]?-[a-z0-9-]+)\s*$)");
     std::istringstream in(cmake);
     std::string line;
     while (std::getline(in, line)) {
@@ -53,7 +54,7 @@ TEST_CASE("course linter: manifest, folders and build agree") {
     std::vector<std::string> manifest_ids;
     for (const auto& l : course.lessons) {
         manifest_ids.push_back(l.id);
-        CHECK_MESSAGE(std::regex_match(l.id, std::regex(R"(\d\d-[a-z0-9-]+)")), l.id << ": ids are NN-slug");
+        CHECK_MESSAGE(std::regex_match(l.id, std::regex(R"(\d\d[a-z]?-[a-z0-9-]+)")), l.id << ": ids are NN-slug (NNb-slug for a companion of lesson NN)");
         CHECK_MESSAGE(!l.title.empty(), l.id << ": no title");
         for (const auto& path : {l.text_path, l.host_path, l.exercise_path, l.solution_path})
             CHECK_MESSAGE(fs::exists(path), l.id << ": missing " << path);
@@ -69,13 +70,21 @@ TEST_CASE("course linter: manifest, folders and build agree") {
         const std::regex mention(R"(lessons? (\d\d))");
         for (auto it = std::sregex_iterator(text.begin(), text.end(), mention); it != std::sregex_iterator(); ++it) {
             const int n = std::stoi((*it)[1]);
-            const bool exists = n >= 1 && n <= int(course.lessons.size());
+            // Ids keep their numbers (a lesson still to be written leaves a gap): the number must be a lesson's.
+            bool exists = false;
+            for (const auto& other : course.lessons) exists = exists || std::stoi(other.id.substr(0, 2)) == n;
             CHECK_MESSAGE(exists, l.id << ": mentions lesson " << n);
         }
     }
     CHECK(built_lessons(course.root) == manifest_ids);
     std::set<std::string> registered;
     for (const auto& h : registered_host_sides()) registered.insert(h.id);
+    // A program lesson registers with CUDALAB_PROGRAM_LESSON, and only there.
+    for (const auto& h : registered_program_host_sides()) {
+        CHECK_MESSAGE(registered.insert(h.id).second, h.id << ": registered as a kernel lesson and a program lesson");
+        const LessonInfo* l = course.find(h.id);
+        CHECK_MESSAGE((l && l->is_program()), h.id << ": registered as a program lesson but the manifest does not say kind = \"program\"");
+    }
     CHECK(registered == std::set<std::string>(manifest_ids.begin(), manifest_ids.end()));
 }
 

@@ -34,16 +34,16 @@ namespace {
 const std::string kPrograms = std::string(CUDALAB_TEST_DATA) + "/programs";
 const std::string kProbe = kPrograms + "/probe.cu";
 
-// Every test shares one build cache (in the build folder), so nvcc runs once per program.
-struct Environment {
-    Environment() {
-        ::setenv("CUDALAB_CACHE_DIR", CUDALAB_TEST_PROGRAM_CACHE, 1);
-        ::setenv("CUDALAB_CUDART_DIR", CUDALAB_FAKE_CUDART_DIR, 1);
-    }
-};
-const Environment g_environment;
+// Every test shares one build cache (in the build folder), so nvcc runs once per program, and runs
+// its programs on the stand-in runtime. Set by these tests only (not at start-up): the lesson tests
+// in the same binary run programs on cudalab's own emulated runtime.
+void use_test_environment() {
+    ::setenv("CUDALAB_CACHE_DIR", CUDALAB_TEST_PROGRAM_CACHE, 1);
+    ::setenv("CUDALAB_CUDART_DIR", CUDALAB_FAKE_CUDART_DIR, 1);
+}
 
 bool have_nvcc() {
+    use_test_environment();
     std::string looked;
     if (!find_nvcc(&looked).empty()) return true;
     std::printf("SKIPPED: no nvcc (looked for %s): the tests that build programs need the CUDA Toolkit's compiler\n", looked.c_str());
@@ -300,6 +300,7 @@ TEST_CASE("build: a compile error shows nvcc's message with file:line and exits 
 }
 
 TEST_CASE("build: a missing nvcc is named with where it was looked for") {
+    use_test_environment();
     auto missing = run_command("CUDALAB_NVCC=/nonexistent/bin/nvcc " + std::string(CUDALAB_CLI) + " run " + quote(kProbe) + " --rebuild");
     CHECK(missing.exit_code == 2);
     CHECK(missing.output.find("nvcc") != std::string::npos);
@@ -423,6 +424,7 @@ TEST_CASE("run: the emulated runtime missing, or a GPU asked for where there is 
 }
 
 TEST_CASE("run: bad usage exits 2 with a message") {
+    use_test_environment();
     CHECK(run("").exit_code == 2);
     auto typo = run(quote(kProbe) + " --time-limt 5");
     CHECK(typo.exit_code == 2);

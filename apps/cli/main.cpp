@@ -232,7 +232,8 @@ int run_check(const CheckArgs& a) {
     // checks need the register and shared-memory counts. The compiler caches the results.
     if (a.backend != "emu")
         for (const auto* l : targets)
-            compiler.compile_file(!a.source.empty() ? a.source : a.solution ? l->solution_path : l->exercise_path);
+            if (!l->is_program())  // a program lesson's file is built by nvcc, in check_lesson()
+                compiler.compile_file(!a.source.empty() ? a.source : a.solution ? l->solution_path : l->exercise_path);
     lessons::Progress progress;
     warn_progress(progress);
     std::vector<lessons::CheckReport> reports;

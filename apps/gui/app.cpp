@@ -670,6 +670,13 @@ void App::draw_views_column() {
         if (checking_) draw_no_trace("Compiling and running\xE2\x80\xA6");
         else if (outcome_ && outcome_->report.status.code == StatusCode::compile_error)
             draw_no_trace("The exercise does not compile: nothing ran. The errors are marked in the code.");
+        else if (outcome_ && outcome_->report.program)
+            // A program lesson runs the learner's whole program in a child process: no launch of
+            // cudalab's own to trace. Its timeline opens in Perfetto.
+            draw_no_trace(("This lesson runs your whole program (a program lesson): there are no kernel views. See the checks; "
+                          "for the timeline of copies and kernels per stream, run `cudalab run exercises/" +
+                          outcome_->report.lesson + ".cu --timeline t.json -- ARGS` and open t.json in ui.perfetto.dev.")
+                               .c_str());
         else if (outcome_) draw_no_trace("The kernel did not complete a launch, so there is no trace to show. See the checks for why.");
         else draw_no_trace("No trace yet.");
     } else {

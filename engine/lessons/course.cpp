@@ -15,6 +15,7 @@
 #include <toml++/toml.h>
 
 #include "emulator/emu_backend.h"
+#include "lessons/program_lesson.h"
 #include "runtime/runtime.h"
 
 namespace fs = std::filesystem;
@@ -64,6 +65,10 @@ Status load_course(const std::string& root, Course* course) {
         l.id = (*t)["id"].value_or(std::string());
         l.title = (*t)["title"].value_or(std::string());
         l.part = (*t)["part"].value_or(std::string());
+        l.kind = (*t)["kind"].value_or(std::string("kernel"));
+        if (l.kind != "kernel" && l.kind != "program")
+            return Status::error(StatusCode::io_error, manifest.string() + ": lesson '" + l.id + "' has kind '" + l.kind +
+                                                           "' (kernel or program)");
         if (l.id.empty()) return Status::error(StatusCode::io_error, manifest.string() + ": a lesson has no id");
         if (!seen.insert(l.id).second)
             return Status::error(StatusCode::io_error, manifest.string() + ": duplicate lesson id '" + l.id + "'");
@@ -161,6 +166,21 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     std::string path = options.source_path.empty() ? (options.solution ? lesson.solution_path : lesson.exercise_path)
                                                    : options.source_path;
     report.source = display_path(course, path);
+
+    if (lesson.is_program()) {
+        if (options.source_path.empty() && !options.solution) {
+            std::error_code ec;
+            const fs::path real = fs::weakly_canonical(path, ec), root = fs::weakly_canonical(course.root, ec);
+            const std::string r = real.string(), c = root.string() + "/";
+            if (!ec && r.compare(0, c.size(), c) != 0) {
+                report.status = Status::error(StatusCode::compile_error,
+                                              report.source + ": error: the exercise is a link to " + r +
+                                                  ", outside the course; it must be the learner's own file");
+                return report;
+            }
+        }
+        return check_program_lesson(course, lesson, options, path, std::move(report));
+    }
 
     const HostSide* host = nullptr;
     for (const auto& h : registered_host_sides())

@@ -19,6 +19,10 @@ struct LessonInfo {
     std::string id;     // "02-vector-add"
     std::string title;
     std::string part;
+    // "kernel": the learner writes kernels that the lesson's host side launches (Parts I-III);
+    // "program": the learner writes a whole program with `main` (lessons/program_lesson.h).
+    std::string kind = "kernel";
+    bool is_program() const { return kind == "program"; }
     std::vector<std::string> views;
     std::vector<std::string> hints;
     std::map<std::string, double> points;  // check name -> points (default 1)
@@ -70,7 +74,8 @@ struct CheckReport {
     std::vector<CheckResult> checks;
     std::vector<LaunchSummary> launches;
     std::vector<std::string> log;
-    std::string printf_output;
+    std::string printf_output;   // device printf; a program lesson: the last run's stdout
+    bool program = false;        // a program lesson's report (built by nvcc, no launches of its own)
     double compile_seconds = 0;
     bool compile_cached = false;
     double compiled_seconds = 0;  // how long the compile took when it ran (a cached one: earlier)

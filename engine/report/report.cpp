@@ -68,10 +68,17 @@ std::string text(const CheckReport& unsafe, const TextStyle& style) {
         o << "\n";
         char buf[200], compile[64];
         // A cached compile took no time now; say how long it took when it ran.
-        if (r.compile_cached) std::snprintf(compile, sizeof compile, "compile cached, %.0f ms when compiled", r.compiled_seconds * 1000);
-        else std::snprintf(compile, sizeof compile, "compile %.0f ms", r.compile_seconds * 1000);
-        std::snprintf(buf, sizeof buf, "  time     %s, run %.0f ms (%llu thread instructions)\n", compile, r.run_seconds * 1000,
-                      (unsigned long long)r.totals.thread_instructions);
+        if (r.program) {
+            // nvcc's build cache keeps no record of how long the build took.
+            if (r.compile_cached) std::snprintf(compile, sizeof compile, "build (nvcc) cached");
+            else std::snprintf(compile, sizeof compile, "build (nvcc) %.0f ms", r.compile_seconds * 1000);
+            std::snprintf(buf, sizeof buf, "  time     %s, runs %.0f ms\n", compile, r.run_seconds * 1000);
+        } else {
+            if (r.compile_cached) std::snprintf(compile, sizeof compile, "compile cached, %.0f ms when compiled", r.compiled_seconds * 1000);
+            else std::snprintf(compile, sizeof compile, "compile %.0f ms", r.compile_seconds * 1000);
+            std::snprintf(buf, sizeof buf, "  time     %s, run %.0f ms (%llu thread instructions)\n", compile, r.run_seconds * 1000,
+                          (unsigned long long)r.totals.thread_instructions);
+        }
         o << buf;
         o << "  seed     " << r.seed << " (--seed " << r.seed << " repeats these inputs)\n";
     }
@@ -107,7 +114,7 @@ std::string text(const CheckReport& unsafe, const TextStyle& style) {
     }
     for (const auto& line : r.log) o << k.dim << "  " << line << k.reset << "\n";
     if (!r.printf_output.empty()) {
-        o << "\n  device printf output:\n";
+        o << (r.program ? "\n  the program's output (last run):\n" : "\n  device printf output:\n");
         std::string shown = safe_text(r.printf_output, 4000);
         o << indent(shown, "    | ");
     }
@@ -203,6 +210,7 @@ nlohmann::json json(const CheckReport& unsafe) {
     j["backend"] = r.backend;
     j["source"] = r.source;
     j["seed"] = r.seed;
+    j["lesson_kind"] = r.program ? "program" : "kernel";  // added field (the contract allows it)
     if (!r.status.ok()) {
         j["error"] = r.status.message;
         j["diagnostics"] = nlohmann::json::array();

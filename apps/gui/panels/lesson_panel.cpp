@@ -122,7 +122,7 @@ void App::draw_lesson_list() {
         if (p.state == lessons::LessonState::not_tried) dl->AddCircle(c, r, state_color(p.state), 16, 1.5f * s);
         else dl->AddCircleFilled(c, r, state_color(p.state), 16);
         const float ty = cy - ImGui::GetTextLineHeight() * 0.5f;
-        dl->AddText(fonts().mono, fonts().mono->FontSize, ImVec2(at.x + 24 * s, ty + 1 * s), colors::text_dim, l.id.substr(0, 2).c_str());
+        dl->AddText(fonts().mono, fonts().mono->FontSize, ImVec2(at.x + 24 * s, ty + 1 * s), colors::text_dim, l.id.substr(0, l.id.find('-')).c_str());
         // A title that does not fit is set smaller before it is cut.
         ImFont* title_font = selected ? fonts().ui_bold : fonts().ui;
         const float title_w = ImGui::GetContentRegionAvail().x - 52 * s;

@@ -1,0 +1,352 @@
+// Program lessons (program_lesson.h): the session a lesson's host side runs the learner's program
+// through, and check_program_lesson(), the build-and-run path check_lesson() takes for them.
+//
+// [SECTION] ProgramRun and ProgramSession
+// [SECTION] timeline arithmetic
+// [SECTION] check_program_lesson
+#include "lessons/program_lesson.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <sstream>
+
+#include "lessons/course.h"
+#include "programs/build.h"
+#include "programs/runner.h"
+#include "programs/sandbox.h"
+
+namespace fs = std::filesystem;
+
+namespace cudalab::lessons {
+
+std::vector<ProgramHostSide>& registered_program_host_sides() {
+    static std::vector<ProgramHostSide> sides;
+    return sides;
+}
+
+// [SECTION] ProgramRun and ProgramSession
+
+std::string ProgramRun::faults() const {
+    std::string s;
+    if (runtime.is_object() && runtime.contains("faults") && runtime["faults"].is_array())
+        for (const auto& f : runtime["faults"]) s += (s.empty() ? "" : "\n") + (f.is_string() ? f.get<std::string>() : f.dump());
+    return s;
+}
+
+ProgramSession::ProgramSession(std::string executable, std::string work_dir, std::string backend, std::uint64_t seed,
+                               double time_limit_seconds)
+    : executable_(std::move(executable)), work_dir_(std::move(work_dir)), backend_(std::move(backend)), rng_(seed),
+      time_limit_seconds_(time_limit_seconds) {}
+
+bool ProgramSession::write_file(const std::string& name, const void* data, std::size_t bytes) {
+    std::ofstream out(fs::path(work_dir_) / name, std::ios::binary | std::ios::trunc);
+    out.write(static_cast<const char*>(data), std::streamsize(bytes));
+    return bool(out);
+}
+
+bool ProgramSession::read_file(const std::string& name, std::vector<unsigned char>* bytes, std::size_t max_bytes) {
+    bytes->clear();
+    std::error_code ec;
+    const fs::path p = fs::path(work_dir_) / name;
+    // The program could have left a link to anywhere, or a folder, in its place.
+    if (!fs::is_regular_file(fs::symlink_status(p, ec)) || fs::file_size(p, ec) > max_bytes) return false;
+    std::ifstream in(p, std::ios::binary);
+    bytes->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return bool(in) || in.eof();
+}
+
+namespace {
+
+// The timeline file the runtime (or the CUPTI library) wrote: complete events only.
+std::vector<programs::TimelineEvent> read_timeline(const std::string& path, std::string* why) {
+    std::vector<programs::TimelineEvent> events;
+    std::ifstream in(path);
+    if (!in) { *why = "no timeline was written"; return events; }
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("traceEvents") || !j["traceEvents"].is_array()) {
+        *why = "the timeline is not valid JSON";
+        return events;
+    }
+    for (const auto& e : j["traceEvents"]) {
+        // The file comes from the learner's process: any field may have any type.
+        auto text = [&e](const char* key) { return e.contains(key) && e[key].is_string() ? e[key].get<std::string>() : std::string(); };
+        auto number = [&e](const char* key) { return e.contains(key) && e[key].is_number() ? e[key].get<double>() : 0.0; };
+        if (!e.is_object() || text("ph") != "X") continue;
+        programs::TimelineEvent t;
+        t.name = text("name");
+        t.category = text("cat");
+        const double ts = std::clamp(number("ts"), 0.0, 1e15), dur = std::clamp(number("dur"), 0.0, 1e15);
+        t.start_ns = std::uint64_t(ts * 1000.0);
+        t.end_ns = t.start_ns + std::uint64_t(dur * 1000.0);
+        t.pid = std::int64_t(std::clamp(number("pid"), -1e9, 1e9));
+        t.tid = std::int64_t(std::clamp(number("tid"), -1e18, 1e18));
+        if (e.contains("args") && e["args"].is_object()) t.args = e["args"];
+        events.push_back(std::move(t));
+    }
+    return events;
+}
+
+}  // namespace
+
+const ProgramRun& ProgramSession::run(const std::vector<std::string>& args) {
+    ProgramRun run;
+    programs::RunRequest req;
+    req.executable = executable_;
+    req.argv0 = "./program";
+    req.args = args;
+    req.backend = backend_;
+    req.built_by_cudalab = true;
+    req.cwd = work_dir_;
+    const std::string timeline = (fs::path(work_dir_) / ".cudalab-timeline.json").string();
+    std::error_code ec;
+    fs::remove(timeline, ec);
+    req.timeline = timeline;
+    // Learner code is untrusted: in the sandbox where this machine has one (bubblewrap), with the
+    // sandbox's limits either way.
+    req.sandbox = programs::sandbox_support().ok;
+    req.limits = programs::default_run_limits(true);
+    if (time_limit_seconds_ > 0) req.limits.wall_seconds = time_limit_seconds_;
+    req.limits.cpu_seconds = std::max(req.limits.cpu_seconds, req.limits.wall_seconds);
+    req.output = programs::OutputMode::capture;
+    req.limits.output_bytes = 1u << 20;
+    req.stdin_null = true;
+    // The runtime next to the executable (cudalab's), else the build tree's (the test binary lives
+    // in a sub-folder of it).
+    if (programs::find_emulated_runtime("", nullptr).empty()) req.cudart_dir = std::string(CUDALAB_BUILD_DIR) + "/cudart-emu";
+    if (programs::find_cupti_library("", nullptr).empty()) req.cupti_library = std::string(CUDALAB_BUILD_DIR) + "/libcudalab_cupti.so";
+    programs::RunResult r = programs::run_program(req);
+    run.backend = r.backend;
+    run.exit_code = programs::run_exit_code(r);
+    run.out = r.process.out;
+    run.err = r.process.err;
+    run.wall_seconds = r.process.wall_seconds;
+    run.runtime = r.runtime;
+    run.completed = r.started && r.process.outcome == programs::Outcome::exited;
+    if (!run.completed) {
+        std::string s = programs::run_summary(r);
+        if (s.rfind("cudalab: ", 0) == 0) s = s.substr(9);
+        run.failure = s.empty() ? "the program did not run" : s;
+    }
+    std::string why;
+    if (r.timeline_written) run.timeline = read_timeline(timeline, &why);
+    run.timeline_written = r.timeline_written && why.empty();
+    log_.push_back("ran ./program" + [&] { std::string a; for (const auto& x : args) a += " " + x; return a; }() + " on " +
+                   (run.backend.empty() ? backend_ : run.backend) + ": exit " + std::to_string(run.exit_code) + " in " +
+                   std::to_string(int(run.wall_seconds * 1000)) + " ms");
+    runs_.push_back(std::move(run));
+    return runs_.back();
+}
+
+bool ProgramSession::check(const std::string& name, bool passed, double bad, const std::string& message,
+                           const std::string& advice) {
+    CheckResult c;
+    c.name = name;
+    c.kind = CheckKind::correctness;
+    c.passed = passed;
+    c.value = passed ? 0 : std::max(bad, 1.0);
+    c.message = message;
+    if (!passed) c.advice = advice;
+    checks_.push_back(std::move(c));
+    return passed;
+}
+
+bool ProgramSession::bounded(const std::string& name, double value, double threshold, bool at_least,
+                             const std::string& message, const std::string& advice, bool measured_on_correct,
+                             const std::string& fix_first) {
+    CheckResult c;
+    c.name = name;
+    c.kind = CheckKind::performance;
+    c.threshold = threshold;
+    c.comparison = at_least ? ">=" : "<=";
+    if (!measured_on_correct) {
+        // A figure taken on a wrong result means nothing (a program that does nothing overlaps nothing fast).
+        c.value = std::nan("");
+        c.measured = false;
+        c.passed = false;
+        c.message = "not measured: the program's result is wrong, so the figure would mean nothing (" + message + ")";
+        c.advice = fix_first;
+    } else {
+        c.value = value;
+        c.passed = at_least ? value >= threshold : value <= threshold;
+        c.message = message;
+        if (!c.passed) c.advice = advice;
+    }
+    const bool passed = c.passed;
+    checks_.push_back(std::move(c));
+    return passed;
+}
+
+bool ProgramSession::check_at_least(const std::string& name, double value, double threshold, const std::string& message,
+                                    const std::string& advice, bool measured_on_correct, const std::string& fix_first) {
+    return bounded(name, value, threshold, true, message, advice, measured_on_correct, fix_first);
+}
+
+bool ProgramSession::check_at_most(const std::string& name, double value, double threshold, const std::string& message,
+                                   const std::string& advice, bool measured_on_correct, const std::string& fix_first) {
+    return bounded(name, value, threshold, false, message, advice, measured_on_correct, fix_first);
+}
+
+bool ProgramSession::failed() const {
+    for (const auto& c : checks_)
+        if (!c.passed) return true;
+    return false;
+}
+
+// [SECTION] timeline arithmetic
+
+std::vector<Interval> merge_intervals(std::vector<Interval> v) {
+    std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    std::vector<Interval> out;
+    for (const auto& i : v) {
+        if (i.end <= i.start) continue;
+        if (!out.empty() && i.start <= out.back().end) out.back().end = std::max(out.back().end, i.end);
+        else out.push_back(i);
+    }
+    return out;
+}
+
+double covered(const Interval& a, const std::vector<Interval>& merged) {
+    double sum = 0;
+    for (const auto& m : merged) {
+        const double lo = std::max(a.start, m.start), hi = std::min(a.end, m.end);
+        if (hi > lo) sum += hi - lo;
+    }
+    return sum;
+}
+
+// [SECTION] check_program_lesson
+
+namespace {
+
+// A private folder the program runs in, removed afterwards.
+struct WorkDir {
+    fs::path path;
+    WorkDir() {
+        std::random_device rd;
+        std::error_code ec;
+        for (int i = 0; i < 8 && path.empty(); ++i) {
+            fs::path p = fs::temp_directory_path(ec) / ("cudalab-lesson-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+            if (fs::create_directory(p, ec)) path = p;
+        }
+    }
+    ~WorkDir() {
+        std::error_code ec;
+        if (!path.empty()) fs::remove_all(path, ec);
+    }
+};
+
+// nvcc's "file:12: error: message" lines (as programs::colon_line_numbers writes them), as the
+// reports' diagnostics.
+std::vector<compiler::Diagnostic> parse_nvcc_log(const std::string& log, const std::string& file) {
+    std::vector<compiler::Diagnostic> out;
+    static const std::regex line_re(R"(^(.+?):(\d+): (error|warning|catastrophic error): (.*)$)");
+    std::istringstream in(log);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::smatch m;
+        if (!std::regex_match(line, m, line_re)) continue;
+        compiler::Diagnostic d;
+        d.file = file;
+        d.line = std::stoi(m[2]);
+        d.severity = m[3] == "warning" ? "warning" : "error";
+        d.message = m[4];
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+    if (from.empty()) return s;
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+    return s;
+}
+
+}  // namespace
+
+CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
+                                 const std::string& path, CheckReport report) {
+    report.program = true;
+    const ProgramHostSide* host = nullptr;
+    for (const auto& h : registered_program_host_sides())
+        if (h.id == lesson.id) host = &h;
+    if (!host) {
+        report.status = Status::error(StatusCode::bad_usage, "lesson " + lesson.id + " has no host side compiled in (" +
+                                                                 lesson.host_path + "); rebuild cudalab");
+        return report;
+    }
+
+    // Build with nvcc, through the same cache and limits as `cudalab run`.
+    programs::BuildRequest build;
+    std::error_code ec;
+    const std::string abs = fs::absolute(path, ec).string();
+    build.inputs = {abs};
+    build.cwd = fs::path(abs).parent_path().string();
+    build.limits = programs::default_build_limits();
+    build.sandbox = programs::sandbox_support().ok;
+    programs::BuildResult built = programs::build_program(build);
+    report.compile_seconds = built.seconds;
+    report.compile_cached = built.cached;
+    report.compiled_seconds = built.nvcc_seconds;
+    if (!built.ok()) {
+        const std::string log = replace_all(built.log, abs, report.source);
+        report.diagnostics = parse_nvcc_log(log, report.source);
+        const bool learner = built.failure == programs::BuildFailure::compile_error ||
+                             built.failure == programs::BuildFailure::limit;
+        report.status = Status::error(learner ? StatusCode::compile_error : StatusCode::bad_usage,
+                                      (log.empty() ? "" : log + (log.back() == '\n' ? "" : "\n")) + report.source + ": " +
+                                          built.message);
+        return report;
+    }
+
+    WorkDir work;
+    if (work.path.empty()) {
+        report.status = Status::error(StatusCode::io_error, "cannot create a work folder in " + fs::temp_directory_path(ec).string());
+        return report;
+    }
+    // The backend: the lesson asks run_program for it, which chooses as `cudalab run` does.
+    std::string backend = options.backend;
+    if (backend == "gpu") {
+        std::string why;
+        if (!programs::gpu_available(&why)) {
+            report.status = Status::error(StatusCode::backend_unavailable,
+                                          "--backend gpu: " + why + "; --backend emu runs the program on the emulated CUDA runtime");
+            return report;
+        }
+    } else if (backend == "auto") {
+        std::string why;
+        backend = programs::gpu_available(&why) ? "gpu" : "emu";
+        report.backend_note = backend == "gpu" ? "a CUDA driver and a GPU were found" : why + ": using the emulated CUDA runtime";
+    }
+    report.backend = backend;
+    report.seed = options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
+    ProgramSession session(built.executable, work.path.string(), backend, report.seed,
+                           options.time_limit_seconds > 0 ? options.time_limit_seconds : 60);
+    const auto started = std::chrono::steady_clock::now();
+    host->run(session);
+    report.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report.checks = session.checks();
+    for (auto& c : report.checks) {
+        auto it = lesson.points.find(c.name);
+        c.points = it == lesson.points.end() ? 1.0 : it->second;
+    }
+    report.log = session.log();
+    if (const ProgramRun* last = session.last_run()) report.printf_output = last->out;
+    report.passed = !report.checks.empty() && !session.failed();
+    if (report.checks.empty()) {
+        CheckResult c;
+        c.name = "lesson ran its checks";
+        c.message = "the lesson's host side recorded no checks (a lesson bug)";
+        report.checks.push_back(c);
+    }
+    (void)course;
+    return report;
+}
+
+}  // namespace cudalab::lessons

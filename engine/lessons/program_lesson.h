@@ -1,0 +1,120 @@
+// Program lessons: the learner's file is a whole CUDA program (host code, kernels, `main`), not a
+// kernel the lesson launches. A lesson declares it in lessons/manifest.toml (`kind = "program"`)
+// and registers its host side with CUDALAB_PROGRAM_LESSON("NN-slug", run_function).
+//
+// check_lesson() builds the file with nvcc through engine/programs (the build cache and the limits
+// of `cudalab run`) and hands the lesson a ProgramSession. The lesson writes its inputs (random,
+// seeded) into a private work folder, runs the program there as often as it likes, in a
+// supervised child process on the emulated CUDA runtime (or NVIDIA's with --backend gpu), and
+// checks what came back: the exit code, stdout/stderr, the files it wrote, the runtime's result
+// JSON (faults, leaks) and the timeline (every API call, copy and kernel per stream, with its
+// modelled start and end). The checks are the same CheckResults as a kernel lesson's, so the
+// reports, the planned check list and the linter treat both kinds alike.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lessons/lesson.h"
+#include "programs/timeline_json.h"
+
+namespace cudalab::lessons {
+
+// One run of the learner's program.
+struct ProgramRun {
+    bool completed = false;     // it ran and exited by itself (whatever its status)
+    std::string failure;        // when !completed: why (could not start, a limit, a signal), in words
+    int exit_code = -1;         // cudalab's exit code for the run (programs/runner.h)
+    std::string out, err;       // its stdout and stderr (bounded by the output limit)
+    double wall_seconds = 0;
+    std::string backend;        // "emu" or "gpu"
+    nlohmann::json runtime;     // the emulated runtime's result ({"faults", "leaks", ...}) or null
+    std::vector<programs::TimelineEvent> timeline;  // device and host events; empty when none was written
+    bool timeline_written = false;
+    bool ok() const { return completed && exit_code == 0; }
+    // The runtime's faults, one line each ("" when none).
+    std::string faults() const;
+};
+
+class ProgramSession {
+public:
+    ProgramSession(std::string executable, std::string work_dir, std::string backend, std::uint64_t seed,
+                   double time_limit_seconds);
+
+    std::mt19937_64& rng() { return rng_; }
+    // The folder the program runs in; the lesson writes its inputs there.
+    const std::string& work_dir() const { return work_dir_; }
+    bool write_file(const std::string& name, const void* data, std::size_t bytes);
+    // The bytes of a file the program wrote in the work folder (false when there is none).
+    bool read_file(const std::string& name, std::vector<unsigned char>* bytes, std::size_t max_bytes = 256u << 20);
+
+    // Runs the program with `args` in the work folder, with a timeline. The run's outcome is
+    // kept for later checks (last_run()).
+    const ProgramRun& run(const std::vector<std::string>& args);
+    const ProgramRun* last_run() const { return runs_.empty() ? nullptr : &runs_.back(); }
+    const std::string& backend() const { return backend_; }
+
+    // A correctness check: passed or not, with what happened and what to try.
+    bool check(const std::string& name, bool passed, double bad, const std::string& message, const std::string& advice);
+    // Performance checks; `measured_on_correct` false: the figure was taken on a wrong result and
+    // fails as "not measured".
+    bool check_at_least(const std::string& name, double value, double threshold, const std::string& message,
+                        const std::string& advice, bool measured_on_correct, const std::string& fix_first);
+    bool check_at_most(const std::string& name, double value, double threshold, const std::string& message,
+                       const std::string& advice, bool measured_on_correct, const std::string& fix_first);
+
+    const std::vector<CheckResult>& checks() const { return checks_; }
+    std::vector<std::string>& log() { return log_; }
+    bool failed() const;
+
+private:
+    bool bounded(const std::string& name, double value, double threshold, bool at_least, const std::string& message,
+                 const std::string& advice, bool measured_on_correct, const std::string& fix_first);
+    std::string executable_, work_dir_, backend_;
+    std::mt19937_64 rng_;
+    double time_limit_seconds_;
+    std::vector<ProgramRun> runs_;
+    std::vector<CheckResult> checks_;
+    std::vector<std::string> log_;
+};
+
+// [SECTION] timeline arithmetic, for the lessons' checks
+
+struct Interval {
+    double start = 0, end = 0;  // microseconds
+};
+// The union of intervals, sorted and merged.
+std::vector<Interval> merge_intervals(std::vector<Interval> v);
+// How much of [a.start, a.end) the merged intervals cover.
+double covered(const Interval& a, const std::vector<Interval>& merged);
+
+struct Course;
+struct LessonInfo;
+struct CheckOptions;
+struct CheckReport;
+// Builds `path` (the learner's program) and runs the lesson's host side on it; `report` comes with
+// the lesson, title and source filled in. Called by check_lesson() for `kind = "program"` lessons.
+CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
+                                 const std::string& path, CheckReport report);
+
+using ProgramLessonRun = std::function<void(ProgramSession&)>;
+
+struct ProgramHostSide {
+    std::string id;
+    ProgramLessonRun run;
+};
+std::vector<ProgramHostSide>& registered_program_host_sides();
+struct ProgramRegistrar {
+    ProgramRegistrar(const char* id, ProgramLessonRun run) {
+        registered_program_host_sides().push_back({id, std::move(run)});
+    }
+};
+#define CUDALAB_PROGRAM_LESSON(id, run_function) \
+    static ::cudalab::lessons::ProgramRegistrar cudalab_program_lesson_registrar_{id, run_function}
+
+}  // namespace cudalab::lessons

@@ -1,0 +1,93 @@
+// Lesson 02b — the host side of vector add. A program lesson (lessons/program_lesson.h): the
+// learner's file is a whole program, run as `./program in.bin out.bin`. The lesson writes random
+// a and b, runs it for a small and a larger n, compares out.bin with a + b computed here, and reads
+// the runtime's report: no device allocation may be left unfreed. (Whether the program checks the
+// launch's errors cannot be seen from a run that has none: that waits for the runtime's fault
+// injection, issue 11's lesson 16.)
+#include <cstring>
+
+#include "lessons/program_lesson.h"
+
+namespace {
+
+using cudalab::lessons::ProgramRun;
+using cudalab::lessons::ProgramSession;
+
+bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, const ProgramRun** run_out) {
+    std::vector<float> a(n), b(n);
+    std::uniform_real_distribution<float> dist(-100.f, 100.f);
+    for (auto& x : a) x = dist(s.rng());
+    for (auto& x : b) x = dist(s.rng());
+    std::vector<unsigned char> file(4 + 8 * std::size_t(n));
+    std::memcpy(file.data(), &n, 4);
+    std::memcpy(file.data() + 4, a.data(), 4 * std::size_t(n));
+    std::memcpy(file.data() + 4 + 4 * std::size_t(n), b.data(), 4 * std::size_t(n));
+    std::remove((s.work_dir() + "/out.bin").c_str());
+    if (!s.write_file("in.bin", file.data(), file.size())) {
+        s.check(name, false, 1, "the lesson could not write in.bin in " + s.work_dir(), "free some space in the temporary folder");
+        return false;
+    }
+    const ProgramRun& run = s.run({"in.bin", "out.bin"});
+    *run_out = &run;
+    const std::string what = "n = " + std::to_string(n) + ": ";
+    if (!run.completed) {
+        s.check(name, false, 1, what + run.failure + (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                "run it yourself with `cudalab run exercises/02b-host-program.cu -- in.bin out.bin`");
+        return false;
+    }
+    const std::string faults = run.faults();
+    if (run.exit_code != 0 || !faults.empty()) {
+        s.check(name, false, 1,
+                what + "the program exited with status " + std::to_string(run.exit_code) +
+                    (faults.empty() ? "" : "; the runtime reports: " + faults) + (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                "read the message above: CHECK names the call that failed and why");
+        return false;
+    }
+    std::vector<unsigned char> bytes;
+    if (!s.read_file("out.bin", &bytes) || bytes.size() != 4 * std::size_t(n)) {
+        s.check(name, false, 1, what + "out.bin is missing or not n floats long", "write exactly the n floats of c to argv[2]");
+        return false;
+    }
+    std::vector<float> c(n);
+    std::memcpy(c.data(), bytes.data(), bytes.size());
+    std::size_t bad = 0, first = 0;
+    for (unsigned i = 0; i < n; ++i)
+        if (!(c[i] == a[i] + b[i]) && bad++ == 0) first = i;  // one float addition: exact
+    if (bad) {
+        s.check(name, false, double(bad),
+                what + std::to_string(bad) + " of " + std::to_string(n) + " values of c are wrong; the first at index " +
+                    std::to_string(first) + " (expected " + std::to_string(a[first] + b[first]) + ", got " + std::to_string(c[first]) + ")",
+                "the kernel is right: the device buffers must be filled from a and b before the launch (cudaMemcpy "
+                "HostToDevice), and c copied back after it (cudaMemcpy DeviceToHost)");
+        return false;
+    }
+    s.check(name, true, 0, what + "all " + std::to_string(n) + " values match", "");
+    return true;
+}
+
+void run(ProgramSession& s) {
+    const ProgramRun *small = nullptr, *large = nullptr;
+    std::uniform_int_distribution<unsigned> small_n(1, 300), large_n(100000, 110000);
+    run_and_compare(s, "c = a + b for a small n", small_n(s.rng()), &small);
+    run_and_compare(s, "c = a + b for a larger n", large_n(s.rng()), &large);
+
+    // Leaks: the emulated runtime lists the device allocations still held at exit.
+    if (!large || !large->completed) {
+        s.check("every device allocation is freed", false, 1, "not run: the program did not complete", "make it run first");
+    } else if (large->runtime.is_object() && large->runtime.contains("leaks") && large->runtime["leaks"].is_object()) {
+        const auto& leaks = large->runtime["leaks"];
+        const double count = leaks.contains("count") && leaks["count"].is_number() ? leaks["count"].get<double>() : 0;
+        const double leaked = leaks.contains("bytes") && leaks["bytes"].is_number() ? leaks["bytes"].get<double>() : 0;
+        s.check("every device allocation is freed", count == 0, count,
+                count == 0 ? "no device memory was left allocated at exit"
+                           : std::to_string(int(count)) + " device allocation(s), " + std::to_string((long long)leaked) + " bytes, were never freed",
+                "free each cudaMalloc'd buffer with cudaFree once you no longer need it");
+    } else {
+        // NVIDIA's runtime keeps no such list.
+        s.check("every device allocation is freed", true, 0, "not checked on this backend (the emulated runtime counts leaks)", "");
+    }
+}
+
+}  // namespace
+
+CUDALAB_PROGRAM_LESSON("02b-host-program", run);

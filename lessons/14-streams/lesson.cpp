@@ -1,0 +1,135 @@
+// Lesson 14 — streams. A program lesson (lessons/program_lesson.h): the learner's file is a whole
+// program, run as `./program in.bin out.bin`. The lesson writes random inputs, runs it twice (a
+// small awkward size, then a large one), compares out.bin with a CPU reference, and reads the
+// large run's timeline: copies in both directions must run while kernels run, and none may use
+// pageable host memory.
+#include <cstring>
+
+#include "lessons/program_lesson.h"
+
+namespace {
+
+using cudalab::lessons::Interval;
+using cudalab::lessons::ProgramRun;
+using cudalab::lessons::ProgramSession;
+
+// The exercise's kernel, on the CPU (32-bit unsigned arithmetic wraps the same way on both).
+unsigned mix_reference(unsigned v) {
+    for (unsigned r = 0; r < 256; ++r) v = (v ^ (v >> 15)) * 2246822519u + r;
+    return v;
+}
+
+const char* kFixFirst = "make out.bin right first (the correctness checks above say what is wrong)";
+
+// Writes n random values, runs the program, compares. Returns true when out.bin is right.
+bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, const ProgramRun** run_out) {
+    std::vector<unsigned> in(std::size_t(n) + 1);
+    in[0] = n;
+    std::uniform_int_distribution<unsigned> dist;
+    for (unsigned i = 1; i <= n; ++i) in[i] = dist(s.rng());
+    std::remove((s.work_dir() + "/out.bin").c_str());
+    if (!s.write_file("in.bin", in.data(), in.size() * sizeof(unsigned))) {
+        s.check(name, false, 1, "the lesson could not write in.bin in " + s.work_dir(), "free some space in the temporary folder");
+        return false;
+    }
+    const ProgramRun& run = s.run({"in.bin", "out.bin"});
+    *run_out = &run;
+    const std::string what = "n = " + std::to_string(n) + ": ";
+    if (!run.completed) {
+        s.check(name, false, 1, what + run.failure + (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                "run it yourself with `cudalab run exercises/14-streams.cu -- in.bin out.bin` and look at what it prints");
+        return false;
+    }
+    const std::string faults = run.faults();
+    if (run.exit_code != 0 || !faults.empty()) {
+        s.check(name, false, 1,
+                what + "the program exited with status " + std::to_string(run.exit_code) +
+                    (faults.empty() ? "" : "; the runtime reports: " + faults) + (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                "every CUDA call must succeed: read the message above, and check each call's cudaError_t");
+        return false;
+    }
+    std::vector<unsigned char> bytes;
+    if (!s.read_file("out.bin", &bytes)) {
+        s.check(name, false, 1, what + "the program wrote no out.bin", "write the n results to the file named by argv[2]");
+        return false;
+    }
+    if (bytes.size() != std::size_t(n) * sizeof(unsigned)) {
+        s.check(name, false, 1, what + "out.bin has " + std::to_string(bytes.size()) + " bytes, not " + std::to_string(std::size_t(n) * 4),
+                "write exactly n 32-bit values, nothing before them");
+        return false;
+    }
+    std::vector<unsigned> out(n);
+    if (n) std::memcpy(out.data(), bytes.data(), bytes.size());
+    std::size_t bad = 0, first_bad = 0;
+    for (unsigned i = 0; i < n; ++i)
+        if (out[i] != mix_reference(in[std::size_t(i) + 1]) && bad++ == 0) first_bad = i;
+    if (bad) {
+        s.check(name, false, double(bad),
+                what + std::to_string(bad) + " of " + std::to_string(n) + " values differ; the first at index " + std::to_string(first_bad),
+                "a chunk that was never copied in, computed or copied out leaves its values wrong: check each chunk's offset "
+                "and count (the last one is shorter), and synchronise before the host writes out.bin");
+        return false;
+    }
+    s.check(name, true, 0, what + "all " + std::to_string(n) + " values match", "");
+    return true;
+}
+
+// The share of one direction's copy time during which some kernel runs.
+double hidden_fraction(const ProgramRun& run, const std::string& direction, double* copy_us) {
+    std::vector<Interval> kernels;
+    for (const auto& e : run.timeline)
+        if (e.pid >= 1 && e.category == "kernel") kernels.push_back({e.start_ns / 1e3, e.end_ns / 1e3});
+    const auto merged = cudalab::lessons::merge_intervals(kernels);
+    double total = 0, hidden = 0;
+    for (const auto& e : run.timeline) {
+        if (e.pid < 1 || e.category != "memcpy" || e.name.find(direction) == std::string::npos) continue;
+        const Interval c{e.start_ns / 1e3, e.end_ns / 1e3};
+        total += c.end - c.start;
+        hidden += cudalab::lessons::covered(c, merged);
+    }
+    *copy_us = total;
+    return total > 0 ? hidden / total : 0;
+}
+
+void run(ProgramSession& s) {
+    const ProgramRun* small = nullptr;
+    const ProgramRun* large = nullptr;
+    std::uniform_int_distribution<unsigned> small_n(1000, 1100), large_n(1200000, 1300000);
+    run_and_compare(s, "out.bin is right for a small input", small_n(s.rng()), &small);
+    const bool correct = run_and_compare(s, "out.bin is right for a large input", large_n(s.rng()), &large);
+
+    // The performance checks read the large run's timeline.
+    const bool timeline = large && large->timeline_written;
+    if (large && !timeline && correct) s.log().push_back("the large run wrote no timeline");
+    const bool measured = correct && timeline;
+    std::size_t pageable = 0, copies = 0;
+    if (large)
+        for (const auto& e : large->timeline)
+            if (e.pid >= 1 && e.category == "memcpy") {
+                ++copies;
+                if (!e.args.is_object() || !e.args.contains("pinned")) continue;
+                const auto& pinned = e.args["pinned"];  // a boolean (or "false" from older runtimes)
+                if ((pinned.is_boolean() && !pinned.get<bool>()) || (pinned.is_string() && pinned.get<std::string>() == "false"))
+                    ++pageable;
+            }
+    s.check_at_most("no copies from or to pageable memory", double(pageable), 0,
+                    std::to_string(pageable) + " of " + std::to_string(copies) + " copies used pageable host memory",
+                    "allocate the host buffers with cudaMallocHost: a copy from malloc'd memory makes the host wait, and "
+                    "cannot overlap a kernel",
+                    measured, kFixFirst);
+    const double bound = 0.5;
+    for (const auto& [direction, label] : {std::pair<std::string, std::string>{"HtoD", "host-to-device"}, {"DtoH", "device-to-host"}}) {
+        double copy_us = 0;
+        const double f = large ? hidden_fraction(*large, direction, &copy_us) : 0;
+        char text[200];
+        std::snprintf(text, sizeof text, "%.0f %% of %.1f us of %s copies ran while a kernel ran", 100 * f, copy_us, label.c_str());
+        s.check_at_least(label + " copies overlap kernels", f, bound, copy_us > 0 ? text : "no " + label + " copies on the timeline",
+                         "split the work into 8 or more chunks over 4 non-blocking streams, each chunk copy in, kernel, copy "
+                         "out in its stream: one stream runs its work in order, so it overlaps nothing",
+                         measured, kFixFirst);
+    }
+}
+
+}  // namespace
+
+CUDALAB_PROGRAM_LESSON("14-streams", run);
