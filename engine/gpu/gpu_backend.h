@@ -71,6 +71,9 @@ public:
     // Run every launch on the emulator first (trace, metrics, faults with source lines). Tests turn
     // it off to exercise the GPU's own fault path.
     bool shadow_enabled = true;
+    // The shadow emulator's options: a check's limits (budget, memory, printf, deadline) apply
+    // to the shadow run as to the emulator backend.
+    emu::EmulatorOptions& shadow_options() { return shadow_.emulator().options(); }
 
 private:
     GpuBackend(const Driver* d, DeviceInfo info, CUcontext ctx);

@@ -1,5 +1,7 @@
 #include "lessons/course.h"
 
+#include "gpu/gpu_backend.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -236,8 +238,11 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
         report.status = st;
         return report;
     }
-    if (auto* emu = dynamic_cast<emu::EmuBackend*>(backend.get())) {
-        emu::EmulatorOptions& o = emu->emulator().options();
+    emu::EmulatorOptions* limited = nullptr;
+    if (auto* emu = dynamic_cast<emu::EmuBackend*>(backend.get())) limited = &emu->emulator().options();
+    if (auto* gpu = dynamic_cast<gpu::GpuBackend*>(backend.get())) limited = &gpu->shadow_options();
+    if (limited) {
+        emu::EmulatorOptions& o = *limited;
         if (options.instruction_budget) o.instruction_budget = options.instruction_budget;
         if (options.memory_limit) o.memory_limit = options.memory_limit;
         if (options.printf_limit) o.printf_limit = options.printf_limit;
