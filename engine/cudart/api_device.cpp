@@ -494,3 +494,15 @@ int report_not_implemented(const char* function) {
     return not_supported(function);
 }
 }  // namespace cudalab::cudart
+
+extern "C" {
+
+// [SECTION] Profiler control ---------------------------------------------------------------------
+// Programs bracket the part to profile (NVIDIA's samples do); with no profiler attached these
+// succeed and do nothing, as on a GPU.
+cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
+cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
+int cuProfilerStart(void) { return 0; }
+int cuProfilerStop(void) { return 0; }
+
+}  // extern "C"

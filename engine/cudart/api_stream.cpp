@@ -212,6 +212,28 @@ cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t
 
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void*, size_t, unsigned int) { return cudaSuccess; }
 
+// Stream attributes (L2 access-policy windows, synchronisation policy, priority) are hints that
+// change no result: kept and answered back, not modelled.
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue* value) {
+    CUDALAB_API("cudaStreamSetAttribute");
+    Stream* s = rt.stream(stream);
+    if (!s || !value) return fail(cudaErrorInvalidValue);
+    s->attributes[int(attr)] = *value;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue* value) {
+    CUDALAB_API("cudaStreamGetAttribute");
+    Stream* s = rt.stream(stream);
+    if (!s || !value) return fail(cudaErrorInvalidValue);
+    auto it = s->attributes.find(int(attr));
+    *value = it != s->attributes.end() ? it->second : cudaLaunchAttributeValue{};
+    if (attr == cudaLaunchAttributePriority && it == s->attributes.end()) value->priority = s->priority;
+    return cudaSuccess;
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSuccess; }
+
 // [SECTION] Events ----------------------------------------------------------------------------------
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {

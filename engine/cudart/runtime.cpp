@@ -55,7 +55,10 @@ Runtime::Runtime() : model(device_model()), memory(std::make_shared<emu::DeviceM
     start_ns_ = wall_ns();
     device_count = int(env_int("CUDALAB_DEVICES", 1, 0, 16));
     driver_version = int(env_int("CUDALAB_DRIVER_VERSION", 13000, 1000, 99999));
-    instruction_budget = std::uint64_t(env_int("CUDALAB_BUDGET", 0, 0, (1ll << 62)));
+    // Whole programs' kernels are larger than a lesson's: an endless loop is still stopped with
+    // its line (cudaErrorLaunchTimeout), after about half a minute of emulation rather than one
+    // second; `cudalab run --time-limit` bounds the whole run.
+    instruction_budget = std::uint64_t(env_int("CUDALAB_BUDGET", 2'000'000'000ll, 0, (1ll << 62)));
     {
         // Three quarters of the machine's memory unless told (CUDALAB_MEMORY_LIMIT, in MB).
         const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);

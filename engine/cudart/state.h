@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime_api.h>
+
 #include "cudart/device_model.h"
 #include "cudart/fatbin.h"
 #include "cudart/timeline.h"
@@ -102,7 +104,7 @@ struct Stream {
     bool capture_owns_graph = false;
     std::vector<GraphNode*> capture_frontier;
     unsigned long long capture_id = 0;
-    std::vector<std::pair<std::function<void()>, int>> pending;  // unused: work runs when issued
+    std::map<int, cudaLaunchAttributeValue> attributes;  // cudaStreamSetAttribute, kept as given
 };
 
 struct Event {
