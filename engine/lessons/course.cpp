@@ -37,19 +37,30 @@ std::string Course::ids() const {
 }
 
 std::string find_course_root() {
+    if (const char* env = std::getenv("CUDALAB_COURSE"); env && *env) return env;
     if (const char* env = std::getenv("CUDALAB_ROOT"); env && *env) return env;
     std::error_code ec;
     for (fs::path p = fs::current_path(ec); !p.empty(); p = p.parent_path()) {
-        if (fs::exists(p / "lessons" / "manifest.toml", ec)) return p.string();
+        if (fs::exists(p / "lessons" / "manifest.toml", ec) || fs::exists(p / "manifest.toml", ec)) return p.string();
         if (p == p.root_path()) break;
     }
     return CUDALAB_SOURCE_DIR;
 }
 
+std::string manifest_path(const std::string& root) {
+    std::error_code ec;
+    if (fs::is_regular_file(fs::path(root) / "manifest.toml", ec)) return (fs::path(root) / "manifest.toml").string();
+    return (fs::path(root) / "lessons" / "manifest.toml").string();
+}
+
 Status load_course(const std::string& root, Course* course) {
     course->root = root;
     course->lessons.clear();
-    const fs::path manifest = fs::path(root) / "lessons" / "manifest.toml";
+    const fs::path manifest = manifest_path(root);
+    course->manifest = manifest.string();
+    if (std::error_code ec; !fs::exists(manifest, ec))
+        return Status::error(StatusCode::io_error, root + ": not a course: no manifest.toml (nor lessons/manifest.toml); "
+                                                         "`cudalab new-lesson 01-first --course " + root + "` starts one");
     toml::table table;
     try {
         table = toml::parse_file(manifest.string());
@@ -57,9 +68,16 @@ Status load_course(const std::string& root, Course* course) {
         return Status::error(StatusCode::io_error,
                              manifest.string() + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
     }
+    // Progress is kept per course: the built-in one under plain lesson ids, as it always was.
+    {
+        std::error_code ec;
+        const fs::path here = fs::weakly_canonical(root, ec), built_in = fs::weakly_canonical(CUDALAB_SOURCE_DIR, ec);
+        course->key = here == built_in ? std::string() : table["course"]["name"].value_or(here.string());
+    }
     const toml::array* lessons = table["lesson"].as_array();
     if (!lessons) return Status::error(StatusCode::io_error, manifest.string() + ": no [[lesson]] entries");
     std::set<std::string> seen;
+    std::error_code ec;
     for (const toml::node& node : *lessons) {
         const toml::table* t = node.as_table();
         if (!t) return Status::error(StatusCode::io_error, manifest.string() + ": a [[lesson]] is not a table");
@@ -82,6 +100,18 @@ Status load_course(const std::string& root, Course* course) {
             for (const auto& [k, v] : *p) l.points[std::string(k.str())] = v.value_or(1.0);
         l.text_path = (fs::path(root) / "lessons" / l.id / "lesson.md").string();
         l.host_path = (fs::path(root) / "lessons" / l.id / "lesson.cpp").string();
+        if (const fs::path data = fs::path(root) / "lessons" / l.id / "lesson.toml"; fs::exists(data, ec)) {
+            l.host_path = data.string();
+            auto lesson = std::make_shared<DataLesson>();
+            Status st = load_data_lesson(data.string(), lesson.get());
+            if (!st.ok()) l.data_error = st.message;
+            else if (lesson->kind != l.kind)
+                l.data_error = data.string() + ":1: kind = \"" + lesson->kind + "\" but the manifest says kind = \"" + l.kind + "\"";
+            else {
+                if (!lesson->views.empty()) l.views = lesson->views;
+                l.data = std::move(lesson);
+            }
+        }
         l.exercise_path = (fs::path(root) / "exercises" / (l.id + ".cu")).string();
         l.solution_path = (fs::path(root) / "solutions" / (l.id + ".cu")).string();
         course->lessons.push_back(std::move(l));
@@ -184,10 +214,14 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
         return check_program_lesson(course, lesson, options, path, std::move(report));
     }
 
+    if (!lesson.data_error.empty()) {
+        report.status = Status::error(StatusCode::bad_usage, lesson.data_error);
+        return report;
+    }
     const HostSide* host = nullptr;
     for (const auto& h : registered_host_sides())
         if (h.id == lesson.id) host = &h;
-    if (!host) {
+    if (!host && !lesson.data) {
         report.status = Status::error(StatusCode::bad_usage, "lesson " + lesson.id + " has no host side compiled in (" +
                                                                  lesson.host_path + "); rebuild cudalab");
         return report;
@@ -271,12 +305,44 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
         report.status = loaded;
         return report;
     }
+    // A data lesson's oracle: the reference solution, on the emulator, with the same limits.
+    Oracle oracle;
+    if (lesson.data) {
+        auto solution = compiler.compile_file(lesson.solution_path, copts);
+        if (!solution->ok) {
+            report.status = Status::error(StatusCode::compile_error,
+                                          display_path(course, lesson.solution_path) +
+                                              ": error: the reference solution (the oracle of this data lesson) does not compile:\n" +
+                                              solution->error_text());
+            return report;
+        }
+        Status ost;
+        std::string onote;
+        std::unique_ptr<Backend> obackend = make_backend("emu", &ost, &onote);
+        if (!obackend) {
+            report.status = ost;
+            return report;
+        }
+        if (auto* emu = dynamic_cast<emu::EmuBackend*>(obackend.get())) {
+            emu::EmulatorOptions& o = emu->emulator().options();
+            if (limited) o = *limited;
+            o.only_argument_buffers = true;
+        }
+        if (Status ol = obackend->load(solution); !ol.ok()) {
+            report.status = Status::error(ol.code, display_path(course, lesson.solution_path) +
+                                                       ": the reference solution does not load: " + ol.message);
+            return report;
+        }
+        oracle.runtime = std::make_unique<Runtime>(std::move(obackend));
+        oracle.module = solution;
+    }
     Runtime runtime(std::move(backend));
     report.seed = options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
     Session session(runtime, module, report.seed);
     session.set_trace_options(options.trace);
     auto started = std::chrono::steady_clock::now();
-    host->run(session);
+    if (lesson.data) run_data_lesson(*lesson.data, session, oracle);
+    else host->run(session);
     report.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     report.checks = session.checks();
     for (auto& c : report.checks) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/compiler.h"
+#include "lessons/data_lesson.h"
 #include "lessons/lesson.h"
 #include "runtime/status.h"
 
@@ -29,20 +30,35 @@ struct LessonInfo {
     std::string text_path;      // lessons/ID/lesson.md
     std::string exercise_path;  // exercises/ID.cu
     std::string solution_path;  // solutions/ID.cu
-    std::string host_path;      // lessons/ID/lesson.cpp
+    std::string host_path;      // lessons/ID/lesson.toml for a data lesson, else lessons/ID/lesson.cpp
+    // A data lesson (lessons/ID/lesson.toml, lessons/data_lesson.h): its parsed host side, or why
+    // it does not parse (file:line); checking the lesson reports that error.
+    std::shared_ptr<const DataLesson> data;
+    std::string data_error;
+    bool is_data() const { return data || !data_error.empty(); }
 };
 
 struct Course {
-    std::string root;  // the folder holding lessons/, exercises/, solutions/
+    std::string root;  // the folder holding lessons/, exercises/, solutions/ (and assets/)
+    std::string manifest;  // ROOT/manifest.toml, or ROOT/lessons/manifest.toml (the built-in course)
+    // What progress is kept under: "" for the built-in course (the repository cudalab was built
+    // from), else [course] name in the manifest, else the course folder's absolute path.
+    std::string key;
     std::vector<LessonInfo> lessons;
     const LessonInfo* find(const std::string& id) const;
     std::string ids() const;  // "01-threads, 02-vector-add, ..."
 };
 
-// Where the course lives: $CUDALAB_ROOT, else the nearest folder upwards from the working directory
-// holding lessons/manifest.toml, else the source tree cudalab was built from.
+// Where the course lives: $CUDALAB_COURSE (set by `cudalab --course DIR` too), else $CUDALAB_ROOT,
+// else the nearest folder upwards from the working directory holding lessons/manifest.toml, else
+// the source tree cudalab was built from (the built-in course).
+// A course is any folder with manifest.toml (or lessons/manifest.toml), lessons/, exercises/,
+// solutions/ and, if its texts show pictures, assets/.
 std::string find_course_root();
 Status load_course(const std::string& root, Course* course);
+// The manifest of the course in `root`: ROOT/manifest.toml when there is one, else
+// ROOT/lessons/manifest.toml (which need not exist yet).
+std::string manifest_path(const std::string& root);
 
 struct CheckOptions {
     std::string source_path;       // empty: the lesson's exercise

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/metrics.h"
 #include "runtime/runtime.h"
 
 namespace cudalab::lessons {
@@ -79,6 +80,7 @@ struct LaunchSummary {
 struct Tolerance {
     double atol = 0;
     double rtol = 0;
+    double ulps = 0;  // floats: also equal when at most this many units in the last place apart
 };
 
 // Everything a lesson's host side can do. Failures (faults, mismatches) become CheckResults; the
@@ -132,6 +134,10 @@ public:
         LaunchResult r = runtime_.launch(kernel, config, trace_options_, args...);
         return record_launch(kernel, config, std::move(r));
     }
+    // The same with the arguments already packed and their device-side types spelled out (data
+    // lessons build them at run time); `types` as argument_type() spells them.
+    bool launch_packed(const std::string& kernel, const LaunchConfig& config, const std::vector<KernelArg>& args,
+                       const std::vector<std::string>& types);
 
     // Correctness: compares element by element; reports the first few mismatches with who wrote
     // them. `where` (optional) turns an index into the lesson's coordinates.
@@ -198,6 +204,7 @@ public:
         shapes_.push_back(BufferShape{buffer.ptr, buffer.bytes(), rows, cols, std::uint32_t(sizeof(T)), kind,
                                       std::move(name)});
     }
+    void shape(BufferShape shape) { if (shape.address) shapes_.push_back(std::move(shape)); }
     const std::vector<BufferShape>& shapes() const { return shapes_; }
     // Shared memory read before any thread wrote it, in the last launch: the correctness check
     // named `launch_name` fails, saying so (a diagnostic never adds a check, so every submission
@@ -216,6 +223,11 @@ public:
         (packed.push_back(Runtime::pack(args)), ...);
         return record_timing(kernel, runtime_.backend().time_launch(kernel, LaunchConfig{grid, block, dynamic_shared}, packed, 3, 20));
     }
+    std::optional<TimedResult> time_packed(const std::string& kernel, const LaunchConfig& config,
+                                           const std::vector<KernelArg>& args) {
+        if (stopped_) return std::nullopt;
+        return record_timing(kernel, runtime_.backend().time_launch(kernel, config, args, 3, 20));
+    }
     // True on a GPU backend, unless CUDALAB_NO_TIMING is set (profiling runs leave timing out).
     bool has_timing();
     // Achieved bandwidth (bytes moved / median time) as a fraction of the device's measured copy
@@ -232,6 +244,11 @@ public:
     // lesson asks them to choose), read from the compiled module; nothing if there is none.
     std::optional<long long> module_integer(const std::string& name) const;
 
+    // The whole-kernel figures of launch `index` (analysis::analyze of its trace), what a
+    // performance check sums over launches; null when the backend traced none.
+    const analysis::Figures* figures(int index) const {
+        return index >= 0 && index < int(figures_.size()) && figures_[std::size_t(index)] ? &*figures_[std::size_t(index)] : nullptr;
+    }
     // The last successful launch (trace, stats), for performance checks.
     const LaunchResult* last_launch() const { return last_launch_ ? &*last_launch_ : nullptr; }
     // Totals over every launch of this session.
@@ -279,6 +296,8 @@ private:
                       const std::vector<T>& expected, Tolerance tolerance,
                       std::function<std::string(std::size_t)> where);
     static std::string format_value(double v, bool is_float);
+    // Units in the last place between two floats (bytes 4) or doubles (8); infinite across NaN.
+    static double ulps_apart(double a, double b, std::size_t bytes);
 
     Runtime& runtime_;
     std::shared_ptr<const compiler::CompileResult> module_;
@@ -293,6 +312,7 @@ private:
     std::optional<DevicePeakFigures> peak_;
     std::vector<LaunchSummary> launches_;
     std::vector<std::shared_ptr<const Trace>> traces_;
+    std::vector<std::optional<analysis::Figures>> figures_;
     std::vector<BufferShape> shapes_;
     int measured_launch_ = -1;
     // Races between blocks found in launches whose result no check has compared yet: the next
@@ -338,7 +358,9 @@ bool Session::check_values(const std::string& name, const DeviceBuffer<T>& buffe
         double e = double(expected[i]), a = double(got[i]);
         bool ok;
         if constexpr (is_float) {
-            ok = (a == e) || (std::abs(a - e) <= tolerance.atol + tolerance.rtol * std::abs(e));
+            ok = (a == e) || (std::isnan(a) && std::isnan(e)) ||
+                 (std::abs(a - e) <= tolerance.atol + tolerance.rtol * std::abs(e)) ||
+                 (tolerance.ulps > 0 && ulps_apart(e, a, sizeof(T)) <= tolerance.ulps);
         } else {
             ok = expected[i] == got[i];
         }
@@ -362,6 +384,7 @@ bool Session::check_values(const std::string& name, const DeviceBuffer<T>& buffe
     else msg << bad << " of " << n << " elements differ";
     if (is_float && (tolerance.atol > 0 || tolerance.rtol > 0))
         msg << " (tolerance " << tolerance.atol << " + " << tolerance.rtol << "*|expected|)";
+    if (is_float && tolerance.ulps > 0) msg << " (tolerance " << tolerance.ulps << " ulps)";
     c.message = msg.str();
     if (!pending_races_.empty()) {
         c.passed = false;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cxxabi.h>
+#include <limits>
 #include <memory>
 
 namespace cudalab::lessons {
@@ -149,8 +150,10 @@ bool Session::record_launch(const std::string& kernel, const LaunchConfig& confi
     summary.grid = config.grid;
     summary.block = config.block;
     summary.thread_instructions = r.stats.thread_instructions;
+    std::optional<analysis::Figures> figures;
     if (r.trace) {
         analysis::Figures f = analysis::analyze(*r.trace).total;
+        figures = f;
         summary.load_requests = f.global_load_requests;
         summary.load_sectors = f.global_load_sectors;
         summary.store_requests = f.global_store_requests;
@@ -162,8 +165,35 @@ bool Session::record_launch(const std::string& kernel, const LaunchConfig& confi
     }
     launches_.push_back(summary);
     traces_.push_back(r.trace);
+    figures_.push_back(figures);
     last_launch_ = std::move(r);
     return true;
+}
+
+bool Session::launch_packed(const std::string& kernel, const LaunchConfig& config, const std::vector<KernelArg>& args,
+                            const std::vector<std::string>& types) {
+    if (stopped_) return false;
+    if (!check_signature(kernel, config, types)) return false;
+    LaunchResult r = runtime_.backend().launch(kernel, config, args, trace_options_);
+    return record_launch(kernel, config, std::move(r));
+}
+
+double Session::ulps_apart(double a, double b, std::size_t bytes) {
+    if (std::isnan(a) || std::isnan(b)) return INFINITY;
+    // Floats ordered as integers: the sign-magnitude bits turned into a monotonic scale.
+    auto ordered = [bytes](double v) -> long long {
+        if (bytes == 4) {
+            const float f = float(v);
+            std::int32_t i;
+            std::memcpy(&i, &f, 4);
+            return i < 0 ? (long long)(std::int32_t(0x80000000u) - i) : (long long)i;
+        }
+        std::int64_t i;
+        std::memcpy(&i, &v, 8);
+        return i < 0 ? (long long)(std::numeric_limits<std::int64_t>::min() - i) : (long long)i;
+    };
+    const long long x = ordered(a), y = ordered(b);
+    return x > y ? double(x) - double(y) : double(y) - double(x);
 }
 
 void Session::fail_infrastructure(const Status& s) {
