@@ -2,7 +2,7 @@
 //
 // c[i] = a[i] + b[i] for every i in [0, n).
 //
-// The host side (lessons/02-vector-add/lesson.cpp) allocates a, b and c on the device, copies a
+// The host side (lessons/02-vector-add/lesson.toml) allocates a, b and c on the device, copies a
 // and b there, launches this kernel and copies c back, like any CUDA program. It launches it
 // twice for each of several sizes n (1, 1000, 4099, ...):
 //   - with enough threads: (n + 255) / 256 blocks of 256, at least one thread per element;
