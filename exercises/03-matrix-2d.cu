@@ -6,7 +6,7 @@
 //
 //     out[row][col] = in[row][col] * gain + bias
 //
-// The host side (lessons/03-matrix-2d/lesson.cpp) launches it with square 2D blocks and a 2D grid
+// The host side (lessons/03-matrix-2d/lesson.toml) launches it with square 2D blocks and a 2D grid
 // that covers the image, rounded up on both sides, e.g. for 32x32 blocks:
 //
 //     dim3 block(32, 32);
