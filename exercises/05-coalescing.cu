@@ -4,7 +4,7 @@
 // ITEMS = 8 elements ("thread coarsening": fewer threads, each doing more, so the index
 // arithmetic and the launch cost are shared by 8 elements).
 //
-// The host side (lessons/05-coalescing/lesson.cpp) launches blocks of 128 threads, and enough of
+// The host side (lessons/05-coalescing/lesson.toml) launches blocks of 128 threads, and enough of
 // them for every thread to have 8 elements: a block covers 128 * 8 = 1024 consecutive elements,
 // (n + 1023) / 1024 blocks in all. n is not a multiple of 1024, so the last block covers fewer.
 //
