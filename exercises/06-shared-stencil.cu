@@ -6,7 +6,7 @@
 //
 // with the binomial weights below (they add up to 1). Inputs outside [0, n) count as 0.
 //
-// The host side (lessons/06-shared-stencil/lesson.cpp) launches blocks of BLOCK = 256 threads,
+// The host side (lessons/06-shared-stencil/lesson.toml) launches blocks of BLOCK = 256 threads,
 // one thread per output, (n + 255) / 256 blocks; n is not a multiple of 256.
 //
 // As shipped the kernel is CORRECT, but each thread reads its 7 inputs straight from global
