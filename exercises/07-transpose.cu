@@ -5,7 +5,7 @@
 //
 //     out[col][row] = in[row][col],  i.e.  out[col * height + row] = in[row * width + col]
 //
-// The host side (lessons/07-transpose/lesson.cpp) launches 32 x 32 blocks (TILE x TILE) on a 2D
+// The host side (lessons/07-transpose/lesson.toml) launches 32 x 32 blocks (TILE x TILE) on a 2D
 // grid that covers `in`: x across its columns, y down its rows, rounded up on both sides.
 //
 // As shipped the kernel is CORRECT and its loads are coalesced (a warp reads 32 neighbouring
