@@ -55,6 +55,7 @@ std::string read_text(const std::string& path) {
 
 App::App(AppOptions options, lessons::Course course)
     : options_(std::move(options)), course_(std::move(course)) {
+    progress_.set_course(course_.key);
     runner_ = std::make_unique<viewmodel::CheckRunner>(course_, [] { glfwPostEmptyEvent(); });
     open_block_ = options_.block;
     if (!options_.trace_file.empty()) {

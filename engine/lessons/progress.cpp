@@ -285,7 +285,19 @@ void Progress::load() {
 // [SECTION] Changes
 // ---------------------------------------------------------------------------------------------
 
-LessonProgress Progress::get(const std::string& id) const {
+void Progress::set_course(const std::string& key) {
+    prefix_.clear();
+    if (key.empty()) return;
+    // A short, valid id prefix whatever the key holds (a path, spaces): its FNV-1a hash.
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "course-%016llx.", (unsigned long long)h);
+    prefix_ = buf;
+}
+
+LessonProgress Progress::get(const std::string& plain) const {
+    const std::string id = keyed(plain);
     auto it = lessons_.find(id);
     return it == lessons_.end() ? LessonProgress{} : it->second;
 }
@@ -301,7 +313,8 @@ LessonProgress Progress::read_row(const std::string& id, bool* found) {
 }
 
 LessonProgress Progress::update(const std::string& id, const std::function<void(LessonProgress&)>& change, int result) {
-    LessonProgress p = get(id);
+    // `id` is already keyed (set_course): read the cached row directly, not through get().
+    LessonProgress p = lessons_.count(id) ? lessons_.at(id) : LessonProgress{};
     if (!db_ || !valid_id(id)) {
         change(p);
         lessons_[id] = p;
@@ -346,7 +359,7 @@ LessonProgress Progress::update(const std::string& id, const std::function<void(
 void Progress::record_check(const std::string& id, bool passed) {
     const std::string now = now_iso8601();
     update(
-        id,
+        keyed(id),
         [&](LessonProgress& p) {
             // Once passed, a lesson stays passed: experimenting afterwards should not undo progress.
             if (p.state != LessonState::passed) p.state = passed ? LessonState::passed : LessonState::failed;
@@ -358,7 +371,7 @@ void Progress::record_check(const std::string& id, bool passed) {
 int Progress::reveal_hint(const std::string& id, int available) {
     int index = 0;
     update(
-        id,
+        keyed(id),
         [&](LessonProgress& p) {
             index = std::max(0, std::min(p.hints_shown, std::max(0, available - 1)));
             if (p.hints_shown < available) ++p.hints_shown;
@@ -371,7 +384,7 @@ int Progress::results_recorded(const std::string& id) const {
     if (!db_) return 0;
     Statement count(db_, "SELECT count(*) FROM results WHERE lesson = ?1");
     if (!count) return 0;
-    count.bind(1, id);
+    count.bind(1, keyed(id));
     return sqlite3_step(count.get()) == SQLITE_ROW ? sqlite3_column_int(count.get(), 0) : 0;
 }
 

@@ -36,6 +36,10 @@ public:
     Progress(const Progress&) = delete;
     Progress& operator=(const Progress&) = delete;
 
+    // Keeps this store's rows for the course `key` (Course::key) apart from every other course's:
+    // "" (the built-in course) keeps plain lesson ids, any other key prefixes them.
+    void set_course(const std::string& key);
+
     LessonProgress get(const std::string& id) const;
     // Both write through at once, each in its own transaction.
     void record_check(const std::string& id, bool passed);
@@ -60,7 +64,10 @@ private:
     LessonProgress update(const std::string& id, const std::function<void(LessonProgress&)>& change, int result);
     LessonProgress read_row(const std::string& id, bool* found);
 
+    std::string keyed(const std::string& id) const { return prefix_ + id; }
+
     std::string path_;
+    std::string prefix_;  // set_course
     sqlite3* db_ = nullptr;
     std::map<std::string, LessonProgress> lessons_;
     std::vector<std::string> problems_;
