@@ -9,6 +9,7 @@
 #include <set>
 
 #include "lessons/course.h"
+#include "lessons/lint.h"
 #include "lessons/program_lesson.h"
 #include "support.h"
 
@@ -39,44 +40,26 @@ std::vector<std::string> built_lessons(const std::string& root) {
     return ids;
 }
 
-std::set<std::string> performance_checks(const CheckReport& r, bool failed_only) {
-    std::set<std::string> names;
-    for (const auto& c : r.checks)
-        if (c.kind == CheckKind::performance && (!failed_only || !c.passed)) names.insert(c.name);
-    return names;
-}
-
 }  // namespace
 
 TEST_CASE("course linter: manifest, folders and build agree") {
     Course course = load();
     REQUIRE(course.lessons.size() >= 2);
-    std::vector<std::string> manifest_ids;
+    // The files, texts, hints, views and lesson.toml files: lessons/lint.h, without running.
+    compiler::Compiler compiler;
+    LintOptions o;
+    o.run = false;
+    for (const auto& f : lint_course(course, compiler, o))
+        CHECK_MESSAGE(!f.error, f.lesson << ": " << f.message);
+    // The build: lessons/CMakeLists.txt compiles exactly the lessons that have no lesson.toml (or
+    // whose lesson.toml says kind = "program"), in manifest order.
+    std::vector<std::string> cpp_ids, data_ids;
     for (const auto& l : course.lessons) {
-        manifest_ids.push_back(l.id);
-        CHECK_MESSAGE(std::regex_match(l.id, std::regex(R"(\d\d[a-z]?-[a-z0-9-]+)")), l.id << ": ids are NN-slug (NNb-slug for a companion of lesson NN)");
-        CHECK_MESSAGE(!l.title.empty(), l.id << ": no title");
-        for (const auto& path : {l.text_path, l.host_path, l.exercise_path, l.solution_path})
-            CHECK_MESSAGE(fs::exists(path), l.id << ": missing " << path);
-        CHECK_MESSAGE(l.hints.size() >= 1, l.id << ": needs at least one hint");
-        CHECK_MESSAGE(test_support::read_file(l.exercise_path).find("TODO") != std::string::npos,
-                      l.exercise_path << " has no TODO for the learner");
-        std::string text = test_support::read_file(l.text_path);
-        CHECK_MESSAGE(text.find("## Your task") != std::string::npos, l.text_path << " has no '## Your task'");
-        // The app's views (docs/gui.md); a lesson that names another opens none.
-        const std::set<std::string> views = {"grid", "warps", "memory", "shared", "timeline", "hierarchy"};
-        for (const auto& v : l.views) CHECK_MESSAGE(views.count(v) == 1, l.id << ": no view called '" << v << "'");
-        // A text must not send the learner to lessons the course does not have.
-        const std::regex mention(R"(lessons? (\d\d))");
-        for (auto it = std::sregex_iterator(text.begin(), text.end(), mention); it != std::sregex_iterator(); ++it) {
-            const int n = std::stoi((*it)[1]);
-            // Ids keep their numbers (a lesson still to be written leaves a gap): the number must be a lesson's.
-            bool exists = false;
-            for (const auto& other : course.lessons) exists = exists || std::stoi(other.id.substr(0, 2)) == n;
-            CHECK_MESSAGE(exists, l.id << ": mentions lesson " << n);
-        }
+        CHECK_MESSAGE(l.data_error.empty(), l.data_error);
+        if (l.data && l.data->kind == "kernel") data_ids.push_back(l.id);
+        else cpp_ids.push_back(l.id);
     }
-    CHECK(built_lessons(course.root) == manifest_ids);
+    CHECK(built_lessons(course.root) == cpp_ids);
     std::set<std::string> registered;
     for (const auto& h : registered_host_sides()) registered.insert(h.id);
     // A program lesson registers with CUDALAB_PROGRAM_LESSON, and only there.
@@ -85,46 +68,16 @@ TEST_CASE("course linter: manifest, folders and build agree") {
         const LessonInfo* l = course.find(h.id);
         CHECK_MESSAGE((l && l->is_program()), h.id << ": registered as a program lesson but the manifest does not say kind = \"program\"");
     }
-    CHECK(registered == std::set<std::string>(manifest_ids.begin(), manifest_ids.end()));
+    CHECK(registered == std::set<std::string>(cpp_ids.begin(), cpp_ids.end()));
+    for (const auto& id : data_ids) CHECK_MESSAGE(!registered.count(id), id << ": a data lesson with a C++ host side compiled in too");
 }
 
-TEST_CASE("course linter: every solution passes, every exercise fails as shipped") {
+TEST_CASE("course linter: every solution passes, every exercise fails as shipped, every performance check can fail") {
+    // `cudalab lint` on the built-in course: the same function.
     Course course = load();
     compiler::Compiler compiler;
-    for (const auto& l : course.lessons) {
-        CAPTURE(l.id);
-        CheckOptions o;
-        o.backend = "emu";
-        o.solution = true;
-        CheckReport solution = check_lesson(course, l, o, compiler);
-        CHECK_MESSAGE(solution.status.ok(), l.id << ": solution could not run: " << solution.status.message);
-        CHECK_MESSAGE(solution.passed, l.id << ": the solution fails a check");
-        for (const auto& c : solution.checks) CHECK_MESSAGE(c.passed, l.id << ": solution fails '" << c.name << "': " << c.message);
-
-        o.solution = false;
-        CheckReport exercise = check_lesson(course, l, o, compiler);
-        CHECK_MESSAGE(exercise.status.ok(), l.id << ": the shipped exercise does not compile/run: " << exercise.status.message);
-        CHECK_MESSAGE(!exercise.passed, l.id << ": the shipped exercise passes every check");
-        for (const auto& c : exercise.checks)
-            CHECK_MESSAGE(!c.fault, l.id << ": the shipped exercise faults: " << c.message);
-
-        // Every performance check must be able to fail: on the shipped exercise, or on one of the
-        // lesson's known-wrong variants (lessons/ID/wrong/*.cu).
-        std::set<std::string> can_fail = performance_checks(exercise, true);
-        fs::path wrong_dir = fs::path(course.root) / "lessons" / l.id / "wrong";
-        if (fs::exists(wrong_dir))
-            for (const auto& entry : fs::directory_iterator(wrong_dir)) {
-                CheckOptions w = o;
-                w.source_path = entry.path().string();
-                CheckReport variant = check_lesson(course, l, w, compiler);
-                CHECK_MESSAGE(variant.status.ok(), entry.path() << ": " << variant.status.message);
-                for (const auto& name : performance_checks(variant, true)) can_fail.insert(name);
-            }
-        for (const auto& name : performance_checks(solution, false))
-            CHECK_MESSAGE(can_fail.count(name), l.id << ": performance check '" << name
-                                                     << "' never fails (not on the exercise, not on lessons/" << l.id
-                                                     << "/wrong/*.cu): a check that cannot fail is a defect");
-    }
+    for (const auto& f : lint_course(course, compiler))
+        CHECK_MESSAGE(!f.error, f.lesson << ": " << f.message);
 }
 
 TEST_CASE("course linter: a duplicate id or a malformed manifest is reported with the file named") {

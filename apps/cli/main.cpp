@@ -18,6 +18,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "cli/course_commands.h"
 #include "cli/exec_command.h"
 #include "cli/run_command.h"
 #include "cli/strict_parse.h"
@@ -235,6 +236,7 @@ int run_check(const CheckArgs& a) {
             if (!l->is_program())  // a program lesson's file is built by nvcc, in check_lesson()
                 compiler.compile_file(!a.source.empty() ? a.source : a.solution ? l->solution_path : l->exercise_path);
     lessons::Progress progress;
+    progress.set_course(course.key);
     warn_progress(progress);
     std::vector<lessons::CheckReport> reports;
     report::TextStyle style{use_color(), a.verbose};
@@ -293,6 +295,7 @@ int run_hint(const std::string& id, int which) {
     if (!l) return 2;
     if (l->hints.empty()) { std::cout << l->id << " has no hints.\n"; return 0; }
     lessons::Progress progress;
+    progress.set_course(course.key);
     warn_progress(progress);
     int index;
     if (which < 0 || which > int(l->hints.size())) {
@@ -315,6 +318,7 @@ int run_list() {
     lessons::Course course;
     if (int rc = load(course)) return rc;
     lessons::Progress progress;
+    progress.set_course(course.key);
     warn_progress(progress);
     for (const auto& l : course.lessons) {
         auto p = progress.get(l.id);
@@ -332,6 +336,7 @@ int run_learn(const std::string& id, bool watch, const std::string& backend) {
     if (id.empty()) {
         // No id: the first lesson not passed yet (the last one when all are).
         lessons::Progress progress;
+        progress.set_course(course.key);
         for (const auto& lesson : course.lessons)
             if (progress.get(lesson.id).state != lessons::LessonState::passed) { l = &lesson; break; }
         if (!l && !course.lessons.empty()) l = &course.lessons.back();
@@ -382,6 +387,11 @@ int run_gui(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // `--course DIR`, for every command (the app included): taken out here, passed on as $CUDALAB_COURSE.
+    if (std::string error; !cli::take_course_option(argc, argv, &error)) {
+        std::cerr << "cudalab: " << error << "\n";
+        return 2;
+    }
     if (argc >= 2 && std::string(argv[1]) == "gui") return run_gui(argc, argv);
     // Whole programs: their arguments mix cudalab's options with nvcc's, parsed by run_command.
     if (argc >= 2 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "build")) return cli::run_program_command(argc, argv);
@@ -430,6 +440,15 @@ int main(int argc, char** argv) {
         ->allow_extras();
     app.add_subcommand("build", "build a whole CUDA program into an executable (cudalab build --help)")->allow_extras();
 
+    cli::NewLessonArgs new_lesson_args;
+    auto* new_lesson = app.add_subcommand("new-lesson", "scaffold a data lesson that fails as shipped (--course DIR: in that course)");
+    cli::add_new_lesson_options(new_lesson, new_lesson_args);
+    cli::LintArgs lint_args;
+    auto* lint = app.add_subcommand("lint", "check a course: solutions pass, exercises fail, every check can fail, hints and views resolve");
+    cli::add_lint_options(lint, lint_args);
+    app.add_option_function<std::string>("--course", [](const std::string&) {},
+                                         "the course folder (manifest.toml, lessons/, exercises/, solutions/); also $CUDALAB_COURSE");
+
     cli::ExecArgs exec_args;
     auto* exec = app.add_subcommand("exec", "run any kernel file without host code (the playground)");
     cli::add_exec_options(exec, exec_args);
@@ -459,5 +478,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (exec->parsed()) return cli::run_exec(exec_args);
+    if (new_lesson->parsed()) return cli::run_new_lesson(new_lesson_args);
+    if (lint->parsed()) return cli::run_lint(lint_args);
     return 2;
 }
