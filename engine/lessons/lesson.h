@@ -77,6 +77,20 @@ struct LaunchSummary {
     double branch_efficiency = 1;
 };
 
+// What one launch came to: the scaffolding every C++ lesson used to define for itself. `launched`
+// false: it faulted or could not launch, and the session recorded why (the lesson returns).
+// `correct` is the lesson's to set from its check; `launch` is its index among the session's
+// launches (what Session::measure() takes); `figures` are its trace's (zero when the backend
+// traced none: then `traced` is false). A lesson that needs more derives from it.
+struct LaunchOutcome {
+    bool launched = false;
+    bool correct = false;
+    int launch = -1;
+    bool traced = false;
+    LaunchStats stats;
+    analysis::KernelFigures figures;
+};
+
 struct Tolerance {
     double atol = 0;
     double rtol = 0;
@@ -133,6 +147,21 @@ public:
         if (!check_signature(kernel, config, {argument_type(args)...})) return false;
         LaunchResult r = runtime_.launch(kernel, config, trace_options_, args...);
         return record_launch(kernel, config, std::move(r));
+    }
+    // launch(), and what it came to (LaunchOutcome).
+    template <class... Args>
+    LaunchOutcome launch_outcome(const std::string& kernel, Dim3 grid, Dim3 block, std::uint32_t dynamic_shared,
+                                 const Args&... args) {
+        LaunchOutcome o;
+        if (!launch(kernel, grid, block, dynamic_shared, args...)) return o;
+        o.launched = true;
+        o.launch = launch_index();
+        if (last_launch_) o.stats = last_launch_->stats;
+        if (const analysis::KernelFigures* f = kernel_figures(o.launch)) {
+            o.figures = *f;
+            o.traced = true;
+        }
+        return o;
     }
     // The same with the arguments already packed and their device-side types spelled out (data
     // lessons build them at run time); `types` as argument_type() spells them.
@@ -247,6 +276,11 @@ public:
     // The whole-kernel figures of launch `index` (analysis::analyze of its trace), what a
     // performance check sums over launches; null when the backend traced none.
     const analysis::Figures* figures(int index) const {
+        const analysis::KernelFigures* k = kernel_figures(index);
+        return k ? &k->total : nullptr;
+    }
+    // The same per source line too (analysis::analyze).
+    const analysis::KernelFigures* kernel_figures(int index) const {
         return index >= 0 && index < int(figures_.size()) && figures_[std::size_t(index)] ? &*figures_[std::size_t(index)] : nullptr;
     }
     // The last successful launch (trace, stats), for performance checks.
@@ -312,7 +346,7 @@ private:
     std::optional<DevicePeakFigures> peak_;
     std::vector<LaunchSummary> launches_;
     std::vector<std::shared_ptr<const Trace>> traces_;
-    std::vector<std::optional<analysis::Figures>> figures_;
+    std::vector<std::optional<analysis::KernelFigures>> figures_;
     std::vector<BufferShape> shapes_;
     int measured_launch_ = -1;
     // Races between blocks found in launches whose result no check has compared yet: the next

@@ -150,10 +150,10 @@ bool Session::record_launch(const std::string& kernel, const LaunchConfig& confi
     summary.grid = config.grid;
     summary.block = config.block;
     summary.thread_instructions = r.stats.thread_instructions;
-    std::optional<analysis::Figures> figures;
+    std::optional<analysis::KernelFigures> figures;
     if (r.trace) {
-        analysis::Figures f = analysis::analyze(*r.trace).total;
-        figures = f;
+        figures = analysis::analyze(*r.trace);
+        const analysis::Figures& f = figures->total;
         summary.load_requests = f.global_load_requests;
         summary.load_sectors = f.global_load_sectors;
         summary.store_requests = f.global_store_requests;

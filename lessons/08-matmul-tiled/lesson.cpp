@@ -68,11 +68,8 @@ struct Shape {
     int m, n, k;  // A is m x k, B is k x n, C is m x n
 };
 
-struct Outcome {
-    bool launched = false;
-    bool correct = false;
+struct Outcome : LaunchOutcome {
     Dim3 grid;
-    analysis::Figures figures;
 };
 
 Dim3 grid_for(const Shape& s) {
@@ -91,12 +88,8 @@ Outcome multiply_and_check(Session& s, const Shape& shape, bool chosen_at_run_ti
 
     Outcome outcome;
     outcome.grid = grid_for(shape);
-    if (!s.launch("matmul", outcome.grid, Dim3{kTile, kTile}, 0, da, db, dc, shape.m, shape.n,
-                  shape.k))
-        return outcome;
-    outcome.launched = true;
-    if (const LaunchResult* launch = s.last_launch(); launch && launch->trace)
-        outcome.figures = analysis::analyze(*launch->trace).total;
+    static_cast<LaunchOutcome&>(outcome) = s.launch_outcome("matmul", outcome.grid, Dim3{kTile, kTile}, 0, da, db, dc, shape.m, shape.n, shape.k);
+    if (!outcome.launched) return outcome;
 
     // A mismatch at C[row][col] was computed by thread (col % 16, row % 16) of block
     // (col / 16, row / 16); say when it sits in a partial tile at the right or bottom edge.
@@ -231,7 +224,7 @@ void run(Session& s) {
         all_correct = all_correct && o.correct;
         if (!s.last_launch()->trace) continue;
         traced = true;
-        const analysis::Figures& f = o.figures;
+        const analysis::Figures& f = o.figures.total;
         const double fmas = double(shape.m) * shape.n * shape.k;
         const double per_fma = double(f.read_bytes()) / sizeof(float) / fmas;
         const double bound =

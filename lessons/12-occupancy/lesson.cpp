@@ -146,10 +146,7 @@ std::string occupancy_advice(const analysis::Occupancy& o) {
     return "Raise block_size so that whole blocks fill more of the SM's 64 warp slots.";
 }
 
-struct Outcome {
-    bool launched = false;
-    bool correct = false;
-};
+using Outcome = LaunchOutcome;
 
 Outcome layer_and_check(Session& s, int n, int block_size) {
     const std::vector<float> x = s.random_floats(std::size_t(kFeatures) * std::size_t(n));
@@ -159,10 +156,8 @@ Outcome layer_and_check(Session& s, int n, int block_size) {
     auto dy = s.alloc<float>(std::size_t(kOutputs) * std::size_t(n));  // NaN until written
 
     const unsigned blocks = unsigned((n + block_size - 1) / block_size);
-    Outcome outcome;
-    if (!s.launch("layer", Dim3{blocks}, Dim3{unsigned(block_size)}, kDynamicShared, dx, dw, dy, n))
-        return outcome;
-    outcome.launched = true;
+    Outcome outcome = s.launch_outcome("layer", Dim3{blocks}, Dim3{unsigned(block_size)}, kDynamicShared, dx, dw, dy, n);
+    if (!outcome.launched) return outcome;
 
     auto where = [n, block_size](std::size_t index) {
         const std::size_t j = index / std::size_t(n), i = index % std::size_t(n);
