@@ -296,7 +296,7 @@ public:
 
         static const std::set<std::string> metric_keys = {"name", "kind", "direction", "value", "per", "needed", "allowed",
                                                           "at_most", "at_least", "sums", "message", "over", "advice",
-                                                          "launches", "focus", "wrong_result", "wrong_advice"};
+                                                          "launches", "aggregate", "focus", "wrong_result", "wrong_advice"};
         if (const toml::array* metrics = tables(top, "metric"))
             for (const auto& node : *metrics) {
                 const toml::table& t = *node.as_table();
@@ -312,11 +312,13 @@ public:
                 m.advice = text(*t.get("advice"), what + " advice", false);
                 if (auto n = t.get("launches")) { m.launches = text(*n, what + " launches", false); check_tag(n, m.launches, what + " launches"); }
                 if (auto n = t.get("focus")) m.focus = text(*n, what + " focus", false);
+                if (auto n = t.get("aggregate")) m.aggregate = text(*n, what + " aggregate", false);
+                if (m.aggregate != "sum" && m.aggregate != "worst") fail(t.get("aggregate"), what + ": aggregate is \"sum\" or \"worst\"");
                 if (m.focus != "last" && m.focus != "worst") fail(t.get("focus"), what + ": focus is \"last\" or \"worst\"");
                 if (auto n = t.get("wrong_result")) m.wrong_result = text(*n, what + " wrong_result", false);
                 if (auto n = t.get("wrong_advice")) m.wrong_advice = text(*n, what + " wrong_advice", false);
                 if (m.kind == "sectors") {
-                    for (const char* k : {"value", "per", "allowed", "at_most", "at_least", "sums", "message"})
+                    for (const char* k : {"value", "per", "allowed", "at_most", "at_least", "sums", "message", "aggregate"})
                         if (t.get(k)) fail(t.get(k), what + ": '" + k + "' is for kind = \"ratio\" (sectors bound moved / needed by 1.10)");
                     if (!t.get("direction")) fail(&node, what + " needs direction = \"loads\" or \"stores\"");
                     m.direction = text(*t.get("direction"), what + " direction", false);
@@ -332,6 +334,7 @@ public:
                     if (auto n = t.get("per")) m.per = expr(*n, what + " per");
                     const int bounds = int(t.contains("allowed")) + int(t.contains("at_most")) + int(t.contains("at_least"));
                     if (bounds != 1) fail(&node, what + " needs exactly one bound: allowed, at_most or at_least");
+                    if (m.aggregate == "worst" && t.contains("allowed")) fail(t.get("allowed"), what + ": aggregate = \"worst\" takes at_most or at_least");
                     if (auto n = t.get("allowed")) m.allowed = expr(*n, what + " allowed");
                     if (auto n = t.get("at_most")) m.at_most = expr(*n, what + " at_most");
                     if (auto n = t.get("at_least")) m.at_least = expr(*n, what + " at_least");
@@ -443,7 +446,7 @@ struct Instance {
     LaunchConfig config;
     int index = -1;          // into Session::launches()
     bool correct = true;
-    std::optional<analysis::Figures> oracle_figures;
+    std::optional<analysis::KernelFigures> oracle_figures;
     bool in(const std::string& tag) const {
         return tag == "all" || std::find(launch->tags.begin(), launch->tags.end(), tag) != launch->tags.end();
     }
@@ -567,6 +570,37 @@ private:
         return b.ptr;
     }
 
+    // The launch's words (the lesson's, with the launch's own in their place): templates that may
+    // use each other, so each is expanded when first needed.
+    void words(const std::map<std::string, std::string>& lesson, const std::map<std::string, std::string>& launch,
+               ExprContext& c, int line) {
+        std::map<std::string, std::string> pending = lesson;
+        for (const auto& [k, t] : launch) pending[k] = t;
+        std::set<std::string> busy;
+        std::function<void(const std::string&)> expand_word = [&](const std::string& k) {
+            if (!busy.insert(k).second)
+                throw RunError(L_.path + ":" + std::to_string(line) + ": the word '" + k + "' uses itself");
+            const std::string t = pending.at(k);
+            const std::string text = ex(t, c, line);
+            c.vars[k] = Value::string(text);
+            pending.erase(k);
+        };
+        const auto saved = c.lookup;
+        c.lookup = [&](const std::string& name, Value* v) {
+            if (!pending.count(name)) return false;
+            expand_word(name);
+            *v = c.vars.at(name);
+            return true;
+        };
+        try {
+            while (!pending.empty()) expand_word(pending.begin()->first);
+        } catch (...) {
+            c.lookup = saved;
+            throw;
+        }
+        c.lookup = saved;
+    }
+
     bool run_launch(Instance& in) {
         const DataLaunch& l = *in.launch;
         ExprContext& c = in.context;
@@ -581,9 +615,7 @@ private:
         const long long shared = ev(l.shared.empty() ? L_.shared : l.shared, c, l.line).as_int();
         in.kernel = l.kernel.empty() ? L_.kernel : l.kernel;
         in.config = LaunchConfig{grid, block, std::uint32_t(std::max(0LL, shared))};
-        for (const auto& [k, t] : L_.words)
-            if (!l.words.count(k)) c.vars[k] = Value::string(ex(t, c, l.line));
-        for (const auto& [k, t] : l.words) c.vars[k] = Value::string(ex(t, c, l.line));
+        words(L_.words, l.words, c, l.line);
 
         // Inputs: generated once, in argument order, placed on both sides.
         std::vector<KernelArg> mine, theirs;
@@ -635,7 +667,7 @@ private:
             s_.add_check(std::move(bug));
             return false;
         }
-        if (ref.trace) in.oracle_figures = analysis::analyze(*ref.trace).total;
+        if (ref.trace) in.oracle_figures = analysis::analyze(*ref.trace);
 
         for (const auto& cmp : L_.compares) {
             if (!in.in(cmp.launches)) continue;
@@ -667,7 +699,8 @@ private:
     }
 
     // Per-launch figures by name, for metric expressions.
-    static bool figure(const analysis::Figures& f, const LaunchSummary& summary, const std::string& name, Value* out) {
+    static bool figure(const analysis::KernelFigures& k, const LaunchSummary& summary, const std::string& name, Value* out) {
+        const analysis::Figures& f = k.total;
         static const std::map<std::string, std::uint64_t (*)(const analysis::Figures&)> figures = {
             {"warp_instructions", [](const analysis::Figures& f) { return f.warp_instructions; }},
             {"lanes_executed", [](const analysis::Figures& f) { return f.thread_instructions; }},
@@ -690,6 +723,16 @@ private:
             {"barriers", [](const analysis::Figures& f) { return f.barriers_executed; }},
         };
         if (name == "thread_instructions") { *out = Value::integer((long long)summary.thread_instructions); return true; }
+        if (name == "block_barriers") { *out = Value::integer((long long)k.block_barriers); return true; }
+        // The source line whose branches split warps most often, and how often (0: none did).
+        if (name == "divergent_line" || name == "divergent_at_line") {
+            const analysis::LineFigures* worst = nullptr;
+            for (const auto& l : k.lines)
+                if (!worst || l.figures.divergent_branches > worst->figures.divergent_branches) worst = &l;
+            const bool any = worst && worst->figures.divergent_branches > 0;
+            *out = Value::integer(!any ? 0 : name == "divergent_line" ? (long long)worst->line : (long long)worst->figures.divergent_branches);
+            return true;
+        }
         auto it = figures.find(name);
         if (it == figures.end()) return false;
         *out = Value::integer((long long)it->second(f));
@@ -699,6 +742,11 @@ private:
     struct Totals {
         double value = 0, per = 0, allowed = 0, needed = 0, moved = 0;
         std::map<std::string, double> sums;
+        // aggregate = "worst": the launch with the largest value / per, and its own figures.
+        double worst_ratio = -INFINITY, worst_value = 0, worst_per = 0;
+        std::map<std::string, double> worst_sums;
+        std::map<std::string, Value> worst_vars;  // the worst launch's names and words
+        int worst_launch = -1;
         Session::WorstLaunch worst;
         int last = -1, launches = 0;
         bool correct = true;
@@ -709,7 +757,7 @@ private:
         Totals t;
         for (auto& in : done) {
             if (!in.in(m.launches)) continue;
-            const analysis::Figures* f = oracle ? (in.oracle_figures ? &*in.oracle_figures : nullptr) : s_.figures(in.index);
+            const analysis::KernelFigures* f = oracle ? (in.oracle_figures ? &*in.oracle_figures : nullptr) : s_.kernel_figures(in.index);
             if (!f) throw RunError("untraced");
             const LaunchSummary summary = oracle ? LaunchSummary{} : s_.launches()[std::size_t(in.index)];
             ExprContext c = in.context;
@@ -719,7 +767,7 @@ private:
             t.last = in.index;
             t.correct = t.correct && in.correct;
             if (m.kind == "sectors") {
-                const double moved = double(m.direction == "loads" ? f->read_sectors() : f->write_sectors());
+                const double moved = double(m.direction == "loads" ? f->total.read_sectors() : f->total.write_sectors());
                 const double needed = ev(m.needed, c, m.line).as_double();
                 t.moved += moved;
                 t.needed += needed;
@@ -736,8 +784,21 @@ private:
                 t.allowed += allowed;
                 excess = value - allowed;
             }
-            for (const auto& [k, e] : m.sums) t.sums[k] += ev(e, c, m.line).as_double();
+            std::map<std::string, double> mine;
+            for (const auto& [k, e] : m.sums) {
+                mine[k] = ev(e, c, m.line).as_double();
+                t.sums[k] += mine[k];
+            }
             t.worst.see(in.index, excess);
+            const double ratio = value / (per ? per : 1);
+            if (ratio > t.worst_ratio) {
+                t.worst_ratio = ratio;
+                t.worst_value = value;
+                t.worst_per = per;
+                t.worst_sums = mine;
+                t.worst_vars = in.context.vars;
+                t.worst_launch = in.index;
+            }
         }
         return t;
     }
@@ -752,7 +813,8 @@ private:
             return;
         }
         if (t.launches == 0) return;
-        s_.measure(m.focus == "worst" ? t.worst.launch : t.last);
+        const bool worst = m.aggregate == "worst";
+        s_.measure(worst ? t.worst_launch : m.focus == "worst" ? t.worst.launch : t.last);
         const Session::MeasuredOn on{t.correct, m.wrong_result, m.wrong_advice};
         if (m.kind == "sectors") {
             ExprContext c;
@@ -761,17 +823,19 @@ private:
             return;
         }
         ExprContext c;
+        if (worst) c.vars = t.worst_vars;
         c.vars["launches"] = Value::integer(t.launches);
-        c.vars["total"] = Value::of(t.value);
-        c.vars["per"] = Value::of(t.per);
-        const double value = m.per.empty() ? t.value : (t.per ? t.value / t.per : 0);
+        c.vars["total"] = Value::of(worst ? t.worst_value : t.value);
+        c.vars["per"] = Value::of(worst ? t.worst_per : t.per);
+        const double value = worst ? t.worst_ratio : m.per.empty() ? t.value : (t.per ? t.value / t.per : 0);
         c.vars["value"] = Value::of(value);
         c.vars["value"].is_int = m.per.empty() && c.vars["value"].is_int;
-        for (const auto& [k, v] : t.sums) c.vars[k] = Value::of(v);
+        for (const auto& [k, v] : worst ? t.worst_sums : t.sums) c.vars[k] = Value::of(v);
+        if (worst) c.vars["launch"] = Value::integer(t.worst_launch + 1);
         if (L_.uses_reference) {
             try {
                 const Totals r = sum(m, done, true);
-                c.vars["reference"] = Value::of(m.per.empty() ? r.value : (r.per ? r.value / r.per : 0));
+                c.vars["reference"] = Value::of(worst ? r.worst_ratio : m.per.empty() ? r.value : (r.per ? r.value / r.per : 0));
             } catch (const RunError& e) {
                 if (std::string(e.what()) != "untraced") throw;
             }

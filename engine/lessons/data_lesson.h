@@ -85,6 +85,9 @@ struct DataMetric {
     std::string over;            // sectors: what was moved, e.g. "a and b over every launch"
     std::string advice;
     std::string launches = "all";
+    // sum: sum(value) / sum(per) over the launches; worst: the largest value / per of one launch
+    // (the message then reads that launch's own figures).
+    std::string aggregate = "sum";
     std::string focus = "last";  // last | worst (the launch with the most excess)
     std::string wrong_result = "the result of some launch";
     std::string wrong_advice = "Make every launch correct first (see the failed checks above).";

@@ -216,6 +216,19 @@ Value call(const Node& n, ExprContext& c, const std::string& whole) {
         return best;
     }
     if (f == "abs") { want(1, 1); return Value::of(std::abs(a[0].as_double())); }
+    if (f == "sin" || f == "cos" || f == "sqrt" || f == "exp" || f == "log") {
+        want(1, 1);
+        const double x = a[0].as_double();
+        Value v = Value::of(f == "sin" ? std::sin(x) : f == "cos" ? std::cos(x) : f == "sqrt" ? std::sqrt(x) : f == "exp" ? std::exp(x) : std::log(x));
+        v.is_int = false;
+        return v;
+    }
+    if (f == "round") { want(1, 1); return Value::integer(std::llround(a[0].as_double())); }  // halves away from zero
+    if (f == "clamp") {
+        want(3, 3);
+        const double x = a[0].as_double(), lo = a[1].as_double(), hi = a[2].as_double();
+        return x < lo ? a[1] : x > hi ? a[2] : a[0];
+    }
     if (f == "floor") { want(1, 1); return Value::of(std::floor(a[0].as_double())); }
     if (f == "ceil") { want(1, 1); return Value::of(std::ceil(a[0].as_double())); }
     if (f == "ceil_div") {
@@ -239,7 +252,7 @@ Value call(const Node& n, ExprContext& c, const std::string& whole) {
         return Value::integer((long long)coalesced_sectors(std::uint64_t(rows), std::uint64_t(width), std::uint64_t(segment),
                                                            std::uint64_t(bytes)));
     }
-    if (f == "random_int" || f == "random_float") {
+    if (f == "random_int" || f == "random_float" || f == "random_double") {
         want(2, 2);
         if (!c.rng) throw ExprError(f + "() is not available here (only in sizes, fills and arguments): `" + whole + "`");
         if (f == "random_int") {
@@ -250,7 +263,12 @@ Value call(const Node& n, ExprContext& c, const std::string& whole) {
             return Value::integer(std::uniform_int_distribution<int>(int(lo), int(hi))(*c.rng));
         }
         const double lo = a[0].as_double(), hi = a[1].as_double();
-        if (!(lo < hi)) throw ExprError("random_float(lo, hi) needs lo < hi in `" + whole + "`");
+        if (!(lo < hi)) throw ExprError(f + "(lo, hi) needs lo < hi in `" + whole + "`");
+        if (f == "random_double") {
+            Value v = Value::of(std::uniform_real_distribution<double>(lo, hi)(*c.rng));
+            v.is_int = false;
+            return v;
+        }
         Value v = Value::of(double(std::uniform_real_distribution<float>(float(lo), float(hi))(*c.rng)));
         v.is_int = false;
         return v;

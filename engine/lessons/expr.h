@@ -7,9 +7,10 @@
 // unary - !, then numbers, 'strings' (or "strings"), names (letters, digits, _ and .) and calls.
 // Numbers are integers until an operand is fractional; / and % of two integers are the integer
 // ones. + with a string operand concatenates. Functions: min, max, abs, ceil_div, floor, ceil,
-// fixed(x, digits) (text with that many decimals), coalesced(rows, width, segment[, element
-// bytes]) (lesson.h's coalesced_sectors), random_int(lo, hi), random_float(lo, hi) (drawn from the
-// lesson's seeded generator, in evaluation order). Names nan and inf are the float values.
+// round (halves away from zero), clamp(x, lo, hi), sin, cos, sqrt, exp, log, fixed(x, digits)
+// (text with that many decimals), coalesced(rows, width, segment[, element bytes]) (lesson.h's
+// coalesced_sectors), random_int(lo, hi), random_float(lo, hi), random_double(lo, hi) (drawn from
+// the lesson's seeded generator, in evaluation order). Names nan and inf are the float values.
 //
 // Errors (an unknown name, a syntax error, a division by zero) throw ExprError with what went
 // wrong and where in the expression; the lesson loader adds the file and line.
