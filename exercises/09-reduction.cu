@@ -2,7 +2,7 @@
 //
 // *total = in[0] + in[1] + ... + in[n-1].
 //
-// The host side (lessons/09-reduction/lesson.cpp) sets *total to 0 and launches blocks of
+// The host side (lessons/09-reduction/lesson.toml) sets *total to 0 and launches blocks of
 // BLOCK = 256 threads, sometimes fewer blocks than n needs, so each thread first adds up several
 // elements in a grid-stride loop (lesson 02). Each block then combines its 256 partial sums into
 // one and adds it to *total with atomicAdd: blocks cannot wait for each other, but an atomic
