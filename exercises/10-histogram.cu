@@ -1,7 +1,7 @@
 // Lesson 10 — histogram: atomics, contention and privatisation.
 //
 // bins[v] = the number of pixels i < n with pixels[i] == v, for the 256 grey levels v of an 8-bit
-// image. The host side (lessons/10-histogram/lesson.cpp) zeroes `bins` and launches blocks of 256
+// image. The host side (lessons/10-histogram/lesson.toml) zeroes `bins` and launches blocks of 256
 // threads, usually far fewer threads than pixels, so each thread visits several pixels with a
 // grid-stride loop (lesson 02).
 //
