@@ -5,7 +5,7 @@
 //     out[i] = in[b*256] + in[b*256 + 1] + ... + in[i]     for every i < n in block b
 //
 // (the first pass of a full scan of the array; a second pass would add each block's offset).
-// The host side (lessons/11-scan/lesson.cpp) launches one thread per element in blocks of
+// The host side (lessons/11-scan/lesson.toml) launches one thread per element in blocks of
 // BLOCK = 256 threads; n is not a multiple of 256, so the last block is partly past the end.
 //
 // As shipped the kernel is CORRECT, but each thread adds up everything before it on its own:
