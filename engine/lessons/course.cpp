@@ -101,7 +101,7 @@ Status load_course(const std::string& root, Course* course) {
         l.text_path = (fs::path(root) / "lessons" / l.id / "lesson.md").string();
         l.host_path = (fs::path(root) / "lessons" / l.id / "lesson.cpp").string();
         if (const fs::path data = fs::path(root) / "lessons" / l.id / "lesson.toml"; fs::exists(data, ec)) {
-            l.host_path = data.string();
+            if (l.kind == "kernel") l.host_path = data.string();  // a program lesson's host side stays lesson.cpp
             auto lesson = std::make_shared<DataLesson>();
             Status st = load_data_lesson(data.string(), lesson.get());
             if (!st.ok()) l.data_error = st.message;
@@ -221,9 +221,13 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     const HostSide* host = nullptr;
     for (const auto& h : registered_host_sides())
         if (h.id == lesson.id) host = &h;
-    if (!host && !lesson.data) {
-        report.status = Status::error(StatusCode::bad_usage, "lesson " + lesson.id + " has no host side compiled in (" +
-                                                                 lesson.host_path + "); rebuild cudalab");
+    // A file that is not there is said first, whatever else the lesson lacks.
+    if (std::error_code ec; !host && !lesson.data && fs::exists(path, ec)) {
+        report.status = Status::error(
+            StatusCode::bad_usage,
+            "lesson " + lesson.id + " has no host side: no " + display_path(course, (fs::path(course.root) / "lessons" / lesson.id / "lesson.toml").string()) +
+                " (docs/instructors.md) and no C++ host side compiled in" +
+                (fs::exists(lesson.host_path, ec) ? " (" + display_path(course, lesson.host_path) + ": rebuild cudalab)" : ""));
         return report;
     }
 
@@ -342,7 +346,7 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     session.set_trace_options(options.trace);
     auto started = std::chrono::steady_clock::now();
     if (lesson.data) run_data_lesson(*lesson.data, session, oracle);
-    else host->run(session);
+    else if (host) host->run(session);
     report.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     report.checks = session.checks();
     for (auto& c : report.checks) {

@@ -124,7 +124,7 @@ std::vector<LintFinding> lint_course(const Course& course, compiler::Compiler& c
                 if (got != l.data->program_checks) {
                     std::string list;
                     for (const auto& n : got) list += "\n    \"" + n + "\"";
-                    error(display_path(course, l.host_path) + ": checks does not list the checks the C++ host side makes, which are:" + list);
+                    error(display_path(course, l.data->path) + ": checks does not list the checks the C++ host side makes, which are:" + list);
                 }
             }
             o.solution = false;
