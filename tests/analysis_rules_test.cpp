@@ -1,6 +1,6 @@
 // The analysis rules, pinned with figures worked out by hand: sectors and lines of one warp's global
 // request, wavefronts of one shared request, how atomics count as traffic, divergent branches, and
-// the sectors a coalesced kernel needs (lessons/NN/lesson.cpp hold learners to it).
+// the sectors a coalesced kernel needs (lessons/NN/lesson.toml and lesson.cpp hold learners to it).
 #include "analysis/memory_rules.h"
 #include "analysis/metrics.h"
 #include "lessons/lesson.h"
