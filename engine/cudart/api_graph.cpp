@@ -3,6 +3,7 @@
 // smaller per-kernel cost of a graph (device_model.h). Nodes of one graph do not overlap each
 // other in the modelled time (a simplification: branches of a graph could run side by side).
 #include <algorithm>
+#include <map>
 
 #include "cudart/api.h"
 
@@ -54,6 +55,54 @@ std::unique_ptr<Graph> clone(const Graph& g) {
     for (std::size_t i = 0; i < g.nodes.size(); ++i)
         for (GraphNode* d : g.nodes[i]->dependencies) copy->nodes[i]->dependencies.push_back(mapped[d]);
     return copy;
+}
+
+// The instantiated graph as a DAG, for the timeline: one event on the host's row whose args hold
+// the nodes (index = position in the launch order, type, what it does) and the edges (pairs of
+// indices, dependency first). The work a launch runs carries the same indices ("graph_node").
+TimelineEvent dag_event(const GraphExec& exec, const std::vector<GraphNode*>& order, double at) {
+    std::map<const GraphNode*, std::size_t> index;
+    for (std::size_t i = 0; i < order.size(); ++i) index[order[i]] = i;
+    auto type_name = [](int t) -> const char* {
+        switch (t) {
+        case cudaGraphNodeTypeKernel: return "kernel";
+        case cudaGraphNodeTypeMemcpy: return "memcpy";
+        case cudaGraphNodeTypeMemset: return "memset";
+        case cudaGraphNodeTypeHost: return "host";
+        case cudaGraphNodeTypeGraph: return "graph";
+        case cudaGraphNodeTypeEventRecord: return "event_record";
+        case cudaGraphNodeTypeWaitEvent: return "event_wait";
+        case cudaGraphNodeTypeMemAlloc: return "mem_alloc";
+        case cudaGraphNodeTypeMemFree: return "mem_free";
+        default: return "empty";
+        }
+    };
+    std::string nodes = "[", edges = "[";
+    std::size_t edge_count = 0;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const GraphNode* n = order[i];
+        std::string label = type_name(n->type);
+        if (n->type == cudaGraphNodeTypeKernel && n->work.kernel.function) label = kernel_display_name(n->work.kernel.function->entry);
+        else if (n->type == cudaGraphNodeTypeMemcpy) label = "memcpy " + std::to_string(n->work.copy.width * n->work.copy.height * n->work.copy.depth) + " bytes";
+        else if (n->type == cudaGraphNodeTypeMemAlloc) label = "alloc " + std::to_string(n->work.bytes) + " bytes";
+        nodes += std::string(i ? "," : "") + "{\"id\":" + std::to_string(i) + ",\"type\":\"" + type_name(n->type) +
+                 "\",\"name\":" + json_string(label) + "}";
+        for (const GraphNode* d : n->dependencies) {
+            auto it = index.find(d);
+            if (it == index.end()) continue;
+            edges += std::string(edge_count++ ? "," : "") + "[" + std::to_string(it->second) + "," + std::to_string(i) + "]";
+        }
+    }
+    TimelineEvent t;
+    t.name = "graph " + std::to_string(exec.id) + " instantiated (" + std::to_string(order.size()) + " nodes, " +
+             std::to_string(edge_count) + " edges)";
+    t.category = "graph";
+    t.process = 0;
+    t.thread = 0;
+    t.start_ns = at;
+    t.end_ns = at + 100.0;
+    t.args = {{"graph_exec", std::to_string(exec.id)}, {"nodes", nodes + "]"}, {"edges", edges + "]"}};
+    return t;
 }
 
 cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count, int type, Work work) {
@@ -368,6 +417,8 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* out, cudaGraph_t graph, unsign
         exec->source_nodes.push_back(original[n]);
         exec->kernel_nodes += n->type == cudaGraphNodeTypeKernel;
     }
+    exec->id = rt.next_graph_exec_id++;
+    if (rt.timeline.enabled) rt.timeline.add(dag_event(*exec, order, rt.issue_time()));
     exec->owned.push_back(std::move(copy));
     GraphExec* raw = exec.release();
     rt.graph_execs.insert(raw);
@@ -414,8 +465,15 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graph_exec, cudaStream_t stream) {
     }
     const double start = std::max(stream_ready(s), rt.issue_time() + rt.model.launch_latency * 1e9);
     s->tail = std::max(s->tail, start);
-    for (const Work& w : e->order)
-        if (int err = run_work(s, w, "cudaGraphLaunch", true)) return result(err);
+    for (std::size_t i = 0; i < e->order.size(); ++i) {
+        // Each node's events name the graph and the node (the DAG's "graph_node" index).
+        rt.graph_exec_running = e->id;
+        rt.graph_node_running = int(i);
+        const int err = run_work(s, e->order[i], "cudaGraphLaunch", true);
+        rt.graph_exec_running = 0;
+        rt.graph_node_running = -1;
+        if (err) return result(err);
+    }
     if (rt.timeline.enabled) {
         TimelineEvent t;
         t.name = "graph launch (" + std::to_string(e->order.size()) + " nodes)";
@@ -424,6 +482,8 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graph_exec, cudaStream_t stream) {
         t.thread = s->id;
         t.start_ns = start;
         t.end_ns = s->tail;
+        t.args = {{"graph_exec", std::to_string(e->id)}, {"nodes", std::to_string(e->order.size())},
+                  {"kernel_nodes", std::to_string(e->kernel_nodes)}};
         rt.timeline.add(std::move(t));
     }
     rt.host_advance_to(rt.host_now() + rt.model.graph_launch_api_cost * 1e9);

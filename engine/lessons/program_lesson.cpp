@@ -95,13 +95,13 @@ std::vector<programs::TimelineEvent> read_timeline(const std::string& path, std:
 
 }  // namespace
 
-const ProgramRun& ProgramSession::run(const std::vector<std::string>& args) {
+const ProgramRun& ProgramSession::run(const std::vector<std::string>& args, const std::string& backend) {
     ProgramRun run;
     programs::RunRequest req;
     req.executable = executable_;
     req.argv0 = "./program";
     req.args = args;
-    req.backend = backend_;
+    req.backend = backend.empty() ? backend_ : backend;
     req.built_by_cudalab = true;
     req.cwd = work_dir_;
     const std::string timeline = (fs::path(work_dir_) / ".cudalab-timeline.json").string();
@@ -191,6 +191,22 @@ bool ProgramSession::check_at_least(const std::string& name, double value, doubl
 bool ProgramSession::check_at_most(const std::string& name, double value, double threshold, const std::string& message,
                                    const std::string& advice, bool measured_on_correct, const std::string& fix_first) {
     return bounded(name, value, threshold, false, message, advice, measured_on_correct, fix_first);
+}
+
+bool ProgramSession::not_measured(const std::string& name, double threshold, bool at_least, const std::string& why,
+                                  const std::string& advice) {
+    CheckResult c;
+    c.name = name;
+    c.kind = CheckKind::performance;
+    c.threshold = threshold;
+    c.comparison = at_least ? ">=" : "<=";
+    c.value = std::nan("");
+    c.measured = false;
+    c.passed = false;
+    c.message = "not measured: " + why;
+    c.advice = advice;
+    checks_.push_back(std::move(c));
+    return false;
 }
 
 bool ProgramSession::failed() const {

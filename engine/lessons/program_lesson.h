@@ -54,8 +54,11 @@ public:
     bool read_file(const std::string& name, std::vector<unsigned char>* bytes, std::size_t max_bytes = 256u << 20);
 
     // Runs the program with `args` in the work folder, with a timeline. The run's outcome is
-    // kept for later checks (last_run()).
-    const ProgramRun& run(const std::vector<std::string>& args);
+    // kept for later checks (last_run()). `backend` "" is the session's; "emu" runs it on the
+    // emulated runtime whatever the session's backend (a lesson whose figures only the emulator
+    // measures, such as constant-cache requests, takes them from such a run on a GPU too).
+    // The reference is valid until the next run.
+    const ProgramRun& run(const std::vector<std::string>& args, const std::string& backend = "");
     const ProgramRun* last_run() const { return runs_.empty() ? nullptr : &runs_.back(); }
     const std::string& backend() const { return backend_; }
 
@@ -67,6 +70,11 @@ public:
                         const std::string& advice, bool measured_on_correct, const std::string& fix_first);
     bool check_at_most(const std::string& name, double value, double threshold, const std::string& message,
                        const std::string& advice, bool measured_on_correct, const std::string& fix_first);
+
+    // A performance check whose figure does not exist for a reason other than a wrong result
+    // (no kernel ran, no constant loads to count): failed, "not measured: " + why.
+    bool not_measured(const std::string& name, double threshold, bool at_least, const std::string& why,
+                      const std::string& advice);
 
     const std::vector<CheckResult>& checks() const { return checks_; }
     std::vector<std::string>& log() { return log_; }
