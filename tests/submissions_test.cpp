@@ -187,6 +187,7 @@ TEST_CASE("corpus: 12-occupancy") { run_corpus("12-occupancy"); }
 // Program lessons (whole programs built with nvcc, run on the emulated runtime).
 TEST_CASE("corpus: 13-constant-memory") { run_corpus("13-constant-memory"); }
 TEST_CASE("corpus: 15-cuda-graphs") { run_corpus("15-cuda-graphs"); }
+TEST_CASE("corpus: 19-async-alloc") { run_corpus("19-async-alloc"); }
 
 TEST_CASE("corpus: the solutions' performance figures match tests/submissions/golden.txt") {
     const std::string path = corpus().course.root + "/tests/submissions/golden.txt";
