@@ -323,3 +323,56 @@ int main() {
     CHECK(graph_kernels == 5 * 4);
     CHECK(node_allocs == 5);
 }
+
+TEST_CASE("program lessons 13, 15 and 19: a program stopped at the time or memory limit fails with that limit named") {
+    std::string looked;
+    if (programs::find_nvcc(&looked).empty()) {
+        MESSAGE("SKIPPED: no nvcc (" << looked << ")");
+        return;
+    }
+    Course course;
+    REQUIRE(load_course(find_course_root(), &course).ok());
+    compiler::Compiler compiler;
+    const fs::path dir = test_support::temp_dir() / "part4-limits";
+    fs::create_directories(dir);
+    std::ofstream(dir / "hang.cu") << "int main() { for (;;) {} }\n";
+    // Device memory the emulator backs with host memory, 64 MB more every turn, never freed.
+    std::ofstream(dir / "hog.cu") << R"(
+int main() {
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    for (;;) {
+        void* p;
+        if (cudaMallocAsync(&p, 64 << 20, s) != cudaSuccess) return 1;
+        cudaMemsetAsync(p, 1, 64 << 20, s);
+    }
+}
+)";
+    for (const char* id : {"13-constant-memory", "15-cuda-graphs", "19-async-alloc"}) {
+        CAPTURE(id);
+        const LessonInfo* l = course.find(id);
+        REQUIRE(l);
+        CheckOptions o;
+        o.backend = "emu";
+        o.seed = 19;
+        o.source_path = (dir / "hang.cu").string();
+        o.time_limit_seconds = 2;
+        CheckReport hang = check_lesson(course, *l, o, compiler);
+        REQUIRE_MESSAGE(hang.status.ok(), hang.status.message);
+        CHECK_FALSE(hang.passed);
+        REQUIRE_FALSE(hang.checks.empty());
+        CHECK(hang.checks.front().message.find("wall-clock limit of 2 s") != std::string::npos);
+        for (const auto& c : hang.checks)
+            if (c.kind == CheckKind::performance) CHECK_FALSE(c.measured);
+    }
+    const LessonInfo* l = course.find("19-async-alloc");
+    CheckOptions o;
+    o.backend = "emu";
+    o.seed = 19;
+    o.source_path = (dir / "hog.cu").string();
+    o.memory_limit = 512ull << 20;
+    CheckReport hog = check_lesson(course, *l, o, compiler);
+    REQUIRE_MESSAGE(hog.status.ok(), hog.status.message);
+    CHECK_FALSE(hog.passed);
+    CHECK(hog.checks.front().message.find("memory limit of 512") != std::string::npos);
+}

@@ -113,6 +113,7 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args, cons
     req.sandbox = programs::sandbox_support().ok;
     req.limits = programs::default_run_limits(true);
     if (time_limit_seconds_ > 0) req.limits.wall_seconds = time_limit_seconds_;
+    if (memory_limit_bytes_ > 0) req.limits.memory_bytes = memory_limit_bytes_;
     req.limits.cpu_seconds = std::max(req.limits.cpu_seconds, req.limits.wall_seconds);
     req.output = programs::OutputMode::capture;
     req.limits.output_bytes = 1u << 20;
@@ -344,6 +345,8 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     report.seed = options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
     ProgramSession session(built.executable, work.path.string(), backend, report.seed,
                            options.time_limit_seconds > 0 ? options.time_limit_seconds : 60);
+    // --memory-limit bounds each run's resident memory (kernel lessons: the emulator's memory).
+    if (options.memory_limit > 0) session.set_memory_limit(options.memory_limit);
     const auto started = std::chrono::steady_clock::now();
     host->run(session);
     report.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -47,6 +47,8 @@ public:
                    double time_limit_seconds);
 
     std::mt19937_64& rng() { return rng_; }
+    // The resident memory a run may use (the program and its children); 0: the sandbox's default.
+    void set_memory_limit(std::uint64_t bytes) { memory_limit_bytes_ = bytes; }
     // The folder the program runs in; the lesson writes its inputs there.
     const std::string& work_dir() const { return work_dir_; }
     bool write_file(const std::string& name, const void* data, std::size_t bytes);
@@ -86,6 +88,7 @@ private:
     std::string executable_, work_dir_, backend_;
     std::mt19937_64 rng_;
     double time_limit_seconds_;
+    std::uint64_t memory_limit_bytes_ = 0;
     std::vector<ProgramRun> runs_;
     std::vector<CheckResult> checks_;
     std::vector<std::string> log_;
