@@ -300,21 +300,27 @@ int main() {
     // Round 0: a reservation per step (3); round 1: one, then kept.
     CHECK(memory["pool_reservations"] == 4);
     REQUIRE(run.timeline_written);
-    const programs::TimelineEvent* dag = nullptr;
-    int graph_kernels = 0, node_allocs = 0;
+    const programs::TimelineEvent* launch = nullptr;
+    int graph_kernels = 0, node_allocs = 0, launches = 0;
     for (const auto& ev : run.timeline) {
-        if (ev.pid == 0 && ev.category == "graph") dag = &ev;
+        if (ev.pid >= 1 && ev.category == "graph") {
+            launch = &ev;
+            ++launches;
+        }
         if (ev.pid >= 1 && ev.category == "kernel" && ev.args.contains("graph_node")) ++graph_kernels;
         if (ev.pid >= 1 && ev.name == "graph allocation") ++node_allocs;
     }
-    REQUIRE(dag);
-    CHECK(dag->name == "graph 1 instantiated (6 nodes, 6 edges)");
-    const auto& nodes = dag->args["nodes"];
-    const auto& edges = dag->args["edges"];
+    REQUIRE(launch);
+    CHECK(launches == 5);
+    CHECK(launch->name == "graph launch (6 nodes)");
+    CHECK(launch->args["graph_exec"] == 1);
+    CHECK(launch->args["kernel_nodes"] == 4);
+    const auto& nodes = launch->args["nodes"];
+    const auto& edges = launch->args["edges"];
     REQUIRE(nodes.size() == 6);
-    CHECK(nodes[0]["type"] == "mem_alloc");
-    CHECK(nodes[1]["name"] == "copy");
-    CHECK(nodes[5]["type"] == "mem_free");
+    CHECK(nodes[0] == "memory alloc");
+    CHECK(nodes[1] == "kernel copy");
+    CHECK(nodes[5] == "memory free");
     // alloc -> copy -> {add a, add b} -> add -> free
     std::vector<std::pair<int, int>> got;
     for (const auto& edge : edges) got.push_back({edge[0].get<int>(), edge[1].get<int>()});

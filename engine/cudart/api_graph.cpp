@@ -29,6 +29,24 @@ GraphExec* exec_of(cudaGraphExec_t g) {
 
 GraphNode* node_of(cudaGraphNode_t n) { return reinterpret_cast<GraphNode*>(n); }
 
+// What a node does, in a few words: "kernel scale", "memcpy", "host function".
+std::string work_label(const Work& w) {
+    switch (w.kind) {
+    case Work::Kind::kernel: return "kernel " + (w.kernel.function ? kernel_display_name(w.kernel.function->entry) : std::string("?"));
+    case Work::Kind::copy: return "memcpy";
+    case Work::Kind::set: return "memset";
+    case Work::Kind::host: return "host function";
+    case Work::Kind::event_record: return "event record";
+    case Work::Kind::event_wait: return "event wait";
+    case Work::Kind::child_graph: return "child graph";
+    case Work::Kind::empty: return "empty";
+    case Work::Kind::alloc: return "memory alloc";
+    case Work::Kind::free: return "memory free";
+    case Work::Kind::prefetch: return "prefetch";
+    }
+    return "?";
+}
+
 // The instantiated work of a node of the graph the exec was made from, or null.
 Work* exec_work(GraphExec* e, cudaGraphNode_t node) {
     for (std::size_t i = 0; i < e->order.size(); ++i)
@@ -55,54 +73,6 @@ std::unique_ptr<Graph> clone(const Graph& g) {
     for (std::size_t i = 0; i < g.nodes.size(); ++i)
         for (GraphNode* d : g.nodes[i]->dependencies) copy->nodes[i]->dependencies.push_back(mapped[d]);
     return copy;
-}
-
-// The instantiated graph as a DAG, for the timeline: one event on the host's row whose args hold
-// the nodes (index = position in the launch order, type, what it does) and the edges (pairs of
-// indices, dependency first). The work a launch runs carries the same indices ("graph_node").
-TimelineEvent dag_event(const GraphExec& exec, const std::vector<GraphNode*>& order, double at) {
-    std::map<const GraphNode*, std::size_t> index;
-    for (std::size_t i = 0; i < order.size(); ++i) index[order[i]] = i;
-    auto type_name = [](int t) -> const char* {
-        switch (t) {
-        case cudaGraphNodeTypeKernel: return "kernel";
-        case cudaGraphNodeTypeMemcpy: return "memcpy";
-        case cudaGraphNodeTypeMemset: return "memset";
-        case cudaGraphNodeTypeHost: return "host";
-        case cudaGraphNodeTypeGraph: return "graph";
-        case cudaGraphNodeTypeEventRecord: return "event_record";
-        case cudaGraphNodeTypeWaitEvent: return "event_wait";
-        case cudaGraphNodeTypeMemAlloc: return "mem_alloc";
-        case cudaGraphNodeTypeMemFree: return "mem_free";
-        default: return "empty";
-        }
-    };
-    std::string nodes = "[", edges = "[";
-    std::size_t edge_count = 0;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        const GraphNode* n = order[i];
-        std::string label = type_name(n->type);
-        if (n->type == cudaGraphNodeTypeKernel && n->work.kernel.function) label = kernel_display_name(n->work.kernel.function->entry);
-        else if (n->type == cudaGraphNodeTypeMemcpy) label = "memcpy " + std::to_string(n->work.copy.width * n->work.copy.height * n->work.copy.depth) + " bytes";
-        else if (n->type == cudaGraphNodeTypeMemAlloc) label = "alloc " + std::to_string(n->work.bytes) + " bytes";
-        nodes += std::string(i ? "," : "") + "{\"id\":" + std::to_string(i) + ",\"type\":\"" + type_name(n->type) +
-                 "\",\"name\":" + json_string(label) + "}";
-        for (const GraphNode* d : n->dependencies) {
-            auto it = index.find(d);
-            if (it == index.end()) continue;
-            edges += std::string(edge_count++ ? "," : "") + "[" + std::to_string(it->second) + "," + std::to_string(i) + "]";
-        }
-    }
-    TimelineEvent t;
-    t.name = "graph " + std::to_string(exec.id) + " instantiated (" + std::to_string(order.size()) + " nodes, " +
-             std::to_string(edge_count) + " edges)";
-    t.category = "graph";
-    t.process = 0;
-    t.thread = 0;
-    t.start_ns = at;
-    t.end_ns = at + 100.0;
-    t.args = {{"graph_exec", std::to_string(exec.id)}, {"nodes", nodes + "]"}, {"edges", edges + "]"}};
-    return t;
 }
 
 cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count, int type, Work work) {
@@ -403,6 +373,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* out, cudaGraph_t graph, unsign
     Graph* g = graph_of(graph);
     if (!out || !g) return fail(cudaErrorInvalidValue);
     auto exec = std::make_unique<GraphExec>();
+    exec->id = rt.next_graph_exec_id++;  // the timeline's "graph_exec"
     auto copy = clone(*g);
     std::vector<GraphNode*> order;
     if (!topological_order(*copy, &order)) {
@@ -412,13 +383,18 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* out, cudaGraph_t graph, unsign
     // Map the copy's nodes back to the original's for cudaGraphExec*SetParams.
     std::map<GraphNode*, GraphNode*> original;
     for (std::size_t i = 0; i < g->nodes.size(); ++i) original[copy->nodes[i].get()] = g->nodes[i].get();
+    std::map<const GraphNode*, int> position;
     for (GraphNode* n : order) {
+        position[n] = int(exec->order.size());
         exec->order.push_back(n->work);
         exec->source_nodes.push_back(original[n]);
         exec->kernel_nodes += n->type == cudaGraphNodeTypeKernel;
     }
-    exec->id = rt.next_graph_exec_id++;
-    if (rt.timeline.enabled) rt.timeline.add(dag_event(*exec, order, rt.issue_time()));
+    // The edges, kept here: the graph it came from may be destroyed while the exec lives on
+    // (cudaGraphExecUpdate keeps the topology, so they stay right).
+    for (GraphNode* n : order)
+        for (const GraphNode* d : n->dependencies)
+            if (position.count(d)) exec->edges.push_back({position[d], position[n]});
     exec->owned.push_back(std::move(copy));
     GraphExec* raw = exec.release();
     rt.graph_execs.insert(raw);
@@ -466,7 +442,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graph_exec, cudaStream_t stream) {
     const double start = std::max(stream_ready(s), rt.issue_time() + rt.model.launch_latency * 1e9);
     s->tail = std::max(s->tail, start);
     for (std::size_t i = 0; i < e->order.size(); ++i) {
-        // Each node's events name the graph and the node (the DAG's "graph_node" index).
+        // Each node's events name the graph and the node (its index in the launch's "nodes").
         rt.graph_exec_running = e->id;
         rt.graph_node_running = int(i);
         const int err = run_work(s, e->order[i], "cudaGraphLaunch", true);
@@ -478,12 +454,22 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graph_exec, cudaStream_t stream) {
         TimelineEvent t;
         t.name = "graph launch (" + std::to_string(e->order.size()) + " nodes)";
         t.category = "graph";
+        // The DAG: each node's kind and name, and the edges between them (indices into "nodes"),
+        // so that a viewer can draw it. Bounded: a huge graph keeps only its size.
+        if (e->order.size() <= 512) {
+            std::string nodes = "[", edges = "[";
+            for (std::size_t i = 0; i < e->order.size(); ++i)
+                nodes += (i ? "," : "") + json_string(work_label(e->order[i]));
+            for (std::size_t i = 0; i < e->edges.size(); ++i)
+                edges += (i ? ",[" : "[") + std::to_string(e->edges[i].first) + "," + std::to_string(e->edges[i].second) + "]";
+            t.args = {{"nodes", nodes + "]"}, {"edges", edges + "]"}};
+        }
         t.process = 1 + s->device;
         t.thread = s->id;
         t.start_ns = start;
         t.end_ns = s->tail;
-        t.args = {{"graph_exec", std::to_string(e->id)}, {"nodes", std::to_string(e->order.size())},
-                  {"kernel_nodes", std::to_string(e->kernel_nodes)}};
+        t.args.push_back({"graph_exec", std::to_string(e->id)});
+        t.args.push_back({"kernel_nodes", std::to_string(e->kernel_nodes)});
         rt.timeline.add(std::move(t));
     }
     rt.host_advance_to(rt.host_now() + rt.model.graph_launch_api_cost * 1e9);

@@ -179,10 +179,11 @@ struct Graph {
 };
 
 struct GraphExec {
-    int id = 0;               // numbered from 1 in instantiation order (the timeline names it)
+    int id = 0;  // numbered from 1 as instantiated: the timeline's "graph_exec"
     std::vector<Work> order;  // nodes in a topological order
     std::vector<GraphNode*> source_nodes;  // order[i] came from source_nodes[i] (for updates)
     int kernel_nodes = 0;
+    std::vector<std::pair<int, int>> edges;  // (from, to) as indices into `order`: the DAG, for the timeline
     std::vector<std::unique_ptr<Graph>> owned;  // children the works point to
 };
 
@@ -276,7 +277,7 @@ public:
 
     int next_stream_id = 1;
     // While a graph launch runs its nodes: which graph (GraphExec::id) and node (its index in
-    // the instantiation's "graph" timeline event); place() tags the work's timeline events.
+    // the launch event's "nodes"); place() tags the work's timeline events with them.
     int graph_exec_running = 0, graph_node_running = -1;
     int next_graph_exec_id = 1;
     // Device memory, for CUDALAB_RESULT's "memory": the most live at once (cudaMalloc'd and pool

@@ -95,13 +95,13 @@ std::vector<programs::TimelineEvent> read_timeline(const std::string& path, std:
 
 }  // namespace
 
-const ProgramRun& ProgramSession::run(const std::vector<std::string>& args, const std::string& backend) {
+const ProgramRun& ProgramSession::run(const std::vector<std::string>& args, const RunSettings& settings) {
     ProgramRun run;
     programs::RunRequest req;
     req.executable = executable_;
     req.argv0 = "./program";
     req.args = args;
-    req.backend = backend.empty() ? backend_ : backend;
+    req.backend = settings.backend.empty() ? backend_ : settings.backend;
     req.built_by_cudalab = true;
     req.cwd = work_dir_;
     const std::string timeline = (fs::path(work_dir_) / ".cudalab-timeline.json").string();

@@ -41,6 +41,13 @@ struct ProgramRun {
     std::string faults() const;
 };
 
+// How one run differs from the lesson's default (the session's backend).
+struct RunSettings {
+    // "" the session's; "emu" for what only the emulated runtime measures (constant-cache
+    // requests, peak device memory): on a GPU a lesson takes those from a second run on it.
+    std::string backend;
+};
+
 class ProgramSession {
 public:
     ProgramSession(std::string executable, std::string work_dir, std::string backend, std::uint64_t seed,
@@ -56,11 +63,8 @@ public:
     bool read_file(const std::string& name, std::vector<unsigned char>* bytes, std::size_t max_bytes = 256u << 20);
 
     // Runs the program with `args` in the work folder, with a timeline. The run's outcome is
-    // kept for later checks (last_run()). `backend` "" is the session's; "emu" runs it on the
-    // emulated runtime whatever the session's backend (a lesson whose figures only the emulator
-    // measures, such as constant-cache requests, takes them from such a run on a GPU too).
-    // The reference is valid until the next run.
-    const ProgramRun& run(const std::vector<std::string>& args, const std::string& backend = "");
+    // kept for later checks (last_run()).
+    const ProgramRun& run(const std::vector<std::string>& args, const RunSettings& settings = {});
     const ProgramRun* last_run() const { return runs_.empty() ? nullptr : &runs_.back(); }
     const std::string& backend() const { return backend_; }
 

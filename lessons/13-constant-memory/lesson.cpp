@@ -67,7 +67,9 @@ Outcome run_and_compare(ProgramSession& s, const std::string& name, const Proble
     };
     if (!s.write_file("in.bin", in.data(), in.size()))
         return fail(1, "the lesson could not write in.bin in " + s.work_dir(), "free some space in the temporary folder");
-    const ProgramRun& run = s.run({"in.bin", "out.bin"}, backend);
+    cudalab::lessons::RunSettings settings;
+    settings.backend = backend;
+    const ProgramRun& run = s.run({"in.bin", "out.bin"}, settings);
     const std::string what = "n = " + std::to_string(p.n) + ", " + std::to_string(p.filters) + " filters of " +
                              std::to_string(p.taps) + " taps: ";
     if (!run.completed)

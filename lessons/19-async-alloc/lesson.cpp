@@ -84,7 +84,9 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, uns
     };
     if (!s.write_file("in.bin", in.data(), in.size() * sizeof(unsigned)))
         return fail(1, "the lesson could not write in.bin in " + s.work_dir(), "free some space in the temporary folder");
-    const ProgramRun& run = s.run({"in.bin", "out.bin"}, backend);
+    cudalab::lessons::RunSettings settings;
+    settings.backend = backend;
+    const ProgramRun& run = s.run({"in.bin", "out.bin"}, settings);
     *figures = read_figures(run);
     const std::string what = "n = " + std::to_string(n) + ", " + std::to_string(steps) + " steps: ";
     if (!run.completed)
