@@ -345,9 +345,9 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     report.seed = options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
     ProgramSession session(built.executable, work.path.string(), backend, report.seed,
                            options.time_limit_seconds > 0 ? options.time_limit_seconds : 60);
+    const auto started = std::chrono::steady_clock::now();
     // --memory-limit bounds each run's resident memory (kernel lessons: the emulator's memory).
     if (options.memory_limit > 0) session.set_memory_limit(options.memory_limit);
-    const auto started = std::chrono::steady_clock::now();
     host->run(session);
     report.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     report.checks = session.checks();

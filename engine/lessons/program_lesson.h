@@ -92,10 +92,10 @@ private:
     std::string executable_, work_dir_, backend_;
     std::mt19937_64 rng_;
     double time_limit_seconds_;
-    std::uint64_t memory_limit_bytes_ = 0;
     std::vector<ProgramRun> runs_;
     std::vector<CheckResult> checks_;
     std::vector<std::string> log_;
+    std::uint64_t memory_limit_bytes_ = 0;
 };
 
 // [SECTION] timeline arithmetic, for the lessons' checks
