@@ -69,6 +69,18 @@ TEST_CASE("global sectors: a warp of float4 loads moves 512 neighbouring bytes, 
     CHECK(c.requested_bytes == 512);  // 16 sectors x 32 bytes: every byte moved is used
 }
 
+TEST_CASE("constant cache: one request per distinct address among the active lanes") {
+    CHECK(constant_access_requests(strided(0x1000, 0), all) == 1);   // a broadcast
+    CHECK(constant_access_requests(strided(0x1000, 4), all) == 32);  // every lane its own word
+    // lane % 8: 8 addresses, as a warp whose lanes work for 8 filters
+    std::array<std::uint64_t, 32> eight{};
+    for (int l = 0; l < 32; ++l) eight[std::size_t(l)] = 0x1000 + 4u * std::uint64_t(l % 8);
+    CHECK(constant_access_requests(eight, all) == 8);
+    CHECK(constant_access_requests(eight, 0x000000ffu) == 8);  // lanes 0-7
+    CHECK(constant_access_requests(eight, 0x01010101u) == 1);  // lanes 0, 8, 16, 24: one address
+    CHECK(constant_access_requests(eight, 0) == 0);
+}
+
 TEST_CASE("shared wavefronts: consecutive words, a padded column and a broadcast are conflict-free") {
     CHECK(shared_access_cost(strided(0, 4), all, 4).wavefronts == 1);
     // tile[32][33]: a column is 33 words apart, banks (33 l) mod 32 = l: all different.

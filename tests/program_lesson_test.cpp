@@ -2,6 +2,7 @@
 // on the emulated runtime; its checks read the exit code, out.bin and the timeline.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -147,4 +148,237 @@ TEST_CASE("program lessons: 02b-host-program finds missing copies and leaked dev
     REQUIRE_MESSAGE(leaky.status.ok(), leaky.status.message);
     CHECK(find_check(leaky, "c = a + b for a larger n")->passed);
     CHECK(find_check(leaky, "every device allocation is freed")->value == 1);
+}
+
+// [SECTION] the emulated runtime's figures that lessons 13, 15 and 19 read
+
+namespace {
+
+// A program built with nvcc into `dir`, run once on the emulated runtime through a session.
+struct BuiltProgram {
+    std::string executable;
+    std::string error;
+};
+
+BuiltProgram build(const fs::path& dir, const std::string& source) {
+    fs::create_directories(dir);
+    std::ofstream(dir / "prog.cu") << source;
+    programs::BuildRequest req;
+    req.inputs = {(dir / "prog.cu").string()};
+    req.cwd = dir.string();
+    req.limits = programs::default_build_limits();
+    programs::BuildResult r = programs::build_program(req);
+    return {r.ok() ? r.executable : "", r.ok() ? "" : r.message + "\n" + r.log};
+}
+
+const nlohmann::json* kernel_entry(const ProgramRun& run, const std::string& name) {
+    if (!run.runtime.is_object() || !run.runtime.contains("kernels")) return nullptr;
+    for (const auto& k : run.runtime["kernels"])
+        if (k["name"] == name) return &k;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("emulated runtime: constant-cache requests per kernel, broadcast and serialised") {
+    std::string looked;
+    if (programs::find_nvcc(&looked).empty()) {
+        MESSAGE("SKIPPED: no nvcc (" << looked << ")");
+        return;
+    }
+    const fs::path dir = test_support::temp_dir() / "constant-requests";
+    BuiltProgram p = build(dir, R"(
+#include <cstdio>
+__constant__ float c[64];
+__global__ void broadcast(float* out) { out[threadIdx.x] = c[blockIdx.x]; }
+__global__ void per_lane(float* out) { out[threadIdx.x] = c[threadIdx.x % 8] + c[threadIdx.x]; }
+int main() {
+    float h[64];
+    for (int i = 0; i < 64; ++i) h[i] = float(i);
+    cudaMemcpyToSymbol(c, h, sizeof h);
+    float* d;
+    cudaMalloc(&d, 64 * sizeof(float));
+    broadcast<<<2, 64>>>(d);   // 4 warps, one load each: 1 request each
+    per_lane<<<1, 64>>>(d);    // 2 warps, two loads each: 8 and 32 requests
+    per_lane<<<1, 64>>>(d);    // traced too (a kernel's first two launches are)
+    per_lane<<<1, 64>>>(d);    // not traced: counted in launches only
+    float back[64];
+    cudaMemcpy(back, d, sizeof back, cudaMemcpyDeviceToHost);
+    cudaFree(d);
+    std::printf("%g\n", back[9]);
+    return 0;
+}
+)");
+    REQUIRE_MESSAGE(!p.executable.empty(), p.error);
+    ProgramSession session(p.executable, dir.string(), "emu", 1, 60);
+    const ProgramRun& run = session.run({});
+    REQUIRE_MESSAGE(run.ok(), run.failure << run.err);
+    CHECK(run.out == "10\n");  // c[1] + c[9]
+    const nlohmann::json* b = kernel_entry(run, "broadcast");
+    const nlohmann::json* l = kernel_entry(run, "per_lane");
+    REQUIRE(b);
+    REQUIRE(l);
+    CHECK((*b)["constant_loads"] == 4);
+    CHECK((*b)["constant_requests"] == 4);
+    CHECK((*l)["launches"] == 3);
+    CHECK((*l)["traced_launches"] == 2);
+    CHECK((*l)["constant_loads"] == 8);                  // 2 launches x 2 warps x 2 loads
+    CHECK((*l)["constant_requests"] == 2 * 2 * (8 + 32));
+    CHECK((*l)["global_load_requests"] == 0);
+    CHECK(run.runtime["memory"]["peak_device_bytes"] == 256);
+}
+
+TEST_CASE("emulated runtime: a captured graph's DAG is in the timeline, and captured allocations are graph memory") {
+    std::string looked;
+    if (programs::find_nvcc(&looked).empty()) {
+        MESSAGE("SKIPPED: no nvcc (" << looked << ")");
+        return;
+    }
+    const fs::path dir = test_support::temp_dir() / "graph-dag";
+    BuiltProgram p = build(dir, R"(
+#include <cstdint>
+#include <cstdio>
+__global__ void add(int* v, int k) { v[threadIdx.x] += k; }
+__global__ void copy(int* dst, const int* src) { dst[threadIdx.x] = src[threadIdx.x]; }
+int main() {
+    int* v;
+    cudaMalloc(&v, 32 * sizeof(int));
+    cudaMemset(v, 0, 32 * sizeof(int));
+    cudaStream_t a, b;
+    cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking);
+    cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking);
+    cudaEvent_t fork, join;
+    cudaEventCreate(&fork);
+    cudaEventCreate(&join);
+    cudaGraph_t g;
+    cudaGraphExec_t e;
+    cudaStreamBeginCapture(a, cudaStreamCaptureModeGlobal);
+    int* tmp;
+    cudaMallocAsync(&tmp, 32 * sizeof(int), a);       // node 0: alloc
+    copy<<<1, 32, 0, a>>>(tmp, v);                    // node 1
+    cudaEventRecord(fork, a);
+    cudaStreamWaitEvent(b, fork, 0);
+    add<<<1, 32, 0, a>>>(v, 1);                       // branch in a
+    add<<<1, 32, 0, b>>>(tmp, 2);                     // branch in b
+    cudaEventRecord(join, b);
+    cudaStreamWaitEvent(a, join, 0);
+    add<<<1, 32, 0, a>>>(v, 3);
+    cudaFreeAsync(tmp, a);                            // free node
+    cudaStreamEndCapture(a, &g);
+    cudaGraphInstantiate(&e, g, 0);
+    for (int i = 0; i < 5; ++i) cudaGraphLaunch(e, a);
+    cudaStreamSynchronize(a);
+    int h[32];
+    cudaMemcpy(h, v, sizeof h, cudaMemcpyDeviceToHost);
+    // Stream-ordered allocation in a loop: a pool with the default threshold gives its memory
+    // back at each synchronisation, one that keeps it does not.
+    for (int round = 0; round < 2; ++round) {
+        if (round == 1) {
+            cudaMemPool_t pool;
+            cudaDeviceGetDefaultMemPool(&pool, 0);
+            std::uint64_t keep = UINT64_MAX;
+            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        }
+        for (int i = 0; i < 3; ++i) {
+            int* s;
+            cudaMallocAsync(&s, 4096, a);
+            cudaFreeAsync(s, a);
+            cudaStreamSynchronize(a);
+        }
+    }
+    std::printf("%d %s\n", h[0], cudaGetErrorString(cudaGetLastError()));
+    return 0;
+}
+)");
+    REQUIRE_MESSAGE(!p.executable.empty(), p.error);
+    ProgramSession session(p.executable, dir.string(), "emu", 1, 60);
+    const ProgramRun& run = session.run({});
+    REQUIRE_MESSAGE(run.ok(), run.failure << run.err);
+    CHECK(run.out == "20 no error\n");  // 5 launches of +1 and +3
+    const auto& memory = run.runtime["memory"];
+    CHECK(memory["graph_allocations"] == 1);
+    // Round 0: a reservation per step (3); round 1: one, then kept.
+    CHECK(memory["pool_reservations"] == 4);
+    REQUIRE(run.timeline_written);
+    const programs::TimelineEvent* launch = nullptr;
+    int graph_kernels = 0, node_allocs = 0, launches = 0;
+    for (const auto& ev : run.timeline) {
+        if (ev.pid >= 1 && ev.category == "graph") {
+            launch = &ev;
+            ++launches;
+        }
+        if (ev.pid >= 1 && ev.category == "kernel" && ev.args.contains("graph_node")) ++graph_kernels;
+        if (ev.pid >= 1 && ev.name == "graph allocation") ++node_allocs;
+    }
+    REQUIRE(launch);
+    CHECK(launches == 5);
+    CHECK(launch->name == "graph launch (6 nodes)");
+    CHECK(launch->args["graph_exec"] == 1);
+    CHECK(launch->args["kernel_nodes"] == 4);
+    const auto& nodes = launch->args["nodes"];
+    const auto& edges = launch->args["edges"];
+    REQUIRE(nodes.size() == 6);
+    CHECK(nodes[0] == "memory alloc");
+    CHECK(nodes[1] == "kernel copy");
+    CHECK(nodes[5] == "memory free");
+    // alloc -> copy -> {add a, add b} -> add -> free
+    std::vector<std::pair<int, int>> got;
+    for (const auto& edge : edges) got.push_back({edge[0].get<int>(), edge[1].get<int>()});
+    std::sort(got.begin(), got.end());
+    CHECK(got == std::vector<std::pair<int, int>>{{0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4}, {4, 5}});
+    CHECK(graph_kernels == 5 * 4);
+    CHECK(node_allocs == 5);
+}
+
+TEST_CASE("program lessons 13, 15 and 19: a program stopped at the time or memory limit fails with that limit named") {
+    std::string looked;
+    if (programs::find_nvcc(&looked).empty()) {
+        MESSAGE("SKIPPED: no nvcc (" << looked << ")");
+        return;
+    }
+    Course course;
+    REQUIRE(load_course(find_course_root(), &course).ok());
+    compiler::Compiler compiler;
+    const fs::path dir = test_support::temp_dir() / "part4-limits";
+    fs::create_directories(dir);
+    std::ofstream(dir / "hang.cu") << "int main() { for (;;) {} }\n";
+    // Device memory the emulator backs with host memory, 64 MB more every turn, never freed.
+    std::ofstream(dir / "hog.cu") << R"(
+int main() {
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    for (;;) {
+        void* p;
+        if (cudaMallocAsync(&p, 64 << 20, s) != cudaSuccess) return 1;
+        cudaMemsetAsync(p, 1, 64 << 20, s);
+    }
+}
+)";
+    for (const char* id : {"13-constant-memory", "15-cuda-graphs", "19-async-alloc"}) {
+        CAPTURE(id);
+        const LessonInfo* l = course.find(id);
+        REQUIRE(l);
+        CheckOptions o;
+        o.backend = "emu";
+        o.seed = 19;
+        o.source_path = (dir / "hang.cu").string();
+        o.time_limit_seconds = 2;
+        CheckReport hang = check_lesson(course, *l, o, compiler);
+        REQUIRE_MESSAGE(hang.status.ok(), hang.status.message);
+        CHECK_FALSE(hang.passed);
+        REQUIRE_FALSE(hang.checks.empty());
+        CHECK(hang.checks.front().message.find("wall-clock limit of 2 s") != std::string::npos);
+        for (const auto& c : hang.checks)
+            if (c.kind == CheckKind::performance) CHECK_FALSE(c.measured);
+    }
+    const LessonInfo* l = course.find("19-async-alloc");
+    CheckOptions o;
+    o.backend = "emu";
+    o.seed = 19;
+    o.source_path = (dir / "hog.cu").string();
+    o.memory_limit = 512ull << 20;
+    CheckReport hog = check_lesson(course, *l, o, compiler);
+    REQUIRE_MESSAGE(hog.status.ok(), hog.status.message);
+    CHECK_FALSE(hog.passed);
+    CHECK(hog.checks.front().message.find("memory limit of 512") != std::string::npos);
 }

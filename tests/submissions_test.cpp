@@ -4,6 +4,7 @@
 //   failc-*.cu  subtle bugs: a correctness check must fail;
 //   failp-*.cu  correct but slow: every correctness check passes, a performance check fails;
 //   cheat-*.cu  submissions that try to pass without doing the work: must not pass.
+// Program lessons' submissions are whole programs (built with nvcc; skipped, saying so, without it).
 // A file may say, in a comment line of its own:
 //   // corpus: expect TEXT      some check's message or advice (or the compile error) contains TEXT
 //   // corpus: pending NAME     the verdict depends on work not merged yet (NAME says which); the
@@ -22,6 +23,7 @@
 #include <sstream>
 
 #include "lessons/course.h"
+#include "programs/build.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -87,6 +89,14 @@ std::string summary(const CheckReport& r) {
 void run_corpus(const std::string& id) {
     const LessonInfo* lesson = corpus().course.find(id);
     REQUIRE(lesson);
+    if (lesson->is_program()) {
+        // Program lessons build every submission with the toolkit's nvcc.
+        std::string looked;
+        if (programs::find_nvcc(&looked).empty()) {
+            MESSAGE("SKIPPED: no nvcc (" << looked << "): program lessons need the CUDA toolkit's nvcc");
+            return;
+        }
+    }
     const fs::path dir = fs::path(corpus().course.root) / "tests" / "submissions" / id;
     REQUIRE_MESSAGE(fs::is_directory(dir), dir.string());
     std::vector<fs::path> files;
@@ -174,6 +184,10 @@ TEST_CASE("corpus: 09-reduction") { run_corpus("09-reduction"); }
 TEST_CASE("corpus: 10-histogram") { run_corpus("10-histogram"); }
 TEST_CASE("corpus: 11-scan") { run_corpus("11-scan"); }
 TEST_CASE("corpus: 12-occupancy") { run_corpus("12-occupancy"); }
+// Program lessons (whole programs built with nvcc, run on the emulated runtime).
+TEST_CASE("corpus: 13-constant-memory") { run_corpus("13-constant-memory"); }
+TEST_CASE("corpus: 15-cuda-graphs") { run_corpus("15-cuda-graphs"); }
+TEST_CASE("corpus: 19-async-alloc") { run_corpus("19-async-alloc"); }
 
 TEST_CASE("corpus: the solutions' performance figures match tests/submissions/golden.txt") {
     const std::string path = corpus().course.root + "/tests/submissions/golden.txt";

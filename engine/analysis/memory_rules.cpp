@@ -96,4 +96,14 @@ SharedAccessCost shared_access_cost(const std::array<std::uint64_t, 32>& address
     return cost;
 }
 
+std::uint32_t constant_access_requests(const std::array<std::uint64_t, 32>& address, std::uint32_t mask) {
+    std::uint64_t seen[32];
+    std::uint32_t distinct = 0;
+    for (std::uint32_t m = mask; m; m &= m - 1) {
+        const std::uint64_t a = address[std::size_t(__builtin_ctz(m))];
+        if (std::find(seen, seen + distinct, a) == seen + distinct) seen[distinct++] = a;
+    }
+    return distinct;
+}
+
 }  // namespace cudalab::analysis

@@ -31,4 +31,10 @@ struct SharedAccessCost {
 SharedAccessCost shared_access_cost(const std::array<std::uint64_t, 32>& address, std::uint32_t mask,
                                     std::uint32_t bytes_per_lane);
 
+// The constant cache (CUDA C++ Programming Guide, "Constant Memory"): a warp's request is split
+// into as many requests as there are distinct addresses among its active lanes, served one after
+// another; lanes reading one address share a single request (a broadcast). Returns that count
+// (0 for an empty mask).
+std::uint32_t constant_access_requests(const std::array<std::uint64_t, 32>& address, std::uint32_t mask);
+
 }  // namespace cudalab::analysis

@@ -399,6 +399,7 @@ cudaError_t cudaDeviceSynchronize(void) {
     CUDALAB_API("cudaDeviceSynchronize");
     if (rt.driver_version < CUDART_VERSION) return fail(cudaErrorInsufficientDriver);
     wait_device(rt.current_device());
+    trim_pools();  // as at a stream's synchronisation: pools keep only their release threshold
     if (cudaError_t e = device_gate(true)) return fail(e);
     return cudaSuccess;
 }

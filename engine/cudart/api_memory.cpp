@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "cudart/api.h"
 #include "cudart/managed.h"
@@ -53,6 +54,7 @@ cudaError_t allocate_device(void** ptr, std::uint64_t bytes, MemoryKind kind, co
     r.size = bytes;
     r.allocated_at = CallStack::here();
     rt.allocations[base] = std::move(r);
+    rt.peak_device_bytes = std::max(rt.peak_device_bytes, live + bytes);
     *ptr = reinterpret_cast<void*>(base);
     return cudaSuccess;
 }
@@ -551,6 +553,12 @@ Pool* pool_of(cudaMemPool_t handle) {
     return it == pools().end() ? nullptr : it->second.get();
 }
 
+// Memory of captured graphs' allocation nodes (base addresses): it belongs to the graph.
+std::set<std::uint64_t>& graph_memory() {
+    static std::set<std::uint64_t> bases;
+    return bases;
+}
+
 cudaError_t pool_allocate(Pool* pool, void** ptr, size_t bytes, cudaStream_t stream, const char* api) {
     Runtime& rt = Runtime::get();
     if (!ptr) return cudaErrorInvalidValue;
@@ -558,6 +566,21 @@ cudaError_t pool_allocate(Pool* pool, void** ptr, size_t bytes, cudaStream_t str
     Stream* s = rt.stream(stream);
     if (!s) return cudaErrorInvalidResourceHandle;
     const std::uint64_t size = std::max<std::uint64_t>((bytes + 511) / 512 * 512, 512);
+    if (s->capture_status == cudaStreamCaptureStatusActive && s->capture_graph) {
+        // Captured: an allocation node. As with CUDA's graph memory nodes, the address is fixed
+        // when the graph is made and stays valid for every launch; the memory is the graph's
+        // (reserved once, here), not the pool's, so nothing outside the graph can reuse it.
+        void* p = nullptr;
+        if (cudaError_t e = allocate_device(&p, size, MemoryKind::pool, api)) return e;
+        graph_memory().insert(reinterpret_cast<std::uint64_t>(p));
+        ++rt.graph_allocations;
+        Work w;
+        w.kind = Work::Kind::alloc;
+        w.bytes = bytes;
+        w.pointer = p;
+        *ptr = p;
+        return cudaError_t(issue(s, std::move(w), api));
+    }
     auto it = pool->free_blocks.lower_bound(size);
     std::uint64_t base = 0;
     if (it != pool->free_blocks.end() && it->first < size * 2) {
@@ -569,6 +592,8 @@ cudaError_t pool_allocate(Pool* pool, void** ptr, size_t bytes, cudaStream_t str
         void* p = nullptr;
         if (cudaError_t e = allocate_device(&p, size, MemoryKind::pool, api)) return e;
         base = reinterpret_cast<std::uint64_t>(p);
+        ++rt.pool_reservations;
+        rt.pool_reserved_bytes += size;
         pool->live[base] = size;
         pool->reserved += size;
         pool->used += size;
@@ -623,6 +648,32 @@ cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
     if (cudaError_t e = device_gate()) return fail(e);
     if (!ptr) return cudaSuccess;
     const auto base = reinterpret_cast<std::uint64_t>(ptr);
+    Stream* s = rt.stream(stream);
+    if (!s) return fail(cudaErrorInvalidResourceHandle);
+    if (s->capture_status == cudaStreamCaptureStatusActive && s->capture_graph) {
+        // Captured: a free node. Graph memory stays the graph's; other memory is freed when a
+        // launch of the graph reaches the node (stream_ordered_free).
+        const MemoryRecord* r = rt.record_of(ptr);
+        if (!graph_memory().count(base) && !(r && r->base == base && (r->kind == MemoryKind::pool || r->kind == MemoryKind::device))) {
+            rt.warn("cudaFreeAsync: the pointer was not allocated with cudaMallocAsync or cudaMalloc, or was already freed");
+            return fail(cudaErrorInvalidValue);
+        }
+        Work w;
+        w.kind = Work::Kind::free;
+        w.pointer = ptr;
+        return result(issue(s, std::move(w), "cudaFreeAsync"));
+    }
+    return result(cudalab::cudart::stream_ordered_free(ptr, "cudaFreeAsync"));
+}
+
+}  // extern "C"
+
+namespace cudalab::cudart {
+
+int stream_ordered_free(void* ptr, const char* api) {
+    Runtime& rt = Runtime::get();
+    const auto base = reinterpret_cast<std::uint64_t>(ptr);
+    if (graph_memory().count(base)) return cudaSuccess;  // the graph's own: kept for its next launch
     for (auto& [h, p] : pools()) {
         auto it = p->live.find(base);
         if (it == p->live.end()) continue;
@@ -633,10 +684,14 @@ cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
     }
     // cudaFreeAsync also frees cudaMalloc'd memory (stream-ordered).
     const MemoryRecord* r = rt.record_of(ptr);
-    if (r && r->kind == MemoryKind::device && r->base == base) return result(free_device(ptr, "cudaFreeAsync"));
-    rt.warn("cudaFreeAsync: the pointer was not allocated with cudaMallocAsync or cudaMalloc, or was already freed");
-    return fail(cudaErrorInvalidValue);
+    if (r && r->kind == MemoryKind::device && r->base == base) return free_device(ptr, api);
+    rt.warn(std::string(api) + ": the pointer was not allocated with cudaMallocAsync or cudaMalloc, or was already freed");
+    return cudaErrorInvalidValue;
 }
+
+}  // namespace cudalab::cudart
+
+extern "C" {
 
 cudaError_t cudaFreeAsync_ptsz(void* ptr, cudaStream_t stream) { return cudaFreeAsync(ptr, stream); }
 

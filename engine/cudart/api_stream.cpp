@@ -299,6 +299,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     if (!e) return fail(cudaErrorInvalidResourceHandle);
     if (e->recorded) rt.host_advance_to(e->time + rt.model.sync_cost * 1e9);
     rt.flush_printf();
+    trim_pools();
     if (cudaError_t g = device_gate(true)) return fail(g);
     return cudaSuccess;
 }

@@ -15,6 +15,7 @@
 
 #include "cudart/state.h"
 #include "cudart/managed.h"
+#include "cudart/work.h"
 #include "compiler/kernel_names.h"
 
 namespace cudalab::cudart {
@@ -151,7 +152,33 @@ Runtime::~Runtime() {
             f << (first ? "" : ",") << json_string(key.substr(12));
             first = false;
         }
-        f << "]}\n";
+        // Per kernel (by name; a name launched from two modules is summed): launches and warp
+        // instructions of all launches, memory counters of the traced ones (the first two).
+        f << "],\"kernels\":[";
+        std::map<std::string, Function> by_name;
+        for (const auto& [key, fn] : functions) {
+            if (!fn->launches) continue;
+            Function& k = by_name[kernel_display_name(fn->entry)];
+            k.launches += fn->launches;
+            k.traced_launches += fn->traced_launches;
+            k.warp_instructions += fn->warp_instructions;
+            k.traced_warp_instructions += fn->traced_warp_instructions;
+            k.global_load_requests += fn->global_load_requests;
+            k.global_load_sectors += fn->global_load_sectors;
+            k.constant_loads += fn->constant_loads;
+            k.constant_requests += fn->constant_requests;
+        }
+        first = true;
+        for (const auto& [name, k] : by_name) {
+            f << (first ? "" : ",") << "{\"name\":" << json_string(name) << ",\"launches\":" << k.launches
+              << ",\"warp_instructions\":" << k.warp_instructions << ",\"traced_launches\":" << k.traced_launches
+              << ",\"traced_warp_instructions\":" << k.traced_warp_instructions
+              << ",\"global_load_requests\":" << k.global_load_requests << ",\"global_load_sectors\":" << k.global_load_sectors
+              << ",\"constant_loads\":" << k.constant_loads << ",\"constant_requests\":" << k.constant_requests << "}";
+            first = false;
+        }
+        f << "],\"memory\":{\"peak_device_bytes\":" << peak_device_bytes << ",\"pool_reservations\":" << pool_reservations
+          << ",\"pool_reserved_bytes\":" << pool_reserved_bytes << ",\"graph_allocations\":" << graph_allocations << "}}\n";
     }
     std::fflush(stdout);
 }

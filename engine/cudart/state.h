@@ -57,6 +57,12 @@ struct Function {
     int cache_config = 0;
     int traced_launches = 0;               // the timing model's samples (work.cpp)
     double bytes_per_warp_instruction = 0;
+    // What the kernel did, for CUDALAB_RESULT's "kernels": every launch's warp instructions, and
+    // the memory counters of its traced launches (the first ones; see run_kernel).
+    std::uint64_t launches = 0, warp_instructions = 0;
+    std::uint64_t traced_warp_instructions = 0;
+    std::uint64_t global_load_requests = 0, global_load_sectors = 0;
+    std::uint64_t constant_loads = 0, constant_requests = 0;
 };
 
 struct Variable {
@@ -173,9 +179,11 @@ struct Graph {
 };
 
 struct GraphExec {
+    int id = 0;  // numbered from 1 as instantiated: the timeline's "graph_exec"
     std::vector<Work> order;  // nodes in a topological order
     std::vector<GraphNode*> source_nodes;  // order[i] came from source_nodes[i] (for updates)
     int kernel_nodes = 0;
+    std::vector<std::pair<int, int>> edges;  // (from, to) as indices into `order`: the DAG, for the timeline
     std::vector<std::unique_ptr<Graph>> owned;  // children the works point to
 };
 
@@ -268,6 +276,17 @@ public:
     void flush_printf();
 
     int next_stream_id = 1;
+    // While a graph launch runs its nodes: which graph (GraphExec::id) and node (its index in
+    // the launch event's "nodes"); place() tags the work's timeline events with them.
+    int graph_exec_running = 0, graph_node_running = -1;
+    int next_graph_exec_id = 1;
+    // Device memory, for CUDALAB_RESULT's "memory": the most live at once (cudaMalloc'd and pool
+    // memory, every device), how often a pool had to take more from the device (a new
+    // reservation: cudaMallocAsync found no free block in its pool) and how many bytes, and the
+    // allocations made by allocation nodes of captured graphs.
+    std::uint64_t peak_device_bytes = 0;
+    std::uint64_t pool_reservations = 0, pool_reserved_bytes = 0;
+    std::uint64_t graph_allocations = 0;
     ~Runtime();
 
 private:

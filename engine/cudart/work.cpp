@@ -97,6 +97,10 @@ void place(Stream* s, double start, double end, const std::string& name, const c
         e.start_ns = start;
         e.end_ns = end;
         e.args = std::move(args);
+        if (rt.graph_exec_running) {
+            e.args.push_back({"graph_exec", std::to_string(rt.graph_exec_running)});
+            e.args.push_back({"graph_node", std::to_string(rt.graph_node_running)});
+        }
         rt.timeline.add(std::move(e));
     }
 }
@@ -155,6 +159,18 @@ double kernel_seconds(Function& f, const LaunchResult& r, const LaunchConfig& c,
     if (r.trace) {
         for (const auto& pc : r.trace->per_pc) bytes += double(pc.sectors) * 32.0;
         ++f.traced_launches;
+        // The kernel's figures for the result file (lessons read them, e.g. constant-cache
+        // requests per constant load).
+        f.traced_warp_instructions += r.stats.warp_instructions;
+        for (std::size_t i = 0; i < r.trace->per_pc.size(); ++i) {
+            const PcCounters& pc = r.trace->per_pc[i];
+            f.constant_loads += pc.constant_loads;
+            f.constant_requests += pc.constant_requests;
+            if (i < r.trace->pcs.size() && r.trace->pcs[i].opcode.rfind("ld", 0) == 0) {
+                f.global_load_requests += pc.requests;
+                f.global_load_sectors += pc.sectors;
+            }
+        }
         if (r.stats.warp_instructions) f.bytes_per_warp_instruction = bytes / double(r.stats.warp_instructions);
     } else {
         bytes = f.bytes_per_warp_instruction * double(r.stats.warp_instructions);
@@ -209,6 +225,8 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     config.cooperative = k.cooperative;
     LaunchResult r = e->launch(f->entry, name, config, k.args, trace);
     managed::leave_device();
+    ++f->launches;
+    f->warp_instructions += r.stats.warp_instructions;
     (void)started;  // the call's whole time leaves the host clock (ApiCall)
     if (r.status.code == StatusCode::bad_usage) {
         // Configuration errors are the launch's own result, not sticky (as cudaLaunchKernel).
@@ -471,8 +489,13 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
               {{"bytes", std::to_string(w.bytes)}});
         return cudaSuccess;
     }
-    case Work::Kind::alloc:
-    case Work::Kind::free:
+    case Work::Kind::alloc: {
+        // A graph's allocation node: the memory was reserved at capture (api_memory.cpp).
+        const double start = std::max(stream_ready(s), in_graph ? 0.0 : rt.issue_time());
+        place(s, start, start + 500.0, "graph allocation", "alloc", {{"bytes", std::to_string(w.bytes)}});
+        return cudaSuccess;
+    }
+    case Work::Kind::free: return stream_ordered_free(w.pointer, api);
     case Work::Kind::empty: return cudaSuccess;
     }
     return cudaSuccess;

@@ -34,6 +34,14 @@ std::string kernel_display_name(const std::string& entry);
 // cudaError_t for an emulator fault message.
 int error_for_fault(const std::string& message);
 
+// cudaFreeAsync's work, when its stream reaches it (now, or a graph's free node): back to its
+// pool, or cudaFree for cudaMalloc'd memory; graph memory is kept. Returns a cudaError_t.
+int stream_ordered_free(void* ptr, const char* api);
+
+// At a synchronisation (stream, event, device): every memory pool gives the device back what it
+// holds above its release threshold (cudaMemPoolAttrReleaseThreshold).
+void trim_pools();
+
 // The nodes a graph launch runs, in dependency order (false: the graph has a cycle).
 bool topological_order(const Graph& g, std::vector<GraphNode*>* order);
 

@@ -904,6 +904,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             t.shared_ideal_wavefronts += c.shared_ideal_wavefronts;
             t.divergent_branches += c.divergent_branches;
             t.atomics += c.atomics;
+            t.constant_loads += c.constant_loads;
+            t.constant_requests += c.constant_requests;
         }
         for (auto& p : r.printf_blocks) printed.push_back(std::move(p));
         for (auto& b : r.detail_blocks) detail_blocks.push_back(std::move(b));

@@ -663,6 +663,9 @@ void record_memory(Exec& x, MemSpace space, MemOp op, const std::uint64_t* addr,
         auto cost = analysis::shared_access_cost(a, x.mask, bytes_per_lane);
         c.shared_wavefronts += cost.wavefronts;
         c.shared_ideal_wavefronts += cost.ideal;
+    } else if (space == MemSpace::constant && x.mask) {
+        c.constant_loads += 1;
+        c.constant_requests += analysis::constant_access_requests(a, x.mask);
     }
     if (op == MemOp::atomic) c.atomics += std::uint64_t(std::popcount(x.mask));
     if (!x.event) return;

@@ -95,13 +95,13 @@ std::vector<programs::TimelineEvent> read_timeline(const std::string& path, std:
 
 }  // namespace
 
-const ProgramRun& ProgramSession::run(const std::vector<std::string>& args) {
+const ProgramRun& ProgramSession::run(const std::vector<std::string>& args, const RunSettings& settings) {
     ProgramRun run;
     programs::RunRequest req;
     req.executable = executable_;
     req.argv0 = "./program";
     req.args = args;
-    req.backend = backend_;
+    req.backend = settings.backend.empty() ? backend_ : settings.backend;
     req.built_by_cudalab = true;
     req.cwd = work_dir_;
     const std::string timeline = (fs::path(work_dir_) / ".cudalab-timeline.json").string();
@@ -113,6 +113,7 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args) {
     req.sandbox = programs::sandbox_support().ok;
     req.limits = programs::default_run_limits(true);
     if (time_limit_seconds_ > 0) req.limits.wall_seconds = time_limit_seconds_;
+    if (memory_limit_bytes_ > 0) req.limits.memory_bytes = memory_limit_bytes_;
     req.limits.cpu_seconds = std::max(req.limits.cpu_seconds, req.limits.wall_seconds);
     req.output = programs::OutputMode::capture;
     req.limits.output_bytes = 1u << 20;
@@ -191,6 +192,22 @@ bool ProgramSession::check_at_least(const std::string& name, double value, doubl
 bool ProgramSession::check_at_most(const std::string& name, double value, double threshold, const std::string& message,
                                    const std::string& advice, bool measured_on_correct, const std::string& fix_first) {
     return bounded(name, value, threshold, false, message, advice, measured_on_correct, fix_first);
+}
+
+bool ProgramSession::not_measured(const std::string& name, double threshold, bool at_least, const std::string& why,
+                                  const std::string& advice) {
+    CheckResult c;
+    c.name = name;
+    c.kind = CheckKind::performance;
+    c.threshold = threshold;
+    c.comparison = at_least ? ">=" : "<=";
+    c.value = std::nan("");
+    c.measured = false;
+    c.passed = false;
+    c.message = "not measured: " + why;
+    c.advice = advice;
+    checks_.push_back(std::move(c));
+    return false;
 }
 
 bool ProgramSession::failed() const {
@@ -329,6 +346,8 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     ProgramSession session(built.executable, work.path.string(), backend, report.seed,
                            options.time_limit_seconds > 0 ? options.time_limit_seconds : 60);
     const auto started = std::chrono::steady_clock::now();
+    // --memory-limit bounds each run's resident memory (kernel lessons: the emulator's memory).
+    if (options.memory_limit > 0) session.set_memory_limit(options.memory_limit);
     host->run(session);
     report.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     report.checks = session.checks();

@@ -41,12 +41,21 @@ struct ProgramRun {
     std::string faults() const;
 };
 
+// How one run differs from the lesson's default (the session's backend).
+struct RunSettings {
+    // "" the session's; "emu" for what only the emulated runtime measures (constant-cache
+    // requests, peak device memory): on a GPU a lesson takes those from a second run on it.
+    std::string backend;
+};
+
 class ProgramSession {
 public:
     ProgramSession(std::string executable, std::string work_dir, std::string backend, std::uint64_t seed,
                    double time_limit_seconds);
 
     std::mt19937_64& rng() { return rng_; }
+    // The resident memory a run may use (the program and its children); 0: the sandbox's default.
+    void set_memory_limit(std::uint64_t bytes) { memory_limit_bytes_ = bytes; }
     // The folder the program runs in; the lesson writes its inputs there.
     const std::string& work_dir() const { return work_dir_; }
     bool write_file(const std::string& name, const void* data, std::size_t bytes);
@@ -55,7 +64,7 @@ public:
 
     // Runs the program with `args` in the work folder, with a timeline. The run's outcome is
     // kept for later checks (last_run()).
-    const ProgramRun& run(const std::vector<std::string>& args);
+    const ProgramRun& run(const std::vector<std::string>& args, const RunSettings& settings = {});
     const ProgramRun* last_run() const { return runs_.empty() ? nullptr : &runs_.back(); }
     const std::string& backend() const { return backend_; }
 
@@ -67,6 +76,11 @@ public:
                         const std::string& advice, bool measured_on_correct, const std::string& fix_first);
     bool check_at_most(const std::string& name, double value, double threshold, const std::string& message,
                        const std::string& advice, bool measured_on_correct, const std::string& fix_first);
+
+    // A performance check whose figure does not exist for a reason other than a wrong result
+    // (no kernel ran, no constant loads to count): failed, "not measured: " + why.
+    bool not_measured(const std::string& name, double threshold, bool at_least, const std::string& why,
+                      const std::string& advice);
 
     const std::vector<CheckResult>& checks() const { return checks_; }
     std::vector<std::string>& log() { return log_; }
@@ -81,6 +95,7 @@ private:
     std::vector<ProgramRun> runs_;
     std::vector<CheckResult> checks_;
     std::vector<std::string> log_;
+    std::uint64_t memory_limit_bytes_ = 0;
 };
 
 // [SECTION] timeline arithmetic, for the lessons' checks

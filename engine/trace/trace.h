@@ -79,6 +79,10 @@ struct PcCounters {
     // Branches: executions whose lanes split both ways.
     std::uint64_t divergent_branches = 0;
     std::uint64_t atomics = 0;             // lane-level atomic operations
+    // Constant memory: warp instructions that read it, and the constant-cache requests they
+    // needed (one per distinct address among the lanes: 1 is a broadcast, more serialise).
+    std::uint64_t constant_loads = 0;
+    std::uint64_t constant_requests = 0;
 };
 
 struct KernelInfo {

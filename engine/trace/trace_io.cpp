@@ -8,7 +8,7 @@ namespace cudalab {
 namespace {
 
 constexpr char magic[] = "CUDALAB-TRACE";
-constexpr std::uint32_t version = 2;
+constexpr std::uint32_t version = 3;  // 3: PcCounters gained the constant-cache counters
 
 struct Writer {
     std::ofstream& out;

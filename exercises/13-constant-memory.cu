@@ -1,0 +1,100 @@
+// Lesson 13 — constant memory: a bank of filters applied to one signal.
+//
+// A whole program. The lesson runs it as   ./program in.bin out.bin
+//   in.bin:  32-bit integers n (signal length), F (filters, at most 8) and K (taps, odd, at most
+//            31), then F*K floats (filter f's taps at f*K), then the n floats of the signal;
+//   out.bin: this program writes F*n floats, filter f's output at f*n:
+//            out[f*n + i] = sum over k of w[f*K + k] * x[i + k - K/2]  (x is 0 outside 0..n-1).
+// It must exit with status 0 when it worked and non-zero (saying why) when a CUDA call failed.
+//
+// As shipped it is correct, but the weights sit in global memory next to the signal, and
+// consecutive threads work for different filters: a warp's 32 lanes read 8 different weights.
+//
+// Your task (lessons/13-constant-memory/lesson.md): put the weights in a __constant__ array set
+// with cudaMemcpyToSymbol, and give each warp a single filter so that its lanes read the same
+// weight at the same time.
+//
+// Run the checks with:  cudalab check 13-constant-memory
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK(call)                                                                              \
+    do {                                                                                         \
+        cudaError_t err_ = (call);                                                               \
+        if (err_ != cudaSuccess) {                                                               \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
+                         cudaGetErrorString(err_));                                              \
+            std::exit(1);                                                                        \
+        }                                                                                        \
+    } while (0)
+
+constexpr int kMaxFilters = 8, kMaxTaps = 31;
+
+// TODO: a __constant__ array for the weights (kMaxFilters * kMaxTaps floats).
+
+// One thread per (position, filter): thread t computes filter t % F at position t / F, so the
+// lanes of a warp work for F different filters.
+__global__ void filter_bank(float* out, const float* x, const float* w, int n, int F, int K)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int f = t % F, i = t / F;
+    if (i >= n) return;
+    const int half = K / 2;
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k) {
+        const int j = i + k - half;
+        const float v = (j >= 0 && j < n) ? x[j] : 0.0f;
+        acc += w[f * K + k] * v;
+    }
+    out[f * n + i] = acc;
+}
+
+int main(int argc, char** argv)
+{
+    if (argc != 3) {
+        std::fprintf(stderr, "usage: %s in.bin out.bin\n", argv[0]);
+        return 2;
+    }
+    FILE* f = std::fopen(argv[1], "rb");
+    if (!f) { std::perror(argv[1]); return 1; }
+    int header[3];
+    if (std::fread(header, sizeof(int), 3, f) != 3) { std::fprintf(stderr, "%s: no header\n", argv[1]); return 1; }
+    const int n = header[0], F = header[1], K = header[2];
+    if (n < 1 || F < 1 || F > kMaxFilters || K < 1 || K > kMaxTaps) {
+        std::fprintf(stderr, "%s: n = %d, F = %d, K = %d out of range\n", argv[1], n, F, K);
+        return 1;
+    }
+    std::vector<float> w(size_t(F) * K), x(n), out(size_t(F) * n);
+    if (std::fread(w.data(), sizeof(float), w.size(), f) != w.size() ||
+        std::fread(x.data(), sizeof(float), x.size(), f) != x.size()) {
+        std::fprintf(stderr, "%s: short file\n", argv[1]);
+        return 1;
+    }
+    std::fclose(f);
+
+    // TODO: copy the weights to the __constant__ array with cudaMemcpyToSymbol instead.
+    float *d_w = nullptr, *d_x = nullptr, *d_out = nullptr;
+    CHECK(cudaMalloc(&d_w, w.size() * sizeof(float)));
+    CHECK(cudaMalloc(&d_x, x.size() * sizeof(float)));
+    CHECK(cudaMalloc(&d_out, out.size() * sizeof(float)));
+    CHECK(cudaMemcpy(d_w, w.data(), w.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_x, x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
+
+    // TODO: one filter per block (a 2D grid, the filter in blockIdx.y) so that a warp's lanes
+    // all read the same weight.
+    const int threads = 256;
+    const int total = n * F;
+    filter_bank<<<(total + threads - 1) / threads, threads>>>(d_out, d_x, d_w, n, F, K);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(out.data(), d_out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+
+    FILE* o = std::fopen(argv[2], "wb");
+    if (!o || std::fwrite(out.data(), sizeof(float), out.size(), o) != out.size()) { std::perror(argv[2]); return 1; }
+    std::fclose(o);
+    CHECK(cudaFree(d_w));
+    CHECK(cudaFree(d_x));
+    CHECK(cudaFree(d_out));
+    std::printf("%d filters of %d taps over %d samples\n", F, K, n);
+    return 0;
+}

@@ -1,0 +1,82 @@
+// A known-wrong variant of lesson 13 (the course linter runs it): the weights are in constant
+// memory, but consecutive threads still work for different filters, so every constant load of a
+// warp needs 8 constant-cache requests. Correct, and slow.
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK(call)                                                                              \
+    do {                                                                                         \
+        cudaError_t err_ = (call);                                                               \
+        if (err_ != cudaSuccess) {                                                               \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
+                         cudaGetErrorString(err_));                                              \
+            std::exit(1);                                                                        \
+        }                                                                                        \
+    } while (0)
+
+constexpr int kMaxFilters = 8, kMaxTaps = 31;
+
+// 8 x 31 floats: 992 bytes of the 64 KB of constant memory a kernel can use.
+__constant__ float c_weights[kMaxFilters * kMaxTaps];
+
+// Thread t computes filter t % F at position t / F: a warp's lanes read F different weights.
+__global__ void filter_bank(float* out, const float* x, int n, int F, int K)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int f = t % F, i = t / F;
+    if (i >= n) return;
+    const int half = K / 2;
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k) {
+        const int j = i + k - half;
+        const float v = (j >= 0 && j < n) ? x[j] : 0.0f;
+        acc += c_weights[f * K + k] * v;
+    }
+    out[f * n + i] = acc;
+}
+
+int main(int argc, char** argv)
+{
+    if (argc != 3) {
+        std::fprintf(stderr, "usage: %s in.bin out.bin\n", argv[0]);
+        return 2;
+    }
+    FILE* f = std::fopen(argv[1], "rb");
+    if (!f) { std::perror(argv[1]); return 1; }
+    int header[3];
+    if (std::fread(header, sizeof(int), 3, f) != 3) { std::fprintf(stderr, "%s: no header\n", argv[1]); return 1; }
+    const int n = header[0], F = header[1], K = header[2];
+    if (n < 1 || F < 1 || F > kMaxFilters || K < 1 || K > kMaxTaps) {
+        std::fprintf(stderr, "%s: n = %d, F = %d, K = %d out of range\n", argv[1], n, F, K);
+        return 1;
+    }
+    std::vector<float> w(size_t(F) * K), x(n), out(size_t(F) * n);
+    if (std::fread(w.data(), sizeof(float), w.size(), f) != w.size() ||
+        std::fread(x.data(), sizeof(float), x.size(), f) != x.size()) {
+        std::fprintf(stderr, "%s: short file\n", argv[1]);
+        return 1;
+    }
+    std::fclose(f);
+
+    // The weights go to the __constant__ array (a symbol, not a pointer from cudaMalloc).
+    CHECK(cudaMemcpyToSymbol(c_weights, w.data(), w.size() * sizeof(float)));
+
+    float *d_x = nullptr, *d_out = nullptr;
+    CHECK(cudaMalloc(&d_x, x.size() * sizeof(float)));
+    CHECK(cudaMalloc(&d_out, out.size() * sizeof(float)));
+    CHECK(cudaMemcpy(d_x, x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
+
+    const int threads = 256;
+    filter_bank<<<(n * F + threads - 1) / threads, threads>>>(d_out, d_x, n, F, K);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(out.data(), d_out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+
+    FILE* o = std::fopen(argv[2], "wb");
+    if (!o || std::fwrite(out.data(), sizeof(float), out.size(), o) != out.size()) { std::perror(argv[2]); return 1; }
+    std::fclose(o);
+    CHECK(cudaFree(d_x));
+    CHECK(cudaFree(d_out));
+    std::printf("%d filters of %d taps over %d samples\n", F, K, n);
+    return 0;
+}

@@ -1,0 +1,126 @@
+// Hides the allocations: every step's scratch buffers are taken with three cudaMalloc calls
+// before the loop, so nothing is allocated in the loop at all, and memory grows with the steps.
+// corpus: expect peak device memory
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK(call)                                                                              \
+    do {                                                                                         \
+        cudaError_t err_ = (call);                                                               \
+        if (err_ != cudaSuccess) {                                                               \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
+                         cudaGetErrorString(err_));                                              \
+            std::exit(1);                                                                        \
+        }                                                                                        \
+    } while (0)
+
+constexpr int kThreads = 256;
+
+// tmp[i] = v[(7i + 1) mod n] ^ (v[i] * 2654435761 + step): every element reads another one, so
+// the result needs a buffer of its own.
+__global__ void spread(unsigned* tmp, const unsigned* v, int n, unsigned step)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    tmp[i] = v[(7ull * i + 1) % n] ^ (v[i] * 2654435761u + step);
+}
+
+// v[i] = tmp[i] + (tmp[i] >> 11)
+__global__ void settle(unsigned* v, const unsigned* tmp, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    v[i] = tmp[i] + (tmp[i] >> 11);
+}
+
+// partial[b] = the wrapping sum of block b's elements.
+__global__ void block_sums(unsigned* partial, const unsigned* v, int n)
+{
+    __shared__ unsigned s[kThreads];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    s[threadIdx.x] = i < n ? v[i] : 0u;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+        if (threadIdx.x < half) s[threadIdx.x] += s[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
+}
+
+// *sum = the wrapping sum of the partial sums (one thread: there are few).
+__global__ void total(unsigned* sum, const unsigned* partial, int blocks)
+{
+    unsigned t = 0;
+    for (int b = 0; b < blocks; ++b) t += partial[b];
+    *sum = t;
+}
+
+int main(int argc, char** argv)
+{
+    if (argc != 3) {
+        std::fprintf(stderr, "usage: %s in.bin out.bin\n", argv[0]);
+        return 2;
+    }
+    FILE* f = std::fopen(argv[1], "rb");
+    if (!f) { std::perror(argv[1]); return 1; }
+    unsigned header[2];
+    if (std::fread(header, sizeof(unsigned), 2, f) != 2) { std::fprintf(stderr, "%s: no header\n", argv[1]); return 1; }
+    const int n = int(header[0]), steps = int(header[1]);
+    if (n < 1 || steps < 0) { std::fprintf(stderr, "%s: bad header\n", argv[1]); return 1; }
+    std::vector<unsigned> state(n);
+    if (std::fread(state.data(), sizeof(unsigned), state.size(), f) != state.size()) {
+        std::fprintf(stderr, "%s: short file\n", argv[1]);
+        return 1;
+    }
+    std::fclose(f);
+
+    const size_t bytes = size_t(n) * sizeof(unsigned);
+    const int blocks = (n + kThreads - 1) / kThreads;
+    unsigned* d_v = nullptr;
+    CHECK(cudaMalloc(&d_v, bytes));  // the state lives for the whole run: allocated once
+    CHECK(cudaMemcpy(d_v, state.data(), bytes, cudaMemcpyHostToDevice));
+    unsigned* h_sum = nullptr;       // pinned, so that the copy back can be asynchronous
+    CHECK(cudaMallocHost(&h_sum, sizeof(unsigned)));
+    std::vector<unsigned> sums;
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+    // Every step's scratch memory, allocated at once before the loop.
+    unsigned *all_tmp = nullptr, *all_partial = nullptr, *all_sums = nullptr;
+    CHECK(cudaMalloc(&all_tmp, bytes * (steps ? steps : 1)));
+    CHECK(cudaMalloc(&all_partial, blocks * sizeof(unsigned) * (steps ? steps : 1)));
+    CHECK(cudaMalloc(&all_sums, sizeof(unsigned) * (steps ? steps : 1)));
+    for (int step = 0; step < steps; ++step) {
+        // Scratch memory in stream order: usable by the work issued after it in `stream`,
+        // returned to the pool when the work before cudaFreeAsync is done. Neither call waits.
+        unsigned *tmp = all_tmp + size_t(step) * n, *partial = all_partial + size_t(step) * blocks, *d_sum = all_sums + step;
+        spread<<<blocks, kThreads, 0, stream>>>(tmp, d_v, n, unsigned(step));
+        settle<<<blocks, kThreads, 0, stream>>>(d_v, tmp, n);
+        block_sums<<<blocks, kThreads, 0, stream>>>(partial, d_v, n);
+        total<<<1, 1, 0, stream>>>(d_sum, partial, blocks);
+        CHECK(cudaGetLastError());
+        CHECK(cudaMemcpyAsync(h_sum, d_sum, sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+        CHECK(cudaStreamSynchronize(stream));  // the host needs this step's checksum now
+        sums.push_back(*h_sum);
+    }
+
+    CHECK(cudaMemcpy(state.data(), d_v, bytes, cudaMemcpyDeviceToHost));
+    FILE* o = std::fopen(argv[2], "wb");
+    if (!o || std::fwrite(state.data(), sizeof(unsigned), state.size(), o) != state.size() ||
+        std::fwrite(sums.data(), sizeof(unsigned), sums.size(), o) != sums.size()) {
+        std::perror(argv[2]);
+        return 1;
+    }
+    std::fclose(o);
+
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFreeHost(h_sum));
+    CHECK(cudaFree(d_v));
+    CHECK(cudaFree(all_tmp));
+    CHECK(cudaFree(all_partial));
+    CHECK(cudaFree(all_sums));
+    std::printf("%d steps over %d values\n", steps, n);
+    return 0;
+}
