@@ -1948,9 +1948,9 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
             if (alloc == a) found = shadow.get();
         if (!found) {
             const std::size_t words = (a->size + 3) / 4;
-            // Three words per word of the buffer: the block shadow, then for the warp-level check
-            // the sync interval (Warp::stamp) and the pc and lane of the last plain write.
-            x.launch.global_shadow.emplace_back(a, std::make_unique<std::uint32_t[]>(words * 3));  // zeroed
+            // Two words per word of the buffer: the block shadow, then for the warp-level check
+            // the sync interval (Warp::stamp) and lane of the last plain write, stamp << 5 | lane.
+            x.launch.global_shadow.emplace_back(a, std::make_unique<std::uint32_t[]>(words * 2));  // zeroed
             found = x.launch.global_shadow.back().second.get();
         }
     }
@@ -1994,17 +1994,23 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
 
 // Lanes of one warp that hand data over through global memory with no __syncwarp or *_sync
 // collective between: safe in the emulator's lockstep, a race on sm_70 and later. A fault, as the
-// same hazard in shared memory is.
+// same hazard in shared memory is. The writer's line comes from the warp's notes of its stores in
+// the current interval (Warp::stores), when the store is still among them.
 [[noreturn, gnu::noinline, gnu::cold]] void global_warp_hazard(Exec& x, const Allocation* a, std::uint64_t word, int lane,
-                                                               std::uint32_t who) {
-    const int other_lane = int(who & 31);
-    const std::uint32_t other_gpc = who >> 5;
-    const std::uint32_t other_line = line_at(x.launch.program, other_gpc);
+                                                               int other_lane) {
+    const std::uint64_t address = a->base + word * 4;
+    std::uint32_t other_line = 0;
+    const Warp& w = x.warp;
+    for (std::size_t k = w.stores.size(); k-- > 0 && !other_line;) {
+        const StoreNote& n = w.stores[(w.next_store + k) % w.stores.size()];
+        if (n.stamp == w.stamp && (n.lanes >> other_lane & 1) && address >= n.lo && address < n.hi)
+            other_line = line_at(x.launch.program, n.gpc);
+    }
     FaultInfo f;
     f.kind = "warp-level race in global memory";
-    f.detail = "lane " + std::to_string(lane) + " of warp " + std::to_string(x.warp.id) + " reads byte " + std::to_string(word * 4) +
+    f.detail = "lane " + std::to_string(lane) + " of warp " + std::to_string(w.id) + " reads byte " + std::to_string(word * 4) +
                " of " + std::to_string(a->size) + "-byte buffer " + a->label + ", which lane " + std::to_string(other_lane) +
-               " of the same warp wrote at line " + std::to_string(other_line) +
+               " of the same warp wrote" + (other_line ? " at line " + std::to_string(other_line) : std::string()) +
                " with no __syncwarp() between. The emulator runs a warp's lanes in lockstep, but since Volta (sm_70) "
                "they are scheduled independently: on an H100 or H200 the read can see the old value";
     f.advice = "put __syncwarp() between the write and the read (a `volatile` pointer is not enough), or exchange "
@@ -2012,7 +2018,7 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
     f.pc = x.pc;
     f.function = x.frame->function;
     f.block = x.block.linear;
-    f.warp = x.warp.id;
+    f.warp = w.id;
     f.lane = lane;
     f.other_line = other_line;
     throw Fault(std::move(f));
@@ -2024,37 +2030,41 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
 // collective or barrier since) is the warp-level hazard.
 inline void global_races(Exec& x, const Allocation* a, std::uint32_t mask, const std::uint64_t* base,
                          std::uint64_t offset, std::uint32_t size, GlobalUse use) {
-    // Traced launches only (every lesson check, `cudalab exec --trace`): the shadow triples the
-    // memory a launch touches, and untraced runs are the ones kept fast.
+    // Traced launches only (every lesson check, `cudalab exec --trace`): the shadow doubles the
+    // memory a launch touches (and the lanes' words as much again), and untraced runs are the
+    // ones kept fast.
     if (!x.counting() || !x.launch.detect_races) return;
     std::uint32_t* shadow = global_shadow_of(x, a);
     if (use == GlobalUse::read && x.launch.kernel_fences == 1) return;
-    const std::uint64_t words = (a->size + 3) / 4;
-    std::uint32_t* const stamps = shadow + words;
-    std::uint32_t* const writers = shadow + 2 * words;
+    std::uint32_t* const lanes = shadow + (a->size + 3) / 4;
     const std::uint32_t me = (x.block.linear + 1) << 2;
-    const std::uint32_t stamp = x.warp.stamp;
+    const std::uint32_t stamp = x.warp.stamp << 5;
+    if (use == GlobalUse::write) {
+        // A note of the store, for the line a hazard names.
+        std::uint64_t lo = ~0ull, hi = 0;
+        FOR_LANES(mask, { lo = std::min(lo, base[l] + offset); hi = std::max(hi, base[l] + offset + size); });
+        Warp& w = x.warp;
+        w.stores[w.next_store] = StoreNote{w.stamp, mask, x.gpc, lo, hi};
+        w.next_store = (w.next_store + 1) % w.stores.size();
+    }
     // The common case first: a full warp over 32 consecutive words that this block wrote last or
     // no block wrote (a read: and no other lane of this warp wrote in this interval), or that this
-    // block wrote last (a write: only the lanes' stamps to record).
+    // block wrote last (a write: only the lanes to record).
     if (mask == 0xffffffffu && size == 4 && (use == GlobalUse::read || use == GlobalUse::write)) {
         std::uint64_t diff = 0;
         for (int l = 0; l < 32; ++l) diff |= base[l] ^ (base[0] + std::uint64_t(l) * 4);
         if (diff == 0) {
             const std::uint64_t first = (base[0] + offset - a->base) / 4;
             const std::uint32_t* s = shadow + first;
+            std::uint32_t* const lw = lanes + first;
             std::uint32_t other = 0;
             if (use == GlobalUse::read) {
                 for (int l = 0; l < 32; ++l)
-                    other |= ((s[l] != 0) & (s[l] != me)) | ((stamps[first + l] == stamp) & ((writers[first + l] & 31) != std::uint32_t(l)));
+                    other |= ((s[l] != 0) & (s[l] != me)) | (((lw[l] & ~31u) == stamp) & ((lw[l] & 31) != std::uint32_t(l)));
             } else {
                 for (int l = 0; l < 32; ++l) other |= s[l] != me;
-                if (!other) {
-                    for (int l = 0; l < 32; ++l) {
-                        stamps[first + l] = stamp;
-                        writers[first + l] = x.gpc << 5 | std::uint32_t(l);
-                    }
-                }
+                if (!other)
+                    for (int l = 0; l < 32; ++l) lw[l] = stamp | std::uint32_t(l);
             }
             if (!other) return;
         }
@@ -2068,12 +2078,11 @@ inline void global_races(Exec& x, const Allocation* a, std::uint32_t mask, const
             if (other_blocks && prev != 0 && (prev >> 2) != (me >> 2) && !ordered_after(prev & 3, use))
                 global_race(x, a, w, l, use, prev);
             // Another lane of this warp wrote it with a plain store in this interval.
-            if (use == GlobalUse::read && prev == me && stamps[w] == stamp && (writers[w] & 31) != std::uint32_t(l))
-                global_warp_hazard(x, a, w, l, writers[w]);
+            if (use == GlobalUse::read && prev == me && (lanes[w] & ~31u) == stamp && int(lanes[w] & 31) != l)
+                global_warp_hazard(x, a, w, l, int(lanes[w] & 31));
             if (use != GlobalUse::read) {
                 shadow[w] = me | shadow_kind(use);
-                stamps[w] = use == GlobalUse::write ? stamp : 0;
-                writers[w] = x.gpc << 5 | std::uint32_t(l);
+                lanes[w] = use == GlobalUse::write ? stamp | std::uint32_t(l) : 0;
             }
         }
     });
@@ -2134,6 +2143,16 @@ void move_lanes(std::uint32_t mask, std::uint8_t* data, std::uint64_t shift, con
 
 std::uint64_t read_value(const std::uint8_t* p, int bytes, bool sign) {
     std::uint64_t v = 0;
+    // Fixed sizes for the usual cases: a memcpy of a variable size is a library call.
+    if (bytes == 4) {
+        std::uint32_t w;
+        std::memcpy(&w, p, 4);
+        return sign ? std::uint64_t(std::int64_t(std::int32_t(w))) : w;
+    }
+    if (bytes == 8) {
+        std::memcpy(&v, p, 8);
+        return v;
+    }
     std::memcpy(&v, p, std::size_t(bytes));
     if (sign && bytes < 8 && (v >> (8 * bytes - 1) & 1)) v |= ~((1ull << (8 * bytes)) - 1);
     return v;

@@ -114,6 +114,15 @@ struct Frame {
     std::uint32_t caller_mask = 0;    // lanes that made the call
 };
 
+// A plain global store of the current sync interval, remembered for the line a warp-level race
+// names (the shadow keeps only the writing lane).
+struct StoreNote {
+    std::uint32_t stamp = 0;
+    std::uint32_t lanes = 0;
+    std::uint32_t gpc = 0;
+    std::uint64_t lo = 0, hi = 0;  // the bytes the lanes stored, [lo, hi)
+};
+
 struct Warp {
     std::uint32_t id = 0;
     std::uint32_t live = 0;           // lanes that exist and have not exited
@@ -133,6 +142,8 @@ struct Warp {
     // The warp's sync interval for the global-memory hazard check: a number no other warp or
     // interval of the block has, renewed at __syncwarp, *_sync collectives and barriers.
     std::uint32_t stamp = 0;
+    std::array<StoreNote, 8> stores{};   // the last plain global stores (traced launches)
+    std::uint32_t next_store = 0;
     // Independent thread scheduling: the warp's random stream (seeded per launch, block and warp,
     // so any worker order gives the same run) and what is left of the running path's turn.
     std::uint64_t rng = 0;
@@ -155,7 +166,7 @@ struct Warp {
         red_mask = 0;
         instructions = 0;
         sync_epoch = 0;
-        stamp = 0;
+        stamp = 0;  // (stores need no clearing: a note counts only with the warp's current stamp)
         rng = 0;
         turn = 0;
         partial_bar_lanes = partial_bar_pc = 0;
@@ -229,9 +240,11 @@ inline std::uint64_t next_random(Warp& w) {
     return z ^ (z >> 31);
 }
 
-// A fresh Warp::stamp (never 0, which marks a word no lane wrote plainly).
+// A fresh Warp::stamp: 27 bits (the shadow keeps stamp << 5 | lane), never 0, which marks a word
+// no lane wrote plainly. (It comes round again only after 2^27 synchronisations in one block.)
 inline std::uint32_t next_stamp(Block& block) {
-    if (++block.stamps == 0) ++block.stamps;
+    block.stamps = (block.stamps + 1) & 0x7ffffffu;
+    if (block.stamps == 0) block.stamps = 1;
     return block.stamps;
 }
 
