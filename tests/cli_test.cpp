@@ -199,6 +199,18 @@ TEST_CASE("exec --json keeps device printf inside the JSON document") {
     CHECK(j["printf"].get<std::string>().find("hi from 1") != std::string::npos);
 }
 
+TEST_CASE("exec --its: the paths of a divergent branch take turns, so lanes handing a flag back and forth finish") {
+    const std::string races = std::string(CUDALAB_TEST_DATA) + "/kernels/races/races.cu";
+    const std::string launch = "exec " + races + " --kernel its_handoff --grid 1 --block 64 --arg u32[64]:iota --arg u32[64]:zeros --json";
+    auto lockstep = run_cli_stdout(launch + " --budget 100000");
+    INFO(lockstep.output);
+    CHECK(lockstep.output.find("instruction budget exhausted") != std::string::npos);
+    auto turns = run_cli_stdout(launch + " --its --its-seed 3");
+    INFO(turns.output);
+    CHECK(turns.exit_code == 0);
+    CHECK(nlohmann::json::parse(turns.output)["status"] == "ok");
+}
+
 TEST_CASE("lesson text in a terminal: no raw Markdown markers, tables as columns, no escape codes into a pipe") {
     auto r = run_cli_stdout("show 08-matmul-tiled");
     CHECK(r.exit_code == 0);

@@ -148,6 +148,26 @@ TEST_CASE("warps meeting at different __syncthreads() calls") {
     CHECK(r.message.find("// FAULT(divergent_barrier_other)") != std::string::npos);  // both source lines shown
 }
 
+TEST_CASE("a __syncthreads() inside a branch half of each warp takes: the threads that did not arrive are named") {
+    const FaultRun r = run_fault("barrier_in_branch");
+    // The barrier in the branch is the line reported; the threads named are those that went past it.
+    check_fault(r, "barrier_in_branch", "barrier_in_branch", "divergent __syncthreads()",
+                "thread (16,0,0) (warp 0, lane 16) and 15 more threads of its warp");
+    CHECK(r.message.find("a __syncthreads() inside a branch not taken by the whole block") != std::string::npos);
+    CHECK(r.message.find("threads (0,0,0) to (15,0,0) of warp 0 reached the __syncthreads() of line " +
+                         std::to_string(line_of("barrier_in_branch"))) != std::string::npos);
+    CHECK(r.message.find("threads (16,0,0) to (31,0,0) did not arrive there; they went on and reached the __syncthreads() of line " +
+                         std::to_string(line_of("barrier_in_branch_other"))) != std::string::npos);
+    CHECK(r.message.find("// FAULT(barrier_in_branch_other)") != std::string::npos);  // both source lines shown
+    CHECK(r.message.find("move it out of the if") != std::string::npos);
+}
+
+TEST_CASE("a __syncthreads() after some threads returned is fine: an exited thread counts as arrived") {
+    const FaultRun r = run_fault("barrier_after_return");
+    INFO(r.message);
+    CHECK(r.result.status.ok());
+}
+
 TEST_CASE("a shared-memory race between warps names both source lines") {
     const FaultRun r = run_fault("shared_race");
     check_fault(r, "shared_race", "shared_race", "shared-memory race", "thread (32,0,0) (warp 1, lane 0)");

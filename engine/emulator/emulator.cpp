@@ -78,6 +78,9 @@ void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& sha
         }
     }
     for (const ptx::Param& p : fn.params) {
+        // A kernel's parameters live in the launch's parameter buffer (kernel_param_base), not in
+        // the frame: giving them frame space too only cost clearing it in every thread.
+        if (fn.is_entry) { pf.param_offsets.push_back(0); continue; }
         frame = align_up(frame, std::max<std::uint32_t>(p.align, 1));
         pf.param_offsets.push_back(std::uint32_t(frame));
         frame += p.size;
@@ -146,6 +149,111 @@ void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& sha
     }
 }
 
+// Whether an instruction's operand 0 is a destination its handler writes in full for every lane
+// that executes it. Only these count as writes for the analysis below: treating an unknown
+// instruction's destination as a read keeps a register zeroed, which is always safe.
+bool writes_operand0(Opcode op) {
+    switch (op) {
+    case Opcode::mov: case Opcode::ld: case Opcode::ldu: case Opcode::cvta: case Opcode::cvt:
+    case Opcode::add: case Opcode::sub: case Opcode::mul: case Opcode::mad: case Opcode::fma:
+    case Opcode::div: case Opcode::rem: case Opcode::and_: case Opcode::or_: case Opcode::xor_:
+    case Opcode::not_: case Opcode::shl: case Opcode::shr: case Opcode::setp: case Opcode::selp:
+    case Opcode::min: case Opcode::max: case Opcode::neg: case Opcode::abs: case Opcode::rcp:
+    case Opcode::sqrt: case Opcode::mul24: case Opcode::mad24: case Opcode::popc: case Opcode::clz:
+    case Opcode::brev: case Opcode::bfe:
+        return true;
+    default: return false;
+    }
+}
+
+// Which declared registers of a function some path may read before writing: a must-be-written
+// dataflow over the instructions (a register is written on entry to pc when it is written on every
+// path from the function's start). Those, and every shuffle source (a lane may read a lane that
+// never wrote it), are zeroed when a warp's register file is reused; the others need not be, which
+// saves clearing a few KB per warp of every block.
+void find_zero_registers(PreparedFunction& pf) {
+    const auto& code = pf.fn.code;
+    const std::size_t n = code.size();
+    const std::size_t declared = pf.fn.register_names.size();
+    const std::size_t words = (declared + 63) / 64;
+    pf.zero_registers.clear();
+    pf.zero_all_registers = true;
+    if (n == 0 || words == 0) { pf.zero_all_registers = false; return; }
+    if (n * words > (std::size_t(1) << 22)) return;  // a huge function: clear everything, as before
+    for (const Instruction& in : code)
+        if (in.op == Opcode::brx) return;
+    std::vector<std::vector<std::uint32_t>> preds(n);
+    auto edge = [&](std::size_t from, std::int64_t to) {
+        if (to >= 0 && std::size_t(to) < n) preds[std::size_t(to)].push_back(std::uint32_t(from));
+    };
+    for (std::size_t pc = 0; pc < n; ++pc) {
+        const Instruction& in = code[pc];
+        const bool guarded = in.guard >= 0;
+        if (in.op == Opcode::bra) {
+            edge(pc, in.target);
+            if (guarded) edge(pc, std::int64_t(pc) + 1);
+        } else if (in.op == Opcode::exit || in.op == Opcode::ret || in.op == Opcode::trap) {
+            if (guarded) edge(pc, std::int64_t(pc) + 1);
+        } else {
+            edge(pc, std::int64_t(pc) + 1);
+        }
+    }
+    auto is_declared = [&](std::int32_t r) { return r >= 0 && std::size_t(r) < declared; };
+    std::vector<std::uint64_t> defs(n * words, 0);
+    for (std::size_t pc = 0; pc < n; ++pc) {
+        const Instruction& in = code[pc];
+        if (in.guard >= 0 || in.operand_count == 0 || !writes_operand0(in.op)) continue;
+        const Operand& d = in.operands[0];
+        auto set = [&](std::int32_t r) { if (is_declared(r)) defs[pc * words + std::size_t(r) / 64] |= 1ull << (r % 64); };
+        if (d.kind == OperandKind::reg) set(d.reg);
+        else if (d.kind == OperandKind::vector && (in.op == Opcode::mov || in.op == Opcode::ld || in.op == Opcode::ldu))
+            for (int k = 0; k < d.vec_count && k < 4; ++k) set(d.vec[k]);
+    }
+    // in[pc]: written on every path to pc. Start from "everything" (pc 0 from nothing) and narrow.
+    std::vector<std::uint64_t> in_sets(n * words, ~0ull);
+    std::fill(in_sets.begin(), in_sets.begin() + std::ptrdiff_t(words), 0ull);
+    std::vector<std::uint64_t> meet(words);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (std::size_t pc = 1; pc < n; ++pc) {
+            if (preds[pc].empty()) continue;  // unreachable: never runs
+            std::fill(meet.begin(), meet.end(), ~0ull);
+            for (std::uint32_t p : preds[pc])
+                for (std::size_t w = 0; w < words; ++w) meet[w] &= in_sets[p * words + w] | defs[p * words + w];
+            for (std::size_t w = 0; w < words; ++w) {
+                if (in_sets[pc * words + w] == meet[w]) continue;
+                in_sets[pc * words + w] = meet[w];
+                changed = true;
+            }
+        }
+    }
+    std::vector<bool> zero(declared, false);
+    for (std::size_t pc = 0; pc < n; ++pc) {
+        if (pc > 0 && preds[pc].empty()) continue;
+        const Instruction& in = code[pc];
+        const bool def0 = in.guard < 0 && writes_operand0(in.op);
+        auto use = [&](std::int32_t r) {
+            if (is_declared(r) && !(in_sets[pc * words + std::size_t(r) / 64] >> (r % 64) & 1)) zero[std::size_t(r)] = true;
+        };
+        if (in.guard >= 0) use(in.guard);
+        for (int i = 0; i < in.operand_count; ++i) {
+            const Operand& o = in.operands[i];
+            const bool pure_def = i == 0 && def0 &&
+                                  (o.kind == OperandKind::reg ||
+                                   (o.kind == OperandKind::vector && (in.op == Opcode::mov || in.op == Opcode::ld || in.op == Opcode::ldu)));
+            if (pure_def) continue;
+            use(o.reg);
+            if (o.kind == OperandKind::vector)
+                for (int k = 0; k < o.vec_count && k < 4; ++k) use(o.vec[k]);
+            // A shuffle reads its source in lanes other than its own, which may not have written it.
+            if (in.op == Opcode::shfl && i == 1 && is_declared(o.reg)) zero[std::size_t(o.reg)] = true;
+        }
+    }
+    for (std::size_t r = 0; r < declared; ++r)
+        if (zero[r]) pf.zero_registers.push_back(std::int32_t(r));
+    pf.zero_all_registers = false;
+}
+
 std::string dim_text(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
     return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
 }
@@ -212,20 +320,27 @@ void begin_block(LaunchState& launch, Block& block) {
     block.warned_uninit_pcs.clear();
     for (std::uint32_t w = 0; w < nwarps; ++w) {
         Warp& warp = block.warps[w];
-        // A fresh warp, but keeping the storage of the worker's previous block: allocating every
-        // warp's registers anew cost more than running a short kernel.
-        auto stack = std::move(warp.stack);
-        auto frames = std::move(warp.frames);
-        auto local = std::move(warp.local);
-        warp = Warp{};
-        warp.stack = std::move(stack);
-        warp.frames = std::move(frames);
-        warp.local = std::move(local);
+        // A fresh warp, but keeping the storage of the worker's previous block (stack, frames,
+        // local memory): allocating every warp's registers anew cost more than running a short
+        // kernel, and so did building a whole Warp to move those into.
+        warp.reset();
         warp.id = w;
+        warp.stamp = next_stamp(block);
+        if (launch.independent_scheduling)
+            warp.rng = launch.scheduling_seed * 0x9e3779b97f4a7c15ull ^ (std::uint64_t(block.linear) << 16) ^ w;
         std::uint32_t n = std::min<std::uint32_t>(32, threads - w * 32);
         warp.lanes = n == 32 ? 0xffffffffu : (1u << n) - 1;
         start_warp(launch, block, warp);
     }
+}
+
+// Adds what the worker's blocks ran to the launch's totals. Done every few tens of thousands of
+// instructions, not per block: two workers adding to one counter after every short block bounced
+// its cache line between them. (The budget checks add the block's own part.)
+void flush_counts(LaunchState& launch, Block& block) {
+    launch.warp_instructions.fetch_add(block.warp_instructions, std::memory_order_relaxed);
+    launch.thread_instructions.fetch_add(block.thread_instructions, std::memory_order_relaxed);
+    block.warp_instructions = block.thread_instructions = 0;
 }
 
 // One round of a block: every runnable warp runs up to `quantum` warp instructions, then the
@@ -244,9 +359,7 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
         run_warp(launch, block, warp, out, q);
         progressed = true;
     }
-    launch.warp_instructions.fetch_add(block.warp_instructions, std::memory_order_relaxed);
-    launch.thread_instructions.fetch_add(block.thread_instructions, std::memory_order_relaxed);
-    block.warp_instructions = block.thread_instructions = 0;
+    if (block.warp_instructions >= launch.flush_every) flush_counts(launch, block);
     if (block.detail && block.events.size() > max_events / 4 + 1) {
         // Keep the trace bounded: the rest of this block is counted, not recorded.
         result.dropped_events += 1;
@@ -262,7 +375,7 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
     }
     // A block that finished is still held to the budget: a grid of short blocks must stop at the
     // budget too.
-    if (live == 0 && launch.warp_instructions.load(std::memory_order_relaxed) <= launch.budget) return true;
+    if (live == 0 && launch.warp_instructions.load(std::memory_order_relaxed) + block.warp_instructions <= launch.budget) return true;
     bool released = false;
     for (std::uint32_t id = 0; id < Block::barrier_count; ++id) {
         BarrierState& b = block.barriers[id];
@@ -271,6 +384,7 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
         for (Warp& w : block.warps) {
             if (!w.waiting || w.barrier_id != id) continue;
             w.waiting = false;
+            w.stamp = next_stamp(block);
             if (w.red_dst >= 0 && !w.done()) {  // bar.red: the block's result
                 std::uint64_t value = w.red_op == ptx::SubOp::popc   ? b.red_true
                                       : w.red_op == ptx::SubOp::and_ ? std::uint64_t(b.red_true == b.red_threads)
@@ -333,7 +447,7 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
         f.block = block.linear;
         throw Fault(std::move(f));
     }
-    if (launch.warp_instructions.load(std::memory_order_relaxed) > launch.budget) {
+    if (launch.warp_instructions.load(std::memory_order_relaxed) + block.warp_instructions > launch.budget) {
         FaultInfo f;
         f.kind = "instruction budget exhausted";
         std::ostringstream d;
@@ -492,7 +606,13 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         std::uint32_t cursor = program->common_shared_bytes;
         prepare_function(*program, pf, cursor);
     }
-    for (auto& pf : program->functions) select_handlers(pf, options_.specialised_handlers);
+    for (auto& pf : program->functions) {
+        select_handlers(pf, options_.specialised_handlers);
+        find_zero_registers(pf);
+        for (const auto& [r, special] : pf.lane_specials)
+            if (special == ptx::Special::ctaid_x || special == ptx::Special::ctaid_y || special == ptx::Special::ctaid_z)
+                pf.block_specials.push_back({r, special});
+    }
     for (const auto& pf : program->functions) {
         // The GPU's limits: 512 KB of local memory per thread, 227 KB of shared memory per block.
         std::string problem;
@@ -732,6 +852,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     state.shared_bytes = static_shared + config.dynamic_shared_bytes;
     state.budget = options_.instruction_budget;
     state.detect_races = options_.detect_races;
+    state.independent_scheduling = options_.independent_scheduling;
+    state.scheduling_seed = options_.scheduling_seed;
     state.only_argument_buffers = options_.only_argument_buffers;
     state.num_sms = std::max<std::uint32_t>(1, options_.num_sms);
     state.display_name = display_name;
@@ -786,6 +908,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     state.deadline = options_.deadline;
     std::vector<WorkerResult> results(workers);
     std::atomic<std::uint32_t> next_block{0};
+    const std::uint32_t chunk = std::clamp<std::uint32_t>(blocks / (workers * 16), 1, 32);
     std::atomic<std::uint64_t> events_total{0};
     auto worker = [&](unsigned w) {
         WorkerResult& r = results[w];
@@ -793,8 +916,16 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         if (counters) r.counters.assign(program_->total_pcs, PcCounters{});
         Block block;
         block.counters = counters;
-        for (;;) {
-            std::uint32_t b = next_block.fetch_add(1);
+        std::uint32_t b = 0, chunk_end = 0;
+        for (bool first = true;; first = false) {
+            // Blocks are taken a few at a time: one shared counter bumped per short block cost as
+            // much as running it. Small enough that the workers still finish together.
+            if (first || b + 1 >= chunk_end) {
+                b = next_block.fetch_add(chunk);
+                chunk_end = b < blocks ? std::min(blocks, b + chunk) : b;
+            } else {
+                ++b;
+            }
             // After a fault in block f, blocks below f still run (one of them may fault first: the
             // report names the lowest faulting block, whatever the threads' timing); later ones not.
             if (b >= blocks || b > state.fault_block.load()) break;
@@ -811,11 +942,13 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
                 continue;
             }
             if (block.detail) {
+                flush_counts(state, block);
                 r.detail_blocks.push_back(std::move(block));
                 block = Block{};
                 block.counters = counters;
             }
         }
+        flush_counts(state, block);
     };
     if (config.cooperative) {
         // Every block resident at once (the runtime checked that they fit): blocks take turns in
@@ -824,6 +957,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         const std::uint32_t header[2] = {16, 0};  // cooperative_groups' {wsSize, barrier}
         memory_->copy_in(workspace, header, sizeof header);
         state.grid_workspace = workspace;
+        state.flush_every = 0;  // many blocks at once: each round's counts go to the totals at once
         WorkerResult& r = results[0];
         if (trace_options.enabled) r.counters.assign(program_->total_pcs, PcCounters{});
         std::vector<Block> grid(blocks);

@@ -15,7 +15,9 @@
 //   [x] shared-memory race detector, uninitialised shared reads (warning), instruction budget
 //   [x] blocks spread over the host's cores; deterministic (kernels with global atomics run their
 //       blocks in order on one core; the lowest faulting block is the one reported)
-//   [ ] independent thread scheduling (Volta+ per-thread progress inside a diverged warp)
+//   [x] independent thread scheduling, optional: a divergent branch's paths run in seeded turns,
+//       meeting at __syncwarp, *_sync collectives and barriers; warp-level hazards through shared
+//       and global memory (lanes of one warp with no __syncwarp between) reported
 //   [ ] texture/surface memory, tensor-core (mma/wgmma), cluster and async-copy instructions,
 //       16-bit atomics, brx.idx
 #pragma once
@@ -42,6 +44,15 @@ struct EmulatorOptions {
     unsigned worker_threads = 0;                          // 0: one per core
     std::uint32_t num_sms = 132;                          // modelled SMs (H100/H200 SXM)
     bool detect_races = true;
+    // Independent thread scheduling (Volta and later): the two paths of a divergent branch run in
+    // turns of 1-8 instructions in a seeded order, each waiting at a __syncwarp, *_sync collective
+    // or barrier for the other, instead of one path to the end and then the other. Code that
+    // counts on the lanes of a warp running in lockstep then goes wrong as it can on a GPU. The
+    // same instructions run with the same masks, so every counter is unchanged; only the order of
+    // the two paths' instructions (and what they see of each other's memory) differs. Lesson
+    // checks turn it on with a fixed seed; `cudalab exec --its[=SEED]` on request.
+    bool independent_scheduling = false;
+    std::uint64_t scheduling_seed = 1;
     // true: a launch may touch only the buffers its parameters point into (and module variables),
     // so an index that runs past one array into another buffer faults. Lesson checks set it; whole
     // programs, whose kernels follow pointers stored in memory, do not.

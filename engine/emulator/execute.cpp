@@ -1830,6 +1830,10 @@ void exec_cvta(Exec& x) {
     default: window = 0; break;  // global addresses are generic addresses
     }
     const bool to = x.in->flags & ptx::f_to;
+    if (window == 0) {  // global: generic and global addresses are the same
+        FOR_LANES(x.mask, d[l] = a[l]);
+        return;
+    }
     FOR_LANES(x.mask, d[l] = to ? (window && a[l] >= window ? a[l] - window : a[l]) : a[l] + window);
 }
 
@@ -1947,7 +1951,9 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
             if (alloc == a) found = shadow.get();
         if (!found) {
             const std::size_t words = (a->size + 3) / 4;
-            x.launch.global_shadow.emplace_back(a, std::make_unique<std::uint32_t[]>(words));  // zeroed
+            // Two words per word of the buffer: the block shadow, then for the warp-level check
+            // the sync interval (Warp::stamp) and lane of the last plain write, stamp << 5 | lane.
+            x.launch.global_shadow.emplace_back(a, std::make_unique<std::uint32_t[]>(words * 2));  // zeroed
             found = x.launch.global_shadow.back().second.get();
         }
     }
@@ -1989,36 +1995,98 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
     x.launch.first_global_race = m.str();
 }
 
+// Lanes of one warp that hand data over through global memory with no __syncwarp or *_sync
+// collective between: safe in the emulator's lockstep, a race on sm_70 and later. A fault, as the
+// same hazard in shared memory is. The writer's line comes from the warp's notes of its stores in
+// the current interval (Warp::stores), when the store is still among them.
+[[noreturn, gnu::noinline, gnu::cold]] void global_warp_hazard(Exec& x, const Allocation* a, std::uint64_t word, int lane,
+                                                               int other_lane) {
+    const std::uint64_t address = a->base + word * 4;
+    std::uint32_t other_line = 0;
+    const Warp& w = x.warp;
+    for (std::size_t k = w.stores.size(); k-- > 0 && !other_line;) {
+        const StoreNote& n = w.stores[(w.next_store + k) % w.stores.size()];
+        if (n.stamp == w.stamp && (n.lanes >> other_lane & 1) && address >= n.lo && address < n.hi)
+            other_line = line_at(x.launch.program, n.gpc);
+    }
+    FaultInfo f;
+    f.kind = "warp-level race in global memory";
+    f.detail = "lane " + std::to_string(lane) + " of warp " + std::to_string(w.id) + " reads byte " + std::to_string(word * 4) +
+               " of " + std::to_string(a->size) + "-byte buffer " + a->label + ", which lane " + std::to_string(other_lane) +
+               " of the same warp wrote" + (other_line ? " at line " + std::to_string(other_line) : std::string()) +
+               " with no __syncwarp() between. The emulator runs a warp's lanes in lockstep, but since Volta (sm_70) "
+               "they are scheduled independently: on an H100 or H200 the read can see the old value";
+    f.advice = "put __syncwarp() between the write and the read (a `volatile` pointer is not enough), or exchange "
+               "the values in registers with __shfl_down_sync(0xffffffff, v, offset)";
+    f.pc = x.pc;
+    f.function = x.frame->function;
+    f.block = x.block.linear;
+    f.warp = w.id;
+    f.lane = lane;
+    f.other_line = other_line;
+    throw Fault(std::move(f));
+}
+
 // The race check of one warp access [base[l] + offset, + size) inside buffer a (ordered_after
-// says which accesses after another block's write are not races).
+// says which accesses after another block's write are not races). Within the block, a read of a
+// word that another lane of the same warp wrote in the same sync interval (no __syncwarp, *_sync
+// collective or barrier since) is the warp-level hazard.
 inline void global_races(Exec& x, const Allocation* a, std::uint32_t mask, const std::uint64_t* base,
                          std::uint64_t offset, std::uint32_t size, GlobalUse use) {
     // Traced launches only (every lesson check, `cudalab exec --trace`): the shadow doubles the
-    // memory a launch touches, and untraced runs are the ones kept fast.
-    if (!x.counting() || !x.launch.detect_races || x.launch.config.grid.count() <= 1) return;
+    // memory a launch touches (and the lanes' words as much again), and untraced runs are the
+    // ones kept fast.
+    if (!x.counting() || !x.launch.detect_races) return;
     std::uint32_t* shadow = global_shadow_of(x, a);
     if (use == GlobalUse::read && x.launch.kernel_fences == 1) return;
+    std::uint32_t* const lanes = shadow + (a->size + 3) / 4;
     const std::uint32_t me = (x.block.linear + 1) << 2;
+    const std::uint32_t stamp = x.warp.stamp << 5;
+    if (use == GlobalUse::write) {
+        // A note of the store, for the line a hazard names.
+        std::uint64_t lo = ~0ull, hi = 0;
+        FOR_LANES(mask, { lo = std::min(lo, base[l] + offset); hi = std::max(hi, base[l] + offset + size); });
+        Warp& w = x.warp;
+        w.stores[w.next_store] = StoreNote{w.stamp, mask, x.gpc, lo, hi};
+        w.next_store = (w.next_store + 1) % w.stores.size();
+    }
     // The common case first: a full warp over 32 consecutive words that this block wrote last or
-    // no block wrote (a read), or that this block wrote last (a write): nothing to record.
+    // no block wrote (a read: and no other lane of this warp wrote in this interval), or that this
+    // block wrote last (a write: only the lanes to record).
     if (mask == 0xffffffffu && size == 4 && (use == GlobalUse::read || use == GlobalUse::write)) {
         std::uint64_t diff = 0;
         for (int l = 0; l < 32; ++l) diff |= base[l] ^ (base[0] + std::uint64_t(l) * 4);
         if (diff == 0) {
-            const std::uint32_t* s = shadow + (base[0] + offset - a->base) / 4;
+            const std::uint64_t first = (base[0] + offset - a->base) / 4;
+            const std::uint32_t* s = shadow + first;
+            std::uint32_t* const lw = lanes + first;
             std::uint32_t other = 0;
-            if (use == GlobalUse::read) for (int l = 0; l < 32; ++l) other |= (s[l] != 0) & (s[l] != me);
-            else for (int l = 0; l < 32; ++l) other |= s[l] != me;
+            if (use == GlobalUse::read) {
+                for (int l = 0; l < 32; ++l)
+                    other |= ((s[l] != 0) & (s[l] != me)) | (((lw[l] & ~31u) == stamp) & ((lw[l] & 31) != std::uint32_t(l)));
+            } else {
+                for (int l = 0; l < 32; ++l) other |= s[l] != me;
+                if (!other)
+                    for (int l = 0; l < 32; ++l) lw[l] = stamp | std::uint32_t(l);
+            }
             if (!other) return;
         }
     }
+    const bool other_blocks = x.launch.config.grid.count() > 1;
     FOR_LANES(mask, {
         const std::uint64_t at = base[l] + offset - a->base;
         for (std::uint64_t w = at / 4; w <= (at + size - 1) / 4; ++w) {
             const std::uint32_t prev = shadow[w];
             // Another block wrote this word in this launch.
-            if (prev != 0 && (prev >> 2) != (me >> 2) && !ordered_after(prev & 3, use)) global_race(x, a, w, l, use, prev);
-            if (use != GlobalUse::read) shadow[w] = me | shadow_kind(use);
+            if (other_blocks && prev != 0 && (prev >> 2) != (me >> 2) && !ordered_after(prev & 3, use))
+                global_race(x, a, w, l, use, prev);
+            // Another lane of this warp wrote it with a plain store in this interval.
+            if (use == GlobalUse::read && prev == me && (lanes[w] & ~31u) == stamp && int(lanes[w] & 31) != l)
+                global_warp_hazard(x, a, w, l, int(lanes[w] & 31));
+            if (use != GlobalUse::read) {
+                shadow[w] = me | shadow_kind(use);
+                lanes[w] = use == GlobalUse::write ? stamp | std::uint32_t(l) : 0;
+            }
         }
     });
 }
@@ -2078,6 +2146,16 @@ void move_lanes(std::uint32_t mask, std::uint8_t* data, std::uint64_t shift, con
 
 std::uint64_t read_value(const std::uint8_t* p, int bytes, bool sign) {
     std::uint64_t v = 0;
+    // Fixed sizes for the usual cases: a memcpy of a variable size is a library call.
+    if (bytes == 4) {
+        std::uint32_t w;
+        std::memcpy(&w, p, 4);
+        return sign ? std::uint64_t(std::int64_t(std::int32_t(w))) : w;
+    }
+    if (bytes == 8) {
+        std::memcpy(&v, p, 8);
+        return v;
+    }
     std::memcpy(&v, p, std::size_t(bytes));
     if (sign && bytes < 8 && (v >> (8 * bytes - 1) & 1)) v |= ~((1ull << (8 * bytes)) - 1);
     return v;
@@ -2103,6 +2181,22 @@ template <bool Store> void load_store(Exec& x) {
     const int count = in.vector;
     const std::uint32_t size = std::uint32_t(elem * count);
     const bool sign = ptx::type_is_signed(in.type);
+    if (!Store && in.space == Space::param && ao.reg < 0 && ao.symbol >= 0 && x.mask) {
+        // The usual form, ld.param [name] of a kernel parameter: one address for the whole warp,
+        // read once (and no per-lane address array to fill first).
+        const std::uint64_t a = x.symbol_address(ao) + std::uint64_t(ao.value);
+        const std::uint64_t off = a - kernel_param_base;
+        if (a >= kernel_param_base && off + size <= x.launch.params.size()) {
+            for (int k = 0; k < count; ++k) {
+                const std::int32_t r = vo.kind == OperandKind::vector ? vo.vec[k] : vo.reg;
+                if (r < 0) continue;
+                const std::uint64_t v = read_value(x.launch.params.data() + off + std::uint64_t(k * elem), elem, sign);
+                std::uint64_t* d = x.reg(r);
+                FOR_LANES(x.mask, d[l] = v);
+            }
+            return;
+        }
+    }
     std::uint64_t addr[32];
     lane_addresses(x, ao, addr);
     Space space = in.space;
@@ -2307,9 +2401,11 @@ void pop_finished(Warp& w) {
         if (top.mask == 0 || top.pc == top.reconverge) { w.stack.pop_back(); continue; }
         break;
     }
-    // A frame ends when no entry of it remains (every calling lane returned or exited).
-    while (!w.frames.empty() && (w.stack.empty() ? w.frames.size() > 0 : w.frames.size() > w.stack.back().frame + 1u))
-        w.frames.pop_back();
+    // A frame ends when no entry of it remains (every calling lane returned or exited). The
+    // kernel's frame stays when the warp finishes: start_warp reuses its registers for the same
+    // warp of the worker's next block (freeing and allocating them per block cost a tenth of a
+    // short kernel's time).
+    while (w.frames.size() > (w.stack.empty() ? 1u : w.stack.back().frame + 1u)) w.frames.pop_back();
 }
 
 // 9.7.10.2 bra: uniform jump, or a split of the warp that rejoins at the reconvergence point
@@ -2326,9 +2422,21 @@ void exec_bra(Exec& x) {
     const std::int32_t rpc = x.in->reconverge;
     const std::uint16_t frame = top.frame;
     top.pc = rpc;  // the remaining entry waits at the reconvergence point with every lane
+    if (x.launch.independent_scheduling) {
+        // Either path may start; they take turns (run_warp) until both reach rpc.
+        const bool taken_first = next_random(x.warp) & 1;
+        const std::int32_t parent = std::int32_t(x.warp.stack.size()) - 1;
+        SimtEntry a{x.in->target, rpc, taken, frame, true, 0, parent},
+            b{std::int32_t(x.pc) + 1, rpc, not_taken, frame, true, 0, parent};
+        x.warp.stack.push_back(taken_first ? b : a);
+        x.warp.stack.push_back(taken_first ? a : b);
+        x.warp.turn = 1 + int(next_random(x.warp) % 8);
+        return;
+    }
     // The fall-through path (the `if` body in C++) runs first: it is pushed last.
-    x.warp.stack.push_back({x.in->target, rpc, taken, frame});
-    x.warp.stack.push_back({std::int32_t(x.pc) + 1, rpc, not_taken, frame});
+    const std::int32_t parent = std::int32_t(x.warp.stack.size()) - 1;
+    x.warp.stack.push_back({x.in->target, rpc, taken, frame, false, 0, parent});
+    x.warp.stack.push_back({std::int32_t(x.pc) + 1, rpc, not_taken, frame, false, 0, parent});
 }
 void exec_brx(Exec& x) { x.unsupported("brx.idx (indirect branch)"); }
 
@@ -2363,7 +2471,8 @@ void exec_call(Exec& x) {
         std::uint32_t same = 0;
         FOR_LANES(x.mask, if (address[l] == a) same |= 1u << l);
         if (same != x.mask) {
-            x.warp.stack.push_back({std::int32_t(x.pc), std::int32_t(x.pc) + 1, x.mask & ~same, top.frame});
+            x.warp.stack.push_back({std::int32_t(x.pc), std::int32_t(x.pc) + 1, x.mask & ~same, top.frame, false, 0,
+                                    std::int32_t(x.warp.stack.size()) - 1});
             x.mask = same;
         }
     }
@@ -2409,7 +2518,8 @@ void exec_call(Exec& x) {
     }
     const std::uint16_t depth = std::uint16_t(x.warp.frames.size());
     x.warp.frames.push_back(std::move(f));
-    x.warp.stack.push_back({0, std::int32_t(callee.fn.code.size()) + 1, x.mask, depth});
+    x.warp.stack.push_back({0, std::int32_t(callee.fn.code.size()) + 1, x.mask, depth, false, 0,
+                            std::int32_t(x.warp.stack.size()) - 1});
 }
 
 // 9.7.10.5 ret: the returning lanes leave the function; the frame is popped when all have
@@ -2596,6 +2706,54 @@ void call_vprintf(Exec& x) {
 
 // [SECTION] Barriers and warp collectives ---------------------------------------------------------
 
+// A __syncthreads() inside a branch that only some lanes of a warp take: the lanes that went the
+// other way and are still running must reach the same __syncthreads() (or exit, which counts as
+// arriving on sm_70 and later). Reaching a different one first is the bug: a GPU's barrier has an
+// id, not a place, so the two groups meet at the wrong places and run on with the data unready.
+[[gnu::noinline]] void check_partial_barrier(Exec& x) {
+    Warp& w = x.warp;
+    const std::uint32_t late = x.mask & w.partial_bar_lanes & w.live;
+    if (late) {
+        const PreparedFunction& pf = x.launch.program.functions[std::size_t(w.partial_bar_function)];
+        const std::uint32_t first_line = pf.fn.code[w.partial_bar_pc].line;
+        if (w.partial_bar_function == x.frame->function && (w.partial_bar_pc == x.pc || first_line == x.in->line)) {
+            w.partial_bar_lanes &= ~x.mask;  // the other lanes arrive at the same __syncthreads()
+            return;
+        }
+        const auto& c = x.launch.config;
+        auto thread = [&](int lane) { return dims_text(w.id * 32 + std::uint32_t(lane), c.block.x, c.block.y); };
+        auto lanes_text = [&](std::uint32_t m) {
+            const int lo = __builtin_ctz(m), hi = 31 - __builtin_clz(m);
+            return std::popcount(m) == 1 ? "thread " + thread(lo)
+                                         : "threads " + thread(lo) + " to " + thread(hi) +
+                                               (std::popcount(m) == hi - lo + 1 ? std::string() : " (some of them)");
+        };
+        const std::uint32_t waiting = w.live & ~w.partial_bar_lanes;
+        FaultInfo f;
+        f.kind = "divergent __syncthreads()";
+        f.detail = "a __syncthreads() inside a branch not taken by the whole block: " + lanes_text(waiting) + " of warp " +
+                   std::to_string(w.id) + " reached the __syncthreads() of line " + std::to_string(first_line) + ", but " +
+                   lanes_text(late) + " did not arrive there; they went on and reached the __syncthreads() of line " +
+                   std::to_string(x.in->line) +
+                   " instead. A GPU counts both as one barrier (it has an id, not a place), so the threads do not meet "
+                   "where the code says and read data that is not ready";
+        f.advice = "call __syncthreads() where every thread of the block reaches it: move it out of the if (and out of "
+                   "loops whose trip count differs between threads), and guard only the work inside";
+        f.pc = w.partial_bar_pc;
+        f.function = w.partial_bar_function;
+        f.block = x.block.linear;
+        f.warp = w.id;
+        f.lane = __builtin_ctz(late);
+        f.other_lanes = std::uint32_t(std::popcount(late)) - 1;
+        f.other_line = x.in->line;
+        throw Fault(std::move(f));
+    }
+    // Lanes still running that did not come here: they must come to this barrier, or exit.
+    w.partial_bar_lanes = w.live & ~x.mask;
+    w.partial_bar_pc = x.pc;
+    w.partial_bar_function = x.frame->function;
+}
+
 // 9.7.13.1 bar.sync / barrier.sync / bar.arrive / bar.red: the warp waits until the block's warps
 // have arrived at barrier `a` (all live warps, or b threads when a count is given; exit counts as
 // arrival). bar.red also reduces a predicate over the arriving threads; the block runner
@@ -2619,6 +2777,7 @@ void exec_bar(Exec& x) {
                                        std::to_string(threads), "pass a multiple of the warp size", lane);
         expected = threads / 32;
     }
+    if (count_operand < 0 && !(in.flags & ptx::f_arrive)) check_partial_barrier(x);
     BarrierState& b = x.block.barriers[id];
     if (b.arrived > 0 && b.expected != expected)
         x.fault("bad barrier", "warps arrive at barrier " + std::to_string(id) + " with different thread counts",
@@ -2677,6 +2836,7 @@ template <class F> void for_each_group(Exec& x, int mask_operand, const char* wh
     // Every *_sync collective orders the memory accesses of the lanes it synchronises (the race
     // detector's warp interval).
     ++x.warp.sync_epoch;
+    x.warp.stamp = next_stamp(x.block);
     const std::uint64_t* m = x.src(mask_operand);
     std::uint32_t todo = x.mask;
     while (todo) {
@@ -2692,6 +2852,7 @@ template <class F> void for_each_group(Exec& x, int mask_operand, const char* wh
 // 9.7.13.2 bar.warp.sync (__syncwarp): lockstep warps are always in sync; check the member mask
 void exec_bar_warp(Exec& x) {
     ++x.warp.sync_epoch;
+    x.warp.stamp = next_stamp(x.block);
     if (x.in->operand_count > 0) for_each_group(x, 0, "__syncwarp", [](std::uint32_t, std::uint32_t) {});
 }
 void exec_membar(Exec&) {}  // one access at a time: memory is always ordered in the emulator
@@ -2998,14 +3159,30 @@ void start_warp(LaunchState& launch, Block& block, Warp& warp) {
     f.function = launch.kernel;
     f.call_pc = -1;
     f.caller_mask = 0;
-    f.regs.assign(std::size_t(kernel.register_count) * 32, 0);
-    for (auto& [r, v] : kernel.constants)
-        for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = v;
-    for (auto& [r, s] : kernel.lane_specials) fill_lane_special(launch, block, warp, s, f.regs.data() + std::size_t(r) * 32);
+    const std::size_t reg_words = std::size_t(kernel.register_count) * 32;
+    // (A partial warp is set up afresh: its missing lanes never write their registers, and a
+    // shuffle that reads them should see what it saw before, not another block's leftovers.)
+    if (f.prepared_launch == launch.serial && f.prepared_warp == warp.id && f.regs.size() == reg_words &&
+        !kernel.zero_all_registers && warp.lanes == 0xffffffffu) {
+        // The same warp of an earlier block of this launch: constants and the specials that do not
+        // depend on the block still hold (nothing writes them). Clear only the registers a path
+        // may read before writing, and refill %ctaid.
+        for (std::int32_t r : kernel.zero_registers) std::fill_n(f.regs.data() + std::size_t(r) * 32, 32, 0);
+        for (auto& [r, s] : kernel.block_specials) fill_lane_special(launch, block, warp, s, f.regs.data() + std::size_t(r) * 32);
+    } else {
+        f.regs.assign(reg_words, 0);
+        for (auto& [r, v] : kernel.constants)
+            for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = v;
+        for (auto& [r, s] : kernel.lane_specials) fill_lane_special(launch, block, warp, s, f.regs.data() + std::size_t(r) * 32);
+        f.prepared_launch = launch.serial;
+        f.prepared_warp = warp.id;
+    }
     f.local_base = 0;
     for (int l = 0; l < 32; ++l) {
-        if (warp.lanes >> l & 1) warp.local[std::size_t(l)].assign(kernel.frame_bytes, 0);
-        else warp.local[std::size_t(l)].clear();
+        auto& local = warp.local[std::size_t(l)];
+        if (!(warp.lanes >> l & 1)) local.clear();
+        else if (local.size() != kernel.frame_bytes) local.assign(kernel.frame_bytes, 0);
+        else if (!local.empty()) std::memset(local.data(), 0, local.size());  // (no call for an empty frame)
     }
     warp.stack.clear();
     warp.stack.push_back({0, std::int32_t(kernel.fn.code.size()) + 1, warp.lanes, 0});
@@ -3064,12 +3241,94 @@ void select_handlers(PreparedFunction& pf, bool specialise) {
     }
 }
 
+// Instructions where the lanes of a warp synchronise: a path running under independent thread
+// scheduling waits at these for the other path of its branch.
+constexpr auto is_sync = [] {
+    std::array<bool, ptx::opcode_count> c{};
+    for (Opcode op : {Opcode::bar, Opcode::barrier, Opcode::bar_warp, Opcode::vote, Opcode::match, Opcode::redux, Opcode::shfl})
+        c[int(op)] = true;
+    return c;
+}();
+
+// Independent thread scheduling: whether the running path hands over to another path before its
+// next instruction (its turn is over, or it reached a synchronising instruction while another
+// path has not), and the hand-over. The paths form a tree: a branch's two paths, each with what
+// it pushed since, lie above the entry that split, one range after the other, the running one on
+// top. Handing over swaps the running path's range with its sibling's at the innermost split
+// where the sibling can still run, so a path nested in one branch can wait for a lane of the
+// enclosing branch's other path. (Ranges that hold a call's entries are not moved: frames are
+// the warp's, one per call depth.) Returns true after a hand-over.
+bool switch_path(LaunchState& launch, Warp& warp) {
+    auto& stack = warp.stack;
+    const std::int32_t size = std::int32_t(stack.size());
+    SimtEntry& top = stack.back();
+    const PreparedFunction& fn = launch.program.functions[std::size_t(warp.frames[top.frame].function)];
+    const bool at_sync = top.pc < std::int32_t(fn.fn.code.size()) && is_sync[int(fn.fn.code[std::size_t(top.pc)].op)];
+    if (at_sync && top.wait == 2) {  // released: every path got to a synchronising instruction
+        top.wait = 0;
+        return false;
+    }
+    if (!at_sync && warp.turn > 0) return false;
+    // The innermost split with a sibling range that can run: [first, second) is the sibling's,
+    // [second, size) the running path's.
+    std::int32_t first = -1, second = -1;
+    bool any_waiting_elsewhere = false;
+    for (std::int32_t child = size - 1; child >= 0 && stack[std::size_t(child)].path;) {
+        const std::int32_t parent = stack[std::size_t(child)].parent;
+        // The running path's range starts at `child`; its sibling's root is the other entry
+        // whose parent is `parent` (pushed first, so lower).
+        std::int32_t sibling = -1;
+        for (std::int32_t j = parent + 1; j < child; ++j)
+            if (stack[std::size_t(j)].parent == parent) { sibling = j; break; }
+        bool same_frame = true;
+        for (std::int32_t j = parent + 1; j < size && same_frame; ++j) same_frame = stack[std::size_t(j)].frame == top.frame;
+        if (!same_frame) break;
+        if (sibling >= 0) {
+            const SimtEntry& runs = stack[std::size_t(child - 1)];  // the top of the sibling's range
+            if (runs.mask != 0 && runs.pc != runs.reconverge) {
+                if (runs.wait != 1) { first = sibling; second = child; break; }
+                any_waiting_elsewhere = true;
+            }
+        }
+        if (parent < 0) break;
+        child = parent;
+    }
+    if (at_sync) {
+        if (first < 0) {
+            // Every other path waits at a synchronising instruction too (or none is left): this
+            // one goes first, and each of the others runs its own when its turn comes.
+            if (any_waiting_elsewhere)
+                for (SimtEntry& e : stack)
+                    if (e.wait == 1) e.wait = 2;
+            top.wait = 0;
+            return false;
+        }
+        top.wait = 1;
+    } else if (first < 0) {
+        warp.turn = 1 + int(next_random(warp) % 8);  // nothing else can run: another turn
+        return false;
+    }
+    // Swap the ranges [first, second) and [second, size), keeping every parent index right.
+    const std::int32_t moved_up = second - first, moved_down = size - second;
+    for (std::int32_t j = first; j < second; ++j)
+        if (stack[std::size_t(j)].parent >= first) stack[std::size_t(j)].parent += moved_down;
+    for (std::int32_t j = second; j < size; ++j)
+        if (stack[std::size_t(j)].parent >= second) stack[std::size_t(j)].parent -= moved_up;
+    std::rotate(stack.begin() + first, stack.begin() + second, stack.end());
+    warp.turn = 1 + int(next_random(warp) % 8);
+    return true;
+}
+
 StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& out, int quantum) {
     int executed = 0;
     while (executed < quantum) {
         pop_finished(warp);
         if (warp.stack.empty()) return StepResult::done;
+        if (launch.independent_scheduling && warp.stack.back().path && switch_path(launch, warp)) continue;
         SimtEntry* top = &warp.stack.back();
+        // Under independent thread scheduling a path of a divergent branch runs its turn, then the
+        // other path may run (switch_path); a synchronising instruction is looked at there first.
+        const bool taking_turns = launch.independent_scheduling && top->path;
         Frame& frame = warp.frames[top->frame];
         const PreparedFunction& fn = launch.program.functions[std::size_t(frame.function)];
         const Instruction* code = fn.fn.code.data();
@@ -3123,6 +3382,7 @@ StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& 
             if (is_control[int(op)]) {
                 if (op != Opcode::bra || warp.stack.size() != depth || executed >= quantum) break;
                 pc = top->pc;
+                if (taking_turns && (--warp.turn <= 0 || (pc < code_size && is_sync[int(code[pc].op)]))) break;
                 continue;
             }
             if (warp.stack.size() != depth) {
@@ -3132,6 +3392,7 @@ StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& 
             pc = std::int32_t(x.pc) + 1;
             top->pc = pc;
             if (warp.waiting || executed >= quantum) break;
+            if (taking_turns && (--warp.turn <= 0 || (pc < code_size && is_sync[int(code[pc].op)]))) break;
         }
         if (warp.waiting) {
             pop_finished(warp);

@@ -24,8 +24,12 @@ struct LaunchState {
     std::uint64_t budget = 0;                // thread instructions
     std::atomic<std::uint64_t> thread_instructions{0};
     std::atomic<std::uint64_t> warp_instructions{0};
+    // A block's counts are added to the two above once they reach this (0: every round).
+    std::uint64_t flush_every = 1u << 16;
     std::atomic<std::uint32_t> fault_block{~0u}; // lowest block that faulted so far
     bool detect_races = true;
+    bool independent_scheduling = false;     // EmulatorOptions::independent_scheduling
+    std::uint64_t scheduling_seed = 1;
     bool only_argument_buffers = false;      // EmulatorOptions::only_argument_buffers
     bool track_writers = true;               // record the thread that stored each global word
     std::uint32_t num_sms = 1;

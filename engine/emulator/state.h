@@ -44,6 +44,14 @@ struct PreparedFunction {
     std::uint32_t pc_base = 0;              // first pc of this function in the trace's numbering
     bool uses_global_atomics = false;       // decides whether blocks may run in parallel
     bool calls_functions = false;
+    // Declared registers that some path may read before writing (an uninitialised variable, or a
+    // shuffle's source, read from lanes that may never have written it). Only these are zeroed
+    // when a warp's register file is reused for the next block; the rest are written before any
+    // read on every path, so what the last block left in them is never seen.
+    std::vector<std::int32_t> zero_registers;
+    bool zero_all_registers = true;          // the analysis was not done (too large, brx.idx)
+    // Materialised special registers that differ between blocks of one launch (%ctaid.*).
+    std::vector<std::pair<std::int32_t, ptx::Special>> block_specials;
 };
 
 struct Program {
@@ -84,14 +92,35 @@ struct SimtEntry {
     std::int32_t reconverge = 0;  // pop when pc reaches this
     std::uint32_t mask = 0;
     std::uint16_t frame = 0;      // call depth the entry belongs to
+    // Independent thread scheduling (EmulatorOptions::independent_scheduling): the entry is one
+    // path of a divergent branch (its parent's two paths, with what each pushed since, lie
+    // above the parent one after the other). wait: 1 (parked) while the path waits at a
+    // synchronising instruction for the others to get to one too, 2 (released) once they all
+    // have, until it runs that instruction.
+    bool path = false;
+    std::uint8_t wait = 0;
+    std::int32_t parent = -1;     // the stack index of the entry this one was pushed above
 };
 
 struct Frame {
     std::int32_t function = 0;
     std::vector<std::uint64_t> regs;  // register_count * 32
+    // Frame 0's registers were set up for this launch (LaunchState::serial) and warp index: their
+    // constants and per-lane specials still hold, so the next block's warp refills only the rest.
+    std::uint64_t prepared_launch = 0;
+    std::uint32_t prepared_warp = 0;
     std::uint32_t local_base = 0;     // frame start within each lane's local memory
     std::int32_t call_pc = -1;        // caller's call instruction (-1: kernel entry)
     std::uint32_t caller_mask = 0;    // lanes that made the call
+};
+
+// A plain global store of the current sync interval, remembered for the line a warp-level race
+// names (the shadow keeps only the writing lane).
+struct StoreNote {
+    std::uint32_t stamp = 0;
+    std::uint32_t lanes = 0;
+    std::uint32_t gpc = 0;
+    std::uint64_t lo = 0, hi = 0;  // the bytes the lanes stored, [lo, hi)
 };
 
 struct Warp {
@@ -110,7 +139,39 @@ struct Warp {
     std::uint32_t red_mask = 0;       // bar.red: the lanes that take the result
     std::uint64_t instructions = 0;
     std::uint32_t sync_epoch = 0;     // increments at __syncwarp and every *_sync collective
+    // The warp's sync interval for the global-memory hazard check: a number no other warp or
+    // interval of the block has, renewed at __syncwarp, *_sync collectives and barriers.
+    std::uint32_t stamp = 0;
+    std::array<StoreNote, 8> stores{};   // the last plain global stores (traced launches)
+    std::uint32_t next_store = 0;
+    // Independent thread scheduling: the warp's random stream (seeded per launch, block and warp,
+    // so any worker order gives the same run) and what is left of the running path's turn.
+    std::uint64_t rng = 0;
+    int turn = 0;
+    // A __syncthreads() that only some of the warp's live lanes reached (the others took another
+    // branch): those lanes, and where the barrier is. Reaching a different __syncthreads() before
+    // this one is the bug reported; exiting is fine (an exited thread counts as arrived, sm_70+).
+    std::uint32_t partial_bar_lanes = 0;
+    std::uint32_t partial_bar_pc = 0;
+    std::int32_t partial_bar_function = -1;
     bool done() const { return stack.empty(); }
+    // Every field back to its initial value except the storage kept for the next block (stack,
+    // frames and local memory, which start_warp refills). A new field must be reset here too.
+    void reset() {
+        id = live = lanes = carry = 0;
+        waiting = false;
+        barrier_id = barrier_pc = 0;
+        red_dst = -1;
+        red_op = ptx::SubOp::none;
+        red_mask = 0;
+        instructions = 0;
+        sync_epoch = 0;
+        stamp = 0;  // (stores need no clearing: a note counts only with the warp's current stamp)
+        rng = 0;
+        turn = 0;
+        partial_bar_lanes = partial_bar_pc = 0;
+        partial_bar_function = -1;
+    }
 };
 
 // Barrier epochs of the race detector start at 2: write_epoch 1 marks a word that only atomics have
@@ -168,6 +229,23 @@ struct Block {
     std::vector<MemAccess> accesses;
     std::vector<PcCounters>* counters = nullptr;  // the worker's per-pc counters
     std::vector<std::uint32_t> warned_uninit_pcs;
+    std::uint32_t stamps = 0;             // the last Warp::stamp handed out
 };
+
+// The next number of a warp's random stream (splitmix64: small, and the same on every host).
+inline std::uint64_t next_random(Warp& w) {
+    std::uint64_t z = (w.rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+// A fresh Warp::stamp: 27 bits (the shadow keeps stamp << 5 | lane), never 0, which marks a word
+// no lane wrote plainly. (It comes round again only after 2^27 synchronisations in one block.)
+inline std::uint32_t next_stamp(Block& block) {
+    block.stamps = (block.stamps + 1) & 0x7ffffffu;
+    if (block.stamps == 0) block.stamps = 1;
+    return block.stamps;
+}
 
 }  // namespace cudalab::emu

@@ -289,6 +289,10 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
         // A lesson's kernels get every buffer they use as a parameter: an index that lands in
         // another buffer (an earlier launch's, say) is a fault, not a silent read.
         o.only_argument_buffers = true;
+        // Lanes of a warp are scheduled independently, as on the sm_70+ GPUs the lessons teach
+        // for: the paths of a divergent branch take turns (seeded below), so a kernel that
+        // relies on lockstep goes wrong here as it can on the GPU.
+        o.independent_scheduling = true;
     }
     report.backend = backend->name();
     report.backend_note = note;
@@ -342,6 +346,7 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     }
     Runtime runtime(std::move(backend));
     report.seed = options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
+    if (limited) limited->scheduling_seed = report.seed;  // `--seed N` reproduces the turns too
     Session session(runtime, module, report.seed);
     session.set_trace_options(options.trace);
     auto started = std::chrono::steady_clock::now();

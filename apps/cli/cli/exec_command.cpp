@@ -227,6 +227,10 @@ void add_exec_options(CLI::App* cmd, ExecArgs& a) {
     cmd->add_option("--out", a.out_dir, "write each buffer argument K to DIR/argK.bin");
     cmd->add_flag("--json", a.json, "print status, diagnostics, printf output and stats as JSON");
     cmd->add_option("--trace", a.trace_file, "write the trace to FILE (for cudalab gui)");
+    cmd->add_flag("--its", a.its,
+                  "independent thread scheduling: the paths of a divergent branch take turns, as the lanes of a "
+                  "Volta+ warp may, so code that relies on lockstep shows it");
+    cmd->add_option("--its-seed", a.its_seed, "with --its: the seed of the turns' order (default 1)");
     add_limit_options(cmd, a.limits, false);
 }
 
@@ -290,6 +294,10 @@ int run_exec(const ExecArgs& a) {
     if (auto* emu = dynamic_cast<emu::EmuBackend*>(backend.get())) {
         emu::EmulatorOptions& o = emu->emulator().options();
         if (limits.budget) o.instruction_budget = limits.budget;
+        if (a.its) {
+            o.independent_scheduling = true;
+            o.scheduling_seed = a.its_seed;
+        }
         o.memory_limit = memory_limit;
         if (limits.printf_kb) o.printf_limit = limits.printf_kb << 10;
         o.deadline = std::chrono::steady_clock::now() +

@@ -28,6 +28,10 @@ struct ExecArgs {
     bool json = false;
     std::string trace_file;
     LimitFlags limits;
+    // --its: independent thread scheduling (a divergent branch's paths take turns in an order
+    // drawn from --its-seed).
+    bool its = false;
+    std::uint64_t its_seed = 1;
 };
 
 // The --budget, --memory-limit, ... flags on a command (check and exec share them).

@@ -149,3 +149,28 @@ extern "C" __global__ void loop_carried_race(const unsigned* in, unsigned* out) 
     }
     out[t] = acc;
 }
+
+// A __syncthreads() inside a branch that half of each warp takes: the other half, still running,
+// goes past it to the next __syncthreads(). On a GPU the two halves meet at different barriers.
+extern "C" __global__ void barrier_in_branch(const unsigned* in, unsigned* out) {
+    __shared__ unsigned tile[64];
+    const unsigned t = threadIdx.x;
+    tile[t] = in[t];
+    if (t % 32 < 16) {
+        __syncthreads();  // FAULT(barrier_in_branch)
+        out[t] = tile[63 - t];
+    }
+    __syncthreads();  // FAULT(barrier_in_branch_other)
+    out[t] += tile[t];
+}
+
+// The same barrier after half of each warp returned: exited threads count as arrived (sm_70 and
+// later), so this is fine.
+extern "C" __global__ void barrier_after_return(const unsigned* in, unsigned* out) {
+    __shared__ unsigned tile[64];
+    const unsigned t = threadIdx.x;
+    if (t % 32 >= 16) return;
+    tile[t] = in[t];
+    __syncthreads();
+    out[t] = tile[t ^ 1];
+}

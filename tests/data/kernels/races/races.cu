@@ -93,3 +93,63 @@ extern "C" __global__ void blocks_own_halves(const unsigned* in, unsigned* out) 
 extern "C" __global__ void stale_read(const unsigned* in, unsigned* out, int back) {
     if (blockIdx.x == 0) out[threadIdx.x] = in[int(threadIdx.x) - back];  // RACE(stale_read)
 }
+
+// The warp-synchronous tail through global memory: lane t adds what lane t + 16 stored one
+// statement earlier, with nothing between but `volatile`. Each block has its own 32 words.
+extern "C" __global__ void warp_global_volatile(const unsigned* in, unsigned* out) {
+    const unsigned t = threadIdx.x;
+    volatile unsigned* v = out + blockIdx.x * 32;
+    if (t < 32) {
+        v[t] = in[t] + in[t + 32];
+        if (t < 16) v[t] += v[t + 16];  // RACE(warp_global_volatile)
+    }
+}
+
+// The same with __syncwarp() between the stores and the loads: safe.
+extern "C" __global__ void warp_global_syncwarp(const unsigned* in, unsigned* out) {
+    const unsigned t = threadIdx.x;
+    unsigned* v = out + blockIdx.x * 32;
+    if (t < 32) {
+        v[t] = in[t] + in[t + 32];
+        __syncwarp();
+        const unsigned other = t < 16 ? v[t + 16] : 0u;
+        __syncwarp();
+        if (t < 16) v[t] += other;
+    }
+}
+
+// Independent thread scheduling: lane 0 waits for a flag that lane 1 sets in the other path of
+// the branch, and lane 1 then waits for lane 0's answer. Run one path after the other (lockstep,
+// either order) the first path waits for ever; with the paths taking turns both finish (the
+// handoff Volta made possible).
+extern "C" __global__ void its_handoff(const unsigned* in, unsigned* out) {
+    volatile unsigned* flag = out + 62;
+    volatile unsigned* ack = out + 63;
+    if (blockIdx.x != 0) return;
+    if (threadIdx.x == 0) {
+        while (*flag == 0) {
+        }
+        *ack = 1;
+        out[0] = *flag + 1;
+    } else if (threadIdx.x == 1) {
+        *flag = in[0] + 41;
+        while (*ack == 0) {
+        }
+        out[1] = 7;
+    }
+}
+
+// Independent thread scheduling: the two paths of a branch each take 8 tickets from one counter
+// (different atomics, so the compiler keeps two loops); in lockstep one path takes 0-7 and the
+// other 8-15, with the paths taking turns they interleave.
+extern "C" __global__ void its_tickets(const unsigned* in, unsigned* out) {
+    unsigned* counter = out + 63;
+    if (blockIdx.x != 0 || threadIdx.x >= 2) return;
+    if (threadIdx.x == 0) {
+#pragma unroll 1
+        for (int k = 0; k < 8; ++k) out[k] = atomicAdd(counter, 1u);
+    } else {
+#pragma unroll 1
+        for (int k = 0; k < 8; ++k) out[8 + k] = atomicInc(counter, 0xffffffffu);
+    }
+}
