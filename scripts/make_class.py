@@ -5,9 +5,11 @@
 
 OUT/student-NNN/ID.cu for each student and lesson, each file drawn (by --seed) from the lesson's
 variants in tests/submissions/ID/ (passing, failing, cheating), solutions/ID.cu and
-exercises/ID.cu; with probability P (default 0.1) a student did not submit the lesson. The last
-K students (default 0) are hostile: a file that includes /etc/passwd, a link to the solution, a
-FIFO, a file of random bytes, a file that includes the solution by a relative path, in turn."""
+exercises/ID.cu and signed with a comment naming the student (so that no two students' files are the
+same bytes, as in a real class: nothing is compiled once for many); with probability P (default
+0.1) a student did not submit the lesson. The last
+K students (default 0) are hostile: a FIFO, a link to the solution, a file that includes
+/etc/passwd, a file of random bytes, a file that includes the solution by a relative path, in turn."""
 import argparse
 import os
 import random
@@ -40,11 +42,11 @@ def variants(root, lesson):
 
 def hostile(path, lesson, kind, root):
     if kind == 0:
-        open(path, "w").write('// reads a file of the grader\n#include "/etc/passwd"\n')
+        os.mkfifo(path)
     elif kind == 1:
         os.symlink(os.path.join(root, "solutions", lesson + ".cu"), path)
     elif kind == 2:
-        os.mkfifo(path)
+        open(path, "w").write('// reads a file of the grader\n#include "/etc/passwd"\n')
     elif kind == 3:
         open(path, "wb").write(bytes(random.Random(lesson).getrandbits(8) for _ in range(4096)))
     else:
@@ -78,12 +80,12 @@ def main():
             if os.path.lexists(path):
                 os.remove(path)
             if bad:
-                hostile(path, lesson, (n + k) % 5, a.root)
+                hostile(path, lesson, (n - (a.students - a.hostile) + k) % 5, a.root)
                 continue
             if rng.random() < a.missing:
                 continue
             with open(rng.choice(pools[lesson]), "rb") as src, open(path, "wb") as dst:
-                dst.write(src.read())
+                dst.write(src.read() + b"\n// submitted by student-%0*d\n" % (width, n + 1))
     print("%s: %d students x %d lessons (%s)" % (a.out, a.students, len(ids), ",".join(ids)))
 
 

@@ -37,11 +37,10 @@ mkdir -p "$out/shards" "$out/slurm"
 lesson_args=""; [[ -n "$lessons" ]] && lesson_args="--lessons $lessons"
 backend="emu"; gres=()
 (( gpu )) && { backend="gpu"; gres=(--gres=gpu:1); }
-# The course the tasks grade: the one this shell would load, passed on explicitly.
-env_args=()
-[[ -n "${CUDALAB_ROOT:-}" ]] && env_args+=(--export="ALL,CUDALAB_ROOT=$CUDALAB_ROOT")
+# The tasks grade the course this shell would load: sbatch passes the environment on (CUDALAB_ROOT,
+# CUDALAB_COURSE) unless an --export after -- says otherwise.
 array=$(sbatch --parsable --job-name=cudalab-grade --array="1-$shards" --cpus-per-task="$cpus" "${gres[@]}" \
-  --output="$out/slurm/shard-%a.log" "${env_args[@]}" "${extra[@]}" \
+  --output="$out/slurm/shard-%a.log" "${extra[@]}" \
   --wrap="'$cudalab' grade '$subs' $lesson_args --seed $seed --backend $backend --jobs \${SLURM_CPUS_PER_TASK:-1} --shard \$SLURM_ARRAY_TASK_ID/$shards --out '$out/shards/'\$SLURM_ARRAY_TASK_ID")
 array="${array%%;*}"
 shard_dirs=""
@@ -49,6 +48,6 @@ for ((k = 1; k <= shards; k++)); do shard_dirs+=" '$out/shards/$k'"; done
 wait_args=(); (( wait )) && wait_args=(--wait)
 echo "grade-array: job array $array ($shards shards, seed $seed)"
 merge=$(sbatch --parsable --job-name=cudalab-merge --dependency="afterok:$array" --kill-on-invalid-dep=yes \
-  --output="$out/slurm/merge.log" "${env_args[@]}" "${extra[@]}" "${wait_args[@]}" \
+  --output="$out/slurm/merge.log" "${extra[@]}" "${wait_args[@]}" \
   --wrap="'$cudalab' grade --merge$shard_dirs --out '$out/merged'")
 echo "grade-array: merge job ${merge%%;*}: $out/merged/ (logs in $out/slurm/)"

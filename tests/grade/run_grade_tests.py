@@ -195,6 +195,43 @@ def resume_after_kill(cudalab, src, tmp):
 
 
 @case
+def worker_killed(cudalab, src, tmp):
+    """A worker killed in the middle of a pair (as the OOM killer would) costs that pair only,
+    recorded as crashed; the run goes on, and the next run grades that pair again."""
+    subs, out = os.path.join(tmp, "subs"), os.path.join(tmp, "out")
+    make_class(src, subs, 6, missing=0)
+    p = subprocess.Popen([cudalab, "grade", subs, "--lessons", LESSONS, "--jobs", "1", "--seed", "4", "--out", out],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = None
+    deadline = time.time() + 120
+    while killed is None and time.time() < deadline and p.poll() is None:
+        try:
+            children = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
+        except OSError:
+            children = []
+        if children:
+            time.sleep(0.3)  # into its first pair
+            os.kill(int(children[0]), signal.SIGKILL)
+            killed = children[0]
+        time.sleep(0.02)
+    o, e = p.communicate(timeout=240)
+    if killed is None or p.returncode != 0:
+        fail("killed %s, exit %s: %s" % (killed, p.returncode, e[-800:]))
+    r = rows(os.path.join(out, "results.csv"))
+    crashed = [x for x in r if x["outcome"] == "crashed"]
+    if len(r) != 12 or len(crashed) != 1 or "signal 9" not in crashed[0]["reason"]:
+        fail("after a worker was killed: %d rows, crashed %s" % (len(r), crashed))
+    student = crashed[0]["student"]
+    gs = json.load(open(os.path.join(out, student, "results.json")))
+    check_gradescope(gs, student)
+    p = grade(cudalab, subs, "--lessons", LESSONS, "--out", out)
+    if p.returncode != 0 or "11 already graded, 1 to grade" not in p.stderr:
+        fail("the crashed pair was not graded again: " + p.stderr[-600:])
+    if any(x["outcome"] == "crashed" for x in rows(os.path.join(out, "results.csv"))):
+        fail("still crashed after the second run")
+
+
+@case
 def shards_merged_equal_one_run(cudalab, src, tmp):
     """--shard 1/3, 2/3, 3/3 merged give the files an unsharded run gives."""
     subs = os.path.join(tmp, "subs")
@@ -286,6 +323,37 @@ def gradescope_bundle(cudalab, src, tmp):
         if sample == "exercise" and not 0 <= res["score"] < maximum:
             fail("the shipped exercise scored %s of %s" % (res["score"], maximum))
         print("%s: %s of %s, %d tests" % (sample, res["score"], maximum, len(names)))
+
+
+@case
+def classroom_template(cudalab, src, tmp):
+    """Each lesson step of scripts/classroom/classroom.yml, run as the workflow runs it: its
+    command passes on the solution and fails on the shipped exercise, its max-score is the lesson's,
+    and the reporter lists every step."""
+    import re
+    text = open(os.path.join(src, "scripts", "classroom", "classroom.yml")).read()
+    steps = re.findall(r"command: (\S+) check (\S+) --source (\S+)(.*)\n\s+timeout: \d+\n\s+max-score: (\d+)", text)
+    if not steps:
+        fail("no lesson steps")
+    runners = re.search(r"runners: (\S+)", text).group(1).split(",")
+    if runners != [lesson for _, lesson, _, _, _ in steps]:
+        fail("the reporter's runners %s are not the steps %s" % (runners, [s[1] for s in steps]))
+    for binary, lesson, source, rest, points in steps:
+        if not re.search(r"\n\s+%s_RESULTS: \"\$\{\{ steps\.%s\.outputs\.result \}\}\"" % (re.escape(lesson.upper()), re.escape(lesson)), text):
+            fail("no %s_RESULTS for the reporter" % lesson.upper())
+        repo = os.path.join(tmp, lesson)
+        os.makedirs(os.path.join(repo, os.path.dirname(binary)))
+        os.symlink(cudalab, os.path.join(repo, binary))
+        os.makedirs(os.path.join(repo, os.path.dirname(source)))
+        for kind, want in (("solutions", 0), ("exercises", 1)):
+            open(os.path.join(repo, source), "w").write(open(os.path.join(src, kind, lesson + ".cu")).read())
+            p = subprocess.run("%s check %s --source %s%s" % (binary, lesson, source, rest), shell=True, cwd=repo,
+                               capture_output=True, text=True, timeout=300)
+            if p.returncode != want:
+                fail("%s on the %s: exit %d\n%s" % (lesson, kind, p.returncode, p.stdout[-1000:]))
+        p = subprocess.run([cudalab, "check", lesson, "--solution", "--format", "json", "--backend", "emu"], capture_output=True, text=True)
+        if float(points) != json.loads(p.stdout)["max_score"]:
+            fail("%s: max-score %s, but the lesson gives %s points" % (lesson, points, json.loads(p.stdout)["max_score"]))
 
 
 def main():

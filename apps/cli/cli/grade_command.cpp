@@ -637,6 +637,14 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
     for (const auto& e : fs::directory_iterator(s.submissions, ec)) {
         const std::string name = e.path().filename().string();
         if (name.empty() || name[0] == '.' || e.is_symlink(ec) || !e.is_directory(ec)) continue;
+        std::error_code same;
+        if (fs::equivalent(e.path(), s.out, same)) continue;  // --out inside SUBMISSIONS/ is no student
+        for (const char* taken : {"grades.db", "grades.db-journal", "results.csv", "students.csv", "summary.json", "grade.log"})
+            if (name == taken) {
+                std::cerr << "cudalab: " << (s.submissions / name).string() << ": a student's folder may not be named " << name
+                          << ", a file of the results; rename it\n";
+                return 2;
+            }
         students.push_back(name);
     }
     if (ec) { std::cerr << "cudalab: cannot read " << a.submissions << ": " << ec.message() << "\n"; return 2; }
@@ -685,7 +693,10 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
             ++in_shard;
             Pair p{student, l, submission_hash(s.submissions / student / (l->id + ".cu"))};
             auto it = done.find({student, l->id});
+            // Kept: the same file, graded with the same seed, and not lost to the grader's own
+            // trouble (a worker that died, a check that could not run: tried again).
             if (it != done.end() && it->second.hash == p.hash && it->second.seed == s.seed &&
+                it->second.outcome != "crashed" && it->second.outcome != "error" &&
                 fs::exists(lesson_base(s.out, student, l->id).string() + ".json", ec)) {
                 ++kept;
                 continue;
