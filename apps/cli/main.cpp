@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include "cli/course_commands.h"
+#include "cli/autograder_command.h"
 #include "cli/exec_command.h"
+#include "cli/grade_command.h"
 #include "cli/run_command.h"
 #include "cli/strict_parse.h"
 #include "compiler/compiler.h"
@@ -453,6 +455,14 @@ int main(int argc, char** argv) {
     auto* exec = app.add_subcommand("exec", "run any kernel file without host code (the playground)");
     cli::add_exec_options(exec, exec_args);
 
+    cli::GradeArgs grade_args;
+    auto* grade = app.add_subcommand("grade", "grade a class: every student's folder of ID.cu files, in worker processes (docs/instructors.md)");
+    cli::add_grade_options(grade, grade_args);
+
+    cli::AutograderArgs autograder_args;
+    auto* autograder = app.add_subcommand("autograder", "make an autograder bundle: autograder gradescope --lessons ID,... -o autograder.zip");
+    cli::add_autograder_options(autograder, autograder_args);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -480,5 +490,16 @@ int main(int argc, char** argv) {
     if (exec->parsed()) return cli::run_exec(exec_args);
     if (new_lesson->parsed()) return cli::run_new_lesson(new_lesson_args);
     if (lint->parsed()) return cli::run_lint(lint_args);
+    if (grade->parsed()) {
+        lessons::Course course;
+        if (grade_args.merge.empty())
+            if (int rc = load(course)) return rc;
+        return cli::run_grade(course, grade_args);
+    }
+    if (autograder->parsed()) {
+        lessons::Course course;
+        if (int rc = load(course)) return rc;
+        return cli::run_autograder(course, autograder_args);
+    }
     return 2;
 }
