@@ -24,6 +24,7 @@
 #include "compiler/compiler.h"
 #include "lessons/course.h"
 #include "lessons/progress.h"
+#include "lessons/translation.h"
 #include "report/report.h"
 
 namespace fs = std::filesystem;
@@ -64,13 +65,6 @@ const lessons::LessonInfo* find_or_explain(const lessons::Course& course, const 
     return l;
 }
 
-std::string read_text(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 // Inline Markdown for a terminal: **bold** and *emphasis* lose their markers (and are set in bold
 // and italics at a colour terminal), `code` is kept (in cyan at a colour terminal, with its
 // backticks elsewhere, where they still say "this is code").
@@ -108,14 +102,34 @@ std::string terminal_inline(const std::string& text, bool color) {
     return out;
 }
 
-// Visible width of a terminal string: UTF-8 code points, escape sequences left out.
+// Visible width of a terminal string: UTF-8 code points, escape sequences left out; Chinese
+// characters and full-width punctuation take two columns, so tables of a Chinese text line up.
 std::size_t visible_width(const std::string& s) {
     std::size_t n = 0;
     for (std::size_t i = 0; i < s.size(); ++i) {
         if (s[i] == '\033') { while (i < s.size() && s[i] != 'm') ++i; continue; }
-        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++n;
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        if ((c & 0xC0) == 0x80) continue;
+        if ((c & 0xF0) == 0xE0 && i + 2 < s.size()) {
+            const unsigned cp = (c & 0x0Fu) << 12 | (static_cast<unsigned char>(s[i + 1]) & 0x3Fu) << 6 |
+                                (static_cast<unsigned char>(s[i + 2]) & 0x3Fu);
+            const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF && cp != 0x303F) ||
+                              (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
+                              (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6);
+            n += wide ? 2 : 1;
+            continue;
+        }
+        ++n;
     }
     return n;
+}
+
+// The language of lesson texts and hints (--lang, else CUDALAB_LANG, else the locale).
+std::string g_lang_flag;
+std::string text_language() {
+    const lessons::LanguageChoice c = lessons::choose_language(g_lang_flag);
+    if (!c.warning.empty()) std::cerr << "cudalab: warning: " << c.warning << "\n";
+    return c.lang;
 }
 
 // Markdown for a terminal: headings emphasised, code blocks indented, inline styles rendered,
@@ -292,6 +306,7 @@ int run_hint(const std::string& id, int which) {
     const lessons::LessonInfo* l = find_or_explain(course, id);
     if (!l) return 2;
     if (l->hints.empty()) { std::cout << l->id << " has no hints.\n"; return 0; }
+    const lessons::LessonText text = lessons::lesson_text(*l, text_language());
     lessons::Progress progress;
     warn_progress(progress);
     int index;
@@ -306,7 +321,13 @@ int run_hint(const std::string& id, int which) {
         std::string err;
         if (!progress.save(&err)) std::cerr << "cudalab: warning: progress not saved: " << err << "\n";
     }
-    std::cout << "Hint " << index + 1 << " of " << l->hints.size() << " for " << l->id << ":\n  " << l->hints[std::size_t(index)] << "\n";
+    if (!text.note.empty()) std::cerr << text.note << "\n";
+    if (text.lang == "zh" && text.hints != l->hints) {
+        std::cout << "提示 " << index + 1 << " / " << l->hints.size() << "（" << l->id << "）：\n  " << text.hints[std::size_t(index)] << "\n";
+        if (index + 1 < int(l->hints.size())) std::cout << "（再运行一次，看下一条）\n";
+        return 0;
+    }
+    std::cout << "Hint " << index + 1 << " of " << l->hints.size() << " for " << l->id << ":\n  " << text.hints[std::size_t(index)] << "\n";
     if (index + 1 < int(l->hints.size())) std::cout << "(run it again for the next one)\n";
     return 0;
 }
@@ -340,9 +361,15 @@ int run_learn(const std::string& id, bool watch, const std::string& backend) {
     }
     if (!l) return 2;
     bool color = use_color();
-    std::cout << terminal_markdown(read_text(l->text_path), color) << "\n";
-    std::cout << (color ? "\033[1m" : "") << "Your exercise: " << lessons::display_path(course, l->exercise_path)
-              << (color ? "\033[0m" : "") << " — edit it in your editor; `cudalab hint " << l->id << "` for a hint.\n\n";
+    const lessons::LessonText text = lessons::lesson_text(*l, text_language());
+    if (!text.note.empty()) std::cout << text.note << "\n";
+    std::cout << terminal_markdown(text.markdown, color) << "\n";
+    if (text.lang == "zh")
+        std::cout << (color ? "\033[1m" : "") << "你的练习：" << lessons::display_path(course, l->exercise_path)
+                  << (color ? "\033[0m" : "") << " —— 在你的编辑器里修改它；`cudalab hint " << l->id << "` 给出提示。\n\n";
+    else
+        std::cout << (color ? "\033[1m" : "") << "Your exercise: " << lessons::display_path(course, l->exercise_path)
+                  << (color ? "\033[0m" : "") << " — edit it in your editor; `cudalab hint " << l->id << "` for a hint.\n\n";
     CheckArgs a;
     a.id = l->id;
     a.backend = backend;
@@ -372,6 +399,8 @@ int run_gui(int argc, char** argv) {
     const std::string gui = ((ec ? fs::path(argv[0]).parent_path() : self.parent_path()) / "cudalab-gui").string();
     std::vector<char*> args{const_cast<char*>(gui.c_str())};
     for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+    std::string lang_option = "--lang=" + g_lang_flag;  // `cudalab --lang zh gui ...`
+    if (!g_lang_flag.empty()) args.push_back(lang_option.data());
     args.push_back(nullptr);
     ::execv(gui.c_str(), args.data());
     std::cerr << "cudalab: cannot start " << gui << " (" << std::strerror(errno)
@@ -382,12 +411,36 @@ int run_gui(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // A global --lang before the command (`cudalab --lang zh gui ...`): taken out here, because
+    // `gui`, `run` and `build` pass their arguments on before CLI11 sees them.
+    std::vector<char*> rest(argv, argv + argc);
+    while (rest.size() >= 2) {
+        const std::string a = rest[1];
+        if (a == "--lang" && rest.size() >= 3) { g_lang_flag = rest[2]; rest.erase(rest.begin() + 1, rest.begin() + 3); }
+        else if (a.rfind("--lang=", 0) == 0) { g_lang_flag = a.substr(7); rest.erase(rest.begin() + 1); }
+        else break;
+    }
+    if (!g_lang_flag.empty()) {
+        bool ok = false;
+        for (const auto& l : lessons::known_languages()) ok = ok || l == g_lang_flag;
+        if (!ok) {
+            std::cerr << "cudalab: --lang " << g_lang_flag << ": not a language cudalab has (en, zh)\n";
+            return 2;
+        }
+    }
+    argc = int(rest.size());
+    rest.push_back(nullptr);
+    argv = rest.data();
     if (argc >= 2 && std::string(argv[1]) == "gui") return run_gui(argc, argv);
     // Whole programs: their arguments mix cudalab's options with nvcc's, parsed by run_command.
     if (argc >= 2 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "build")) return cli::run_program_command(argc, argv);
     CLI::App app{"cudalab: learn CUDA by running your own kernels (on a GPU or the built-in emulator)"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("cudalab 0.1.0"));
+    // Global: the language of lesson texts and hints (default: CUDALAB_LANG, else the locale).
+    // Check messages and advice stay English.
+    app.add_option("--lang", g_lang_flag, "language of lesson texts and hints: en or zh (default: $CUDALAB_LANG, else the locale)")
+        ->check(CLI::IsMember({"en", "zh"}));
 
     auto* list = app.add_subcommand("list", "list the lessons, one per line, starting with the id");
 
@@ -421,6 +474,8 @@ int main(int argc, char** argv) {
     std::string show_id;
     auto* show = app.add_subcommand("show", "print a lesson's text");
     show->add_option("lesson", show_id, "lesson id")->required();
+    // --lang may come after the command too (`cudalab show 05 --lang zh`).
+    for (auto* sub : {list, learn, hint, show}) sub->fallthrough();
 
     app.add_subcommand("gui", "open a lesson in the app: its text, your code and views of the run (cudalab gui --help)")
         ->allow_extras();
@@ -455,7 +510,9 @@ int main(int argc, char** argv) {
         if (int rc = load(course)) return rc;
         const lessons::LessonInfo* l = find_or_explain(course, show_id);
         if (!l) return 2;
-        std::cout << terminal_markdown(read_text(l->text_path), use_color());
+        const lessons::LessonText text = lessons::lesson_text(*l, text_language());
+        if (!text.note.empty()) std::cout << text.note << "\n";
+        std::cout << terminal_markdown(text.markdown, use_color());
         return 0;
     }
     if (exec->parsed()) return cli::run_exec(exec_args);
