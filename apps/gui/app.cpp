@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "lessons/translation.h"
 #include "shell/theme.h"
 #include "trace/trace_io.h"
 #include "viewmodel/first_picture.h"
@@ -81,7 +82,11 @@ void App::open_lesson(const lessons::LessonInfo& lesson) {
     if (!options_.trace_file.empty()) { options_.trace_file.clear(); options_.source_file.clear(); }
     if (!options_.source_file.empty() && lesson.id != options_.lesson) options_.source_file.clear();
     lesson_ = &lesson;
-    lesson_text_.set(viewmodel::parse_markdown(read_text(lesson.text_path)));
+    // In the chosen language; a lesson not translated yet is shown in English under a one-line note.
+    const lessons::LessonText text = lessons::lesson_text(lesson, options_.lang);
+    lesson_text_.set(viewmodel::parse_markdown(text.note.empty() ? text.markdown : "> " + text.note + "\n\n" + text.markdown));
+    lesson_hints_ = text.hints;
+    text_lang_ = text.lang;
     editor_ = Editor{};
     editor_.path = !options_.source_file.empty() ? options_.source_file
                    : options_.solution           ? lesson.solution_path

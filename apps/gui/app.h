@@ -42,6 +42,7 @@ struct AppOptions {
     std::string find;            // then go on to the first step of this kind (see seek_first)
     int launch = -1;             // show this launch (0-based); -1: the one the first failing check measured
     std::optional<std::uint64_t> seed;  // the lesson inputs' seed (--seed): the same run every time
+    std::string lang = "en";     // lesson texts and hints: en or zh (--lang; lessons/translation.h)
 };
 
 struct Editor {
@@ -122,6 +123,8 @@ private:
     std::unique_ptr<viewmodel::CheckRunner> runner_;
     const lessons::LessonInfo* lesson_ = nullptr;
     MarkdownView lesson_text_;
+    std::vector<std::string> lesson_hints_;  // the open lesson's hints in options_.lang (or English)
+    std::string text_lang_ = "en";           // the language lesson_text_ and lesson_hints_ are in
     Editor editor_;
 
     std::optional<viewmodel::CheckOutcome> outcome_;  // the newest check

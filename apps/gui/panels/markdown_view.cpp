@@ -5,6 +5,7 @@
 
 #include "shell/theme.h"
 #include "viewmodel/syntax.h"
+#include "viewmodel/wrap.h"
 #include "widgets/widgets.h"
 
 namespace cudalab::gui {
@@ -67,9 +68,8 @@ float MarkdownView::layout_runs(const std::vector<Run>& runs, float x0, float x1
         const char* p = run.text.c_str();
         const char* end = p + run.text.size();
         while (p < end) {
-            // A word and the spaces after it.
-            const char* w = p;
-            while (w < end && *w != ' ') ++w;
+            // A word and the spaces after it; in Chinese, a character (viewmodel::unit_end).
+            const char* w = *p == ' ' ? p : viewmodel::unit_end(p, end);
             const char* sp = w;
             while (sp < end && *sp == ' ') ++sp;
             const float word_w = text_width(font, p, w);
