@@ -112,8 +112,9 @@ struct CjkRanges {
 };
 
 void build_ranges(const std::string& texts, CjkRanges* r) {
-    // CJK punctuation, full-width forms and general punctuation (“ ” — …) with every set.
-    static const ImWchar punctuation[] = {0x2000, 0x206F, 0x3000, 0x30FF, 0xFF00, 0xFFEF, 0};
+    // CJK punctuation (、。「」…) and the full-width forms (，：（）…) with every set; general
+    // punctuation (“ ” — …) comes from DejaVu, which has it.
+    static const ImWchar punctuation[] = {0x3000, 0x303F, 0xFF00, 0xFF65, 0};
     std::string headings;
     for (std::size_t at = 0; at < texts.size();) {
         std::size_t end = texts.find('\n', at);
@@ -188,7 +189,6 @@ bool load_fonts(float scale, std::string* warning) {
         g_cjk_summary = cjk ? "" : "no Chinese font";
     }
     enum class Cjk { all, used, headings };
-    std::size_t cjk_glyphs = 0;
     ImFontConfig cfg;
     cfg.OversampleH = 2;
     cfg.OversampleV = 1;
@@ -201,13 +201,18 @@ bool load_fonts(float scale, std::string* warning) {
             const ImVector<ImWchar>& r = which == Cjk::all ? cjk_ranges.all : which == Cjk::used ? cjk_ranges.used : cjk_ranges.headings;
             ImFontConfig m;
             m.MergeMode = true;
-            m.FontDataOwnedByAtlas = false;  // the bytes stay in `face`, shared by every merge
+            // ImGui copies font data it does not own, once per font: 20 MB for each of the 11
+            // merges. Lent as "owned" instead, so the one copy in `face` serves them all; it is
+            // taken back right after the build below, so ImGui never frees it.
+            m.FontDataOwnedByAtlas = true;
             m.FontNo = face.file.index;
             m.OversampleH = 1;  // ideographs are dense already; oversampling them would double the atlas
             m.OversampleV = 1;
             m.PixelSnapH = true;
-            io.Fonts->AddFontFromMemoryTTF(face.bytes.data(), int(face.bytes.size()), std::round(size * scale), &m, r.Data);
-            cjk_glyphs += range_glyphs(r);
+            // At one pixel size Noto CJK's ideographs come out a fifth smaller than DejaVu's
+            // letters (its ascent and descent span more of the em); enlarged to match. The
+            // baseline stays DejaVu's: ImGui places merged glyphs on the font they join.
+            io.Fonts->AddFontFromMemoryTTF(face.bytes.data(), int(face.bytes.size()), std::round(size * scale * 1.18f), &m, r.Data);
         }
         return font;
     };
@@ -224,9 +229,22 @@ bool load_fonts(float scale, std::string* warning) {
     f.h3 = add("DejaVuSans-Bold.ttf", 16.5f, kTextRanges, Cjk::headings);
     if (cjk) {
         io.Fonts->Build();
+        for (ImFontConfig& c : io.Fonts->ConfigData)
+            if (c.FontData == cjk_regular.bytes.data() || c.FontData == cjk_bold.bytes.data()) {
+                c.FontData = nullptr;  // the atlas is built: nothing reads the font data again
+                c.FontDataSize = 0;
+                c.FontDataOwnedByAtlas = false;
+            }
+        // 40 MB that the built atlas no longer needs.
+        cjk_regular.bytes = std::vector<char>();
+        cjk_bold.bytes = std::vector<char>();
+        int glyphs = 0;
+        for (const ImFont* font : io.Fonts->Fonts) glyphs += font->Glyphs.Size;
         char summary[700];
-        std::snprintf(summary, sizeof summary, "Chinese font %s:%d merged, %zu glyphs in all sizes, font atlas %dx%d",
-                      cjk_regular.file.path.c_str(), cjk_regular.file.index, cjk_glyphs, io.Fonts->TexWidth, io.Fonts->TexHeight);
+        std::snprintf(summary, sizeof summary,
+                      "Chinese font %s:%d merged (%zu characters and punctuation from the texts); %d glyphs in 11 fonts, atlas %dx%d",
+                      cjk_regular.file.path.c_str(), cjk_regular.file.index, range_glyphs(cjk_ranges.used), glyphs,
+                      io.Fonts->TexWidth, io.Fonts->TexHeight);
         g_cjk_summary = summary;
     }
     if (!cjk_note.empty()) {
