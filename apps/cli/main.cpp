@@ -398,9 +398,10 @@ int run_gui(int argc, char** argv) {
     fs::path self = fs::read_symlink("/proc/self/exe", ec);
     const std::string gui = ((ec ? fs::path(argv[0]).parent_path() : self.parent_path()) / "cudalab-gui").string();
     std::vector<char*> args{const_cast<char*>(gui.c_str())};
-    for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
-    std::string lang_option = "--lang=" + g_lang_flag;  // `cudalab --lang zh gui ...`
+    // `cudalab --lang zh gui ...`: passed on first, so that a --lang after `gui` wins.
+    std::string lang_option = "--lang=" + g_lang_flag;
     if (!g_lang_flag.empty()) args.push_back(lang_option.data());
+    for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
     args.push_back(nullptr);
     ::execv(gui.c_str(), args.data());
     std::cerr << "cudalab: cannot start " << gui << " (" << std::strerror(errno)

@@ -119,7 +119,8 @@ int main(int argc, char** argv) {
     cli.add_option("--exit-after", exit_after, "close after this many seconds (for measurements)");
     std::string lang;
     cli.add_option("--lang", lang, "language of lesson texts and hints: en or zh (default: $CUDALAB_LANG, else the locale)")
-        ->check(CLI::IsMember({"en", "zh"}));
+        ->check(CLI::IsMember({"en", "zh"}))
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // `cudalab --lang zh gui ... --lang en`: the last
     try {
         cli.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
