@@ -475,8 +475,6 @@ int main(int argc, char** argv) {
     std::string show_id;
     auto* show = app.add_subcommand("show", "print a lesson's text");
     show->add_option("lesson", show_id, "lesson id")->required();
-    // --lang may come after the command too (`cudalab show 05 --lang zh`).
-    for (auto* sub : {list, learn, hint, show}) sub->fallthrough();
 
     app.add_subcommand("gui", "open a lesson in the app: its text, your code and views of the run (cudalab gui --help)")
         ->allow_extras();
@@ -490,6 +488,9 @@ int main(int argc, char** argv) {
     auto* exec = app.add_subcommand("exec", "run any kernel file without host code (the playground)");
     cli::add_exec_options(exec, exec_args);
 
+    // --lang may come after the command too (`cudalab show 05 --lang zh`); it changes nothing
+    // for list, check and exec, whose output stays English.
+    for (auto* sub : {list, check_cmd, learn, hint, show, exec}) sub->fallthrough();
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
