@@ -92,10 +92,10 @@ int i = blockIdx.x;   // 注释
 struct TinyCourse {
     fs::path root;
     Course course;
-    TinyCourse(const std::string& name, const char* zh_text, const std::string& zh_hints) {
+    TinyCourse(const std::string& name, const char* zh_text, const std::string& zh_hints, const std::string& english = kEnglish) {
         root = test_support::temp_dir() / name;
         fs::remove_all(root);
-        write(root / "lessons" / "01-one" / "lesson.md", kEnglish);
+        write(root / "lessons" / "01-one" / "lesson.md", english);
         if (zh_text) write(root / "lessons" / "01-one" / "lesson.zh.md", zh_text);
         write(root / "lessons" / "manifest.toml",
               "[[lesson]]\nid = \"01-one\"\ntitle = \"One\"\npart = \"I\"\nhints = [\"first\", \"second\"]\n" + zh_hints);
@@ -160,8 +160,8 @@ TEST_CASE("a Markdown outline: headings, code without comments, tables and links
     const MarkdownOutline o = outline_markdown(kEnglish);
     REQUIRE(o.headings.size() == 3);
     CHECK(o.headings[0].line == 1);
-    CHECK(o.headings[0].key == "1");
-    CHECK(o.headings[1].key == "2");
+    CHECK(o.headings[0].key == "1 code 0 tables 0 links 0");
+    CHECK(o.headings[1].key == "2 code 1 tables 1 links 1");  // its section's
     CHECK(o.headings[2].line == 15);
     REQUIRE(o.code_blocks.size() == 1);
     CHECK(o.code_blocks[0].line == 11);
@@ -260,6 +260,17 @@ TEST_CASE("translation check: a heading, code block, table or link that differs 
         CHECK(errors(found) >= 1);
         CHECK_MESSAGE(all_text(found).find(c.expect) != std::string::npos, all_text(found));
     }
+}
+
+TEST_CASE("translation check: a section added to the English text is found where it was added") {
+    std::string english = kEnglish;
+    english.insert(english.find("## Your task"), "## Extra\n\n```cpp\nint x;\n```\n\n");
+    TinyCourse t("zh-section", kChinese, "hints_zh = [\"第一\", \"第二\"]\n", english);
+    const std::string found = all_text(t.check());
+    CHECK_MESSAGE(found.find("lesson.zh.md:15: error: heading 3 differs from lesson.md:15: '## 你的任务' where the English has "
+                             "'## Extra'") != std::string::npos,
+                  found);
+    CHECK(found.find("has 1 code block, lesson.md has 2") != std::string::npos);
 }
 
 TEST_CASE("course linter: every lesson's Chinese text and hints keep the English structure") {

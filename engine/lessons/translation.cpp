@@ -250,6 +250,18 @@ MarkdownOutline outline_markdown(std::string_view markdown) {
         code.key = code_key + "(not closed)";
         o.code_blocks.push_back(code);
     }
+    // A heading's key is its level and what its section holds (code blocks, tables, links up to
+    // the next heading), so that a section added to the English text is found where it was
+    // added, not at the end: headings of one level are otherwise all alike.
+    for (std::size_t h = 0; h < o.headings.size(); ++h) {
+        const int from = o.headings[h].line, to = h + 1 < o.headings.size() ? o.headings[h + 1].line : n + 1;
+        auto count = [&](const std::vector<MarkdownOutline::Item>& items) {
+            int c = 0;
+            for (const auto& i : items) c += i.line > from && i.line < to;
+            return std::to_string(c);
+        };
+        o.headings[h].key += " code " + count(o.code_blocks) + " tables " + count(o.tables) + " links " + count(o.links);
+    }
     return o;
 }
 

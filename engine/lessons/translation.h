@@ -63,7 +63,8 @@ struct MarkdownOutline {
     struct Item {
         int line = 0;
         std::string what;  // "## heading", "code block (cpp)", "table 3 columns x 5 rows", "picture docs/x.png"
-        std::string key;   // compared between languages: level, code without comments, shape, target
+        std::string key;   // compared between languages: a heading's level and its section's code blocks,
+                           // tables and links; code without comments; a table's shape; a link's target
     };
     std::vector<Item> headings;
     std::vector<Item> code_blocks;  // the code must be the same; `//` comments may be translated
