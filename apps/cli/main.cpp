@@ -306,7 +306,8 @@ int run_hint(const std::string& id, int which) {
     const lessons::LessonInfo* l = find_or_explain(course, id);
     if (!l) return 2;
     if (l->hints.empty()) { std::cout << l->id << " has no hints.\n"; return 0; }
-    const lessons::LessonText text = lessons::lesson_text(*l, text_language());
+    const std::string lang = text_language();
+    const lessons::LessonText text = lessons::lesson_text(*l, lang);
     lessons::Progress progress;
     warn_progress(progress);
     int index;
@@ -322,7 +323,7 @@ int run_hint(const std::string& id, int which) {
         if (!progress.save(&err)) std::cerr << "cudalab: warning: progress not saved: " << err << "\n";
     }
     if (!text.note.empty()) std::cerr << text.note << "\n";
-    if (text.lang == "zh" && text.hints != l->hints) {
+    if (lang == "zh" && text.hints != l->hints) {  // the hints are translated (the text may not be)
         std::cout << "提示 " << index + 1 << " / " << l->hints.size() << "（" << l->id << "）：\n  " << text.hints[std::size_t(index)] << "\n";
         if (index + 1 < int(l->hints.size())) std::cout << "（再运行一次，看下一条）\n";
         return 0;

@@ -86,7 +86,7 @@ void App::open_lesson(const lessons::LessonInfo& lesson) {
     const lessons::LessonText text = lessons::lesson_text(lesson, options_.lang);
     lesson_text_.set(viewmodel::parse_markdown(text.note.empty() ? text.markdown : "> " + text.note + "\n\n" + text.markdown));
     lesson_hints_ = text.hints;
-    text_lang_ = text.lang;
+    hints_lang_ = text.hints != lesson.hints ? options_.lang : "en";  // the hints fall back on their own
     editor_ = Editor{};
     editor_.path = !options_.source_file.empty() ? options_.source_file
                    : options_.solution           ? lesson.solution_path

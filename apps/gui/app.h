@@ -124,7 +124,7 @@ private:
     const lessons::LessonInfo* lesson_ = nullptr;
     MarkdownView lesson_text_;
     std::vector<std::string> lesson_hints_;  // the open lesson's hints in options_.lang (or English)
-    std::string text_lang_ = "en";           // the language lesson_text_ and lesson_hints_ are in
+    std::string hints_lang_ = "en";          // the language lesson_hints_ are in
     Editor editor_;
 
     std::optional<viewmodel::CheckOutcome> outcome_;  // the newest check

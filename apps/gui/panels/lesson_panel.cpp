@@ -296,7 +296,7 @@ void App::draw_hints() {
         dl->ChannelsSetCurrent(1);
         ImGui::Indent(12 * s);
         ImGui::PushFont(fonts().ui_bold);
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::fair), text_lang_ == "zh" ? "提示 %d / %d" : "Hint %d of %d", i + 1, total);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::fair), hints_lang_ == "zh" ? "提示 %d / %d" : "Hint %d of %d", i + 1, total);
         ImGui::PopFont();
         // Chinese has no spaces to wrap at: wrapped between characters (viewmodel::wrap_points).
         const std::string& hint = std::size_t(i) < lesson_hints_.size() ? lesson_hints_[std::size_t(i)] : lesson_->hints[std::size_t(i)];
