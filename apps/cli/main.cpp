@@ -124,10 +124,37 @@ std::size_t visible_width(const std::string& s) {
     return n;
 }
 
-// The language of lesson texts and hints (--lang, else CUDALAB_LANG, else the locale).
-std::string g_lang_flag;
+// `--lang en|zh`, for every command (the app included), before or after it: taken out of argv
+// here and passed on as $CUDALAB_LANG, which lessons::choose_language() reads before the locale.
+// Arguments after `--` (a program's) are left alone.
+bool take_lang_option(int& argc, char** argv, std::string* error) {
+    int out = 1;
+    bool passthrough = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        passthrough = passthrough || a == "--";
+        if (passthrough || (a != "--lang" && a.rfind("--lang=", 0) != 0)) {
+            argv[out++] = argv[i];
+            continue;
+        }
+        const std::string value = a == "--lang" ? (i + 1 < argc ? argv[++i] : "") : a.substr(7);
+        bool known = false;
+        for (const auto& l : lessons::known_languages()) known = known || l == value;
+        if (!known) {
+            *error = value.empty() ? "--lang needs a language: --lang en|zh"
+                                   : "--lang " + value + ": lesson texts are in en or zh (--lang en|zh)";
+            return false;
+        }
+        ::setenv("CUDALAB_LANG", value.c_str(), 1);
+    }
+    argc = out;
+    argv[out] = nullptr;
+    return true;
+}
+
+// The language of lesson texts and hints: --lang (as $CUDALAB_LANG), else the locale.
 std::string text_language() {
-    const lessons::LanguageChoice c = lessons::choose_language(g_lang_flag);
+    const lessons::LanguageChoice c = lessons::choose_language("");
     if (!c.warning.empty()) std::cerr << "cudalab: warning: " << c.warning << "\n";
     return c.lang;
 }
@@ -399,9 +426,6 @@ int run_gui(int argc, char** argv) {
     fs::path self = fs::read_symlink("/proc/self/exe", ec);
     const std::string gui = ((ec ? fs::path(argv[0]).parent_path() : self.parent_path()) / "cudalab-gui").string();
     std::vector<char*> args{const_cast<char*>(gui.c_str())};
-    // `cudalab --lang zh gui ...`: passed on first, so that a --lang after `gui` wins.
-    std::string lang_option = "--lang=" + g_lang_flag;
-    if (!g_lang_flag.empty()) args.push_back(lang_option.data());
     for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
     args.push_back(nullptr);
     ::execv(gui.c_str(), args.data());
@@ -413,36 +437,19 @@ int run_gui(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    // A global --lang before the command (`cudalab --lang zh gui ...`): taken out here, because
-    // `gui`, `run` and `build` pass their arguments on before CLI11 sees them.
-    std::vector<char*> rest(argv, argv + argc);
-    while (rest.size() >= 2) {
-        const std::string a = rest[1];
-        if (a == "--lang" && rest.size() >= 3) { g_lang_flag = rest[2]; rest.erase(rest.begin() + 1, rest.begin() + 3); }
-        else if (a.rfind("--lang=", 0) == 0) { g_lang_flag = a.substr(7); rest.erase(rest.begin() + 1); }
-        else break;
+    if (std::string error; !take_lang_option(argc, argv, &error)) {
+        std::cerr << "cudalab: " << error << "\n";
+        return 2;
     }
-    if (!g_lang_flag.empty()) {
-        bool ok = false;
-        for (const auto& l : lessons::known_languages()) ok = ok || l == g_lang_flag;
-        if (!ok) {
-            std::cerr << "cudalab: --lang " << g_lang_flag << ": not a language cudalab has (en, zh)\n";
-            return 2;
-        }
-    }
-    argc = int(rest.size());
-    rest.push_back(nullptr);
-    argv = rest.data();
     if (argc >= 2 && std::string(argv[1]) == "gui") return run_gui(argc, argv);
     // Whole programs: their arguments mix cudalab's options with nvcc's, parsed by run_command.
     if (argc >= 2 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "build")) return cli::run_program_command(argc, argv);
     CLI::App app{"cudalab: learn CUDA by running your own kernels (on a GPU or the built-in emulator)"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("cudalab 0.1.0"));
-    // Global: the language of lesson texts and hints (default: CUDALAB_LANG, else the locale).
-    // Check messages and advice stay English.
-    app.add_option("--lang", g_lang_flag, "language of lesson texts and hints: en or zh (default: $CUDALAB_LANG, else the locale)")
-        ->check(CLI::IsMember({"en", "zh"}));
+    // Listed for --help; take_lang_option() has taken it out of argv before CLI11 parses.
+    app.add_option("--lang", "language of lesson texts and hints, before or after any command: en or zh (default: "
+                             "$CUDALAB_LANG, else the locale); check reports stay English");
 
     auto* list = app.add_subcommand("list", "list the lessons, one per line, starting with the id");
 
@@ -489,9 +496,6 @@ int main(int argc, char** argv) {
     auto* exec = app.add_subcommand("exec", "run any kernel file without host code (the playground)");
     cli::add_exec_options(exec, exec_args);
 
-    // --lang may come after the command too (`cudalab show 05 --lang zh`); it changes nothing
-    // for list, check and exec, whose output stays English.
-    for (auto* sub : {list, check_cmd, learn, hint, show, exec}) sub->fallthrough();
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
