@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <unistd.h>
 
-#include "lessons/translation.h"
 #include "shell/theme.h"
 #include "trace/trace_io.h"
 #include "viewmodel/first_picture.h"

@@ -18,6 +18,7 @@
 
 #include "lessons/course.h"
 #include "lessons/progress.h"
+#include "lessons/translation.h"  // the lesson text and hints in the chosen language
 #include "panels/markdown_view.h"
 #include "shell/window.h"
 #include "viewmodel/check_runner.h"
