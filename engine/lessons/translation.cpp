@@ -128,7 +128,7 @@ LessonText lesson_text(const LessonInfo& lesson, const std::string& lang) {
                  "); showing the English text.";
     } else if (!have_hints) {
         t.note = "note: " + lesson.id + "'s hints have no " + language_name(lang) + " translation" +
-                 (hints ? " of the right length" : "") + " (hints_" + lang + " in lessons/manifest.toml); showing the English hints.";
+                 (hints ? " of the right length" : "") + " (hints_" + lang + " in the manifest); showing the English hints.";
     }
     return t;
 }
@@ -136,6 +136,14 @@ LessonText lesson_text(const LessonInfo& lesson, const std::string& lang) {
 // [SECTION] The translation check
 
 namespace {
+
+// The course's manifest, for messages: a course folder may keep it at its top (a course pack)
+// or in lessons/ (the built-in course).
+std::string manifest_of(const Course& course) {
+    std::error_code ec;
+    const fs::path top = fs::path(course.root) / "manifest.toml";
+    return display_path(course, (fs::exists(top, ec) ? top : fs::path(course.root) / "lessons" / "manifest.toml").string());
+}
 
 std::string trim(const std::string& s) {
     const std::size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
@@ -312,7 +320,7 @@ std::vector<TranslationFinding> check_translation(const Course& course, const Le
     std::error_code ec;
     const bool have_text = fs::exists(path, ec);
     const std::vector<std::string>* hints = translated_hints(lesson, lang);
-    const std::string manifest = display_path(course, (fs::path(course.root) / "lessons" / "manifest.toml").string());
+    const std::string manifest = manifest_of(course);
     const std::string name = language_name(lang);
 
     if (!have_text && !hints) {
@@ -367,7 +375,7 @@ std::vector<TranslationFinding> check_translations(const Course& course) {
     for (const auto& lesson : course.lessons)
         for (const auto& [lang, hints] : lesson.translated_hints)
             if (!known(lang))
-                out.push_back({true, lesson.id, display_path(course, (fs::path(course.root) / "lessons" / "manifest.toml").string()), 0,
+                out.push_back({true, lesson.id, manifest_of(course), 0,
                                lesson.id + ": hints_" + lang + " is for a language cudalab does not know (en, zh)"});
     return out;
 }
