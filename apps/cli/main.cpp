@@ -27,6 +27,7 @@
 #include "compiler/compiler.h"
 #include "lessons/course.h"
 #include "lessons/progress.h"
+#include "lessons/translation.h"
 #include "report/report.h"
 
 namespace fs = std::filesystem;
@@ -67,13 +68,6 @@ const lessons::LessonInfo* find_or_explain(const lessons::Course& course, const 
     return l;
 }
 
-std::string read_text(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 // Inline Markdown for a terminal: **bold** and *emphasis* lose their markers (and are set in bold
 // and italics at a colour terminal), `code` is kept (in cyan at a colour terminal, with its
 // backticks elsewhere, where they still say "this is code").
@@ -111,14 +105,61 @@ std::string terminal_inline(const std::string& text, bool color) {
     return out;
 }
 
-// Visible width of a terminal string: UTF-8 code points, escape sequences left out.
+// Visible width of a terminal string: UTF-8 code points, escape sequences left out; Chinese
+// characters and full-width punctuation take two columns, so tables of a Chinese text line up.
 std::size_t visible_width(const std::string& s) {
     std::size_t n = 0;
     for (std::size_t i = 0; i < s.size(); ++i) {
         if (s[i] == '\033') { while (i < s.size() && s[i] != 'm') ++i; continue; }
-        if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++n;
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        if ((c & 0xC0) == 0x80) continue;
+        if ((c & 0xF0) == 0xE0 && i + 2 < s.size()) {
+            const unsigned cp = (c & 0x0Fu) << 12 | (static_cast<unsigned char>(s[i + 1]) & 0x3Fu) << 6 |
+                                (static_cast<unsigned char>(s[i + 2]) & 0x3Fu);
+            const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF && cp != 0x303F) ||
+                              (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFE30 && cp <= 0xFE4F) ||
+                              (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0xFFE0 && cp <= 0xFFE6);
+            n += wide ? 2 : 1;
+            continue;
+        }
+        ++n;
     }
     return n;
+}
+
+// `--lang en|zh`, for every command (the app included), before or after it: taken out of argv
+// here and passed on as $CUDALAB_LANG, which lessons::choose_language() reads before the locale.
+// Arguments after `--` (a program's) are left alone.
+bool take_lang_option(int& argc, char** argv, std::string* error) {
+    int out = 1;
+    bool passthrough = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        passthrough = passthrough || a == "--";
+        if (passthrough || (a != "--lang" && a.rfind("--lang=", 0) != 0)) {
+            argv[out++] = argv[i];
+            continue;
+        }
+        const std::string value = a == "--lang" ? (i + 1 < argc ? argv[++i] : "") : a.substr(7);
+        bool known = false;
+        for (const auto& l : lessons::known_languages()) known = known || l == value;
+        if (!known) {
+            *error = value.empty() ? "--lang needs a language: --lang en|zh"
+                                   : "--lang " + value + ": lesson texts are in en or zh (--lang en|zh)";
+            return false;
+        }
+        ::setenv("CUDALAB_LANG", value.c_str(), 1);
+    }
+    argc = out;
+    argv[out] = nullptr;
+    return true;
+}
+
+// The language of lesson texts and hints: --lang (as $CUDALAB_LANG), else the locale.
+std::string text_language() {
+    const lessons::LanguageChoice c = lessons::choose_language("");
+    if (!c.warning.empty()) std::cerr << "cudalab: warning: " << c.warning << "\n";
+    return c.lang;
 }
 
 // Markdown for a terminal: headings emphasised, code blocks indented, inline styles rendered,
@@ -296,6 +337,8 @@ int run_hint(const std::string& id, int which) {
     const lessons::LessonInfo* l = find_or_explain(course, id);
     if (!l) return 2;
     if (l->hints.empty()) { std::cout << l->id << " has no hints.\n"; return 0; }
+    const std::string lang = text_language();
+    const lessons::LessonText text = lessons::lesson_text(*l, lang);
     lessons::Progress progress;
     progress.set_course(course.key);
     warn_progress(progress);
@@ -311,7 +354,13 @@ int run_hint(const std::string& id, int which) {
         std::string err;
         if (!progress.save(&err)) std::cerr << "cudalab: warning: progress not saved: " << err << "\n";
     }
-    std::cout << "Hint " << index + 1 << " of " << l->hints.size() << " for " << l->id << ":\n  " << l->hints[std::size_t(index)] << "\n";
+    if (!text.note.empty()) std::cerr << text.note << "\n";
+    if (lang == "zh" && text.hints != l->hints) {  // the hints are translated (the text may not be)
+        std::cout << "提示 " << index + 1 << " / " << l->hints.size() << "（" << l->id << "）：\n  " << text.hints[std::size_t(index)] << "\n";
+        if (index + 1 < int(l->hints.size())) std::cout << "（再运行一次，看下一条）\n";
+        return 0;
+    }
+    std::cout << "Hint " << index + 1 << " of " << l->hints.size() << " for " << l->id << ":\n  " << text.hints[std::size_t(index)] << "\n";
     if (index + 1 < int(l->hints.size())) std::cout << "(run it again for the next one)\n";
     return 0;
 }
@@ -347,9 +396,15 @@ int run_learn(const std::string& id, bool watch, const std::string& backend) {
     }
     if (!l) return 2;
     bool color = use_color();
-    std::cout << terminal_markdown(read_text(l->text_path), color) << "\n";
-    std::cout << (color ? "\033[1m" : "") << "Your exercise: " << lessons::display_path(course, l->exercise_path)
-              << (color ? "\033[0m" : "") << " — edit it in your editor; `cudalab hint " << l->id << "` for a hint.\n\n";
+    const lessons::LessonText text = lessons::lesson_text(*l, text_language());
+    if (!text.note.empty()) std::cout << text.note << "\n";
+    std::cout << terminal_markdown(text.markdown, color) << "\n";
+    if (text.lang == "zh")
+        std::cout << (color ? "\033[1m" : "") << "你的练习：" << lessons::display_path(course, l->exercise_path)
+                  << (color ? "\033[0m" : "") << " —— 在你的编辑器里修改它；`cudalab hint " << l->id << "` 给出提示。\n\n";
+    else
+        std::cout << (color ? "\033[1m" : "") << "Your exercise: " << lessons::display_path(course, l->exercise_path)
+                  << (color ? "\033[0m" : "") << " — edit it in your editor; `cudalab hint " << l->id << "` for a hint.\n\n";
     CheckArgs a;
     a.id = l->id;
     a.backend = backend;
@@ -394,12 +449,19 @@ int main(int argc, char** argv) {
         std::cerr << "cudalab: " << error << "\n";
         return 2;
     }
+    if (std::string error; !take_lang_option(argc, argv, &error)) {
+        std::cerr << "cudalab: " << error << "\n";
+        return 2;
+    }
     if (argc >= 2 && std::string(argv[1]) == "gui") return run_gui(argc, argv);
     // Whole programs: their arguments mix cudalab's options with nvcc's, parsed by run_command.
     if (argc >= 2 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "build")) return cli::run_program_command(argc, argv);
     CLI::App app{"cudalab: learn CUDA by running your own kernels (on a GPU or the built-in emulator)"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("cudalab 0.1.0"));
+    // Listed for --help; take_lang_option() has taken it out of argv before CLI11 parses.
+    app.add_option("--lang", "language of lesson texts and hints, before or after any command: en or zh (default: "
+                             "$CUDALAB_LANG, else the locale); check reports stay English");
 
     auto* list = app.add_subcommand("list", "list the lessons, one per line, starting with the id");
 
@@ -484,7 +546,9 @@ int main(int argc, char** argv) {
         if (int rc = load(course)) return rc;
         const lessons::LessonInfo* l = find_or_explain(course, show_id);
         if (!l) return 2;
-        std::cout << terminal_markdown(read_text(l->text_path), use_color());
+        const lessons::LessonText text = lessons::lesson_text(*l, text_language());
+        if (!text.note.empty()) std::cout << text.note << "\n";
+        std::cout << terminal_markdown(text.markdown, use_color());
         return 0;
     }
     if (exec->parsed()) return cli::run_exec(exec_args);

@@ -82,7 +82,11 @@ void App::open_lesson(const lessons::LessonInfo& lesson) {
     if (!options_.trace_file.empty()) { options_.trace_file.clear(); options_.source_file.clear(); }
     if (!options_.source_file.empty() && lesson.id != options_.lesson) options_.source_file.clear();
     lesson_ = &lesson;
-    lesson_text_.set(viewmodel::parse_markdown(read_text(lesson.text_path)));
+    // In the chosen language; a lesson not translated yet is shown in English under a one-line note.
+    const lessons::LessonText text = lessons::lesson_text(lesson, options_.lang);
+    lesson_text_.set(viewmodel::parse_markdown(text.note.empty() ? text.markdown : "> " + text.note + "\n\n" + text.markdown));
+    lesson_hints_ = text.hints;
+    hints_lang_ = text.hints != lesson.hints ? options_.lang : "en";  // the hints fall back on their own
     editor_ = Editor{};
     editor_.path = !options_.source_file.empty() ? options_.source_file
                    : options_.solution           ? lesson.solution_path

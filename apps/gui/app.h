@@ -18,6 +18,7 @@
 
 #include "lessons/course.h"
 #include "lessons/progress.h"
+#include "lessons/translation.h"  // the lesson text and hints in the chosen language
 #include "panels/markdown_view.h"
 #include "shell/window.h"
 #include "viewmodel/check_runner.h"
@@ -42,6 +43,7 @@ struct AppOptions {
     std::string find;            // then go on to the first step of this kind (see seek_first)
     int launch = -1;             // show this launch (0-based); -1: the one the first failing check measured
     std::optional<std::uint64_t> seed;  // the lesson inputs' seed (--seed): the same run every time
+    std::string lang = "en";     // lesson texts and hints: en or zh (--lang; lessons/translation.h)
 };
 
 struct Editor {
@@ -122,6 +124,8 @@ private:
     std::unique_ptr<viewmodel::CheckRunner> runner_;
     const lessons::LessonInfo* lesson_ = nullptr;
     MarkdownView lesson_text_;
+    std::vector<std::string> lesson_hints_;  // the open lesson's hints in options_.lang (or English)
+    std::string hints_lang_ = "en";          // the language lesson_hints_ are in
     Editor editor_;
 
     std::optional<viewmodel::CheckOutcome> outcome_;  // the newest check

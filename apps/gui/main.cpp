@@ -4,7 +4,7 @@
 //   cudalab gui [--lesson ID] [--view grid|warps|memory|shared|timeline|hierarchy]
 //               [--screenshot FILE.png --frames N] [--trace FILE [--source FILE.cu]]
 //               [--launch N] [--block N] [--step N] [--find KIND] [--play [--speed N]] [--solution]
-//               [--backend emu|gpu|auto]
+//               [--backend emu|gpu|auto] [--lang en|zh]
 //
 // Exit codes: 0 closed normally / screenshot written; 2 bad usage, no display for a screenshot,
 // or the screenshot could not be written.
@@ -25,6 +25,8 @@
 #include "app.h"
 #include "lessons/course.h"
 #include "lessons/progress.h"
+#include "lessons/translation.h"
+#include "shell/fonts.h"
 #include "shell/window.h"
 
 namespace fs = std::filesystem;
@@ -39,7 +41,7 @@ std::string self_dir() {
 }
 
 // No display: the terminal lesson instead, by running the CLI (it sits next to this program).
-int terminal_fallback(const std::string& why, const std::string& lesson) {
+int terminal_fallback(const std::string& why, const std::string& lesson, const std::string& lang) {
     // At a terminal, keep watching the exercise as the window would; in a script, check once.
     const bool interactive = ::isatty(0) && ::isatty(1);
     std::fprintf(stderr, "cudalab gui: %s.\ncudalab gui: opening the lesson in the terminal instead (cudalab learn %s%s).\n",
@@ -48,6 +50,7 @@ int terminal_fallback(const std::string& why, const std::string& lesson) {
     const std::string cli = (fs::path(self_dir()) / "cudalab").string();
     std::vector<std::string> args = {cli, "learn", lesson};
     if (interactive) args.push_back("--watch");
+    if (!lang.empty()) args.push_back("--lang=" + lang);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -114,6 +117,10 @@ int main(int argc, char** argv) {
     cli.add_option("--height", height, "window height (default 1000)");
     cli.add_option("--scale", scale, "UI scale (default: the monitor's content scale)");
     cli.add_option("--exit-after", exit_after, "close after this many seconds (for measurements)");
+    std::string lang;
+    cli.add_option("--lang", lang, "language of lesson texts and hints: en or zh (default: $CUDALAB_LANG, else the locale)")
+        ->check(CLI::IsMember({"en", "zh"}))
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // `cudalab --lang zh gui ... --lang en`: the last
     try {
         cli.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -140,6 +147,21 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    const lessons::LanguageChoice language = lessons::choose_language(lang);
+    if (!language.warning.empty()) std::fprintf(stderr, "cudalab gui: warning: %s\n", language.warning.c_str());
+    options.lang = language.lang;
+    if (options.lang == "zh") {
+        // The font atlas holds only the Chinese characters it needs: those of every lesson's
+        // Chinese text and hints (any lesson may be opened), the app's own, and a common set.
+        std::string texts = "提示 / ";
+        for (const auto& l : course.lessons) {
+            const lessons::LessonText t = lessons::lesson_text(l, "zh");
+            if (t.lang == "zh") texts += t.markdown + "\n";
+            for (const auto& h : t.hints) texts += h + "\n";
+        }
+        gui::set_cjk_texts(std::move(texts));
+    }
+
     gui::Window window;
     gui::WindowOptions wo;
     wo.width = width;
@@ -153,9 +175,10 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "cudalab gui: %s; cannot render (run under xvfb-run for a virtual display)\n", why.c_str());
             return 2;
         }
-        return terminal_fallback(why, options.lesson);
+        return terminal_fallback(why, options.lesson, lang);
     }
     if (frames > 0) std::printf("cudalab-gui: renderer %s\n", window.renderer().c_str());
+    if (frames > 0 && !gui::cjk_font_summary().empty()) std::printf("cudalab-gui: %s\n", gui::cjk_font_summary().c_str());
 
     gui::App app(options, course);
     if (frames > 0 && !app.wait_for_first_outcome(120)) std::fprintf(stderr, "cudalab gui: the first check did not finish in time\n");

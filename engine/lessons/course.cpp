@@ -98,6 +98,12 @@ Status load_course(const std::string& root, Course* course) {
             for (const auto& x : *h) l.hints.push_back(x.value_or(std::string()));
         if (const toml::table* p = (*t)["points"].as_table())
             for (const auto& [k, v] : *p) l.points[std::string(k.str())] = v.value_or(1.0);
+        for (const auto& [key, value] : *t)  // hints_zh, ...: translations (lessons/translation.h)
+            if (key.str().rfind("hints_", 0) == 0)
+                if (const toml::array* h = value.as_array()) {
+                    auto& list = l.translated_hints[std::string(key.str().substr(6))];
+                    for (const auto& x : *h) list.push_back(x.value_or(std::string()));
+                }
         l.text_path = (fs::path(root) / "lessons" / l.id / "lesson.md").string();
         l.host_path = (fs::path(root) / "lessons" / l.id / "lesson.cpp").string();
         if (const fs::path data = fs::path(root) / "lessons" / l.id / "lesson.toml"; fs::exists(data, ec)) {

@@ -26,6 +26,8 @@ struct LessonInfo {
     bool is_program() const { return kind == "program"; }
     std::vector<std::string> views;
     std::vector<std::string> hints;
+    // hints_LANG = [...] beside `hints`: language -> the same hints translated (lessons/translation.h)
+    std::map<std::string, std::vector<std::string>> translated_hints;
     std::map<std::string, double> points;  // check name -> points (default 1)
     std::string text_path;      // lessons/ID/lesson.md
     std::string exercise_path;  // exercises/ID.cu

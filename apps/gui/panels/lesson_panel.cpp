@@ -8,6 +8,7 @@
 #include "app.h"
 #include "shell/theme.h"
 #include "viewmodel/format.h"
+#include "viewmodel/wrap.h"
 #include "widgets/widgets.h"
 
 namespace cudalab::gui {
@@ -295,11 +296,13 @@ void App::draw_hints() {
         dl->ChannelsSetCurrent(1);
         ImGui::Indent(12 * s);
         ImGui::PushFont(fonts().ui_bold);
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::fair), "Hint %d of %d", i + 1, total);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::fair), hints_lang_ == "zh" ? "提示 %d / %d" : "Hint %d of %d", i + 1, total);
         ImGui::PopFont();
-        ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x + ImGui::GetCursorPosX() - 8 * s);
-        ImGui::TextUnformatted(lesson_->hints[std::size_t(i)].c_str());
-        ImGui::PopTextWrapPos();
+        // Chinese has no spaces to wrap at: wrapped between characters (viewmodel::wrap_points).
+        const std::string& hint = std::size_t(i) < lesson_hints_.size() ? lesson_hints_[std::size_t(i)] : lesson_->hints[std::size_t(i)];
+        for (const auto& line : viewmodel::wrap_text(hint, ImGui::GetContentRegionAvail().x - 8 * s,
+                                                     [](const char* b, const char* e) { return ImGui::CalcTextSize(b, e).x; }))
+            ImGui::TextUnformatted(line.c_str());
         ImGui::Unindent(12 * s);
         dl->ChannelsSetCurrent(0);
         const ImVec2 end(at.x + ImGui::GetContentRegionAvail().x, ImGui::GetItemRectMax().y + 6 * s);

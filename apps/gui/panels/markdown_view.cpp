@@ -5,6 +5,7 @@
 
 #include "shell/theme.h"
 #include "viewmodel/syntax.h"
+#include "viewmodel/wrap.h"
 #include "widgets/widgets.h"
 
 namespace cudalab::gui {
@@ -67,9 +68,8 @@ float MarkdownView::layout_runs(const std::vector<Run>& runs, float x0, float x1
         const char* p = run.text.c_str();
         const char* end = p + run.text.size();
         while (p < end) {
-            // A word and the spaces after it.
-            const char* w = p;
-            while (w < end && *w != ' ') ++w;
+            // A word and the spaces after it; in Chinese, a character (viewmodel::unit_end).
+            const char* w = *p == ' ' ? p : viewmodel::unit_end(p, end);
             const char* sp = w;
             while (sp < end && *sp == ' ') ++sp;
             const float word_w = text_width(font, p, w);
@@ -89,7 +89,14 @@ float MarkdownView::layout_runs(const std::vector<Run>& runs, float x0, float x1
                                       ImVec2(x + (more ? full_w : word_w + pad * 0.6f), y + baseline_shift + font->FontSize + 2 * s),
                                       colors::rgb(0x2b303b), more ? 0.0f : 3 * s, false});
                 }
-                pieces_.push_back({font, color, ImVec2(x, y + baseline_shift), std::string(p, w)});
+                // Chinese is laid out a character at a time: a character that follows the last
+                // piece directly, in its font and colour, joins it (one draw call, not one each).
+                Piece* last = pieces_.empty() ? nullptr : &pieces_.back();
+                if (!code && last && last->font == font && last->color == color && last->pos.y == y + baseline_shift &&
+                    std::fabs(last->pos.x + text_width(font, last->text.data(), last->text.data() + last->text.size()) - x) < 0.01f)
+                    last->text.append(p, w);
+                else
+                    pieces_.push_back({font, color, ImVec2(x, y + baseline_shift), std::string(p, w)});
             }
             x += full_w + (code && sp > w ? 0 : 0);
             widest = std::max(widest, x - x0);
