@@ -140,7 +140,7 @@ cudaError_t launch_now(const void* func, dim3 grid, dim3 block, void** args, siz
     if (managed) sync_managed_variables(s->device, true);
     const int e = issue(s, std::move(w), api);
     if (managed) sync_managed_variables(s->device, false);
-    rt.host_advance_to(rt.host_now() + rt.model.launch_api_cost * 1e9);
+    rt.host_spend(rt.model.launch_api_cost);
     return result(e);
 }
 

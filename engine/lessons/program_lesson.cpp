@@ -95,13 +95,16 @@ std::vector<programs::TimelineEvent> read_timeline(const std::string& path, std:
 
 }  // namespace
 
-const ProgramRun& ProgramSession::run(const std::vector<std::string>& args) {
+const ProgramRun& ProgramSession::run(const std::vector<std::string>& args, const RunSettings& settings) {
     ProgramRun run;
     programs::RunRequest req;
     req.executable = executable_;
     req.argv0 = "./program";
     req.args = args;
-    req.backend = backend_;
+    req.backend = settings.backend.empty() ? backend_ : settings.backend;
+    req.environment = settings.environment;
+    req.devices = settings.devices;
+    req.driver_version = settings.driver_version;
     req.built_by_cudalab = true;
     req.cwd = work_dir_;
     const std::string timeline = (fs::path(work_dir_) / ".cudalab-timeline.json").string();
@@ -137,7 +140,11 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args) {
     std::string why;
     if (r.timeline_written) run.timeline = read_timeline(timeline, &why);
     run.timeline_written = r.timeline_written && why.empty();
-    log_.push_back("ran ./program" + [&] { std::string a; for (const auto& x : args) a += " " + x; return a; }() + " on " +
+    std::string env;
+    for (const auto& [k, v] : settings.environment) env += k + "=" + v + " ";
+    if (settings.devices) env += "CUDALAB_DEVICES=" + std::to_string(settings.devices) + " ";
+    if (settings.driver_version) env += "CUDALAB_DRIVER_VERSION=" + std::to_string(settings.driver_version) + " ";
+    log_.push_back("ran " + env + "./program" + [&] { std::string a; for (const auto& x : args) a += " " + x; return a; }() + " on " +
                    (run.backend.empty() ? backend_ : run.backend) + ": exit " + std::to_string(run.exit_code) + " in " +
                    std::to_string(int(run.wall_seconds * 1000)) + " ms");
     runs_.push_back(std::move(run));

@@ -41,6 +41,15 @@ struct ProgramRun {
     std::string faults() const;
 };
 
+// How one run differs from the lesson's default (the session's backend, one emulated GPU, the
+// runtime's driver version).
+struct RunSettings {
+    std::vector<std::pair<std::string, std::string>> environment;  // e.g. {"CUDALAB_INJECT", "malloc:1"}
+    int devices = 0;            // emulated GPUs (CUDALAB_DEVICES; on a GPU, the first N)
+    long driver_version = 0;    // emulated driver version (CUDALAB_DRIVER_VERSION), 0: the runtime's
+    std::string backend;        // "" the session's; "emu" for what only the emulated runtime can do (fault injection)
+};
+
 class ProgramSession {
 public:
     ProgramSession(std::string executable, std::string work_dir, std::string backend, std::uint64_t seed,
@@ -55,7 +64,7 @@ public:
 
     // Runs the program with `args` in the work folder, with a timeline. The run's outcome is
     // kept for later checks (last_run()).
-    const ProgramRun& run(const std::vector<std::string>& args);
+    const ProgramRun& run(const std::vector<std::string>& args, const RunSettings& settings = {});
     const ProgramRun* last_run() const { return runs_.empty() ? nullptr : &runs_.back(); }
     const std::string& backend() const { return backend_; }
 
