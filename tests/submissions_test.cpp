@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "lessons/course.h"
+#include "programs/build.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -87,6 +88,13 @@ std::string summary(const CheckReport& r) {
 void run_corpus(const std::string& id) {
     const LessonInfo* lesson = corpus().course.find(id);
     REQUIRE(lesson);
+    if (lesson->is_program()) {
+        std::string looked;
+        if (programs::find_nvcc(&looked).empty()) {
+            MESSAGE("SKIPPED: no nvcc (" << looked << "): program lessons need the CUDA toolkit's nvcc");
+            return;
+        }
+    }
     const fs::path dir = fs::path(corpus().course.root) / "tests" / "submissions" / id;
     REQUIRE_MESSAGE(fs::is_directory(dir), dir.string());
     std::vector<fs::path> files;
@@ -174,6 +182,9 @@ TEST_CASE("corpus: 09-reduction") { run_corpus("09-reduction"); }
 TEST_CASE("corpus: 10-histogram") { run_corpus("10-histogram"); }
 TEST_CASE("corpus: 11-scan") { run_corpus("11-scan"); }
 TEST_CASE("corpus: 12-occupancy") { run_corpus("12-occupancy"); }
+TEST_CASE("corpus: 16-errors") { run_corpus("16-errors"); }
+TEST_CASE("corpus: 17-unified-memory") { run_corpus("17-unified-memory"); }
+TEST_CASE("corpus: 20-multi-gpu") { run_corpus("20-multi-gpu"); }
 
 TEST_CASE("corpus: the solutions' performance figures match tests/submissions/golden.txt") {
     const std::string path = corpus().course.root + "/tests/submissions/golden.txt";

@@ -129,7 +129,8 @@ bool recoverable(ProgramSession& s, const std::string& check, const std::string&
         return s.check(check, false, 1,
                        when + "the program named " + name + " but gave up (exit status " + std::to_string(run.exit_code) +
                            "): this error is not sticky, the device still works",
-                       advice);
+                       advice + "; if a later check stopped the program with the same error, the failed call had left it as the "
+                                "last error: clear the error with cudaGetLastError() once handled");
     const std::string wrong = compare(s, in);
     if (!wrong.empty())
         return s.check(check, false, 1, when + "the program carried on but " + wrong,
