@@ -44,7 +44,27 @@ long long env_int(const char* name, long long fallback, long long low, long long
 }  // namespace
 
 const DeviceModel& device_model() {
-    static const DeviceModel model;
+    static const DeviceModel model = [] {
+        DeviceModel m;
+        // CUDALAB_DEVICE_ARCH=75 (or sm_75): the emulated GPU reports that compute capability and
+        // takes only the kernel images such a GPU takes (lesson 18). Its figures stay the H200's.
+        if (const char* v = std::getenv("CUDALAB_DEVICE_ARCH"); v && *v) {
+            std::string text = v;
+            if (text.rfind("sm_", 0) == 0) text = text.substr(3);
+            static const int known[] = {75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121};
+            int arch = 0;
+            for (int k : known)
+                if (text == std::to_string(k)) arch = k;
+            if (arch) {
+                m.major = arch / 10;
+                m.minor = arch % 10;
+                m.name = "NVIDIA GPU sm_" + std::to_string(arch) + " (cudalab emulated, H200 figures)";
+            } else {
+                std::fprintf(stderr, "cudalab: ignoring CUDALAB_DEVICE_ARCH=%s (expected one of 75 80 86 87 89 90 100 103 110 120 121)\n", v);
+            }
+        }
+        return m;
+    }();
     return model;
 }
 
@@ -181,7 +201,7 @@ Runtime::~Runtime() {
         for (std::size_t i = 0; i < injections.size(); ++i)
             f << (i ? "," : "") << "{\"fault\":" << json_string(injections[i].fault) << ",\"at\":" << injections[i].at
               << ",\"fired\":" << (injections[i].fired ? "true" : "false") << "}";
-        f << "],\"unsupported\":[";
+        f << "],\"device_arch\":" << model.arch() << ",\"driver_module_loads\":" << driver_module_loads << ",\"unsupported\":[";
         first = true;
         for (const auto& key : said_) {
             if (key.rfind("unsupported:", 0) != 0) continue;

@@ -44,6 +44,7 @@ struct Module {
     std::string ptx;          // the image chosen to run
     std::string source_path;  // the first .file of the PTX: names lines in fault messages
     std::string load_error;   // set when no image can run
+    bool no_image = false;    // ...because none is for this device (cudaErrorNoKernelImageForDevice)
     std::vector<std::unique_ptr<emu::Emulator>> per_device;  // loaded on first use per device
     bool from_driver_api = false;
 };
@@ -230,6 +231,7 @@ public:
     std::vector<Injection> injections;   // CUDALAB_INJECT
     std::uint64_t malloc_calls = 0;      // cudaMalloc calls so far (for malloc:N)
     std::uint64_t kernel_launches = 0;   // kernels run so far, graphs' included (for launch-config:N, illegal-address:N)
+    std::uint64_t driver_module_loads = 0;  // cuModuleLoadData(Ex) calls that loaded a module (result file)
     // The injection of `fault` due at call `count`, marked fired; null when none.
     Injection* inject(const char* fault, std::uint64_t count);
     std::shared_ptr<emu::DeviceMemory> memory;  // one unified address space for all devices

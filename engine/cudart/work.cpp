@@ -176,7 +176,7 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     emu::Emulator* e = rt.emulator_for(*f->module, s->device, &error);
     if (!e) {
         rt.say_once("module:" + error, "cannot run kernel '" + name + "': " + error);
-        return f->module->images.ptx.empty() ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
+        return f->module->images.ptx.empty() || f->module->no_image ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
     }
     const DeviceModel& m = rt.model;
     if (k.config.dynamic_shared_bytes > std::uint32_t(f->max_dynamic_shared)) {

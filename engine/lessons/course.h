@@ -26,6 +26,7 @@ struct LessonInfo {
     std::vector<std::string> views;
     std::vector<std::string> hints;
     std::map<std::string, double> points;  // check name -> points (default 1)
+    std::vector<std::string> nvcc;  // program lessons: more nvcc options for the learner's program (e.g. "-lnvrtc")
     std::string text_path;      // lessons/ID/lesson.md
     std::string exercise_path;  // exercises/ID.cu
     std::string solution_path;  // solutions/ID.cu

@@ -294,6 +294,7 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     std::error_code ec;
     const std::string abs = fs::absolute(path, ec).string();
     build.inputs = {abs};
+    build.nvcc_options = lesson.nvcc;  // the manifest's, e.g. libraries the program links
     build.cwd = fs::path(abs).parent_path().string();
     build.limits = programs::default_build_limits();
     build.sandbox = programs::sandbox_support().ok;
