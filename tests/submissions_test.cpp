@@ -184,6 +184,7 @@ TEST_CASE("corpus: 11-scan") { run_corpus("11-scan"); }
 TEST_CASE("corpus: 12-occupancy") { run_corpus("12-occupancy"); }
 TEST_CASE("corpus: 16-errors") { run_corpus("16-errors"); }
 TEST_CASE("corpus: 17-unified-memory") { run_corpus("17-unified-memory"); }
+TEST_CASE("corpus: 18-compatibility") { run_corpus("18-compatibility"); }
 TEST_CASE("corpus: 20-multi-gpu") { run_corpus("20-multi-gpu"); }
 
 TEST_CASE("corpus: the solutions' performance figures match tests/submissions/golden.txt") {
