@@ -282,6 +282,13 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, C
     return CUDA_SUCCESS;
 }
 
+// NVRTC asks the driver for private export tables while it compiles, and compiles as usual
+// without them: answered quietly, since the program did not make the call.
+CUresult cuGetExportTable(const void** table, const CUuuid*) {
+    if (table) *table = nullptr;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
 CUresult cuModuleLoadData(CUmodule* module, const void* image) { return cuModuleLoadDataEx(module, image, 0, nullptr, nullptr); }
 
 CUresult cuModuleUnload(CUmodule) { return CUDA_SUCCESS; }
