@@ -334,6 +334,10 @@ TEST_CASE("program lessons 13, 15 and 19: a program stopped at the time or memor
     std::string looked;
     if (programs::find_nvcc(&looked).empty()) {
         MESSAGE("SKIPPED: no nvcc (" << looked << ")");
+TEST_CASE("program lessons: 16-errors runs the program under injected faults and reads only the program's own stderr") {
+    std::string looked;
+    if (programs::find_nvcc(&looked).empty()) {
+        MESSAGE("SKIPPED: no nvcc (" << looked << "): program lessons need the CUDA toolkit's nvcc");
         return;
     }
     Course course;
@@ -381,4 +385,75 @@ int main() {
     REQUIRE_MESSAGE(hog.status.ok(), hog.status.message);
     CHECK_FALSE(hog.passed);
     CHECK(hog.checks.front().message.find("memory limit of 512") != std::string::npos);
+    const LessonInfo* l = course.find("16-errors");
+    REQUIRE(l);
+    compiler::Compiler compiler;
+    CheckOptions o;
+    o.backend = "emu";
+    o.seed = 1616;
+    CheckReport ex = check_lesson(course, *l, o, compiler);
+    REQUIRE_MESSAGE(ex.status.ok(), ex.status.message);
+    // The shipped exercise is right without faults and silent under each: the runtime's own
+    // "cudalab:" lines name the errors, and must not count as the program's.
+    CHECK(find_check(ex, "out.bin is right when nothing fails")->passed);
+    for (const char* name : {"a failing cudaMalloc is named and recovered from", "an invalid launch configuration is named and recovered from",
+                             "an illegal address in a kernel is named and ends the program"}) {
+        const CheckResult* c = find_check(ex, name);
+        REQUIRE(c);
+        CHECK_FALSE(c->passed);
+        CHECK(c->message.find("does not name") != std::string::npos);
+    }
+    bool injected = false;
+    for (const auto& line : ex.log) injected |= line.find("CUDALAB_INJECT=illegal-address:") != std::string::npos;
+    CHECK(injected);
+
+    // A program the sandbox stops fails every check with that reason, and the fault checks do not
+    // pass for a program that never ran.
+    fs::path dir = test_support::temp_dir() / "lesson16";
+    fs::create_directories(dir);
+    std::ofstream(dir / "hang.cu") << "int main() { for (;;) {} }\n";
+    o.source_path = (dir / "hang.cu").string();
+    o.time_limit_seconds = 1;
+    CheckReport hang = check_lesson(course, *l, o, compiler);
+    REQUIRE_MESSAGE(hang.status.ok(), hang.status.message);
+    CHECK_FALSE(hang.passed);
+    for (const auto& c : hang.checks)
+        if (c.kind == CheckKind::correctness) {
+            CHECK_FALSE(c.passed);
+            CHECK_MESSAGE(c.message.find("wall-clock limit") != std::string::npos, c.name << ": " << c.message);
+        }
+}
+
+TEST_CASE("program lessons: 20-multi-gpu runs on 4 emulated GPUs and times the all-reduce against the ring's bound") {
+    std::string looked;
+    if (programs::find_nvcc(&looked).empty()) {
+        MESSAGE("SKIPPED: no nvcc (" << looked << "): program lessons need the CUDA toolkit's nvcc");
+        return;
+    }
+    Course course;
+    REQUIRE(load_course(find_course_root(), &course).ok());
+    const LessonInfo* l = course.find("20-multi-gpu");
+    REQUIRE(l);
+    compiler::Compiler compiler;
+    CheckOptions o;
+    o.backend = "emu";
+    o.seed = 2020;
+    o.solution = true;
+    CheckReport sol = check_lesson(course, *l, o, compiler);
+    REQUIRE_MESSAGE(sol.status.ok(), sol.status.message);
+    CHECK(sol.passed);
+    const CheckResult* ring = find_check(sol, "all-reduce time against the ring's bound");
+    REQUIRE(ring);
+    // The model's ring: 6 steps of quarter-vector copies (2 us to start each) and 3 adds, about
+    // 1.9x the bandwidth bound; the host's issue time is left out (CUDALAB_HOST_CLOCK=free), so
+    // the figure is the same at any load.
+    CHECK(ring->value > 1.2);
+    CHECK(ring->value < 2.5);
+    o.solution = false;
+    CheckReport ex = check_lesson(course, *l, o, compiler);
+    REQUIRE_MESSAGE(ex.status.ok(), ex.status.message);
+    CHECK(find_check(ex, "every GPU holds the sum")->passed);
+    const CheckResult* gather = find_check(ex, "all-reduce time against the ring's bound");
+    CHECK_FALSE(gather->passed);
+    CHECK(gather->value > 4);  // GPU 0's link carries 6 vectors
 }

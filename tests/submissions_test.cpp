@@ -188,6 +188,10 @@ TEST_CASE("corpus: 12-occupancy") { run_corpus("12-occupancy"); }
 TEST_CASE("corpus: 13-constant-memory") { run_corpus("13-constant-memory"); }
 TEST_CASE("corpus: 15-cuda-graphs") { run_corpus("15-cuda-graphs"); }
 TEST_CASE("corpus: 19-async-alloc") { run_corpus("19-async-alloc"); }
+TEST_CASE("corpus: 16-errors") { run_corpus("16-errors"); }
+TEST_CASE("corpus: 17-unified-memory") { run_corpus("17-unified-memory"); }
+TEST_CASE("corpus: 18-compatibility") { run_corpus("18-compatibility"); }
+TEST_CASE("corpus: 20-multi-gpu") { run_corpus("20-multi-gpu"); }
 
 TEST_CASE("corpus: the solutions' performance figures match tests/submissions/golden.txt") {
     const std::string path = corpus().course.root + "/tests/submissions/golden.txt";

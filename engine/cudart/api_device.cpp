@@ -24,7 +24,7 @@ ApiCall::ApiCall(const char* n)
     if (!outermost_) return;
     rt.call_wall_start = wall_start_;
     start_ = rt.host_now();
-    rt.host_advance_to(rt.host_now() + rt.model.api_cost * 1e9);
+    rt.host_spend(rt.model.api_cost);
     rt.call_time = rt.host_now();
 }
 

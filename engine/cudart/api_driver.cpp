@@ -1,6 +1,7 @@
 // The CUDA driver API subset (libcuda.so.1) that programs loading PTX at run time need: NVRTC
 // followed by cuModuleLoadData and cuLaunchKernel, explicit contexts, driver-side memory. It
 // shares the runtime's state: the runtime's device is the driver's primary context, as on a GPU.
+#include <cstdio>
 #include <cuda.h>
 
 #include <cstring>
@@ -133,6 +134,9 @@ CUresult cuGetErrorName(CUresult error, const char** name) {
     case CUDA_ERROR_LAUNCH_FAILED: *name = "CUDA_ERROR_LAUNCH_FAILED"; break;
     case CUDA_ERROR_MISALIGNED_ADDRESS: *name = "CUDA_ERROR_MISALIGNED_ADDRESS"; break;
     case CUDA_ERROR_NOT_SUPPORTED: *name = "CUDA_ERROR_NOT_SUPPORTED"; break;
+    case CUDA_ERROR_NO_BINARY_FOR_GPU: *name = "CUDA_ERROR_NO_BINARY_FOR_GPU"; break;
+    case CUDA_ERROR_UNSUPPORTED_PTX_VERSION: *name = "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"; break;
+    case CUDA_ERROR_INVALID_SOURCE: *name = "CUDA_ERROR_INVALID_SOURCE"; break;
     default: *name = "CUDA_ERROR_UNKNOWN"; return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;
@@ -246,6 +250,26 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, C
         rt.warn("cuModuleLoadData: the image holds no PTX (the emulator runs PTX; load the PTX text NVRTC produced)");
         return CUDA_ERROR_NO_BINARY_FOR_GPU;
     }
+    // PTX ISA 9.x comes from CUDA 13.x, which a driver must support to compile it (an older
+    // driver says CUDA_ERROR_UNSUPPORTED_PTX_VERSION).
+    const std::string& text = m->images.ptx.back().ptx;
+    if (const auto v = text.find(".version"); v != std::string::npos) {
+        int isa_major = 0, isa_minor = 0;
+        if (std::sscanf(text.c_str() + v, ".version %d.%d", &isa_major, &isa_minor) == 2 && isa_major >= 9 &&
+            rt.driver_version < 13000 + 10 * (isa_major - 9) * 100 + 10 * isa_minor) {
+            rt.warn("cuModuleLoadData: the PTX is ISA version " + std::to_string(isa_major) + "." + std::to_string(isa_minor) +
+                    " (from CUDA " + std::to_string(isa_major + 4) + "." + std::to_string(isa_minor) + "), newer than this driver (CUDA " +
+                    std::to_string(rt.driver_version / 1000) + "." + std::to_string(rt.driver_version % 1000 / 10) + ") can compile");
+            return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+        }
+    }
+    if (int(m->images.ptx.back().arch) > rt.model.arch()) {
+        // What a GPU's JIT says of PTX for a newer GPU.
+        rt.warn("cuModuleLoadData: the PTX is for sm_" + std::to_string(m->images.ptx.back().arch) + " (its .target), newer than this sm_" +
+                std::to_string(rt.model.arch()) + " GPU: PTX compiles only for its own or newer GPUs. Compile it for the "
+                "device's compute capability (cuDeviceGetAttribute) or for the oldest GPU to support");
+        return CUDA_ERROR_INVALID_PTX;
+    }
     m->ptx = m->images.ptx.back().ptx;
     std::string load_error;
     if (!rt.emulator_for(*m, rt.current_device(), &load_error)) {
@@ -254,7 +278,15 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, C
     }
     *module = reinterpret_cast<CUmodule>(m.get());
     rt.modules.push_back(std::move(m));
+    ++rt.driver_module_loads;
     return CUDA_SUCCESS;
+}
+
+// NVRTC asks the driver for private export tables while it compiles, and compiles as usual
+// without them: answered quietly, since the program did not make the call.
+CUresult cuGetExportTable(const void** table, const CUuuid*) {
+    if (table) *table = nullptr;
+    return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 CUresult cuModuleLoadData(CUmodule* module, const void* image) { return cuModuleLoadDataEx(module, image, 0, nullptr, nullptr); }

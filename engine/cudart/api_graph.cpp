@@ -472,7 +472,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graph_exec, cudaStream_t stream) {
         t.args.push_back({"kernel_nodes", std::to_string(e->kernel_nodes)});
         rt.timeline.add(std::move(t));
     }
-    rt.host_advance_to(rt.host_now() + rt.model.graph_launch_api_cost * 1e9);
+    rt.host_spend(rt.model.graph_launch_api_cost);
     return cudaSuccess;
 }
 

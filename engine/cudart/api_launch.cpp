@@ -12,14 +12,29 @@ using namespace cudalab::cudart;
 
 namespace {
 
-// The PTX image to run: the newest the modelled GPU (sm_90) can take.
+// The PTX image to run. A GPU of compute capability X.Y runs machine code (SASS) built for sm_XZ
+// with Z <= Y, or compiles (JIT) PTX built for compute_V with V <= XY; else it has no kernel image.
+// The emulator runs PTX only: with SASS the device could run, it runs the file's PTX in its place
+// (built from the same source), the newest the device takes or else the oldest there is.
 void choose_image(Module& m) {
+    const int device = Runtime::get().model.arch();
+    bool sass = false;
+    for (auto a : m.images.sass_archs) sass |= int(a) / 10 == device / 10 && int(a) <= device;
     const PtxImage* best = nullptr;
     for (const PtxImage& p : m.images.ptx)
-        if (p.arch <= 90 && (!best || p.arch > best->arch)) best = &p;
+        if (int(p.arch) <= device && (!best || p.arch > best->arch)) best = &p;
+    if (!best && sass)
+        for (const PtxImage& p : m.images.ptx)
+            if (!best || p.arch < best->arch) best = &p;
     if (!best && !m.images.ptx.empty()) {
-        m.load_error = "the program's PTX is for compute_" + std::to_string(m.images.ptx.front().arch) +
-                       ", newer than the emulated GPU (sm_90); rebuild with -arch=sm_90";
+        std::string held;
+        for (auto a : m.images.sass_archs) held += (held.empty() ? "" : ", ") + std::string("sm_") + std::to_string(a);
+        for (const PtxImage& p : m.images.ptx) held += (held.empty() ? "" : ", ") + std::string("compute_") + std::to_string(p.arch) + " (PTX)";
+        m.no_image = true;
+        m.load_error = "no kernel image for this device: the GPU is sm_" + std::to_string(device) + " and the program holds " + held +
+                       "; machine code runs only on its own major architecture and PTX only on its own or newer GPUs. Build "
+                       "PTX for the oldest GPU to support (e.g. -gencode arch=compute_75,code=compute_75), or compile for "
+                       "the device at run time with NVRTC";
         return;
     }
     if (!best) {
@@ -102,7 +117,7 @@ cudaError_t make_kernel_work(const void* func, dim3 grid, dim3 block, void** arg
     emu::Emulator* e = rt.emulator_for(*f->module, rt.current_device(), &error);
     if (!e) {
         rt.say_once("module:" + error, "cannot run kernel '" + kernel_display_name(f->entry) + "': " + error);
-        return f->module->images.ptx.empty() ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
+        return f->module->images.ptx.empty() || f->module->no_image ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
     }
     out->function = f;
     out->config.grid = Dim3{grid.x, grid.y, grid.z};
@@ -140,7 +155,7 @@ cudaError_t launch_now(const void* func, dim3 grid, dim3 block, void** args, siz
     if (managed) sync_managed_variables(s->device, true);
     const int e = issue(s, std::move(w), api);
     if (managed) sync_managed_variables(s->device, false);
-    rt.host_advance_to(rt.host_now() + rt.model.launch_api_cost * 1e9);
+    rt.host_spend(rt.model.launch_api_cost);
     return result(e);
 }
 

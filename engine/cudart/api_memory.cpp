@@ -173,6 +173,13 @@ extern "C" {
 cudaError_t cudaMalloc(void** ptr, size_t bytes) {
     CUDALAB_API("cudaMalloc");
     if (cudaError_t e = device_gate()) return fail(e);
+    if (rt.inject("malloc", ++rt.malloc_calls)) {
+        if (ptr) *ptr = nullptr;
+        rt.warn("cudaMalloc #" + std::to_string(rt.malloc_calls) + " (" + std::to_string(bytes) +
+                " bytes) fails with cudaErrorMemoryAllocation, injected by CUDALAB_INJECT=malloc:" + std::to_string(rt.malloc_calls) +
+                " (out of memory is recoverable: the program may free memory or take another path and carry on)");
+        return fail(cudaErrorMemoryAllocation);
+    }
     return result(allocate_device(ptr, bytes, MemoryKind::device, "cudaMalloc"));
 }
 

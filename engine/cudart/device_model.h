@@ -13,7 +13,8 @@ namespace cudalab::cudart {
 
 struct DeviceModel {
     std::string name = "NVIDIA H200 (cudalab emulated)";
-    int major = 9, minor = 0;
+    int major = 9, minor = 0;               // CUDALAB_DEVICE_ARCH changes these alone (runtime.cpp)
+    int arch() const { return major * 10 + minor; }
     int sm_count = 132;
     double clock_hz = 1.98e9;                 // boost clock
     double memory_clock_hz = 2.619e9;

@@ -1,6 +1,8 @@
 #include "cudart/fatbin.h"
+#include "cudart/device_model.h"
 #include "cudart/ptx_link.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <lz4.h>
 #include <zstd.h>
@@ -62,7 +64,14 @@ bool read_fatbin_data(const void* data, FatbinContents* out, std::string* error)
         // cuModuleLoadData also takes PTX text as it is.
         const char* text = reinterpret_cast<const char*>(p);
         if (std::strstr(text, ".version") || std::strstr(text, ".target")) {
-            out->ptx.push_back({0, std::string(text)});
+            // The architecture from ".target sm_XY" (0 when there is none).
+            std::uint32_t arch = 0;
+            if (const char* t = std::strstr(text, ".target")) {
+                const char* sm = std::strstr(t, "sm_");
+                const char* eol = std::strchr(t, '\n');
+                if (sm && (!eol || sm < eol)) arch = std::uint32_t(std::strtoul(sm + 3, nullptr, 10));
+            }
+            out->ptx.push_back({arch, std::string(text)});
             return true;
         }
         if (std::memcmp(p, "\x7f" "ELF", 4) == 0) {
@@ -135,7 +144,7 @@ bool read_fatbin(const void* wrapper, FatbinContents* out, std::string* error) {
         // One image per unit for the same architecture: the newest the emulated GPU takes.
         std::uint32_t arch = 0;
         for (const auto& p : units.ptx)
-            if (p.arch <= 90 && p.arch > arch) arch = p.arch;
+            if (int(p.arch) <= device_model().arch() && p.arch > arch) arch = p.arch;
         std::vector<std::string> texts;
         for (const auto& p : units.ptx)
             if (p.arch == arch) texts.push_back(p.ptx);

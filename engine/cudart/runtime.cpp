@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -43,7 +45,27 @@ long long env_int(const char* name, long long fallback, long long low, long long
 }  // namespace
 
 const DeviceModel& device_model() {
-    static const DeviceModel model;
+    static const DeviceModel model = [] {
+        DeviceModel m;
+        // CUDALAB_DEVICE_ARCH=75 (or sm_75): the emulated GPU reports that compute capability and
+        // takes only the kernel images such a GPU takes (lesson 18). Its figures stay the H200's.
+        if (const char* v = std::getenv("CUDALAB_DEVICE_ARCH"); v && *v) {
+            std::string text = v;
+            if (text.rfind("sm_", 0) == 0) text = text.substr(3);
+            static const int known[] = {75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121};
+            int arch = 0;
+            for (int k : known)
+                if (text == std::to_string(k)) arch = k;
+            if (arch) {
+                m.major = arch / 10;
+                m.minor = arch % 10;
+                m.name = "NVIDIA GPU sm_" + std::to_string(arch) + " (cudalab emulated, H200 figures)";
+            } else {
+                std::fprintf(stderr, "cudalab: ignoring CUDALAB_DEVICE_ARCH=%s (expected one of 75 80 86 87 89 90 100 103 110 120 121)\n", v);
+            }
+        }
+        return m;
+    }();
     return model;
 }
 
@@ -68,7 +90,38 @@ Runtime::Runtime() : model(device_model()), memory(std::make_shared<emu::DeviceM
     }
     if (const char* t = std::getenv("CUDALAB_TRACE"); t && *t) trace_path = t;
     trace_launch = std::uint64_t(env_int("CUDALAB_TRACE_LAUNCH", 0, 0, 1ll << 62));
+    if (const char* h = std::getenv("CUDALAB_HOST_CLOCK"); h && *h) {
+        if (std::strcmp(h, "free") == 0) free_host = true;
+        else if (std::strcmp(h, "modelled") != 0)
+            std::fprintf(stderr, "cudalab: ignoring CUDALAB_HOST_CLOCK=%s (expected free or modelled)\n", h);
+    }
     if (const char* r = std::getenv("CUDALAB_RACECHECK")) detect_races = std::strcmp(r, "0") != 0 && *r;
+    if (const char* v = std::getenv("CUDALAB_INJECT"); v && *v) {
+        // "fault:N[,fault:N...]"; a bad item is said and ignored, like the other settings.
+        std::string all = v;
+        std::size_t at = 0;
+        while (at <= all.size()) {
+            const std::size_t comma = std::min(all.find(',', at), all.size());
+            const std::string item = all.substr(at, comma - at);
+            at = comma + 1;
+            if (item.empty()) continue;
+            const std::size_t colon = item.find(':');
+            Injection inj;
+            inj.fault = item.substr(0, colon);
+            char* end = nullptr;
+            const std::string count = colon == std::string::npos ? "" : item.substr(colon + 1);
+            errno = 0;
+            const unsigned long long n = count.empty() ? 0 : std::strtoull(count.c_str(), &end, 10);
+            const bool known = inj.fault == "malloc" || inj.fault == "launch-config" || inj.fault == "illegal-address";
+            if (!known || count.empty() || errno || *end || n == 0 || count[0] == '-') {
+                std::fprintf(stderr, "cudalab: ignoring '%s' in CUDALAB_INJECT (expected malloc:N, launch-config:N or illegal-address:N, N from 1)\n",
+                             item.c_str());
+                continue;
+            }
+            inj.at = n;
+            injections.push_back(inj);
+        }
+    }
     devices.resize(std::size_t(device_count));
     for (int d = 0; d < device_count; ++d) {
         DeviceState& dev = devices[std::size_t(d)];
@@ -145,7 +198,11 @@ Runtime::~Runtime() {
         const managed::Counters paged = managed::counters();
         f << "]},\"managed\":{\"page_bytes\":" << managed::page_bytes << ",\"host_to_device_pages\":" << paged.host_to_device_pages
           << ",\"device_to_host_pages\":" << paged.device_to_host_pages << ",\"prefetched_bytes\":" << paged.prefetched_bytes
-          << "},\"unsupported\":[";
+          << "},\"injected\":[";
+        for (std::size_t i = 0; i < injections.size(); ++i)
+            f << (i ? "," : "") << "{\"fault\":" << json_string(injections[i].fault) << ",\"at\":" << injections[i].at
+              << ",\"fired\":" << (injections[i].fired ? "true" : "false") << "}";
+        f << "],\"device_arch\":" << model.arch() << ",\"driver_module_loads\":" << driver_module_loads << ",\"unsupported\":[";
         first = true;
         for (const auto& key : said_) {
             if (key.rfind("unsupported:", 0) != 0) continue;
@@ -263,6 +320,7 @@ bool Runtime::is_device_pointer(const void* pointer) const {
 }
 
 double Runtime::host_now() const {
+    if (free_host) return waited_ns_;
     // Inside a call the clock stands still but for the call's modelled costs (ApiCall).
     const double wall = call_wall_start > 0 ? call_wall_start : wall_ns();
     return wall - start_ns_ - emulation_ns_ + waited_ns_;
@@ -273,6 +331,10 @@ void Runtime::host_advance_to(double t) {
     if (t > now) waited_ns_ += t - now;
 }
 
+void Runtime::host_spend(double seconds) {
+    if (!free_host) host_advance_to(host_now() + seconds * 1e9);
+}
+
 void Runtime::set_sticky(int device, int error, const std::string& message) {
     DeviceState& d = devices[std::size_t(device)];
     if (d.sticky_error) return;
@@ -280,15 +342,40 @@ void Runtime::set_sticky(int device, int error, const std::string& message) {
     d.sticky_message = message;
 }
 
+Injection* Runtime::inject(const char* fault, std::uint64_t count) {
+    for (auto& i : injections)
+        if (!i.fired && i.at == count && i.fault == fault) {
+            i.fired = true;
+            return &i;
+        }
+    return nullptr;
+}
+
+namespace {
+
+// A message's later lines are indented, so that every line of it reads as the runtime's and not
+// the program's (lesson 16 tells them apart): "cudalab: first line", then "  more".
+std::string indent_continuations(const std::string& message) {
+    std::string out;
+    out.reserve(message.size() + 16);
+    for (std::size_t i = 0; i < message.size(); ++i) {
+        out += message[i];
+        if (message[i] == '\n' && i + 1 < message.size() && message[i + 1] != ' ') out += "  ";
+    }
+    return out;
+}
+
+}  // namespace
+
 void Runtime::say_once(const std::string& key, const std::string& message) {
     if (!said_.insert(key).second) return;
     std::fflush(stdout);
-    std::fprintf(stderr, "cudalab: %s\n", message.c_str());
+    std::fprintf(stderr, "cudalab: %s\n", indent_continuations(message).c_str());
 }
 
 void Runtime::warn(const std::string& message) {
     std::fflush(stdout);
-    std::fprintf(stderr, "cudalab: %s\n", message.c_str());
+    std::fprintf(stderr, "cudalab: %s\n", indent_continuations(message).c_str());
 }
 
 void Runtime::flush_printf() {

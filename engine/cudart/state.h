@@ -44,6 +44,7 @@ struct Module {
     std::string ptx;          // the image chosen to run
     std::string source_path;  // the first .file of the PTX: names lines in fault messages
     std::string load_error;   // set when no image can run
+    bool no_image = false;    // ...because none is for this device (cudaErrorNoKernelImageForDevice)
     std::vector<std::unique_ptr<emu::Emulator>> per_device;  // loaded on first use per device
     bool from_driver_api = false;
 };
@@ -193,6 +194,9 @@ struct DeviceState {
     int ordinal = 0;
     std::vector<std::unique_ptr<Stream>> streams;  // [0] is the legacy default stream
     double engine_free[3] = {0, 0, 0};  // modelled: compute, copy H2D, copy D2H (ns)
+    // Modelled: when this device's NVLink is free to send and to receive (ns). A peer copy holds
+    // the sender's and the receiver's, so four devices sending to one take turns at its link.
+    double nvlink_send_free = 0, nvlink_receive_free = 0;
     int sticky_error = 0;  // a fault: returned by every call from the next synchronisation on
     bool sticky_reported = false;
     std::string sticky_message;
@@ -202,6 +206,17 @@ struct DeviceState {
     std::uint64_t printf_fifo = 1ull << 20;
     unsigned flags = 0;
     bool initialised = false;
+};
+
+// CUDALAB_INJECT: faults the runtime makes happen on purpose, so that a program's error handling
+// can be tested (lesson 16). "malloc:N" fails the Nth cudaMalloc with cudaErrorMemoryAllocation,
+// "launch-config:N" refuses the Nth kernel launch as an invalid configuration (cudaErrorInvalidValue,
+// as CUDA 13 reports it), "illegal-address:N" makes the Nth kernel launch fault as if it had read
+// an unmapped address (cudaErrorIllegalAddress, sticky). Several, comma-separated.
+struct Injection {
+    std::string fault;  // "malloc", "launch-config", "illegal-address"
+    std::uint64_t at = 0;  // the call (counting from 1) that fails
+    bool fired = false;
 };
 
 class Runtime {
@@ -221,6 +236,12 @@ public:
     std::uint64_t launches = 0;
     bool trace_kept = false;
     bool detect_races = false;
+    std::vector<Injection> injections;   // CUDALAB_INJECT
+    std::uint64_t malloc_calls = 0;      // cudaMalloc calls so far (for malloc:N)
+    std::uint64_t kernel_launches = 0;   // kernels run so far, graphs' included (for launch-config:N, illegal-address:N)
+    std::uint64_t driver_module_loads = 0;  // cuModuleLoadData(Ex) calls that loaded a module (result file)
+    // The injection of `fault` due at call `count`, marked fired; null when none.
+    Injection* inject(const char* fault, std::uint64_t count);
     std::shared_ptr<emu::DeviceMemory> memory;  // one unified address space for all devices
     std::vector<DeviceState> devices;
 
@@ -255,6 +276,11 @@ public:
     // The modelled host clock (ns): wall time minus time spent emulating, plus waits.
     double host_now() const;
     void host_advance_to(double t);  // the host blocked until t
+    void host_spend(double seconds);  // a call's modelled host cost
+    // CUDALAB_HOST_CLOCK=free: the host issues work in no time at all (its clock moves only when
+    // it waits for the device), so the timeline shows what the streams and events alone allow,
+    // the same on any machine at any load (lesson 20).
+    bool free_host = false;
     void add_emulation_time(double seconds) { emulation_ns_ += seconds * 1e9; }
     // The modelled host time at which the current API call issues its work: taken when the call
     // starts, so the real time cudalab spends inside the call does not delay the work it issues.

@@ -192,7 +192,7 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     emu::Emulator* e = rt.emulator_for(*f->module, s->device, &error);
     if (!e) {
         rt.say_once("module:" + error, "cannot run kernel '" + name + "': " + error);
-        return f->module->images.ptx.empty() ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
+        return f->module->images.ptx.empty() || f->module->no_image ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
     }
     const DeviceModel& m = rt.model;
     if (k.config.dynamic_shared_bytes > std::uint32_t(f->max_dynamic_shared)) {
@@ -216,6 +216,26 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     trace.auto_detail_blocks = 0;
     trace.max_events = 0;
     trace.writers = false;
+    // Faults injected on purpose (CUDALAB_INJECT), before the kernel runs.
+    const std::uint64_t injected_at = ++rt.kernel_launches;
+    if (rt.inject("launch-config", injected_at)) {
+        rt.warn(std::string(api) + ": kernel '" + name + "' (launch #" + std::to_string(injected_at) +
+                ") refused as an invalid configuration, injected by CUDALAB_INJECT=launch-config:" + std::to_string(injected_at) +
+                "; CUDA 13 returns cudaErrorInvalidValue from the launch and from cudaGetLastError, and the device carries on");
+        return cudaErrorInvalidValue;
+    }
+    if (rt.inject("illegal-address", injected_at)) {
+        const double start = std::max(stream_ready(s), rt.issue_time() + (in_graph ? 0.0 : m.launch_latency * 1e9));
+        place(s, start, start + m.launch_latency * 1e9, name, "kernel",
+              {{"grid", quoted(k.config.grid.str())}, {"block", quoted(k.config.block.str())}, {"injected", "\"illegal-address\""}});
+        std::string message = "kernel '" + name + "' (launch #" + std::to_string(injected_at) +
+                              ") read an unmapped address, injected by CUDALAB_INJECT=illegal-address:" + std::to_string(injected_at);
+        const std::string site = caller_site();
+        if (!site.empty()) message += "\n  launched at " + site;
+        rt.warn(message + "; CUDA reports it as cudaErrorIllegalAddress at the next synchronising call, and every call after (the context is lost)");
+        rt.set_sticky(s->device, cudaErrorIllegalAddress, message);
+        return cudaSuccess;
+    }
     const std::uint64_t launch_number = ++rt.launches;
     const bool keep_trace = !rt.trace_path.empty() && !rt.trace_kept && (rt.trace_launch == 0 || rt.trace_launch == launch_number);
     if (keep_trace) trace = TraceOptions{};  // full detail for the first blocks, writers recorded
@@ -405,12 +425,26 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
         bandwidth = m.nvlink;
     }
     DeviceState& d = rt.devices[std::size_t(s->device)];
-    const double start = std::max({stream_ready(s), rt.issue_time(), d.engine_free[engine]});
-    const double end = start + (m.copy_latency + double(total) / bandwidth) * 1e9;
-    d.engine_free[engine] = end;
-    place(s, start, end, std::string("memcpy ") + direction, "memcpy",
-          {{"bytes", std::to_string(total)}, {"pinned", (src.pinned || dst.pinned) ? "true" : "false"},
-           {"graph", in_graph ? "true" : "false"}});
+    std::vector<std::pair<std::string, std::string>> args{
+        {"bytes", std::to_string(total)}, {"pinned", (src.pinned || dst.pinned) ? "true" : "false"}, {"graph", in_graph ? "true" : "false"}};
+    double start = 0, end = 0;
+    if (peer) {
+        // A peer copy holds the sending device's link and the receiving device's, whichever
+        // device's stream it was issued in (an H200's NVLink carries 450 GB/s each way in all,
+        // to every peer together).
+        DeviceState& from = rt.devices[std::size_t(src.device_of)];
+        DeviceState& to = rt.devices[std::size_t(dst.device_of)];
+        start = std::max({stream_ready(s), rt.issue_time(), from.nvlink_send_free, to.nvlink_receive_free});
+        end = start + (m.copy_latency + double(total) / bandwidth) * 1e9;
+        from.nvlink_send_free = to.nvlink_receive_free = end;
+        args.push_back({"from_device", std::to_string(src.device_of)});
+        args.push_back({"to_device", std::to_string(dst.device_of)});
+    } else {
+        start = std::max({stream_ready(s), rt.issue_time(), d.engine_free[engine]});
+        end = start + (m.copy_latency + double(total) / bandwidth) * 1e9;
+        d.engine_free[engine] = end;
+    }
+    place(s, start, end, std::string("memcpy ") + direction, "memcpy", args);
     if (host_waits && !in_graph) rt.host_advance_to(end);
     return cudaSuccess;
 }

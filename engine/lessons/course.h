@@ -29,6 +29,7 @@ struct LessonInfo {
     // hints_LANG = [...] beside `hints`: language -> the same hints translated (lessons/translation.h)
     std::map<std::string, std::vector<std::string>> translated_hints;
     std::map<std::string, double> points;  // check name -> points (default 1)
+    std::vector<std::string> nvcc;  // program lessons: more nvcc options for the learner's program (e.g. "-lnvrtc")
     std::string text_path;      // lessons/ID/lesson.md
     std::string exercise_path;  // exercises/ID.cu
     std::string solution_path;  // solutions/ID.cu

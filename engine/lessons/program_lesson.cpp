@@ -102,6 +102,9 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args, cons
     req.argv0 = "./program";
     req.args = args;
     req.backend = settings.backend.empty() ? backend_ : settings.backend;
+    req.environment = settings.environment;
+    req.devices = settings.devices;
+    req.driver_version = settings.driver_version;
     req.built_by_cudalab = true;
     req.cwd = work_dir_;
     const std::string timeline = (fs::path(work_dir_) / ".cudalab-timeline.json").string();
@@ -138,7 +141,11 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args, cons
     std::string why;
     if (r.timeline_written) run.timeline = read_timeline(timeline, &why);
     run.timeline_written = r.timeline_written && why.empty();
-    log_.push_back("ran ./program" + [&] { std::string a; for (const auto& x : args) a += " " + x; return a; }() + " on " +
+    std::string env;
+    for (const auto& [k, v] : settings.environment) env += k + "=" + v + " ";
+    if (settings.devices) env += "CUDALAB_DEVICES=" + std::to_string(settings.devices) + " ";
+    if (settings.driver_version) env += "CUDALAB_DRIVER_VERSION=" + std::to_string(settings.driver_version) + " ";
+    log_.push_back("ran " + env + "./program" + [&] { std::string a; for (const auto& x : args) a += " " + x; return a; }() + " on " +
                    (run.backend.empty() ? backend_ : run.backend) + ": exit " + std::to_string(run.exit_code) + " in " +
                    std::to_string(int(run.wall_seconds * 1000)) + " ms");
     runs_.push_back(std::move(run));
@@ -304,6 +311,7 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     std::error_code ec;
     const std::string abs = fs::absolute(path, ec).string();
     build.inputs = {abs};
+    build.nvcc_options = lesson.nvcc;  // the manifest's, e.g. libraries the program links
     build.cwd = fs::path(abs).parent_path().string();
     build.limits = programs::default_build_limits();
     build.sandbox = programs::sandbox_support().ok;

@@ -41,10 +41,15 @@ struct ProgramRun {
     std::string faults() const;
 };
 
-// How one run differs from the lesson's default (the session's backend).
+// How one run differs from the lesson's default (the session's backend, one emulated GPU, the
+// runtime's driver version).
 struct RunSettings {
-    // "" the session's; "emu" for what only the emulated runtime measures (constant-cache
-    // requests, peak device memory): on a GPU a lesson takes those from a second run on it.
+    std::vector<std::pair<std::string, std::string>> environment;  // e.g. {"CUDALAB_INJECT", "malloc:1"}
+    int devices = 0;            // emulated GPUs (CUDALAB_DEVICES; on a GPU, the first N)
+    long driver_version = 0;    // emulated driver version (CUDALAB_DRIVER_VERSION), 0: the runtime's
+    // "" the session's; "emu" for what only the emulated runtime measures or does (constant-cache
+    // requests, peak device memory, fault injection): on a GPU a lesson takes those from a second
+    // run on it.
     std::string backend;
 };
 

@@ -345,6 +345,7 @@ RunResult run_program(const RunRequest& req) {
     }
     if (!timeline_path.empty()) set_env(env, "CUDALAB_TIMELINE", timeline_path.c_str());
     set_env(env, "CUDALAB_RESULT", result_path.c_str());
+    for (const auto& [name, value] : req.environment) set_env(env, name.c_str(), value.c_str());
     // A file left by an earlier run must not pass for this one's.
     if (!req.sandbox) for (const auto& p : {timeline_path, trace_path}) if (!p.empty()) fs::remove(p, ec);
 

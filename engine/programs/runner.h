@@ -48,6 +48,9 @@ struct RunRequest {
     bool stdin_null = false;
     std::string cudart_dir;             // overrides the emulated runtime's folder (tests)
     std::string cupti_library;          // overrides the injection library (tests)
+    // More settings for the program's environment (e.g. CUDALAB_INJECT), set last. In the sandbox
+    // only CUDALAB_* and CUDA_* names reach it (sandbox_keeps_variable).
+    std::vector<std::pair<std::string, std::string>> environment;
 };
 
 struct RunResult {

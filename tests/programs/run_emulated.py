@@ -56,7 +56,7 @@ if a.cudalab:
         cmd[2:2] = ["--devices", str(p.get("emu_devices", 1))]
     cmd += ["--", *p.get("args", [])]
     start = time.time()
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=here, timeout=900)
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=here, timeout=900, env=dict(os.environ, **p.get("emu_env", {})))
     check(r, time.time() - start, f"with cudalab run --backend {a.backend}")
 
 if not a.runtime or not a.build_dir:
@@ -81,7 +81,8 @@ if not (os.path.exists(exe) and os.path.exists(stamp) and open(stamp).read() == 
 
 runtime = os.path.abspath(a.runtime)
 env = dict(os.environ, LD_LIBRARY_PATH=runtime + ":" + os.environ.get("LD_LIBRARY_PATH", ""),
-           LD_PRELOAD=os.path.join(runtime, "libcudart.so.13"), CUDALAB_DEVICES=str(p.get("emu_devices", 1)))
+           LD_PRELOAD=os.path.join(runtime, "libcudart.so.13"), CUDALAB_DEVICES=str(p.get("emu_devices", 1)),
+           **p.get("emu_env", {}))
 start = time.time()
 try:
     r = subprocess.run([exe, *p.get("args", [])], capture_output=True, text=True, env=env, cwd=here, timeout=600)
