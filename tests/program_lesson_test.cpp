@@ -334,10 +334,6 @@ TEST_CASE("program lessons 13, 15 and 19: a program stopped at the time or memor
     std::string looked;
     if (programs::find_nvcc(&looked).empty()) {
         MESSAGE("SKIPPED: no nvcc (" << looked << ")");
-TEST_CASE("program lessons: 16-errors runs the program under injected faults and reads only the program's own stderr") {
-    std::string looked;
-    if (programs::find_nvcc(&looked).empty()) {
-        MESSAGE("SKIPPED: no nvcc (" << looked << "): program lessons need the CUDA toolkit's nvcc");
         return;
     }
     Course course;
@@ -385,6 +381,16 @@ int main() {
     REQUIRE_MESSAGE(hog.status.ok(), hog.status.message);
     CHECK_FALSE(hog.passed);
     CHECK(hog.checks.front().message.find("memory limit of 512") != std::string::npos);
+}
+
+TEST_CASE("program lessons: 16-errors runs the program under injected faults and reads only the program's own stderr") {
+    std::string looked;
+    if (programs::find_nvcc(&looked).empty()) {
+        MESSAGE("SKIPPED: no nvcc (" << looked << "): program lessons need the CUDA toolkit's nvcc");
+        return;
+    }
+    Course course;
+    REQUIRE(load_course(find_course_root(), &course).ok());
     const LessonInfo* l = course.find("16-errors");
     REQUIRE(l);
     compiler::Compiler compiler;
