@@ -3,6 +3,7 @@
 // smaller per-kernel cost of a graph (device_model.h). Nodes of one graph do not overlap each
 // other in the modelled time (a simplification: branches of a graph could run side by side).
 #include <algorithm>
+#include <map>
 
 #include "cudart/api.h"
 
@@ -27,6 +28,24 @@ GraphExec* exec_of(cudaGraphExec_t g) {
 }
 
 GraphNode* node_of(cudaGraphNode_t n) { return reinterpret_cast<GraphNode*>(n); }
+
+// What a node does, in a few words: "kernel scale", "memcpy", "host function".
+std::string work_label(const Work& w) {
+    switch (w.kind) {
+    case Work::Kind::kernel: return "kernel " + (w.kernel.function ? kernel_display_name(w.kernel.function->entry) : std::string("?"));
+    case Work::Kind::copy: return "memcpy";
+    case Work::Kind::set: return "memset";
+    case Work::Kind::host: return "host function";
+    case Work::Kind::event_record: return "event record";
+    case Work::Kind::event_wait: return "event wait";
+    case Work::Kind::child_graph: return "child graph";
+    case Work::Kind::empty: return "empty";
+    case Work::Kind::alloc: return "memory alloc";
+    case Work::Kind::free: return "memory free";
+    case Work::Kind::prefetch: return "prefetch";
+    }
+    return "?";
+}
 
 // The instantiated work of a node of the graph the exec was made from, or null.
 Work* exec_work(GraphExec* e, cudaGraphNode_t node) {
@@ -363,11 +382,18 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* out, cudaGraph_t graph, unsign
     // Map the copy's nodes back to the original's for cudaGraphExec*SetParams.
     std::map<GraphNode*, GraphNode*> original;
     for (std::size_t i = 0; i < g->nodes.size(); ++i) original[copy->nodes[i].get()] = g->nodes[i].get();
+    std::map<const GraphNode*, int> position;
     for (GraphNode* n : order) {
+        position[n] = int(exec->order.size());
         exec->order.push_back(n->work);
         exec->source_nodes.push_back(original[n]);
         exec->kernel_nodes += n->type == cudaGraphNodeTypeKernel;
     }
+    // The edges, kept here: the graph it came from may be destroyed while the exec lives on
+    // (cudaGraphExecUpdate keeps the topology, so they stay right).
+    for (GraphNode* n : order)
+        for (const GraphNode* d : n->dependencies)
+            if (position.count(d)) exec->edges.push_back({position[d], position[n]});
     exec->owned.push_back(std::move(copy));
     GraphExec* raw = exec.release();
     rt.graph_execs.insert(raw);
@@ -420,6 +446,16 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graph_exec, cudaStream_t stream) {
         TimelineEvent t;
         t.name = "graph launch (" + std::to_string(e->order.size()) + " nodes)";
         t.category = "graph";
+        // The DAG: each node's kind and name, and the edges between them (indices into "nodes"),
+        // so that a viewer can draw it. Bounded: a huge graph keeps only its size.
+        if (e->order.size() <= 512) {
+            std::string nodes = "[", edges = "[";
+            for (std::size_t i = 0; i < e->order.size(); ++i)
+                nodes += (i ? "," : "") + json_string(work_label(e->order[i]));
+            for (std::size_t i = 0; i < e->edges.size(); ++i)
+                edges += (i ? ",[" : "[") + std::to_string(e->edges[i].first) + "," + std::to_string(e->edges[i].second) + "]";
+            t.args = {{"nodes", nodes + "]"}, {"edges", edges + "]"}};
+        }
         t.process = 1 + s->device;
         t.thread = s->id;
         t.start_ns = start;

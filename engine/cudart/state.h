@@ -176,6 +176,7 @@ struct GraphExec {
     std::vector<Work> order;  // nodes in a topological order
     std::vector<GraphNode*> source_nodes;  // order[i] came from source_nodes[i] (for updates)
     int kernel_nodes = 0;
+    std::vector<std::pair<int, int>> edges;  // (from, to) as indices into `order`: the DAG, for the timeline
     std::vector<std::unique_ptr<Graph>> owned;  // children the works point to
 };
 
