@@ -22,3 +22,10 @@ grep -v '^#' "$out/pictures.tsv" | while IFS="$(printf '\t')" read -r lesson vie
         "$build/cudalab" gui --lesson "$lesson" --view "$view" $flag --seed 20261130 --crop views --screenshot "$png" --frames 5 >/dev/null
     echo "$png  ($expect)"
 done
+
+# A program lesson's streams timeline (lesson 14's solution: the copies of each stream under the
+# kernels of the others), pinned by tests/gui_streams_test.cpp through the view model.
+png="$out/14-streams-timeline.png"
+LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s "-screen 0 1600x1000x24" \
+    "$build/cudalab" gui --lesson 14-streams --view streams --solution --seed 1414 --crop views --screenshot "$png" --frames 5 >/dev/null
+echo "$png  (4 streams, copies in both directions overlapping kernels)"

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lessons/progress.h"
 #include "support.h"
 
 using namespace test_support;
@@ -12,6 +13,40 @@ TEST_CASE("cudalab list prints one lesson per line, starting with its id") {
     CHECK(r.exit_code == 0);
     CHECK(r.output.rfind("01-threads", 0) == 0);
     CHECK(r.output.find("\n02-vector-add") != std::string::npos);
+}
+
+TEST_CASE("cudalab list says when a lesson passed before fails now (the app reads the same label)") {
+    const std::string state = (temp_dir() / "list-progress.db").string();
+    std::filesystem::remove(state);
+    {
+        cudalab::lessons::Progress p(state);
+        p.record_check("02-vector-add", true);
+        p.record_check("02-vector-add", false);
+        p.record_check("03-matrix-2d", false);
+        p.record_check("03-matrix-2d", true);
+        CHECK(p.get("02-vector-add").fails_now());
+        CHECK(cudalab::lessons::progress_label(p.get("02-vector-add")) == "passed before, fails now");
+    }
+    auto r = run_command("CUDALAB_STATE=" + state + " " + std::string(CUDALAB_CLI) + " list");
+    CHECK(r.exit_code == 0);
+    auto line_of = [&](const std::string& id) {
+        const auto at = r.output.find("\n" + id);
+        if (at == std::string::npos) return std::string();
+        return r.output.substr(at + 1, r.output.find('\n', at + 1) - at - 1);
+    };
+    CHECK(line_of("02-vector-add").find("passed before, fails now") != std::string::npos);
+    CHECK(line_of("03-matrix-2d").find(" passed ") != std::string::npos);  // failed, then passed: passed
+    CHECK(line_of("03-matrix-2d").find("fails now") == std::string::npos);
+    CHECK(line_of("04-divergence").find("not tried") != std::string::npos);
+    // A pass after the failure clears it, also for a store opened anew (the history is read back).
+    {
+        cudalab::lessons::Progress p(state);
+        CHECK(p.get("02-vector-add").fails_now());
+        p.record_check("02-vector-add", true);
+    }
+    cudalab::lessons::Progress again(state);
+    CHECK_FALSE(again.get("02-vector-add").fails_now());
+    CHECK(again.get("02-vector-add").state == cudalab::lessons::LessonState::passed);
 }
 
 TEST_CASE("check --solution passes and exits 0") {

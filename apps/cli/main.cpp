@@ -371,9 +371,12 @@ int run_list() {
     lessons::Progress progress;
     progress.set_course(course.key);
     warn_progress(progress);
+    // The state column as wide as its longest entry ("passed before, fails now" only when one is).
+    int width = 10;
+    for (const auto& l : course.lessons) width = std::max(width, int(lessons::progress_label(progress.get(l.id)).size()));
     for (const auto& l : course.lessons) {
         auto p = progress.get(l.id);
-        std::printf("%-20s %-10s %s\n", l.id.c_str(), lessons::state_name(p.state), l.title.c_str());
+        std::printf("%-20s %-*s %s\n", l.id.c_str(), width, lessons::progress_label(p).c_str(), l.title.c_str());
     }
     return 0;
 }

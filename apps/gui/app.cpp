@@ -58,7 +58,10 @@ App::App(AppOptions options, lessons::Course course)
     progress_.set_course(course_.key);
     runner_ = std::make_unique<viewmodel::CheckRunner>(course_, [] { glfwPostEmptyEvent(); });
     open_block_ = options_.block;
-    if (!options_.trace_file.empty()) {
+    if (!options_.timeline_file.empty()) {
+        trace_only_ = timeline_only_ = true;
+        load_timeline_file();
+    } else if (!options_.trace_file.empty()) {
         trace_only_ = true;
         load_trace_file();
     } else {
@@ -67,8 +70,10 @@ App::App(AppOptions options, lessons::Course course)
         if (l) open_lesson(*l);
     }
     view_.playback.set_speed(options_.speed);
-    if (!options_.view.empty())
+    if (!options_.view.empty()) {
         if (auto v = view_from_name(options_.view)) active_view_ = *v;
+        if (auto v = program_view_from_name(options_.view)) { program_view_ = *v; select_program_view_ = *v; }
+    }
     select_view_ = active_view_;
 }
 
@@ -80,6 +85,8 @@ void App::open_lesson(const lessons::LessonInfo& lesson) {
     // --source applies to the lesson it was given with, not to one opened later, nor (a trace's
     // source) to a lesson opened from a saved trace.
     if (!options_.trace_file.empty()) { options_.trace_file.clear(); options_.source_file.clear(); }
+    options_.timeline_file.clear();
+    timeline_only_ = false;
     if (!options_.source_file.empty() && lesson.id != options_.lesson) options_.source_file.clear();
     lesson_ = &lesson;
     // In the chosen language; a lesson not translated yet is shown in English under a one-line note.
@@ -102,6 +109,9 @@ void App::open_lesson(const lessons::LessonInfo& lesson) {
     launch_views_.clear();
     caption_.clear();
     view_.set_views(nullptr, std::nullopt);
+    streams_ = StreamsViewContext{};
+    trace_launch_ = 0;
+    kernel_tab_ = false;
     if (!lesson.views.empty())
         if (auto v = view_from_name(lesson.views.front())) { active_view_ = *v; select_view_ = *v; }
     request_check("opened", Clock::now());
@@ -114,6 +124,7 @@ void App::request_check(const std::string& reason, Clock::time_point when) {
     r.options.solution = options_.solution;
     r.options.source_path = options_.source_file;
     if (options_.seed) r.options.seed = *options_.seed;
+    else if (trace_launch_ && outcome_ && outcome_->report.program) r.options.seed = outcome_->report.seed;  // the same inputs, so the same launches
     r.options.backend = options_.backend;
     if (open_block_) {
         // The first blocks as usual, and the one the learner asked to see.
@@ -123,6 +134,7 @@ void App::request_check(const std::string& reason, Clock::time_point when) {
     r.requested = when;
     r.reason = reason;
     r.launch = chosen_launch_;
+    r.options.program_trace_launch = trace_launch_;
     runner_->request(std::move(r));
     checking_ = true;
 }
@@ -130,6 +142,24 @@ void App::request_check(const std::string& reason, Clock::time_point when) {
 void App::apply_outcome(viewmodel::CheckOutcome o) {
     checking_ = runner_->busy();
     if (!lesson_ || o.request.lesson.id != lesson_->id) return;  // a check of a lesson left since
+    if (o.report.program) {
+        streams_.timeline = o.streams;
+        streams_.json = o.report.program_timeline;
+        streams_.lesson = lesson_->id;
+        streams_.can_trace = o.report.backend == "emu";  // only the emulated runtime traces a launch
+        if (o.request.options.program_trace_launch && o.request.reason == "trace launch") {
+            const std::uint64_t n = o.request.options.program_trace_launch;
+            if (o.views) {
+                kernel_tab_ = true;
+                select_view_ = ViewId::grid;
+                notify("Launch " + std::to_string(n) + " of `" + o.report.program_timeline_run + "`, traced: the grid, warps and memory views show it.");
+            } else {
+                notify("Launch " + std::to_string(n) + " could not be traced (see the Output tab).", true);
+            }
+        } else if (!o.views) {
+            kernel_tab_ = false;
+        }
+    }
     if (o.views) {
         launch_ = o.launch;
         launch_views_.assign(o.report.launches.size(), nullptr);
@@ -250,6 +280,32 @@ void App::load_trace_file() {
     } else if (options_.step >= 0) view_.playback.seek(options_.step);
     else show_first_picture();
     if (options_.play) view_.playback.play();
+}
+
+// A whole program's timeline saved by `cudalab run --timeline`: the streams, graph and pages views,
+// no checks (and no kernel traces: `cudalab run --trace` saves one launch for `--trace`).
+void App::load_timeline_file() {
+    std::string text;
+    if (!viewmodel::read_file(options_.timeline_file, &text)) {
+        notify("Cannot read the timeline " + options_.timeline_file, true);
+        return;
+    }
+    auto t = std::make_shared<viewmodel::StreamsTimeline>();
+    std::string error;
+    if (!viewmodel::parse_streams_timeline(text, t.get(), &error)) {
+        notify("Cannot read the timeline " + options_.timeline_file + ": " + error, true);
+        return;
+    }
+    t->run = fs::path(options_.timeline_file).filename().string();
+    streams_.timeline = std::move(t);
+    streams_.json = std::move(text);
+    streams_.lesson = fs::path(options_.timeline_file).stem().string();
+    if (!options_.source_file.empty()) {
+        editor_.path = options_.source_file;
+        editor_.text = editor_.disk_text = read_text(options_.source_file);
+        editor_.stamp = viewmodel::stamp_of(editor_.path);
+    }
+    editor_.read_only = true;
 }
 
 void App::select_launch(int index, bool chosen) {
@@ -510,7 +566,7 @@ void App::draw_toolbar() {
     for (int y = 0; y < 3; ++y)
         for (int x = 0; x < 3; ++x) {
             ImVec2 a(logo.x + float(x) * (cell + gap), logo.y + float(y) * (cell + gap));
-            dl->AddRectFilled(a, ImVec2(a.x + cell, a.y + cell), (x == 1 && y == 1) ? colors::accent : colors::rgb(0x4a5266), 1.5f * s);
+            dl->AddRectFilled(a, ImVec2(a.x + cell, a.y + cell), (x == 1 && y == 1) ? colors::accent : colors::logo_cell, 1.5f * s);
         }
     ImGui::SetCursorScreenPos(ImVec2(logo.x + 3 * cell + 2 * gap + 8 * s, p.y + (h - ImGui::GetFrameHeight()) * 0.5f));
     ImGui::AlignTextToFramePadding();
@@ -520,7 +576,8 @@ void App::draw_toolbar() {
     ImGui::SameLine(0, 18 * s);
 
     // Lesson picker.
-    std::string current = trace_only_ ? "trace: " + fs::path(options_.trace_file).filename().string()
+    std::string current = timeline_only_ ? "timeline: " + fs::path(options_.timeline_file).filename().string()
+                          : trace_only_ ? "trace: " + fs::path(options_.trace_file).filename().string()
                           : lesson_ ? lesson_->id + "  " + lesson_->title : "no lesson";
     // Wide enough for the whole title where the window allows.
     ImGui::SetNextItemWidth(std::min(ImGui::CalcTextSize(current.c_str()).x + ImGui::GetFrameHeight() + 24 * s, w * 0.36f));
@@ -528,7 +585,8 @@ void App::draw_toolbar() {
         for (const auto& l : course_.lessons) {
             const auto state = progress_.get(l.id).state;
             const char* mark = state == lessons::LessonState::passed ? "\xE2\x9C\x93 " : state == lessons::LessonState::failed ? "\xE2\x9C\x97 " : "   ";
-            std::string label = std::string(mark) + l.id + "  " + l.title;
+            std::string label = std::string(mark) + l.id + "  " + l.title +
+                                (progress_.get(l.id).fails_now() ? "  (passed before, fails now)" : "");
             if (ImGui::Selectable(label.c_str(), lesson_ == &l) && lesson_ != &l) {
                 trace_only_ = false;
                 open_block_.reset();
@@ -540,22 +598,22 @@ void App::draw_toolbar() {
     ImGui::SameLine(0, 14 * s);
 
     // Status of the last check.
-    if (checking_ && !outcome_) chip("checking\xE2\x80\xA6", colors::rgb(0x2c3446), colors::text);
+    if (checking_ && !outcome_) chip("checking\xE2\x80\xA6", colors::chip_neutral, colors::text);
     else if (outcome_) {
         const auto& r = outcome_->report;
         int passed = 0;
         for (const auto& c : r.checks) passed += c.passed;
         char buf[96];
-        if (r.status.code == StatusCode::compile_error) chip("\xE2\x9C\x97 does not compile", colors::rgb(0x5a2326), colors::rgb(0xffb4b0));
-        else if (!r.status.ok()) chip("\xE2\x9C\x97 could not run", colors::rgb(0x5a2326), colors::rgb(0xffb4b0));
+        if (r.status.code == StatusCode::compile_error) chip("\xE2\x9C\x97 does not compile", colors::chip_fail, colors::chip_fail_text);
+        else if (!r.status.ok()) chip("\xE2\x9C\x97 could not run", colors::chip_fail, colors::chip_fail_text);
         else if (r.passed) {
             std::snprintf(buf, sizeof buf, "\xE2\x9C\x93 passed  %d/%zu", passed, r.checks.size());
-            chip(buf, colors::rgb(0x2d4a12), colors::rgb(0xc8f08c));
+            chip(buf, colors::chip_pass, colors::chip_pass_text);
         } else {
             // A lesson passed earlier stays passed, but the learner should know it fails now.
             std::snprintf(buf, sizeof buf, "\xE2\x9C\x97 %zu of %zu checks failed%s", r.checks.size() - std::size_t(passed), r.checks.size(),
-                          passed_before_ && !options_.solution ? " (passed before)" : "");
-            chip(buf, colors::rgb(0x5a2326), colors::rgb(0xffb4b0));
+                          passed_before_ && !options_.solution ? " \xC2\xB7 passed before, fails now" : "");
+            chip(buf, colors::chip_fail, colors::chip_fail_text);
         }
         ImGui::SameLine(0, 10 * s);
         ImGui::AlignTextToFramePadding();
@@ -647,10 +705,14 @@ void App::draw_status_bar() {
 }
 
 void App::draw_views_column() {
+    if ((lesson_ && lesson_->is_program() && !trace_only_) || timeline_only_) {
+        draw_program_views();
+        return;
+    }
     const float s = fonts().scale;
     const float bar_h = std::round(ImGui::GetFrameHeight() * 2 + 18 * s);
     draw_launch_picker();
-    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(12 * s, 6 * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(spacing::tab_pad_x * s, spacing::tab_pad_y * s));
     if (ImGui::BeginTabBar("##viewtabs", ImGuiTabBarFlags_FittingPolicyScroll)) {
         for (int i = 0; i < kViewCount; ++i) {
             const ViewId v = ViewId(i);
@@ -668,8 +730,8 @@ void App::draw_views_column() {
     ImGui::PopStyleVar();
     select_view_.reset();
     const float h = ImGui::GetContentRegionAvail().y - bar_h;
-    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(12 * s, 10 * s));
-    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(8 * s, 6 * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(spacing::view_pad_x * s, spacing::view_pad_y * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(spacing::item_x * s, spacing::item_y * s));
     ImGui::BeginChild("##view", ImVec2(0, h), true, ImGuiWindowFlags_AlwaysUseWindowPadding);
     if (!view_.views) {
         if (checking_) draw_no_trace("Compiling and running\xE2\x80\xA6");
@@ -702,8 +764,84 @@ void App::draw_views_column() {
     }
     ImGui::EndChild();
     ImGui::PopStyleVar(2);
-    ImGui::Dummy(ImVec2(0, 6 * s));
+    ImGui::Dummy(ImVec2(0, spacing::section_gap * s));
     draw_playback_bar(view_);
+}
+
+// A program lesson runs the learner's whole program in a child process: what the app shows is its
+// timeline (streams, graph, pages); a kernel launch picked there is traced by running the lesson
+// again (same seed, so the same inputs) and opens in the kernel views beside them.
+void App::draw_program_views() {
+    const float s = fonts().scale;
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(spacing::tab_pad_x * s, spacing::tab_pad_y * s));
+    if (ImGui::BeginTabBar("##programtabs", ImGuiTabBarFlags_FittingPolicyScroll)) {
+        for (int i = 0; i < kProgramViewCount; ++i) {
+            const ProgramView v = ProgramView(i);
+            const ImGuiTabItemFlags flags = select_program_view_ && *select_program_view_ == v ? ImGuiTabItemFlags_SetSelected : 0;
+            if (ImGui::BeginTabItem(program_view_title(v), nullptr, flags)) {
+                program_view_ = v;
+                kernel_tab_ = false;
+                ImGui::EndTabItem();
+            }
+        }
+        // The traced launch's views (a kernel of the program, picked in the Streams tab).
+        if (view_.views)
+            for (ViewId v : {ViewId::grid, ViewId::warps, ViewId::memory, ViewId::shared, ViewId::timeline}) {
+                const ImGuiTabItemFlags flags = select_view_ && *select_view_ == v ? ImGuiTabItemFlags_SetSelected : 0;
+                if (ImGui::BeginTabItem(view_title(v), nullptr, flags)) {
+                    active_view_ = v;
+                    kernel_tab_ = true;
+                    ImGui::EndTabItem();
+                }
+            }
+        ImGui::EndTabBar();
+    }
+    ImGui::PopStyleVar();
+    select_view_.reset();
+    select_program_view_.reset();
+    const float bar_h = kernel_tab_ && view_.views ? std::round(ImGui::GetFrameHeight() * 2 + 18 * s) : 0;
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(spacing::view_pad_x * s, spacing::view_pad_y * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(spacing::item_x * s, spacing::item_y * s));
+    ImGui::BeginChild("##view", ImVec2(0, ImGui::GetContentRegionAvail().y - bar_h), true, ImGuiWindowFlags_AlwaysUseWindowPadding);
+    if (kernel_tab_ && view_.views) {
+        text_dim("launch %llu of `%s`, traced in full", static_cast<unsigned long long>(trace_launch_),
+                 outcome_ ? outcome_->report.program_timeline_run.c_str() : "");
+        draw_caption();
+        switch (active_view_) {
+        case ViewId::grid: draw_grid_view(view_); break;
+        case ViewId::warps: draw_warps_view(view_); break;
+        case ViewId::memory: draw_memory_view(view_); break;
+        case ViewId::shared: draw_shared_view(view_); break;
+        case ViewId::timeline: draw_timeline_view(view_); break;
+        case ViewId::hierarchy: draw_hierarchy_view(view_); break;
+        }
+    } else if (!streams_.timeline) {
+        if (timeline_only_) draw_no_trace(("The timeline " + options_.timeline_file + " could not be read (see the status bar).").c_str());
+        else if (checking_ && !outcome_) draw_no_trace("Building and running your program\xE2\x80\xA6");
+        else if (outcome_ && outcome_->report.status.code == StatusCode::compile_error)
+            draw_no_trace("The program does not compile: nothing ran. The errors are marked in the code.");
+        else if (outcome_ && !outcome_->streams_error.empty())
+            draw_no_trace(("No timeline to show: " + outcome_->streams_error + ". See the checks.").c_str());
+        else draw_no_trace("No timeline yet.");
+    } else {
+        switch (program_view_) {
+        case ProgramView::streams: draw_streams_view(streams_); break;
+        case ProgramView::graph: draw_graph_view(streams_); break;
+        case ProgramView::pages: draw_pages_view(streams_); break;
+        }
+    }
+    ImGui::EndChild();
+    ImGui::PopStyleVar(2);
+    if (bar_h > 0) {
+        ImGui::Dummy(ImVec2(0, spacing::section_gap * s));
+        draw_playback_bar(view_);
+    }
+    if (streams_.trace_launch_request) {
+        trace_launch_ = *streams_.trace_launch_request;
+        streams_.trace_launch_request.reset();
+        notify("Tracing launch " + std::to_string(trace_launch_) + ": running the lesson again with the same inputs\xE2\x80\xA6");
+        request_check("trace launch", Clock::now());
+    }
 }
 
 // The launches of the lesson's last check, each with its shape and the checks that measured it.
@@ -763,7 +901,7 @@ void App::draw_caption() {
     const float w = ImGui::GetContentRegionAvail().x;
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w - 12 * s);
     const ImVec2 size = ImGui::CalcTextSize(caption_.c_str(), nullptr, false, w - 20 * s);
-    dl->AddRectFilled(p, ImVec2(p.x + w, p.y + size.y + 8 * s), colors::rgb(0x1d3140), 4 * s);
+    dl->AddRectFilled(p, ImVec2(p.x + w, p.y + size.y + 8 * s), colors::caption, 4 * s);
     dl->AddRectFilled(p, ImVec2(p.x + 3 * s, p.y + size.y + 8 * s), colors::accent, 4 * s, ImDrawFlags_RoundCornersLeft);
     ImGui::SetCursorScreenPos(ImVec2(p.x + 10 * s, p.y + 4 * s));
     ImGui::TextUnformatted(caption_.c_str());

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <imgui.h>
+
 #include "lessons/course.h"
 #include "lessons/progress.h"
 #include "lessons/translation.h"  // the lesson text and hints in the chosen language
@@ -24,14 +26,18 @@
 #include "viewmodel/check_runner.h"
 #include "viewmodel/exercise_files.h"
 #include "viewmodel/syntax.h"
+#include "views/streams_view.h"
 #include "views/view_context.h"
 
 namespace cudalab::gui {
+
+struct CodeLayout;  // panels/code_panel.cpp
 
 struct AppOptions {
     std::string lesson = "01-threads";
     std::string view;            // the view to open; empty: the lesson's first
     std::string trace_file;      // view a saved trace instead of running a lesson
+    std::string timeline_file;   // view a whole program's saved timeline (cudalab run --timeline)
     std::string source_file;     // with --trace: the kernel source it ran; with a lesson: check this
                                  // file instead of the exercise (progress is not recorded)
     std::optional<std::uint32_t> block;  // trace this block in full and open it
@@ -95,6 +101,7 @@ private:
     void open_in_editor(int line);
     void reset_exercise();
     void load_trace_file();
+    void load_timeline_file();
     void draw_toolbar();
     void draw_status_bar();
     void draw_views_column();
@@ -107,6 +114,9 @@ private:
     void show_first_picture();
     void draw_launch_picker();
     void draw_caption();
+    // A program lesson's column: the streams timeline, the graph, the pages, and the kernel views
+    // of a launch traced on request.
+    void draw_program_views();
 
     // panels/lesson_panel.cpp
     void draw_lesson_panel();
@@ -115,8 +125,16 @@ private:
     void draw_hints();
     void draw_output();
 
-    // panels/code_panel.cpp
+    // panels/code_panel.cpp: the header, the gutter (a table of columns), the code
     void draw_code_panel();
+    void draw_code_header();
+    void layout_gutter(CodeLayout& l);
+    void draw_gutter_header(const CodeLayout& l);
+    void draw_code_editor(CodeLayout& l);
+    void follow_caret(ImDrawList* dl, const CodeLayout& l, ImVec2 input_pos, ImVec2 text_origin, float scroll_y, float view_h,
+                      float pad_y, bool active);
+    void draw_gutter(const CodeLayout& l);
+    void draw_gutter_line(const CodeLayout& l, int i, float y, bool hovered);
 
     AppOptions options_;
     lessons::Course course_;
@@ -142,6 +160,12 @@ private:
     ViewContext view_;
     ViewId active_view_ = ViewId::grid;
     std::optional<ViewId> select_view_;   // set the tab on the next frame
+    // Program lessons.
+    StreamsViewContext streams_;
+    ProgramView program_view_ = ProgramView::streams;
+    std::optional<ProgramView> select_program_view_;
+    bool kernel_tab_ = false;             // a kernel view (of a traced launch) is open, not a program view
+    std::uint64_t trace_launch_ = 0;      // the runtime's launch number the next check traces (0: none)
     std::optional<std::uint32_t> open_block_;
     int lesson_tab_ = 0;                   // 0 checks, 1 hints, 2 output
     std::optional<int> select_lesson_tab_;
@@ -167,7 +191,8 @@ private:
     viewmodel::Clock::time_point message_time_{};
     bool quit_ = false;
     bool confirm_reset_ = false;
-    bool trace_only_ = false;  // --trace: no lesson run
+    bool trace_only_ = false;  // --trace or --timeline: no lesson run
+    bool timeline_only_ = false;  // --timeline: a program's timeline, no kernel trace
     float views_rect_[4] = {0, 0, 0, 0};
 };
 

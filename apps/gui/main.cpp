@@ -2,7 +2,7 @@
 // arguments. With no display it says so and opens the terminal lesson (`cudalab learn ID`).
 //
 //   cudalab gui [--lesson ID] [--view grid|warps|memory|shared|timeline|hierarchy]
-//               [--screenshot FILE.png --frames N] [--trace FILE [--source FILE.cu]]
+//               [--screenshot FILE.png --frames N] [--trace FILE [--source FILE.cu]] [--timeline FILE.json]
 //               [--launch N] [--block N] [--step N] [--find KIND] [--play [--speed N]] [--solution]
 //               [--backend emu|gpu|auto] [--lang en|zh]
 //
@@ -91,11 +91,13 @@ int main(int argc, char** argv) {
     std::uint64_t seed = 0;
     cli.add_option("--lesson,lesson", options.lesson, "lesson id (default 01-threads)");
     cli.add_option("--view", options.view, "view to open: grid, warps, memory, shared, timeline, hierarchy")
-        ->check(CLI::IsMember({"grid", "warps", "memory", "shared", "timeline", "hierarchy"}));
+        ->check(CLI::IsMember({"grid", "warps", "memory", "shared", "timeline", "hierarchy", "streams", "graph", "pages"}));
     cli.add_option("--screenshot", screenshot, "render, write this PNG and exit (needs --frames)");
     cli.add_option("--crop", crop, "with --screenshot: 'views' keeps only the views column")->check(CLI::IsMember({"views"}));
     cli.add_option("--frames", frames, "frames to render before the screenshot / exiting (prints frame times)");
     cli.add_option("--trace", options.trace_file, "view a trace saved by `cudalab exec --trace` instead of a lesson");
+    cli.add_option("--timeline", options.timeline_file,
+                   "view a whole program's timeline saved by `cudalab run --timeline` (streams, graph, pages) instead of a lesson");
     cli.add_option("--source", options.source_file,
                    "with --lesson: check this file instead of the exercise (progress is not recorded); with --trace: the "
                    "kernel source it ran");

@@ -322,7 +322,9 @@ cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, cudaMemLocation 
     if (!s) return fail(cudaErrorInvalidResourceHandle);
     const int target = location.type == cudaMemLocationTypeDevice ? location.id : -1;
     if (target >= rt.device_count) return fail(cudaErrorInvalidDevice);
+    record_page_moves(rt, s->device, rt.issue_time(), rt.issue_time(), "host touch");
     managed::prefetch(ptr, count, target);
+    record_page_moves(rt, s->device, rt.issue_time(), rt.issue_time(), "prefetch");
     Work w;
     w.kind = Work::Kind::prefetch;
     w.bytes = count;

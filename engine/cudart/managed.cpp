@@ -20,6 +20,7 @@ struct Region {
     std::uint64_t bytes = 0;
     std::atomic<std::uint8_t>* on_device = nullptr;  // per page
     std::uint8_t* read_mostly = nullptr;              // per page
+    std::uint8_t* reported = nullptr;                 // per page: its home at the last take_moves()
 };
 constexpr int max_regions = 4096;
 Region regions[max_regions];
@@ -111,6 +112,7 @@ void add(void* base, std::uint64_t bytes) {
         r.on_device = new std::atomic<std::uint8_t>[pages];
         for (std::uint64_t p = 0; p < pages; ++p) r.on_device[p] = 0;
         r.read_mostly = new std::uint8_t[pages]();
+        r.reported = new std::uint8_t[pages]();
         r.base.store(reinterpret_cast<std::uintptr_t>(base), std::memory_order_release);
         return;
     }
@@ -124,8 +126,10 @@ void remove(void* base) {
         r.base.store(0);
         delete[] r.on_device;
         delete[] r.read_mostly;
+        delete[] r.reported;
         r.on_device = nullptr;
         r.read_mostly = nullptr;
+        r.reported = nullptr;
         return;
     }
 }
@@ -172,5 +176,27 @@ void read_mostly(const void* base, std::uint64_t bytes, bool on) {
 }
 
 Counters counters() { return {h2d.load(), d2h.load(), prefetched.load()}; }
+
+std::vector<PageMove> take_moves() {
+    std::vector<PageMove> moves;
+    if (!enabled()) return moves;
+    std::lock_guard lock(table_mutex);
+    for (auto& r : regions) {
+        const std::uintptr_t base = r.base.load();
+        if (!base) continue;
+        const std::uint64_t pages = r.bytes / page_bytes;
+        for (std::uint64_t p = 0; p < pages; ++p) {
+            const std::uint8_t now = r.on_device[p].load();
+            if (now == r.reported[p]) continue;
+            r.reported[p] = now;
+            if (!moves.empty() && moves.back().base == base && moves.back().to_device == bool(now) &&
+                moves.back().first + moves.back().count == p)
+                ++moves.back().count;
+            else
+                moves.push_back({base, pages, p, 1, bool(now)});
+        }
+    }
+    return moves;
+}
 
 }  // namespace cudalab::cudart::managed

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace cudalab::cudart::managed {
 
@@ -36,5 +37,16 @@ void leave_device();
 void prefetch(const void* base, std::uint64_t bytes, int device);
 void read_mostly(const void* base, std::uint64_t bytes, bool on);
 Counters counters();
+
+// A run of pages of one allocation whose home changed since the last take_moves() (by faults or
+// prefetches), for the timeline's page map. Not called from the fault handler: the runtime takes
+// them between phases (before and after each kernel, after a prefetch, at exit).
+struct PageMove {
+    std::uintptr_t base = 0;
+    std::uint64_t allocation_pages = 0;
+    std::uint64_t first = 0, count = 0;
+    bool to_device = false;
+};
+std::vector<PageMove> take_moves();
 
 }  // namespace cudalab::cudart::managed

@@ -176,6 +176,7 @@ Runtime::~Runtime() {
         for (const auto& l : leaks) std::fprintf(stderr, "  %s\n", l.c_str());
     }
     if (timeline.enabled) {
+        record_page_moves(*this, 0, host_now(), host_now(), "host touch");  // the last host phase's
         const managed::Counters paged = managed::counters();
         timeline.counters = {{"managed_host_to_device_pages", paged.host_to_device_pages},
                              {"managed_device_to_host_pages", paged.device_to_host_pages},

@@ -105,6 +105,28 @@ void place(Stream* s, double start, double end, const std::string& name, const c
     }
 }
 
+void record_page_moves(Runtime& rt, int device, double start, double end, const char* cause) {
+    if (!rt.timeline.enabled) return;
+    const auto moves = managed::take_moves();
+    if (moves.empty()) return;
+    constexpr int page_row = 99999;  // a row of its own beside the streams
+    rt.timeline.name_stream(1 + device, page_row, "managed pages");
+    for (const auto& m : moves) {
+        TimelineEvent e;
+        e.name = m.to_device ? "pages to device" : "pages to host";
+        e.category = "page";
+        e.process = 1 + device;
+        e.thread = page_row;
+        e.start_ns = start;
+        e.end_ns = std::max(start, end);
+        e.args = {{"allocation", quoted(hex(m.base))}, {"allocation_pages", std::to_string(m.allocation_pages)},
+                  {"first_page", std::to_string(m.first)}, {"pages", std::to_string(m.count)},
+                  {"bytes", std::to_string(m.count * managed::page_bytes)},
+                  {"to", m.to_device ? "\"device\"" : "\"host\""}, {"cause", quoted(cause)}};
+        rt.timeline.add(std::move(e));
+    }
+}
+
 void wait_stream(Stream* s) {
     Runtime& rt = Runtime::get();
     rt.host_advance_to(stream_ready(s) + rt.model.sync_cost * 1e9);
@@ -240,6 +262,8 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     const bool keep_trace = !rt.trace_path.empty() && !rt.trace_kept && (rt.trace_launch == 0 || rt.trace_launch == launch_number);
     if (keep_trace) trace = TraceOptions{};  // full detail for the first blocks, writers recorded
     const auto started = std::chrono::steady_clock::now();
+    // Pages the host moved since the last look (stamped now: the runtime sees them only here).
+    record_page_moves(rt, s->device, rt.issue_time(), rt.issue_time(), "host touch");
     managed::enter_device();
     LaunchConfig config = k.config;
     config.cooperative = k.cooperative;
@@ -271,10 +295,13 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
                                        ? rt.devices[std::size_t(s->device)].engine_free[compute] : 0.0});
     const double end = start + kernel_seconds(*f, r, k.config, in_graph) * 1e9;
     if (k.config.grid.count() >= std::uint64_t(m.sm_count)) rt.devices[std::size_t(s->device)].engine_free[compute] = end;
+    record_page_moves(rt, s->device, start, end, "kernel touch");
     place(s, start, end, name, "kernel",
           {{"grid", quoted(k.config.grid.str())}, {"block", quoted(k.config.block.str())},
            {"dynamic_shared", std::to_string(k.config.dynamic_shared_bytes)},
-           {"warp_instructions", std::to_string(r.stats.warp_instructions)}, {"graph", in_graph ? "true" : "false"}});
+           {"warp_instructions", std::to_string(r.stats.warp_instructions)}, {"graph", in_graph ? "true" : "false"},
+           // The launch's number, for CUDALAB_TRACE_LAUNCH (the app offers to trace it).
+           {"launch", std::to_string(launch_number)}});
     if (!r.status.ok()) {
         const int code = error_for_fault(r.status.message);
         std::string site = caller_site();
@@ -504,10 +531,15 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
         w.event->time = t;
         w.event->device = s->device;
         s->tail = std::max(s->tail, t);
+        // An instant on the stream's row (the timeline's viewers draw events as marks).
+        place(s, t, t, "event record", "event", {{"event", quoted(hex(reinterpret_cast<std::uint64_t>(w.event)))}});
         return cudaSuccess;
     }
     case Work::Kind::event_wait:
-        if (w.event->recorded) s->tail = std::max(s->tail, w.event->time);
+        if (w.event->recorded) {
+            s->tail = std::max(s->tail, w.event->time);
+            place(s, s->tail, s->tail, "event wait", "event", {{"event", quoted(hex(reinterpret_cast<std::uint64_t>(w.event)))}});
+        }
         return cudaSuccess;
     case Work::Kind::child_graph: {
         std::vector<GraphNode*> order;

@@ -28,6 +28,11 @@ void wait_device(int device);
 void place(Stream* s, double start, double end, const std::string& name, const char* category,
            std::vector<std::pair<std::string, std::string>> args = {});
 
+// Puts the managed pages that changed home since the last call on the timeline (the page map's
+// row of `device`), between `start` and `end`; `cause` says why ("kernel touch", "host touch",
+// "prefetch"). Nothing when the timeline is off.
+void record_page_moves(Runtime& rt, int device, double start, double end, const char* cause);
+
 // The display name of a kernel: "add(float const*, float const*, float*, int)" -> "add".
 std::string kernel_display_name(const std::string& entry);
 

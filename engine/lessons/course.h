@@ -78,6 +78,9 @@ struct CheckOptions {
     std::uint64_t printf_limit = 0;        // device printf bytes per launch
     double time_limit_seconds = 0;         // wall-clock for the whole check
     compiler::CompileLimits compile_limits;
+    // A program lesson: trace kernel launch N (the runtime's 1-based number, as its timeline gives
+    // it) of the run whose timeline the report keeps; the trace comes back as `last_trace`.
+    std::uint64_t program_trace_launch = 0;
 };
 
 struct CheckReport {
@@ -95,6 +98,10 @@ struct CheckReport {
     std::vector<std::string> log;
     std::string printf_output;   // device printf; a program lesson: the last run's stdout
     bool program = false;        // a program lesson's report (built by nvcc, no launches of its own)
+    // A program lesson: the timeline (Trace Event JSON, as the runtime wrote it) of its last run
+    // that wrote one, the run its timeline checks read, and that run's command line. Empty otherwise.
+    std::string program_timeline;
+    std::string program_timeline_run;  // "./program in.bin out.bin"
     double compile_seconds = 0;
     bool compile_cached = false;
     double compiled_seconds = 0;  // how long the compile took when it ran (a cached one: earlier)

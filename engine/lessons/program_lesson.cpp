@@ -21,6 +21,7 @@
 #include "programs/build.h"
 #include "programs/runner.h"
 #include "programs/sandbox.h"
+#include "trace/trace_io.h"
 
 namespace fs = std::filesystem;
 
@@ -65,11 +66,12 @@ bool ProgramSession::read_file(const std::string& name, std::vector<unsigned cha
 namespace {
 
 // The timeline file the runtime (or the CUPTI library) wrote: complete events only.
-std::vector<programs::TimelineEvent> read_timeline(const std::string& path, std::string* why) {
+std::vector<programs::TimelineEvent> read_timeline(const std::string& path, std::string* text, std::string* why) {
     std::vector<programs::TimelineEvent> events;
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     if (!in) { *why = "no timeline was written"; return events; }
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    text->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("traceEvents") || !j["traceEvents"].is_array()) {
         *why = "the timeline is not valid JSON";
         return events;
@@ -111,6 +113,13 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args, cons
     std::error_code ec;
     fs::remove(timeline, ec);
     req.timeline = timeline;
+    if (trace_launch_) {
+        // One file per run: the app opens the one of the run whose timeline it shows.
+        run.trace_path = (fs::path(work_dir_) / (".cudalab-trace-" + std::to_string(runs_.size()))).string();
+        fs::remove(run.trace_path, ec);
+        req.trace = run.trace_path;
+        req.trace_launch = trace_launch_;
+    }
     // Learner code is untrusted: in the sandbox where this machine has one (bubblewrap), with the
     // sandbox's limits either way.
     req.sandbox = programs::sandbox_support().ok;
@@ -139,8 +148,10 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args, cons
         run.failure = s.empty() ? "the program did not run" : s;
     }
     std::string why;
-    if (r.timeline_written) run.timeline = read_timeline(timeline, &why);
+    if (r.timeline_written) run.timeline = read_timeline(timeline, &run.timeline_text, &why);
     run.timeline_written = r.timeline_written && why.empty();
+    if (!run.timeline_written) run.timeline_text.clear();
+    run.args = args;
     std::string env;
     for (const auto& [k, v] : settings.environment) env += k + "=" + v + " ";
     if (settings.devices) env += "CUDALAB_DEVICES=" + std::to_string(settings.devices) + " ";
@@ -353,6 +364,7 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     report.seed = options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
     ProgramSession session(built.executable, work.path.string(), backend, report.seed,
                            options.time_limit_seconds > 0 ? options.time_limit_seconds : 60);
+    if (options.program_trace_launch) session.trace_launch(options.program_trace_launch);
     const auto started = std::chrono::steady_clock::now();
     // --memory-limit bounds each run's resident memory (kernel lessons: the emulator's memory).
     if (options.memory_limit > 0) session.set_memory_limit(options.memory_limit);
@@ -365,6 +377,21 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     }
     report.log = session.log();
     if (const ProgramRun* last = session.last_run()) report.printf_output = last->out;
+    const ProgramRun* shown = nullptr;
+    for (const auto& r : session.runs())
+        if (r.timeline_written) shown = &r;
+    if (shown) {
+        report.program_timeline = shown->timeline_text;
+        report.program_timeline_run = "./program";
+        for (const auto& a : shown->args) report.program_timeline_run += " " + a;
+        if (!shown->trace_path.empty()) {
+            auto trace = std::make_shared<Trace>();
+            std::string why;
+            if (read_trace(shown->trace_path, trace.get(), &why)) report.last_trace = std::move(trace);
+            else report.log.push_back("launch " + std::to_string(options.program_trace_launch) + " of `" +
+                                      report.program_timeline_run + "` was not traced: " + why);
+        }
+    }
     report.passed = !report.checks.empty() && !session.failed();
     if (report.checks.empty()) {
         CheckResult c;

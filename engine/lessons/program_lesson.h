@@ -36,6 +36,9 @@ struct ProgramRun {
     nlohmann::json runtime;     // the emulated runtime's result ({"faults", "leaks", ...}) or null
     std::vector<programs::TimelineEvent> timeline;  // device and host events; empty when none was written
     bool timeline_written = false;
+    std::string timeline_text;  // the timeline file as written (for the app and its export)
+    std::vector<std::string> args;  // what it was run with
+    std::string trace_path;         // the traced launch's file (ProgramSession::trace_launch), "" when none
     bool ok() const { return completed && exit_code == 0; }
     // The runtime's faults, one line each ("" when none).
     std::string faults() const;
@@ -57,6 +60,9 @@ class ProgramSession {
 public:
     ProgramSession(std::string executable, std::string work_dir, std::string backend, std::uint64_t seed,
                    double time_limit_seconds);
+    // Every later run traces launch N in full (the emulated runtime's CUDALAB_TRACE_LAUNCH);
+    // ProgramRun::trace_path names the file.
+    void trace_launch(std::uint64_t n) { trace_launch_ = n; }
 
     std::mt19937_64& rng() { return rng_; }
     // The resident memory a run may use (the program and its children); 0: the sandbox's default.
@@ -71,6 +77,7 @@ public:
     // kept for later checks (last_run()).
     const ProgramRun& run(const std::vector<std::string>& args, const RunSettings& settings = {});
     const ProgramRun* last_run() const { return runs_.empty() ? nullptr : &runs_.back(); }
+    const std::vector<ProgramRun>& runs() const { return runs_; }
     const std::string& backend() const { return backend_; }
 
     // A correctness check: passed or not, with what happened and what to try.
@@ -97,6 +104,7 @@ private:
     std::string executable_, work_dir_, backend_;
     std::mt19937_64 rng_;
     double time_limit_seconds_;
+    std::uint64_t trace_launch_ = 0;
     std::vector<ProgramRun> runs_;
     std::vector<CheckResult> checks_;
     std::vector<std::string> log_;

@@ -271,6 +271,14 @@ void Progress::migrate_json(const std::string& legacy) {
 
 void Progress::load() {
     lessons_.clear();
+    // The newest result of each lesson: a passed lesson whose newest check failed says so.
+    std::map<std::string, bool> newest_failed;
+    Statement newest(db_, "SELECT lesson, passed FROM results WHERE rowid IN (SELECT max(rowid) FROM results GROUP BY lesson)");
+    if (newest)
+        while (sqlite3_step(newest.get()) == SQLITE_ROW)
+            if (sqlite3_column_type(newest.get(), 0) == SQLITE_TEXT)
+                newest_failed[std::string(reinterpret_cast<const char*>(sqlite3_column_text(newest.get(), 0)),
+                                          size_t(sqlite3_column_bytes(newest.get(), 0)))] = sqlite3_column_int64(newest.get(), 1) == 0;
     Statement all(db_, "SELECT id, state, hints_shown, last_checked FROM lessons");
     if (!all) return;
     while (sqlite3_step(all.get()) == SQLITE_ROW) {
@@ -278,12 +286,17 @@ void Progress::load() {
         const std::string id(reinterpret_cast<const char*>(sqlite3_column_text(all.get(), 0)), size_t(sqlite3_column_bytes(all.get(), 0)));
         if (!valid_id(id)) continue;
         lessons_[id] = validated(all.get(), 1, id, &problems_);
+        lessons_[id].last_failed = newest_failed.count(id) && newest_failed[id];
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Changes
 // ---------------------------------------------------------------------------------------------
+
+std::string progress_label(const LessonProgress& p) {
+    return p.fails_now() ? "passed before, fails now" : state_name(p.state);
+}
 
 void Progress::set_course(const std::string& key) {
     prefix_.clear();
@@ -315,6 +328,7 @@ LessonProgress Progress::read_row(const std::string& id, bool* found) {
 LessonProgress Progress::update(const std::string& id, const std::function<void(LessonProgress&)>& change, int result) {
     // `id` is already keyed (set_course): read the cached row directly, not through get().
     LessonProgress p = lessons_.count(id) ? lessons_.at(id) : LessonProgress{};
+    if (result >= 0) p.last_failed = result == 0;
     if (!db_ || !valid_id(id)) {
         change(p);
         lessons_[id] = p;
@@ -330,7 +344,9 @@ LessonProgress Progress::update(const std::string& id, const std::function<void(
         return p;
     }
     bool found = false;
+    const bool last_failed = p.last_failed;  // the history's, not the row's
     p = read_row(id, &found);
+    p.last_failed = last_failed;
     change(p);
     Statement put(db_, "INSERT OR REPLACE INTO lessons VALUES (?1, ?2, ?3, ?4)");
     put.bind(1, id);

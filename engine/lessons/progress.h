@@ -24,7 +24,13 @@ struct LessonProgress {
     LessonState state = LessonState::not_tried;
     int hints_shown = 0;
     std::string last_checked;  // ISO 8601 time
+    bool last_failed = false;  // the newest recorded check failed (from the results history)
+    // Passed once, and the newest check fails: the lesson stays passed, but the learner is told.
+    bool fails_now() const { return state == LessonState::passed && last_failed; }
 };
+// What `cudalab list` and the app's lesson list say: "passed", "failed", "not tried", or
+// "passed before, fails now".
+std::string progress_label(const LessonProgress& p);
 
 class Progress {
 public:

@@ -325,6 +325,7 @@ RunResult run_program(const RunRequest& req) {
         set_env(env, "LD_PRELOAD", (dir + "/libcudart.so.13" + (get_env(env, "LD_PRELOAD") ? std::string(":") + get_env(env, "LD_PRELOAD") : "")).c_str());
         if (req.devices > 0) set_env(env, "CUDALAB_DEVICES", std::to_string(req.devices).c_str());
         if (!trace_path.empty()) set_env(env, "CUDALAB_TRACE", trace_path.c_str());
+        if (!trace_path.empty() && req.trace_launch) set_env(env, "CUDALAB_TRACE_LAUNCH", std::to_string(req.trace_launch).c_str());
         if (req.driver_version) set_env(env, "CUDALAB_DRIVER_VERSION", std::to_string(req.driver_version).c_str());
         if (req.budget) set_env(env, "CUDALAB_BUDGET", std::to_string(req.budget).c_str());
         read_only.push_back(dir);

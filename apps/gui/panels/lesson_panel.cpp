@@ -45,7 +45,13 @@ void App::draw_lesson_panel() {
 
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(16 * s, 12 * s));
     ImGui::BeginChild("##lesson_text", ImVec2(0, text_h), true, ImGuiWindowFlags_AlwaysUseWindowPadding);
-    if (trace_only_) {
+    if (timeline_only_) {
+        ImGui::PushTextWrapPos(0);
+        text_dim("A whole program's timeline (%s), as `cudalab run --timeline` saved it. The views show its streams, graph "
+                 "launches and managed pages; there is no lesson text and no check.",
+                 options_.timeline_file.c_str());
+        ImGui::PopTextWrapPos();
+    } else if (trace_only_) {
         ImGui::PushTextWrapPos(0);
         text_dim("A saved trace (%s) of kernel %s. The views step through it; there is no lesson text and no check.",
                  options_.trace_file.c_str(), view_.views ? view_.views->trace().kernel.name.c_str() : "?");
@@ -113,7 +119,7 @@ void App::draw_lesson_list() {
             open_block_.reset();
             open_lesson(l);
         }
-        std::string tip = l.id + "  " + l.title + "\n" + lessons::state_name(p.state);
+        std::string tip = l.id + "  " + l.title + "\n" + lessons::progress_label(p);
         if (!p.last_checked.empty()) tip += " (last checked " + p.last_checked + ")";
         if (p.hints_shown) tip += ", " + std::to_string(p.hints_shown) + " hint" + (p.hints_shown > 1 ? "s" : "") + " seen";
         tooltip(tip);
@@ -122,6 +128,8 @@ void App::draw_lesson_list() {
         const ImVec2 c(at.x + 10 * s, cy);
         if (p.state == lessons::LessonState::not_tried) dl->AddCircle(c, r, state_color(p.state), 16, 1.5f * s);
         else dl->AddCircleFilled(c, r, state_color(p.state), 16);
+        // Passed before, fails now: the pass stays, ringed in the failing colour.
+        if (p.fails_now()) dl->AddCircle(c, r + 2 * s, state_color(lessons::LessonState::failed), 16, 1.5f * s);
         const float ty = cy - ImGui::GetTextLineHeight() * 0.5f;
         dl->AddText(fonts().mono, fonts().mono->FontSize, ImVec2(at.x + 24 * s, ty + 1 * s), colors::text_dim, l.id.substr(0, l.id.find('-')).c_str());
         // A title that does not fit is set smaller before it is cut.
@@ -210,7 +218,7 @@ void App::draw_checks() {
         const bool open_by_default = !c.passed && !opened_one;
         opened_one |= open_by_default;
         const ImGuiTreeNodeFlags flags = ImGuiTreeNodeFlags_SpanAvailWidth | (open_by_default ? ImGuiTreeNodeFlags_DefaultOpen : 0);
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(c.passed ? colors::text : colors::rgb(0xffd0cc)));
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(c.passed ? colors::text : colors::fail_text));
         // The name stops short of the metric (performance checks) and of the panel's edge.
         const float metric_space = perf ? fonts().mono->CalcTextSizeA(fonts().mono->FontSize, 1e9f, 0, metric_text(c).c_str()).x + 18 * s : 4 * s;
         const ImVec2 row_min = ImGui::GetCursorScreenPos();
@@ -234,7 +242,7 @@ void App::draw_checks() {
         }
         for (std::size_t k = 1; k < name_lines.size(); ++k) {
             ImGui::SetCursorPosX(ImGui::GetCursorPosX() + 18 * s + 2 * s + ImGui::GetTreeNodeToLabelSpacing());
-            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(c.passed ? colors::text : colors::rgb(0xffd0cc)), "%s", name_lines[k].c_str());
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(c.passed ? colors::text : colors::fail_text), "%s", name_lines[k].c_str());
         }
         if (open) {
             ImGui::Indent(4 * s);
@@ -306,7 +314,7 @@ void App::draw_hints() {
         ImGui::Unindent(12 * s);
         dl->ChannelsSetCurrent(0);
         const ImVec2 end(at.x + ImGui::GetContentRegionAvail().x, ImGui::GetItemRectMax().y + 6 * s);
-        dl->AddRectFilled(ImVec2(at.x, at.y - 4 * s), end, colors::rgb(0x2a2618), 5 * s);
+        dl->AddRectFilled(ImVec2(at.x, at.y - 4 * s), end, colors::hint_box, 5 * s);
         dl->AddRectFilled(ImVec2(at.x, at.y - 4 * s), ImVec2(at.x + 3 * s, end.y), colors::fair);
         dl->ChannelsMerge();
         ImGui::Dummy(ImVec2(0, 10 * s));

@@ -62,8 +62,8 @@ float MarkdownView::layout_runs(const std::vector<Run>& runs, float x0, float x1
         }
         ImFont* font = font_for(run.style, base);
         const bool code = run.style & viewmodel::run_code;
-        ImU32 color = code ? colors::rgb(0xe6c07b) : (run.style & viewmodel::run_link) ? colors::info : base_color;
-        if ((run.style & viewmodel::run_bold) && !code && base == fonts().ui) color = colors::rgb(0xf3f5f8);
+        ImU32 color = code ? colors::md_code : (run.style & viewmodel::run_link) ? colors::info : base_color;
+        if ((run.style & viewmodel::run_bold) && !code && base == fonts().ui) color = colors::text_strong;
         const float baseline_shift = std::round((base->FontSize - font->FontSize) * 0.55f);
         const char* p = run.text.c_str();
         const char* end = p + run.text.size();
@@ -87,7 +87,7 @@ float MarkdownView::layout_runs(const std::vector<Run>& runs, float x0, float x1
                     const bool more = sp < end;
                     boxes_.push_back({ImVec2(x - pad * 0.6f, y + baseline_shift - 1 * s),
                                       ImVec2(x + (more ? full_w : word_w + pad * 0.6f), y + baseline_shift + font->FontSize + 2 * s),
-                                      colors::rgb(0x2b303b), more ? 0.0f : 3 * s, false});
+                                      colors::md_code_box, more ? 0.0f : 3 * s, false});
                 }
                 // Chinese is laid out a character at a time: a character that follows the last
                 // piece directly, in its font and colour, joins it (one draw call, not one each).
@@ -125,7 +125,7 @@ void MarkdownView::layout(float width) {
         case BlockKind::heading: {
             ImFont* font = b.level == 1 ? f.h1 : b.level == 2 ? f.h2 : f.h3;
             if (bi > 0) y += (b.level <= 2 ? 14 : 8) * s;
-            ImU32 color = b.level == 1 ? colors::rgb(0xffffff) : colors::rgb(0xe9edf3);
+            ImU32 color = b.level == 1 ? colors::white : colors::heading;
             y = layout_runs(b.runs, x0, width, y, font, color, false, nullptr);
             if (b.level <= 2) {
                 boxes_.push_back({ImVec2(x0, y + 1 * s), ImVec2(width, y + 2 * s),
@@ -168,8 +168,8 @@ void MarkdownView::layout(float width) {
                 y += line_h;
             }
             y += pad;
-            boxes_.push_back({ImVec2(x0, top), ImVec2(width, y), colors::rgb(0x11131a), 5 * s, false});
-            boxes_.push_back({ImVec2(x0, top), ImVec2(x0 + 3 * s, y), colors::rgb(0x76b900, 150), 0, false});
+            boxes_.push_back({ImVec2(x0, top), ImVec2(width, y), colors::md_quote, 5 * s, false});
+            boxes_.push_back({ImVec2(x0, top), ImVec2(x0 + 3 * s, y), colors::accent_line, 0, false});
             y += para_gap;
             break;
         }
@@ -203,12 +203,12 @@ void MarkdownView::layout(float width) {
                 const std::size_t box_index = boxes_.size();
                 for (std::size_t c = 0; c < b.rows[r].size(); ++c) {
                     float bottom = layout_runs(b.rows[r][c].runs, x + cell_pad, x + widths[c] - cell_pad, y + cell_pad * 0.6f,
-                                               r == 0 ? f.ui_bold : f.ui, r == 0 ? colors::rgb(0xf3f5f8) : colors::text, false, nullptr);
+                                               r == 0 ? f.ui_bold : f.ui, r == 0 ? colors::text_strong : colors::text, false, nullptr);
                     row_bottom = std::max(row_bottom, bottom + cell_pad * 0.4f);
                     x += widths[c];
                 }
                 const float right = x0 + sum(widths);
-                ImU32 bg = r == 0 ? colors::rgb(0x262b36) : (r % 2 ? colors::rgb(0x1e222a) : colors::rgb(0x1b1e25));
+                ImU32 bg = r == 0 ? colors::table_header : (r % 2 ? colors::table_row_alt : colors::panel);
                 boxes_.insert(boxes_.begin() + std::ptrdiff_t(box_index), Box{ImVec2(x0, y), ImVec2(right, row_bottom), bg, 0, false});
                 y = row_bottom;
             }

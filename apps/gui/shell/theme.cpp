@@ -53,6 +53,26 @@ ImU32 step_color(viewmodel::StepClass c) {
     return colors::text;
 }
 
+// Copies in the memory colours (in: load blue, out: store orange), kernels in the accent, so that
+// overlap reads as colours stacked in one column of time.
+ImU32 stream_engine_color(viewmodel::StreamEngine e) {
+    using viewmodel::StreamEngine;
+    switch (e) {
+    case StreamEngine::h2d: return colors::load;
+    case StreamEngine::kernel: return colors::accent;
+    case StreamEngine::d2h: return colors::store;
+    case StreamEngine::copy: return colors::rgb(0xb07aa1);
+    case StreamEngine::memset: return colors::rgb(0x9c755f);
+    case StreamEngine::host_function: return colors::rgb(0xedc948);
+    case StreamEngine::event: return colors::rgb(0xe15759);
+    case StreamEngine::graph: return colors::rgb(0x76b7b2);
+    case StreamEngine::alloc: return colors::rgb(0x8a8f9c);
+    case StreamEngine::pages: return colors::atomic;
+    case StreamEngine::api: return colors::rgb(0x5c6b8a);
+    }
+    return colors::text;
+}
+
 ImU32 verdict_color(viewmodel::Verdict v) {
     switch (v) {
     case viewmodel::Verdict::good: return colors::good;

@@ -78,6 +78,15 @@ void CheckRunner::run() {
         else if (out.report.last_trace)
             out.views = build_trace_views(out.report.last_trace, out.source, out.report.module.get(), "sm_90",
                                           &out.report.shapes);
+        if (!out.report.program_timeline.empty()) {
+            auto streams = std::make_shared<StreamsTimeline>();
+            if (parse_streams_timeline(out.report.program_timeline, streams.get(), &out.streams_error)) {
+                streams->run = out.report.program_timeline_run;
+                out.streams = std::move(streams);
+            }
+        } else if (out.report.program && out.report.status.ok()) {
+            out.streams_error = "the program's runs wrote no timeline";
+        }
         out.finished = Clock::now();
         out.views_seconds = std::chrono::duration<double>(out.finished - checked).count();
         out.request = std::move(r);

@@ -14,6 +14,7 @@
 
 #include "compiler/compiler.h"
 #include "lessons/course.h"
+#include "viewmodel/streams_model.h"
 #include "viewmodel/trace_views.h"
 
 namespace cudalab::viewmodel {
@@ -35,6 +36,9 @@ struct CheckOutcome {
     lessons::CheckReport report;
     std::shared_ptr<const TraceViews> views;  // of `launch`; null when nothing ran (compile error, fault before a launch)
     int launch = -1;                          // which launch `views` shows (index into report.launches)
+    // A program lesson's streams timeline (its run's timeline file); null when it wrote none.
+    std::shared_ptr<const StreamsTimeline> streams;
+    std::string streams_error;                // why there is none, or why it is incomplete
     std::string source;                       // the file's text as checked
     double check_seconds = 0;                 // compile + run + checks
     double views_seconds = 0;                 // building the view data

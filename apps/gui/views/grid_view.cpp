@@ -60,7 +60,7 @@ void block_map(ViewContext& c, float height) {
             if (w >= c.warps.size()) continue;
             const viewmodel::LaneState st = c.warps[w].lane(int(lane));
             ImU32 col = lane_color(st);
-            if (w % 2) col = mix(col, colors::rgb(0x000000), 0.28f);  // odd warps darker
+            if (w % 2) col = mix(col, colors::black, 0.28f);  // odd warps darker
             if (int(w) != current_warp && current_warp >= 0) col = mix(colors::panel, col, 0.8f);
             const ImVec2 a(x0 + float(x) * cell, p.y + float(r) * cell), z(a.x + cell - gap, a.y + cell - gap);
             dl->AddRectFilled(a, z, col);
@@ -123,7 +123,7 @@ void draw_grid_view(ViewContext& c) {
     ImGui::SameLine();
     ImGui::RadioButton("wave", &c.grid_coloring, 1);
     ImGui::SameLine(0, 20 * s);
-    legend_item(colors::rgb(0xffffff), "traced in full");
+    legend_item(colors::white, "traced in full");
     ImGui::SameLine(0, 14 * s);
     legend_item(colors::accent, "open block", true);
 
@@ -157,14 +157,14 @@ void draw_grid_view(ViewContext& c) {
             const bool traced = g.traced[std::size_t(b)];
             ImU32 fill = c.grid_coloring == 0 ? sm_color(sm, traced ? 1.0f : 0.8f) : sm_color(wave * 7 + 1, traced ? 1.0f : 0.8f);
             const bool is_hover = mouse.x >= a.x && mouse.x < z.x && mouse.y >= a.y && mouse.y < z.y && ImGui::IsWindowHovered();
-            if (is_hover) { hovered = b; fill = mix(fill, colors::rgb(0xffffff), 0.25f); }
+            if (is_hover) { hovered = b; fill = mix(fill, colors::white, 0.25f); }
             dl->AddRectFilled(a, z, fill, 3 * s);
-            if (traced) dl->AddCircleFilled(ImVec2(z.x - 5 * s, a.y + 5 * s), 2.5f * s, colors::rgb(0xffffff), 8);
+            if (traced) dl->AddCircleFilled(ImVec2(z.x - 5 * s, a.y + 5 * s), 2.5f * s, colors::white, 8);
             if (open && open->block == std::uint32_t(b)) {
                 // How far the playhead is through the open block.
                 const float done = open->steps() ? float(c.step() + 1) / float(open->steps()) : 0;
                 dl->AddRectFilled(ImVec2(a.x + 3 * s, z.y - 5 * s), ImVec2(a.x + 3 * s + (z.x - a.x - 6 * s) * done, z.y - 3 * s),
-                                  colors::rgb(0xffffff, 220), 1 * s);
+                                  colors::outline_strong, 1 * s);
                 dl->AddRect(ImVec2(a.x - 2 * s, a.y - 2 * s), ImVec2(z.x + 2 * s, z.y + 2 * s), colors::accent, 4 * s, 0, 2.5f * s);
             }
             if (tile >= 26 * s) {
@@ -175,7 +175,7 @@ void draw_grid_view(ViewContext& c) {
                 else std::snprintf(label, sizeof label, "%u,%u", co[0], co[1]);
                 const ImVec2 ts = label_font->CalcTextSizeA(label_font->FontSize, 1e9f, 0, label);
                 if (ts.x < tile - gap - 4 * s)
-                    dl->AddText(label_font, label_font->FontSize, ImVec2(a.x + 4 * s, a.y + 3 * s), colors::rgb(0x0d0f12, 230), label);
+                    dl->AddText(label_font, label_font->FontSize, ImVec2(a.x + 4 * s, a.y + 3 * s), colors::ink, label);
             }
         }
     }

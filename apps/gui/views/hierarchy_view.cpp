@@ -52,10 +52,10 @@ void limit_bar(const char* name, int blocks, int best, int widest, float width) 
     const float label_w = 104 * s;
     dl->AddText(fonts().small, fonts().small->FontSize, ImVec2(p.x, p.y + 2 * s), colors::text_dim, name);
     const float bw = width - label_w - 40 * s;
-    dl->AddRectFilled(ImVec2(p.x + label_w, p.y + 3 * s), ImVec2(p.x + label_w + bw, p.y + h - 3 * s), colors::rgb(0x2a2f3b), 2 * s);
+    dl->AddRectFilled(ImVec2(p.x + label_w, p.y + 3 * s), ImVec2(p.x + label_w + bw, p.y + h - 3 * s), colors::track, 2 * s);
     const float f = std::clamp(float(blocks) / float(std::max(widest, 1)), 0.02f, 1.0f);
     dl->AddRectFilled(ImVec2(p.x + label_w, p.y + 3 * s), ImVec2(p.x + label_w + bw * f, p.y + h - 3 * s),
-                      blocks == best ? colors::fair : colors::rgb(0x4e79a7), 2 * s);
+                      blocks == best ? colors::fair : colors::compute, 2 * s);
     char n[16];
     std::snprintf(n, sizeof n, "%d", blocks);
     dl->AddText(fonts().small, fonts().small->FontSize, ImVec2(p.x + label_w + bw + 6 * s, p.y + 2 * s), colors::text, n);
@@ -89,10 +89,10 @@ void draw_hierarchy_view(ViewContext& c) {
     level_box(dl, l1_a, l1_z, "L1 / shared memory", l1_detail, colors::info);
     y += box_h + gap;
     const ImVec2 l2_a(bx, y), l2_z(bx + bw, y + box_h);
-    level_box(dl, l2_a, l2_z, "L2 cache", "shared by all SMs", colors::rgb(0xb07aa1));
+    level_box(dl, l2_a, l2_z, "L2 cache", "shared by all SMs", colors::l2);
     y += box_h + gap;
     const ImVec2 dram_a(bx, y), dram_z(bx + bw, y + box_h);
-    level_box(dl, dram_a, dram_z, "Device memory", "global: HBM or GDDR", colors::rgb(0xf28e2b));
+    level_box(dl, dram_a, dram_z, "Device memory", "global: HBM or GDDR", colors::dram);
     const float bottom = y + box_h;
 
     // Loads go up (left arrow), stores down (right arrow).
@@ -143,12 +143,12 @@ void draw_hierarchy_view(ViewContext& c) {
         const ImVec2 g = ImGui::GetCursorScreenPos();
         const float gh = 18 * s;
         ImDrawList* d = ImGui::GetWindowDrawList();
-        d->AddRectFilled(g, ImVec2(g.x + col_w, g.y + gh), colors::rgb(0x2a2f3b), 3 * s);
+        d->AddRectFilled(g, ImVec2(g.x + col_w, g.y + gh), colors::track, 3 * s);
         d->AddRectFilled(g, ImVec2(g.x + col_w * float(o.occupancy), g.y + gh), colors::accent, 3 * s);
         char occ[96];
         std::snprintf(occ, sizeof occ, "%s occupancy: %d of %d warps", viewmodel::percent(o.occupancy).c_str(), o.active_warps, o.max_warps);
         d->AddText(fonts().ui_bold, fonts().small->FontSize, ImVec2(g.x + 6 * s, g.y + (gh - fonts().small->FontSize) * 0.5f),
-                   o.occupancy > 0.3 ? colors::rgb(0x0d0f12) : colors::text, occ);
+                   o.occupancy > 0.3 ? colors::ink : colors::text, occ);
         ImGui::Dummy(ImVec2(col_w, gh + 2 * s));
         ImGui::PushTextWrapPos(wrap_x);
         text_dim("%s: %d threads/block, %d registers/thread, %s shared/block", h.arch.c_str(), h.threads_per_block,

@@ -92,7 +92,7 @@ void shaped_region(ViewContext& c, const viewmodel::MemoryRegion& r, bool curren
     // its own costs four vertices a frame (a 150 x 130 matrix: 80 000).
     if (last_row > first_row)
         dl->AddRectFilled(ImVec2(x0, origin.y + float(first_row) * cell),
-                          ImVec2(x0 + float(dcols) * cell - gap, origin.y + float(last_row) * cell - gap), colors::rgb(0x242935));
+                          ImVec2(x0 + float(dcols) * cell - gap, origin.y + float(last_row) * cell - gap), colors::cell_empty);
     for (std::uint32_t dr = first_row; dr < last_row; ++dr) {
         const float y = origin.y + float(dr) * cell;
         if (dr % label_every == 0) {
@@ -120,7 +120,7 @@ void shaped_region(ViewContext& c, const viewmodel::MemoryRegion& r, bool curren
                 const float tw = count_font->CalcTextSizeA(count_font->FontSize, 1e9f, 0, n).x;
                 if (tw <= cell - 3 * s)
                     dl->AddText(count_font, count_font->FontSize, ImVec2(a.x + (cell - gap - tw) * 0.5f, a.y + (cell - gap - count_font->FontSize) * 0.5f),
-                                heat * 2 > r.max_touches ? colors::rgb(0x0d0f12) : colors::text_dim, n);
+                                heat * 2 > r.max_touches ? colors::ink : colors::text_dim, n);
             }
         }
     }
@@ -146,7 +146,7 @@ void shaped_region(ViewContext& c, const viewmodel::MemoryRegion& r, bool curren
             for (std::uint64_t e = lo; e < hi;) {
                 const std::uint64_t row_end = std::min(hi, (e / cols + 1) * cols);
                 const ImVec2 a = cell_min(e), z = cell_min(row_end - 1);
-                dl->AddRect(ImVec2(a.x - 1.5f * s, a.y - 1.5f * s), ImVec2(z.x + cell + 0.5f * s, z.y + cell + 0.5f * s), colors::rgb(0xffffff, 200),
+                dl->AddRect(ImVec2(a.x - 1.5f * s, a.y - 1.5f * s), ImVec2(z.x + cell + 0.5f * s, z.y + cell + 0.5f * s), colors::outline_strong,
                             2 * s, 0, 1.2f * s);
                 e = row_end;
             }
@@ -159,7 +159,7 @@ void shaped_region(ViewContext& c, const viewmodel::MemoryRegion& r, bool curren
                 std::snprintf(n, sizeof n, "%d", lane);
                 const float tw = lane_font->CalcTextSizeA(lane_font->FontSize, 1e9f, 0, n).x;
                 dl->AddText(lane_font, lane_font->FontSize, ImVec2(a.x + (cell - 1 - tw) * 0.5f, a.y + (cell - 1 - lane_font->FontSize) * 0.5f),
-                            colors::rgb(0x0d0f12), n);
+                            colors::ink, n);
             }
         }
     }
@@ -194,6 +194,157 @@ void shaped_region(ViewContext& c, const viewmodel::MemoryRegion& r, bool curren
     ImGui::EndChild();
 }
 
+// The legend of the cells' colours, and the "follow" switch.
+void memory_legend(ViewContext& c) {
+    const float s = fonts().scale;
+    ImGui::Dummy(ImVec2(0, 2 * s));
+    legend_item(colors::load, "load");
+    ImGui::SameLine(0, spacing::legend_gap * s);
+    legend_item(colors::store, "store");
+    ImGui::SameLine(0, spacing::legend_gap * s);
+    legend_item(colors::white, "sector touched", true);
+    ImGui::SameLine(0, spacing::legend_gap * s);
+    legend_item(heat_color(0.6f), "touched before");
+    ImGui::SameLine(0, spacing::legend_gap * s);
+    legend_item(colors::cell_empty, "not yet / never");
+    ImGui::SameLine(0, 16 * s);
+    if (ImGui::GetContentRegionAvail().x < 90 * s) ImGui::NewLine();
+    ImGui::Checkbox("follow", &c.follow);
+    tooltip("Scroll each buffer to the cells the current instruction touches");
+}
+
+// A buffer's title line: its name (in the access's colour when the current request is in it),
+// its shape, how it was used, from which lines.
+void region_title(const ViewContext& c, const viewmodel::MemoryRegion& r, bool current) {
+    const float s = fonts().scale;
+    ImGui::PushFont(fonts().mono_bold);
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(current ? (c.access.op == MemOp::load ? colors::load : colors::store) : colors::text), "%s", r.name.c_str());
+    ImGui::PopFont();
+    ImGui::SameLine();
+    std::string lines;
+    for (std::size_t i = 0; i < r.source_lines.size() && i < 4; ++i) lines += (i ? ", " : "") + std::to_string(r.source_lines[i]);
+    if (r.shaped()) {
+        if (r.shape_kind == lessons::ShapeKind::bins) text_dim("%u bins, heat by hits \xC2\xB7", r.shape_rows * r.shape_cols);
+        else if (r.shape_kind == lessons::ShapeKind::image) text_dim("image %u x %u (width x height) \xC2\xB7", r.shape_cols, r.shape_rows);
+        else text_dim("matrix %u x %u (rows x cols) \xC2\xB7", r.shape_rows, r.shape_cols);
+        ImGui::SameLine(0, 4 * s);
+    }
+    text_dim("%s%s%s \xC2\xB7 %s elements of %u B traced \xC2\xB7 line%s %s",
+             r.loaded ? "read" : "", r.loaded && r.stored ? " + " : "", r.stored ? "written" : (r.atomic ? "atomics" : ""),
+             viewmodel::compact_count((r.end - r.first_address) / r.element_bytes).c_str(), r.element_bytes,
+             r.source_lines.size() == 1 ? "" : "s", lines.c_str());
+}
+
+// A buffer with no declared shape: cells of its element size in rows of one 128-byte line, split
+// into four 32-byte sectors; the current request's lanes lit and its sectors outlined.
+void linear_region(ViewContext& c, const viewmodel::MemoryRegion& r, bool current, float avail_w, std::size_t now) {
+    const float s = fonts().scale;
+    const float label_w = 64 * s;
+    const std::uint32_t per_row = r.elements_per_row();
+    const float group_gap = 4 * s;  // between sectors
+    const std::uint32_t per_sector = std::max<std::uint32_t>(1, 32 / r.element_bytes);
+    const std::uint32_t sectors_per_row = per_row / per_sector;
+    const float cell = std::clamp(std::floor((avail_w - label_w - group_gap * float(sectors_per_row - 1)) / float(per_row)), 4 * s, 30 * s);
+    const float row_h = std::max(cell, 8 * s);
+    const std::uint64_t rows = r.rows();
+    const float max_rows = current ? 8.0f : 4.0f;
+    const float box_h = std::min(float(rows), max_rows) * row_h + 6 * s;
+    ImGui::BeginChild("##cells", ImVec2(0, box_h), false, ImGuiWindowFlags_NoBackground);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec4 clip = clip_rect(dl);
+    const std::uint64_t first_row = std::uint64_t(std::max(0.0f, (clip.y - origin.y) / row_h));
+    const std::uint64_t last_row = std::min<std::uint64_t>(rows, std::uint64_t(std::max(0.0f, (clip.w - origin.y) / row_h)) + 1);
+    auto cell_x = [&](std::uint32_t i) { return origin.x + label_w + float(i) * cell + float(i / per_sector) * group_gap; };
+    // Lanes of the current access, by element.
+    std::vector<std::pair<std::uint64_t, int>> lit;  // element index, lane
+    if (current)
+        for (int l = 0; l < 32; ++l)
+            if (c.access.mask >> l & 1) lit.emplace_back((c.access.address[std::size_t(l)] - r.begin) / r.element_bytes, l);
+    ImFont* lane_font = fonts().mono_small;
+    const bool lane_numbers = cell >= lane_font->CalcTextSizeA(lane_font->FontSize, 1e9f, 0, "00").x + 2 * s;
+    // Row labels: the first element of the buffer on the row (the row holding the buffer's
+    // start begins before it), never closer together than a line of text.
+    const std::uint64_t label_every = std::max<std::uint64_t>(1, std::uint64_t(std::ceil((fonts().mono_small->FontSize + 1 * s) / row_h)));
+    for (std::uint64_t row = first_row; row < last_row; ++row) {
+        const float y = origin.y + float(row) * row_h;
+        if (row % label_every == 0) {
+            char label[32];
+            const std::int64_t index = std::max<std::int64_t>(0, r.index_of(r.begin + row * 128));
+            std::snprintf(label, sizeof label, "[%lld]", static_cast<long long>(index));
+            dl->AddText(fonts().mono_small, fonts().mono_small->FontSize, ImVec2(origin.x, y + std::max(0.0f, cell - fonts().mono_small->FontSize) * 0.5f),
+                        colors::text_faint, label);
+        }
+        for (std::uint32_t i = 0; i < per_row; ++i) {
+            const std::uint64_t e = row * per_row + i;
+            const std::uint64_t address = r.begin + e * r.element_bytes;
+            ImU32 col = colors::cell_empty;
+            if (address < r.first_address) col = colors::cell_outside;
+            else if (!r.touches.empty() && r.touches[e] && r.first_event[e] <= now)
+                col = heat_color(float(r.touches[e]) / float(std::max<std::uint32_t>(1, r.max_touches)));
+            const ImVec2 a(cell_x(i), y), z(a.x + cell - 1, y + cell - 1);
+            dl->AddRectFilled(a, z, col);  // square: a rounded cell costs ~10x the vertices
+        }
+    }
+    // The current request: lit cells, then sector outlines.
+    if (current) {
+        for (auto [e, lane] : lit) {
+            const std::uint64_t row = e / per_row;
+            if (row < first_row || row >= last_row) continue;
+            const std::uint32_t i = std::uint32_t(e % per_row);
+            const ImVec2 a(cell_x(i), origin.y + float(row) * row_h), z(a.x + cell - 1, a.y + cell - 1);
+            dl->AddRectFilled(a, z, c.access.op == MemOp::load ? colors::load : c.access.op == MemOp::store ? colors::store : colors::atomic, 2 * s);
+            if (lane_numbers) {
+                char n[4];
+                std::snprintf(n, sizeof n, "%d", lane);
+                const float tw = lane_font->CalcTextSizeA(lane_font->FontSize, 1e9f, 0, n).x;
+                dl->AddText(lane_font, lane_font->FontSize, ImVec2(a.x + (cell - 1 - tw) * 0.5f, a.y + (cell - 1 - lane_font->FontSize) * 0.5f),
+                            colors::ink, n);
+            }
+        }
+        for (std::uint64_t sector : c.access.sectors) {
+            if (sector < r.begin || sector >= r.end) continue;
+            const std::uint64_t e = (sector - r.begin) / r.element_bytes;
+            const std::uint64_t row = e / per_row;
+            if (row < first_row || row >= last_row) continue;
+            const std::uint32_t i = std::uint32_t(e % per_row);
+            const std::uint32_t n = std::max<std::uint32_t>(1, 32 / r.element_bytes);
+            const float y = origin.y + float(row) * row_h;
+            dl->AddRect(ImVec2(cell_x(i) - 2 * s, y - 2 * s), ImVec2(cell_x(i + n - 1) + cell + 1 * s, y + cell + 1 * s),
+                        colors::outline_strong, 3 * s, 0, 1.5f * s);
+        }
+    }
+    ImGui::Dummy(ImVec2(avail_w, float(rows) * row_h));
+    // Follow the access: scroll its first row into view.
+    if (current && c.follow && c.step_changed && !lit.empty()) {
+        std::uint64_t lo = ~0ull, hi = 0;
+        for (auto [e, lane] : lit) { lo = std::min(lo, e / per_row); hi = std::max(hi, e / per_row); }
+        const float top = float(lo) * row_h, bottom = float(hi + 1) * row_h;
+        if (top < ImGui::GetScrollY() || bottom > ImGui::GetScrollY() + ImGui::GetWindowHeight())
+            ImGui::SetScrollY(std::max(0.0f, top - row_h));
+    }
+    if (ImGui::IsWindowHovered()) {
+        const ImVec2 m = ImGui::GetIO().MousePos;
+        const std::int64_t row = std::int64_t(std::floor((m.y - origin.y) / row_h));
+        for (std::uint32_t i = 0; i < per_row && row >= 0 && std::uint64_t(row) < rows; ++i) {
+            if (m.x < cell_x(i) || m.x >= cell_x(i) + cell) continue;
+            const std::uint64_t e = std::uint64_t(row) * per_row + i;
+            const std::uint64_t address = r.begin + e * r.element_bytes;
+            ImGui::BeginTooltip();
+            ImGui::PushFont(fonts().mono);
+            ImGui::Text("%s[%lld]", r.name.c_str(), static_cast<long long>(r.index_of(address)));
+            ImGui::PopFont();
+            text_dim("address 0x%llx, sector %llu of its line", static_cast<unsigned long long>(address),
+                     static_cast<unsigned long long>((address % 128) / 32));
+            if (!r.touches.empty()) ImGui::Text("touched %u time%s by the traced blocks", r.touches[e], r.touches[e] == 1 ? "" : "s");
+            for (auto [le, lane] : lit)
+                if (le == e) ImGui::Text("lane %d of the current warp", lane);
+            ImGui::EndTooltip();
+        }
+    }
+    ImGui::EndChild();
+}
+
 }  // namespace
 
 void draw_memory_view(ViewContext& c) {
@@ -206,160 +357,22 @@ void draw_memory_view(ViewContext& c) {
     }
     current_step_card(c);
     access_summary(c);
-    ImGui::Dummy(ImVec2(0, 2 * s));
-    legend_item(colors::load, "load");
-    ImGui::SameLine(0, 12 * s);
-    legend_item(colors::store, "store");
-    ImGui::SameLine(0, 12 * s);
-    legend_item(colors::rgb(0xffffff), "sector touched", true);
-    ImGui::SameLine(0, 12 * s);
-    legend_item(heat_color(0.6f), "touched before");
-    ImGui::SameLine(0, 12 * s);
-    legend_item(colors::rgb(0x242935), "not yet / never");
-    ImGui::SameLine(0, 16 * s);
-    if (ImGui::GetContentRegionAvail().x < 90 * s) ImGui::NewLine();
-    ImGui::Checkbox("follow", &c.follow);
-    tooltip("Scroll each buffer to the cells the current instruction touches");
-
+    memory_legend(c);
     if (mem.regions.empty()) {
         draw_no_trace("The traced blocks did not touch global memory.");
         return;
     }
     const std::size_t now = c.block()->begin + std::size_t(std::max<std::int64_t>(0, c.step()));
-    const float label_w = 64 * s;
     ImGui::BeginChild("##regions", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground);
     const float avail_w = ImGui::GetContentRegionAvail().x - 4 * s;
     for (std::size_t ri = 0; ri < mem.regions.size(); ++ri) {
         const auto& r = mem.regions[ri];
         const bool current = c.access.valid && c.access.region == int(ri);
-        const std::uint32_t per_row = r.elements_per_row();
-        const float group_gap = 4 * s;  // between sectors
-        const std::uint32_t per_sector = std::max<std::uint32_t>(1, 32 / r.element_bytes);
-        const std::uint32_t sectors_per_row = per_row / per_sector;
-        const float cell = std::clamp(std::floor((avail_w - label_w - group_gap * float(sectors_per_row - 1)) / float(per_row)), 4 * s, 30 * s);
-        const float row_h = std::max(cell, 8 * s);
-        // Title line.
         ImGui::PushID(int(ri));
-        ImGui::PushFont(fonts().mono_bold);
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(current ? (c.access.op == MemOp::load ? colors::load : colors::store) : colors::text), "%s", r.name.c_str());
-        ImGui::PopFont();
-        ImGui::SameLine();
-        std::string lines;
-        for (std::size_t i = 0; i < r.source_lines.size() && i < 4; ++i) lines += (i ? ", " : "") + std::to_string(r.source_lines[i]);
-        if (r.shaped()) {
-            if (r.shape_kind == lessons::ShapeKind::bins) text_dim("%u bins, heat by hits \xC2\xB7", r.shape_rows * r.shape_cols);
-            else if (r.shape_kind == lessons::ShapeKind::image) text_dim("image %u x %u (width x height) \xC2\xB7", r.shape_cols, r.shape_rows);
-            else text_dim("matrix %u x %u (rows x cols) \xC2\xB7", r.shape_rows, r.shape_cols);
-            ImGui::SameLine(0, 4 * s);
-        }
-        text_dim("%s%s%s \xC2\xB7 %s elements of %u B traced \xC2\xB7 line%s %s",
-                 r.loaded ? "read" : "", r.loaded && r.stored ? " + " : "", r.stored ? "written" : (r.atomic ? "atomics" : ""),
-                 viewmodel::compact_count((r.end - r.first_address) / r.element_bytes).c_str(), r.element_bytes,
-                 r.source_lines.size() == 1 ? "" : "s", lines.c_str());
-        if (r.shaped()) {
-            shaped_region(c, r, current, avail_w, now);
-            ImGui::Dummy(ImVec2(0, 6 * s));
-            ImGui::PopID();
-            continue;
-        }
-        const std::uint64_t rows = r.rows();
-        const float max_rows = current ? 8.0f : 4.0f;
-        const float box_h = std::min(float(rows), max_rows) * row_h + 6 * s;
-        ImGui::BeginChild("##cells", ImVec2(0, box_h), false, ImGuiWindowFlags_NoBackground);
-        ImDrawList* dl = ImGui::GetWindowDrawList();
-        const ImVec2 origin = ImGui::GetCursorScreenPos();
-        const ImVec4 clip = clip_rect(dl);
-        const std::uint64_t first_row = std::uint64_t(std::max(0.0f, (clip.y - origin.y) / row_h));
-        const std::uint64_t last_row = std::min<std::uint64_t>(rows, std::uint64_t(std::max(0.0f, (clip.w - origin.y) / row_h)) + 1);
-        auto cell_x = [&](std::uint32_t i) { return origin.x + label_w + float(i) * cell + float(i / per_sector) * group_gap; };
-        // Lanes of the current access, by element.
-        std::vector<std::pair<std::uint64_t, int>> lit;  // element index, lane
-        if (current)
-            for (int l = 0; l < 32; ++l)
-                if (c.access.mask >> l & 1) lit.emplace_back((c.access.address[std::size_t(l)] - r.begin) / r.element_bytes, l);
-        ImFont* lane_font = fonts().mono_small;
-        const bool lane_numbers = cell >= lane_font->CalcTextSizeA(lane_font->FontSize, 1e9f, 0, "00").x + 2 * s;
-        // Row labels: the first element of the buffer on the row (the row holding the buffer's
-        // start begins before it), never closer together than a line of text.
-        const std::uint64_t label_every = std::max<std::uint64_t>(1, std::uint64_t(std::ceil((fonts().mono_small->FontSize + 1 * s) / row_h)));
-        for (std::uint64_t row = first_row; row < last_row; ++row) {
-            const float y = origin.y + float(row) * row_h;
-            if (row % label_every == 0) {
-                char label[32];
-                const std::int64_t index = std::max<std::int64_t>(0, r.index_of(r.begin + row * 128));
-                std::snprintf(label, sizeof label, "[%lld]", static_cast<long long>(index));
-                dl->AddText(fonts().mono_small, fonts().mono_small->FontSize, ImVec2(origin.x, y + std::max(0.0f, cell - fonts().mono_small->FontSize) * 0.5f),
-                            colors::text_faint, label);
-            }
-            for (std::uint32_t i = 0; i < per_row; ++i) {
-                const std::uint64_t e = row * per_row + i;
-                const std::uint64_t address = r.begin + e * r.element_bytes;
-                ImU32 col = colors::rgb(0x242935);
-                if (address < r.first_address) col = colors::rgb(0x1c1f26);
-                else if (!r.touches.empty() && r.touches[e] && r.first_event[e] <= now)
-                    col = heat_color(float(r.touches[e]) / float(std::max<std::uint32_t>(1, r.max_touches)));
-                const ImVec2 a(cell_x(i), y), z(a.x + cell - 1, y + cell - 1);
-                dl->AddRectFilled(a, z, col);  // square: a rounded cell costs ~10x the vertices
-            }
-        }
-        // The current request: lit cells, then sector outlines.
-        if (current) {
-            for (auto [e, lane] : lit) {
-                const std::uint64_t row = e / per_row;
-                if (row < first_row || row >= last_row) continue;
-                const std::uint32_t i = std::uint32_t(e % per_row);
-                const ImVec2 a(cell_x(i), origin.y + float(row) * row_h), z(a.x + cell - 1, a.y + cell - 1);
-                dl->AddRectFilled(a, z, c.access.op == MemOp::load ? colors::load : c.access.op == MemOp::store ? colors::store : colors::atomic, 2 * s);
-                if (lane_numbers) {
-                    char n[4];
-                    std::snprintf(n, sizeof n, "%d", lane);
-                    const float tw = lane_font->CalcTextSizeA(lane_font->FontSize, 1e9f, 0, n).x;
-                    dl->AddText(lane_font, lane_font->FontSize, ImVec2(a.x + (cell - 1 - tw) * 0.5f, a.y + (cell - 1 - lane_font->FontSize) * 0.5f),
-                                colors::rgb(0x0d0f12), n);
-                }
-            }
-            for (std::uint64_t sector : c.access.sectors) {
-                if (sector < r.begin || sector >= r.end) continue;
-                const std::uint64_t e = (sector - r.begin) / r.element_bytes;
-                const std::uint64_t row = e / per_row;
-                if (row < first_row || row >= last_row) continue;
-                const std::uint32_t i = std::uint32_t(e % per_row);
-                const std::uint32_t n = std::max<std::uint32_t>(1, 32 / r.element_bytes);
-                const float y = origin.y + float(row) * row_h;
-                dl->AddRect(ImVec2(cell_x(i) - 2 * s, y - 2 * s), ImVec2(cell_x(i + n - 1) + cell + 1 * s, y + cell + 1 * s),
-                            colors::rgb(0xffffff, 230), 3 * s, 0, 1.5f * s);
-            }
-        }
-        ImGui::Dummy(ImVec2(avail_w, float(rows) * row_h));
-        // Follow the access: scroll its first row into view.
-        if (current && c.follow && c.step_changed && !lit.empty()) {
-            std::uint64_t lo = ~0ull, hi = 0;
-            for (auto [e, lane] : lit) { lo = std::min(lo, e / per_row); hi = std::max(hi, e / per_row); }
-            const float top = float(lo) * row_h, bottom = float(hi + 1) * row_h;
-            if (top < ImGui::GetScrollY() || bottom > ImGui::GetScrollY() + ImGui::GetWindowHeight())
-                ImGui::SetScrollY(std::max(0.0f, top - row_h));
-        }
-        if (ImGui::IsWindowHovered()) {
-            const ImVec2 m = ImGui::GetIO().MousePos;
-            const std::int64_t row = std::int64_t(std::floor((m.y - origin.y) / row_h));
-            for (std::uint32_t i = 0; i < per_row && row >= 0 && std::uint64_t(row) < rows; ++i) {
-                if (m.x < cell_x(i) || m.x >= cell_x(i) + cell) continue;
-                const std::uint64_t e = std::uint64_t(row) * per_row + i;
-                const std::uint64_t address = r.begin + e * r.element_bytes;
-                ImGui::BeginTooltip();
-                ImGui::PushFont(fonts().mono);
-                ImGui::Text("%s[%lld]", r.name.c_str(), static_cast<long long>(r.index_of(address)));
-                ImGui::PopFont();
-                text_dim("address 0x%llx, sector %llu of its line", static_cast<unsigned long long>(address),
-                         static_cast<unsigned long long>((address % 128) / 32));
-                if (!r.touches.empty()) ImGui::Text("touched %u time%s by the traced blocks", r.touches[e], r.touches[e] == 1 ? "" : "s");
-                for (auto [le, lane] : lit)
-                    if (le == e) ImGui::Text("lane %d of the current warp", lane);
-                ImGui::EndTooltip();
-            }
-        }
-        ImGui::EndChild();
-        ImGui::Dummy(ImVec2(0, 6 * s));
+        region_title(c, r, current);
+        if (r.shaped()) shaped_region(c, r, current, avail_w, now);
+        else linear_region(c, r, current, avail_w, now);
+        ImGui::Dummy(ImVec2(0, spacing::section_gap * s));
         ImGui::PopID();
     }
     ImGui::EndChild();

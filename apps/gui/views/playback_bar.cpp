@@ -58,16 +58,16 @@ void draw_playback_bar(ViewContext& c) {
     const float h = ImGui::GetFrameHeight();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float track_y = p.y + h * 0.5f;
-    dl->AddRectFilled(ImVec2(p.x, track_y - 3 * s), ImVec2(p.x + w, track_y + 3 * s), colors::rgb(0x2a2f3b), 3 * s);
+    dl->AddRectFilled(ImVec2(p.x, track_y - 3 * s), ImVec2(p.x + w, track_y + 3 * s), colors::track, 3 * s);
     if (enabled) {
         const float denom = float(std::max<std::size_t>(1, pb.steps() - 1));
         const float fx = p.x + w * float(std::max<std::int64_t>(0, pb.position())) / denom;
         dl->AddRectFilled(ImVec2(p.x, track_y - 3 * s), ImVec2(fx, track_y + 3 * s), colors::accent, 3 * s);
         for (std::size_t b : c.block()->barrier_steps) {
             const float x = p.x + w * float(b) / denom;
-            dl->AddLine(ImVec2(x, track_y - 7 * s), ImVec2(x, track_y + 7 * s), colors::rgb(0xe15759), 2 * s);
+            dl->AddLine(ImVec2(x, track_y - 7 * s), ImVec2(x, track_y + 7 * s), colors::barrier, 2 * s);
         }
-        dl->AddCircleFilled(ImVec2(fx, track_y), 7 * s, colors::rgb(0xffffff), 20);
+        dl->AddCircleFilled(ImVec2(fx, track_y), 7 * s, colors::white, 20);
     }
     ImGui::InvisibleButton("##scrub", ImVec2(w, h));
     if (enabled && ImGui::IsItemActive()) {

@@ -14,23 +14,31 @@
 
 namespace cudalab::gui {
 
-void draw_shared_view(ViewContext& c) {
+namespace {
+
+// The columns' sizes, shared by the banks and the rows of words below them.
+struct SharedLayout {
+    float label_w = 0, col_w = 0;
+};
+
+// No shared memory in this kernel: what the view would show.
+void draw_shared_unused() {
+    const float s = fonts().scale;
+    ImGui::Dummy(ImVec2(0, 8 * s));
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted("This kernel does not use shared memory.");
+    text_dim("Shared memory is the block's own fast scratchpad (__shared__). It is split into 32 banks; a warp's "
+             "request is served in one pass when its lanes touch different banks, or the same word of a bank. Lanes "
+             "that want different words of one bank are served one word per pass: a bank conflict. In a kernel that "
+             "uses shared memory, this view shows every access bank by bank.");
+    ImGui::PopTextWrapPos();
+}
+
+// The access at the playhead in one line: its kind, lanes, wavefronts against the ideal; or, on a
+// step that does not touch shared memory, buttons to the next access and the next conflict.
+void draw_shared_summary(ViewContext& c) {
     const float s = fonts().scale;
     const auto& sm = c.views->shared;
-    view_heading("Shared memory", "32 banks of 4-byte words: bank = (address / 4) mod 32");
-    if (!sm.used) {
-        ImGui::Dummy(ImVec2(0, 8 * s));
-        ImGui::PushTextWrapPos(0);
-        ImGui::TextUnformatted("This kernel does not use shared memory.");
-        text_dim("Shared memory is the block's own fast scratchpad (__shared__). It is split into 32 banks; a warp's "
-                 "request is served in one pass when its lanes touch different banks, or the same word of a bank. Lanes "
-                 "that want different words of one bank are served one word per pass: a bank conflict. In a kernel that "
-                 "uses shared memory, this view shows every access bank by bank.");
-        ImGui::PopTextWrapPos();
-        return;
-    }
-    if (!c.block()) { draw_no_trace("No block was traced in full."); return; }
-    current_step_card(c);
     const auto& a = c.shared_access;
     if (!a.valid) {
         text_dim("This step does not touch shared memory.");
@@ -70,11 +78,16 @@ void draw_shared_view(ViewContext& c) {
         if (a.phases > 1) text_dim("%u-byte accesses run as %u phases of %u lanes each.", a.bytes_per_lane, a.phases, 32 / a.phases);
     }
 
+}
+
+// Lanes on top, the 32 banks below, a line from each lane to its bank; a bank asked for several
+// words is red with their number.
+void draw_banks(const ViewContext& c, const SharedLayout& g) {
+    const float s = fonts().scale;
+    const auto& a = c.shared_access;
     ImGui::Dummy(ImVec2(0, 4 * s));
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float label_w = 64 * s;
-    const float avail_w = ImGui::GetContentRegionAvail().x - label_w - 4 * s;
-    const float col_w = std::clamp(std::floor(avail_w / 32.0f), 8 * s, 30 * s);
+    const float label_w = g.label_w, col_w = g.col_w;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImFont* f = fonts().mono_small;
     auto col_x = [&](int i) { return p.x + label_w + float(i) * col_w; };
@@ -87,17 +100,17 @@ void draw_shared_view(ViewContext& c) {
     for (int l = 0; l < 32; ++l) {
         const bool on = a.valid && (a.mask >> l & 1);
         const ImVec2 la(col_x(l) + 1, lane_y), lz(col_x(l) + col_w - 2, lane_y + lane_h);
-        dl->AddRectFilled(la, lz, on ? colors::accent : colors::rgb(0x2a2f3b), 2 * s);
+        dl->AddRectFilled(la, lz, on ? colors::accent : colors::track, 2 * s);
         if (col_w >= 14 * s && (l % (col_w >= 20 * s ? 1 : 4) == 0)) {
             char n[4];
             std::snprintf(n, sizeof n, "%d", l);
             const float tw = f->CalcTextSizeA(f->FontSize, 1e9f, 0, n).x;
-            dl->AddText(f, f->FontSize, ImVec2(la.x + (col_w - 3 - tw) * 0.5f, la.y + (lane_h - f->FontSize) * 0.5f), on ? colors::rgb(0x0d0f12) : colors::text_faint, n);
+            dl->AddText(f, f->FontSize, ImVec2(la.x + (col_w - 3 - tw) * 0.5f, la.y + (lane_h - f->FontSize) * 0.5f), on ? colors::ink : colors::text_faint, n);
         }
     }
     for (int b = 0; b < 32; ++b) {
         const std::size_t words = a.valid ? a.banks[std::size_t(b)].size() : 0;
-        const ImU32 fill = words == 0 ? colors::rgb(0x2a2f3b) : words == 1 ? colors::rgb(0x3f7d3a) : colors::poor;
+        const ImU32 fill = words == 0 ? colors::track : words == 1 ? colors::bank_ok : colors::poor;
         const ImVec2 ba(col_x(b) + 1, bank_y), bz(col_x(b) + col_w - 2, bank_y + lane_h + 6 * s);
         dl->AddRectFilled(ba, bz, fill, 2 * s);
         char n[8];
@@ -105,7 +118,7 @@ void draw_shared_view(ViewContext& c) {
         const float tw = f->CalcTextSizeA(f->FontSize, 1e9f, 0, n).x;
         if (tw < col_w - 2 && (col_w >= 18 * s || b % 4 == 0))
             dl->AddText(f, f->FontSize, ImVec2(ba.x + (col_w - 3 - tw) * 0.5f, ba.y + (bz.y - ba.y - f->FontSize) * 0.5f),
-                        words ? colors::rgb(0xffffff) : colors::text_faint, n);
+                        words ? colors::white : colors::text_faint, n);
         // How many distinct words this bank must serve: more than one is a conflict.
         if (words > 1) {
             char k[24];
@@ -115,7 +128,7 @@ void draw_shared_view(ViewContext& c) {
             const float cx = col_x(b) + col_w * 0.5f;
             const ImVec2 ka(std::max(p.x + label_w - 4 * s, cx - kw * 0.5f - 4 * s), bz.y + 3 * s);
             dl->AddRectFilled(ka, ImVec2(ka.x + kw + 8 * s, ka.y + kf->FontSize * 0.85f + 4 * s), colors::poor, 3 * s);
-            dl->AddText(kf, kf->FontSize * 0.85f, ImVec2(ka.x + 4 * s, ka.y + 2 * s), colors::rgb(0xffffff), k);
+            dl->AddText(kf, kf->FontSize * 0.85f, ImVec2(ka.x + 4 * s, ka.y + 2 * s), colors::white, k);
         }
     }
     if (a.valid)
@@ -124,14 +137,24 @@ void draw_shared_view(ViewContext& c) {
             const int bank = int((a.address[std::size_t(l)] / 4) % 32);
             const bool conflict = a.banks[std::size_t(bank)].size() > 1;
             dl->AddLine(ImVec2(col_x(l) + col_w * 0.5f, lane_y + lane_h), ImVec2(col_x(bank) + col_w * 0.5f, bank_y),
-                        conflict ? colors::rgb(0xe5534b, 200) : colors::rgb(0x76b900, 150), conflict ? 1.6f * s : 1.2f * s);
+                        conflict ? colors::conflict_line : colors::accent_line, conflict ? 1.6f * s : 1.2f * s);
         }
     ImGui::Dummy(ImVec2(label_w + 32 * col_w, bank_y + lane_h + 6 * s + fonts().ui_bold->FontSize + 14 * s - p.y));
 
+}
+
+// Shared memory, 128 bytes (one word per bank) a row, shaded by use; this access's words lit.
+void draw_shared_rows(const ViewContext& c, const SharedLayout& g) {
+    const float s = fonts().scale;
+    const auto& sm = c.views->shared;
+    const auto& a = c.shared_access;
     // Shared memory, 128 bytes (one word per bank) a row.
+    const float label_w = g.label_w, col_w = g.col_w;
+    ImFont* f = fonts().mono_small;
     ImGui::BeginChild("##shared_rows", ImVec2(0, 0), false, ImGuiWindowFlags_NoBackground);
-    dl = ImGui::GetWindowDrawList();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
+    auto col_x = [&](int i) { return origin.x + label_w + float(i) * col_w; };
     const float row_h = std::max(col_w * 0.8f, 9 * s);
     const ImVec4 clip = clip_rect(dl);
     const std::uint64_t first_row = std::uint64_t(std::max(0.0f, (clip.y - origin.y) / row_h));
@@ -148,7 +171,7 @@ void draw_shared_view(ViewContext& c) {
             const std::size_t w = std::size_t(row * 32 + std::uint64_t(b));
             const std::uint32_t t = w < sm.touches.size() ? sm.touches[w] : 0;
             const bool before = w < sm.first_event.size() && sm.first_event[w] <= now;
-            ImU32 col = t && before ? heat_color(float(t) / float(std::max<std::uint32_t>(1, sm.max_touches))) : colors::rgb(0x242935);
+            ImU32 col = t && before ? heat_color(float(t) / float(std::max<std::uint32_t>(1, sm.max_touches))) : colors::cell_empty;
             const ImVec2 ca(col_x(b) + 1, y), cz(col_x(b) + col_w - 2, y + row_h - 2);
             dl->AddRectFilled(ca, cz, col);
         }
@@ -171,7 +194,7 @@ void draw_shared_view(ViewContext& c) {
                     std::snprintf(n, sizeof n, "%d", __builtin_ctz(bw.lanes));
                     const float tw = f->CalcTextSizeA(f->FontSize, 1e9f, 0, n).x;
                     dl->AddText(f, f->FontSize, ImVec2(ca.x + (cz.x - ca.x - tw) * 0.5f, ca.y + (cz.y - ca.y - f->FontSize) * 0.5f),
-                                colors::rgb(0x0d0f12), n);
+                                colors::ink, n);
                 }
             }
         }
@@ -183,6 +206,26 @@ void draw_shared_view(ViewContext& c) {
             ImGui::SetScrollY(std::max(0.0f, top - row_h));
     }
     ImGui::EndChild();
+}
+
+}  // namespace
+
+void draw_shared_view(ViewContext& c) {
+    const float s = fonts().scale;
+    const auto& sm = c.views->shared;
+    view_heading("Shared memory", "32 banks of 4-byte words: bank = (address / 4) mod 32");
+    if (!sm.used) {
+        draw_shared_unused();
+        return;
+    }
+    if (!c.block()) { draw_no_trace("No block was traced in full."); return; }
+    current_step_card(c);
+    draw_shared_summary(c);
+    SharedLayout g;
+    g.label_w = 64 * s;
+    g.col_w = std::clamp(std::floor((ImGui::GetContentRegionAvail().x - g.label_w - 4 * s) / 32.0f), 8 * s, 30 * s);
+    draw_banks(c, g);
+    draw_shared_rows(c, g);
 }
 
 }  // namespace cudalab::gui

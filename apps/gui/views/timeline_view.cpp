@@ -41,8 +41,8 @@ void phase_ruler(ViewContext& c, float label_w, float strip_w) {
         const float w = min_w + spare * float(end - begin) / float(b->steps());
         const bool current = c.step() >= std::int64_t(begin) && c.step() < std::int64_t(end);
         const ImVec2 a(x, p.y), z(x + w - 1, p.y + h);
-        dl->AddRectFilled(a, z, current ? colors::rgb(0x31405a) : i % 2 ? colors::rgb(0x222836) : colors::rgb(0x2a3040), 2 * s);
-        if (i > 0) dl->AddLine(ImVec2(x, p.y - 1 * s), ImVec2(x, p.y + h + 1 * s), colors::rgb(0xe15759), 1.5f * s);
+        dl->AddRectFilled(a, z, current ? colors::phase_current : i % 2 ? colors::phase_odd : colors::phase_even, 2 * s);
+        if (i > 0) dl->AddLine(ImVec2(x, p.y - 1 * s), ImVec2(x, p.y + h + 1 * s), colors::barrier, 1.5f * s);
         char label[32];
         std::snprintf(label, sizeof label, w > 70 * s ? "phase %zu" : "%zu", i + 1);
         const float tw = fonts().small->CalcTextSizeA(fonts().small->FontSize, 1e9f, 0, label).x;
@@ -108,7 +108,7 @@ void draw_timeline_view(ViewContext& c) {
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float x0 = p.x + label_w;
     const float height = row_h * float(warps);
-    dl->AddRectFilled(ImVec2(x0, p.y), ImVec2(x0 + strip_w, p.y + height), colors::rgb(0x15171c), 3 * s);
+    dl->AddRectFilled(ImVec2(x0, p.y), ImVec2(x0 + strip_w, p.y + height), colors::well, 3 * s);
     for (std::uint32_t w = 0; w < warps; ++w) {
         const float y = p.y + float(w) * row_h;
         if (row_h >= fonts().small->FontSize || w % std::max<std::uint32_t>(1, std::uint32_t(fonts().small->FontSize / row_h) + 1) == 0) {
@@ -127,7 +127,7 @@ void draw_timeline_view(ViewContext& c) {
             if (k != StepClass::none) {
                 const float lanes = k == StepClass::waiting ? 32.0f : float(strip.lanes_at(w, start));
                 ImU32 col_c = step_color(k);
-                col_c = mix(colors::rgb(0x15171c), col_c, (0.35f + 0.65f * lanes / 32.0f) * (strip.issued_at(w, start) || k == StepClass::waiting ? 1.0f : 0.38f));
+                col_c = mix(colors::well, col_c, (0.35f + 0.65f * lanes / 32.0f) * (strip.issued_at(w, start) || k == StepClass::waiting ? 1.0f : 0.38f));
                 dl->AddRectFilled(ImVec2(x0 + float(start) * col_w, y + 1), ImVec2(x0 + float(col) * col_w, y + row_h - 1), col_c);
             }
             start = col;
@@ -135,13 +135,13 @@ void draw_timeline_view(ViewContext& c) {
     }
     for (std::size_t bs : strip.barriers) {
         const float x = x0 + float(strip.column_of(bs)) * col_w + col_w * 0.5f;
-        dl->AddLine(ImVec2(x, p.y - 3 * s), ImVec2(x, p.y + height + 3 * s), colors::rgb(0xe15759), 1.5f * s);
+        dl->AddLine(ImVec2(x, p.y - 3 * s), ImVec2(x, p.y + height + 3 * s), colors::barrier, 1.5f * s);
     }
     // The playhead.
     if (c.step() >= 0 && strip.steps) {
         const float x = x0 + (float(c.step()) + 0.5f) / float(strip.steps) * strip_w;
-        dl->AddLine(ImVec2(x, p.y - 6 * s), ImVec2(x, p.y + height + 6 * s), colors::rgb(0xffffff), 2 * s);
-        dl->AddTriangleFilled(ImVec2(x - 5 * s, p.y - 8 * s), ImVec2(x + 5 * s, p.y - 8 * s), ImVec2(x, p.y - 2 * s), colors::rgb(0xffffff));
+        dl->AddLine(ImVec2(x, p.y - 6 * s), ImVec2(x, p.y + height + 6 * s), colors::white, 2 * s);
+        dl->AddTriangleFilled(ImVec2(x - 5 * s, p.y - 8 * s), ImVec2(x + 5 * s, p.y - 8 * s), ImVec2(x, p.y - 2 * s), colors::white);
         if (c.event && c.event->warp < warps && c.event->kind != EventKind::barrier_release) {
             const float y = p.y + float(c.event->warp) * row_h;
             dl->AddRect(ImVec2(x - 4 * s, y - 1), ImVec2(x + 4 * s, y + row_h + 1), colors::accent, 2 * s, 0, 2 * s);
@@ -186,7 +186,7 @@ void draw_timeline_view(ViewContext& c) {
         for (std::int64_t st = std::max<std::int64_t>(0, last - shown + 1); st <= last; ++st) {
             const WarpEvent& e = model.event(c.detail_block, std::size_t(st));
             ImGui::TableNextRow();
-            if (st == last) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, colors::rgb(0x76b900, 40));
+            if (st == last) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, colors::accent_row);
             ImGui::TableNextColumn();
             ImGui::Text("%lld", static_cast<long long>(st + 1));
             ImGui::TableNextColumn();
@@ -201,7 +201,7 @@ void draw_timeline_view(ViewContext& c) {
                 const float bw = 64 * s, bh = ImGui::GetTextLineHeight() * 0.55f;
                 const float y = q.y + (ImGui::GetTextLineHeight() - bh) * 0.5f;
                 ImDrawList* tdl = ImGui::GetWindowDrawList();
-                tdl->AddRectFilled(ImVec2(q.x, y), ImVec2(q.x + bw, y + bh), colors::rgb(0x2a2f3b), 2 * s);
+                tdl->AddRectFilled(ImVec2(q.x, y), ImVec2(q.x + bw, y + bh), colors::track, 2 * s);
                 if (e.kind != EventKind::barrier_release)
                     tdl->AddRectFilled(ImVec2(q.x, y), ImVec2(q.x + bw * float(__builtin_popcount(e.active)) / 32.0f, y + bh),
                                        step_color(viewmodel::classify(trace, e)), 2 * s);

@@ -73,7 +73,7 @@ void current_step_card(const ViewContext& c) {
     std::snprintf(ln, sizeof ln, "line %u", c.line);
     dl->AddText(fonts().mono_small, fonts().mono_small->FontSize, ImVec2(x, y + 2 * s), colors::accent, ln);
     const float lw = fonts().mono_small->CalcTextSizeA(fonts().mono_small->FontSize, 1e9f, 0, "line 0000").x + 10 * s;
-    draw_text_clipped(dl, fonts().mono, ImVec2(x + lw, y), colors::rgb(0xe6e9ef), source_line_text(c, c.line), w - lw - 28 * s);
+    draw_text_clipped(dl, fonts().mono, ImVec2(x + lw, y), colors::source_text, source_line_text(c, c.line), w - lw - 28 * s);
     y += fonts().mono->FontSize + 4 * s;
     const auto& pcs = c.views->trace().pcs;
     const std::string ptx = e.pc < pcs.size() && e.kind != EventKind::barrier_release ? "PTX  " + pcs[e.pc].text : "";

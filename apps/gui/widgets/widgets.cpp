@@ -118,7 +118,7 @@ bool icon_button(const char* id, Icon icon, const char* tip, bool enabled) {
     case Icon::to_end: tri_right(c.x - r * 0.2f); tri_right(c.x + r * 0.6f); break;
     case Icon::next_barrier:
         tri_right(c.x - r * 0.5f);
-        dl->AddRectFilled(ImVec2(c.x + r * 0.55f, c.y - r * 1.15f), ImVec2(c.x + r * 0.95f, c.y + r * 1.15f), colors::rgb(0xe15759));
+        dl->AddRectFilled(ImVec2(c.x + r * 0.55f, c.y - r * 1.15f), ImVec2(c.x + r * 0.95f, c.y + r * 1.15f), colors::barrier);
         break;
     }
     return pressed;

@@ -1,0 +1,394 @@
+#include "viewmodel/streams_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "viewmodel/format.h"
+
+namespace cudalab::viewmodel {
+
+namespace {
+
+// [SECTION] reading the file's fields (any field may have any type)
+
+std::string text_of(const nlohmann::json& o, const char* key) {
+    if (!o.is_object() || !o.contains(key)) return "";
+    const auto& v = o[key];
+    return v.is_string() ? v.get<std::string>() : "";
+}
+
+double number_of(const nlohmann::json& o, const char* key, double fallback = 0) {
+    if (!o.is_object() || !o.contains(key)) return fallback;
+    const auto& v = o[key];
+    if (v.is_number()) {
+        const double d = v.get<double>();
+        return std::isfinite(d) ? d : fallback;
+    }
+    if (v.is_string()) {  // older runtimes quoted some numbers
+        const std::string s = v.get<std::string>();
+        char* end = nullptr;
+        const double d = std::strtod(s.c_str(), &end);
+        return end != s.c_str() && std::isfinite(d) ? d : fallback;
+    }
+    return fallback;
+}
+
+std::string arg_text(const nlohmann::json& v) {
+    if (v.is_string()) return v.get<std::string>();
+    std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (s.size() > 200) s = s.substr(0, 197) + "...";
+    return s;
+}
+
+StreamEngine engine_of(const std::string& category, const std::string& name, bool host) {
+    if (host) return StreamEngine::api;
+    if (category == "kernel") return StreamEngine::kernel;
+    if (category == "memcpy") {
+        if (name.find("HtoD") != std::string::npos || name == "prefetch to device") return StreamEngine::h2d;
+        if (name.find("DtoH") != std::string::npos || name == "prefetch to host") return StreamEngine::d2h;
+        return StreamEngine::copy;
+    }
+    if (category == "memset") return StreamEngine::memset;
+    if (category == "host") return StreamEngine::host_function;
+    if (category == "event") return StreamEngine::event;
+    if (category == "graph") return StreamEngine::graph;
+    if (category == "page") return StreamEngine::pages;
+    return StreamEngine::alloc;
+}
+
+struct Span {
+    double a, b;
+};
+
+std::vector<Span> merged(std::vector<Span> v) {
+    std::sort(v.begin(), v.end(), [](const Span& x, const Span& y) { return x.a < y.a; });
+    std::vector<Span> out;
+    for (const auto& s : v) {
+        if (s.b <= s.a) continue;
+        if (!out.empty() && s.a <= out.back().b) out.back().b = std::max(out.back().b, s.b);
+        else out.push_back(s);
+    }
+    return out;
+}
+
+std::string micros(double us) {
+    if (us >= 1e6) return fixed(us / 1e6, 3) + " s";
+    if (us >= 1e3) return fixed(us / 1e3, 3) + " ms";
+    return fixed(us, 1) + " us";
+}
+
+std::string byte_size(std::uint64_t b) {
+    if (b >= (1ull << 30)) return fixed(double(b) / double(1ull << 30), 2) + " GiB";
+    if (b >= (1ull << 20)) return fixed(double(b) / double(1ull << 20), 2) + " MiB";
+    if (b >= (1ull << 10)) return fixed(double(b) / double(1ull << 10), 1) + " KiB";
+    return std::to_string(b) + " B";
+}
+
+// More than one device: rows say which.
+bool several_devices(const StreamsTimeline* t) {
+    for (const auto& i : t->items)
+        if (i.device > 0) return true;
+    return false;
+}
+
+// [SECTION] graph layout: a node's level is its longest path from a root
+
+void lay_out(GraphDag& g) {
+    const int n = int(g.nodes.size());
+    g.level.assign(std::size_t(n), 0);
+    // The runtime numbers nodes in a topological order, so every kept edge goes forwards.
+    std::vector<std::pair<int, int>> sorted = g.edges;
+    std::sort(sorted.begin(), sorted.end(), [](auto& x, auto& y) { return x.second < y.second; });
+    for (const auto& [from, to] : sorted) g.level[std::size_t(to)] = std::max(g.level[std::size_t(to)], g.level[std::size_t(from)] + 1);
+    g.levels = 0;
+    for (int l : g.level) g.levels = std::max(g.levels, l + 1);
+    std::vector<int> filled(std::size_t(std::max(g.levels, 1)), 0);
+    g.slot.assign(std::size_t(n), 0);
+    for (int i = 0; i < n; ++i) g.slot[std::size_t(i)] = filled[std::size_t(g.level[std::size_t(i)])]++;
+    g.widest = 0;
+    for (int f : filled) g.widest = std::max(g.widest, f);
+}
+
+}  // namespace
+
+const char* stream_engine_name(StreamEngine e) {
+    switch (e) {
+    case StreamEngine::h2d: return "H2D copies";
+    case StreamEngine::kernel: return "kernels";
+    case StreamEngine::d2h: return "D2H copies";
+    case StreamEngine::copy: return "other copies";
+    case StreamEngine::memset: return "memsets";
+    case StreamEngine::host_function: return "host functions";
+    case StreamEngine::event: return "events";
+    case StreamEngine::graph: return "graph launches";
+    case StreamEngine::alloc: return "allocations";
+    case StreamEngine::pages: return "managed pages";
+    case StreamEngine::api: return "API calls";
+    }
+    return "?";
+}
+
+const char* stream_engine_short(StreamEngine e) {
+    switch (e) {
+    case StreamEngine::h2d: return "H2D";
+    case StreamEngine::kernel: return "kernels";
+    case StreamEngine::d2h: return "D2H";
+    case StreamEngine::copy: return "copies";
+    case StreamEngine::memset: return "memsets";
+    case StreamEngine::host_function: return "host fn";
+    case StreamEngine::event: return "events";
+    case StreamEngine::graph: return "graphs";
+    case StreamEngine::alloc: return "alloc";
+    case StreamEngine::pages: return "pages";
+    case StreamEngine::api: return "API";
+    }
+    return "?";
+}
+
+// [SECTION] PageMap
+
+bool PageMap::on_device(int allocation, std::uint64_t page, double t) const {
+    bool here = false;
+    for (const auto& m : moves)
+        if (m.allocation == allocation && m.start_us <= t && page >= m.first && page - m.first < m.count) here = m.to_device;
+    return here;
+}
+
+// [SECTION] StreamsTimeline
+
+namespace {
+
+std::vector<Span> spans_of(const StreamsTimeline& t, StreamEngine e) {
+    std::vector<Span> v;
+    for (const auto& i : t.items)
+        if (i.engine == e && i.device >= 0) v.push_back({i.start_us, i.end_us});
+    return merged(std::move(v));
+}
+
+}  // namespace
+
+double StreamsTimeline::overlap_us(StreamEngine a, StreamEngine b) const {
+    const auto x = spans_of(*this, a), y = spans_of(*this, b);
+    double sum = 0;
+    std::size_t j = 0;
+    for (const auto& s : x) {
+        while (j < y.size() && y[j].b <= s.a) ++j;
+        for (std::size_t k = j; k < y.size() && y[k].a < s.b; ++k) sum += std::min(s.b, y[k].b) - std::max(s.a, y[k].a);
+    }
+    return sum;
+}
+
+double StreamsTimeline::busy_us(StreamEngine a) const {
+    double sum = 0;
+    for (const auto& s : spans_of(*this, a)) sum += s.b - s.a;
+    return sum;
+}
+
+std::size_t StreamsTimeline::device_streams() const {
+    std::vector<std::pair<int, std::int64_t>> seen;
+    for (const auto& r : rows)
+        if (r.device >= 0 && r.engine != StreamEngine::pages) seen.push_back({r.device, r.stream});
+    std::sort(seen.begin(), seen.end());
+    return std::size_t(std::unique(seen.begin(), seen.end()) - seen.begin());
+}
+
+const StreamRow* StreamsTimeline::row_of(int device, std::int64_t stream, StreamEngine engine) const {
+    for (const auto& r : rows)
+        if (r.device == device && r.stream == stream && r.engine == engine) return &r;
+    return nullptr;
+}
+
+std::string StreamsTimeline::describe(std::size_t index) const {
+    if (index >= items.size()) return "";
+    const StreamItem& i = items[index];
+    std::string s = i.name + "\n";
+    for (const auto& r : rows)
+        if (r.device == i.device && r.stream == i.stream && r.engine == i.engine) {
+            s += (r.device >= 0 ? r.name + " on GPU " + std::to_string(r.device) : "host, " + r.name) + " \xC2\xB7 " +
+                 stream_engine_name(r.engine) + "\n";
+            break;
+        }
+    s += "start " + micros(i.start_us) + (i.instant() ? " (an instant)" : " \xC2\xB7 duration " + micros(i.duration_us())) + "\n";
+    if (i.bytes) s += byte_size(i.bytes) + (i.duration_us() > 0 && i.engine != StreamEngine::pages
+                                                ? " at " + fixed(double(i.bytes) / i.duration_us() / 1e3, 1) + " GB/s"
+                                                : std::string()) + "\n";
+    if (!i.grid.empty()) s += "grid " + i.grid + " x block " + i.block + "\n";
+    if (i.graph >= 0 && std::size_t(i.graph) < graphs.size())
+        s += std::to_string(graphs[std::size_t(i.graph)].nodes.size()) + " nodes, " +
+             std::to_string(graphs[std::size_t(i.graph)].edges.size()) + " edges (the Graph tab draws them)\n";
+    for (const auto& [k, v] : i.args) {
+        if (k == "nodes" || k == "edges" || k == "bytes" || k == "grid" || k == "block") continue;
+        s += k + ": " + v + "\n";
+    }
+    if (!s.empty() && s.back() == '\n') s.pop_back();
+    return s;
+}
+
+bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out, std::string* error) {
+    *out = StreamsTimeline{};
+    nlohmann::json j = nlohmann::json::parse(json_text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("traceEvents") || !j["traceEvents"].is_array()) {
+        *error = "the timeline is not a Trace Event JSON object ({\"traceEvents\": [...]})";
+        return false;
+    }
+    if (j.contains("otherData") && j["otherData"].is_object())
+        out->dropped = std::uint64_t(std::max(0.0, number_of(j["otherData"], "dropped_events")));
+
+    std::map<std::pair<std::int64_t, std::int64_t>, std::string> thread_names;
+    double first = std::numeric_limits<double>::infinity();
+    for (const auto& e : j["traceEvents"]) {
+        if (!e.is_object()) continue;
+        const std::string ph = text_of(e, "ph");
+        if (ph == "M" && text_of(e, "name") == "thread_name" && e.contains("args"))
+            thread_names[{std::int64_t(number_of(e, "pid")), std::int64_t(number_of(e, "tid"))}] = text_of(e["args"], "name");
+        if (ph != "X") continue;
+        const std::int64_t pid = std::int64_t(std::clamp(number_of(e, "pid"), -1e9, 1e9));
+        if (pid < 0 || pid > 4096) continue;
+        StreamItem it;
+        it.name = text_of(e, "name");
+        it.category = text_of(e, "cat");
+        it.device = int(pid) - 1;
+        it.stream = std::int64_t(std::clamp(number_of(e, "tid"), -1e15, 1e15));
+        it.start_us = std::clamp(number_of(e, "ts"), 0.0, 1e15);
+        it.end_us = it.start_us + std::clamp(number_of(e, "dur"), 0.0, 1e15);
+        it.engine = engine_of(it.category, it.name, it.device < 0);
+        if (e.contains("args") && e["args"].is_object()) {
+            const auto& a = e["args"];
+            for (auto kv = a.begin(); kv != a.end() && it.args.size() < 24; ++kv) it.args.push_back({kv.key(), arg_text(kv.value())});
+            it.bytes = std::uint64_t(std::clamp(number_of(a, "bytes"), 0.0, 1e18));
+            it.launch = std::uint64_t(std::clamp(number_of(a, "launch"), 0.0, 1e18));
+            it.grid = text_of(a, "grid");
+            it.block = text_of(a, "block");
+            if (it.engine == StreamEngine::graph && a.contains("nodes") && a["nodes"].is_array()) {
+                GraphDag g;
+                for (const auto& n : a["nodes"]) {
+                    if (g.nodes.size() >= 512) break;
+                    g.nodes.push_back(n.is_string() ? n.get<std::string>() : "?");
+                }
+                if (a.contains("edges") && a["edges"].is_array())
+                    for (const auto& ed : a["edges"]) {
+                        if (!ed.is_array() || ed.size() != 2 || !ed[0].is_number_integer() || !ed[1].is_number_integer()) continue;
+                        const auto from = ed[0].get<std::int64_t>(), to = ed[1].get<std::int64_t>();
+                        // Forward edges only (the runtime writes them so): a cycle cannot be laid out.
+                        if (from >= 0 && to > from && to < std::int64_t(g.nodes.size()) && g.edges.size() < 4096)
+                            g.edges.push_back({int(from), int(to)});
+                    }
+                g.item = out->items.size();
+                lay_out(g);
+                it.graph = int(out->graphs.size());
+                out->graphs.push_back(std::move(g));
+            }
+            if (it.engine == StreamEngine::pages) {
+                const std::string base = text_of(a, "allocation");
+                const auto pages = std::uint64_t(std::clamp(number_of(a, "allocation_pages"), 0.0, 1e15));
+                int index = -1;
+                for (std::size_t k = 0; k < out->pages.allocations.size(); ++k)
+                    if (out->pages.allocations[k].base == base && out->pages.allocations[k].device == it.device) index = int(k);
+                if (index < 0 && out->pages.allocations.size() < 256) {
+                    index = int(out->pages.allocations.size());
+                    out->pages.allocations.push_back({base, pages, it.device});
+                }
+                if (index >= 0) {
+                    PageMap::Move m;
+                    m.allocation = index;
+                    m.first = std::uint64_t(std::clamp(number_of(a, "first_page"), 0.0, 1e15));
+                    m.count = std::uint64_t(std::clamp(number_of(a, "pages"), 0.0, 1e15));
+                    m.to_device = text_of(a, "to") == "device";
+                    m.start_us = it.start_us;
+                    m.end_us = it.end_us;
+                    m.cause = text_of(a, "cause");
+                    auto& alloc = out->pages.allocations[std::size_t(index)];
+                    alloc.pages = std::max(alloc.pages, m.first + m.count);
+                    (m.to_device ? out->pages.to_device_pages : out->pages.to_host_pages) += m.count;
+                    if (m.cause == "prefetch") out->pages.prefetched_pages += m.count;
+                    out->pages.moves.push_back(std::move(m));
+                }
+            }
+        }
+        first = std::min(first, it.start_us);
+        out->items.push_back(std::move(it));
+        if (out->items.size() >= 2'000'000) break;  // the runtime's own limit
+    }
+    if (out->items.empty()) {
+        *error = "the timeline holds no events";
+        return true;
+    }
+    // Times from the first event.
+    for (auto& i : out->items) { i.start_us -= first; i.end_us -= first; }
+    for (auto& m : out->pages.moves) { m.start_us -= first; m.end_us -= first; }
+    std::stable_sort(out->pages.moves.begin(), out->pages.moves.end(),
+                     [](const PageMap::Move& a, const PageMap::Move& b) { return a.start_us < b.start_us; });
+
+    // Rows: each device's streams (by id), each with one row per engine it used, then the
+    // device's page row; then the host's threads.
+    std::map<std::tuple<int, std::int64_t, int>, std::size_t> row_index;
+    std::vector<std::tuple<int, std::int64_t, int>> keys;
+    for (std::size_t i = 0; i < out->items.size(); ++i) {
+        const auto& it = out->items[i];
+        // The host after every device; a device's page row after its streams.
+        const int device_key = it.device < 0 ? 1 << 20 : it.device;
+        const std::int64_t stream_key = it.engine == StreamEngine::pages ? std::numeric_limits<std::int64_t>::max() : it.stream;
+        keys.push_back({device_key, stream_key, int(it.engine)});
+    }
+    std::vector<std::tuple<int, std::int64_t, int>> sorted = keys;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    for (const auto& k : sorted) {
+        StreamRow r;
+        const auto& [device_key, stream_key, engine] = k;
+        r.device = device_key == (1 << 20) ? -1 : device_key;
+        r.engine = StreamEngine(engine);
+        r.stream = r.engine == StreamEngine::pages ? 99999 : stream_key;
+        // Labels stay short (the view's label column is narrow): the runtime's stream name up to
+        // its parenthesis ("stream 3 (non-blocking)" -> "stream 3"), and the engine's short name.
+        if (r.device < 0) {
+            auto n = thread_names.find({0, r.stream});
+            r.name = n != thread_names.end() && !n->second.empty() ? n->second : "thread " + std::to_string(r.stream);
+            r.label = "host \xC2\xB7 " + r.name;
+        } else if (r.engine == StreamEngine::pages) {
+            r.name = "GPU " + std::to_string(r.device) + " managed pages";
+            r.label = "GPU " + std::to_string(r.device) + " \xC2\xB7 pages";
+        } else {
+            auto n = thread_names.find({r.device + 1, r.stream});
+            r.name = n != thread_names.end() && !n->second.empty() ? n->second : "stream " + std::to_string(r.stream);
+            std::string shown = r.name.substr(0, r.name.find(" ("));
+            if (shown.empty()) shown = r.name;
+            r.label = shown + " \xC2\xB7 " + stream_engine_short(r.engine);
+            if (several_devices(out)) r.label = "GPU " + std::to_string(r.device) + " " + r.label;
+        }
+        row_index[k] = out->rows.size();
+        out->rows.push_back(std::move(r));
+    }
+    for (std::size_t i = 0; i < out->items.size(); ++i) out->rows[row_index[keys[i]]].items.push_back(i);
+    for (auto& r : out->rows)
+        std::stable_sort(r.items.begin(), r.items.end(),
+                         [&](std::size_t a, std::size_t b) { return out->items[a].start_us < out->items[b].start_us; });
+
+    // The extent: the device's work (the host's teardown after the last copy is not the point).
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    for (const auto& i : out->items)
+        if (i.device >= 0) { lo = std::min(lo, i.start_us); hi = std::max(hi, i.end_us); }
+    if (!std::isfinite(lo))
+        for (const auto& i : out->items) { lo = std::min(lo, i.start_us); hi = std::max(hi, i.end_us); }
+    out->start_us = lo;
+    out->end_us = std::max(hi, lo + 1.0);
+    return true;
+}
+
+bool export_streams_timeline(const std::string& json_text, const std::string& path, std::string* error) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    if (f) f.write(json_text.data(), std::streamsize(json_text.size()));
+    if (!f) {
+        *error = "cannot write " + path;
+        return false;
+    }
+    return true;
+}
+
+}  // namespace cudalab::viewmodel

@@ -1,0 +1,112 @@
+// The streams timeline of a whole program (a program lesson's run): what the runtime's timeline
+// file (Trace Event JSON, engine/cudart/timeline.h) holds, as rows and items for the app to draw.
+// One row per stream and engine (H2D copies, kernels, D2H copies, other copies, memsets, host
+// functions, events, graph launches), one for the managed pages of each device and one for the
+// API calls of each host thread; the DAG of each graph launch; and the page map of managed memory
+// (where each page lives over time). Built once per check, with no GL, GLFW or ImGui, so a test
+// can pin what the view shows.
+//
+// [SECTION] index
+//   StreamItem, StreamRow      what is drawn
+//   GraphDag                   one graph launch's nodes and edges, laid out in levels
+//   PageMap                    managed pages: allocations, migrations, where a page lives at a time
+//   StreamsTimeline            the whole, with the figures the lesson grades (copy/kernel overlap)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cudalab::viewmodel {
+
+// What an item is; the order is the order of a stream's rows.
+enum class StreamEngine { h2d, kernel, d2h, copy, memset, host_function, event, graph, alloc, pages, api };
+constexpr int kStreamEngineCount = 11;
+const char* stream_engine_name(StreamEngine e);   // "H2D copies", "kernels", ...
+const char* stream_engine_short(StreamEngine e);  // "H2D", "kernels", ... (row labels)
+
+struct StreamItem {
+    std::string name;            // as the runtime wrote it: "memcpy HtoD", "scale", "event record"
+    std::string category;        // the file's "cat"
+    StreamEngine engine = StreamEngine::api;
+    int device = -1;             // -1: the host
+    std::int64_t stream = 0;     // the file's tid: the stream id (a device), the thread (the host)
+    double start_us = 0, end_us = 0;  // from the first event of the file
+    std::uint64_t bytes = 0;     // copies, memsets, page moves (0: none said)
+    std::uint64_t launch = 0;    // kernels: the runtime's launch number (1-based, CUDALAB_TRACE_LAUNCH); 0: unknown
+    std::string grid, block;     // kernels
+    int graph = -1;              // graph launches: index into StreamsTimeline::graphs
+    std::vector<std::pair<std::string, std::string>> args;  // every argument, as text, for the hover
+    double duration_us() const { return end_us - start_us; }
+    bool instant() const { return end_us <= start_us; }
+};
+
+struct StreamRow {
+    std::string label;           // short: "stream 13 · kernels", "host · main thread", "GPU 0 · pages"
+    std::string name;            // the stream or thread as the runtime named it ("stream 13 (non-blocking)")
+    int device = -1;
+    std::int64_t stream = 0;
+    StreamEngine engine = StreamEngine::api;
+    std::vector<std::size_t> items;  // indices into StreamsTimeline::items, by start time
+};
+
+struct GraphDag {
+    std::size_t item = 0;                      // the graph launch it belongs to
+    std::vector<std::string> nodes;            // "kernel scale", "memcpy", ...
+    std::vector<std::pair<int, int>> edges;    // (from, to), indices into nodes
+    // A layout: each node's level (the longest path from a root) and its place in that level.
+    std::vector<int> level, slot;
+    int levels = 0, widest = 0;
+};
+
+struct PageMap {
+    struct Allocation {
+        std::string base;             // "0x7f..." as the runtime wrote it
+        std::uint64_t pages = 0;      // 4 KB pages
+        int device = 0;
+    };
+    struct Move {
+        int allocation = 0;
+        std::uint64_t first = 0, count = 0;
+        bool to_device = false;
+        double start_us = 0, end_us = 0;
+        std::string cause;            // "kernel touch", "host touch", "prefetch"
+    };
+    std::vector<Allocation> allocations;
+    std::vector<Move> moves;          // by time
+    std::uint64_t to_device_pages = 0, to_host_pages = 0, prefetched_pages = 0;
+    // Where page `page` of allocation `a` lives after every move up to time `t` (pages start on
+    // the host, as cudaMallocManaged leaves them in cudalab's runtime).
+    bool on_device(int allocation, std::uint64_t page, double t) const;
+    bool empty() const { return allocations.empty(); }
+};
+
+struct StreamsTimeline {
+    std::vector<StreamItem> items;
+    std::vector<StreamRow> rows;
+    std::vector<GraphDag> graphs;
+    PageMap pages;
+    double start_us = 0, end_us = 0;   // the extent of the device items (else of everything)
+    std::uint64_t dropped = 0;         // events the runtime did not record (its limit)
+    std::string run;                   // the command line of the run ("./program in.bin out.bin")
+
+    // The time during which items of engine `a` (on any device stream) run while an item of engine
+    // `b` runs, in microseconds: e.g. (h2d, kernel) is how much copying in is hidden behind kernels.
+    double overlap_us(StreamEngine a, StreamEngine b) const;
+    // The total time of engine `a`'s items (their union).
+    double busy_us(StreamEngine a) const;
+    // The rows of one device stream (any engine).
+    std::size_t device_streams() const;
+    // What a hover says about an item: name, stream, start, duration, bytes, and its arguments.
+    std::string describe(std::size_t item) const;
+    const StreamRow* row_of(int device, std::int64_t stream, StreamEngine engine) const;
+};
+
+// Parses the runtime's timeline file. False (with `error`) when it is not a Trace Event JSON
+// object; a file from the learner's process may hold anything, so every field is checked.
+bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out, std::string* error);
+
+// Writes the timeline as the runtime wrote it (Perfetto and chrome://tracing open it).
+bool export_streams_timeline(const std::string& json_text, const std::string& path, std::string* error);
+
+}  // namespace cudalab::viewmodel

@@ -1,0 +1,256 @@
+// The app's views of a whole program (apps/gui/viewmodel/streams_model.h): the streams timeline of
+// a program lesson's run, the DAG of a graph launch and the page map of managed memory, read from
+// the timeline file the emulated runtime writes. What these tests pin is what the Streams, Graph
+// and Pages tabs draw (docs/images/lessons/14-streams-timeline.png is lesson 14's solution).
+#ifdef CUDALAB_HAVE_GUI_MODEL
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+#include "lessons/course.h"
+#include "programs/build.h"
+#include "programs/runner.h"
+#include "viewmodel/check_runner.h"
+#include "viewmodel/streams_model.h"
+
+using namespace cudalab;
+using namespace cudalab::viewmodel;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool have_nvcc() {
+    std::string looked;
+    if (!programs::find_nvcc(&looked).empty()) return true;
+    MESSAGE("SKIPPED: no nvcc (" << looked << "): whole programs need the CUDA toolkit's nvcc");
+    return false;
+}
+
+lessons::CheckReport check_14(bool solution, std::uint64_t trace_launch = 0) {
+    lessons::Course course;
+    REQUIRE(lessons::load_course(lessons::find_course_root(), &course).ok());
+    const lessons::LessonInfo* l = course.find("14-streams");
+    REQUIRE(l);
+    compiler::Compiler compiler;
+    lessons::CheckOptions o;
+    o.backend = "emu";
+    o.seed = 1414;  // the seed of docs/images/lessons/14-streams-timeline.png
+    o.solution = solution;
+    o.program_trace_launch = trace_launch;
+    return lessons::check_lesson(course, *l, o, compiler);
+}
+
+// Items of `engine` on device streams, as (stream, start, end).
+std::vector<std::tuple<std::int64_t, double, double>> spans(const StreamsTimeline& t, StreamEngine engine) {
+    std::vector<std::tuple<std::int64_t, double, double>> v;
+    for (const auto& i : t.items)
+        if (i.device >= 0 && i.engine == engine) v.push_back({i.stream, i.start_us, i.end_us});
+    return v;
+}
+
+// A program from tests/programs, built with nvcc and run on the emulated runtime with a timeline.
+bool run_with_timeline(const std::string& name, std::string* json) {
+    const fs::path root = lessons::find_course_root();
+    programs::BuildRequest b;
+    b.inputs = {(root / "tests" / "programs" / (name + ".cu")).string()};
+    b.cwd = (root / "tests" / "programs").string();
+    b.limits = programs::default_build_limits();
+    const auto built = programs::build_program(b);
+    REQUIRE_MESSAGE(built.ok(), built.message << "\n" << built.log);
+    const fs::path dir = fs::temp_directory_path() / ("cudalab-streams-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    programs::RunRequest r;
+    r.executable = built.executable;
+    r.backend = "emu";
+    r.built_by_cudalab = true;
+    r.cwd = dir.string();
+    r.timeline = (dir / (name + ".json")).string();
+    r.output = programs::OutputMode::capture;
+    r.limits = programs::default_run_limits(false);
+    r.cudart_dir = (fs::path(CUDALAB_CLI).parent_path() / "cudart-emu").string();  // the build tree's runtime
+    const auto result = programs::run_program(r);
+    CHECK_MESSAGE(result.process.outcome == programs::Outcome::exited, programs::run_summary(result));
+    std::ifstream in(r.timeline, std::ios::binary);
+    json->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    return result.timeline_written && !json->empty();
+}
+
+}  // namespace
+
+TEST_CASE("streams view: lesson 14's solution has a row per stream and engine, and copies overlap kernels") {
+    if (!have_nvcc()) return;
+    const auto report = check_14(true);
+    REQUIRE_MESSAGE(report.status.ok(), report.status.message);
+    REQUIRE(report.passed);
+    REQUIRE_FALSE(report.program_timeline.empty());
+    CHECK(report.program_timeline_run.rfind("./program ", 0) == 0);
+    StreamsTimeline t;
+    std::string error;
+    REQUIRE(parse_streams_timeline(report.program_timeline, &t, &error));
+    CHECK(error.empty());
+
+    // Four streams of the pipeline, each with its three engines; the host's API calls below them.
+    std::set<std::int64_t> streams;
+    for (const auto& r : t.rows)
+        if (r.device == 0 && r.engine == StreamEngine::kernel) streams.insert(r.stream);
+    CHECK(streams.size() >= 4);
+    for (std::int64_t s : streams) {
+        CHECK(t.row_of(0, s, StreamEngine::h2d));
+        CHECK(t.row_of(0, s, StreamEngine::d2h));
+    }
+    REQUIRE_FALSE(t.rows.empty());
+    CHECK(t.rows.back().device == -1);
+    CHECK(t.rows.back().engine == StreamEngine::api);
+    // The rows' labels name the stream and the engine.
+    const StreamRow* k = t.row_of(0, *streams.begin(), StreamEngine::kernel);
+    REQUIRE(k);
+    CHECK(k->label.find("kernels") != std::string::npos);
+    CHECK(k->label.find("stream") != std::string::npos);
+
+    // Overlap, as the picture must show it: copies in both directions run while a kernel of
+    // another stream runs (what the lesson's checks grade: at least half of each hidden).
+    const double h2d = t.busy_us(StreamEngine::h2d), d2h = t.busy_us(StreamEngine::d2h);
+    REQUIRE(h2d > 0);
+    REQUIRE(d2h > 0);
+    CHECK(t.overlap_us(StreamEngine::h2d, StreamEngine::kernel) / h2d >= 0.5);
+    CHECK(t.overlap_us(StreamEngine::d2h, StreamEngine::kernel) / d2h >= 0.5);
+    bool cross_stream = false;
+    for (const auto& [ks, ka, kb] : spans(t, StreamEngine::kernel))
+        for (const auto& [cs, ca, cb] : spans(t, StreamEngine::h2d))
+            cross_stream |= cs != ks && ca < kb && ka < cb;
+    CHECK(cross_stream);
+
+    // Kernels carry the runtime's launch number (the app traces one by it), grid and block.
+    std::set<std::uint64_t> launches;
+    for (const auto& i : t.items)
+        if (i.engine == StreamEngine::kernel) {
+            CHECK(i.launch > 0);
+            CHECK_FALSE(i.grid.empty());
+            launches.insert(i.launch);
+        }
+    CHECK(launches.size() == spans(t, StreamEngine::kernel).size());
+    // Events are instants on their stream; a hover names the item, its stream, its time and bytes.
+    for (std::size_t i = 0; i < t.items.size(); ++i)
+        if (t.items[i].engine == StreamEngine::h2d) {
+            const std::string d = t.describe(i);
+            CHECK(d.find("memcpy HtoD") != std::string::npos);
+            CHECK(d.find("H2D copies") != std::string::npos);
+            CHECK(d.find("start ") != std::string::npos);
+            CHECK(d.find("duration ") != std::string::npos);
+            CHECK(d.find("iB at ") != std::string::npos);  // its size, and the bandwidth it ran at
+            break;
+        }
+    CHECK(t.start_us < t.end_us);
+}
+
+TEST_CASE("streams view: lesson 14's shipped exercise runs in one stream with nothing hidden") {
+    if (!have_nvcc()) return;
+    const auto report = check_14(false);
+    REQUIRE_MESSAGE(report.status.ok(), report.status.message);
+    StreamsTimeline t;
+    std::string error;
+    REQUIRE(parse_streams_timeline(report.program_timeline, &t, &error));
+    CHECK(t.device_streams() == 1);
+    CHECK(t.overlap_us(StreamEngine::h2d, StreamEngine::kernel) == doctest::Approx(0.0));
+    CHECK(t.overlap_us(StreamEngine::d2h, StreamEngine::kernel) == doctest::Approx(0.0));
+}
+
+TEST_CASE("streams view: a kernel of a program lesson is traced by its launch number for the kernel views") {
+    if (!have_nvcc()) return;
+    const auto report = check_14(true, 3);
+    REQUIRE_MESSAGE(report.status.ok(), report.status.message);
+    REQUIRE(report.last_trace);
+    CHECK(report.last_trace->kernel.name.find("mix") != std::string::npos);
+    CHECK_FALSE(report.last_trace->events.empty());
+    // The same inputs (the seed): the timeline is the untraced run's.
+    const auto plain = check_14(true);
+    StreamsTimeline a, b;
+    std::string error;
+    REQUIRE(parse_streams_timeline(report.program_timeline, &a, &error));
+    REQUIRE(parse_streams_timeline(plain.program_timeline, &b, &error));
+    CHECK(a.items.size() == b.items.size());
+}
+
+TEST_CASE("graph view and page map: the runtime records a graph launch's DAG and managed page moves") {
+    if (!have_nvcc()) return;
+    std::string json;
+    REQUIRE(run_with_timeline("graphs_explicit", &json));
+    StreamsTimeline g;
+    std::string error;
+    REQUIRE(parse_streams_timeline(json, &g, &error));
+    REQUIRE_FALSE(g.graphs.empty());
+    const GraphDag& dag = g.graphs.front();
+    CHECK(dag.nodes.size() == 7);  // "7-node graph" (programs.toml)
+    CHECK_FALSE(dag.edges.empty());
+    CHECK(dag.levels >= 2);
+    for (const auto& [from, to] : dag.edges) CHECK(dag.level[std::size_t(to)] > dag.level[std::size_t(from)]);
+    CHECK(g.items[dag.item].engine == StreamEngine::graph);
+    bool event = false;
+    for (const auto& i : g.items) event |= i.engine == StreamEngine::event && i.instant();
+    CHECK(event);
+
+    REQUIRE(run_with_timeline("managed_memory", &json));
+    StreamsTimeline m;
+    REQUIRE(parse_streams_timeline(json, &m, &error));
+    REQUIRE_FALSE(m.pages.empty());
+    CHECK(m.pages.to_device_pages > 0);
+    CHECK(m.row_of(0, 99999, StreamEngine::pages));
+    // A page that went to the device is there after its move, on the host before it.
+    const auto& first = m.pages.moves.front();
+    CHECK(m.pages.on_device(first.allocation, first.first, first.start_us) == first.to_device);
+    if (first.to_device) CHECK_FALSE(m.pages.on_device(first.allocation, first.first, first.start_us - 1));
+}
+
+TEST_CASE("streams view: a timeline file of any shape is read or refused, never trusted") {
+    StreamsTimeline t;
+    std::string error;
+    CHECK_FALSE(parse_streams_timeline("not json", &t, &error));
+    CHECK_FALSE(error.empty());
+    CHECK_FALSE(parse_streams_timeline("[1,2]", &t, &error));
+    error.clear();
+    // Wrong types, a cycle and out-of-range edges, a negative pid: kept out, the rest read.
+    const std::string odd = R"json({"traceEvents":[
+        {"ph":"X","name":"memcpy HtoD","cat":"memcpy","ts":"10","dur":5,"pid":1,"tid":7,"args":{"bytes":4096}},
+        {"ph":"X","name":7,"cat":"kernel","ts":12,"dur":4,"pid":1,"tid":8,"args":{"launch":1,"grid":"(1,1,1)"}},
+        {"ph":"X","name":"g","cat":"graph","ts":20,"dur":2,"pid":1,"tid":7,
+         "args":{"nodes":["kernel a","memcpy",3],"edges":[[0,1],[1,0],[0,9],[1,2],"x",[0]]}},
+        {"ph":"X","name":"pages to device","cat":"page","ts":13,"dur":1,"pid":1,"tid":99999,
+         "args":{"allocation":"0x1000","allocation_pages":4,"first_page":1,"pages":2,"to":"device"}},
+        {"ph":"X","name":"bad","cat":"api","ts":1,"dur":1,"pid":-3,"tid":0},
+        {"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"stream 7"}},
+        42, null
+    ]})json";
+    REQUIRE(parse_streams_timeline(odd, &t, &error));
+    CHECK(t.items.size() == 4);
+    REQUIRE(t.graphs.size() == 1);
+    CHECK(t.graphs[0].nodes.size() == 3);
+    CHECK(t.graphs[0].edges == std::vector<std::pair<int, int>>{{0, 1}, {1, 2}});
+    CHECK(t.graphs[0].levels == 3);
+    REQUIRE(t.pages.allocations.size() == 1);
+    CHECK(t.pages.allocations[0].pages == 4);
+    CHECK(t.pages.to_device_pages == 2);
+    CHECK(t.pages.on_device(0, 1, 100));
+    CHECK_FALSE(t.pages.on_device(0, 0, 100));
+    CHECK_FALSE(t.pages.on_device(0, 1, 0));  // before its move (times from the first event, ts 10)
+    // Times start at the first event; the H2D copy overlaps the kernel for 3 us.
+    CHECK(t.overlap_us(StreamEngine::h2d, StreamEngine::kernel) == doctest::Approx(3.0));
+    const StreamRow* r = t.row_of(0, 7, StreamEngine::h2d);
+    REQUIRE(r);
+    CHECK(r->label == "stream 7 \xC2\xB7 H2D");
+    CHECK(r->name == "stream 7");
+    for (std::size_t i = 0; i < t.items.size(); ++i)
+        if (t.items[i].engine == StreamEngine::h2d) CHECK(t.describe(i).find("stream 7 on GPU 0 \xC2\xB7 H2D copies") != std::string::npos);
+    // Empty and huge values are bounded.
+    REQUIRE(parse_streams_timeline(R"({"traceEvents":[{"ph":"X","ts":1e300,"dur":-5,"pid":1,"tid":0}]})", &t, &error));
+    CHECK(t.items.size() == 1);
+    CHECK(t.items[0].duration_us() == 0);
+}
+
+#endif  // CUDALAB_HAVE_GUI_MODEL
