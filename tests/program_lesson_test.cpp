@@ -228,7 +228,7 @@ int main() {
     CHECK(run.runtime["memory"]["peak_device_bytes"] == 256);
 }
 
-TEST_CASE("emulated runtime: a captured graph's DAG is in the timeline, and captured allocations are graph memory") {
+TEST_CASE("emulated runtime: a captured graph's DAG is in the timeline, captured allocations are graph memory, an unjoined fork fails") {
     std::string looked;
     if (programs::find_nvcc(&looked).empty()) {
         MESSAGE("SKIPPED: no nvcc (" << looked << ")");
@@ -286,7 +286,15 @@ int main() {
             cudaStreamSynchronize(a);
         }
     }
-    std::printf("%d %s\n", h[0], cudaGetErrorString(cudaGetLastError()));
+    // A fork never joined back: CUDA ends the capture with cudaErrorStreamCaptureUnjoined.
+    cudaGraph_t unjoined = nullptr;
+    cudaStreamBeginCapture(a, cudaStreamCaptureModeGlobal);
+    add<<<1, 32, 0, a>>>(v, 1);
+    cudaEventRecord(fork, a);
+    cudaStreamWaitEvent(b, fork, 0);
+    add<<<1, 32, 0, b>>>(v, 2);
+    cudaError_t end = cudaStreamEndCapture(a, &unjoined);
+    std::printf("%d %s %s %d\n", h[0], cudaGetErrorName(end), unjoined ? "graph" : "no graph", int(cudaGetLastError() == end));
     return 0;
 }
 )");
@@ -294,7 +302,7 @@ int main() {
     ProgramSession session(p.executable, dir.string(), "emu", 1, 60);
     const ProgramRun& run = session.run({});
     REQUIRE_MESSAGE(run.ok(), run.failure << run.err);
-    CHECK(run.out == "20 no error\n");  // 5 launches of +1 and +3
+    CHECK(run.out == "20 cudaErrorStreamCaptureUnjoined no graph 1\n");  // 5 launches of +1 and +3
     const auto& memory = run.runtime["memory"];
     CHECK(memory["graph_allocations"] == 1);
     // Round 0: a reservation per step (3); round 1: one, then kept.

@@ -138,6 +138,7 @@ cudaError_t cudaPeekAtLastError(void) {
     X(cudaErrorNotSupported, "operation not supported")                                                    \
     X(cudaErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing")               \
     X(cudaErrorStreamCaptureInvalidated, "operation failed due to a previous error during capture")        \
+    X(cudaErrorStreamCaptureUnjoined, "capture sequence contains a fork that was not joined to the primary stream") \
     X(cudaErrorStreamCaptureUnmatched, "operation would make the legacy stream depend on a capturing blocking stream") \
     X(cudaErrorStreamCaptureWrongThread, "attempt to terminate a thread-local capture sequence from another thread")  \
     X(cudaErrorStreamCaptureImplicit, "operation would make the legacy stream depend on a capturing blocking stream") \

@@ -1,6 +1,7 @@
 // The CUDA runtime API, part 4: streams, events, host functions and stream capture.
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include "cudart/api.h"
 
@@ -348,6 +349,25 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
     if (!s || !graph) return fail(cudaErrorInvalidValue);
     if (s->capture_status != cudaStreamCaptureStatusActive) return fail(cudaErrorIllegalState);
     Graph* g = s->capture_graph;
+    // A stream that joined the capture (through an event) must have been joined back into the
+    // origin: its last captured work must come before the origin's. Otherwise CUDA ends the
+    // capture with cudaErrorStreamCaptureUnjoined (a fork whose branch nothing waits for).
+    std::set<const GraphNode*> before_end;
+    std::vector<const GraphNode*> todo(s->capture_frontier.begin(), s->capture_frontier.end());
+    while (!todo.empty()) {
+        const GraphNode* n = todo.back();
+        todo.pop_back();
+        if (!before_end.insert(n).second) continue;
+        for (const GraphNode* d : n->dependencies) todo.push_back(d);
+    }
+    bool unjoined = false;
+    auto check = [&](Stream* t) {
+        if (t == s || t->capture_graph != g) return;
+        for (const GraphNode* n : t->capture_frontier) unjoined |= !before_end.count(n);
+    };
+    for (Stream* t : rt.streams) check(t);
+    for (auto& d : rt.devices)
+        for (auto& t : d.streams) check(t.get());
     // Every stream that joined this capture leaves it with the origin.
     auto leave = [&](Stream* t) {
         if (t->capture_graph != g) return;
@@ -358,6 +378,13 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
     for (Stream* t : rt.streams) leave(t);
     for (auto& d : rt.devices)
         for (auto& t : d.streams) leave(t.get());
+    if (unjoined) {
+        rt.warn("cudaStreamEndCapture: a stream that joined the capture was not joined back into the origin stream "
+                "(record an event in it after its last work and make the origin wait for that event before ending the "
+                "capture); CUDA ends the capture with cudaErrorStreamCaptureUnjoined");
+        *graph = nullptr;
+        return fail(cudaErrorStreamCaptureUnjoined);
+    }
     *graph = reinterpret_cast<cudaGraph_t>(g);
     return cudaSuccess;
 }
