@@ -235,113 +235,135 @@ void region_title(const ViewContext& c, const viewmodel::MemoryRegion& r, bool c
              r.source_lines.size() == 1 ? "" : "s", lines.c_str());
 }
 
-// A buffer with no declared shape: cells of its element size in rows of one 128-byte line, split
-// into four 32-byte sectors; the current request's lanes lit and its sectors outlined.
-void linear_region(ViewContext& c, const viewmodel::MemoryRegion& r, bool current, float avail_w, std::size_t now) {
+// Where the cells of a buffer with no declared shape lie: rows of one 128-byte line, the line's
+// four sectors apart by a gap; the rows on screen.
+struct LinearGrid {
+    ImVec2 origin{};
+    float label_w = 0, cell = 0, row_h = 0, group_gap = 0;
+    std::uint32_t per_row = 0, per_sector = 1;
+    std::uint64_t rows = 0, first_row = 0, last_row = 0;
+    float cell_x(std::uint32_t i) const { return origin.x + label_w + float(i) * cell + float(i / per_sector) * group_gap; }
+    float row_y(std::uint64_t row) const { return origin.y + float(row) * row_h; }
+};
+
+// Row labels (the first element of the buffer on the row, never closer together than a line of
+// text), and every cell shaded by how often the traced blocks touched it up to the playhead.
+void linear_cells(ImDrawList* dl, const viewmodel::MemoryRegion& r, const LinearGrid& g, std::size_t now) {
     const float s = fonts().scale;
-    const float label_w = 64 * s;
-    const std::uint32_t per_row = r.elements_per_row();
-    const float group_gap = 4 * s;  // between sectors
-    const std::uint32_t per_sector = std::max<std::uint32_t>(1, 32 / r.element_bytes);
-    const std::uint32_t sectors_per_row = per_row / per_sector;
-    const float cell = std::clamp(std::floor((avail_w - label_w - group_gap * float(sectors_per_row - 1)) / float(per_row)), 4 * s, 30 * s);
-    const float row_h = std::max(cell, 8 * s);
-    const std::uint64_t rows = r.rows();
-    const float max_rows = current ? 8.0f : 4.0f;
-    const float box_h = std::min(float(rows), max_rows) * row_h + 6 * s;
-    ImGui::BeginChild("##cells", ImVec2(0, box_h), false, ImGuiWindowFlags_NoBackground);
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-    const ImVec4 clip = clip_rect(dl);
-    const std::uint64_t first_row = std::uint64_t(std::max(0.0f, (clip.y - origin.y) / row_h));
-    const std::uint64_t last_row = std::min<std::uint64_t>(rows, std::uint64_t(std::max(0.0f, (clip.w - origin.y) / row_h)) + 1);
-    auto cell_x = [&](std::uint32_t i) { return origin.x + label_w + float(i) * cell + float(i / per_sector) * group_gap; };
-    // Lanes of the current access, by element.
-    std::vector<std::pair<std::uint64_t, int>> lit;  // element index, lane
-    if (current)
-        for (int l = 0; l < 32; ++l)
-            if (c.access.mask >> l & 1) lit.emplace_back((c.access.address[std::size_t(l)] - r.begin) / r.element_bytes, l);
-    ImFont* lane_font = fonts().mono_small;
-    const bool lane_numbers = cell >= lane_font->CalcTextSizeA(lane_font->FontSize, 1e9f, 0, "00").x + 2 * s;
-    // Row labels: the first element of the buffer on the row (the row holding the buffer's
-    // start begins before it), never closer together than a line of text.
-    const std::uint64_t label_every = std::max<std::uint64_t>(1, std::uint64_t(std::ceil((fonts().mono_small->FontSize + 1 * s) / row_h)));
-    for (std::uint64_t row = first_row; row < last_row; ++row) {
-        const float y = origin.y + float(row) * row_h;
+    ImFont* small = fonts().mono_small;
+    const std::uint64_t label_every = std::max<std::uint64_t>(1, std::uint64_t(std::ceil((small->FontSize + 1 * s) / g.row_h)));
+    for (std::uint64_t row = g.first_row; row < g.last_row; ++row) {
+        const float y = g.row_y(row);
         if (row % label_every == 0) {
             char label[32];
             const std::int64_t index = std::max<std::int64_t>(0, r.index_of(r.begin + row * 128));
             std::snprintf(label, sizeof label, "[%lld]", static_cast<long long>(index));
-            dl->AddText(fonts().mono_small, fonts().mono_small->FontSize, ImVec2(origin.x, y + std::max(0.0f, cell - fonts().mono_small->FontSize) * 0.5f),
-                        colors::text_faint, label);
+            dl->AddText(small, small->FontSize, ImVec2(g.origin.x, y + std::max(0.0f, g.cell - small->FontSize) * 0.5f), colors::text_faint, label);
         }
-        for (std::uint32_t i = 0; i < per_row; ++i) {
-            const std::uint64_t e = row * per_row + i;
+        for (std::uint32_t i = 0; i < g.per_row; ++i) {
+            const std::uint64_t e = row * g.per_row + i;
             const std::uint64_t address = r.begin + e * r.element_bytes;
             ImU32 col = colors::cell_empty;
             if (address < r.first_address) col = colors::cell_outside;
             else if (!r.touches.empty() && r.touches[e] && r.first_event[e] <= now)
                 col = heat_color(float(r.touches[e]) / float(std::max<std::uint32_t>(1, r.max_touches)));
-            const ImVec2 a(cell_x(i), y), z(a.x + cell - 1, y + cell - 1);
+            const ImVec2 a(g.cell_x(i), y), z(a.x + g.cell - 1, y + g.cell - 1);
             dl->AddRectFilled(a, z, col);  // square: a rounded cell costs ~10x the vertices
         }
     }
-    // The current request: lit cells, then sector outlines.
-    if (current) {
-        for (auto [e, lane] : lit) {
-            const std::uint64_t row = e / per_row;
-            if (row < first_row || row >= last_row) continue;
-            const std::uint32_t i = std::uint32_t(e % per_row);
-            const ImVec2 a(cell_x(i), origin.y + float(row) * row_h), z(a.x + cell - 1, a.y + cell - 1);
-            dl->AddRectFilled(a, z, c.access.op == MemOp::load ? colors::load : c.access.op == MemOp::store ? colors::store : colors::atomic, 2 * s);
-            if (lane_numbers) {
-                char n[4];
-                std::snprintf(n, sizeof n, "%d", lane);
-                const float tw = lane_font->CalcTextSizeA(lane_font->FontSize, 1e9f, 0, n).x;
-                dl->AddText(lane_font, lane_font->FontSize, ImVec2(a.x + (cell - 1 - tw) * 0.5f, a.y + (cell - 1 - lane_font->FontSize) * 0.5f),
-                            colors::ink, n);
-            }
-        }
-        for (std::uint64_t sector : c.access.sectors) {
-            if (sector < r.begin || sector >= r.end) continue;
-            const std::uint64_t e = (sector - r.begin) / r.element_bytes;
-            const std::uint64_t row = e / per_row;
-            if (row < first_row || row >= last_row) continue;
-            const std::uint32_t i = std::uint32_t(e % per_row);
-            const std::uint32_t n = std::max<std::uint32_t>(1, 32 / r.element_bytes);
-            const float y = origin.y + float(row) * row_h;
-            dl->AddRect(ImVec2(cell_x(i) - 2 * s, y - 2 * s), ImVec2(cell_x(i + n - 1) + cell + 1 * s, y + cell + 1 * s),
-                        colors::outline_strong, 3 * s, 0, 1.5f * s);
+}
+
+// The current request: its lanes' cells lit (with their lane numbers where they fit), then every
+// sector it touches outlined.
+void light_request(ImDrawList* dl, const ViewContext& c, const viewmodel::MemoryRegion& r, const LinearGrid& g,
+                   const std::vector<std::pair<std::uint64_t, int>>& lit) {
+    const float s = fonts().scale;
+    ImFont* lane_font = fonts().mono_small;
+    const bool lane_numbers = g.cell >= lane_font->CalcTextSizeA(lane_font->FontSize, 1e9f, 0, "00").x + 2 * s;
+    for (auto [e, lane] : lit) {
+        const std::uint64_t row = e / g.per_row;
+        if (row < g.first_row || row >= g.last_row) continue;
+        const std::uint32_t i = std::uint32_t(e % g.per_row);
+        const ImVec2 a(g.cell_x(i), g.row_y(row)), z(a.x + g.cell - 1, a.y + g.cell - 1);
+        dl->AddRectFilled(a, z, c.access.op == MemOp::load ? colors::load : c.access.op == MemOp::store ? colors::store : colors::atomic, 2 * s);
+        if (lane_numbers) {
+            char n[4];
+            std::snprintf(n, sizeof n, "%d", lane);
+            const float tw = lane_font->CalcTextSizeA(lane_font->FontSize, 1e9f, 0, n).x;
+            dl->AddText(lane_font, lane_font->FontSize, ImVec2(a.x + (g.cell - 1 - tw) * 0.5f, a.y + (g.cell - 1 - lane_font->FontSize) * 0.5f),
+                        colors::ink, n);
         }
     }
-    ImGui::Dummy(ImVec2(avail_w, float(rows) * row_h));
+    for (std::uint64_t sector : c.access.sectors) {
+        if (sector < r.begin || sector >= r.end) continue;
+        const std::uint64_t e = (sector - r.begin) / r.element_bytes;
+        const std::uint64_t row = e / g.per_row;
+        if (row < g.first_row || row >= g.last_row) continue;
+        const std::uint32_t i = std::uint32_t(e % g.per_row);
+        const std::uint32_t n = std::max<std::uint32_t>(1, 32 / r.element_bytes);
+        const float y = g.row_y(row);
+        dl->AddRect(ImVec2(g.cell_x(i) - 2 * s, y - 2 * s), ImVec2(g.cell_x(i + n - 1) + g.cell + 1 * s, y + g.cell + 1 * s),
+                    colors::sector_outline, 3 * s, 0, 1.5f * s);
+    }
+}
+
+// The hovered cell: its element, address, sector, how often it was touched, the lanes on it now.
+void linear_cell_tooltip(const viewmodel::MemoryRegion& r, const LinearGrid& g, const std::vector<std::pair<std::uint64_t, int>>& lit) {
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    const std::int64_t row = std::int64_t(std::floor((m.y - g.origin.y) / g.row_h));
+    for (std::uint32_t i = 0; i < g.per_row && row >= 0 && std::uint64_t(row) < g.rows; ++i) {
+        if (m.x < g.cell_x(i) || m.x >= g.cell_x(i) + g.cell) continue;
+        const std::uint64_t e = std::uint64_t(row) * g.per_row + i;
+        const std::uint64_t address = r.begin + e * r.element_bytes;
+        ImGui::BeginTooltip();
+        ImGui::PushFont(fonts().mono);
+        ImGui::Text("%s[%lld]", r.name.c_str(), static_cast<long long>(r.index_of(address)));
+        ImGui::PopFont();
+        text_dim("address 0x%llx, sector %llu of its line", static_cast<unsigned long long>(address),
+                 static_cast<unsigned long long>((address % 128) / 32));
+        if (!r.touches.empty()) ImGui::Text("touched %u time%s by the traced blocks", r.touches[e], r.touches[e] == 1 ? "" : "s");
+        for (auto [le, lane] : lit)
+            if (le == e) ImGui::Text("lane %d of the current warp", lane);
+        ImGui::EndTooltip();
+    }
+}
+
+// A buffer with no declared shape: cells of its element size in rows of one 128-byte line, split
+// into four 32-byte sectors; the current request's lanes lit and its sectors outlined.
+void linear_region(ViewContext& c, const viewmodel::MemoryRegion& r, bool current, float avail_w, std::size_t now) {
+    const float s = fonts().scale;
+    LinearGrid g;
+    g.label_w = 64 * s;
+    g.per_row = r.elements_per_row();
+    g.group_gap = 4 * s;
+    g.per_sector = std::max<std::uint32_t>(1, 32 / r.element_bytes);
+    const std::uint32_t sectors_per_row = g.per_row / g.per_sector;
+    g.cell = std::clamp(std::floor((avail_w - g.label_w - g.group_gap * float(sectors_per_row - 1)) / float(g.per_row)), 4 * s, 30 * s);
+    g.row_h = std::max(g.cell, 8 * s);
+    g.rows = r.rows();
+    const float max_rows = current ? 8.0f : 4.0f;
+    ImGui::BeginChild("##cells", ImVec2(0, std::min(float(g.rows), max_rows) * g.row_h + 6 * s), false, ImGuiWindowFlags_NoBackground);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    g.origin = ImGui::GetCursorScreenPos();
+    const ImVec4 clip = clip_rect(dl);
+    g.first_row = std::uint64_t(std::max(0.0f, (clip.y - g.origin.y) / g.row_h));
+    g.last_row = std::min<std::uint64_t>(g.rows, std::uint64_t(std::max(0.0f, (clip.w - g.origin.y) / g.row_h)) + 1);
+    std::vector<std::pair<std::uint64_t, int>> lit;  // the current access's lanes: element index, lane
+    if (current)
+        for (int l = 0; l < 32; ++l)
+            if (c.access.mask >> l & 1) lit.emplace_back((c.access.address[std::size_t(l)] - r.begin) / r.element_bytes, l);
+    linear_cells(dl, r, g, now);
+    if (current) light_request(dl, c, r, g, lit);
+    ImGui::Dummy(ImVec2(avail_w, float(g.rows) * g.row_h));
     // Follow the access: scroll its first row into view.
     if (current && c.follow && c.step_changed && !lit.empty()) {
         std::uint64_t lo = ~0ull, hi = 0;
-        for (auto [e, lane] : lit) { lo = std::min(lo, e / per_row); hi = std::max(hi, e / per_row); }
-        const float top = float(lo) * row_h, bottom = float(hi + 1) * row_h;
+        for (auto [e, lane] : lit) { lo = std::min(lo, e / g.per_row); hi = std::max(hi, e / g.per_row); }
+        const float top = float(lo) * g.row_h, bottom = float(hi + 1) * g.row_h;
         if (top < ImGui::GetScrollY() || bottom > ImGui::GetScrollY() + ImGui::GetWindowHeight())
-            ImGui::SetScrollY(std::max(0.0f, top - row_h));
+            ImGui::SetScrollY(std::max(0.0f, top - g.row_h));
     }
-    if (ImGui::IsWindowHovered()) {
-        const ImVec2 m = ImGui::GetIO().MousePos;
-        const std::int64_t row = std::int64_t(std::floor((m.y - origin.y) / row_h));
-        for (std::uint32_t i = 0; i < per_row && row >= 0 && std::uint64_t(row) < rows; ++i) {
-            if (m.x < cell_x(i) || m.x >= cell_x(i) + cell) continue;
-            const std::uint64_t e = std::uint64_t(row) * per_row + i;
-            const std::uint64_t address = r.begin + e * r.element_bytes;
-            ImGui::BeginTooltip();
-            ImGui::PushFont(fonts().mono);
-            ImGui::Text("%s[%lld]", r.name.c_str(), static_cast<long long>(r.index_of(address)));
-            ImGui::PopFont();
-            text_dim("address 0x%llx, sector %llu of its line", static_cast<unsigned long long>(address),
-                     static_cast<unsigned long long>((address % 128) / 32));
-            if (!r.touches.empty()) ImGui::Text("touched %u time%s by the traced blocks", r.touches[e], r.touches[e] == 1 ? "" : "s");
-            for (auto [le, lane] : lit)
-                if (le == e) ImGui::Text("lane %d of the current warp", lane);
-            ImGui::EndTooltip();
-        }
-    }
+    if (ImGui::IsWindowHovered()) linear_cell_tooltip(r, g, lit);
     ImGui::EndChild();
 }
 
