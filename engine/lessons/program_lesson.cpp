@@ -381,9 +381,14 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     for (const auto& r : session.runs())
         if (r.timeline_written) shown = &r;
     if (shown) {
-        report.program_timeline = shown->timeline_text;
         report.program_timeline_run = "./program";
         for (const auto& a : shown->args) report.program_timeline_run += " " + a;
+        // The app parses and draws it; a program with millions of calls is for Perfetto instead.
+        constexpr std::size_t max_kept = 64u << 20;
+        if (shown->timeline_text.size() <= max_kept) report.program_timeline = shown->timeline_text;
+        else report.log.push_back("the timeline of `" + report.program_timeline_run + "` has " +
+                                  std::to_string(shown->timeline_text.size() >> 20) +
+                                  " MB, more than the app draws (64 MB); `cudalab run --timeline` writes it for ui.perfetto.dev");
         if (!shown->trace_path.empty()) {
             auto trace = std::make_shared<Trace>();
             std::string why;

@@ -82,6 +82,8 @@ inline const ImU32 hover_tint = rgb(0xffffff, 14);
 inline const ImU32 hover_tint_strong = rgb(0xffffff, 18);
 // outlines over coloured cells
 inline const ImU32 outline_strong = rgb(0xffffff, 200);
+inline const ImU32 block_outline = rgb(0xffffff, 220);   // the open block in the grid
+inline const ImU32 sector_outline = rgb(0xffffff, 230);  // a sector the request moves (linear buffers)
 // marks that must stand out: the playhead, the caret, traced blocks
 inline const ImU32 white = rgb(0xffffff);
 // a failed check's name
@@ -100,7 +102,8 @@ inline const ImU32 table_row_alt = rgb(0x1e222a);
 // mixed in to darken
 inline const ImU32 black = rgb(0x000000);
 // text on a bright fill
-inline const ImU32 ink = rgb(0x0d0f12, 230);
+inline const ImU32 ink = rgb(0x0d0f12);
+inline const ImU32 ink_soft = rgb(0x0d0f12, 230);  // a block's label on its tile
 // empty bars and tracks (occupancy, scrub bar, banks)
 inline const ImU32 track = rgb(0x2a2f3b);
 // the memory hierarchy's levels and compute

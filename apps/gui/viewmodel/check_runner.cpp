@@ -85,7 +85,7 @@ void CheckRunner::run() {
                 out.streams = std::move(streams);
             }
         } else if (out.report.program && out.report.status.ok()) {
-            out.streams_error = "the program's runs wrote no timeline";
+            out.streams_error = "the program's runs wrote no timeline the app can draw (the Output tab says why)";
         }
         out.finished = Clock::now();
         out.views_seconds = std::chrono::duration<double>(out.finished - checked).count();

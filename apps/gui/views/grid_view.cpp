@@ -164,7 +164,7 @@ void draw_grid_view(ViewContext& c) {
                 // How far the playhead is through the open block.
                 const float done = open->steps() ? float(c.step() + 1) / float(open->steps()) : 0;
                 dl->AddRectFilled(ImVec2(a.x + 3 * s, z.y - 5 * s), ImVec2(a.x + 3 * s + (z.x - a.x - 6 * s) * done, z.y - 3 * s),
-                                  colors::outline_strong, 1 * s);
+                                  colors::block_outline, 1 * s);
                 dl->AddRect(ImVec2(a.x - 2 * s, a.y - 2 * s), ImVec2(z.x + 2 * s, z.y + 2 * s), colors::accent, 4 * s, 0, 2.5f * s);
             }
             if (tile >= 26 * s) {
@@ -175,7 +175,7 @@ void draw_grid_view(ViewContext& c) {
                 else std::snprintf(label, sizeof label, "%u,%u", co[0], co[1]);
                 const ImVec2 ts = label_font->CalcTextSizeA(label_font->FontSize, 1e9f, 0, label);
                 if (ts.x < tile - gap - 4 * s)
-                    dl->AddText(label_font, label_font->FontSize, ImVec2(a.x + 4 * s, a.y + 3 * s), colors::ink, label);
+                    dl->AddText(label_font, label_font->FontSize, ImVec2(a.x + 4 * s, a.y + 3 * s), colors::ink_soft, label);
             }
         }
     }
