@@ -464,8 +464,8 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
         start = std::max({stream_ready(s), rt.issue_time(), from.nvlink_send_free, to.nvlink_receive_free});
         end = start + (m.copy_latency + double(total) / bandwidth) * 1e9;
         from.nvlink_send_free = to.nvlink_receive_free = end;
-        args.push_back({"from_device", std::to_string(src.device_of)});
-        args.push_back({"to_device", std::to_string(dst.device_of)});
+        args.push_back({"src_device", std::to_string(src.device_of)});
+        args.push_back({"dst_device", std::to_string(dst.device_of)});
     } else {
         start = std::max({stream_ready(s), rt.issue_time(), d.engine_free[engine]});
         end = start + (m.copy_latency + double(total) / bandwidth) * 1e9;

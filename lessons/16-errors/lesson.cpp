@@ -52,7 +52,8 @@ bool fired(const ProgramRun& run) {
     return false;
 }
 
-std::string excerpt(const std::string& text) {
+std::string excerpt(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
     if (text.empty()) return "(nothing)";
     return text.size() > 400 ? text.substr(0, 400) + "..." : text;
 }

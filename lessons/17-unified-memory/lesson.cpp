@@ -22,7 +22,8 @@ using cudalab::lessons::RunSettings;
 constexpr unsigned kTable = 4096;
 constexpr int kRounds = 4;
 
-std::string excerpt(const std::string& text) {
+std::string excerpt(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
     if (text.empty()) return "(nothing)";
     return text.size() > 400 ? text.substr(0, 400) + "..." : text;
 }

@@ -26,7 +26,8 @@ unsigned mix_reference(unsigned v) {
     return v;
 }
 
-std::string excerpt(const std::string& text) {
+std::string excerpt(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
     if (text.empty()) return "(nothing)";
     return text.size() > 400 ? text.substr(0, 400) + "..." : text;
 }

@@ -24,7 +24,8 @@ using cudalab::lessons::RunSettings;
 constexpr int kGpus = 4;
 constexpr double kNvlink = 450e9;  // engine/cudart/device_model.h: one direction of one GPU's NVLink
 
-std::string excerpt(const std::string& text) {
+std::string excerpt(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
     if (text.empty()) return "(nothing)";
     return text.size() > 400 ? text.substr(0, 400) + "..." : text;
 }
