@@ -233,6 +233,18 @@ TEST_CASE("independent thread scheduling: lanes of one warp handing a flag back 
     }
 }
 
+TEST_CASE("independent thread scheduling: paths spinning round a branch of their own still hand over") {
+    for (std::uint64_t seed : {1u, 2u, 3u, 4u, 5u}) {
+        std::vector<std::uint32_t> out;
+        const LaunchResult r = run_with("its_spin_with_branch", scheduling(true, seed), false, &out);
+        INFO("seed " << seed << ": " << r.status.message);
+        CHECK(r.status.ok());
+        std::uint32_t sum = 0;
+        for (std::uint32_t k = 0; k < 50; ++k) sum += k * 3 + 1;
+        CHECK(out[40] == sum);
+    }
+}
+
 TEST_CASE("independent thread scheduling: the paths of a branch take turns, the same for a seed every time") {
     auto tickets = [](bool its, std::uint64_t seed) {
         std::vector<std::uint32_t> out;

@@ -2430,7 +2430,8 @@ void exec_bra(Exec& x) {
             b{std::int32_t(x.pc) + 1, rpc, not_taken, frame, true, 0, parent};
         x.warp.stack.push_back(taken_first ? b : a);
         x.warp.stack.push_back(taken_first ? a : b);
-        x.warp.turn = 1 + int(next_random(x.warp) % 8);
+        // (The running turn goes on: were it renewed at every split, a path looping round an
+        // `if` would never hand over to a path outside its branch.)
         return;
     }
     // The fall-through path (the `if` body in C++) runs first: it is pushed last.

@@ -153,3 +153,20 @@ extern "C" __global__ void its_tickets(const unsigned* in, unsigned* out) {
         for (int k = 0; k < 8; ++k) out[8 + k] = atomicInc(counter, 0xffffffffu);
     }
 }
+
+// Independent thread scheduling: lanes 1-31 spin on a flag lane 0 sets after some work, and their
+// loop has a branch of its own that splits them every pass. The spinning paths must still hand
+// over to lane 0 now and then.
+extern "C" __global__ void its_spin_with_branch(const unsigned* in, unsigned* out) {
+    volatile unsigned* flag = out + 63;
+    if (blockIdx.x != 0 || threadIdx.x >= 32) return;
+    if (threadIdx.x == 0) {
+        for (int k = 0; k < 50; ++k) out[40] += in[k];
+        *flag = 1;
+    } else {
+        while (*flag == 0) {
+            if (threadIdx.x & 1) atomicAdd(&out[threadIdx.x], 1u);
+            else out[threadIdx.x] ^= 3u;
+        }
+    }
+}
