@@ -42,7 +42,7 @@ TEST_CASE("global sectors: the same warp shifted by one float spills into a fift
     CHECK(c.lines == 2);
 }
 
-TEST_CASE("global sectors: lanes two floats apart use half of 8 sectors; a float per 32 bytes, 32 sectors") {
+TEST_CASE("global sectors: lanes two floats apart use half of 8 sectors, a float per 32 bytes 32 sectors") {
     CHECK(global_access_cost(strided(base, 8), all, 4).sectors == 8);    // bytes 0-255
     CHECK(global_access_cost(strided(base, 32), all, 4).sectors == 32);  // one float in each sector
     CHECK(global_access_cost(strided(base, 32), all, 4).lines == 8);
@@ -52,7 +52,7 @@ TEST_CASE("global sectors: lanes two floats apart use half of 8 sectors; a float
     CHECK(column.lines == 32);
 }
 
-TEST_CASE("global sectors: a broadcast is one sector; inactive lanes ask for nothing") {
+TEST_CASE("global sectors: a broadcast is one sector, inactive lanes ask for nothing") {
     const GlobalAccessCost b = global_access_cost(strided(base + 64, 0), all, 4);
     CHECK(b.sectors == 1);
     CHECK(b.requested_bytes == 128);  // asked for by 32 lanes, though 4 bytes are distinct
@@ -153,7 +153,7 @@ TEST_CASE("traffic: atom reads and writes, red writes, so atomicAdd(p, 0) and at
     CHECK(f.global_atomics == 480);
 }
 
-TEST_CASE("divergence: divergent branches are counted, not averaged; lanes active is an average") {
+TEST_CASE("divergence: divergent branches are counted, not averaged, lanes active is an average") {
     PcCounters branch;
     branch.warp_executions = 100;
     branch.active_lanes = 3200;

@@ -923,7 +923,7 @@ TEST_CASE("lesson 10: the histogram's bins are a heat map of 8 rows of 32, the i
     CHECK(pixels);
 }
 
-TEST_CASE("find_step: divergence is the instruction after the splitting branch; kinds are checked") {
+TEST_CASE("find_step: divergence is the instruction after the splitting branch, kinds are checked") {
     TraceBuilder b(1, 64);
     b.add(0, 0, 0, EventKind::instruction, kAll);
     b.add(0, 1, 0, EventKind::instruction, kAll);

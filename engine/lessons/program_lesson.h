@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -77,7 +78,7 @@ public:
     // kept for later checks (last_run()).
     const ProgramRun& run(const std::vector<std::string>& args, const RunSettings& settings = {});
     const ProgramRun* last_run() const { return runs_.empty() ? nullptr : &runs_.back(); }
-    const std::vector<ProgramRun>& runs() const { return runs_; }
+    const std::deque<ProgramRun>& runs() const { return runs_; }
     const std::string& backend() const { return backend_; }
 
     // A correctness check: passed or not, with what happened and what to try.
@@ -105,7 +106,8 @@ private:
     std::mt19937_64 rng_;
     double time_limit_seconds_;
     std::uint64_t trace_launch_ = 0;
-    std::vector<ProgramRun> runs_;
+    // A deque: run() hands out references that stay valid while later runs are added.
+    std::deque<ProgramRun> runs_;
     std::vector<CheckResult> checks_;
     std::vector<std::string> log_;
     std::uint64_t memory_limit_bytes_ = 0;
