@@ -11,7 +11,8 @@
 #include <thread>
 
 #include "compiler/compiler.h"
-#include "lessons/progress.h"
+#include "base/files.h"
+#include "base/hardware.h"
 
 namespace fs = std::filesystem;
 
@@ -242,7 +243,7 @@ std::vector<KernelArg> GpuBackend::to_shadow(const std::vector<KernelArg>& args)
 Status GpuBackend::run(CUfunction f, const LaunchConfig& c, std::vector<KernelArg> args, float* milliseconds) {
     std::vector<void*> params;
     for (auto& a : args) params.push_back(a.bytes.data());
-    if (c.dynamic_shared_bytes > 48 * 1024)
+    if (c.dynamic_shared_bytes > hw::default_shared_per_block)
         d_->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(c.dynamic_shared_bytes));
     CUevent start = nullptr, stop = nullptr;
     d_->cuEventCreate(&start, CU_EVENT_DEFAULT);
@@ -460,7 +461,7 @@ std::optional<DevicePeakFigures> GpuBackend::device_peak() {
     if (!ok || p.copy_bytes_per_second <= 0) return std::nullopt;
     nlohmann::json j = {{"device", info_.name}, {"uuid", info_.uuid}, {"copy_bytes_per_second", p.copy_bytes_per_second},
                         {"fma_flops", p.fma_flops}};
-    lessons::write_file_atomically(path, j.dump(2) + "\n");
+    write_file_atomically(path, j.dump(2) + "\n");
     return p;
 }
 

@@ -218,7 +218,7 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
         for (auto& d : report.diagnostics) d.file = report.source;
         std::string text;
         for (const auto& d : report.diagnostics) {
-            text += d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.severity + ": " + d.message + "\n";
+            text += d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + to_string(d.severity) + ": " + d.message + "\n";
             if (!d.context.empty()) text += d.context + "\n";
         }
         if (text.empty()) text = module->error_text();

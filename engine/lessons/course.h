@@ -11,7 +11,7 @@
 
 #include "compiler/compiler.h"
 #include "lessons/lesson.h"
-#include "runtime/status.h"
+#include "base/status.h"
 
 namespace cudalab::lessons {
 

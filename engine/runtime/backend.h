@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/status.h"
+#include "base/status.h"
 #include "trace/trace.h"
 
 namespace cudalab::compiler {

@@ -170,7 +170,7 @@ void App::draw_code_panel() {
         if (i < 0 || i >= total_lines) continue;
         const float y = line_y(i);
         dl->AddRectFilled(ImVec2(input_pos.x, y), ImVec2(input_pos.x + input_size.x, y + line_h),
-                          d->severity == "error" ? colors::rgb(0xe5534b, 40) : colors::rgb(0xe0b43c, 32));
+                          d->severity == Severity::error ? colors::rgb(0xe5534b, 40) : colors::rgb(0xe0b43c, 32));
     }
 
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0, 0, 0, 0));
@@ -213,7 +213,7 @@ void App::draw_code_panel() {
         const float y = line_y(i) + line_h - 1 * s;
         float x0 = text_origin.x + prefix_w(i, std::clamp(d->column - 1, 0, int(hl.length)));
         float x1 = std::max(x0 + 3 * char_w, text_origin.x + prefix_w(i, int(hl.length)));
-        const ImU32 c = d->severity == "error" ? colors::poor : colors::fair;
+        const ImU32 c = d->severity == Severity::error ? colors::poor : colors::fair;
         for (float x = x0; x < x1; x += 4 * s)
             dl->AddLine(ImVec2(x, y), ImVec2(x + 2 * s, y - 2 * s), c, 1.2f * s), dl->AddLine(ImVec2(x + 2 * s, y - 2 * s), ImVec2(x + 4 * s, y), c, 1.2f * s);
         const std::string msg = "  \xE2\x97\x80 " + d->message;
@@ -317,7 +317,7 @@ void App::draw_code_panel() {
     if (hovered_line >= 0) {
         std::string tip;
         for (const auto* d : diagnostics)
-            if (d->line == hovered_line + 1) tip += d->severity + ": " + d->message + "\n";
+            if (d->line == hovered_line + 1) tip += std::string(to_string(d->severity)) + ": " + d->message + "\n";
         if (notes) tip += notes->describe(std::uint32_t(hovered_line + 1));
         else if (tip.empty()) tip = "line " + std::to_string(hovered_line + 1) + ": no figures (nothing ran yet)";
         ImGui::BeginTooltip();
