@@ -59,7 +59,7 @@ std::string cache_dir() {
 
 }  // namespace
 
-std::unique_ptr<GpuBackend> GpuBackend::open(std::string* why) {
+std::unique_ptr<GpuBackend> GpuBackend::open(std::string* why, const emu::EmulatorOptions& shadow_options) {
     const Driver* d = driver(why);
     if (!d) return nullptr;
     DeviceInfo info;
@@ -86,10 +86,11 @@ std::unique_ptr<GpuBackend> GpuBackend::open(std::string* why) {
         return nullptr;
     }
     d->cuCtxSetCurrent(ctx);
-    return std::unique_ptr<GpuBackend>(new GpuBackend(d, info, ctx));
+    return std::unique_ptr<GpuBackend>(new GpuBackend(d, info, ctx, shadow_options));
 }
 
-GpuBackend::GpuBackend(const Driver* d, DeviceInfo info, CUcontext ctx) : d_(d), info_(std::move(info)), ctx_(ctx) {}
+GpuBackend::GpuBackend(const Driver* d, DeviceInfo info, CUcontext ctx, const emu::EmulatorOptions& shadow_options)
+    : d_(d), info_(std::move(info)), ctx_(ctx), shadow_(shadow_options) {}
 
 GpuBackend::~GpuBackend() {
     if (context_lost_) return;
@@ -467,7 +468,7 @@ std::optional<DevicePeakFigures> GpuBackend::device_peak() {
 
 // cuBLAS, loaded at run time like the driver: a machine with a GPU but no cuBLAS still runs
 // everything else. Only the three calls the comparison needs.
-TimedResult GpuBackend::reference_sgemm(int n) {
+TimedResult GpuBackend::time_cublas_sgemm(int n) {
     TimedResult t;
     using Handle = void*;
     static void* lib = nullptr;

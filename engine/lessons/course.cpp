@@ -1,6 +1,5 @@
 #include "lessons/course.h"
 
-#include "gpu/gpu_backend.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +15,7 @@
 #include <set>
 #include <toml++/toml.h>
 
-#include "emulator/emu_backend.h"
+#include "backends/factory.h"
 #include "lessons/program_lesson.h"
 #include "runtime/runtime.h"
 
@@ -231,26 +230,23 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     report.compile_cached = module->from_cache;
     report.compiled_seconds = module->compiled_seconds;
 
+    // The check's limits, given to the backend as it is made (to the GPU backend's shadow
+    // emulator as to the emulator backend).
+    BackendOptions o;
+    if (options.instruction_budget) o.instruction_budget = options.instruction_budget;
+    if (options.memory_limit) o.memory_limit = options.memory_limit;
+    if (options.printf_limit) o.printf_limit = options.printf_limit;
+    const double seconds = options.time_limit_seconds > 0 ? options.time_limit_seconds : emu::default_time_limit_seconds;
+    o.deadline = check_started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    // A lesson's kernels get every buffer they use as a parameter: an index that lands in
+    // another buffer (an earlier launch's, say) is a fault, not a silent read.
+    o.only_argument_buffers = true;
     Status st;
     std::string note;
-    std::unique_ptr<Backend> backend = make_backend(options.backend, &st, &note);
+    std::unique_ptr<Backend> backend = make_backend(options.backend, o, &st, &note);
     if (!backend) {
         report.status = st;
         return report;
-    }
-    emu::EmulatorOptions* limited = nullptr;
-    if (auto* emu = dynamic_cast<emu::EmuBackend*>(backend.get())) limited = &emu->emulator().options();
-    if (auto* gpu = dynamic_cast<gpu::GpuBackend*>(backend.get())) limited = &gpu->shadow_options();
-    if (limited) {
-        emu::EmulatorOptions& o = *limited;
-        if (options.instruction_budget) o.instruction_budget = options.instruction_budget;
-        if (options.memory_limit) o.memory_limit = options.memory_limit;
-        if (options.printf_limit) o.printf_limit = options.printf_limit;
-        const double seconds = options.time_limit_seconds > 0 ? options.time_limit_seconds : emu::default_time_limit_seconds;
-        o.deadline = check_started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
-        // A lesson's kernels get every buffer they use as a parameter: an index that lands in
-        // another buffer (an earlier launch's, say) is a fault, not a silent read.
-        o.only_argument_buffers = true;
     }
     report.backend = backend->name();
     report.backend_note = note;

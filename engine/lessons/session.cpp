@@ -1,6 +1,7 @@
 #include "lessons/lesson.h"
 
 #include "analysis/metrics.h"
+#include "backends/factory.h"
 #include "base/hardware.h"
 #include "compiler/compiler.h"
 #include "ptx/parser.h"
@@ -343,7 +344,7 @@ std::optional<TimedResult> Session::record_timing(const std::string& kernel, Tim
 }
 
 std::optional<TimedResult> Session::reference_sgemm(int n) {
-    return record_timing("cublasSgemm", runtime_.backend().reference_sgemm(n));
+    return record_timing("cublasSgemm", time_reference_sgemm(runtime_.backend(), n));
 }
 
 std::optional<long long> Session::module_integer(const std::string& name) const {

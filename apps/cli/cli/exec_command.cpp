@@ -11,7 +11,7 @@
 #include "base/hardware.h"
 #include "compiler/compiler.h"
 #include "report/sanitize.h"
-#include "emulator/emu_backend.h"
+#include "backends/factory.h"
 #include "runtime/runtime.h"
 #include "trace/trace_io.h"
 
@@ -286,20 +286,20 @@ int run_exec(const ExecArgs& a) {
         }
         return 2;
     }
+    // The limits, given to the backend as it is made (to the GPU backend's shadow emulator as to
+    // the emulator backend).
+    BackendOptions o;
+    if (limits.budget) o.instruction_budget = limits.budget;
+    o.memory_limit = memory_limit;
+    if (limits.printf_kb) o.printf_limit = limits.printf_kb << 10;
+    o.deadline = std::chrono::steady_clock::now() +
+                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                     std::chrono::duration<double>(limits.time_limit_s ? limits.time_limit_s : emu::default_time_limit_seconds));
     Status st;
     std::string note;
-    auto backend = make_backend(a.backend, &st, &note);
+    auto backend = make_backend(a.backend, o, &st, &note);
     if (!backend) return usage(st.message);
     if (!note.empty() && !a.json) std::cerr << "cudalab exec: " << note << "\n";
-    if (auto* emu = dynamic_cast<emu::EmuBackend*>(backend.get())) {
-        emu::EmulatorOptions& o = emu->emulator().options();
-        if (limits.budget) o.instruction_budget = limits.budget;
-        o.memory_limit = memory_limit;
-        if (limits.printf_kb) o.printf_limit = limits.printf_kb << 10;
-        o.deadline = std::chrono::steady_clock::now() +
-                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(limits.time_limit_s ? limits.time_limit_s : emu::default_time_limit_seconds));
-    }
     st = backend->load(module);
     if (st.code == StatusCode::kernel_fault) {  // a limit reached by the module itself: exit 1
         if (a.json) print_json(nlohmann::json{{"status", "fault"}, {"diagnostics", {{{"severity", to_string(Severity::error)}, {"message", report::safe_text(st.message)}}}}});
