@@ -34,6 +34,17 @@ endforeach()
 
 set(problems 0)
 set(checked 0)
+
+# Every folder of engine/ is a layer: a new module must say where it sits.
+file(GLOB engine_entries RELATIVE "${ROOT}/engine" "${ROOT}/engine/*")
+foreach(entry ${engine_entries})
+  if(IS_DIRECTORY "${ROOT}/engine/${entry}" AND NOT DEFINED CUDALAB_LAYER_${entry}_DIR)
+    message(NOTICE "engine/${entry}: a module that engine/layers.cmake does not declare: add it there "
+                   "(cudalab_layer(${entry} USES ...); the build makes its library from that) and to the table "
+                   "in docs/architecture.md")
+    math(EXPR problems "${problems} + 1")
+  endif()
+endforeach()
 foreach(layer ${CUDALAB_LAYERS})
   set(dir "${CUDALAB_LAYER_${layer}_DIR}")
   file(GLOB_RECURSE files RELATIVE "${ROOT}" "${ROOT}/${dir}/*.h" "${ROOT}/${dir}/*.cpp" "${ROOT}/${dir}/*.def")
