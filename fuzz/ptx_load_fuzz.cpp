@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "emulator/emulator.h"
+#include "emulator/state.h"  // the prepared program, which these white-box checks read
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     cudalab::emu::EmulatorOptions options;

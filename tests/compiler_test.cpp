@@ -15,7 +15,7 @@ namespace {
 
 bool has_error(const CompileResult& result) {
     return std::any_of(result.diagnostics.begin(), result.diagnostics.end(),
-                       [](const Diagnostic& d) { return d.severity == "error"; });
+                       [](const Diagnostic& d) { return d.severity == cudalab::Severity::error; });
 }
 
 const char* const vector_add = R"(
@@ -144,7 +144,7 @@ TEST_CASE("a syntax error names the learner's file, line and column") {
     CHECK(d.file == "ex.cu");
     CHECK(d.line == 3);
     CHECK(d.column == 12); // the 'y'
-    CHECK(d.severity == "error");
+    CHECK(d.severity == cudalab::Severity::error);
     CHECK(d.message == "identifier \"y\" is undefined");
     CHECK(d.context.find("x[i] = y + 1.0f;") != std::string::npos);
     CHECK(d.context.find('^') != std::string::npos);
@@ -168,7 +168,7 @@ TEST_CASE("warnings are reported and do not fail the compile") {
         "__global__ void k(float* x) {\n  int unused = 3;\n  x[0] = 1;\n}\n", "warn.cu");
     CHECK(result->ok);
     REQUIRE(result->diagnostics.size() == 1);
-    CHECK(result->diagnostics[0].severity == "warning");
+    CHECK(result->diagnostics[0].severity == cudalab::Severity::warning);
     CHECK(result->diagnostics[0].line == 2);
     CHECK(result->diagnostics[0].column == 7);
     CHECK(result->error_text().empty());
@@ -180,7 +180,7 @@ TEST_CASE("a missing header is a catastrophic error reported as an error at its 
         compiler.compile("#include <no_such_header.h>\n__global__ void k() {}\n", "inc.cu");
     CHECK_FALSE(result->ok);
     REQUIRE(result->diagnostics.size() == 1);
-    CHECK(result->diagnostics[0].severity == "error");
+    CHECK(result->diagnostics[0].severity == cudalab::Severity::error);
     CHECK(result->diagnostics[0].line == 1);
     CHECK(result->diagnostics[0].message.find("no_such_header.h") != std::string::npos);
 }
@@ -251,7 +251,7 @@ TEST_CASE("compile_file: a missing file is a failed result naming the file") {
     CHECK_FALSE(result->ok);
     REQUIRE(result->diagnostics.size() == 1);
     CHECK(result->diagnostics[0].file == path);
-    CHECK(result->diagnostics[0].severity == "error");
+    CHECK(result->diagnostics[0].severity == cudalab::Severity::error);
     CHECK(result->diagnostics[0].message.find("cannot read") != std::string::npos);
     CHECK(result->error_text().find(path) != std::string::npos);
 }

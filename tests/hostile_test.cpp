@@ -92,7 +92,7 @@ TEST_CASE("the include check refuses every other file, at its line and column") 
         CAPTURE(c.source);
         const auto d = refused(c.source);
         REQUIRE(d.size() == 1);
-        CHECK(d[0].severity == "error");
+        CHECK(d[0].severity == Severity::error);
         CHECK(d[0].file == "sub.cu");
         CHECK(d[0].line == c.line);
         CHECK(d[0].column == c.column);
@@ -230,7 +230,7 @@ lessons::CheckReport random_report(std::mt19937& rng) {
         d.file = bytes(50);
         d.message = bytes(500);
         d.context = bytes(500);
-        d.severity = "error";
+        d.severity = Severity::error;
         r.diagnostics.push_back(d);
     }
     for (int i = 0; i < 3; ++i) {

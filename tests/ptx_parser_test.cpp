@@ -7,6 +7,7 @@
 //   CUDALAB_UPDATE_PTX_CORPUS=1 ./build/tests/cudalab_tests -tc="the PTX corpus matches the kernels"
 #include "compiler/compiler.h"
 #include "emulator/emulator.h"
+#include "emulator/state.h"  // the prepared program, which these white-box checks read
 #include "ptx/parser.h"
 
 #include <doctest/doctest.h>

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "base/files.h"
 #include "shell/theme.h"
 #include "trace/trace_io.h"
 #include "viewmodel/first_picture.h"
@@ -385,7 +386,7 @@ void App::save_editor() {
         return;
     }
     std::string err;
-    if (!lessons::write_file_atomically(editor_.path, editor_.text, &err)) {
+    if (!write_file_atomically(editor_.path, editor_.text, &err)) {
         notify("Could not save " + editor_.path + ": " + err, true);
         return;
     }

@@ -1,5 +1,7 @@
 #include "analysis/metrics.h"
 
+#include "base/hardware.h"
+
 #include <algorithm>
 
 namespace cudalab::analysis {
@@ -46,10 +48,10 @@ void add(Figures& f, const PcInfo& info, const PcCounters& c) {
 
 double Figures::load_sectors_per_request() const { return ratio(global_load_sectors, global_load_requests); }
 double Figures::store_sectors_per_request() const { return ratio(global_store_sectors, global_store_requests); }
-double Figures::load_efficiency() const { return ratio(global_load_bytes, 32 * global_load_sectors); }
-double Figures::store_efficiency() const { return ratio(global_store_bytes, 32 * global_store_sectors); }
+double Figures::load_efficiency() const { return ratio(global_load_bytes, std::uint64_t(hw::sector_bytes) * global_load_sectors); }
+double Figures::store_efficiency() const { return ratio(global_store_bytes, std::uint64_t(hw::sector_bytes) * global_store_sectors); }
 double Figures::branch_efficiency() const {
-    return warp_instructions ? double(active_lanes) / (32.0 * double(warp_instructions)) : 1.0;
+    return warp_instructions ? double(active_lanes) / (double(hw::warp_size) * double(warp_instructions)) : 1.0;
 }
 
 KernelFigures analyze(const Trace& trace) {

@@ -6,36 +6,24 @@
 namespace cudalab::analysis {
 
 namespace {
-// Per-architecture limits (docs/design.md; CUDA C Programming Guide, "Compute Capabilities").
-const ArchLimits archs[] = {
-    {"sm_75", 16, 32, 64 * 1024, 64 * 1024, 65536, 255, 256, 256, 0},
-    {"sm_80", 32, 64, 164 * 1024, 163 * 1024},
-    {"sm_86", 16, 48, 100 * 1024, 99 * 1024},
-    {"sm_89", 24, 48, 100 * 1024, 99 * 1024},
-    {"sm_90", 32, 64, 228 * 1024, 227 * 1024},
-    {"sm_100", 32, 64, 228 * 1024, 227 * 1024},
-    {"sm_120", 24, 48, 100 * 1024, 99 * 1024},
-};
 int round_up(int v, int unit) { return unit ? (v + unit - 1) / unit * unit : v; }
 }  // namespace
 
-const ArchLimits* arch_limits(const std::string& arch) {
-    for (const auto& a : archs)
-        if (a.name == arch) return &a;
-    return nullptr;
-}
-
-std::vector<std::string> known_archs() {
-    std::vector<std::string> v;
-    for (const auto& a : archs) v.push_back(a.name);
-    return v;
+const char* to_string(Limiter limiter) {
+    switch (limiter) {
+    case Limiter::warps: return "warps per SM";
+    case Limiter::blocks: return "blocks per SM";
+    case Limiter::registers: return "registers";
+    case Limiter::shared_memory: return "shared memory";
+    }
+    return "?";
 }
 
 Occupancy theoretical_occupancy(const ArchLimits& a, int threads, int regs, int shared) {
     Occupancy o;
     o.max_warps = a.max_warps_per_sm;
     if (threads <= 0) return o;
-    const int warps_per_block = (threads + 31) / 32;
+    const int warps_per_block = (threads + hw::warp_size - 1) / hw::warp_size;
     o.limit_by_warps = a.max_warps_per_sm / warps_per_block;
     o.limit_by_blocks = a.max_blocks_per_sm;
     // Registers: per warp in units of 256; the register file is split over 4 sub-partitions and a
@@ -43,7 +31,7 @@ Occupancy theoretical_occupancy(const ArchLimits& a, int threads, int regs, int 
     if (regs <= 0) o.limit_by_registers = a.max_blocks_per_sm;
     else if (regs > a.max_registers_per_thread) o.limit_by_registers = 0;
     else {
-        const int per_warp = round_up(regs * 32, a.register_unit);
+        const int per_warp = round_up(regs * hw::warp_size, a.register_unit);
         const int partitions = 4;
         const int warps_per_partition = (a.registers_per_sm / partitions) / per_warp;
         o.limit_by_registers = (warps_per_partition * partitions) / warps_per_block;
@@ -56,17 +44,17 @@ Occupancy theoretical_occupancy(const ArchLimits& a, int threads, int regs, int 
     o.blocks_per_sm = std::max(0, o.blocks_per_sm);
     o.active_warps = o.blocks_per_sm * warps_per_block;
     o.occupancy = double(o.active_warps) / double(o.max_warps);
-    if (o.blocks_per_sm == o.limit_by_registers && o.limit_by_registers < o.limit_by_warps) o.limiter = "registers";
-    else if (o.blocks_per_sm == o.limit_by_shared && o.limit_by_shared < o.limit_by_warps) o.limiter = "shared memory";
-    else if (o.blocks_per_sm == o.limit_by_blocks && o.limit_by_blocks < o.limit_by_warps) o.limiter = "blocks per SM";
-    else o.limiter = "warps per SM";
+    if (o.blocks_per_sm == o.limit_by_registers && o.limit_by_registers < o.limit_by_warps) o.limiter = Limiter::registers;
+    else if (o.blocks_per_sm == o.limit_by_shared && o.limit_by_shared < o.limit_by_warps) o.limiter = Limiter::shared_memory;
+    else if (o.blocks_per_sm == o.limit_by_blocks && o.limit_by_blocks < o.limit_by_warps) o.limiter = Limiter::blocks;
+    else o.limiter = Limiter::warps;
     return o;
 }
 
 std::string Occupancy::explain() const {
     char buf[256];
     std::snprintf(buf, sizeof buf, "%d blocks/SM, %d of %d warps (%.0f%%), limited by %s", blocks_per_sm, active_warps,
-                  max_warps, occupancy * 100, limiter.c_str());
+                  max_warps, occupancy * 100, to_string(limiter));
     return buf;
 }
 

@@ -5,33 +5,25 @@
 #pragma once
 
 #include <string>
-#include <vector>
+
+#include "base/hardware.h"
 
 namespace cudalab::analysis {
 
-struct ArchLimits {
-    std::string name;           // "sm_90"
-    int max_blocks_per_sm;
-    int max_warps_per_sm;
-    int shared_per_sm;          // bytes usable by blocks
-    int max_shared_per_block;   // bytes (opt-in maximum)
-    int registers_per_sm = 65536;
-    int max_registers_per_thread = 255;
-    int register_unit = 256;
-    int shared_granularity = 128;
-    int reserved_shared_per_block = 1024;
-};
+// The per-architecture limits are base/hardware.h's (hw::ArchLimits, hw::arch_limits).
+using hw::ArchLimits;
 
-// sm_75, sm_80, sm_86, sm_89, sm_90, sm_100, sm_120; null if unknown.
-const ArchLimits* arch_limits(const std::string& arch);
-std::vector<std::string> known_archs();
+// What keeps more blocks off an SM: the smallest of the four limits (warps when none is below it).
+enum class Limiter { warps, blocks, registers, shared_memory };
+// "warps per SM", "blocks per SM", "registers", "shared memory": the words reports and lessons print.
+const char* to_string(Limiter limiter);
 
 struct Occupancy {
     int blocks_per_sm = 0;
     int active_warps = 0;
     int max_warps = 0;
     double occupancy = 0;       // active / max warps
-    std::string limiter;        // "warps", "blocks", "registers", "shared memory"
+    Limiter limiter = Limiter::warps;
     int limit_by_warps = 0, limit_by_blocks = 0, limit_by_registers = 0, limit_by_shared = 0;
     std::string explain() const;  // one line for people
 };

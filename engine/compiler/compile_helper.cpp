@@ -137,7 +137,7 @@ std::string encode_result(const CompileResult& r) {
         o.str(d.file);
         o.i64(d.line);
         o.i64(d.column);
-        o.str(d.severity);
+        o.str(to_string(d.severity));
         o.str(d.message);
         o.str(d.context);
     }
@@ -167,7 +167,8 @@ bool decode_result(const std::string& bytes, CompileResult& r) {
         d.file = in.str();
         d.line = in.i32();
         d.column = in.i32();
-        d.severity = in.str();
+        // The child's words, read back: anything unknown counts as an error.
+        d.severity = severity_from_string(in.str()).value_or(Severity::error);
         d.message = in.str();
         d.context = in.str();
         r.diagnostics.push_back(std::move(d));
@@ -199,7 +200,7 @@ std::shared_ptr<CompileResult> failed(const std::string& path, std::string messa
     auto result = std::make_shared<CompileResult>();
     result->source_path = path;
     result->limit_reached = limit_reached;
-    result->diagnostics.push_back(Diagnostic{path, 0, 0, "error", std::move(message), {}});
+    result->diagnostics.push_back(Diagnostic{path, 0, 0, Severity::error, std::move(message), {}});
     return result;
 }
 

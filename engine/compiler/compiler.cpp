@@ -8,6 +8,8 @@
 // [SECTION] CompileResult queries
 #include "compiler/compiler.h"
 
+#include "base/hardware.h"
+
 #include "compiler/compile_helper.h"
 #include "compiler/diagnostics.h"
 #include "compiler/include_jail.h"
@@ -45,14 +47,14 @@ constexpr long max_source_bytes = 16L << 20;
 
 // Static __shared__ declarations are limited to 48 KB per block on every architecture (more needs
 // dynamic shared memory and an opt-in at launch).
-constexpr int max_static_shared_bytes = 48 * 1024;
+constexpr int max_static_shared_bytes = int(hw::default_shared_per_block);
 
 // NVRTC needs a file name; a learner's buffer may have none.
 constexpr const char* unnamed_program = "kernel.cu";
 
 Diagnostic file_error(const std::string& path, int line, int column, std::string message,
                       std::string context = {}) {
-    return Diagnostic{path, line, column, "error", std::move(message), std::move(context)};
+    return Diagnostic{path, line, column, Severity::error, std::move(message), std::move(context)};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -183,7 +185,7 @@ std::vector<KernelResources> collect_kernels(const std::string& ptx, const Ptxas
 // printing an error through NVRTC (verified with NVRTC 13.0), so that case is named here.
 void explain_silent_failure(CompileResult& result, nvrtcResult status) {
     for (const Diagnostic& diagnostic : result.diagnostics) {
-        if (diagnostic.severity == "error") return;
+        if (diagnostic.severity == Severity::error) return;
     }
     for (const KernelResources& kernel : result.kernels) {
         if (kernel.static_shared_bytes > max_static_shared_bytes) {
@@ -196,7 +198,7 @@ void explain_silent_failure(CompileResult& result, nvrtcResult status) {
                     " bytes statically (use extern __shared__ and a dynamic size for more)"));
         }
     }
-    if (result.diagnostics.empty() || result.diagnostics.back().severity != "error") {
+    if (result.diagnostics.empty() || result.diagnostics.back().severity != Severity::error) {
         result.diagnostics.push_back(file_error(result.source_path, 0, 0,
                                                 std::string("NVRTC failed (") +
                                                     nvrtcGetErrorString(status) +
@@ -210,7 +212,7 @@ void explain_silent_failure(CompileResult& result, nvrtcResult status) {
 // and EDG warns inside the toolkit header. The clash is cudalab's, not the learner's: drop it.
 void drop_shim_macro_clashes(std::vector<Diagnostic>& diagnostics, const std::string& path) {
     auto clash = [&path](const Diagnostic& diagnostic) {
-        if (diagnostic.severity != "warning" || diagnostic.file == path) return false;
+        if (diagnostic.severity != Severity::warning || diagnostic.file == path) return false;
         if (diagnostic.message.rfind("incompatible redefinition of macro", 0) != 0) return false;
         for (const IncludeShim& shim : include_shims()) {
             if (diagnostic.message.find(std::string(" of ") + shim.name + ")") != std::string::npos)
@@ -541,7 +543,7 @@ std::string CompileResult::mangled_name(const std::string& name) const {
 std::string CompileResult::error_text() const {
     std::string text;
     for (const Diagnostic& diagnostic : diagnostics) {
-        if (diagnostic.severity == "error") text += format_diagnostic(diagnostic);
+        if (diagnostic.severity == Severity::error) text += format_diagnostic(diagnostic);
     }
     if (text.empty() && !ok) text = source_path + ": error: compilation failed\n";
     return text;

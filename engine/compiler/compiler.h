@@ -22,13 +22,15 @@
 #include <utility>
 #include <vector>
 
+#include "base/severity.h"
+
 namespace cudalab::compiler {
 
 struct Diagnostic {
     std::string file;      // the path the learner knows (as given to compile())
     int line = 0;          // 1-based; 0 when the compiler gave none
     int column = 0;        // 1-based; 0 when unknown
-    std::string severity;  // "error", "warning", "remark"
+    Severity severity = Severity::error;
     std::string message;   // the compiler's words, first line
     std::string context;   // the offending source line and caret, as the compiler printed it
 };

@@ -49,27 +49,30 @@ std::vector<std::string_view> split_lines(std::string_view text) {
 struct Header {
     std::string_view file; // empty when the line names no file
     int line = 0;
-    std::string severity;
+    Severity severity = Severity::error;
     std::string_view message;
 };
 
 // "error: msg", "catastrophic error: msg", "warning #177-D: msg" at the start of `text`.
 bool parse_severity(std::string_view text, Header& header) {
-    static constexpr std::string_view kinds[][2] = {{"catastrophic error", "error"},
-                                                    {"error", "error"},
-                                                    {"warning", "warning"},
-                                                    {"remark", "remark"},
-                                                    {"note", "remark"}};
+    static constexpr struct {
+        std::string_view word;
+        Severity severity;
+    } kinds[] = {{"catastrophic error", Severity::error},
+                 {"error", Severity::error},
+                 {"warning", Severity::warning},
+                 {"remark", Severity::remark},
+                 {"note", Severity::remark}};
     for (const auto& kind : kinds) {
-        if (!starts_with(text, kind[0])) continue;
-        std::string_view rest = text.substr(kind[0].size());
+        if (!starts_with(text, kind.word)) continue;
+        std::string_view rest = text.substr(kind.word.size());
         if (starts_with(rest, " #")) { // the diagnostic number, e.g. " #177-D"
             size_t end = 2;
             while (end < rest.size() && rest[end] != ':' && rest[end] != ' ') ++end;
             rest.remove_prefix(end);
         }
         if (!starts_with(rest, ": ")) continue;
-        header.severity = std::string(kind[1]);
+        header.severity = kind.severity;
         header.message = rest.substr(2);
         return true;
     }
@@ -210,7 +213,7 @@ std::string format_diagnostic(const Diagnostic& diagnostic) {
         text += ':' + std::to_string(diagnostic.line);
         if (diagnostic.column > 0) text += ':' + std::to_string(diagnostic.column);
     }
-    text += ": " + diagnostic.severity + ": " + diagnostic.message + '\n';
+    text += std::string(": ") + to_string(diagnostic.severity) + ": " + diagnostic.message + '\n';
     if (!diagnostic.context.empty()) text += diagnostic.context + '\n';
     return text;
 }

@@ -306,7 +306,7 @@ class Scanner {
     void report(std::string message) {
         const auto [line, column] =
             start_ < s_.where.size() ? s_.where[start_] : std::pair<int, int>{0, 0};
-        Diagnostic d{path_, line, column, "error", std::move(message), {}};
+        Diagnostic d{path_, line, column, Severity::error, std::move(message), {}};
         diagnostics_.push_back(std::move(d));
     }
 

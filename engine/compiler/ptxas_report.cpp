@@ -159,9 +159,9 @@ PtxasReport parse_ptxas_report(std::string_view log) {
                 read_frame_items(items, report.entries[current_entry]);
             }
         } else if (ptxas_line(line, "error", rest) || ptxas_line(line, "fatal", rest)) {
-            report.messages.push_back({"error", with_source_names(rest)});
+            report.messages.push_back({Severity::error, with_source_names(rest)});
         } else if (ptxas_line(line, "warning", rest)) {
-            report.messages.push_back({"warning", with_source_names(rest)});
+            report.messages.push_back({Severity::warning, with_source_names(rest)});
         } else {
             // Some other ptxas line: not a resource report, so leave it to the diagnostics.
             report.front_end_log.append(line);

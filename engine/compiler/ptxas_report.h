@@ -11,7 +11,7 @@
 namespace cudalab::compiler {
 
 struct PtxasMessage {
-    std::string severity; // "error" or "warning"
+    Severity severity = Severity::error; // error or warning
     std::string text;     // ptxas' words, with kernel names as the learner wrote them
 };
 

@@ -77,6 +77,7 @@ Stream* stream_or_null(cudaStream_t s) { return Runtime::get().stream(s); }
 }  // namespace cudalab::cudart
 
 using namespace cudalab::cudart;
+namespace hw = cudalab::hw;
 
 extern "C" {
 
@@ -238,11 +239,15 @@ static void fill_properties(cudaDeviceProp* p, int device) {
     p->totalGlobalMem = m.global_memory;
     p->sharedMemPerBlock = m.shared_per_block;
     p->regsPerBlock = m.registers_per_block;
-    p->warpSize = 32;
+    p->warpSize = hw::warp_size;
     p->memPitch = 2147483647;
-    p->maxThreadsPerBlock = 1024;
-    p->maxThreadsDim[0] = 1024; p->maxThreadsDim[1] = 1024; p->maxThreadsDim[2] = 64;
-    p->maxGridSize[0] = 2147483647; p->maxGridSize[1] = 65535; p->maxGridSize[2] = 65535;
+    p->maxThreadsPerBlock = int(hw::max_threads_per_block);
+    p->maxThreadsDim[0] = int(hw::max_threads_per_block);
+    p->maxThreadsDim[1] = int(hw::max_threads_per_block);
+    p->maxThreadsDim[2] = int(hw::max_block_z);
+    p->maxGridSize[0] = int(hw::max_grid_x);
+    p->maxGridSize[1] = int(hw::max_grid_yz);
+    p->maxGridSize[2] = int(hw::max_grid_yz);
     p->totalConstMem = m.constant_memory;
     p->major = m.major;
     p->minor = m.minor;
@@ -272,7 +277,7 @@ static void fill_properties(cudaDeviceProp* p, int device) {
     p->sharedMemPerBlockOptin = m.shared_per_block_optin;
     p->maxBlocksPerMultiProcessor = m.max_blocks_per_sm;
     p->accessPolicyMaxWindowSize = 134213632;
-    p->reservedSharedMemPerBlock = 1024;
+    p->reservedSharedMemPerBlock = std::size_t(hw::emulated.reserved_shared_per_block);
     p->hostRegisterSupported = 1;
     p->memoryPoolsSupported = 1;
     p->clusterLaunch = 1;
@@ -308,7 +313,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrMaxGridDimZ: v = p.maxGridSize[2]; break;
     case cudaDevAttrMaxSharedMemoryPerBlock: v = int(p.sharedMemPerBlock); break;
     case cudaDevAttrTotalConstantMemory: v = int(p.totalConstMem); break;
-    case cudaDevAttrWarpSize: v = 32; break;
+    case cudaDevAttrWarpSize: v = hw::warp_size; break;
     case cudaDevAttrMaxPitch: v = int(p.memPitch); break;
     case cudaDevAttrMaxRegistersPerBlock: v = p.regsPerBlock; break;
     case cudaDevAttrClockRate: v = int(m.clock_hz / 1000); break;
@@ -344,7 +349,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrCooperativeLaunch: v = 1; break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: v = int(p.sharedMemPerBlockOptin); break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: v = p.maxBlocksPerMultiProcessor; break;
-    case cudaDevAttrReservedSharedMemoryPerBlock: v = 1024; break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: v = hw::emulated.reserved_shared_per_block; break;
     case cudaDevAttrMemoryPoolsSupported: v = 1; break;
     case cudaDevAttrHostRegisterSupported: v = 1; break;
     case cudaDevAttrPageableMemoryAccess: v = 0; break;

@@ -333,7 +333,7 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
     Function* f = function_of(func);
     if (!f) return fail(cudaErrorInvalidDeviceFunction);
     std::memset(attr, 0, sizeof *attr);
-    attr->maxThreadsPerBlock = 1024;
+    attr->maxThreadsPerBlock = int(hw::max_threads_per_block);
     attr->numRegs = 32;  // PTX has virtual registers; a GPU's allocation is known after ptxas
     attr->ptxVersion = 90;
     attr->binaryVersion = 90;
@@ -385,14 +385,14 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, 
     const DeviceModel& m = rt.model;
     // Threads (in whole warps), blocks and shared memory limit residency; registers are assumed
     // to fit (PTX does not know the final allocation).
-    const int warps = (block_size + 31) / 32;
-    int by_threads = (m.max_threads_per_sm / 32) / std::max(1, warps);
+    const int warps = (block_size + hw::warp_size - 1) / hw::warp_size;
+    int by_threads = (m.max_threads_per_sm / hw::warp_size) / std::max(1, warps);
     int by_blocks = m.max_blocks_per_sm;
     int by_shared = m.max_blocks_per_sm;
-    const std::uint64_t per_block = dynamic_shared + 1024;  // 1 KB reserved per block on sm_80+
+    const std::uint64_t per_block = dynamic_shared + std::uint64_t(hw::emulated.reserved_shared_per_block);
     if (dynamic_shared) by_shared = int(m.shared_per_sm / per_block);
     *blocks = std::max(0, std::min({by_threads, by_blocks, by_shared}));
-    if (block_size > 1024) *blocks = 0;
+    if (block_size > int(hw::max_threads_per_block)) *blocks = 0;
     return cudaSuccess;
 }
 
@@ -403,7 +403,8 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const voi
 cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, const void* func, int blocks_per_sm, int block_size) {
     if (!bytes || blocks_per_sm <= 0) return fail(cudaErrorInvalidValue);
     const DeviceModel& m = Runtime::get().model;
-    *bytes = std::min<std::uint64_t>(m.shared_per_block_optin, m.shared_per_sm / std::uint64_t(blocks_per_sm) - 1024);
+    *bytes = std::min<std::uint64_t>(m.shared_per_block_optin, m.shared_per_sm / std::uint64_t(blocks_per_sm) -
+                                                                      std::uint64_t(hw::emulated.reserved_shared_per_block));
     return cudaSuccess;
 }
 

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include "base/hardware.h"
+
 namespace cudalab::cudart {
 
 struct DeviceModel {
@@ -21,14 +23,15 @@ struct DeviceModel {
     int memory_bus_bits = 6144;               // HBM3e, 6 stacks
     std::uint64_t global_memory = 143771Ull << 20;  // 140 GiB as reported by the driver
     std::uint64_t l2_bytes = 60ull << 20;
-    int max_threads_per_sm = 2048;
-    int max_blocks_per_sm = 32;
-    int registers_per_sm = 65536;
-    int registers_per_block = 65536;
-    std::uint64_t shared_per_sm = 233472;     // 228 KB
-    std::uint64_t shared_per_block = 49152;   // without opt-in
-    std::uint64_t shared_per_block_optin = 232448;  // 227 KB
-    std::uint64_t constant_memory = 65536;
+    // The SM's limits: the emulated architecture's row of base/hardware.h.
+    int max_threads_per_sm = hw::emulated.max_warps_per_sm * hw::warp_size;  // 2048
+    int max_blocks_per_sm = hw::emulated.max_blocks_per_sm;                 // 32
+    int registers_per_sm = hw::emulated.registers_per_sm;                   // 65536
+    int registers_per_block = hw::emulated.registers_per_sm;                // 65536
+    std::uint64_t shared_per_sm = std::uint64_t(hw::emulated.shared_per_sm);                  // 228 KB
+    std::uint64_t shared_per_block = hw::default_shared_per_block;                           // without opt-in
+    std::uint64_t shared_per_block_optin = std::uint64_t(hw::emulated.max_shared_per_block);  // 227 KB
+    std::uint64_t constant_memory = hw::constant_memory_bytes;
     int async_engines = 2;                    // copy engines used by the model: one per direction
     // Bandwidths (bytes per second).
     double hbm_bandwidth = 4.8e12;            // datasheet; cudalab measured 3.9e12 for a copy kernel

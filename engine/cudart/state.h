@@ -53,7 +53,7 @@ struct Function {
     Module* module = nullptr;
     std::string entry;                // PTX entry name (mangled)
     const void* host_function = nullptr;
-    int max_dynamic_shared = 48 * 1024;  // cudaFuncAttributeMaxDynamicSharedMemorySize
+    int max_dynamic_shared = int(hw::default_shared_per_block);  // cudaFuncAttributeMaxDynamicSharedMemorySize
     int preferred_carveout = -1;
     int cache_config = 0;
     int traced_launches = 0;               // the timing model's samples (work.cpp)

@@ -20,6 +20,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "base/hardware.h"
 #include "compiler/compiler.h"
 #include "emulator/execute.h"
 #include "emulator/worker_pool.h"
@@ -541,8 +542,8 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         // What a GPU cannot hold either is refused here, before it is allocated.
         std::string too_large;
         if (s.space == Space::global && s.size > (1ull << 30)) too_large = "1 GB (the emulator's limit for one variable)";
-        if (s.space == Space::constant && program->constant_bank.size() + s.size > 65536) too_large = "64 KB of __constant__ memory";
-        if (s.space == Space::shared && s.size > 232448) too_large = "227 KB of shared memory per block";
+        if (s.space == Space::constant && program->constant_bank.size() + s.size > hw::constant_memory_bytes) too_large = "64 KB of __constant__ memory";
+        if (s.space == Space::shared && s.size > std::uint64_t(hw::emulated.max_shared_per_block)) too_large = "227 KB of shared memory per block";
         if (!too_large.empty())
             return Status::error(StatusCode::compile_error, source_path + ": error: '" + s.name + "' (" + std::to_string(s.size) +
                                                                 " bytes) does not fit in " + too_large);
@@ -616,9 +617,9 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     for (const auto& pf : program->functions) {
         // The GPU's limits: 512 KB of local memory per thread, 227 KB of shared memory per block.
         std::string problem;
-        if (pf.frame_bytes > 512 * 1024)
+        if (pf.frame_bytes > hw::max_local_bytes_per_thread)
             problem = "needs " + std::to_string(pf.frame_bytes) + " bytes of local memory per thread; a GPU allows 512 KB";
-        else if (std::uint64_t(program->common_shared_bytes) + pf.own_shared_bytes > 232448)
+        else if (std::uint64_t(program->common_shared_bytes) + pf.own_shared_bytes > std::uint64_t(hw::emulated.max_shared_per_block))
             problem = "declares more than 227 KB of shared memory";
         if (!problem.empty())
             return Status::error(StatusCode::compile_error, source_path + ": error: function '" +
@@ -665,7 +666,7 @@ bool Emulator::kernel_resources(const std::string& entry, KernelResources* out) 
     out->static_shared = program_->common_shared_bytes + pf.own_shared_bytes;
     out->local_bytes = pf.frame_bytes;
     out->param_bytes = pf.fn.param_bytes;
-    out->max_threads = pf.fn.maxntid[0] ? pf.fn.maxntid[0] * std::max(1u, pf.fn.maxntid[1]) * std::max(1u, pf.fn.maxntid[2]) : 1024;
+    out->max_threads = pf.fn.maxntid[0] ? pf.fn.maxntid[0] * std::max(1u, pf.fn.maxntid[1]) * std::max(1u, pf.fn.maxntid[2]) : hw::max_threads_per_block;
     return true;
 }
 
@@ -798,12 +799,12 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     std::string bad;
     if (g.x == 0 || g.y == 0 || g.z == 0 || bl.x == 0 || bl.y == 0 || bl.z == 0) bad = "a grid or block dimension is 0";
     // The thread count in 128 bits: 1073741824 x 268435456 x 64 must not wrap to 0 threads.
-    else if (const unsigned __int128 threads = (unsigned __int128)bl.x * bl.y * bl.z; threads > 1024)
+    else if (const unsigned __int128 threads = (unsigned __int128)bl.x * bl.y * bl.z; threads > hw::max_threads_per_block)
         bad = "a block has " + (threads >> 64 ? std::string("more than 2^64") : std::to_string(std::uint64_t(threads))) +
-              " threads; the limit is 1024";
-    else if (g.x > 0x7fffffffu) bad = "gridDim.x is limited to 2147483647";
-    else if (bl.z > 64) bad = "blockDim.z is " + std::to_string(bl.z) + "; the limit is 64";
-    else if (g.y > 65535 || g.z > 65535) bad = "gridDim.y and gridDim.z are limited to 65535";
+              " threads; the limit is " + std::to_string(hw::max_threads_per_block);
+    else if (g.x > hw::max_grid_x) bad = "gridDim.x is limited to " + std::to_string(hw::max_grid_x);
+    else if (bl.z > hw::max_block_z) bad = "blockDim.z is " + std::to_string(bl.z) + "; the limit is " + std::to_string(hw::max_block_z);
+    else if (g.y > hw::max_grid_yz || g.z > hw::max_grid_yz) bad = "gridDim.y and gridDim.z are limited to " + std::to_string(hw::max_grid_yz);
     else if (fn->reqntid[0] && (bl.x != fn->reqntid[0] || bl.y != fn->reqntid[1] || bl.z != fn->reqntid[2]))
         bad = "the kernel requires blocks of exactly " + dim_text(fn->reqntid[0], fn->reqntid[1], fn->reqntid[2]);
     else if (fn->maxntid[0] && bl.count() > std::uint64_t(fn->maxntid[0]) * fn->maxntid[1] * fn->maxntid[2])
@@ -811,9 +812,9 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     std::size_t kernel_index = std::size_t(program_->module.function_index.at(entry));
     const PreparedFunction& pk = program_->functions[kernel_index];
     const std::uint32_t static_shared = program_->common_shared_bytes + pk.own_shared_bytes;
-    if (bad.empty() && std::uint64_t(static_shared) + config.dynamic_shared_bytes > 232448)
-        bad = "the block asks for " + std::to_string(static_shared + config.dynamic_shared_bytes) +
-              " bytes of shared memory; an sm_90 block can have at most 232448 (227 KB)";
+    if (bad.empty() && std::uint64_t(static_shared) + config.dynamic_shared_bytes > std::uint64_t(hw::emulated.max_shared_per_block))
+        bad = "the block asks for " + std::to_string(static_shared + config.dynamic_shared_bytes) + " bytes of shared memory; an " +
+              std::string(hw::emulated_arch) + " block can have at most " + std::to_string(hw::emulated.max_shared_per_block) + " (227 KB)";
     if (bad.empty() && args.size() != fn->params.size())
         bad = "kernel '" + display_name + "' takes " + std::to_string(fn->params.size()) + " parameters but the launch passes " +
               std::to_string(args.size()) + " (did the kernel's signature change? keep the one the exercise gave)";
@@ -897,8 +898,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         // (A cooperative launch has every block resident at once.)
         const std::uint64_t threads = (bl.count() + 31) / 32 * 32 * (config.cooperative ? blocks : workers);
         const std::uint64_t share = left / std::max<std::uint64_t>(1, threads);
-        state.local_limit = std::min<std::uint64_t>(512 * 1024, share);
-        state.local_limit_reason = share < 512 * 1024
+        state.local_limit = std::min<std::uint64_t>(std::uint64_t(hw::max_local_bytes_per_thread), share);
+        state.local_limit_reason = share < std::uint64_t(hw::max_local_bytes_per_thread)
             ? "each thread may use at most " + std::to_string(state.local_limit) + " bytes here: the emulator memory limit of " +
                   std::to_string(options_.memory_limit >> 20) + " MB, less what the buffers use, shared by " + std::to_string(threads) +
                   " threads (raise it with --memory-limit)"

@@ -30,10 +30,13 @@
 #include <vector>
 
 #include "emulator/memory.h"
-#include "emulator/state.h"
 #include "runtime/backend.h"
 
 namespace cudalab::emu {
+
+// A loaded module prepared for execution, with the SIMT state the interpreter keeps: the
+// emulator's own (emulator/state.h, private to engine/emulator; engine/layers.cmake).
+struct Program;
 
 struct EmulatorOptions {
     // Warp instructions per launch before it is stopped as an endless loop. Counted per warp

@@ -11,7 +11,8 @@
 #include <thread>
 
 #include "compiler/compiler.h"
-#include "lessons/progress.h"
+#include "base/files.h"
+#include "base/hardware.h"
 
 namespace fs = std::filesystem;
 
@@ -58,7 +59,7 @@ std::string cache_dir() {
 
 }  // namespace
 
-std::unique_ptr<GpuBackend> GpuBackend::open(std::string* why) {
+std::unique_ptr<GpuBackend> GpuBackend::open(std::string* why, const emu::EmulatorOptions& shadow_options) {
     const Driver* d = driver(why);
     if (!d) return nullptr;
     DeviceInfo info;
@@ -85,10 +86,11 @@ std::unique_ptr<GpuBackend> GpuBackend::open(std::string* why) {
         return nullptr;
     }
     d->cuCtxSetCurrent(ctx);
-    return std::unique_ptr<GpuBackend>(new GpuBackend(d, info, ctx));
+    return std::unique_ptr<GpuBackend>(new GpuBackend(d, info, ctx, shadow_options));
 }
 
-GpuBackend::GpuBackend(const Driver* d, DeviceInfo info, CUcontext ctx) : d_(d), info_(std::move(info)), ctx_(ctx) {}
+GpuBackend::GpuBackend(const Driver* d, DeviceInfo info, CUcontext ctx, const emu::EmulatorOptions& shadow_options)
+    : d_(d), info_(std::move(info)), ctx_(ctx), shadow_(shadow_options) {}
 
 GpuBackend::~GpuBackend() {
     if (context_lost_) return;
@@ -242,7 +244,7 @@ std::vector<KernelArg> GpuBackend::to_shadow(const std::vector<KernelArg>& args)
 Status GpuBackend::run(CUfunction f, const LaunchConfig& c, std::vector<KernelArg> args, float* milliseconds) {
     std::vector<void*> params;
     for (auto& a : args) params.push_back(a.bytes.data());
-    if (c.dynamic_shared_bytes > 48 * 1024)
+    if (c.dynamic_shared_bytes > hw::default_shared_per_block)
         d_->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(c.dynamic_shared_bytes));
     CUevent start = nullptr, stop = nullptr;
     d_->cuEventCreate(&start, CU_EVENT_DEFAULT);
@@ -460,13 +462,13 @@ std::optional<DevicePeakFigures> GpuBackend::device_peak() {
     if (!ok || p.copy_bytes_per_second <= 0) return std::nullopt;
     nlohmann::json j = {{"device", info_.name}, {"uuid", info_.uuid}, {"copy_bytes_per_second", p.copy_bytes_per_second},
                         {"fma_flops", p.fma_flops}};
-    lessons::write_file_atomically(path, j.dump(2) + "\n");
+    write_file_atomically(path, j.dump(2) + "\n");
     return p;
 }
 
 // cuBLAS, loaded at run time like the driver: a machine with a GPU but no cuBLAS still runs
 // everything else. Only the three calls the comparison needs.
-TimedResult GpuBackend::reference_sgemm(int n) {
+TimedResult GpuBackend::time_cublas_sgemm(int n) {
     TimedResult t;
     using Handle = void*;
     static void* lib = nullptr;

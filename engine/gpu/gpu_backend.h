@@ -42,8 +42,10 @@ struct DeviceInfo {
 
 class GpuBackend final : public Backend {
 public:
-    // Null with `why` set when no usable GPU is there.
-    static std::unique_ptr<GpuBackend> open(std::string* why);
+    // Null with `why` set when no usable GPU is there. `shadow_options` are the shadow emulator's:
+    // a check's limits (budget, memory, printf, deadline) apply to the shadow run as to the
+    // emulator backend.
+    static std::unique_ptr<GpuBackend> open(std::string* why, const emu::EmulatorOptions& shadow_options = {});
     ~GpuBackend() override;
 
     std::string name() const override { return "gpu"; }
@@ -60,8 +62,11 @@ public:
     TimedResult time_launch(const std::string& kernel, const LaunchConfig& config, const std::vector<KernelArg>& args,
                             int warmup, int repeats) override;
     std::optional<DevicePeakFigures> device_peak() override;
-    TimedResult reference_sgemm(int n) override;
+
     std::optional<int> max_active_blocks(const std::string& kernel, const LaunchConfig& config) override;
+    // cuBLAS SGEMM (C = A * B, n x n, column-major) timed on the device (lesson 08's peer, through
+    // backends/factory.h's time_reference_sgemm).
+    TimedResult time_cublas_sgemm(int n);
 
     const DeviceInfo& device() const { return info_; }
     // Outputs of the last launch that differ between the GPU and the shadow emulator run, as
@@ -71,12 +76,11 @@ public:
     // Run every launch on the emulator first (trace, metrics, faults with source lines). Tests turn
     // it off to exercise the GPU's own fault path.
     bool shadow_enabled = true;
-    // The shadow emulator's options: a check's limits (budget, memory, printf, deadline) apply
-    // to the shadow run as to the emulator backend.
-    emu::EmulatorOptions& shadow_options() { return shadow_.emulator().options(); }
+    // The shadow emulator's options, as given to open().
+    const emu::EmulatorOptions& shadow_options() { return shadow_.emulator().options(); }
 
 private:
-    GpuBackend(const Driver* d, DeviceInfo info, CUcontext ctx);
+    GpuBackend(const Driver* d, DeviceInfo info, CUcontext ctx, const emu::EmulatorOptions& shadow_options);
     Status check(CUresult r, const std::string& what);
     Status rebuild_context(const std::string& cause);
     CUfunction function(const std::string& entry, Status* status);

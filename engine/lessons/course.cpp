@@ -1,6 +1,5 @@
 #include "lessons/course.h"
 
-#include "gpu/gpu_backend.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +15,7 @@
 #include <set>
 #include <toml++/toml.h>
 
-#include "emulator/emu_backend.h"
+#include "backends/factory.h"
 #include "lessons/program_lesson.h"
 #include "runtime/runtime.h"
 
@@ -264,7 +263,7 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
         for (auto& d : report.diagnostics) d.file = report.source;
         std::string text;
         for (const auto& d : report.diagnostics) {
-            text += d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.severity + ": " + d.message + "\n";
+            text += d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + to_string(d.severity) + ": " + d.message + "\n";
             if (!d.context.empty()) text += d.context + "\n";
         }
         if (text.empty()) text = module->error_text();
@@ -277,30 +276,30 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     report.compile_cached = module->from_cache;
     report.compiled_seconds = module->compiled_seconds;
 
+    // The check's limits, given to the backend as it is made (to the GPU backend's shadow
+    // emulator as to the emulator backend).
+    BackendOptions o;
+    if (options.instruction_budget) o.instruction_budget = options.instruction_budget;
+    if (options.memory_limit) o.memory_limit = options.memory_limit;
+    if (options.printf_limit) o.printf_limit = options.printf_limit;
+    const double seconds = options.time_limit_seconds > 0 ? options.time_limit_seconds : emu::default_time_limit_seconds;
+    o.deadline = check_started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    // A lesson's kernels get every buffer they use as a parameter: an index that lands in
+    // another buffer (an earlier launch's, say) is a fault, not a silent read.
+    o.only_argument_buffers = true;
+    // Lanes of a warp are scheduled independently, as on the sm_70+ GPUs the lessons teach for:
+    // the paths of a divergent branch take turns, seeded with the check's seed so that `--seed N`
+    // reproduces the turns too, and a kernel that relies on lockstep goes wrong here as it can on
+    // the GPU.
+    report.seed = options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
+    o.independent_scheduling = true;
+    o.scheduling_seed = report.seed;
     Status st;
     std::string note;
-    std::unique_ptr<Backend> backend = make_backend(options.backend, &st, &note);
+    std::unique_ptr<Backend> backend = make_backend(options.backend, o, &st, &note);
     if (!backend) {
         report.status = st;
         return report;
-    }
-    emu::EmulatorOptions* limited = nullptr;
-    if (auto* emu = dynamic_cast<emu::EmuBackend*>(backend.get())) limited = &emu->emulator().options();
-    if (auto* gpu = dynamic_cast<gpu::GpuBackend*>(backend.get())) limited = &gpu->shadow_options();
-    if (limited) {
-        emu::EmulatorOptions& o = *limited;
-        if (options.instruction_budget) o.instruction_budget = options.instruction_budget;
-        if (options.memory_limit) o.memory_limit = options.memory_limit;
-        if (options.printf_limit) o.printf_limit = options.printf_limit;
-        const double seconds = options.time_limit_seconds > 0 ? options.time_limit_seconds : emu::default_time_limit_seconds;
-        o.deadline = check_started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
-        // A lesson's kernels get every buffer they use as a parameter: an index that lands in
-        // another buffer (an earlier launch's, say) is a fault, not a silent read.
-        o.only_argument_buffers = true;
-        // Lanes of a warp are scheduled independently, as on the sm_70+ GPUs the lessons teach
-        // for: the paths of a divergent branch take turns (seeded below), so a kernel that
-        // relies on lockstep goes wrong here as it can on the GPU.
-        o.independent_scheduling = true;
     }
     report.backend = backend->name();
     report.backend_note = note;
@@ -334,15 +333,10 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
         }
         Status ost;
         std::string onote;
-        std::unique_ptr<Backend> obackend = make_backend("emu", &ost, &onote);
+        std::unique_ptr<Backend> obackend = make_backend("emu", o, &ost, &onote);
         if (!obackend) {
             report.status = ost;
             return report;
-        }
-        if (auto* emu = dynamic_cast<emu::EmuBackend*>(obackend.get())) {
-            emu::EmulatorOptions& o = emu->emulator().options();
-            if (limited) o = *limited;
-            o.only_argument_buffers = true;
         }
         if (Status ol = obackend->load(solution); !ol.ok()) {
             report.status = Status::error(ol.code, display_path(course, lesson.solution_path) +
@@ -353,8 +347,6 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
         oracle.module = solution;
     }
     Runtime runtime(std::move(backend));
-    report.seed = options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
-    if (limited) limited->scheduling_seed = report.seed;  // `--seed N` reproduces the turns too
     Session session(runtime, module, report.seed);
     session.set_trace_options(options.trace);
     auto started = std::chrono::steady_clock::now();

@@ -12,7 +12,7 @@
 #include "compiler/compiler.h"
 #include "lessons/data_lesson.h"
 #include "lessons/lesson.h"
-#include "runtime/status.h"
+#include "base/status.h"
 
 namespace cudalab::lessons {
 

@@ -290,7 +290,7 @@ std::vector<compiler::Diagnostic> parse_nvcc_log(const std::string& log, const s
         compiler::Diagnostic d;
         d.file = file;
         d.line = std::stoi(m[2]);
-        d.severity = m[3] == "warning" ? "warning" : "error";
+        d.severity = m[3] == "warning" ? Severity::warning : Severity::error;
         d.message = m[4];
         out.push_back(std::move(d));
     }

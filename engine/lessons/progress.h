@@ -80,7 +80,4 @@ private:
     std::string write_error_;
 };
 
-// Writes `contents` to `path` atomically: a temporary file in the same folder, then rename().
-bool write_file_atomically(const std::string& path, const std::string& contents, std::string* error = nullptr);
-
 }  // namespace cudalab::lessons

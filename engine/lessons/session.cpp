@@ -1,6 +1,8 @@
 #include "lessons/lesson.h"
 
 #include "analysis/metrics.h"
+#include "backends/factory.h"
+#include "base/hardware.h"
 #include "compiler/compiler.h"
 #include "ptx/parser.h"
 
@@ -271,7 +273,7 @@ std::uint64_t coalesced_sectors(std::uint64_t rows, std::uint64_t width, std::ui
         for (std::uint64_t c = 0; c < width; c += segment) {
             const std::uint64_t first = (r * width + c) * element_bytes;
             const std::uint64_t end = (r * width + std::min(width, c + segment)) * element_bytes;
-            sectors += (end - 1) / 32 - first / 32 + 1;
+            sectors += (end - 1) / hw::sector_bytes - first / hw::sector_bytes + 1;
         }
     return sectors;
 }
@@ -284,8 +286,8 @@ bool Session::check_sectors_moved(const std::string& name, std::uint64_t moved, 
     constexpr double kSlack = 1.10;
     const double ratio = needed ? double(moved) / double(needed) : (moved ? 1e9 : 0.0);
     char text[160];
-    std::snprintf(text, sizeof text, "%llu sectors of 32 bytes moved where the data needs %llu (%.2fx), ",
-                  (unsigned long long)moved, (unsigned long long)needed, ratio);
+    std::snprintf(text, sizeof text, "%llu sectors of %u bytes moved where the data needs %llu (%.2fx), ",
+                  (unsigned long long)moved, hw::sector_bytes, (unsigned long long)needed, ratio);
     return check_at_most(name, ratio, kSlack, text + over, advice, measured_on);
 }
 
@@ -372,7 +374,7 @@ std::optional<TimedResult> Session::record_timing(const std::string& kernel, Tim
 }
 
 std::optional<TimedResult> Session::reference_sgemm(int n) {
-    return record_timing("cublasSgemm", runtime_.backend().reference_sgemm(n));
+    return record_timing("cublasSgemm", time_reference_sgemm(runtime_.backend(), n));
 }
 
 std::optional<long long> Session::module_integer(const std::string& name) const {

@@ -215,7 +215,7 @@ nlohmann::json json(const CheckReport& unsafe) {
         j["error"] = r.status.message;
         j["diagnostics"] = nlohmann::json::array();
         for (const auto& d : r.diagnostics)
-            j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message}});
+            j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", to_string(d.severity)}, {"message", d.message}});
     }
     j["checks"] = nlohmann::json::array();
     for (const auto& c : r.checks) {

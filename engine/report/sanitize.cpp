@@ -69,7 +69,6 @@ lessons::CheckReport sanitized(const lessons::CheckReport& report) {
     if (r.diagnostics.size() > max_diagnostics) r.diagnostics.resize(max_diagnostics);
     for (auto& d : r.diagnostics) {
         fix(d.file, 4096);
-        fix(d.severity, 64);
         fix(d.message);
         fix(d.context);
     }

@@ -1,5 +1,6 @@
 // Backend: the verbs every execution backend implements (the emulator in emulator/emu_backend.h,
-// the GPU driver backend in gpu/). The runtime (runtime.h) and the lessons speak only to this.
+// the GPU driver backend in gpu/; backends/factory.h makes them). The runtime (runtime.h) and the
+// lessons speak only to this.
 //
 // Every backend supports:
 //   [x] load a compiled module (PTX)           load()
@@ -17,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/status.h"
+#include "base/status.h"
 #include "trace/trace.h"
 
 namespace cudalab::compiler {
@@ -124,13 +125,6 @@ public:
         return r;
     }
     virtual std::optional<DevicePeakFigures> device_peak() { return std::nullopt; }
-    // cuBLAS SGEMM (C = A * B, n x n, column-major) timed on the device: the peer a hand-written
-    // matrix multiply is measured against (lesson 08).
-    virtual TimedResult reference_sgemm(int n) {
-        TimedResult r;
-        r.status = Status::error(StatusCode::backend_unavailable, "cuBLAS needs a GPU (--backend gpu)");
-        return r;
-    }
     // cuOccupancyMaxActiveBlocksPerMultiprocessor for the kernel at this block size.
     virtual std::optional<int> max_active_blocks(const std::string& kernel, const LaunchConfig& config) {
         return std::nullopt;

@@ -2,8 +2,6 @@
 
 #include <cstdio>
 
-#include "emulator/emu_backend.h"
-#include "runtime/gpu_probe.h"
 
 namespace cudalab {
 
@@ -20,27 +18,6 @@ Runtime::~Runtime() { release_all(); }
 void Runtime::release_all() {
     for (DevicePtr p : allocations_) backend_->release(p);
     allocations_.clear();
-}
-
-std::unique_ptr<Backend> make_backend(const std::string& name, Status* status, std::string* note) {
-    *status = Status::success();
-    if (name == "emu") return std::make_unique<emu::EmuBackend>();
-    if (name == "gpu" || name == "auto") {
-        std::string why;
-        std::unique_ptr<Backend> gpu = make_gpu_backend(&why);
-        if (gpu) {
-            if (note) *note = "running on " + gpu->description();
-            return gpu;
-        }
-        if (name == "gpu") {
-            *status = Status::error(StatusCode::backend_unavailable, "--backend gpu: " + why);
-            return nullptr;
-        }
-        if (note) *note = why + ": using the emulator";
-        return std::make_unique<emu::EmuBackend>();
-    }
-    *status = Status::error(StatusCode::bad_usage, "unknown backend '" + name + "' (use emu, gpu or auto)");
-    return nullptr;
 }
 
 }  // namespace cudalab

@@ -1,4 +1,5 @@
-// Runtime: the host-side API a lesson is written against, over any Backend. It reads like the CUDA
+// Runtime: the host-side API a lesson is written against, over any Backend (made by
+// backends/factory.h, which is not part of this interface module). It reads like the CUDA
 // runtime on purpose (allocate, copy, launch, copy back), so the lesson's host code teaches the
 // host <-> device flow of lesson 02.
 #pragma once
@@ -63,10 +64,5 @@ private:
     std::unique_ptr<Backend> backend_;
     std::vector<DevicePtr> allocations_;
 };
-
-// Picks a backend by name: "emu", "gpu" or "auto" (GPU when a driver and device exist, else the
-// emulator). `note` receives a one-line explanation of the choice ("no CUDA driver: using the
-// emulator"). Returns null with `status` set when the named backend is unavailable.
-std::unique_ptr<Backend> make_backend(const std::string& name, Status* status, std::string* note);
 
 }  // namespace cudalab

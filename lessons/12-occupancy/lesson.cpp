@@ -101,7 +101,7 @@ int checked_block_size(Session& s, const compiler::KernelResources* kernel) {
 }
 
 // The arithmetic of the four limits, in words.
-std::string occupancy_arithmetic(const analysis::ArchLimits& a, const analysis::Occupancy& o,
+std::string occupancy_arithmetic(const hw::ArchLimits& a, const analysis::Occupancy& o,
                                  int threads, int registers, int shared) {
     const int warps = (threads + 31) / 32;
     std::ostringstream m;
@@ -131,16 +131,16 @@ std::string occupancy_arithmetic(const analysis::ArchLimits& a, const analysis::
 }
 
 std::string occupancy_advice(const analysis::Occupancy& o) {
-    if (o.limiter == "shared memory")
+    if (o.limiter == analysis::Limiter::shared_memory)
         return "Each block's shared buffer is paid for once per block, however many threads "
                "share it: bigger blocks bring more warps per kilobyte (raise block_size), or a "
                "smaller buffer (stage w in chunks: a smaller CHUNK) lets more blocks fit.";
-    if (o.limiter == "registers")
+    if (o.limiter == analysis::Limiter::registers)
         return "Registers are allocated per warp (registers per thread x 32, in units of 256) "
                "out of 65536 per SM. __launch_bounds__(THREADS, MIN_BLOCKS) makes ptxas fit "
                "MIN_BLOCKS blocks of THREADS threads: at most 65536 / (THREADS x MIN_BLOCKS) "
                "registers per thread. Ask for no more than the kernel can do without spilling.";
-    if (o.limiter == "blocks per SM")
+    if (o.limiter == analysis::Limiter::blocks)
         return "An SM holds at most 32 blocks: blocks this small cannot fill its 64 warp slots. "
                "Use bigger blocks.";
     return "Raise block_size so that whole blocks fill more of the SM's 64 warp slots.";
@@ -211,7 +211,7 @@ void log_gpu_figures(Session& s, int block_size, const analysis::Occupancy& o) {
 }
 
 void run(Session& s) {
-    const analysis::ArchLimits* arch = analysis::arch_limits(kArch);
+    const hw::ArchLimits* arch = hw::arch_limits(kArch);
     const compiler::KernelResources* kernel = s.module().kernel("layer");
     const int block_size = checked_block_size(s, kernel);
     if (block_size == 0) return;

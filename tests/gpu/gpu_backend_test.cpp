@@ -78,7 +78,7 @@ TEST_CASE("theoretical occupancy agrees with cuOccupancyMaxActiveBlocksPerMultip
         MESSAGE("occupancy comparison skipped: the device is " << g->device().arch() << ", the kernels were built for " << arch);
         return;
     }
-    const auto* limits = analysis::arch_limits(arch);
+    const auto* limits = hw::arch_limits(arch);
     REQUIRE_MESSAGE(limits, "no occupancy limits for " << arch);
     int compared = 0;
     for (const auto& [id, module] : modules) {
@@ -96,7 +96,7 @@ TEST_CASE("theoretical occupancy agrees with cuOccupancyMaxActiveBlocksPerMultip
                                                                  << *driver);
                 if (threads == 256)
                     MESSAGE(id << " " << k.source_name << ": " << k.registers << " registers, " << k.static_shared_bytes
-                               << " B shared, 256 threads: model " << model.blocks_per_sm << " blocks/SM (" << model.limiter
+                               << " B shared, 256 threads: model " << model.blocks_per_sm << " blocks/SM (" << analysis::to_string(model.limiter)
                                << "), driver " << *driver);
                 ++compared;
             }

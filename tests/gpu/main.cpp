@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runtime/gpu_probe.h"
+#include "backends/factory.h"
 
 namespace {
 

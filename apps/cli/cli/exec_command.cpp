@@ -8,9 +8,10 @@
 
 #include <unistd.h>
 
+#include "base/hardware.h"
 #include "compiler/compiler.h"
 #include "report/sanitize.h"
-#include "emulator/emu_backend.h"
+#include "backends/factory.h"
 #include "runtime/runtime.h"
 #include "trace/trace_io.h"
 
@@ -42,7 +43,8 @@ bool parse_dim(const std::string& s, Dim3* d, bool block, std::string* err) {
     std::uint64_t v[3] = {1, 1, 1};
     std::size_t start = 0;
     int i = 0;
-    static const std::uint64_t grid_max[3] = {0x7fffffffu, 65535, 65535}, block_max[3] = {1024, 1024, 64};
+    static const std::uint64_t grid_max[3] = {hw::max_grid_x, hw::max_grid_yz, hw::max_grid_yz},
+                               block_max[3] = {hw::max_threads_per_block, hw::max_threads_per_block, hw::max_block_z};
     while (start <= s.size()) {
         std::size_t end = s.find(',', start);
         if (end == std::string::npos) end = s.size();
@@ -251,7 +253,9 @@ int run_exec(const ExecArgs& a) {
     if (!parse_limits(a.limits, &limits, &err)) return usage(err);
     if (!parse_dim(a.grid, &cfg.grid, false, &err)) return usage("--grid: " + err);
     if (!parse_dim(a.block, &cfg.block, true, &err)) return usage("--block: " + err);
-    auto shared = parse_unsigned(a.shared, 0, 232448, "--shared (bytes; an sm_90 block has at most 232448)", &err);
+    const std::string shared_limit = std::to_string(hw::emulated.max_shared_per_block);
+    auto shared = parse_unsigned(a.shared, 0, std::uint64_t(hw::emulated.max_shared_per_block),
+                                 "--shared (bytes; an " + std::string(hw::emulated_arch) + " block has at most " + shared_limit + ")", &err);
     if (!shared) return usage(err);
     cfg.dynamic_shared_bytes = std::uint32_t(*shared);
     std::vector<ArgSpec> specs(a.args.size());
@@ -279,34 +283,34 @@ int run_exec(const ExecArgs& a) {
             j["diagnostics"] = nlohmann::json::array();
             for (const auto& d : module->diagnostics)
                 j["diagnostics"].push_back({{"file", report::safe_text(d.file)}, {"line", d.line}, {"column", d.column},
-                                            {"severity", report::safe_text(d.severity)}, {"message", report::safe_text(d.message)}});
+                                            {"severity", to_string(d.severity)}, {"message", report::safe_text(d.message)}});
             print_json(j);
         } else {
             std::cerr << report::safe_text(module->error_text(), 4 * report::max_message_bytes);
         }
         return 2;
     }
+    // The limits, given to the backend as it is made (to the GPU backend's shadow emulator as to
+    // the emulator backend).
+    BackendOptions o;
+    if (limits.budget) o.instruction_budget = limits.budget;
+    o.memory_limit = memory_limit;
+    if (limits.printf_kb) o.printf_limit = limits.printf_kb << 10;
+    if (a.its) {
+        o.independent_scheduling = true;
+        o.scheduling_seed = a.its_seed;
+    }
+    o.deadline = std::chrono::steady_clock::now() +
+                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                     std::chrono::duration<double>(limits.time_limit_s ? limits.time_limit_s : emu::default_time_limit_seconds));
     Status st;
     std::string note;
-    auto backend = make_backend(a.backend, &st, &note);
+    auto backend = make_backend(a.backend, o, &st, &note);
     if (!backend) return usage(st.message);
     if (!note.empty() && !a.json) std::cerr << "cudalab exec: " << note << "\n";
-    if (auto* emu = dynamic_cast<emu::EmuBackend*>(backend.get())) {
-        emu::EmulatorOptions& o = emu->emulator().options();
-        if (limits.budget) o.instruction_budget = limits.budget;
-        if (a.its) {
-            o.independent_scheduling = true;
-            o.scheduling_seed = a.its_seed;
-        }
-        o.memory_limit = memory_limit;
-        if (limits.printf_kb) o.printf_limit = limits.printf_kb << 10;
-        o.deadline = std::chrono::steady_clock::now() +
-                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(limits.time_limit_s ? limits.time_limit_s : emu::default_time_limit_seconds));
-    }
     st = backend->load(module);
     if (st.code == StatusCode::kernel_fault) {  // a limit reached by the module itself: exit 1
-        if (a.json) print_json(nlohmann::json{{"status", "fault"}, {"diagnostics", {{{"severity", "error"}, {"message", report::safe_text(st.message)}}}}});
+        if (a.json) print_json(nlohmann::json{{"status", "fault"}, {"diagnostics", {{{"severity", to_string(Severity::error)}, {"message", report::safe_text(st.message)}}}}});
         else std::cerr << report::safe_text(st.message) << "\n";
         return 1;
     }
@@ -357,9 +361,9 @@ int run_exec(const ExecArgs& a) {
         j["status"] = faulted ? "fault" : "ok";
         j["backend"] = backend->name();
         j["diagnostics"] = nlohmann::json::array();
-        if (faulted) j["diagnostics"].push_back({{"severity", "error"}, {"message", report::safe_text(r.status.message)}});
-        for (const auto& w : r.warnings) j["diagnostics"].push_back({{"severity", "warning"}, {"message", report::safe_text(w)}});
-        if (!write_error.empty()) j["diagnostics"].push_back({{"severity", "error"}, {"message", report::safe_text(write_error)}});
+        if (faulted) j["diagnostics"].push_back({{"severity", to_string(Severity::error)}, {"message", report::safe_text(r.status.message)}});
+        for (const auto& w : r.warnings) j["diagnostics"].push_back({{"severity", to_string(Severity::warning)}, {"message", report::safe_text(w)}});
+        if (!write_error.empty()) j["diagnostics"].push_back({{"severity", to_string(Severity::error)}, {"message", report::safe_text(write_error)}});
         j["printf"] = report::safe_text(r.printf_output, report::max_printf_bytes);
         j["stats"] = {{"warp_instructions", r.stats.warp_instructions},
                       {"thread_instructions", r.stats.thread_instructions},

@@ -249,7 +249,7 @@ void App::draw_gutter(const CodeLayout& l) {
     if (hovered_line < 0) return;
     std::string tip;
     for (const auto* d : l.diagnostics)
-        if (d->line == hovered_line + 1) tip += d->severity + ": " + d->message + "\n";
+        if (d->line == hovered_line + 1) tip += std::string(to_string(d->severity)) + ": " + d->message + "\n";
     if (l.notes) tip += l.notes->describe(std::uint32_t(hovered_line + 1));
     else if (tip.empty()) tip = "line " + std::to_string(hovered_line + 1) + ": no figures (nothing ran yet)";
     ImGui::BeginTooltip();
@@ -289,7 +289,7 @@ void draw_code_backgrounds(ImDrawList* dl, const CodeLayout& l, const CodeGeomet
         if (i < 0 || i >= l.total_lines) continue;
         const float y = g.line_y(i, l.line_h);
         dl->AddRectFilled(ImVec2(g.input_pos.x, y), ImVec2(g.input_pos.x + g.input_size.x, y + l.line_h),
-                          d->severity == "error" ? colors::error_line : colors::warning_line);
+                          d->severity == Severity::error ? colors::error_line : colors::warning_line);
     }
 }
 
@@ -321,7 +321,7 @@ void draw_diagnostics(ImDrawList* dl, const Editor& e, const CodeLayout& l, cons
         const float y = g.line_y(i, l.line_h) + l.line_h - 1 * s;
         float x0 = g.text_origin.x + prefix_width(e, i, std::clamp(d->column - 1, 0, int(hl.length)));
         float x1 = std::max(x0 + 3 * l.char_w, g.text_origin.x + prefix_width(e, i, int(hl.length)));
-        const ImU32 c = d->severity == "error" ? colors::poor : colors::fair;
+        const ImU32 c = d->severity == Severity::error ? colors::poor : colors::fair;
         for (float x = x0; x < x1; x += 4 * s)
             dl->AddLine(ImVec2(x, y), ImVec2(x + 2 * s, y - 2 * s), c, 1.2f * s), dl->AddLine(ImVec2(x + 2 * s, y - 2 * s), ImVec2(x + 4 * s, y), c, 1.2f * s);
         const std::string msg = "  \xE2\x97\x80 " + d->message;

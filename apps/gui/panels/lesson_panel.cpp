@@ -178,7 +178,7 @@ void App::draw_checks() {
             if (ImGui::Selectable(where.c_str(), false)) editor_.scroll_to_line = std::uint32_t(d.line);
             tooltip("Show this line in the code");
             ImGui::PushTextWrapPos(0);
-            ImGui::TextUnformatted((d.severity + ": " + d.message).c_str());
+            ImGui::TextUnformatted((std::string(to_string(d.severity)) + ": " + d.message).c_str());
             ImGui::PopTextWrapPos();
             if (!d.context.empty()) {
                 ImGui::PushFont(fonts().mono_small);

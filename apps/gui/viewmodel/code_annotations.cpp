@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "base/hardware.h"
 #include "viewmodel/format.h"
 
 namespace cudalab::viewmodel {
@@ -33,7 +34,7 @@ CodeAnnotations annotate(const analysis::KernelFigures& figures) {
             l.has_global = true;
             a.any_global = true;
             l.sectors_per_request = double(sectors) / double(requests);
-            l.sector_efficiency = sectors ? double(bytes) / (32.0 * double(sectors)) : 1.0;
+            l.sector_efficiency = sectors ? double(bytes) / (double(hw::sector_bytes) * double(sectors)) : 1.0;
             l.memory = l.sector_efficiency >= 0.85 ? Verdict::good : l.sector_efficiency >= 0.45 ? Verdict::fair : Verdict::poor;
         }
         if (f.shared_requests > 0) {
@@ -63,7 +64,7 @@ std::string CodeAnnotations::describe(std::uint32_t line) const {
       << percent(l->lane_utilisation) << " of lanes active on average";
     if (l->has_global)
         s << "\nglobal memory: " << fixed(l->sectors_per_request, 1) << " sectors per request, "
-          << percent(l->sector_efficiency) << " of each 32-byte sector used";
+          << percent(l->sector_efficiency) << " of each " << hw::sector_bytes << "-byte sector used";
     if (l->has_shared)
         s << "\nshared memory: " << fixed(l->wavefronts_per_request, 1) << " wavefronts per request, "
           << l->bank_conflicts << " bank conflicts (extra wavefronts)";

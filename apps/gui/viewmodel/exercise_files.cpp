@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "lessons/progress.h"
+#include "base/files.h"
 
 extern char** environ;
 
@@ -106,7 +106,7 @@ ResetResult reset_exercise(const std::string& exercise_path, std::time_t now) {
     if (exists) {
         r.backup_path = backup_name(exercise_path, now);
         std::string werr;
-        if (!lessons::write_file_atomically(r.backup_path, current, &werr)) {
+        if (!write_file_atomically(r.backup_path, current, &werr)) {
             r.message = "Cannot reset: could not save your version to " + r.backup_path + " (" + werr +
                         "). Your file was not touched.";
             r.backup_path.clear();
@@ -114,7 +114,7 @@ ResetResult reset_exercise(const std::string& exercise_path, std::time_t now) {
         }
     }
     std::string werr;
-    if (!lessons::write_file_atomically(exercise_path, pristine, &werr)) {
+    if (!write_file_atomically(exercise_path, pristine, &werr)) {
         r.message = "Cannot reset: writing " + exercise_path + " failed (" + werr + ")." +
                     (r.backup_path.empty() ? "" : " Your version is also in " + r.backup_path + ".");
         return r;

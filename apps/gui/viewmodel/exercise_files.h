@@ -1,6 +1,6 @@
 // The learner's exercise file on disk: change detection, "reset exercise" (the shipped version
 // from git, the learner's version kept as a timestamped backup, never lost) and "open in my
-// editor". All writes are atomic (lessons::write_file_atomically).
+// editor". All writes are atomic (write_file_atomically).
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "analysis/memory_rules.h"
+#include "base/hardware.h"
 
 namespace cudalab::viewmodel {
 
@@ -56,7 +57,7 @@ FirstPicture worst_access(const TraceViews& v, std::size_t block) {
             const auto cost = analysis::global_access_cost(lane_addresses(*m), m->mask, m->bytes_per_lane);
             LineTraffic& l = by_line[line_of(t, e)];
             l.sectors += cost.sectors;
-            l.ideal += std::max<std::uint32_t>(1, (cost.requested_bytes + 31) / 32);
+            l.ideal += std::max<std::uint32_t>(1, (cost.requested_bytes + hw::sector_bytes - 1) / hw::sector_bytes);
             l.writes |= m->op != MemOp::load;
         }
     }
@@ -106,7 +107,7 @@ FirstPicture worst_access(const TraceViews& v, std::size_t block) {
     p.step = best;
     const WarpEvent& e = t.events[b.begin + std::size_t(best)];
     const MemAccess& m = t.accesses[std::size_t(e.mem)];
-    const std::uint32_t ideal = std::max<std::uint32_t>(1, (best_cost.requested_bytes + 31) / 32);
+    const std::uint32_t ideal = std::max<std::uint32_t>(1, (best_cost.requested_bytes + hw::sector_bytes - 1) / hw::sector_bytes);
     const char* verb = m.op == MemOp::load ? "reads" : "writes";
     if (atomic && best_distinct == best_lanes)
         p.caption = format("Line %u: warp %u's %u atomic updates each go to an address of their own: no lane waits for "

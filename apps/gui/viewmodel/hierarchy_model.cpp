@@ -31,7 +31,7 @@ HierarchyFigures hierarchy_figures(const analysis::KernelFigures& k, const Kerne
     if (resources) {
         h.registers_per_thread = resources->registers;
         h.shared_bytes_per_block = resources->static_shared_bytes + int(kernel.dynamic_shared_bytes);
-        if (const analysis::ArchLimits* limits = analysis::arch_limits(arch)) {
+        if (const hw::ArchLimits* limits = hw::arch_limits(arch)) {
             h.occupancy = analysis::theoretical_occupancy(*limits, h.threads_per_block, h.registers_per_thread,
                                                           h.shared_bytes_per_block);
             h.has_occupancy = true;

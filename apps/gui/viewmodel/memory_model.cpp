@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <map>
 
+#include "base/hardware.h"
+
 namespace cudalab::viewmodel {
 
 namespace {
@@ -345,13 +347,14 @@ AccessView access_at(const Trace& trace, const MemoryModel& model, std::size_t e
         v.cost = analysis::global_access_cost(v.address, m.mask, m.bytes_per_lane);
         for (int l = 0; l < 32; ++l) {
             if (!(m.mask >> l & 1)) continue;
-            for (std::uint64_t s = v.address[std::size_t(l)] / 32; s <= (v.address[std::size_t(l)] + m.bytes_per_lane - 1) / 32; ++s)
-                v.sectors.push_back(s * 32);
+            const std::uint64_t sector = hw::sector_bytes;
+            for (std::uint64_t s = v.address[std::size_t(l)] / sector; s <= (v.address[std::size_t(l)] + m.bytes_per_lane - 1) / sector; ++s)
+                v.sectors.push_back(s * sector);
         }
         std::sort(v.sectors.begin(), v.sectors.end());
         v.sectors.erase(std::unique(v.sectors.begin(), v.sectors.end()), v.sectors.end());
         for (std::uint64_t s : v.sectors)
-            if (v.lines.empty() || v.lines.back() != s / 128 * 128) v.lines.push_back(s / 128 * 128);
+            if (v.lines.empty() || v.lines.back() != s / hw::line_bytes * hw::line_bytes) v.lines.push_back(s / hw::line_bytes * hw::line_bytes);
     }
     return v;
 }

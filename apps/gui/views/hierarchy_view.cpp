@@ -159,7 +159,7 @@ void draw_hierarchy_view(ViewContext& c) {
         limit_bar("blocks", o.limit_by_blocks, o.blocks_per_sm, widest, col_w);
         limit_bar("registers", o.limit_by_registers, o.blocks_per_sm, widest, col_w);
         limit_bar("shared memory", o.limit_by_shared, o.blocks_per_sm, widest, col_w);
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::fair), "%d blocks per SM, limited by %s", o.blocks_per_sm, o.limiter.c_str());
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::fair), "%d blocks per SM, limited by %s", o.blocks_per_sm, analysis::to_string(o.limiter));
         ImGui::PopTextWrapPos();
     }
     ImGui::EndGroup();
