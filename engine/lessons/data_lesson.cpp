@@ -814,7 +814,9 @@ private:
         }
         if (t.launches == 0) return;
         const bool worst = m.aggregate == "worst";
-        s_.measure(worst ? t.worst_launch : m.focus == "worst" ? t.worst.launch : t.last);
+        // The launch the app opens on: the last one, or the worst (for aggregate = "worst", the one
+        // whose figure is the check's value).
+        s_.measure(m.focus == "last" ? t.last : worst ? t.worst_launch : t.worst.launch);
         const Session::MeasuredOn on{t.correct, m.wrong_result, m.wrong_advice};
         if (m.kind == "sectors") {
             ExprContext c;
