@@ -530,10 +530,16 @@ private:
                 std::normal_distribution<double> d(ev(a.mean, c, a.line).as_double(), ev(a.stddev, c, a.line).as_double());
                 for (auto& x : v) x = std::is_floating_point_v<T> ? T(d(s_.rng())) : cast_to<T>(std::round(d(s_.rng())));
             } else if (a.fill == "expr") {
+                // Parsed once: evaluated per element (lesson 10 draws 100000-pixel images this way).
                 Value& i = c.vars["i"];
-                for (std::size_t k = 0; k < count; ++k) {
-                    i = Value::integer((long long)k);
-                    v[k] = cast_to<T>(ev(a.value, c, a.line).as_double());
+                try {
+                    const Expression value(a.value);
+                    for (std::size_t k = 0; k < count; ++k) {
+                        i.number = double(k);
+                        v[k] = cast_to<T>(value(c).as_double());
+                    }
+                } catch (const ExprError& x) {
+                    throw RunError(L_.path + ":" + std::to_string(a.line) + ": " + x.what());
                 }
                 c.vars.erase("i");
             }
