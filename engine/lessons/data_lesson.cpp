@@ -277,7 +277,7 @@ public:
         if (!compares) fail(nullptr, "a kernel lesson needs at least one [[compare]]: a buffer checked against the solution's");
         for (const auto& node : *compares) {
             const toml::table& t = *node.as_table();
-            only(t, {"buffer", "name", "where", "atol", "rtol", "ulps", "launches", "shared_unwritten"}, "[[compare]]");
+            only(t, {"buffer", "name", "where", "atol", "rtol", "ulps", "launches", "shared_unwritten", "advice"}, "[[compare]]");
             DataCompare c;
             c.line = line_of(node);
             if (!t.get("buffer")) fail(&node, "[[compare]] needs a buffer (the name of a buffer [[arg]])");
@@ -291,6 +291,7 @@ public:
             if (auto n = t.get("ulps")) c.tolerance.ulps = number(*n, "[[compare]] ulps");
             if (auto n = t.get("launches")) { c.launches = text(*n, "[[compare]] launches", false); check_tag(n, c.launches, "[[compare]] launches"); }
             if (auto n = t.get("shared_unwritten")) c.shared_unwritten_advice = text(*n, "[[compare]] shared_unwritten", false);
+            if (auto n = t.get("advice")) c.advice = text(*n, "[[compare]] advice", true);
             L->compares.push_back(std::move(c));
         }
 
@@ -699,6 +700,7 @@ private:
             });
             bool initialised = true;
             if (!cmp.shared_unwritten_advice.empty()) initialised = s_.check_shared_initialised(name, cmp.shared_unwritten_advice);
+            if (!cmp.advice.empty() && !(ok && initialised)) s_.advise(name, ex(cmp.advice, c, cmp.line));
             in.correct = in.correct && ok && initialised;
         }
         return true;
