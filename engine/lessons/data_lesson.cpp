@@ -277,7 +277,7 @@ public:
         if (!compares) fail(nullptr, "a kernel lesson needs at least one [[compare]]: a buffer checked against the solution's");
         for (const auto& node : *compares) {
             const toml::table& t = *node.as_table();
-            only(t, {"buffer", "name", "where", "atol", "rtol", "ulps", "launches", "shared_unwritten"}, "[[compare]]");
+            only(t, {"buffer", "name", "where", "atol", "rtol", "ulps", "launches", "shared_unwritten", "advice"}, "[[compare]]");
             DataCompare c;
             c.line = line_of(node);
             if (!t.get("buffer")) fail(&node, "[[compare]] needs a buffer (the name of a buffer [[arg]])");
@@ -291,6 +291,7 @@ public:
             if (auto n = t.get("ulps")) c.tolerance.ulps = number(*n, "[[compare]] ulps");
             if (auto n = t.get("launches")) { c.launches = text(*n, "[[compare]] launches", false); check_tag(n, c.launches, "[[compare]] launches"); }
             if (auto n = t.get("shared_unwritten")) c.shared_unwritten_advice = text(*n, "[[compare]] shared_unwritten", false);
+            if (auto n = t.get("advice")) c.advice = text(*n, "[[compare]] advice", true);
             L->compares.push_back(std::move(c));
         }
 
@@ -530,10 +531,16 @@ private:
                 std::normal_distribution<double> d(ev(a.mean, c, a.line).as_double(), ev(a.stddev, c, a.line).as_double());
                 for (auto& x : v) x = std::is_floating_point_v<T> ? T(d(s_.rng())) : cast_to<T>(std::round(d(s_.rng())));
             } else if (a.fill == "expr") {
+                // Parsed once: evaluated per element (lesson 10 draws 100000-pixel images this way).
                 Value& i = c.vars["i"];
-                for (std::size_t k = 0; k < count; ++k) {
-                    i = Value::integer((long long)k);
-                    v[k] = cast_to<T>(ev(a.value, c, a.line).as_double());
+                try {
+                    const Expression value(a.value);
+                    for (std::size_t k = 0; k < count; ++k) {
+                        i.number = double(k);
+                        v[k] = cast_to<T>(value(c).as_double());
+                    }
+                } catch (const ExprError& x) {
+                    throw RunError(L_.path + ":" + std::to_string(a.line) + ": " + x.what());
                 }
                 c.vars.erase("i");
             }
@@ -693,6 +700,7 @@ private:
             });
             bool initialised = true;
             if (!cmp.shared_unwritten_advice.empty()) initialised = s_.check_shared_initialised(name, cmp.shared_unwritten_advice);
+            if (!cmp.advice.empty() && !(ok && initialised)) s_.advise(name, ex(cmp.advice, c, cmp.line));
             in.correct = in.correct && ok && initialised;
         }
         return true;
@@ -814,7 +822,9 @@ private:
         }
         if (t.launches == 0) return;
         const bool worst = m.aggregate == "worst";
-        s_.measure(worst ? t.worst_launch : m.focus == "worst" ? t.worst.launch : t.last);
+        // The launch the app opens on: the last one, or the worst (for aggregate = "worst", the one
+        // whose figure is the check's value).
+        s_.measure(m.focus == "last" ? t.last : worst ? t.worst_launch : t.worst.launch);
         const Session::MeasuredOn on{t.correct, m.wrong_result, m.wrong_advice};
         if (m.kind == "sectors") {
             ExprContext c;

@@ -68,6 +68,7 @@ struct DataCompare {
     Tolerance tolerance;
     std::string launches = "all";      // a tag, or "all"
     std::string shared_unwritten_advice;  // set: fail this check when the launch read unwritten shared memory
+    std::string advice;   // what to try when it fails (template)
     int line = 0;
 };
 

@@ -54,14 +54,16 @@ std::string Value::str() const {
 
 // [SECTION] Parsing
 
-namespace {
-
-struct Node {
+struct ExprNode {
     enum Kind { number, text, name, call, unary, binary, ternary } kind = number;
     Value value;             // number, text
     std::string id;          // name, call, operator
-    std::vector<std::unique_ptr<Node>> kids;
+    std::vector<std::unique_ptr<ExprNode>> kids;
 };
+
+namespace {
+
+using Node = ExprNode;
 
 class Parser {
 public:
@@ -368,6 +370,10 @@ template <class F> std::string walk_template(const std::string& text, F on_expr)
 Value evaluate(const std::string& expr, ExprContext& context) {
     return eval(*parsed(expr), context, expr);
 }
+
+Expression::Expression(const std::string& text) : root_(parsed(text)), text_(text) {}
+
+Value Expression::operator()(ExprContext& context) const { return eval(*root_, context, text_); }
 
 void parse_expression(const std::string& expr) { (void)parsed(expr); }
 

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -53,6 +54,17 @@ struct ExprContext {
 
 // Evaluates `expr` (parsed once and cached by its text).
 Value evaluate(const std::string& expr, ExprContext& context);
+
+// An expression parsed once, for evaluating many times (a fill, once per element).
+struct ExprNode;
+class Expression {
+public:
+    explicit Expression(const std::string& text);  // throws ExprError
+    Value operator()(ExprContext& context) const;
+private:
+    std::shared_ptr<const ExprNode> root_;
+    std::string text_;
+};
 // Only parses (for the loader: a syntax error is found before the lesson runs).
 void parse_expression(const std::string& expr);
 // Expands "{expr}" in `text`; "{{" and "}}" are literal braces.

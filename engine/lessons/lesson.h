@@ -209,6 +209,9 @@ public:
     bool check_at_least(const std::string& name, double value, double threshold,
                         const std::string& message, const std::string& advice);
     void add_check(CheckResult check);
+    // What to try, for the check named `name` when it failed and says nothing yet (a data
+    // lesson's [[compare]] advice).
+    void advise(const std::string& name, const std::string& advice);
     // The performance checks that follow measure launch `index` (launch_index() right after it),
     // not the last one: the app opens on the launch a failing check measured, and the report
     // names it. Without it a check is attributed to the last launch before it.

@@ -305,6 +305,14 @@ void Session::add_check(CheckResult check) {
     checks_.push_back(std::move(check));
 }
 
+void Session::advise(const std::string& name, const std::string& advice) {
+    for (auto it = checks_.rbegin(); it != checks_.rend(); ++it)
+        if (it->name == name) {
+            if (!it->passed && it->advice.empty()) it->advice = advice;
+            return;
+        }
+}
+
 bool Session::check_shared_initialised(const std::string& launch_name, const std::string& advice) {
     if (!last_launch_ || last_launch_->uninitialised_shared_reads == 0) return true;
     const std::string why = last_launch_->first_uninitialised_shared_read +
