@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "lessons/lesson.h"
-#include "runtime/status.h"
+#include "base/status.h"
 
 namespace cudalab::lessons {
 
