@@ -287,6 +287,7 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     // A lesson's kernels get every buffer they use as a parameter: an index that lands in
     // another buffer (an earlier launch's, say) is a fault, not a silent read.
     o.only_argument_buffers = true;
+    o.worker_threads = options.emulator_threads;
     // Lanes of a warp are scheduled independently, as on the sm_70+ GPUs the lessons teach for:
     // the paths of a divergent branch take turns, seeded with the check's seed so that `--seed N`
     // reproduces the turns too, and a kernel that relies on lockstep goes wrong here as it can on

@@ -81,6 +81,11 @@ struct CheckOptions {
     // A program lesson: trace kernel launch N (the runtime's 1-based number, as its timeline gives
     // it) of the run whose timeline the report keeps; the trace comes back as `last_trace`.
     std::uint64_t program_trace_launch = 0;
+    // Host threads the emulator runs a launch's blocks on; 0: one per core. 1 runs blocks in
+    // order, so that a report that depends on which block came first (the two blocks a race
+    // between blocks names) reads the same on every regrade; `cudalab grade` uses it, its
+    // parallelism being its worker processes.
+    unsigned emulator_threads = 0;
 };
 
 struct CheckReport {

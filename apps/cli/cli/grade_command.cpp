@@ -43,6 +43,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/files.h"
 #include "lessons/progress.h"
 #include "programs/sha256.h"
 #include "report/report.h"
@@ -239,10 +240,10 @@ fs::path lesson_base(const fs::path& out, const std::string& student, const std:
 // worker that died).
 void write_pair_reports(const fs::path& out, const std::string& student, const lessons::CheckReport& r) {
     const std::string base = lesson_base(out, student, r.lesson).string();
-    lessons::write_file_atomically(base + ".txt", report::text(r, {false, false}));
-    lessons::write_file_atomically(base + ".json", dump(report::json(r)));
-    lessons::write_file_atomically(base + ".junit.xml", report::junit({r}));
-    lessons::write_file_atomically(base + ".gradescope.json", dump(report::gradescope({r})));
+    cudalab::write_file_atomically(base + ".txt", report::text(r, {false, false}));
+    cudalab::write_file_atomically(base + ".json", dump(report::json(r)));
+    cudalab::write_file_atomically(base + ".junit.xml", report::junit({r}));
+    cudalab::write_file_atomically(base + ".gradescope.json", dump(report::gradescope({r})));
 }
 
 std::string first_line(const std::string& s) {
@@ -474,10 +475,10 @@ bool write_summaries(const fs::path& out, const std::vector<Grade>& grades, cons
                           "\" failures=\"" + std::to_string(failures) + "\" errors=\"" + std::to_string(errors) + "\">\n" + suites +
                           "</testsuites>\n";
         std::string err;
-        if (!lessons::write_file_atomically((dir / "report.txt").string(), table.str() + "\n" + text, &err) ||
-            !lessons::write_file_atomically((dir / "report.json").string(), dump(all), &err) ||
-            !lessons::write_file_atomically((dir / "results.json").string(), dump(gs), &err) ||
-            !lessons::write_file_atomically((dir / "junit.xml").string(), xml, &err)) {
+        if (!cudalab::write_file_atomically((dir / "report.txt").string(), table.str() + "\n" + text, &err) ||
+            !cudalab::write_file_atomically((dir / "report.json").string(), dump(all), &err) ||
+            !cudalab::write_file_atomically((dir / "results.json").string(), dump(gs), &err) ||
+            !cudalab::write_file_atomically((dir / "junit.xml").string(), xml, &err)) {
             *error = err;
             return false;
         }
@@ -485,9 +486,9 @@ bool write_summaries(const fs::path& out, const std::vector<Grade>& grades, cons
     for (auto& [id, lj] : summary["lessons"].items())
         if (lj["graded"].get<int>() > 0) lj["mean_score"] = lj["mean_score"].get<double>() / lj["graded"].get<int>();
     std::string err;
-    if (!lessons::write_file_atomically((out / "results.csv").string(), rows.str(), &err) ||
-        !lessons::write_file_atomically((out / "students.csv").string(), students.str(), &err) ||
-        !lessons::write_file_atomically((out / "summary.json").string(), dump(summary), &err)) {
+    if (!cudalab::write_file_atomically((out / "results.csv").string(), rows.str(), &err) ||
+        !cudalab::write_file_atomically((out / "students.csv").string(), students.str(), &err) ||
+        !cudalab::write_file_atomically((out / "summary.json").string(), dump(summary), &err)) {
         *error = err;
         return false;
     }
@@ -674,6 +675,9 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
     }
     s.options.backend = a.backend;
     s.options.seed = std::stoull(s.seed);
+    // One emulator thread per worker: the workers are the parallelism, and blocks run in order, so
+    // a regrade gives the same report word for word (the blocks a race names, for one).
+    s.options.emulator_threads = 1;
     s.options.instruction_budget = limits.budget;
     s.options.memory_limit = limits.memory_mb << 20;
     s.options.printf_limit = limits.printf_kb << 10;
