@@ -61,7 +61,10 @@ TEST_CASE("check all --format json is an array of lesson reports") {
     auto j = nlohmann::json::parse(r.output);
     REQUIRE(j.is_array());
     CHECK(j.size() >= 12);
-    for (auto& l : j) CHECK(l["passed"] == true);
+    for (auto& l : j) {
+        INFO(l["lesson"].get<std::string>() << ": " << l.dump().substr(0, 3000));
+        CHECK(l["passed"] == true);
+    }
 }
 
 TEST_CASE("a check names the launch it measured: in text, in JSON, and `check --launch N` shows that launch") {
