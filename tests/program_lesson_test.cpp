@@ -180,7 +180,7 @@ const nlohmann::json* kernel_entry(const ProgramRun& run, const std::string& nam
 
 }  // namespace
 
-TEST_CASE("emulated runtime: constant-cache requests per kernel, broadcast and serialised") {
+TEST_CASE("program lessons: the emulated runtime counts constant-cache requests per kernel, broadcast and serialised") {
     std::string looked;
     if (programs::find_nvcc(&looked).empty()) {
         MESSAGE("SKIPPED: no nvcc (" << looked << ")");
@@ -228,7 +228,7 @@ int main() {
     CHECK(run.runtime["memory"]["peak_device_bytes"] == 256);
 }
 
-TEST_CASE("emulated runtime: a captured graph's DAG is in the timeline, captured allocations are graph memory, an unjoined fork fails") {
+TEST_CASE("program lessons: a captured graph's DAG is in the timeline, captured allocations are graph memory, an unjoined fork fails") {
     std::string looked;
     if (programs::find_nvcc(&looked).empty()) {
         MESSAGE("SKIPPED: no nvcc (" << looked << ")");
@@ -338,7 +338,7 @@ int main() {
     CHECK(node_allocs == 5);
 }
 
-TEST_CASE("program lessons 13, 15 and 19: a program stopped at the time or memory limit fails with that limit named") {
+TEST_CASE("program lessons: 13, 15 and 19 fail a program stopped at the time or memory limit, naming the limit") {
     std::string looked;
     if (programs::find_nvcc(&looked).empty()) {
         MESSAGE("SKIPPED: no nvcc (" << looked << ")");

@@ -41,6 +41,12 @@ std::string ProgramRun::faults() const {
     return s;
 }
 
+int gpus_on_this_machine() {
+    std::string why;
+    int gpus = 0;
+    return programs::gpu_available(&why, &gpus) ? gpus : 0;
+}
+
 ProgramSession::ProgramSession(std::string executable, std::string work_dir, std::string backend, std::uint64_t seed,
                                double time_limit_seconds)
     : executable_(std::move(executable)), work_dir_(std::move(work_dir)), backend_(std::move(backend)), rng_(seed),

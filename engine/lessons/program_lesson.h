@@ -57,6 +57,10 @@ struct RunSettings {
     std::string backend;
 };
 
+// The NVIDIA GPUs this machine has (0 without a driver): a lesson that needs several runs on the
+// emulated runtime where there are fewer.
+int gpus_on_this_machine();
+
 class ProgramSession {
 public:
     ProgramSession(std::string executable, std::string work_dir, std::string backend, std::uint64_t seed,

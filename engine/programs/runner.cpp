@@ -60,7 +60,7 @@ std::string find_cupti_library(const std::string& override_path, std::string* lo
 
 // [SECTION] probing for a GPU
 
-bool gpu_available(std::string* why_not) {
+bool gpu_available(std::string* why_not, int* devices) {
     // dlopen alone does not initialise the driver; its absence is the common, quick answer.
     void* lib = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
     if (!lib) {
@@ -117,6 +117,7 @@ bool gpu_available(std::string* why_not) {
     if (!got) { if (why_not) *why_not = "the CUDA driver did not answer (cuInit hung or crashed)"; return false; }
     if (answer[1] != 0) { if (why_not) *why_not = "the CUDA driver found no usable GPU (cuInit/cuDeviceGetCount error " + std::to_string(answer[1]) + ")"; return false; }
     if (answer[0] <= 0) { if (why_not) *why_not = "the CUDA driver reports no GPU"; return false; }
+    if (devices) *devices = answer[0];
     return true;
 }
 

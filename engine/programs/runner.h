@@ -80,8 +80,9 @@ nlohmann::json run_json(const RunResult& r);
 std::string find_emulated_runtime(const std::string& override_dir, std::string* looked_in);
 // The CUPTI injection library ("" when absent).
 std::string find_cupti_library(const std::string& override_path, std::string* looked_in);
-// A CUDA driver and at least one device, probed in a child process; *why_not when not.
-bool gpu_available(std::string* why_not);
+// A CUDA driver and at least one device, probed in a child process; *why_not when not, and
+// *devices the number of GPUs when there are.
+bool gpu_available(std::string* why_not, int* devices = nullptr);
 // The folder of the running executable.
 std::string self_dir();
 

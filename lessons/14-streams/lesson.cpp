@@ -3,6 +3,7 @@
 // small awkward size, then a large one), compares out.bin with a CPU reference, and reads the
 // large run's timeline: copies in both directions must run while kernels run, and none may use
 // pageable host memory.
+#include <algorithm>
 #include <cstring>
 
 #include "lessons/program_lesson.h"
@@ -74,12 +75,15 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, con
     return true;
 }
 
-// The share of one direction's copy time during which some kernel runs.
-double hidden_fraction(const ProgramRun& run, const std::string& direction, double* copy_us) {
+// The share of one direction's copy time during which some kernel runs; `kernel_us` gets the time
+// some kernel was running.
+double hidden_fraction(const ProgramRun& run, const std::string& direction, double* copy_us, double* kernel_us) {
     std::vector<Interval> kernels;
     for (const auto& e : run.timeline)
         if (e.pid >= 1 && e.category == "kernel") kernels.push_back({e.start_ns / 1e3, e.end_ns / 1e3});
     const auto merged = cudalab::lessons::merge_intervals(kernels);
+    *kernel_us = 0;
+    for (const auto& k : merged) *kernel_us += k.end - k.start;
     double total = 0, hidden = 0;
     for (const auto& e : run.timeline) {
         if (e.pid < 1 || e.category != "memcpy" || e.name.find(direction) == std::string::npos) continue;
@@ -117,12 +121,18 @@ void run(ProgramSession& s) {
                     "allocate the host buffers with cudaMallocHost: a copy from malloc'd memory makes the host wait, and "
                     "cannot overlap a kernel",
                     measured, kFixFirst);
-    const double bound = 0.5;
+    // Kernels can hide at most their own time's worth of copies: where the copies take longer than
+    // the kernels (on an H200 the kernels are fast and PCIe is the bottleneck), at most kernel time /
+    // copy time of the copies can run under a kernel. The check asks for 40 % of what can be hidden
+    // (the solution hides 55-65 % of it on an H200, 82 % on the emulated runtime).
     for (const auto& [direction, label] : {std::pair<std::string, std::string>{"HtoD", "host-to-device"}, {"DtoH", "device-to-host"}}) {
-        double copy_us = 0;
-        const double f = large ? hidden_fraction(*large, direction, &copy_us) : 0;
-        char text[200];
-        std::snprintf(text, sizeof text, "%.0f %% of %.1f us of %s copies ran while a kernel ran", 100 * f, copy_us, label.c_str());
+        double copy_us = 0, kernel_us = 0;
+        const double f = large ? hidden_fraction(*large, direction, &copy_us, &kernel_us) : 0;
+        const double can_hide = copy_us > 0 ? std::min(1.0, kernel_us / copy_us) : 1.0;
+        const double bound = 0.4 * can_hide;
+        char text[300];
+        std::snprintf(text, sizeof text, "%.0f %% of %.1f us of %s copies ran while a kernel ran (kernels ran for %.1f us: at most %.0f %% can be hidden)",
+                      100 * f, copy_us, label.c_str(), kernel_us, 100 * can_hide);
         s.check_at_least(label + " copies overlap kernels", f, bound, copy_us > 0 ? text : "no " + label + " copies on the timeline",
                          "split the work into 8 or more chunks over 4 non-blocking streams, each chunk copy in, kernel, copy "
                          "out in its stream: one stream runs its work in order, so it overlaps nothing",

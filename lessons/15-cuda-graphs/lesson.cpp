@@ -150,10 +150,16 @@ void run(ProgramSession& s) {
                     "loop instead of issue_step",
                     measured, kFixFirst);
 
+    // The bound: on the emulated runtime the host's time per call is modelled (3.4 us per step for
+    // the solution, 29.9 for the shipped exercise). On a GPU it is the calls' real durations as
+    // CUPTI traces them, tracing overhead included: on the H200 20.3-26.3 us per step for the
+    // solution and 52.6-56.7 for the exercise (docs/measurements/part4-h200.md).
+    const bool on_gpu = s.backend() == "gpu";
+    const double bound = on_gpu ? 36.0 : 8.0;
     const double issue = many.issue_us / steps;
-    std::snprintf(text, sizeof text, "the host spent %.1f us per step in the calls that issue work (launches, event records and waits)",
-                  issue);
-    s.check_at_most("host time issuing work per step (us)", issue, 8.0, text,
+    std::snprintf(text, sizeof text, "the host spent %.1f us per step in the calls that issue work (launches, event records and waits)%s",
+                  issue, on_gpu ? ", as CUPTI measured it on the GPU" : "");
+    s.check_at_most("host time issuing work per step (us)", issue, bound, text,
                     "each launch costs the host a few microseconds, so 10 kernels and 4 event calls per step add up; one "
                     "cudaGraphLaunch per step issues them all",
                     measured, kFixFirst);

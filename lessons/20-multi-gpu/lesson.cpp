@@ -54,6 +54,16 @@ void run(ProgramSession& s) {
     // streams and events allow, the same at any load on the machine that emulates (on a GPU,
     // the setting means nothing and the CUPTI timeline's times are the GPUs' own).
     four.environment = {{"CUDALAB_HOST_CLOCK", "free"}};
+    // On a machine with fewer than 4 GPUs the ring runs on 4 emulated ones, and the report says so.
+    if (s.backend() == "gpu") {
+        const int gpus = cudalab::lessons::gpus_on_this_machine();
+        if (gpus < int(kGpus)) {
+            four.backend = "emu";
+            s.log().push_back("this machine has " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") +
+                              ", the lesson needs " + std::to_string(kGpus) + ": the all-reduce ran on " + std::to_string(kGpus) +
+                              " emulated GPUs");
+        }
+    }
     const ProgramRun& run = s.run({"in.bin", "out.bin"}, four);
 
     // 1. Every GPU's vector is the sum.

@@ -8,7 +8,9 @@
 #include "analysis/occupancy.h"
 #include "compiler/compiler.h"
 #include "gpu/gpu_backend.h"
+#include "backends/factory.h"
 #include "lessons/course.h"
+#include "lessons/data_lesson.h"
 #include "runtime/runtime.h"
 
 using namespace cudalab;
@@ -28,9 +30,13 @@ TEST_CASE("every lesson solution passes on the GPU and agrees with the emulator 
     lessons::Course course;
     REQUIRE(lessons::load_course(lessons::find_course_root(), &course).ok());
     compiler::Compiler compiler;
+    // Kernel lessons only: a program lesson's solution is a whole program, which `cudalab check ID
+    // --solution --backend gpu` runs with NVIDIA's runtime (scripts/device/part4-check.sh).
     // Every solution compiled before the driver starts (see the occupancy test).
-    for (const auto& l : course.lessons) REQUIRE(compiler.compile_file(l.solution_path)->ok);
+    for (const auto& l : course.lessons)
+        if (!l.is_program()) REQUIRE_MESSAGE(compiler.compile_file(l.solution_path)->ok, l.id);
     for (const auto& l : course.lessons) {
+        if (l.is_program()) continue;
         CAPTURE(l.id);
         auto module = compiler.compile_file(l.solution_path);
         REQUIRE_MESSAGE(module->ok, module->error_text());
@@ -39,11 +45,24 @@ TEST_CASE("every lesson solution passes on the GPU and agrees with the emulator 
         REQUIRE(g->load(module).ok());
         Runtime rt(std::move(backend));
         lessons::Session session(rt, module, 20261130);
-        const lessons::HostSide* host = nullptr;
-        for (const auto& h : lessons::registered_host_sides())
-            if (h.id == l.id) host = &h;
-        REQUIRE(host);
-        host->run(session);
+        if (l.data) {
+            // A data lesson: the solution on the GPU, the same solution on the emulator as the oracle.
+            lessons::Oracle oracle;
+            Status st;
+            std::string note;
+            auto emu_backend = make_backend("emu", BackendOptions{}, &st, &note);
+            REQUIRE_MESSAGE(emu_backend, st.message);
+            REQUIRE(emu_backend->load(module).ok());
+            oracle.runtime = std::make_unique<Runtime>(std::move(emu_backend));
+            oracle.module = module;
+            lessons::run_data_lesson(*l.data, session, oracle);
+        } else {
+            const lessons::HostSide* host = nullptr;
+            for (const auto& h : lessons::registered_host_sides())
+                if (h.id == l.id) host = &h;
+            REQUIRE(host);
+            host->run(session);
+        }
         for (const auto& c : session.checks()) {
             CHECK_MESSAGE(c.passed, l.id << ": '" << c.name << "' fails on the GPU: " << c.message);
             if (c.timed) MESSAGE(l.id << ": " << c.name << ": " << c.message);
@@ -68,6 +87,7 @@ TEST_CASE("theoretical occupancy agrees with cuOccupancyMaxActiveBlocksPerMultip
     o.arch = arch;
     std::vector<std::pair<std::string, std::shared_ptr<const compiler::CompileResult>>> modules;
     for (const auto& l : course.lessons) {
+        if (l.is_program()) continue;  // whole programs: nvcc's, not NVRTC's
         auto module = compiler.compile_file(l.solution_path, o);
         REQUIRE(module->ok);
         for (const auto& k : module->kernels) CHECK_MESSAGE(k.registers > 0, k.source_name << ": no register count from ptxas");
@@ -96,7 +116,7 @@ TEST_CASE("theoretical occupancy agrees with cuOccupancyMaxActiveBlocksPerMultip
                                                                  << *driver);
                 if (threads == 256)
                     MESSAGE(id << " " << k.source_name << ": " << k.registers << " registers, " << k.static_shared_bytes
-                               << " B shared, 256 threads: model " << model.blocks_per_sm << " blocks/SM (" << analysis::to_string(model.limiter)
+                               << " B shared, 256 threads: model " << model.blocks_per_sm << " blocks/SM (" << std::string(analysis::to_string(model.limiter))
                                << "), driver " << *driver);
                 ++compared;
             }
@@ -147,7 +167,7 @@ TEST_CASE("the device's peaks are measured and cached") {
     auto p = g->device_peak();
     REQUIRE(p);
     MESSAGE(g->description() << ": copy " << p->copy_bytes_per_second / 1e9 << " GB/s, FMA " << p->fma_flops / 1e12
-                             << " TFLOP/s" << (p->cached ? " (cached)" : ""));
+                             << " TFLOP/s" << std::string(p->cached ? " (cached)" : ""));
     CHECK(p->copy_bytes_per_second > 1e11);
     CHECK(p->fma_flops > 1e12);
     auto again = g->device_peak();
