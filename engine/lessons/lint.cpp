@@ -1,6 +1,7 @@
 #include "lessons/lint.h"
 
 #include "lessons/program_lesson.h"
+#include "lessons/translation.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -44,6 +45,11 @@ bool compiled_in(const std::string& id) {
 
 std::vector<LintFinding> lint_course(const Course& course, compiler::Compiler& compiler, const LintOptions& options) {
     std::vector<LintFinding> out;
+    bool translated = false;  // some lesson of the course has a Chinese text
+    for (const auto& l : course.lessons) {
+        std::error_code ec;
+        translated = translated || fs::exists(fs::path(l.text_path).parent_path() / "lesson.zh.md", ec);
+    }
     for (const auto& l : course.lessons) {
         if (!options.only.empty() && l.id != options.only) continue;
         const std::size_t before = out.size();
@@ -103,6 +109,12 @@ std::vector<LintFinding> lint_course(const Course& course, compiler::Compiler& c
                 if (!exists) error(display_path(course, l.text_path) + " mentions lesson " + std::to_string(n) + ", which the course does not have");
             }
         }
+
+        // The Chinese translation keeps the English text's sections and hints (docs/translating.md):
+        // half a translation or a different structure is an error; a lesson with none is a warning
+        // in a course that has translations (a course written in one language gets none).
+        for (const auto& f : check_translation(course, l, "zh"))
+            if (f.error || translated) out.push_back({l.id, f.error, f.text()});
 
         // [SECTION] Running: the solution passes, the exercise fails, every performance check can fail
         const bool runnable = options.run && l.data_error.empty() && fs::exists(l.solution_path, ec) &&
