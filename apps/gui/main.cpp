@@ -123,11 +123,19 @@ int main(int argc, char** argv) {
     cli.add_option("--lang", lang, "language of lesson texts and hints: en or zh (default: $CUDALAB_LANG, else the locale)")
         ->check(CLI::IsMember({"en", "zh"}))
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // `cudalab --lang zh gui ... --lang en`: the last
+    std::string course_dir;
+    cli.add_option("--course", course_dir, "read the course in DIR instead of the built-in one (default: $CUDALAB_COURSE)");
     try {
         cli.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         int rc = cli.exit(e);
         return rc == 0 ? 0 : 2;
+    }
+    // As `cudalab --course DIR`: the course is found through $CUDALAB_COURSE wherever it is loaded.
+    if (!course_dir.empty()) {
+        std::error_code ec;
+        const std::filesystem::path abs = std::filesystem::absolute(course_dir, ec);
+        ::setenv("CUDALAB_COURSE", (ec ? std::filesystem::path(course_dir) : abs).lexically_normal().string().c_str(), 1);
     }
     if (block >= 0) options.block = std::uint32_t(block);
     options.launch = launch - 1;

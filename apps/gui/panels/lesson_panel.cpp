@@ -30,6 +30,9 @@ std::string metric_text(const lessons::CheckResult& c) {
         return viewmodel::fixed(v, std::fabs(v) < 10 ? 2 : 1);
     };
     const char* op = c.comparison == ">=" ? " \xE2\x89\xA5 " : " \xE2\x89\xA4 ";
+    // A figure taken on a wrong result is not shown (the check's message says why), as in the
+    // terminal's report.
+    if (std::isnan(c.value)) return "not measured";
     return num(c.value) + op + num(c.threshold);
 }
 

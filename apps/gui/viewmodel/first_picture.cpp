@@ -256,9 +256,10 @@ FirstPicture first_picture(const TraceViews& views, std::size_t block, const std
     if (view == "grid") {
         FirstPicture p = find_step(views, block, "divergence") >= 0 ? first_split(views, block) : worst_access(views, block);
         const unsigned warps = views.model.warps_per_block();
-        p.caption = format("%u blocks of %u threads (%u warp%s each); the outlined block is traced step by step, its "
+        const unsigned blocks = views.model.block_count();
+        p.caption = format("%u block%s of %u threads (%u warp%s each); the outlined block is traced step by step, its "
                            "threads coloured by what they do now.",
-                           views.model.block_count(), views.model.threads_per_block(), warps, warps == 1 ? "" : "s");
+                           blocks, blocks == 1 ? "" : "s", views.model.threads_per_block(), warps, warps == 1 ? "" : "s");
         return p;
     }
     // memory, hierarchy

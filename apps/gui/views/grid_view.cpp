@@ -106,8 +106,8 @@ void draw_grid_view(ViewContext& c) {
     ImGui::TextUnformatted(dims);
     ImGui::PopFont();
     ImGui::PushTextWrapPos(0);
-    text_dim("%u blocks of %u threads = %s threads, run as %s warps (%u per block); %u modelled SMs, %u wave%s",
-             g.blocks, g.threads_per_block, viewmodel::compact_count(threads).c_str(),
+    text_dim("%u block%s of %u threads = %s threads, run as %s warps (%u per block); %u modelled SMs, %u wave%s",
+             g.blocks, g.blocks == 1 ? "" : "s", g.threads_per_block, viewmodel::compact_count(threads).c_str(),
              viewmodel::compact_count(std::uint64_t(g.blocks) * warps_per_block).c_str(), warps_per_block, g.num_sms, g.waves,
              g.waves == 1 ? "" : "s");
     if (g.threads_per_block % 32 != 0)
