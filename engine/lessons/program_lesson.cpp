@@ -254,9 +254,12 @@ std::vector<Interval> merge_intervals(std::vector<Interval> v) {
 }
 
 double covered(const Interval& a, const std::vector<Interval>& merged) {
+    // `merged` is sorted and disjoint: start at the first interval that ends after a starts, stop
+    // at the first that starts after a ends (the app calls this per item of long timelines).
+    auto it = std::upper_bound(merged.begin(), merged.end(), a.start, [](double t, const Interval& m) { return t < m.end; });
     double sum = 0;
-    for (const auto& m : merged) {
-        const double lo = std::max(a.start, m.start), hi = std::min(a.end, m.end);
+    for (; it != merged.end() && it->start < a.end; ++it) {
+        const double lo = std::max(a.start, it->start), hi = std::min(a.end, it->end);
         if (hi > lo) sum += hi - lo;
     }
     return sum;

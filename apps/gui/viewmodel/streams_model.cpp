@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lessons/program_lesson.h"
 #include "viewmodel/format.h"
 
 namespace cudalab::viewmodel {
@@ -60,21 +61,6 @@ StreamEngine engine_of(const std::string& category, const std::string& name, boo
     if (category == "graph") return StreamEngine::graph;
     if (category == "page") return StreamEngine::pages;
     return StreamEngine::alloc;
-}
-
-struct Span {
-    double a, b;
-};
-
-std::vector<Span> merged(std::vector<Span> v) {
-    std::sort(v.begin(), v.end(), [](const Span& x, const Span& y) { return x.a < y.a; });
-    std::vector<Span> out;
-    for (const auto& s : v) {
-        if (s.b <= s.a) continue;
-        if (!out.empty() && s.a <= out.back().b) out.back().b = std::max(out.back().b, s.b);
-        else out.push_back(s);
-    }
-    return out;
 }
 
 std::string micros(double us) {
@@ -164,29 +150,27 @@ bool PageMap::on_device(int allocation, std::uint64_t page, double t) const {
 
 namespace {
 
-std::vector<Span> spans_of(const StreamsTimeline& t, StreamEngine e) {
-    std::vector<Span> v;
+// The union of an engine's items on the devices (the lessons' interval arithmetic, as lesson 14's
+// checks compute it).
+std::vector<lessons::Interval> spans_of(const StreamsTimeline& t, StreamEngine e) {
+    std::vector<lessons::Interval> v;
     for (const auto& i : t.items)
         if (i.engine == e && i.device >= 0) v.push_back({i.start_us, i.end_us});
-    return merged(std::move(v));
+    return lessons::merge_intervals(std::move(v));
 }
 
 }  // namespace
 
 double StreamsTimeline::overlap_us(StreamEngine a, StreamEngine b) const {
-    const auto x = spans_of(*this, a), y = spans_of(*this, b);
+    const auto y = spans_of(*this, b);
     double sum = 0;
-    std::size_t j = 0;
-    for (const auto& s : x) {
-        while (j < y.size() && y[j].b <= s.a) ++j;
-        for (std::size_t k = j; k < y.size() && y[k].a < s.b; ++k) sum += std::min(s.b, y[k].b) - std::max(s.a, y[k].a);
-    }
+    for (const auto& s : spans_of(*this, a)) sum += lessons::covered(s, y);
     return sum;
 }
 
 double StreamsTimeline::busy_us(StreamEngine a) const {
     double sum = 0;
-    for (const auto& s : spans_of(*this, a)) sum += s.b - s.a;
+    for (const auto& s : spans_of(*this, a)) sum += s.end - s.start;
     return sum;
 }
 
