@@ -37,7 +37,14 @@ std::vector<ProgramHostSide>& registered_program_host_sides() {
 std::string ProgramRun::faults() const {
     std::string s;
     if (runtime.is_object() && runtime.contains("faults") && runtime["faults"].is_array())
-        for (const auto& f : runtime["faults"]) s += (s.empty() ? "" : "\n") + (f.is_string() ? f.get<std::string>() : f.dump());
+        for (const auto& f : runtime["faults"]) {
+            // The runtime writes each fault as {device, error, message}: the message (file:line,
+            // block and thread, what to try) is what a learner reads.
+            std::string text = f.is_string() ? f.get<std::string>()
+                               : f.is_object() && f.contains("message") && f["message"].is_string() ? f["message"].get<std::string>()
+                                                                                                     : f.dump();
+            s += (s.empty() ? "" : "\n") + text;
+        }
     return s;
 }
 
