@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
         else program = a;
     }
     const std::string cli = CUDALAB_CLI;
-    fs::path scratch = fs::temp_directory_path() / ("cudalab-program-bench-" + std::to_string(::getpid()));
+    fs::path scratch =
+        fs::temp_directory_path() / ("cudalab-program-bench-" + std::to_string(::getpid()));
     fs::create_directories(scratch);
     std::string looked;
     std::string nvcc = find_nvcc(&looked);
@@ -78,16 +79,23 @@ int main(int argc, char** argv) {
         std::printf("no nvcc (looked for %s): nothing to measure\n", looked.c_str());
         return 1;
     }
-    std::printf("cudalab run benchmark: %s, %d runs each (medians), %ld CPUs\n", program.c_str(), runs, ::sysconf(_SC_NPROCESSORS_ONLN));
+    std::printf("cudalab run benchmark: %s, %d runs each (medians), %ld CPUs\n", program.c_str(),
+                runs, ::sysconf(_SC_NPROCESSORS_ONLN));
 
     // nvcc alone, with the options cudalab uses.
     std::vector<double> nvcc_times;
     for (int i = 0; i < runs; ++i) {
         std::string cmd = nvcc;
         for (const auto& o : default_nvcc_options({})) cmd.append(" ").append(o);
-        cmd.append(" ").append(quote(program)).append(" -o ").append(quote((scratch / "nvcc_alone").string()));
+        cmd.append(" ")
+            .append(quote(program))
+            .append(" -o ")
+            .append(quote((scratch / "nvcc_alone").string()));
         Timed t = timed(cmd);
-        if (t.exit_code != 0) { std::printf("nvcc failed: %s\n", cmd.c_str()); return 1; }
+        if (t.exit_code != 0) {
+            std::printf("nvcc failed: %s\n", cmd.c_str());
+            return 1;
+        }
         nvcc_times.push_back(t.seconds);
     }
 
@@ -95,8 +103,12 @@ int main(int argc, char** argv) {
     std::vector<double> cold, cold_nvcc;
     for (int i = 0; i < runs; ++i) {
         fs::path cache = scratch / ("cold-" + std::to_string(i));
-        Timed t = timed("CUDALAB_CACHE_DIR=" + quote(cache.string()) + " " + cli + " run --json " + quote(program) + " </dev/null");
-        if (t.exit_code != 0) { std::printf("cudalab run failed (exit %d):\n%s\n", t.exit_code, t.out.c_str()); return 1; }
+        Timed t = timed("CUDALAB_CACHE_DIR=" + quote(cache.string()) + " " + cli + " run --json " +
+                        quote(program) + " </dev/null");
+        if (t.exit_code != 0) {
+            std::printf("cudalab run failed (exit %d):\n%s\n", t.exit_code, t.out.c_str());
+            return 1;
+        }
         cold.push_back(t.seconds);
         cold_nvcc.push_back(nlohmann::json::parse(t.out)["build"]["nvcc_seconds"].get<double>());
     }

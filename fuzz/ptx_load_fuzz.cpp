@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.instruction_budget = 2000;
     options.worker_threads = 1;
     cudalab::emu::Emulator emulator(options);
-    if (!emulator.load(std::string(reinterpret_cast<const char*>(data), size), "fuzz.cu").ok()) return 0;
+    if (!emulator.load(std::string(reinterpret_cast<const char*>(data), size), "fuzz.cu").ok())
+        return 0;
     const std::uint64_t buffer = emulator.memory().allocate(4096, "buffer");
     cudalab::TraceOptions trace;
     trace.auto_detail_blocks = 1;
@@ -26,7 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         for (std::uint32_t bytes : emulator.parameter_sizes(fn.name)) {
             cudalab::KernelArg a;
             a.bytes.assign(bytes, 0);
-            for (std::uint32_t i = 0; i + 8 <= bytes; i += 8) __builtin_memcpy(a.bytes.data() + i, &buffer, 8);  // pointers
+            for (std::uint32_t i = 0; i + 8 <= bytes; i += 8)
+                __builtin_memcpy(a.bytes.data() + i, &buffer, 8);  // pointers
             args.push_back(std::move(a));
         }
         cudalab::LaunchConfig config;

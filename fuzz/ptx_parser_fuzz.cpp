@@ -18,12 +18,13 @@ namespace {
     std::abort();
 }
 
-void check_operand(const cudalab::ptx::Module& m, const cudalab::ptx::Function& fn, const cudalab::ptx::Operand& o,
-                   const std::string& where) {
+void check_operand(const cudalab::ptx::Module& m, const cudalab::ptx::Function& fn,
+                   const cudalab::ptx::Operand& o, const std::string& where) {
     using cudalab::ptx::Operand;
     using cudalab::ptx::OperandKind;
     const std::int32_t registers = std::int32_t(fn.register_names.size());
-    if ((o.kind == OperandKind::reg || (o.kind == OperandKind::address && o.reg >= 0)) && (o.reg < 0 || o.reg >= registers))
+    if ((o.kind == OperandKind::reg || (o.kind == OperandKind::address && o.reg >= 0)) &&
+        (o.reg < 0 || o.reg >= registers))
         broken("register index", where);
     if (o.kind == OperandKind::vector)
         for (int i = 0; i < o.vec_count; ++i)
@@ -57,8 +58,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const std::string where = fn.name + " pc " + std::to_string(pc);
             if (in.operand_count > 6) broken("operand count", where);
             if (in.guard >= std::int32_t(fn.register_names.size())) broken("guard register", where);
-            for (int k = 0; k < in.operand_count; ++k) check_operand(r.module, fn, in.operands[k], where);
-            if (in.op == cudalab::ptx::Opcode::bra && (in.target < 0 || in.target > n)) broken("branch target", where);
+            for (int k = 0; k < in.operand_count; ++k)
+                check_operand(r.module, fn, in.operands[k], where);
+            if (in.op == cudalab::ptx::Opcode::bra && (in.target < 0 || in.target > n))
+                broken("branch target", where);
             if (in.op == cudalab::ptx::Opcode::call) {
                 if (in.operands[1].kind != cudalab::ptx::OperandKind::reg &&
                     (in.target < 0 || std::size_t(in.target) >= r.module.functions.size()))
@@ -71,7 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         cudalab::ptx::compute_reconvergence(fn);
         for (const auto& in : fn.code)
-            if (in.op == cudalab::ptx::Opcode::bra && (in.reconverge < 0 || in.reconverge > n)) broken("reconvergence point", fn.name);
+            if (in.op == cudalab::ptx::Opcode::bra && (in.reconverge < 0 || in.reconverge > n))
+                broken("reconvergence point", fn.name);
     }
     return 0;
 }

@@ -29,18 +29,23 @@ int main(int argc, char** argv) {
         } else if (fs::is_regular_file(arg, ec)) {
             inputs.push_back(arg);
         } else {
-            std::fprintf(stderr, "fuzz replay: %s is neither a file nor a folder; check the test's arguments in tests/CMakeLists.txt\n", argv[i]);
+            std::fprintf(stderr,
+                         "fuzz replay: %s is neither a file nor a folder; check the test's "
+                         "arguments in tests/CMakeLists.txt\n",
+                         argv[i]);
             return 2;
         }
     }
     if (inputs.empty()) {
-        std::fprintf(stderr, "fuzz replay: no inputs found in the arguments given; the corpus has moved or is empty\n");
+        std::fprintf(stderr, "fuzz replay: no inputs found in the arguments given; the corpus has "
+                             "moved or is empty\n");
         return 2;
     }
     std::sort(inputs.begin(), inputs.end());  // a stable order, so a failure is reproducible
     for (const fs::path& p : inputs) {
         std::ifstream in(p, std::ios::binary);
-        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string bytes((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
         if (!in.good() && !in.eof()) {
             std::fprintf(stderr, "fuzz replay: cannot read %s\n", p.c_str());
             return 2;

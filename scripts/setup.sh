@@ -29,7 +29,7 @@ packages=(cmake ninja-build g++ pkg-config
           libsqlite3-dev bubblewrap libzstd-dev liblz4-dev  # bubblewrap: `cudalab run --sandbox` (docs/programs.md); zstd, lz4: PTX in fat binaries (docs/runtime.md)
           fonts-noto-cjk)  # the app's Chinese text (--lang zh, docs/translating.md)
 if (( with_tests )); then
-  packages+=(xvfb xauth libgl1-mesa-dri)
+  packages+=(xvfb xauth libgl1-mesa-dri clang-format)  # clang-format: the formatting test
 fi
 missing=()
 for p in "${packages[@]}"; do

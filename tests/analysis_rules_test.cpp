@@ -1,6 +1,7 @@
-// The analysis rules, pinned with figures worked out by hand: sectors and lines of one warp's global
-// request, wavefronts of one shared request, how atomics count as traffic, divergent branches, and
-// the sectors a coalesced kernel needs (lessons/NN/lesson.toml and lesson.cpp hold learners to it).
+// The analysis rules, pinned with figures worked out by hand: sectors and lines of one warp's
+// global request, wavefronts of one shared request, how atomics count as traffic, divergent
+// branches, and the sectors a coalesced kernel needs (lessons/NN/lesson.toml and lesson.cpp hold
+// learners to it).
 #include "analysis/memory_rules.h"
 #include "analysis/metrics.h"
 #include "lessons/lesson.h"
@@ -35,14 +36,16 @@ TEST_CASE("global sectors: 32 consecutive floats on a sector boundary are 4 sect
     CHECK(c.requested_bytes == 128);
 }
 
-TEST_CASE("global sectors: the same warp shifted by one float spills into a fifth sector and a second line") {
+TEST_CASE("global sectors: the same warp shifted by one float spills into a fifth sector and a "
+          "second line") {
     // Bytes 4-131: sectors 0-4; lines 0 (sectors 0-3) and 1 (sector 4).
     const GlobalAccessCost c = global_access_cost(strided(base + 4, 4), all, 4);
     CHECK(c.sectors == 5);
     CHECK(c.lines == 2);
 }
 
-TEST_CASE("global sectors: lanes two floats apart use half of 8 sectors, a float per 32 bytes 32 sectors") {
+TEST_CASE("global sectors: lanes two floats apart use half of 8 sectors, a float per 32 bytes 32 "
+          "sectors") {
     CHECK(global_access_cost(strided(base, 8), all, 4).sectors == 8);    // bytes 0-255
     CHECK(global_access_cost(strided(base, 32), all, 4).sectors == 32);  // one float in each sector
     CHECK(global_access_cost(strided(base, 32), all, 4).lines == 8);
@@ -62,7 +65,8 @@ TEST_CASE("global sectors: a broadcast is one sector, inactive lanes ask for not
     CHECK(global_access_cost(strided(base, 4), 0, 4).sectors == 0);
 }
 
-TEST_CASE("global sectors: a warp of float4 loads moves 512 neighbouring bytes, 16 sectors, all of them needed") {
+TEST_CASE("global sectors: a warp of float4 loads moves 512 neighbouring bytes, 16 sectors, all of "
+          "them needed") {
     const GlobalAccessCost c = global_access_cost(strided(base, 16), all, 16);
     CHECK(c.sectors == 16);
     CHECK(c.lines == 4);
@@ -81,7 +85,8 @@ TEST_CASE("constant cache: one request per distinct address among the active lan
     CHECK(constant_access_requests(eight, 0) == 0);
 }
 
-TEST_CASE("shared wavefronts: consecutive words, a padded column and a broadcast are conflict-free") {
+TEST_CASE(
+    "shared wavefronts: consecutive words, a padded column and a broadcast are conflict-free") {
     CHECK(shared_access_cost(strided(0, 4), all, 4).wavefronts == 1);
     // tile[32][33]: a column is 33 words apart, banks (33 l) mod 32 = l: all different.
     CHECK(shared_access_cost(strided(0, 132), all, 4).wavefronts == 1);
@@ -98,7 +103,8 @@ TEST_CASE("shared wavefronts: a column of a [32][32] tile is 32, lanes two words
     CHECK(shared_access_cost(strided(0, 8), all, 4).wavefronts == 2);
 }
 
-TEST_CASE("shared wavefronts: 8- and 16-byte accesses run in 2 and 4 phases, each conflict-free when consecutive") {
+TEST_CASE("shared wavefronts: 8- and 16-byte accesses run in 2 and 4 phases, each conflict-free "
+          "when consecutive") {
     const SharedAccessCost d = shared_access_cost(strided(0, 8), all, 8);
     CHECK(d.wavefronts == 2);
     CHECK(d.ideal == 2);
@@ -134,20 +140,24 @@ PcCounters request(std::uint64_t warp_executions, std::uint64_t sectors, std::ui
 
 }  // namespace
 
-TEST_CASE("traffic: atom reads and writes, red writes, so atomicAdd(p, 0) and atomicExch are counted") {
-    // ld 10 requests / 40 sectors; atom (atomicAdd(p, 0) used as a load) 10 / 40; red 5 / 20; st 10 / 40.
+TEST_CASE(
+    "traffic: atom reads and writes, red writes, so atomicAdd(p, 0) and atomicExch are counted") {
+    // ld 10 requests / 40 sectors; atom (atomicAdd(p, 0) used as a load) 10 / 40; red 5 / 20; st 10
+    // / 40.
     PcCounters atom = request(10, 40, 1280), red = request(5, 20, 640);
     atom.atomics = 320;
     red.atomics = 160;
-    const Figures f = analyze(trace_of({{"ld", request(10, 40, 1280)}, {"atom", atom}, {"red", red},
+    const Figures f = analyze(trace_of({{"ld", request(10, 40, 1280)},
+                                        {"atom", atom},
+                                        {"red", red},
                                         {"st", request(10, 40, 1280)}}))
                           .total;
     CHECK(f.global_load_sectors == 40);  // ld alone
     CHECK(f.global_atomic_sectors == 60);
-    CHECK(f.read_requests() == 20);      // ld + atom
+    CHECK(f.read_requests() == 20);  // ld + atom
     CHECK(f.read_sectors() == 80);
     CHECK(f.read_bytes() == 2560);
-    CHECK(f.write_requests() == 25);     // st + atom + red
+    CHECK(f.write_requests() == 25);  // st + atom + red
     CHECK(f.write_sectors() == 100);
     CHECK(f.write_bytes() == 3200);
     CHECK(f.global_atomics == 480);
@@ -169,16 +179,19 @@ TEST_CASE("divergence: divergent branches are counted, not averaged, lanes activ
     CHECK(f.branch_efficiency() == doctest::Approx(3424.0 / 3648.0));
 }
 
-TEST_CASE("coalesced sectors: what a kernel whose warps take neighbouring elements of a row moves") {
+TEST_CASE(
+    "coalesced sectors: what a kernel whose warps take neighbouring elements of a row moves") {
     using cudalab::lessons::coalesced_sectors;
     // 100 floats in one row, 32 at a time: 128 + 128 + 128 + 16 bytes = 4 + 4 + 4 + 1 sectors.
     CHECK(coalesced_sectors(1, 100, 32) == 13);
     // Two rows of 16 floats, 16 at a time: each row 64 bytes on a sector boundary, 2 sectors.
     CHECK(coalesced_sectors(2, 16, 16) == 4);
     // Two rows of 12 floats (48 bytes), 16 at a time: row 0 is bytes 0-47 (sectors 0-1), row 1
-    // bytes 48-95 (sectors 1-2): 2 + 2. A row that starts mid-sector costs every kernel that sector.
+    // bytes 48-95 (sectors 1-2): 2 + 2. A row that starts mid-sector costs every kernel that
+    // sector.
     CHECK(coalesced_sectors(2, 12, 16) == 4);
-    // 200 x 70 image, 32-wide warps: 6 segments of 4 sectors and one of 8 floats (1 sector) per row.
+    // 200 x 70 image, 32-wide warps: 6 segments of 4 sectors and one of 8 floats (1 sector) per
+    // row.
     CHECK(coalesced_sectors(70, 200, 32) == 70 * 25);
     CHECK(coalesced_sectors(0, 100, 32) == 0);
 }

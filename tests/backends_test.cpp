@@ -28,13 +28,14 @@ LaunchResult run_endless_loop(Backend& backend) {
     REQUIRE(backend.allocate(4 * 64, &out).ok());
     const unsigned zero = 0;
     REQUIRE(backend.copy_to_device(in, &zero, 4).ok());
-    return backend.launch("endless_loop", LaunchConfig{Dim3{1}, Dim3{64}, 0}, {KernelArg::of(in), KernelArg::of(out)},
-                          TraceOptions{});
+    return backend.launch("endless_loop", LaunchConfig{Dim3{1}, Dim3{64}, 0},
+                          {KernelArg::of(in), KernelArg::of(out)}, TraceOptions{});
 }
 
 }  // namespace
 
-TEST_CASE("make_backend builds every backend with the options given: the budget stops an endless loop") {
+TEST_CASE(
+    "make_backend builds every backend with the options given: the budget stops an endless loop") {
     BackendOptions options;
     options.instruction_budget = 20000;  // the default is 50 M: the message tells them apart
     // "gpu" without a GPU is refused; with one, its shadow emulator runs the launch first and
@@ -63,7 +64,8 @@ TEST_CASE("make_backend: an unknown name is a usage error naming the choices") {
     CHECK(status.message.find("use emu, gpu or auto") != std::string::npos);
 }
 
-TEST_CASE("the cuBLAS reference (lesson 08's peer) is the GPU backend's alone: elsewhere it says so") {
+TEST_CASE(
+    "the cuBLAS reference (lesson 08's peer) is the GPU backend's alone: elsewhere it says so") {
     Status status;
     std::unique_ptr<Backend> emu = make_backend("emu", BackendOptions{}, &status, nullptr);
     REQUIRE(emu);
@@ -72,20 +74,24 @@ TEST_CASE("the cuBLAS reference (lesson 08's peer) is the GPU backend's alone: e
     CHECK(t.status.message.find("needs a GPU") != std::string::npos);
 }
 
-TEST_CASE("--backend gpu on cudalab's emulated driver: the budget reaches the GPU backend's shadow emulator") {
+TEST_CASE("--backend gpu on cudalab's emulated driver: the budget reaches the GPU backend's shadow "
+          "emulator") {
     // The GPU backend loads libcuda.so.1 at run time; cudalab's emulated runtime is one
     // (build/cudart-emu), so the GPU backend's whole path runs here with no GPU. Its shadow
     // emulator runs the launch first: with the budget it was built with, the endless loop stops
     // after 20000 warp instructions (before, the shadow kept the default 50 M).
     const std::string driver_dir = CUDALAB_EMULATED_DRIVER_DIR;
-    REQUIRE_MESSAGE(std::filesystem::exists(driver_dir + "/libcuda.so.1"), driver_dir << " has no libcuda.so.1: build cudalab_cudart");
-    const test_support::CommandResult r =
-        test_support::run_command("LD_LIBRARY_PATH='" + driver_dir + "' " + std::string(CUDALAB_CLI) + " exec " + faults_file +
-                                  " --kernel endless_loop --grid 1 --block 64 --arg u32[1]:zeros --arg u32[64]:zeros"
-                                  " --budget 20000 --backend gpu");
+    REQUIRE_MESSAGE(std::filesystem::exists(driver_dir + "/libcuda.so.1"),
+                    driver_dir << " has no libcuda.so.1: build cudalab_cudart");
+    const test_support::CommandResult r = test_support::run_command(
+        "LD_LIBRARY_PATH='" + driver_dir + "' " + std::string(CUDALAB_CLI) + " exec " +
+        faults_file +
+        " --kernel endless_loop --grid 1 --block 64 --arg u32[1]:zeros --arg u32[64]:zeros"
+        " --budget 20000 --backend gpu");
     INFO(r.output);
     CHECK(r.exit_code == 1);
     CHECK(r.output.find("running on NVIDIA H200 (cudalab emulated)") != std::string::npos);
     CHECK(r.output.find("more than 20000 warp instructions") != std::string::npos);
-    CHECK(r.output.find("found by cudalab's emulator before running on the GPU") != std::string::npos);
+    CHECK(r.output.find("found by cudalab's emulator before running on the GPU") !=
+          std::string::npos);
 }

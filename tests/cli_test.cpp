@@ -15,7 +15,8 @@ TEST_CASE("cudalab list prints one lesson per line, starting with its id") {
     CHECK(r.output.find("\n02-vector-add") != std::string::npos);
 }
 
-TEST_CASE("cudalab list says when a lesson passed before fails now (the app reads the same label)") {
+TEST_CASE(
+    "cudalab list says when a lesson passed before fails now (the app reads the same label)") {
     const std::string state = (temp_dir() / "list-progress.db").string();
     std::filesystem::remove(state);
     {
@@ -25,7 +26,8 @@ TEST_CASE("cudalab list says when a lesson passed before fails now (the app read
         p.record_check("03-matrix-2d", false);
         p.record_check("03-matrix-2d", true);
         CHECK(p.get("02-vector-add").fails_now());
-        CHECK(cudalab::lessons::progress_label(p.get("02-vector-add")) == "passed before, fails now");
+        CHECK(cudalab::lessons::progress_label(p.get("02-vector-add")) ==
+              "passed before, fails now");
     }
     auto r = run_command("CUDALAB_STATE=" + state + " " + std::string(CUDALAB_CLI) + " list");
     CHECK(r.exit_code == 0);
@@ -35,7 +37,8 @@ TEST_CASE("cudalab list says when a lesson passed before fails now (the app read
         return r.output.substr(at + 1, r.output.find('\n', at + 1) - at - 1);
     };
     CHECK(line_of("02-vector-add").find("passed before, fails now") != std::string::npos);
-    CHECK(line_of("03-matrix-2d").find(" passed ") != std::string::npos);  // failed, then passed: passed
+    CHECK(line_of("03-matrix-2d").find(" passed ") !=
+          std::string::npos);  // failed, then passed: passed
     CHECK(line_of("03-matrix-2d").find("fails now") == std::string::npos);
     CHECK(line_of("04-divergence").find("not tried") != std::string::npos);
     // A pass after the failure clears it, also for a store opened anew (the history is read back).
@@ -95,7 +98,8 @@ TEST_CASE("a failed check in JSON carries the mismatches with block and thread")
     bool found = false;
     for (auto& c : j["checks"])
         if (c.contains("mismatches"))
-            for (auto& m : c["mismatches"]) found |= m.contains("index") && m.contains("expected") && m.contains("actual");
+            for (auto& m : c["mismatches"])
+                found |= m.contains("index") && m.contains("expected") && m.contains("actual");
     CHECK(found);
 }
 
@@ -107,12 +111,12 @@ TEST_CASE("an unknown lesson exits 2 and lists the valid ids") {
 }
 
 TEST_CASE("a compile error prints the learner's file:line:col and exits 2") {
-    std::string path = write_temp("broken.cu",
-                                  "__global__ void vector_add(const float* a, const float* b, float* c, int n)\n"
-                                  "{\n"
-                                  "    int i = blockIdx.x * blockDim.x + threadIdx.x\n"
-                                  "    c[i] = a[i] + b[i];\n"
-                                  "}\n");
+    std::string path = write_temp(
+        "broken.cu", "__global__ void vector_add(const float* a, const float* b, float* c, int n)\n"
+                     "{\n"
+                     "    int i = blockIdx.x * blockDim.x + threadIdx.x\n"
+                     "    c[i] = a[i] + b[i];\n"
+                     "}\n");
     auto r = run_cli("check 02-vector-add --backend emu --source " + path);
     CHECK(r.exit_code == 2);
     CHECK(r.output.find("broken.cu:4:") != std::string::npos);
@@ -120,12 +124,12 @@ TEST_CASE("a compile error prints the learner's file:line:col and exits 2") {
 }
 
 TEST_CASE("an out-of-bounds access names the kernel, source line, block and thread") {
-    std::string path = write_temp("oob.cu",
-                                  "__global__ void vector_add(const float* a, const float* b, float* c, int n)\n"
-                                  "{\n"
-                                  "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                                  "    c[i] = a[i] + b[i];\n"
-                                  "}\n");
+    std::string path = write_temp(
+        "oob.cu", "__global__ void vector_add(const float* a, const float* b, float* c, int n)\n"
+                  "{\n"
+                  "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                  "    c[i] = a[i] + b[i];\n"
+                  "}\n");
     auto r = run_cli("check 02-vector-add --backend emu --source " + path);
     CHECK(r.exit_code == 1);
     CHECK(r.output.find("oob.cu:4: error: out-of-bounds") != std::string::npos);
@@ -165,7 +169,8 @@ TEST_CASE("hint shows hints one at a time") {
     CHECK(third.output.find("Hint 3 of") != std::string::npos);
 }
 
-TEST_CASE("a kernel that reads shared memory no thread wrote fails its check, though the emulator zeroes it") {
+TEST_CASE("a kernel that reads shared memory no thread wrote fails its check, though the emulator "
+          "zeroes it") {
     std::string src = read_file("solutions/10-histogram.cu");
     auto at = src.find("local[t] = 0;");
     REQUIRE(at != std::string::npos);
@@ -198,9 +203,12 @@ TEST_CASE("learn with no id opens the first lesson not passed yet") {
     const fs::path root = temp_dir() / "learn-course";
     fs::remove_all(root);
     fs::create_directories(root);
-    for (const char* d : {"lessons", "exercises", "solutions"}) fs::copy(d, root / d, fs::copy_options::recursive);
-    fs::copy_file("solutions/01-threads.cu", root / "exercises" / "01-threads.cu", fs::copy_options::overwrite_existing);
-    const std::string env = "CUDALAB_ROOT=" + root.string() + " CUDALAB_STATE=" + (root / "state.json").string() + " ";
+    for (const char* d : {"lessons", "exercises", "solutions"})
+        fs::copy(d, root / d, fs::copy_options::recursive);
+    fs::copy_file("solutions/01-threads.cu", root / "exercises" / "01-threads.cu",
+                  fs::copy_options::overwrite_existing);
+    const std::string env =
+        "CUDALAB_ROOT=" + root.string() + " CUDALAB_STATE=" + (root / "state.json").string() + " ";
     const std::string cli = env + std::string(CUDALAB_CLI);
     // Nothing passed: lesson 01.
     auto fresh = run_command(cli + " learn --backend emu </dev/null");
@@ -226,7 +234,9 @@ TEST_CASE("a cached compile reports how long it took when it ran") {
 }
 
 TEST_CASE("exec --json keeps device printf inside the JSON document") {
-    const std::string src = write_temp("hello.cu", "#include <cstdio>\n__global__ void hello() { printf(\"hi from %d\\n\", threadIdx.x); }\n");
+    const std::string src = write_temp(
+        "hello.cu",
+        "#include <cstdio>\n__global__ void hello() { printf(\"hi from %d\\n\", threadIdx.x); }\n");
     auto r = run_cli_stdout("exec " + src + " --kernel hello --grid 1 --block 2 --json");
     INFO(r.output);
     auto j = nlohmann::json::parse(r.output);  // throws (fails the test) if printf came before it
@@ -234,9 +244,12 @@ TEST_CASE("exec --json keeps device printf inside the JSON document") {
     CHECK(j["printf"].get<std::string>().find("hi from 1") != std::string::npos);
 }
 
-TEST_CASE("exec --its: the paths of a divergent branch take turns, so lanes handing a flag back and forth finish") {
+TEST_CASE("exec --its: the paths of a divergent branch take turns, so lanes handing a flag back "
+          "and forth finish") {
     const std::string races = std::string(CUDALAB_TEST_DATA) + "/kernels/races/races.cu";
-    const std::string launch = "exec " + races + " --kernel its_handoff --grid 1 --block 64 --arg u32[64]:iota --arg u32[64]:zeros --json";
+    const std::string launch =
+        "exec " + races +
+        " --kernel its_handoff --grid 1 --block 64 --arg u32[64]:iota --arg u32[64]:zeros --json";
     auto lockstep = run_cli_stdout(launch + " --budget 100000");
     INFO(lockstep.output);
     CHECK(lockstep.output.find("instruction budget exhausted") != std::string::npos);
@@ -246,18 +259,21 @@ TEST_CASE("exec --its: the paths of a divergent branch take turns, so lanes hand
     CHECK(nlohmann::json::parse(turns.output)["status"] == "ok");
 }
 
-TEST_CASE("lesson text in a terminal: no raw Markdown markers, tables as columns, no escape codes into a pipe") {
+TEST_CASE("lesson text in a terminal: no raw Markdown markers, tables as columns, no escape codes "
+          "into a pipe") {
     auto r = run_cli_stdout("show 08-matmul-tiled");
     CHECK(r.exit_code == 0);
     CHECK(r.output.find("**") == std::string::npos);
     CHECK(r.output.find("|---") == std::string::npos);
     CHECK(r.output.find("| naive") == std::string::npos);
-    CHECK(r.output.find("naive (the shipped exercise)") != std::string::npos);  // the table's row, as a column
-    CHECK(r.output.find('\033') == std::string::npos);                          // stdout is a pipe here
-    CHECK(r.output.find("`A[row][k]`") != std::string::npos);                   // code keeps its backticks
+    CHECK(r.output.find("naive (the shipped exercise)") !=
+          std::string::npos);                                  // the table's row, as a column
+    CHECK(r.output.find('\033') == std::string::npos);         // stdout is a pipe here
+    CHECK(r.output.find("`A[row][k]`") != std::string::npos);  // code keeps its backticks
 }
 
-TEST_CASE("a kernel declared with other parameter types than the lesson passes is told so, not out of bounds") {
+TEST_CASE("a kernel declared with other parameter types than the lesson passes is told so, not out "
+          "of bounds") {
     std::string src = read_file("solutions/02-vector-add.cu");
     const auto at = src.find("const float* a");
     REQUIRE(at != std::string::npos);
@@ -265,8 +281,8 @@ TEST_CASE("a kernel declared with other parameter types than the lesson passes i
     auto r = run_cli("check 02-vector-add --backend emu --source " + write_temp("double.cu", src));
     INFO(r.output);
     CHECK(r.exit_code == 1);
-    CHECK(r.output.find("parameter 1 of kernel vector_add is declared `double*`, but the lesson passes a buffer of float") !=
-          std::string::npos);
+    CHECK(r.output.find("parameter 1 of kernel vector_add is declared `double*`, but the lesson "
+                        "passes a buffer of float") != std::string::npos);
     CHECK(r.output.find("out-of-bounds") == std::string::npos);
     // One parameter too few.
     std::string fewer = read_file("solutions/02-vector-add.cu");
@@ -274,7 +290,9 @@ TEST_CASE("a kernel declared with other parameter types than the lesson passes i
     REQUIRE(n != std::string::npos);
     fewer.replace(n, std::string(", int n)").size(), ")");
     fewer.insert(fewer.find('{', n) + 1, " const int n = 0;");
-    auto r2 = run_cli("check 02-vector-add --backend emu --source " + write_temp("fewer.cu", fewer));
+    auto r2 =
+        run_cli("check 02-vector-add --backend emu --source " + write_temp("fewer.cu", fewer));
     INFO(r2.output);
-    CHECK(r2.output.find("is declared with 3 parameters, but the lesson passes 4") != std::string::npos);
+    CHECK(r2.output.find("is declared with 3 parameters, but the lesson passes 4") !=
+          std::string::npos);
 }

@@ -20,7 +20,8 @@ TEST_CASE("registers, shared memory, barriers and frame from the cubin equal ptx
     compiler::Compiler compiler;
     std::vector<std::string> files;
     for (const auto& l : course.lessons)
-        if (!l.is_program()) files.push_back(l.solution_path);  // a program lesson's solution is built by nvcc
+        if (!l.is_program())
+            files.push_back(l.solution_path);  // a program lesson's solution is built by nvcc
     files.push_back(course.root + "/lessons/12-occupancy/wrong/spills.cu");
     int compared = 0;
     for (const auto& path : files) {
@@ -30,7 +31,8 @@ TEST_CASE("registers, shared memory, barriers and frame from the cubin equal ptx
         // The same source through NVRTC directly, keeping the cubin.
         std::string source = test_support::read_file(path);
         nvrtcProgram p;
-        REQUIRE(nvrtcCreateProgram(&p, source.c_str(), "k.cu", 0, nullptr, nullptr) == NVRTC_SUCCESS);
+        REQUIRE(nvrtcCreateProgram(&p, source.c_str(), "k.cu", 0, nullptr, nullptr) ==
+                NVRTC_SUCCESS);
         const char* options[] = {"--gpu-architecture=sm_90", "-std=c++17"};
         if (nvrtcCompileProgram(p, 2, options) != NVRTC_SUCCESS) {  // a file that needs the shims
             nvrtcDestroyProgram(&p);

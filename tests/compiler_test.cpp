@@ -30,24 +30,24 @@ template <typename T> __global__ void scale(T* x, T s) { x[threadIdx.x] *= s; }
 template __global__ void scale<float>(float*, float);
 )";
 
-} // namespace
+}  // namespace
 
 TEST_CASE("kernels are found by their source name, C++-mangled or extern \"C\"") {
     Compiler compiler;
     const auto result = compiler.compile(vector_add, "vadd.cu");
     INFO(result->error_text());
     REQUIRE(result->ok);
-    CHECK(result->diagnostics.empty()); // ptxas' info lines are not diagnostics
+    CHECK(result->diagnostics.empty());  // ptxas' info lines are not diagnostics
     CHECK(result->mangled_name("vadd") == "_Z4vaddPKfS0_Pfi");
     CHECK(result->mangled_name("scale_c") == "scale_c");
     CHECK(result->mangled_name("scale<float>") == "_Z5scaleIfEvPT_S0_");
-    CHECK(result->mangled_name("scale") == "_Z5scaleIfEvPT_S0_"); // the one instantiation
+    CHECK(result->mangled_name("scale") == "_Z5scaleIfEvPT_S0_");  // the one instantiation
     CHECK(result->mangled_name("_Z4vaddPKfS0_Pfi") == "_Z4vaddPKfS0_Pfi");
     CHECK(result->mangled_name("missing").empty());
     REQUIRE(result->kernel("vadd") != nullptr);
     CHECK(result->kernel("vadd")->source_name == "vadd");
     CHECK(result->ptx.find(".entry _Z4vaddPKfS0_Pfi") != std::string::npos);
-    CHECK(result->ptx.find(".loc") != std::string::npos); // -lineinfo
+    CHECK(result->ptx.find(".loc") != std::string::npos);  // -lineinfo
 }
 
 TEST_CASE("source_name_of strips the parameter list and a template's return type") {
@@ -143,7 +143,7 @@ TEST_CASE("a syntax error names the learner's file, line and column") {
     const Diagnostic& d = result->diagnostics.front();
     CHECK(d.file == "ex.cu");
     CHECK(d.line == 3);
-    CHECK(d.column == 12); // the 'y'
+    CHECK(d.column == 12);  // the 'y'
     CHECK(d.severity == cudalab::Severity::error);
     CHECK(d.message == "identifier \"y\" is undefined");
     CHECK(d.context.find("x[i] = y + 1.0f;") != std::string::npos);
@@ -219,7 +219,7 @@ TEST_CASE("the cache returns the same result for the same source, path and optio
     CHECK(second->from_cache);
     CHECK(second->seconds == 0);
     CHECK(second->ptx == first->ptx);
-    CHECK(compiler.compile(source, "cache.cu") == second); // the very same object
+    CHECK(compiler.compile(source, "cache.cu") == second);  // the very same object
 
     CHECK_FALSE(compiler.compile(source, "other.cu")->from_cache);
     CompileOptions no_lineinfo;

@@ -1,4 +1,5 @@
-// The course linter (rustlings `dev check`): the invariants every lesson keeps. Every exercise has a
+// The course linter (rustlings `dev check`): the invariants every lesson keeps. Every exercise has
+// a
 // TODO and a hint and fails as shipped without faulting; every solution passes; ids are unique and
 // the manifest, the lesson folders and the build agree; every performance check can fail.
 #include <doctest/doctest.h>
@@ -64,15 +65,20 @@ TEST_CASE("course linter: manifest, folders and build agree") {
     for (const auto& h : registered_host_sides()) registered.insert(h.id);
     // A program lesson registers with CUDALAB_PROGRAM_LESSON, and only there.
     for (const auto& h : registered_program_host_sides()) {
-        CHECK_MESSAGE(registered.insert(h.id).second, h.id << ": registered as a kernel lesson and a program lesson");
+        CHECK_MESSAGE(registered.insert(h.id).second,
+                      h.id << ": registered as a kernel lesson and a program lesson");
         const LessonInfo* l = course.find(h.id);
-        CHECK_MESSAGE((l && l->is_program()), h.id << ": registered as a program lesson but the manifest does not say kind = \"program\"");
+        CHECK_MESSAGE((l && l->is_program()), h.id << ": registered as a program lesson but the "
+                                                      "manifest does not say kind = \"program\"");
     }
     CHECK(registered == std::set<std::string>(cpp_ids.begin(), cpp_ids.end()));
-    for (const auto& id : data_ids) CHECK_MESSAGE(!registered.count(id), id << ": a data lesson with a C++ host side compiled in too");
+    for (const auto& id : data_ids)
+        CHECK_MESSAGE(!registered.count(id),
+                      id << ": a data lesson with a C++ host side compiled in too");
 }
 
-TEST_CASE("course linter: every solution passes, every exercise fails as shipped, every performance check can fail") {
+TEST_CASE("course linter: every solution passes, every exercise fails as shipped, every "
+          "performance check can fail") {
     // `cudalab lint` on the built-in course: the same function.
     Course course = load();
     compiler::Compiler compiler;
@@ -83,7 +89,8 @@ TEST_CASE("course linter: every solution passes, every exercise fails as shipped
 TEST_CASE("course linter: a duplicate id or a malformed manifest is reported with the file named") {
     fs::path root = test_support::temp_dir() / "course-dup";
     fs::create_directories(root / "lessons");
-    std::ofstream(root / "lessons" / "manifest.toml") << "[[lesson]]\nid = \"01-a\"\ntitle = \"A\"\n\n[[lesson]]\nid = \"01-a\"\ntitle = \"B\"\n";
+    std::ofstream(root / "lessons" / "manifest.toml")
+        << "[[lesson]]\nid = \"01-a\"\ntitle = \"A\"\n\n[[lesson]]\nid = \"01-a\"\ntitle = \"B\"\n";
     Course course;
     Status s = load_course(root.string(), &course);
     CHECK_FALSE(s.ok());
@@ -99,7 +106,8 @@ TEST_CASE("course linter: a duplicate id or a malformed manifest is reported wit
 TEST_CASE("course linter: a lesson whose files are missing is named with the file") {
     fs::path root = test_support::temp_dir() / "course-missing";
     fs::create_directories(root / "lessons");
-    std::ofstream(root / "lessons" / "manifest.toml") << "[[lesson]]\nid = \"01-threads\"\ntitle = \"A\"\nhints = [\"h\"]\n";
+    std::ofstream(root / "lessons" / "manifest.toml")
+        << "[[lesson]]\nid = \"01-threads\"\ntitle = \"A\"\nhints = [\"h\"]\n";
     Course course;
     REQUIRE(load_course(root.string(), &course).ok());
     compiler::Compiler compiler;

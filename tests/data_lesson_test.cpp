@@ -51,7 +51,8 @@ part = "I"
 views = ["memory"]
 hints = ["Each row is reversed on its own.", "Element col goes to width - 1 - col.", "out[row * width + width - 1 - col] = in[row * width + col];"]
 )X");
-    write(root / "lessons" / "01-reverse" / "lesson.md", "# Reverse\n\n## Your task\n\nReverse every row.\n");
+    write(root / "lessons" / "01-reverse" / "lesson.md",
+          "# Reverse\n\n## Your task\n\nReverse every row.\n");
     write(root / "lessons" / "01-reverse" / "lesson.toml", R"X(kernel = "reverse_rows"
 grid = ["ceil_div(width, 32)", "ceil_div(height, 8)"]
 block = [32, 8]
@@ -106,14 +107,16 @@ at_most = "1.5 * reference + 1"
 message = "{fixed(value, 2)} lanes' worth of store requests per element (the solution: {fixed(reference, 2)})"
 advice = "Let each thread store one element per pass of a grid-stride loop."
 )X");
-    write(root / "exercises" / "01-reverse.cu", R"X(// TODO: reverse each row, and cover the whole array even on a small grid.
+    write(root / "exercises" / "01-reverse.cu",
+          R"X(// TODO: reverse each row, and cover the whole array even on a small grid.
 __global__ void reverse_rows(const int* in, int* out, int width, int height)
 {
     int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row < height && col < width) out[row * width + col] = in[row * width + col];
 }
 )X");
-    write(root / "solutions" / "01-reverse.cu", R"X(__global__ void reverse_rows(const int* in, int* out, int width, int height)
+    write(root / "solutions" / "01-reverse.cu",
+          R"X(__global__ void reverse_rows(const int* in, int* out, int width, int height)
 {
     for (int row = blockIdx.y * blockDim.y + threadIdx.y; row < height; row += blockDim.y * gridDim.y)
         for (int col = blockIdx.x * blockDim.x + threadIdx.x; col < width; col += blockDim.x * gridDim.x)
@@ -138,7 +141,7 @@ TEST_CASE("data lesson: expressions and templates") {
     c.vars["n"] = Value::integer(1000);
     c.vars["grid.x"] = Value::integer(4);
     CHECK(evaluate("ceil_div(n, 256)", c).as_int() == 4);
-    CHECK(evaluate("n / 3", c).as_int() == 333);           // integers divide as integers
+    CHECK(evaluate("n / 3", c).as_int() == 333);  // integers divide as integers
     CHECK(evaluate("n / 3.0", c).as_double() == doctest::Approx(333.333333));
     CHECK(evaluate("n % 7 == 6 ? 'yes' : 'no'", c).str() == "yes");
     CHECK(evaluate("1 + 2 * 3 - -1", c).as_int() == 8);
@@ -153,22 +156,28 @@ TEST_CASE("data lesson: expression errors say what and where") {
     CHECK_THROWS_WITH_AS(evaluate("n +", c), doctest::Contains("expected a value"), ExprError);
     CHECK_THROWS_WITH_AS(evaluate("m * 2", c), doctest::Contains("unknown name 'm'"), ExprError);
     CHECK_THROWS_WITH_AS(evaluate("n / 0", c), doctest::Contains("division by zero"), ExprError);
-    CHECK_THROWS_WITH_AS(evaluate("random_int(1, 9)", c), doctest::Contains("not available here"), ExprError);
+    CHECK_THROWS_WITH_AS(evaluate("random_int(1, 9)", c), doctest::Contains("not available here"),
+                         ExprError);
     CHECK_THROWS_WITH_AS(expand("a {n", c), doctest::Contains("no '}'"), ExprError);
-    CHECK(expand("{{n}} = {n}, {grid == 1 ? 'block' : 'blocks'}", *[&] { c.vars["grid"] = Value::integer(2); return &c; }()) ==
-          "{n} = 5, blocks");
+    CHECK(expand(
+              "{{n}} = {n}, {grid == 1 ? 'block' : 'blocks'}", *[&] {
+                  c.vars["grid"] = Value::integer(2);
+                  return &c;
+              }()) == "{n} = 5, blocks");
     CHECK(evaluate("coalesced(1, 1000, 32)", c).as_int() == 125);
     CHECK(expand("{fixed(2 / 3.0, 3)}", c) == "0.667");
 }
 
 TEST_CASE("data lesson: a malformed lesson.toml is an error naming file:line") {
     const fs::path root = fresh("data-malformed");
-    write(root / "manifest.toml", "[[lesson]]\nid = \"01-bad\"\ntitle = \"Bad\"\nhints = [\"h\"]\n");
+    write(root / "manifest.toml",
+          "[[lesson]]\nid = \"01-bad\"\ntitle = \"Bad\"\nhints = [\"h\"]\n");
     const fs::path toml = root / "lessons" / "01-bad" / "lesson.toml";
     auto error_of = [&](const std::string& text) {
         write(toml, text);
         Course course;
-        REQUIRE(load_course(root.string(), &course).ok());  // the course loads; the lesson carries its error
+        REQUIRE(load_course(root.string(), &course)
+                    .ok());  // the course loads; the lesson carries its error
         REQUIRE(course.lessons.size() == 1);
         return course.lessons[0].data_error;
     };
@@ -183,7 +192,8 @@ TEST_CASE("data lesson: a malformed lesson.toml is an error naming file:line") {
     e = error_of("kernel = \"k\"\n[[arg]]\nname = \"x\"\ntype = \"float*\"\ncount = \"n +* 2\"\n");
     CHECK(e.find(toml.string() + ":5: [[arg]] 'x' count:") != std::string::npos);
     // A compare of a buffer that is not an argument.
-    e = error_of("kernel = \"k\"\n[[arg]]\nname = \"n\"\ntype = \"int\"\nvalue = 3\n[[launch]]\n[[compare]]\nbuffer = \"out\"\nname = \"x\"\n");
+    e = error_of("kernel = \"k\"\n[[arg]]\nname = \"n\"\ntype = \"int\"\nvalue = "
+                 "3\n[[launch]]\n[[compare]]\nbuffer = \"out\"\nname = \"x\"\n");
     CHECK(e.find(":8: [[compare]] buffer 'out' is not a buffer [[arg]]") != std::string::npos);
     // Checking the lesson says the same, as a could-not-run status, and so does lint.
     Course course;
@@ -200,15 +210,18 @@ TEST_CASE("data lesson: a malformed lesson.toml is an error naming file:line") {
     fs::remove_all(root);
 }
 
-TEST_CASE("course pack: new-lesson scaffolds a data lesson that lints, fails as shipped and passes as solved") {
+TEST_CASE("course pack: new-lesson scaffolds a data lesson that lints, fails as shipped and passes "
+          "as solved") {
     const fs::path root = fresh("data-new-lesson");
     auto made = run_command(cli(root) + "new-lesson 01-scale --title \"Scale a vector\"");
     INFO(made.output);
     REQUIRE(made.exit_code == 0);
-    for (const char* f : {"manifest.toml", "lessons/01-scale/lesson.toml", "lessons/01-scale/lesson.md", "exercises/01-scale.cu",
-                          "solutions/01-scale.cu"})
+    for (const char* f :
+         {"manifest.toml", "lessons/01-scale/lesson.toml", "lessons/01-scale/lesson.md",
+          "exercises/01-scale.cu", "solutions/01-scale.cu"})
         CHECK_MESSAGE(fs::exists(root / f), f);
-    CHECK(test_support::read_file((root / "manifest.toml").string()).find("TODO") != std::string::npos);
+    CHECK(test_support::read_file((root / "manifest.toml").string()).find("TODO") !=
+          std::string::npos);
     // A second time: the lesson exists, nothing is written over.
     CHECK(run_command(cli(root) + "new-lesson 01-scale").exit_code == 2);
     CHECK(run_command(cli(root) + "new-lesson Scale").exit_code == 2);
@@ -216,7 +229,9 @@ TEST_CASE("course pack: new-lesson scaffolds a data lesson that lints, fails as 
     auto lint = run_command(cli(root) + "lint");
     INFO(lint.output);
     CHECK(lint.exit_code == 0);
-    CHECK(lint.output.find("warning: 01-scale: manifest.toml: hint 1 of 01-scale is still a TODO placeholder") != std::string::npos);
+    CHECK(lint.output.find(
+              "warning: 01-scale: manifest.toml: hint 1 of 01-scale is still a TODO placeholder") !=
+          std::string::npos);
     auto exercise = run_command(cli(root) + "check 01-scale --backend emu --seed 7");
     CHECK(exercise.exit_code == 1);
     auto solution = run_command(cli(root) + "check 01-scale --solution --backend emu");
@@ -229,7 +244,8 @@ TEST_CASE("course pack: new-lesson scaffolds a data lesson that lints, fails as 
     fs::remove_all(root);
 }
 
-TEST_CASE("course pack: a data lesson written by hand lints, fails as shipped, passes as solved, and grades a slow variant") {
+TEST_CASE("course pack: a data lesson written by hand lints, fails as shipped, passes as solved, "
+          "and grades a slow variant") {
     const fs::path root = fresh("data-reverse");
     write_reverse_course(root);
     auto lint = run_command(cli(root) + "lint");
@@ -250,7 +266,8 @@ TEST_CASE("course pack: a data lesson written by hand lints, fails as shipped, p
     const CheckReport solution = check_lesson(course, l, o, compiler);
     REQUIRE(solution.status.ok());
     CHECK(solution.passed);
-    // The same report shape as a C++ lesson's: a check per launch, named from the template, then the metric.
+    // The same report shape as a C++ lesson's: a check per launch, named from the template, then
+    // the metric.
     REQUIRE(solution.checks.size() == 4);
     CHECK(solution.checks[0].name == "reversed rows, 1 x 3");
     CHECK(solution.checks[1].name == "reversed rows, 33 x 3");

@@ -27,7 +27,9 @@ std::uint32_t line_of(const std::string& name, const std::string& file = faults_
     return 0;
 }
 
-std::string at_line(const std::string& name) { return faults_file + ":" + std::to_string(line_of(name)) + ": "; }
+std::string at_line(const std::string& name) {
+    return faults_file + ":" + std::to_string(line_of(name)) + ": ";
+}
 
 struct FaultRun {
     LaunchResult result;
@@ -36,8 +38,9 @@ struct FaultRun {
 
 // Launches one fault kernel with 2 blocks of 64 threads on in = 64 words, out = 64 words.
 // `before` may change the setup (free a buffer, ...) before the launch.
-FaultRun run_fault(const std::string& kernel, emu::EmulatorOptions options = {},
-                   const std::function<void(emu::EmuBackend&, DevicePtr in, DevicePtr out)>& before = {}) {
+FaultRun
+run_fault(const std::string& kernel, emu::EmulatorOptions options = {},
+          const std::function<void(emu::EmuBackend&, DevicePtr in, DevicePtr out)>& before = {}) {
     static compiler::Compiler compiler;
     const auto compiled = compiler.compile_file(faults_file);
     INFO(compiled->error_text());
@@ -61,14 +64,15 @@ FaultRun run_fault(const std::string& kernel, emu::EmulatorOptions options = {},
 }
 
 // The parts every fault message has.
-void check_fault(const FaultRun& r, const std::string& kernel, const std::string& marker, const std::string& kind,
-                 const std::string& who) {
+void check_fault(const FaultRun& r, const std::string& kernel, const std::string& marker,
+                 const std::string& kind, const std::string& who) {
     INFO(r.message);
     CHECK(r.result.status.code == StatusCode::kernel_fault);
     CHECK(r.message.rfind(at_line(marker) + "error: " + kind, 0) == 0);  // file:line: error: what
     CHECK(r.message.find("in kernel '" + kernel + "'") != std::string::npos);
     CHECK(r.message.find("  block (0,0,0), " + who) != std::string::npos);
-    CHECK(r.message.find("// FAULT(" + marker + ")") != std::string::npos);  // the source line is shown
+    CHECK(r.message.find("// FAULT(" + marker + ")") !=
+          std::string::npos);  // the source line is shown
     CHECK(r.message.find("\n  try: ") != std::string::npos);
 }
 
@@ -76,57 +80,70 @@ void check_fault(const FaultRun& r, const std::string& kernel, const std::string
 
 TEST_CASE("out-of-bounds global load: the buffer, how far past its end, the first thread") {
     const FaultRun r = run_fault("oob_global_load");
-    check_fault(r, "oob_global_load", "oob_global_load", "out-of-bounds load in global memory", "thread (4,0,0) (warp 0, lane 4)");
+    check_fault(r, "oob_global_load", "oob_global_load", "out-of-bounds load in global memory",
+                "thread (4,0,0) (warp 0, lane 4)");
     CHECK(r.message.find("0 bytes past the end of 256-byte buffer") != std::string::npos);
     CHECK(r.message.find("if (i < n)") != std::string::npos);
 }
 
 TEST_CASE("out-of-bounds global store") {
     const FaultRun r = run_fault("oob_global_store");
-    check_fault(r, "oob_global_store", "oob_global_store", "out-of-bounds store in global memory", "thread (32,0,0) (warp 1, lane 0)");
+    check_fault(r, "oob_global_store", "oob_global_store", "out-of-bounds store in global memory",
+                "thread (32,0,0) (warp 1, lane 0)");
     CHECK(r.message.find("past the end of 256-byte buffer") != std::string::npos);
 }
 
 TEST_CASE("a null pointer is called one") {
     const FaultRun r = run_fault("null_pointer");
-    check_fault(r, "null_pointer", "null_pointer", "out-of-bounds store in global memory", "thread (0,0,0)");
+    check_fault(r, "null_pointer", "null_pointer", "out-of-bounds store in global memory",
+                "thread (0,0,0)");
     CHECK(r.message.find("a null pointer") != std::string::npos);
 }
 
 TEST_CASE("out-of-bounds shared and local memory") {
     const FaultRun shared = run_fault("oob_shared");
-    check_fault(shared, "oob_shared", "oob_shared", "out-of-bounds store in shared memory", "thread (32,0,0) (warp 1, lane 0)");
+    check_fault(shared, "oob_shared", "oob_shared", "out-of-bounds store in shared memory",
+                "thread (32,0,0) (warp 1, lane 0)");
     CHECK(shared.message.find("the shared memory here is 256 bytes") != std::string::npos);
     const FaultRun local = run_fault("oob_local");
-    check_fault(local, "oob_local", "oob_local", "out-of-bounds store in local memory", "thread (0,0,0)");
+    check_fault(local, "oob_local", "oob_local", "out-of-bounds store in local memory",
+                "thread (0,0,0)");
 }
 
 TEST_CASE("misaligned accesses in global and shared memory") {
     const FaultRun global = run_fault("misaligned_global");
-    check_fault(global, "misaligned_global", "misaligned_global", "misaligned load in global memory", "thread (0,0,0)");
+    check_fault(global, "misaligned_global", "misaligned_global",
+                "misaligned load in global memory", "thread (0,0,0)");
     CHECK(global.message.find("not a multiple of 4") != std::string::npos);
     const FaultRun shared = run_fault("misaligned_shared");
-    check_fault(shared, "misaligned_shared", "misaligned_shared", "misaligned load in shared memory", "thread (0,0,0)");
+    check_fault(shared, "misaligned_shared", "misaligned_shared",
+                "misaligned load in shared memory", "thread (0,0,0)");
 }
 
 TEST_CASE("use after free") {
-    const FaultRun r = run_fault("use_after_free", {}, [](emu::EmuBackend& backend, DevicePtr in, DevicePtr) {
-        REQUIRE(backend.release(in).ok());
-    });
-    check_fault(r, "use_after_free", "use_after_free", "use after free: load of global memory", "thread (0,0,0)");
+    const FaultRun r =
+        run_fault("use_after_free", {}, [](emu::EmuBackend& backend, DevicePtr in, DevicePtr) {
+            REQUIRE(backend.release(in).ok());
+        });
+    check_fault(r, "use_after_free", "use_after_free", "use after free: load of global memory",
+                "thread (0,0,0)");
     CHECK(r.message.find("which was freed") != std::string::npos);
 }
 
-TEST_CASE("an endless loop hits the instruction budget, and the message says where the warps were") {
+TEST_CASE(
+    "an endless loop hits the instruction budget, and the message says where the warps were") {
     emu::EmulatorOptions options;
     options.instruction_budget = 20000;
     const FaultRun r = run_fault("endless_loop", options);
     INFO(r.message);
     CHECK(r.result.status.code == StatusCode::kernel_fault);
-    CHECK(r.message.find("error: instruction budget exhausted in kernel 'endless_loop'") != std::string::npos);
+    CHECK(r.message.find("error: instruction budget exhausted in kernel 'endless_loop'") !=
+          std::string::npos);
     CHECK(r.message.find("more than 20000 warp instructions") != std::string::npos);
-    CHECK(r.message.find("warp 0 at line " + std::to_string(line_of("endless_loop"))) != std::string::npos);
-    CHECK(r.message.find("warp 1 at line " + std::to_string(line_of("endless_loop"))) != std::string::npos);
+    CHECK(r.message.find("warp 0 at line " + std::to_string(line_of("endless_loop"))) !=
+          std::string::npos);
+    CHECK(r.message.find("warp 1 at line " + std::to_string(line_of("endless_loop"))) !=
+          std::string::npos);
     CHECK(r.message.find("(threads (0,0,0) to (31,0,0))") != std::string::npos);
     CHECK(r.message.find("--budget") != std::string::npos);
 }
@@ -135,34 +152,46 @@ TEST_CASE("a barrier that can never complete is a deadlock, not a hang") {
     const FaultRun r = run_fault("barrier_deadlock");
     INFO(r.message);
     CHECK(r.result.status.code == StatusCode::kernel_fault);
-    CHECK(r.message.find("error: barrier deadlock in kernel 'barrier_deadlock'") != std::string::npos);
-    CHECK(r.message.find("warp 0 at line " + std::to_string(line_of("barrier_deadlock")) + " (barrier 1)") != std::string::npos);
+    CHECK(r.message.find("error: barrier deadlock in kernel 'barrier_deadlock'") !=
+          std::string::npos);
+    CHECK(r.message.find("warp 0 at line " + std::to_string(line_of("barrier_deadlock")) +
+                         " (barrier 1)") != std::string::npos);
     CHECK(r.message.find("warp 1 at line") != std::string::npos);
     CHECK(r.message.find("  block (0,0,0), warp ") != std::string::npos);
 }
 
 TEST_CASE("warps meeting at different __syncthreads() calls") {
     const FaultRun r = run_fault("divergent_barrier");
-    check_fault(r, "divergent_barrier", "divergent_barrier", "divergent __syncthreads()", "warp 1 (threads (32,0,0) to (63,0,0))");
-    CHECK(r.message.find("line " + std::to_string(line_of("divergent_barrier_other"))) != std::string::npos);
-    CHECK(r.message.find("// FAULT(divergent_barrier_other)") != std::string::npos);  // both source lines shown
+    check_fault(r, "divergent_barrier", "divergent_barrier", "divergent __syncthreads()",
+                "warp 1 (threads (32,0,0) to (63,0,0))");
+    CHECK(r.message.find("line " + std::to_string(line_of("divergent_barrier_other"))) !=
+          std::string::npos);
+    CHECK(r.message.find("// FAULT(divergent_barrier_other)") !=
+          std::string::npos);  // both source lines shown
 }
 
-TEST_CASE("a __syncthreads() inside a branch half of each warp takes: the threads that did not arrive are named") {
+TEST_CASE("a __syncthreads() inside a branch half of each warp takes: the threads that did not "
+          "arrive are named") {
     const FaultRun r = run_fault("barrier_in_branch");
-    // The barrier in the branch is the line reported; the threads named are those that went past it.
+    // The barrier in the branch is the line reported; the threads named are those that went past
+    // it.
     check_fault(r, "barrier_in_branch", "barrier_in_branch", "divergent __syncthreads()",
                 "thread (16,0,0) (warp 0, lane 16) and 15 more threads of its warp");
-    CHECK(r.message.find("a __syncthreads() inside a branch not taken by the whole block") != std::string::npos);
-    CHECK(r.message.find("threads (0,0,0) to (15,0,0) of warp 0 reached the __syncthreads() of line " +
-                         std::to_string(line_of("barrier_in_branch"))) != std::string::npos);
-    CHECK(r.message.find("threads (16,0,0) to (31,0,0) did not arrive there; they went on and reached the __syncthreads() of line " +
+    CHECK(r.message.find("a __syncthreads() inside a branch not taken by the whole block") !=
+          std::string::npos);
+    CHECK(r.message.find(
+              "threads (0,0,0) to (15,0,0) of warp 0 reached the __syncthreads() of line " +
+              std::to_string(line_of("barrier_in_branch"))) != std::string::npos);
+    CHECK(r.message.find("threads (16,0,0) to (31,0,0) did not arrive there; they went on and "
+                         "reached the __syncthreads() of line " +
                          std::to_string(line_of("barrier_in_branch_other"))) != std::string::npos);
-    CHECK(r.message.find("// FAULT(barrier_in_branch_other)") != std::string::npos);  // both source lines shown
+    CHECK(r.message.find("// FAULT(barrier_in_branch_other)") !=
+          std::string::npos);  // both source lines shown
     CHECK(r.message.find("move it out of the if") != std::string::npos);
 }
 
-TEST_CASE("a __syncthreads() after some threads returned is fine: an exited thread counts as arrived") {
+TEST_CASE(
+    "a __syncthreads() after some threads returned is fine: an exited thread counts as arrived") {
     const FaultRun r = run_fault("barrier_after_return");
     INFO(r.message);
     CHECK(r.result.status.ok());
@@ -170,18 +199,24 @@ TEST_CASE("a __syncthreads() after some threads returned is fine: an exited thre
 
 TEST_CASE("a shared-memory race between warps names both source lines") {
     const FaultRun r = run_fault("shared_race");
-    check_fault(r, "shared_race", "shared_race", "shared-memory race", "thread (32,0,0) (warp 1, lane 0)");
-    CHECK(r.message.find("which warp 0 wrote at line " + std::to_string(line_of("shared_race_other"))) != std::string::npos);
+    check_fault(r, "shared_race", "shared_race", "shared-memory race",
+                "thread (32,0,0) (warp 1, lane 0)");
+    CHECK(r.message.find("which warp 0 wrote at line " +
+                         std::to_string(line_of("shared_race_other"))) != std::string::npos);
     CHECK(r.message.find("// FAULT(shared_race_other)") != std::string::npos);
     CHECK(r.message.find("__syncthreads()") != std::string::npos);
 }
 
-TEST_CASE("a race carried over a loop iteration says so, naming the barrier that only separates one pass") {
+TEST_CASE("a race carried over a loop iteration says so, naming the barrier that only separates "
+          "one pass") {
     const FaultRun r = run_fault("loop_carried_race");
-    check_fault(r, "loop_carried_race", "loop_carried_race", "shared-memory race", "thread (32,0,0) (warp 1, lane 0)");
-    CHECK(r.message.find("which warp 0 wrote at line " + std::to_string(line_of("loop_carried_other")) +
+    check_fault(r, "loop_carried_race", "loop_carried_race", "shared-memory race",
+                "thread (32,0,0) (warp 1, lane 0)");
+    CHECK(r.message.find("which warp 0 wrote at line " +
+                         std::to_string(line_of("loop_carried_other")) +
                          " on its next pass round the loop") != std::string::npos);
-    CHECK(r.message.find("the __syncthreads() at line " + std::to_string(line_of("loop_carried_other") + 1)) != std::string::npos);
+    CHECK(r.message.find("the __syncthreads() at line " +
+                         std::to_string(line_of("loop_carried_other") + 1)) != std::string::npos);
     CHECK(r.message.find("a race carried over a loop iteration") != std::string::npos);
     // The plain race (no loop) keeps its wording.
     CHECK(run_fault("shared_race").message.find("with no barrier in between") != std::string::npos);
@@ -190,14 +225,17 @@ TEST_CASE("a race carried over a loop iteration says so, naming the barrier that
 TEST_CASE("an atomic update and a plain access by another warp with no barrier between is a race") {
     // Warp 1's atomicAdd comes after warp 0 read the counter (warp 0 runs first in the emulator).
     FaultRun r = run_fault("atomic_then_read");
-    check_fault(r, "atomic_then_read", "atomic_then_read", "shared-memory race", "thread (32,0,0) (warp 1, lane 0)");
+    check_fault(r, "atomic_then_read", "atomic_then_read", "shared-memory race",
+                "thread (32,0,0) (warp 1, lane 0)");
     CHECK(r.message.find("updates atomically") != std::string::npos);
-    CHECK(r.message.find("which warp 0 read at line " + std::to_string(line_of("atomic_then_read_other"))) != std::string::npos);
+    CHECK(r.message.find("which warp 0 read at line " +
+                         std::to_string(line_of("atomic_then_read_other"))) != std::string::npos);
     // Warp 1 zeroes slots that warp 0 already updated atomically: both lines named.
     r = run_fault("write_then_atomic");
-    check_fault(r, "write_then_atomic", "write_then_atomic", "shared-memory race", "thread (32,0,0) (warp 1, lane 0)");
-    CHECK(r.message.find("which warp 0 updated atomically at line " + std::to_string(line_of("write_then_atomic_other"))) !=
-          std::string::npos);
+    check_fault(r, "write_then_atomic", "write_then_atomic", "shared-memory race",
+                "thread (32,0,0) (warp 1, lane 0)");
+    CHECK(r.message.find("which warp 0 updated atomically at line " +
+                         std::to_string(line_of("write_then_atomic_other"))) != std::string::npos);
 }
 
 TEST_CASE("a read of uninitialised shared memory is a warning, once per line") {
@@ -207,13 +245,17 @@ TEST_CASE("a read of uninitialised shared memory is a warning, once per line") {
     REQUIRE(r.result.warnings.size() == 1);
     const std::string& w = r.result.warnings[0];
     INFO(w);
-    CHECK(w.rfind(at_line("uninitialised_shared") + "warning: read of uninitialised shared memory in kernel 'uninitialised_shared'", 0) == 0);
+    CHECK(
+        w.rfind(at_line("uninitialised_shared") +
+                    "warning: read of uninitialised shared memory in kernel 'uninitialised_shared'",
+                0) == 0);
     CHECK(w.find("block (0,0,0), thread (32,0,0)") != std::string::npos);
 }
 
 TEST_CASE("a warp collective whose mask names lanes that returned") {
     const FaultRun r = run_fault("shuffle_after_return");
-    check_fault(r, "shuffle_after_return", "shuffle_after_return", "shfl with absent lanes", "thread (1,0,0)");
+    check_fault(r, "shuffle_after_return", "shuffle_after_return", "shfl with absent lanes",
+                "thread (1,0,0)");
     CHECK(r.message.find("__activemask()") != std::string::npos);
 }
 
@@ -230,12 +272,15 @@ TEST_CASE("runaway recursion overflows the call stack") {
     const FaultRun r = run_fault("stack_overflow", options);
     INFO(r.message);
     CHECK(r.result.status.code == StatusCode::kernel_fault);
-    CHECK(r.message.find(at_line("runaway") + "error: call stack overflow in kernel 'stack_overflow' (in function runaway)") == 0);
+    CHECK(r.message.find(
+              at_line("runaway") +
+              "error: call stack overflow in kernel 'stack_overflow' (in function runaway)") == 0);
 }
 
 TEST_CASE("an instruction the emulator does not implement is named, with its source line") {
     const FaultRun r = run_fault("unsupported_instruction");
-    check_fault(r, "unsupported_instruction", "unsupported_instruction", "unsupported instruction", "warp 0");
+    check_fault(r, "unsupported_instruction", "unsupported_instruction", "unsupported instruction",
+                "warp 0");
     CHECK(r.message.find("atom.global.v2.f32.add") != std::string::npos);
 }
 
@@ -248,7 +293,9 @@ TEST_CASE("code the emulator cannot read fails at load with the source and PTX l
     const Status s = backend.load(compiled);
     INFO(s.message);
     CHECK_FALSE(s.ok());
-    CHECK(s.message.rfind(file + ":" + std::to_string(line_of("texture_fetch", file)) + ": error: the emulator cannot run this code: ptx:", 0) == 0);
+    CHECK(s.message.rfind(file + ":" + std::to_string(line_of("texture_fetch", file)) +
+                              ": error: the emulator cannot run this code: ptx:",
+                          0) == 0);
     CHECK(s.message.find("unknown instruction 'tex.1d.v4.f32.s32'") != std::string::npos);
     CHECK(s.message.find("--backend gpu") != std::string::npos);
 }

@@ -39,7 +39,8 @@ struct EmulatorRun {
 
 EmulatorRun run_on_emulator(const kernels::ManifestEntry& e) {
     emu::Emulator emulator;
-    const Status loaded = emulator.load(read_file(test_data + "/ptx/" + e.stem() + ".ptx"), "tests/data/kernels/" + e.file);
+    const Status loaded = emulator.load(read_file(test_data + "/ptx/" + e.stem() + ".ptx"),
+                                        "tests/data/kernels/" + e.file);
     INFO(loaded.message);
     REQUIRE(loaded.ok());
     const auto input = kernels::input_words(e.in_words);
@@ -50,10 +51,14 @@ EmulatorRun run_on_emulator(const kernels::ManifestEntry& e) {
     TraceOptions trace;
     trace.enabled = false;
     if (!e.first.empty())
-        REQUIRE(emulator.launch(e.first, e.first, LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0}, args, trace).status.ok());
+        REQUIRE(emulator
+                    .launch(e.first, e.first, LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0}, args,
+                            trace)
+                    .status.ok());
     EmulatorRun r;
     r.result = emulator.launch(e.kernel, e.kernel,
-                               LaunchConfig{Dim3{e.grid.x, e.grid.y, e.grid.z}, Dim3{e.block.x, e.block.y, e.block.z}, e.shared_bytes},
+                               LaunchConfig{Dim3{e.grid.x, e.grid.y, e.grid.z},
+                                            Dim3{e.block.x, e.block.y, e.block.z}, e.shared_bytes},
                                args, trace);
     INFO(r.result.status.message);
     REQUIRE(r.result.status.ok());
@@ -77,9 +82,12 @@ TEST_CASE("the emulator computes what an H200 computes, kernel by kernel") {
     int compared = 0;
     for (const auto& e : kernels::read_manifest(test_data + "/kernels/manifest.txt")) {
         CAPTURE(e.kernel);
-        const std::string golden_path = test_data + "/kernels/h200/" + e.kernel + (e.gpu == "printf" ? ".txt" : ".bin");
+        const std::string golden_path =
+            test_data + "/kernels/h200/" + e.kernel + (e.gpu == "printf" ? ".txt" : ".bin");
         const std::string golden = read_file(golden_path);
-        REQUIRE_MESSAGE(!golden.empty(), "no GPU result " << golden_path << "; run tests/data/kernels/run_on_gpu.cpp on a GPU");
+        REQUIRE_MESSAGE(!golden.empty(), "no GPU result "
+                                             << golden_path
+                                             << "; run tests/data/kernels/run_on_gpu.cpp on a GPU");
         const EmulatorRun r = run_on_emulator(e);
         ++compared;
         if (e.gpu == "printf") {
@@ -99,9 +107,12 @@ TEST_CASE("the emulator computes what an H200 computes, kernel by kernel") {
         for (std::size_t i = 0; i < gpu.size(); ++i) {
             const bool same = e.gpu == "approx" ? close_enough(emu[i], gpu[i]) : emu[i] == gpu[i];
             if (same) continue;
-            if (mismatches++ < 6) first << "  word " << i << ": emulator 0x" << std::hex << emu[i] << ", GPU 0x" << gpu[i] << std::dec << "\n";
+            if (mismatches++ < 6)
+                first << "  word " << i << ": emulator 0x" << std::hex << emu[i] << ", GPU 0x"
+                      << gpu[i] << std::dec << "\n";
         }
-        INFO(e.kernel << " (gpu=" << e.gpu << "): " << mismatches << " words differ\n" << first.str());
+        INFO(e.kernel << " (gpu=" << e.gpu << "): " << mismatches << " words differ\n"
+                      << first.str());
         CHECK(mismatches == 0);
     }
     CHECK(compared >= 25);

@@ -62,7 +62,9 @@ std::shared_ptr<const compiler::CompileResult> compile_entry(const kernels::Mani
 struct Run {
     LaunchResult result;
     std::vector<std::uint32_t> in, out;
-    std::uint64_t u64(std::size_t index) const { return std::uint64_t(out[2 * index]) | std::uint64_t(out[2 * index + 1]) << 32; }
+    std::uint64_t u64(std::size_t index) const {
+        return std::uint64_t(out[2 * index]) | std::uint64_t(out[2 * index + 1]) << 32;
+    }
     float f32(std::size_t word) const { return std::bit_cast<float>(out[word]); }
     double f64(std::size_t index) const { return std::bit_cast<double>(u64(index)); }
 };
@@ -90,11 +92,13 @@ Run run_kernel(const std::string& kernel, emu::EmulatorOptions options = {}, boo
     TraceOptions trace_options;
     trace_options.enabled = trace;
     if (!e.first.empty()) {
-        const LaunchResult first = backend.launch(e.first, LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0}, args, trace_options);
+        const LaunchResult first = backend.launch(
+            e.first, LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0}, args, trace_options);
         INFO(first.status.message);
         REQUIRE(first.status.ok());
     }
-    r.result = backend.launch(kernel, LaunchConfig{dim(e.grid), dim(e.block), e.shared_bytes}, args, trace_options);
+    r.result = backend.launch(kernel, LaunchConfig{dim(e.grid), dim(e.block), e.shared_bytes}, args,
+                              trace_options);
     INFO(r.result.status.message);
     REQUIRE(r.result.status.ok());
     REQUIRE(backend.copy_to_host(r.out.data(), out, e.out_words * 4).ok());
@@ -108,9 +112,13 @@ std::uint32_t threads_of(const std::string& kernel) {
 
 // Compares whole result rows; on a mismatch, names the first few (thread, slot, got, expected).
 template <class T>
-void check_rows(const char* what, std::uint32_t threads, std::uint32_t row, const std::function<T(std::uint32_t, std::uint32_t)>& got,
-                const std::function<T(std::uint32_t, std::uint32_t)>& expected,
-                const std::function<bool(std::uint32_t, T, T)>& equal = [](std::uint32_t, T a, T b) { return a == b; }) {
+void check_rows(
+    const char* what, std::uint32_t threads, std::uint32_t row,
+    const std::function<T(std::uint32_t, std::uint32_t)>& got,
+    const std::function<T(std::uint32_t, std::uint32_t)>& expected,
+    const std::function<bool(std::uint32_t, T, T)>& equal = [](std::uint32_t, T a, T b) {
+        return a == b;
+    }) {
     int mismatches = 0;
     std::ostringstream first;
     for (std::uint32_t t = 0; t < threads; ++t)
@@ -120,7 +128,9 @@ void check_rows(const char* what, std::uint32_t threads, std::uint32_t row, cons
             if (mismatches++ < 6) {
                 first << "  thread " << t << " slot " << s << ": got ";
                 if constexpr (std::is_floating_point_v<T>) first.precision(17);
-                if constexpr (std::is_integral_v<T>) first << std::hex << "0x" << std::uint64_t(g) << " expected 0x" << std::uint64_t(e) << std::dec;
+                if constexpr (std::is_integral_v<T>)
+                    first << std::hex << "0x" << std::uint64_t(g) << " expected 0x"
+                          << std::uint64_t(e) << std::dec;
                 else first << g << " expected " << e;
                 first << "\n";
             }
@@ -187,7 +197,8 @@ double f16_value(std::uint16_t h) {
 }
 double bf16_value(std::uint16_t h) { return double(std::bit_cast<float>(std::uint32_t(h) << 16)); }
 
-std::uint16_t round_to_16(double v, Mode m, double (*value)(std::uint16_t), std::uint16_t inf_bits) {
+std::uint16_t round_to_16(double v, Mode m, double (*value)(std::uint16_t),
+                          std::uint16_t inf_bits) {
     if (std::isnan(v)) return 0x7fff;
     const std::uint16_t sign = std::signbit(v) ? 0x8000 : 0;
     const double a = std::fabs(v);
@@ -201,10 +212,13 @@ std::uint16_t round_to_16(double v, Mode m, double (*value)(std::uint16_t), std:
     const double below = value(std::uint16_t(lo));
     if (below == a) return std::uint16_t(sign | lo);
     const std::uint32_t up = lo + 1;  // may be the infinity encoding
-    const double above = up == inf_bits ? 2 * value(std::uint16_t(lo)) - value(std::uint16_t(lo - 1)) : value(std::uint16_t(up));
+    const double above = up == inf_bits
+                             ? 2 * value(std::uint16_t(lo)) - value(std::uint16_t(lo - 1))
+                             : value(std::uint16_t(up));
     const bool magnitude_up_mode = (m == Mode::ru && !sign) || (m == Mode::rd && sign);
     std::uint32_t pick;
-    if (m == Mode::rn) pick = (a - below < above - a || (a - below == above - a && (lo & 1) == 0)) ? lo : up;
+    if (m == Mode::rn)
+        pick = (a - below < above - a || (a - below == above - a && (lo & 1) == 0)) ? lo : up;
     else pick = magnitude_up_mode ? up : lo;
     if (lo == inf_bits) pick = inf_bits;
     return std::uint16_t(sign | std::min<std::uint32_t>(pick, inf_bits));
@@ -213,7 +227,9 @@ std::uint16_t to_f16(double v, Mode m = Mode::rn) { return round_to_16(v, m, f16
 std::uint16_t to_bf16(double v, Mode m = Mode::rn) { return round_to_16(v, m, bf16_value, 0x7f80); }
 
 // The kernels' input mapping (float.cu to_float / to_double; same operations, same rounding).
-float to_float(std::uint32_t b, float scale) { return (float(b >> 8) / 16777216.0f * 2.0f - 1.0f) * scale; }
+float to_float(std::uint32_t b, float scale) {
+    return (float(b >> 8) / 16777216.0f * 2.0f - 1.0f) * scale;
+}
 double to_double(std::uint32_t hi, std::uint32_t lo, double scale) {
     const std::uint64_t b = (std::uint64_t(hi) << 32 | lo) >> 11;
     return (double(b) / 9007199254740992.0 * 2.0 - 1.0) * scale;
@@ -223,18 +239,23 @@ double to_double(std::uint32_t hi, std::uint32_t lo, double scale) {
 template <class F> bool within_ulps(F got, double reference, double ulps, double absolute = 0) {
     if (std::isnan(reference)) return std::isnan(got);
     if (std::isinf(reference)) return got == F(reference);
-    const double ulp = std::max(double(std::nextafter(F(std::fabs(reference)), std::numeric_limits<F>::infinity())) - std::fabs(F(reference)),
-                                double(std::numeric_limits<F>::denorm_min()));
+    const double ulp = std::max(
+        double(std::nextafter(F(std::fabs(reference)), std::numeric_limits<F>::infinity())) -
+            std::fabs(F(reference)),
+        double(std::numeric_limits<F>::denorm_min()));
     return std::fabs(double(got) - reference) <= ulps * ulp + absolute;
 }
 
-std::int64_t sign_extend(std::uint64_t v, int bits) { return std::int64_t(v << (64 - bits)) >> (64 - bits); }
+std::int64_t sign_extend(std::uint64_t v, int bits) {
+    return std::int64_t(v << (64 - bits)) >> (64 - bits);
+}
 
 }  // namespace
 
 // [SECTION] Integer, bit and float arithmetic -----------------------------------------------------
 
-TEST_CASE("integer arithmetic, 32-bit: add sub mul mul.hi mul.wide div rem min max abs neg sad mul24") {
+TEST_CASE(
+    "integer arithmetic, 32-bit: add sub mul mul.hi mul.wide div rem min max abs neg sad mul24") {
     const Run r = run_kernel("int32_ops");
     auto expected = [&](std::uint32_t t, std::uint32_t s) -> std::uint32_t {
         const std::int32_t a = std::int32_t(r.in[2 * t]), b0 = std::int32_t(r.in[2 * t + 1]);
@@ -271,7 +292,9 @@ TEST_CASE("integer arithmetic, 32-bit: add sub mul mul.hi mul.wide div rem min m
         }
         return 0;
     };
-    check_rows<std::uint32_t>("int32_ops", threads_of("int32_ops"), 24, [&](auto t, auto s) { return r.out[t * 24 + s]; }, expected);
+    check_rows<std::uint32_t>(
+        "int32_ops", threads_of("int32_ops"), 24, [&](auto t, auto s) { return r.out[t * 24 + s]; },
+        expected);
 }
 
 TEST_CASE("integer arithmetic, 64-bit: mul.hi, div, rem, shifts, division by a constant") {
@@ -301,24 +324,31 @@ TEST_CASE("integer arithmetic, 64-bit: mul.hi, div, rem, shifts, division by a c
         }
         return 0;
     };
-    check_rows<std::uint64_t>("int64_ops", threads_of("int64_ops"), 16, [&](auto t, auto s) { return r.u64(t * 16 + s); }, expected);
+    check_rows<std::uint64_t>(
+        "int64_ops", threads_of("int64_ops"), 16, [&](auto t, auto s) { return r.u64(t * 16 + s); },
+        expected);
 }
 
 TEST_CASE("128-bit integers: add.cc / addc / sub.cc / subc / mad.cc / madc carry chains") {
     const Run r = run_kernel("int128_ops");
     auto expected = [&](std::uint32_t t, std::uint32_t s) -> std::uint64_t {
         using u128 = unsigned __int128;
-        const u128 a = (u128(r.in[4 * t]) << 96) | (u128(r.in[4 * t + 1]) << 64) | (u128(r.in[4 * t + 2]) << 32) | r.in[4 * t + 3];
-        const u128 b = (u128(r.in[4 * t + 3]) << 80) | (u128(r.in[4 * t + 2]) << 48) | (u128(r.in[4 * t]) << 16) | r.in[4 * t + 1];
+        const u128 a = (u128(r.in[4 * t]) << 96) | (u128(r.in[4 * t + 1]) << 64) |
+                       (u128(r.in[4 * t + 2]) << 32) | r.in[4 * t + 3];
+        const u128 b = (u128(r.in[4 * t + 3]) << 80) | (u128(r.in[4 * t + 2]) << 48) |
+                       (u128(r.in[4 * t]) << 16) | r.in[4 * t + 1];
         const u128 sum = a + b, diff = a - b, prod = a * b;
         const u128 full = u128(std::uint64_t(a)) * std::uint64_t(b >> 64);
         const u128 v[8] = {sum, sum >> 64, diff, diff >> 64, prod, prod >> 64, full >> 64, full};
         return std::uint64_t(v[s]);
     };
-    check_rows<std::uint64_t>("int128_ops", threads_of("int128_ops"), 8, [&](auto t, auto s) { return r.u64(t * 8 + s); }, expected);
+    check_rows<std::uint64_t>(
+        "int128_ops", threads_of("int128_ops"), 8, [&](auto t, auto s) { return r.u64(t * 8 + s); },
+        expected);
 }
 
-TEST_CASE("bit operations: popc clz brev bfe bfi prmt funnel shifts ffs fns dp4a cvt.pack, selects") {
+TEST_CASE(
+    "bit operations: popc clz brev bfe bfi prmt funnel shifts ffs fns dp4a cvt.pack, selects") {
     const Run r = run_kernel("bit_ops");
     auto expected = [&](std::uint32_t t, std::uint32_t s) -> std::uint32_t {
         const std::uint32_t a = r.in[3 * t], b = r.in[3 * t + 1], c = r.in[3 * t + 2];
@@ -326,19 +356,29 @@ TEST_CASE("bit operations: popc clz brev bfe bfi prmt funnel shifts ffs fns dp4a
         auto byte_perm = [](std::uint32_t x, std::uint32_t y, std::uint32_t sel) {
             const std::uint64_t src = std::uint64_t(y) << 32 | x;
             std::uint32_t out = 0;
-            for (int i = 0; i < 4; ++i) out |= std::uint32_t((src >> (8 * ((sel >> (4 * i)) & 7))) & 0xff) << (8 * i);
+            for (int i = 0; i < 4; ++i)
+                out |= std::uint32_t((src >> (8 * ((sel >> (4 * i)) & 7))) & 0xff) << (8 * i);
             return out;
         };
         auto funnel_left = [](std::uint32_t lo, std::uint32_t hi, std::uint32_t n) {
             return std::uint32_t(((std::uint64_t(hi) << 32 | lo) << n) >> 32);
         };
-        auto funnel_right = [](std::uint32_t lo, std::uint32_t hi, std::uint32_t n) { return std::uint32_t((std::uint64_t(hi) << 32 | lo) >> n); };
+        auto funnel_right = [](std::uint32_t lo, std::uint32_t hi, std::uint32_t n) {
+            return std::uint32_t((std::uint64_t(hi) << 32 | lo) >> n);
+        };
         auto ffs = [](std::uint64_t v) { return v ? std::uint32_t(std::countr_zero(v) + 1) : 0u; };
         switch (s) {
         case 0: return std::uint32_t(std::popcount(a));
         case 1: return std::uint32_t(std::countl_zero(a >> (c & 31)));
-        case 2: { std::uint32_t rev = 0; for (int i = 0; i < 32; ++i) rev |= ((a >> i) & 1) << (31 - i); return rev; }
-        case 3: { const std::uint32_t pos = c & 15, len = 1 + (b & 15); return (a >> pos) & ((1u << len) - 1u); }
+        case 2: {
+            std::uint32_t rev = 0;
+            for (int i = 0; i < 32; ++i) rev |= ((a >> i) & 1) << (31 - i);
+            return rev;
+        }
+        case 3: {
+            const std::uint32_t pos = c & 15, len = 1 + (b & 15);
+            return (a >> pos) & ((1u << len) - 1u);
+        }
         case 4: return std::uint32_t(std::int32_t(a << 3) >> 7);
         case 5: return (a & ~(0xffu << 8)) | ((b & 0xffu) << 8);
         case 6: return byte_perm(a, b, c & 0x7777);
@@ -353,42 +393,59 @@ TEST_CASE("bit operations: popc clz brev bfe bfi prmt funnel shifts ffs fns dp4a
         case 15: return std::uint32_t(std::popcount(wide));
         case 16: return std::uint32_t(std::countl_zero(wide >> (c & 63)));
         case 17: return ffs(wide << (c & 63));
-        case 18: { std::uint64_t rev = 0; for (int i = 0; i < 64; ++i) rev |= ((wide >> i) & 1) << (63 - i); return std::uint32_t(rev); }
+        case 18: {
+            std::uint64_t rev = 0;
+            for (int i = 0; i < 64; ++i) rev |= ((wide >> i) & 1) << (63 - i);
+            return std::uint32_t(rev);
+        }
         case 19: return (a & b) | (~a & c);
         case 20: return a ^ (b | ~c);
         case 21: return std::int32_t(a) < std::int32_t(b) ? c : a;
-        case 22: return std::uint32_t(a > b) + std::uint32_t(a == c) * 2 + std::uint32_t(std::int32_t(a) >= 0) * 4;
-        case 23: return std::uint32_t(std::int32_t(std::int16_t(a & 0xffff))) + std::uint32_t(std::int32_t(std::int8_t(b & 0xff)));
+        case 22:
+            return std::uint32_t(a > b) + std::uint32_t(a == c) * 2 +
+                   std::uint32_t(std::int32_t(a) >= 0) * 4;
+        case 23:
+            return std::uint32_t(std::int32_t(std::int16_t(a & 0xffff))) +
+                   std::uint32_t(std::int32_t(std::int8_t(b & 0xff)));
         case 24: {
             const std::int32_t base = std::int32_t(c & 31u), offset = std::int32_t(b % 7u) - 3;
             if (offset == 0) return (a >> base & 1) ? std::uint32_t(base) : 0xffffffffu;
             std::int32_t count = std::abs(offset) - 1;
-            for (std::int32_t pos = base; pos >= 0 && pos < 32; pos += offset > 0 ? 1 : -1)
+            for (std::int32_t pos = base; pos >= 0 && pos<32; pos += offset> 0 ? 1 : -1)
                 if ((a >> pos & 1) && count-- == 0) return std::uint32_t(pos);
             return 0xffffffffu;
         }
         case 25: {
             std::int32_t sum = std::int32_t(c);
-            for (int i = 0; i < 4; ++i) sum += std::int32_t(std::int8_t(a >> (8 * i))) * std::int32_t(std::int8_t(b >> (8 * i)));
+            for (int i = 0; i < 4; ++i)
+                sum += std::int32_t(std::int8_t(a >> (8 * i))) *
+                       std::int32_t(std::int8_t(b >> (8 * i)));
             return std::uint32_t(sum);
         }
-        case 26: case 27: {
+        case 26:
+        case 27: {
             const std::int64_t sa = std::int32_t(a) >> (c & 31), sb = std::int32_t(b) >> 20;
-            if (s == 26) return std::uint32_t(std::clamp<std::int64_t>(sa, -32768, 32767) & 0xffff) << 16 |
-                                std::uint32_t(std::clamp<std::int64_t>(sb, -32768, 32767) & 0xffff);
-            return c << 8 | std::uint32_t(std::clamp<std::int64_t>(sa, 0, 15)) << 4 | std::uint32_t(std::clamp<std::int64_t>(sb, 0, 15));
+            if (s == 26)
+                return std::uint32_t(std::clamp<std::int64_t>(sa, -32768, 32767) & 0xffff) << 16 |
+                       std::uint32_t(std::clamp<std::int64_t>(sb, -32768, 32767) & 0xffff);
+            return c << 8 | std::uint32_t(std::clamp<std::int64_t>(sa, 0, 15)) << 4 |
+                   std::uint32_t(std::clamp<std::int64_t>(sb, 0, 15));
         }
         }
         return 0;
     };
-    check_rows<std::uint32_t>("bit_ops", threads_of("bit_ops"), 28, [&](auto t, auto s) { return r.out[t * 28 + s]; }, expected);
+    check_rows<std::uint32_t>(
+        "bit_ops", threads_of("bit_ops"), 28, [&](auto t, auto s) { return r.out[t * 28 + s]; },
+        expected);
 }
 
-TEST_CASE("f32 arithmetic in every rounding mode, division, square root, reciprocal, rounding to integers") {
+TEST_CASE("f32 arithmetic in every rounding mode, division, square root, reciprocal, rounding to "
+          "integers") {
     const Run r = run_kernel("f32_ops");
     using Q = __float128;
     auto expected = [&](std::uint32_t t, std::uint32_t s) -> float {
-        const float a = to_float(r.in[3 * t], 100.0f), b = to_float(r.in[3 * t + 1], 10.0f), c = to_float(r.in[3 * t + 2], 1000.0f);
+        const float a = to_float(r.in[3 * t], 100.0f), b = to_float(r.in[3 * t + 1], 10.0f),
+                    c = to_float(r.in[3 * t + 2], 1000.0f);
         const double sum = double(a) + b, product = double(a) * b;
         const Q fused = Q(a) * Q(b) + Q(c);
         switch (s) {
@@ -427,37 +484,69 @@ TEST_CASE("f32 arithmetic in every rounding mode, division, square root, recipro
         }
         return 0;
     };
-    check_rows<std::uint32_t>("f32_ops", threads_of("f32_ops"), 32, [&](auto t, auto s) { return r.out[t * 32 + s]; },
-                              [&](auto t, auto s) { return bits(expected(t, s)); });
+    check_rows<std::uint32_t>(
+        "f32_ops", threads_of("f32_ops"), 32, [&](auto t, auto s) { return r.out[t * 32 + s]; },
+        [&](auto t, auto s) { return bits(expected(t, s)); });
 }
 
 TEST_CASE("f32 math library exact to the GPU's sequences, .approx within the documented bounds") {
     const Run r = run_kernel("f32_math");
     // Maximum errors from the CUDA C++ Programming Guide (math functions appendix), in ulp of the
     // result unless an absolute bound is given; see docs/emulator.md.
-    struct Bound { double ulps, absolute; };
-    const Bound bounds[16] = {{2, 0}, {2, 0}, {2, 0}, {1, 0}, {4, 0}, {2, 0}, {1, 0}, {2, 0},
-                              {3, 0}, {2, 0}, {0, 0x1p-21}, {0, 0x1p-21}, {2 + 1.16 * 4, 0}, {0, 0x1p-21 * 4}, {2, 0}, {2, 0}};
-    check_rows<float>("f32_math", threads_of("f32_math"), 16, [&](auto t, auto s) { return r.f32(t * 16 + s); },
-                      [&](auto t, auto s) -> float {
-                          const double a = to_float(r.in[2 * t], 20.0f), b = to_float(r.in[2 * t + 1], 4.0f);
-                          const double v[16] = {std::sin(a), std::cos(a), std::exp(b), std::log(std::fabs(a) + 0.5),
-                                                std::pow(std::fabs(b) + 0.1, 1.7), std::exp2(b), std::log2(std::fabs(a) + 0.5),
-                                                std::tanh(b), std::atan2(a, b), 1 / std::sqrt(std::fabs(a) + 0.01), std::sin(b),
-                                                std::cos(b), std::exp(b), std::log(std::fabs(a) + 0.5), a / (b + 5.0), std::erf(b)};
-                          return float(v[s]);
-                      },
-                      [&](std::uint32_t s, float got, float reference) {
-                          // The float reference is rounded once more; allow its half ulp.
-                          return within_ulps<float>(got, reference, bounds[s].ulps + 0.5, bounds[s].absolute);
-                      });
+    struct Bound {
+        double ulps, absolute;
+    };
+    const Bound bounds[16] = {{2, 0},
+                              {2, 0},
+                              {2, 0},
+                              {1, 0},
+                              {4, 0},
+                              {2, 0},
+                              {1, 0},
+                              {2, 0},
+                              {3, 0},
+                              {2, 0},
+                              {0, 0x1p-21},
+                              {0, 0x1p-21},
+                              {2 + 1.16 * 4, 0},
+                              {0, 0x1p-21 * 4},
+                              {2, 0},
+                              {2, 0}};
+    check_rows<float>(
+        "f32_math", threads_of("f32_math"), 16, [&](auto t, auto s) { return r.f32(t * 16 + s); },
+        [&](auto t, auto s) -> float {
+            const double a = to_float(r.in[2 * t], 20.0f), b = to_float(r.in[2 * t + 1], 4.0f);
+            const double v[16] = {std::sin(a),
+                                  std::cos(a),
+                                  std::exp(b),
+                                  std::log(std::fabs(a) + 0.5),
+                                  std::pow(std::fabs(b) + 0.1, 1.7),
+                                  std::exp2(b),
+                                  std::log2(std::fabs(a) + 0.5),
+                                  std::tanh(b),
+                                  std::atan2(a, b),
+                                  1 / std::sqrt(std::fabs(a) + 0.01),
+                                  std::sin(b),
+                                  std::cos(b),
+                                  std::exp(b),
+                                  std::log(std::fabs(a) + 0.5),
+                                  a / (b + 5.0),
+                                  std::erf(b)};
+            return float(v[s]);
+        },
+        [&](std::uint32_t s, float got, float reference) {
+            // The float reference is rounded once more; allow its half ulp.
+            return within_ulps<float>(got, reference, bounds[s].ulps + 0.5, bounds[s].absolute);
+        });
 }
 
-TEST_CASE("f64 arithmetic in every rounding mode, division, square root, reciprocal, math library") {
+TEST_CASE(
+    "f64 arithmetic in every rounding mode, division, square root, reciprocal, math library") {
     const Run r = run_kernel("f64_ops");
     using Q = __float128;
     auto expected = [&](std::uint32_t t, std::uint32_t s) -> double {
-        const double a = to_double(r.in[4 * t], r.in[4 * t + 1], 100.0), b = to_double(r.in[4 * t + 2], r.in[4 * t + 3], 10.0);
+        const double a = to_double(r.in[4 * t], r.in[4 * t + 1], 100.0),
+                     b = to_double(r.in[4 * t + 2], r.in[4 * t + 3], 10.0);
         switch (s) {
         case 0: return a + b;
         case 1: return a - b;
@@ -487,10 +576,12 @@ TEST_CASE("f64 arithmetic in every rounding mode, division, square root, recipro
         return 0;
     };
     // sin, exp, log: CUDA's double versions are within 2, 1 and 1 ulp; all else is exact.
-    check_rows<double>("f64_ops", threads_of("f64_ops"), 24, [&](auto t, auto s) { return r.f64(t * 24 + s); }, expected,
-                       [](std::uint32_t s, double got, double want) {
-                           return s >= 21 ? within_ulps<double>(got, want, 2) : bits(got) == bits(want);
-                       });
+    check_rows<double>(
+        "f64_ops", threads_of("f64_ops"), 24, [&](auto t, auto s) { return r.f64(t * 24 + s); },
+        expected,
+        [](std::uint32_t s, double got, double want) {
+            return s >= 21 ? within_ulps<double>(got, want, 2) : bits(got) == bits(want);
+        });
 }
 
 TEST_CASE("--use_fast_math: .ftz flushes subnormals, .approx within bounds") {
@@ -500,7 +591,8 @@ TEST_CASE("--use_fast_math: .ftz flushes subnormals, .approx within bounds") {
         const float a = float(r.in[2 * t] >> 8) / 16777216.0f * 8.0f - 4.0f;
         const std::uint32_t tiny = r.in[2 * t + 1] & 0x807fffffu;
         const float* o = reinterpret_cast<const float*>(r.out.data()) + t * 12;
-        CHECK(bits(o[0]) == (tiny & 0x80000000u));  // ftz: a subnormal input is a zero of its sign (a + 8 > 0)
+        CHECK(bits(o[0]) ==
+              (tiny & 0x80000000u));  // ftz: a subnormal input is a zero of its sign (a + 8 > 0)
         CHECK(bits(o[1]) == (tiny & 0x80000000u));
         CHECK(within_ulps<float>(o[2], double(a) / (double(a) + 9.0), 2.5));
         CHECK(within_ulps<float>(o[3], std::sqrt(double(a) + 4.0), 1.5, 1e-30));
@@ -521,8 +613,10 @@ namespace {
 
 template <class T> std::uint64_t saturate(double v) {  // float -> integer as cvt does it
     if (std::isnan(v)) return 0;
-    if (v <= double(std::numeric_limits<T>::min())) return std::uint64_t(std::numeric_limits<T>::min());
-    if (v >= double(std::numeric_limits<T>::max())) return std::uint64_t(std::numeric_limits<T>::max());
+    if (v <= double(std::numeric_limits<T>::min()))
+        return std::uint64_t(std::numeric_limits<T>::min());
+    if (v >= double(std::numeric_limits<T>::max()))
+        return std::uint64_t(std::numeric_limits<T>::max());
     return std::uint64_t(T(v));
 }
 
@@ -538,7 +632,8 @@ double round_integer(double v, Mode m) {
 
 }  // namespace
 
-TEST_CASE("cvt in every direction: float <-> integer with each rounding and saturation, f32 <-> f64, widths") {
+TEST_CASE("cvt in every direction: float <-> integer with each rounding and saturation, f32 <-> "
+          "f64, widths") {
     const Run r = run_kernel("cvt_ops");
     using Q = __float128;
     auto expected = [&](std::uint32_t t, std::uint32_t s) -> std::uint32_t {
@@ -582,10 +677,13 @@ TEST_CASE("cvt in every direction: float <-> integer with each rounding and satu
         }
         return 0;
     };
-    check_rows<std::uint32_t>("cvt_ops", threads_of("cvt_ops"), 32, [&](auto t, auto s) { return r.out[t * 32 + s]; }, expected);
+    check_rows<std::uint32_t>(
+        "cvt_ops", threads_of("cvt_ops"), 32, [&](auto t, auto s) { return r.out[t * 32 + s]; },
+        expected);
 }
 
-TEST_CASE("f16 and bf16: conversions with each rounding, __half arithmetic, packed f16x2 / bf16x2") {
+TEST_CASE(
+    "f16 and bf16: conversions with each rounding, __half arithmetic, packed f16x2 / bf16x2") {
     const Run r = run_kernel("half_ops");
     auto expected = [&](std::uint32_t t, std::uint32_t s) -> std::uint32_t {
         const float a = (float(r.in[2 * t] >> 8) / 16777216.0f * 2.0f - 1.0f) * 70000.0f;
@@ -593,7 +691,8 @@ TEST_CASE("f16 and bf16: conversions with each rounding, __half arithmetic, pack
         const std::uint16_t ha = to_f16(a), hb = to_f16(b);
         const double vb = f16_value(hb);
         const std::uint16_t h2lo = to_f16(b), h2hi = to_f16(b * 0.5f);
-        const std::uint16_t s2lo = to_f16(f16_value(h2lo) + 1.0), s2hi = to_f16(f16_value(h2hi) + 1.0);
+        const std::uint16_t s2lo = to_f16(f16_value(h2lo) + 1.0),
+                            s2hi = to_f16(f16_value(h2hi) + 1.0);
         const std::uint16_t m2lo = to_f16(f16_value(h2lo) * f16_value(h2lo) + f16_value(s2lo));
         const std::uint16_t m2hi = to_f16(f16_value(h2hi) * f16_value(h2hi) + f16_value(s2hi));
         const std::uint16_t bb = to_bf16(b);
@@ -625,21 +724,27 @@ TEST_CASE("f16 and bf16: conversions with each rounding, __half arithmetic, pack
         }
         return 0;
     };
-    check_rows<std::uint32_t>("half_ops", threads_of("half_ops"), 24, [&](auto t, auto s) { return r.out[t * 24 + s]; }, expected,
-                              [](std::uint32_t s, std::uint32_t got, std::uint32_t want) {
-                                  // hsqrt goes through sqrt.approx.f32: within one f16 ulp.
-                                  if (s == 23) return got + 1 >= want && got <= want + 1;
-                                  return got == want;
-                              });
+    check_rows<std::uint32_t>(
+        "half_ops", threads_of("half_ops"), 24, [&](auto t, auto s) { return r.out[t * 24 + s]; },
+        expected,
+        [](std::uint32_t s, std::uint32_t got, std::uint32_t want) {
+            // hsqrt goes through sqrt.approx.f32: within one f16 ulp.
+            if (s == 23) return got + 1 >= want && got <= want + 1;
+            return got == want;
+        });
 }
 
 TEST_CASE("conversion edge cases: NaN, infinity, overflow, signed zeros, subnormals") {
     const Run r = run_kernel("half_edge");
     const std::uint32_t expected[32] = {
-        0x7fff, 0x7fff, 0xfc00, 0x7bff, 0x7bff, 0xfbff, 0x7c00, 0x0000, 0x0001,
-        0x80000000u, 0x00000000u, bits(2.0f), 0x8000, 0x0000, 1, 0,
-        0x7fffffffu, 0x7fffffffu, 0x80000000u, 0, 0, 0x00000001u, 0x00400000u, 0x7fffffffu,
-        0x7f800000u, 0x7f800000u, 0x7f800000u, 0xff800000u, 0x00000000u, 0, 0xfff80000u, bits(float(1.0 / 3.0))};
+        0x7fff,      0x7fff,      0xfc00,      0x7bff,
+        0x7bff,      0xfbff,      0x7c00,      0x0000,
+        0x0001,      0x80000000u, 0x00000000u, bits(2.0f),
+        0x8000,      0x0000,      1,           0,
+        0x7fffffffu, 0x7fffffffu, 0x80000000u, 0,
+        0,           0x00000001u, 0x00400000u, 0x7fffffffu,
+        0x7f800000u, 0x7f800000u, 0x7f800000u, 0xff800000u,
+        0x00000000u, 0,           0xfff80000u, bits(float(1.0 / 3.0))};
     for (int i = 0; i < 32; ++i) {
         CAPTURE(i);
         CHECK(r.out[std::size_t(i)] == expected[i]);
@@ -648,7 +753,8 @@ TEST_CASE("conversion edge cases: NaN, infinity, overflow, signed zeros, subnorm
 
 // [SECTION] Memory spaces and atomics -------------------------------------------------------------
 
-TEST_CASE("memory spaces: local arrays, __constant__, static and dynamic shared, generic pointers, narrow loads") {
+TEST_CASE("memory spaces: local arrays, __constant__, static and dynamic shared, generic pointers, "
+          "narrow loads") {
     const Run r = run_kernel("spaces");
     const std::uint32_t table[16] = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3};
     const float weights[4] = {0.5f, -1.25f, 2.0f, 0.125f};
@@ -659,7 +765,7 @@ TEST_CASE("memory spaces: local arrays, __constant__, static and dynamic shared,
         auto in = [&](std::uint32_t i) { return r.in[i]; };
         auto tile = [&](std::uint32_t i) { return in(block_base + i) ^ 0x5a5a5a5au; };
         std::uint32_t local[12];
-        for (std::uint32_t i = 0; i < 12; ++i) local[i] = in(g) * i + i;
+        for (std::uint32_t i = 0; i < 12; ++i) local[i] = in(g)*i + i;
         auto weighted = [](auto at, std::uint32_t n) {
             std::uint32_t sum = 0;
             for (std::uint32_t i = 0; i < n; ++i) sum += at(i) * (i + 1);
@@ -668,7 +774,7 @@ TEST_CASE("memory spaces: local arrays, __constant__, static and dynamic shared,
         const std::uint8_t* bytes = reinterpret_cast<const std::uint8_t*>(r.in.data());
         switch (s) {
         case 0: return local[in(g) % 12];
-        case 1: return table[in(g) & 15] + table[t & 15];
+        case 1: return table[in(g)&15] + table[t & 15];
         case 2: return bits(weights[t & 3] * float(t));
         case 3: return tile((t + 1) % e.block.x) + tile(e.block.x - 1 - t);
         case 4: return weighted([&](std::uint32_t i) { return tile((t & ~3u) + i); }, 4);
@@ -676,14 +782,17 @@ TEST_CASE("memory spaces: local arrays, __constant__, static and dynamic shared,
         case 6: return weighted([&](std::uint32_t i) { return local[4 + i]; }, 6);
         case 7: return 100u + std::uint32_t(global_array[t & 7]);
         case 8: return in(g ^ 1);
-        case 9: return std::uint32_t(std::int32_t(std::int8_t(bytes[g * 4 + 1]))) +
-                       std::uint32_t(std::int32_t(std::int16_t(std::uint16_t(in(g) >> 16))));
+        case 9:
+            return std::uint32_t(std::int32_t(std::int8_t(bytes[g * 4 + 1]))) +
+                   std::uint32_t(std::int32_t(std::int16_t(std::uint16_t(in(g) >> 16))));
         case 10: return bytes[g * 4 + 3];
         case 11: return (in(g) + 1) + std::uint32_t(float(t) * 0.5f) + g;
         }
         return 0;
     };
-    check_rows<std::uint32_t>("spaces", threads_of("spaces"), 12, [&](auto t, auto s) { return r.out[t * 12 + s]; }, expected);
+    check_rows<std::uint32_t>(
+        "spaces", threads_of("spaces"), 12, [&](auto t, auto s) { return r.out[t * 12 + s]; },
+        expected);
 }
 
 TEST_CASE("vector loads and stores (.v2 / .v4, .nc)") {
@@ -699,7 +808,8 @@ TEST_CASE("vector loads and stores (.v2 / .v4, .nc)") {
         CHECK(bits(out[8 * g + 3]) == bits(w));
         double swapped[2];
         std::memcpy(swapped, out + 8 * g + 4, 16);
-        CHECK(bits(swapped[0]) == bits(double(in[4 * g + 3])));  // float2 #(2g+1) = (in[4g+2], in[4g+3])
+        CHECK(bits(swapped[0]) ==
+              bits(double(in[4 * g + 3])));  // float2 #(2g+1) = (in[4g+2], in[4g+3])
         CHECK(bits(swapped[1]) == bits(double(in[4 * g + 2])));
     }
 }
@@ -710,7 +820,9 @@ TEST_CASE("dynamic shared memory (extern __shared__) sized at launch") {
     const std::uint32_t n = e.block.x;
     for (std::uint32_t g = 0; g < threads_of("dynamic_shared"); ++g) {
         const std::uint32_t t = g % n, base = g - t;
-        auto buffer = [&](std::uint32_t i) { return i < n ? r.in[base + i] : r.in[base + i - n] * 3u; };
+        auto buffer = [&](std::uint32_t i) {
+            return i < n ? r.in[base + i] : r.in[base + i - n] * 3u;
+        };
         std::uint32_t sum = 0;
         for (std::uint32_t i = 0; i < 2 * n; i += 17) sum += buffer((i + t) % (2 * n));
         CAPTURE(g);
@@ -721,7 +833,8 @@ TEST_CASE("dynamic shared memory (extern __shared__) sized at launch") {
 TEST_CASE("atomics on global memory: every operation on 32- and 64-bit integers, f32 and f64") {
     const Run r = run_kernel("atomics_global");
     const std::uint32_t n = threads_of("atomics_global");
-    std::uint32_t mn = 0xffffffffu, mx = 0, inc = 0, dec = 0, band = 0xffffffffu, bor = 0, bxor = 0, red = 1000;
+    std::uint32_t mn = 0xffffffffu, mx = 0, inc = 0, dec = 0, band = 0xffffffffu, bor = 0, bxor = 0,
+                  red = 1000;
     float fsum = 0;
     std::uint64_t usum = 0, umax = 0;
     double dsum = 0;
@@ -774,7 +887,8 @@ TEST_CASE("atomics on shared memory: every operation, per block") {
     const auto& e = manifest_entry("atomics_shared");
     for (std::uint32_t block = 0; block < e.grid.x; ++block) {
         CAPTURE(block);
-        std::uint32_t mn = 0xffffffffu, mx = 0, inc = 0, dec = 0, band = 0xffffffffu, bor = 0, bxor = 0, red = 1000;
+        std::uint32_t mn = 0xffffffffu, mx = 0, inc = 0, dec = 0, band = 0xffffffffu, bor = 0,
+                      bxor = 0, red = 1000;
         float fsum = 0;
         std::uint64_t usum = 0, umax = 0;
         double dsum = 0;
@@ -823,22 +937,29 @@ TEST_CASE("atomics on shared memory: every operation, per block") {
 TEST_CASE("a compare-and-swap loop (atomic max of doubles)") {
     const Run r = run_kernel("cas_loop");
     double best = 0;
-    for (std::uint32_t t = 0; t < threads_of("cas_loop"); ++t) best = std::max(best, double(r.in[t]) * 0.001);
+    for (std::uint32_t t = 0; t < threads_of("cas_loop"); ++t)
+        best = std::max(best, double(r.in[t]) * 0.001);
     CHECK(r.f64(0) == best);
 }
 
 // [SECTION] Warp collectives ----------------------------------------------------------------------
 
-TEST_CASE("shuffles: up, down, xor, idx, with widths, of 32- and 64-bit values, in divergent code") {
+TEST_CASE(
+    "shuffles: up, down, xor, idx, with widths, of 32- and 64-bit values, in divergent code") {
     const Run r = run_kernel("shuffles");
     auto expected = [&](std::uint32_t g, std::uint32_t s) -> std::uint32_t {
         const std::uint32_t lane = g & 31, warp = g - lane;
         auto v = [&](std::uint32_t l) { return r.in[warp + l]; };
         auto in_segment = [&](std::uint32_t width, std::int32_t src) {
-            return src >= std::int32_t(lane & ~(width - 1)) && src < std::int32_t((lane & ~(width - 1)) + width);
+            return src >= std::int32_t(lane & ~(width - 1)) &&
+                   src < std::int32_t((lane & ~(width - 1)) + width);
         };
-        auto up = [&](std::uint32_t d, std::uint32_t w) { return in_segment(w, std::int32_t(lane) - std::int32_t(d)) ? v(lane - d) : v(lane); };
-        auto down = [&](std::uint32_t d, std::uint32_t w) { return in_segment(w, std::int32_t(lane + d)) ? v(lane + d) : v(lane); };
+        auto up = [&](std::uint32_t d, std::uint32_t w) {
+            return in_segment(w, std::int32_t(lane) - std::int32_t(d)) ? v(lane - d) : v(lane);
+        };
+        auto down = [&](std::uint32_t d, std::uint32_t w) {
+            return in_segment(w, std::int32_t(lane + d)) ? v(lane + d) : v(lane);
+        };
         switch (s) {
         case 0: return v(5);
         case 1: return v(v(lane) & 31);
@@ -852,12 +973,18 @@ TEST_CASE("shuffles: up, down, xor, idx, with widths, of 32- and 64-bit values, 
         case 9: return bits(float((lane < 16 ? v(lane + 16) : v(lane)) & 0xffff) * 0.5f);
         case 10: return std::uint32_t(bits(double(v(lane ^ 9)) * 1.5));
         case 11: return std::uint32_t(bits(double(v(lane ^ 9)) * 1.5) >> 32);
-        case 12: { std::uint32_t sum = 0; for (std::uint32_t l = 0; l < 32; ++l) sum += v(l) & 0xffff; return sum; }
+        case 12: {
+            std::uint32_t sum = 0;
+            for (std::uint32_t l = 0; l < 32; ++l) sum += v(l) & 0xffff;
+            return sum;
+        }
         case 13: return (lane & 1) ? 0 : v((lane + 2) & 31);
         }
         return 0;
     };
-    check_rows<std::uint32_t>("shuffles", threads_of("shuffles"), 14, [&](auto t, auto s) { return r.out[t * 14 + s]; }, expected);
+    check_rows<std::uint32_t>(
+        "shuffles", threads_of("shuffles"), 14, [&](auto t, auto s) { return r.out[t * 14 + s]; },
+        expected);
 }
 
 TEST_CASE("votes, __activemask, match and partial member masks") {
@@ -881,21 +1008,26 @@ TEST_CASE("votes, __activemask, match and partial member masks") {
         case 5: return 0;
         case 6: return all;
         case 7: return lane % 3 == 0 ? thirds : 0;
-        case 8: return lane % 3 == 0 ? ballot(thirds, [&](std::uint32_t l) { return v(l) & 2; }) : 0;
+        case 8:
+            return lane % 3 == 0 ? ballot(thirds, [&](std::uint32_t l) { return v(l) & 2; }) : 0;
         case 9: return ballot(all, [&](std::uint32_t l) { return (v(l) & 3) == (v(lane) & 3); });
         case 10: return all;
         case 11: return 1;
         case 12: {
-            const std::uint32_t same = ballot(all, [&](std::uint32_t l) { return (v(l) & 1) == (v(0) & 1); });
+            const std::uint32_t same =
+                ballot(all, [&](std::uint32_t l) { return (v(l) & 1) == (v(0) & 1); });
             return same == all ? all | 0x80000000u : 0u;
         }
         case 13: return ballot(all, [&](std::uint32_t l) { return (v(l) & 1) == (v(lane) & 1); });
-        case 14: return lane < 20 ? ballot(0x000fffffu, [&](std::uint32_t l) { return v(l) & 4; }) : 1;
+        case 14:
+            return lane < 20 ? ballot(0x000fffffu, [&](std::uint32_t l) { return v(l) & 4; }) : 1;
         case 15: return 27;
         }
         return 0;
     };
-    check_rows<std::uint32_t>("votes", threads_of("votes"), 16, [&](auto t, auto s) { return r.out[t * 16 + s]; }, expected);
+    check_rows<std::uint32_t>(
+        "votes", threads_of("votes"), 16, [&](auto t, auto s) { return r.out[t * 16 + s]; },
+        expected);
 }
 
 TEST_CASE("warp reductions (redux.sync): add, min, max (signed and unsigned), and, or, xor") {
@@ -915,10 +1047,13 @@ TEST_CASE("warp reductions (redux.sync): add, min, max (signed and unsigned), an
             bor |= v & 0x01010101u;
             bxor ^= v;
         }
-        const std::uint32_t values[8] = {add, umin, umax, std::uint32_t(smin), std::uint32_t(smax), band, bor, bxor};
+        const std::uint32_t values[8] = {add,  umin, umax, std::uint32_t(smin), std::uint32_t(smax),
+                                         band, bor,  bxor};
         return values[s];
     };
-    check_rows<std::uint32_t>("reductions", threads_of("reductions"), 8, [&](auto t, auto s) { return r.out[t * 8 + s]; }, expected);
+    check_rows<std::uint32_t>(
+        "reductions", threads_of("reductions"), 8, [&](auto t, auto s) { return r.out[t * 8 + s]; },
+        expected);
 }
 
 TEST_CASE("cooperative groups: tiled_partition, reduce, tile shuffles, coalesced_threads") {
@@ -928,9 +1063,15 @@ TEST_CASE("cooperative groups: tiled_partition, reduce, tile shuffles, coalesced
         const std::uint32_t t = g % e.block.x, lane = g & 31, tile_base = g & ~15u, warp = g & ~31u;
         auto v = [&](std::uint32_t i) { return r.in[i] & 0xffff; };
         std::uint32_t sum = 0, mx = 0, odd_rank = 0, odd_count = 0;
-        for (std::uint32_t i = 0; i < 16; ++i) { sum += v(tile_base + i); mx = std::max(mx, v(tile_base + i)); }
+        for (std::uint32_t i = 0; i < 16; ++i) {
+            sum += v(tile_base + i);
+            mx = std::max(mx, v(tile_base + i));
+        }
         for (std::uint32_t l = 0; l < 32; ++l)
-            if (v(warp + l) & 1) { odd_count++; if (l < lane) odd_rank++; }
+            if (v(warp + l) & 1) {
+                odd_count++;
+                if (l < lane) odd_rank++;
+            }
         switch (s) {
         case 0: return sum;
         case 1: return mx;
@@ -941,12 +1082,15 @@ TEST_CASE("cooperative groups: tiled_partition, reduce, tile shuffles, coalesced
         }
         return 0;
     };
-    check_rows<std::uint32_t>("coop_groups", threads_of("coop_groups"), 6, [&](auto t, auto s) { return r.out[t * 6 + s]; }, expected);
+    check_rows<std::uint32_t>(
+        "coop_groups", threads_of("coop_groups"), 6,
+        [&](auto t, auto s) { return r.out[t * 6 + s]; }, expected);
 }
 
 // [SECTION] Control flow, calls, printf, clocks ---------------------------------------------------
 
-TEST_CASE("divergence and nested reconvergence: lane-parity branches in a loop with continue and break") {
+TEST_CASE(
+    "divergence and nested reconvergence: lane-parity branches in a loop with continue and break") {
     const Run r = run_kernel("divergence");
     auto expected = [&](std::uint32_t g, std::uint32_t s) -> std::uint32_t {
         const std::uint32_t lane = g & 31, in = r.in[g];
@@ -975,11 +1119,17 @@ TEST_CASE("divergence and nested reconvergence: lane-parity branches in a loop w
         default: x = 0; break;
         }
         std::uint32_t n = 0, y = x;
-        while (y > 0 && n < 40) { y >>= (lane & 3) + 1; ++n; }
-        const std::uint32_t values[4] = {acc, x, n, 0xffffffffu};  // every lane is back for __activemask()
+        while (y > 0 && n < 40) {
+            y >>= (lane & 3) + 1;
+            ++n;
+        }
+        const std::uint32_t values[4] = {acc, x, n,
+                                         0xffffffffu};  // every lane is back for __activemask()
         return values[s];
     };
-    check_rows<std::uint32_t>("divergence", threads_of("divergence"), 4, [&](auto t, auto s) { return r.out[t * 4 + s]; }, expected);
+    check_rows<std::uint32_t>(
+        "divergence", threads_of("divergence"), 4, [&](auto t, auto s) { return r.out[t * 4 + s]; },
+        expected);
 }
 
 TEST_CASE("an early return before __syncthreads() does not deadlock") {
@@ -1015,15 +1165,25 @@ TEST_CASE("__syncthreads_count, __syncthreads_and, __syncthreads_or (bar.red)") 
     }
 }
 
-TEST_CASE("calls to __noinline__ functions: recursion, struct arguments and results, local arrays per frame") {
+TEST_CASE("calls to __noinline__ functions: recursion, struct arguments and results, local arrays "
+          "per frame") {
     const Run r = run_kernel("calls");
-    std::function<std::uint32_t(std::uint32_t, std::uint32_t)> local_table = [&](std::uint32_t seed, std::uint32_t depth) {
-        std::uint32_t table[16];
-        for (std::uint32_t i = 0; i < 16; ++i) table[i] = (seed * (i + 1)) ^ (seed >> i);
-        const std::uint32_t here = table[seed % 16u];
-        return depth == 0 ? here : here + local_table(seed * 2654435761u, depth - 1);
+    std::function<std::uint32_t(std::uint32_t, std::uint32_t)> local_table =
+        [&](std::uint32_t seed, std::uint32_t depth) {
+            std::uint32_t table[16];
+            for (std::uint32_t i = 0; i < 16; ++i) table[i] = (seed * (i + 1)) ^ (seed >> i);
+            const std::uint32_t here = table[seed % 16u];
+            return depth == 0 ? here : here + local_table(seed * 2654435761u, depth - 1);
+        };
+    auto fib = [](std::uint32_t n) {
+        std::uint32_t a = 0, b = 1;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const std::uint32_t c = a + b;
+            a = b;
+            b = c;
+        }
+        return a;
     };
-    auto fib = [](std::uint32_t n) { std::uint32_t a = 0, b = 1; for (std::uint32_t i = 0; i < n; ++i) { const std::uint32_t c = a + b; a = b; b = c; } return a; };
     for (std::uint32_t g = 0; g < threads_of("calls"); ++g) {
         CAPTURE(g);
         const std::uint32_t n = r.in[g] % 16u;
@@ -1121,7 +1281,8 @@ TEST_CASE("the same launch twice gives identical output, printf and trace counte
     }
 }
 
-TEST_CASE("specialised handlers compute exactly what the general handlers compute, on every corpus kernel") {
+TEST_CASE("specialised handlers compute exactly what the general handlers compute, on every corpus "
+          "kernel") {
     // The fast forms of add, mul, mad, setp, f32 arithmetic and global ld/st (execute.cpp,
     // select_handlers) against the opcode handlers they stand in for: same output, bit for bit,
     // and the same printf text and instruction counts.
@@ -1147,7 +1308,8 @@ __global__ void claim(unsigned short* slots, int* winners)
     unsigned short old = atomicCAS(slot, (unsigned short)0, (unsigned short)(threadIdx.x + 1));
     if (old == 0) atomicAdd(winners, 1);
 }
-)", "claim.cu");
+)",
+                                           "claim.cu");
     INFO(compiled->error_text());
     REQUIRE(compiled->ok);
     REQUIRE(compiled->ptx.find("atom.global.cas.b16") != std::string::npos);
@@ -1160,11 +1322,13 @@ __global__ void claim(unsigned short* slots, int* winners)
     REQUIRE(backend.allocate(4, &winners).ok());
     REQUIRE(backend.copy_to_device(slots, s.data(), 16).ok());
     REQUIRE(backend.copy_to_device(winners, &w, 4).ok());
-    const LaunchResult r = backend.launch("claim", LaunchConfig{Dim3{1}, Dim3{64}, 0}, {KernelArg::of(slots), KernelArg::of(winners)}, TraceOptions{});
+    const LaunchResult r =
+        backend.launch("claim", LaunchConfig{Dim3{1}, Dim3{64}, 0},
+                       {KernelArg::of(slots), KernelArg::of(winners)}, TraceOptions{});
     INFO(r.status.message);
     REQUIRE(r.status.ok());
     REQUIRE(backend.copy_to_host(s.data(), slots, 16).ok());
     REQUIRE(backend.copy_to_host(&w, winners, 4).ok());
-    CHECK(w == 8);  // one winner per slot
+    CHECK(w == 8);                                                  // one winner per slot
     for (int i = 0; i < 8; ++i) CHECK(s[std::size_t(i)] == i + 1);  // lane i of warp 0 tries first
 }

@@ -46,7 +46,8 @@ lessons::CheckReport check_14(bool solution, std::uint64_t trace_launch = 0) {
 }
 
 // Items of `engine` on device streams, as (stream, start, end).
-std::vector<std::tuple<std::int64_t, double, double>> spans(const StreamsTimeline& t, StreamEngine engine) {
+std::vector<std::tuple<std::int64_t, double, double>> spans(const StreamsTimeline& t,
+                                                            StreamEngine engine) {
     std::vector<std::tuple<std::int64_t, double, double>> v;
     for (const auto& i : t.items)
         if (i.device >= 0 && i.engine == engine) v.push_back({i.stream, i.start_us, i.end_us});
@@ -62,7 +63,8 @@ bool run_with_timeline(const std::string& name, std::string* json) {
     b.limits = programs::default_build_limits();
     const auto built = programs::build_program(b);
     REQUIRE_MESSAGE(built.ok(), built.message << "\n" << built.log);
-    const fs::path dir = fs::temp_directory_path() / ("cudalab-streams-test-" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / ("cudalab-streams-test-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     programs::RunRequest r;
     r.executable = built.executable;
@@ -72,9 +74,11 @@ bool run_with_timeline(const std::string& name, std::string* json) {
     r.timeline = (dir / (name + ".json")).string();
     r.output = programs::OutputMode::capture;
     r.limits = programs::default_run_limits(false);
-    r.cudart_dir = (fs::path(CUDALAB_CLI).parent_path() / "cudart-emu").string();  // the build tree's runtime
+    r.cudart_dir =
+        (fs::path(CUDALAB_CLI).parent_path() / "cudart-emu").string();  // the build tree's runtime
     const auto result = programs::run_program(r);
-    CHECK_MESSAGE(result.process.outcome == programs::Outcome::exited, programs::run_summary(result));
+    CHECK_MESSAGE(result.process.outcome == programs::Outcome::exited,
+                  programs::run_summary(result));
     std::ifstream in(r.timeline, std::ios::binary);
     json->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     std::error_code ec;
@@ -84,7 +88,8 @@ bool run_with_timeline(const std::string& name, std::string* json) {
 
 }  // namespace
 
-TEST_CASE("streams view: lesson 14's solution has a row per stream and engine, and copies overlap kernels") {
+TEST_CASE("streams view: lesson 14's solution has a row per stream and engine, and copies overlap "
+          "kernels") {
     if (!have_nvcc()) return;
     const auto report = check_14(true);
     REQUIRE_MESSAGE(report.status.ok(), report.status.message);
@@ -162,7 +167,8 @@ TEST_CASE("streams view: lesson 14's shipped exercise runs in one stream with no
     CHECK(t.overlap_us(StreamEngine::d2h, StreamEngine::kernel) == doctest::Approx(0.0));
 }
 
-TEST_CASE("streams view: a kernel of a program lesson is traced by its launch number for the kernel views") {
+TEST_CASE("streams view: a kernel of a program lesson is traced by its launch number for the "
+          "kernel views") {
     if (!have_nvcc()) return;
     const auto report = check_14(true, 3);
     REQUIRE_MESSAGE(report.status.ok(), report.status.message);
@@ -178,7 +184,8 @@ TEST_CASE("streams view: a kernel of a program lesson is traced by its launch nu
     CHECK(a.items.size() == b.items.size());
 }
 
-TEST_CASE("graph view and page map: the runtime records a graph launch's DAG and managed page moves") {
+TEST_CASE(
+    "graph view and page map: the runtime records a graph launch's DAG and managed page moves") {
     if (!have_nvcc()) return;
     std::string json;
     REQUIRE(run_with_timeline("graphs_explicit", &json));
@@ -190,7 +197,8 @@ TEST_CASE("graph view and page map: the runtime records a graph launch's DAG and
     CHECK(dag.nodes.size() == 7);  // "7-node graph" (programs.toml)
     CHECK_FALSE(dag.edges.empty());
     CHECK(dag.levels >= 2);
-    for (const auto& [from, to] : dag.edges) CHECK(dag.level[std::size_t(to)] > dag.level[std::size_t(from)]);
+    for (const auto& [from, to] : dag.edges)
+        CHECK(dag.level[std::size_t(to)] > dag.level[std::size_t(from)]);
     CHECK(g.items[dag.item].engine == StreamEngine::graph);
     bool event = false;
     for (const auto& i : g.items) event |= i.engine == StreamEngine::event && i.instant();
@@ -205,7 +213,8 @@ TEST_CASE("graph view and page map: the runtime records a graph launch's DAG and
     // A page that went to the device is there after its move, on the host before it.
     const auto& first = m.pages.moves.front();
     CHECK(m.pages.on_device(first.allocation, first.first, first.start_us) == first.to_device);
-    if (first.to_device) CHECK_FALSE(m.pages.on_device(first.allocation, first.first, first.start_us - 1));
+    if (first.to_device)
+        CHECK_FALSE(m.pages.on_device(first.allocation, first.first, first.start_us - 1));
 }
 
 TEST_CASE("streams view: a timeline file of any shape is read or refused, never trusted") {
@@ -246,9 +255,11 @@ TEST_CASE("streams view: a timeline file of any shape is read or refused, never 
     CHECK(r->label == "stream 7 \xC2\xB7 H2D");
     CHECK(r->name == "stream 7");
     for (std::size_t i = 0; i < t.items.size(); ++i)
-        if (t.items[i].engine == StreamEngine::h2d) CHECK(t.describe(i).find("stream 7 on GPU 0 \xC2\xB7 H2D copies") != std::string::npos);
+        if (t.items[i].engine == StreamEngine::h2d)
+            CHECK(t.describe(i).find("stream 7 on GPU 0 \xC2\xB7 H2D copies") != std::string::npos);
     // Empty and huge values are bounded.
-    REQUIRE(parse_streams_timeline(R"({"traceEvents":[{"ph":"X","ts":1e300,"dur":-5,"pid":1,"tid":0}]})", &t, &error));
+    REQUIRE(parse_streams_timeline(
+        R"({"traceEvents":[{"ph":"X","ts":1e300,"dur":-5,"pid":1,"tid":0}]})", &t, &error));
     CHECK(t.items.size() == 1);
     CHECK(t.items[0].duration_us() == 0);
 }

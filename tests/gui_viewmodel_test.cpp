@@ -50,8 +50,9 @@ struct TraceBuilder {
         t->kernel.num_sms = 4;
         // pc 0: arithmetic (line 10), 1: global load (line 11), 2: branch (12), 3: store (13),
         // 4: exit (14), 5: barrier (15), 6: shared load (16)
-        const char* ops[][3] = {{"add", "arith", "add.s32"}, {"ld", "memory", "ld.global.f32"}, {"bra", "control", "@%p bra"},
-                                {"st", "memory", "st.global.f32"}, {"ret", "control", "ret"}, {"bar", "barrier", "bar.sync 0"},
+        const char* ops[][3] = {{"add", "arith", "add.s32"},      {"ld", "memory", "ld.global.f32"},
+                                {"bra", "control", "@%p bra"},    {"st", "memory", "st.global.f32"},
+                                {"ret", "control", "ret"},        {"bar", "barrier", "bar.sync 0"},
                                 {"ld", "memory", "ld.shared.f32"}};
         for (std::uint32_t i = 0; i < 7; ++i) {
             PcInfo p;
@@ -67,8 +68,8 @@ struct TraceBuilder {
             t->block_wave.push_back(b / 8);
         }
     }
-    WarpEvent& add(std::uint32_t block, std::uint16_t warp, std::uint32_t pc, EventKind kind, std::uint32_t active,
-                   std::uint32_t pred = ~0u) {
+    WarpEvent& add(std::uint32_t block, std::uint16_t warp, std::uint32_t pc, EventKind kind,
+                   std::uint32_t active, std::uint32_t pred = ~0u) {
         WarpEvent e;
         e.seq = seq++;
         e.block = block;
@@ -77,7 +78,8 @@ struct TraceBuilder {
         e.kind = kind;
         e.active = active;
         e.predicated_on = active & pred;
-        if (t->detail_blocks.empty() || t->detail_blocks.back() != block) t->detail_blocks.push_back(block);
+        if (t->detail_blocks.empty() || t->detail_blocks.back() != block)
+            t->detail_blocks.push_back(block);
         t->events.push_back(e);
         return t->events.back();
     }
@@ -89,9 +91,11 @@ struct TraceBuilder {
         m.mask = mask;
         m.bytes_per_lane = std::uint8_t(width);
         std::uint64_t lo = ~0ull;
-        for (int l = 0; l < 32; ++l) if (mask >> l & 1) lo = std::min(lo, address(l));
+        for (int l = 0; l < 32; ++l)
+            if (mask >> l & 1) lo = std::min(lo, address(l));
         m.base = lo;
-        for (int l = 0; l < 32; ++l) if (mask >> l & 1) m.offset[std::size_t(l)] = std::uint32_t(address(l) - lo);
+        for (int l = 0; l < 32; ++l)
+            if (mask >> l & 1) m.offset[std::size_t(l)] = std::uint32_t(address(l) - lo);
         e.mem = std::int32_t(t->accesses.size());
         t->accesses.push_back(m);
     }
@@ -102,25 +106,33 @@ constexpr std::uint32_t kAll = 0xffffffffu;
 struct TempDir {
     fs::path path;
     TempDir() {
-        path = fs::temp_directory_path() / ("cudalab-gui-test-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
+        path = fs::temp_directory_path() / ("cudalab-gui-test-" + std::to_string(::getpid()) + "-" +
+                                            std::to_string(std::rand()));
         fs::create_directories(path);
     }
-    ~TempDir() { std::error_code ec; fs::remove_all(path, ec); }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
 };
 
 void write(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
-std::string read(const fs::path& p) { std::string s; read_file(p.string(), &s); return s; }
+std::string read(const fs::path& p) {
+    std::string s;
+    read_file(p.string(), &s);
+    return s;
+}
 
 }  // namespace
 
 // ---- lesson text ------------------------------------------------------------------------------
 
 TEST_CASE("lesson Markdown becomes headings, styled runs, lists, code blocks and tables") {
-    const Document d = parse_markdown(
-        "# Threads\n\nA **grid** of *blocks*, see `blockIdx.x` &amp; more.\n\n"
-        "- first\n- second\n  1. nested one\n  2. nested two\n\n"
-        "```cpp\nint id = blockIdx.x;\nreturn;\n```\n\n"
-        "| block | lanes |\n|---|---|\n| 0 | 0 … 7 |\n\n---\n");
+    const Document d =
+        parse_markdown("# Threads\n\nA **grid** of *blocks*, see `blockIdx.x` &amp; more.\n\n"
+                       "- first\n- second\n  1. nested one\n  2. nested two\n\n"
+                       "```cpp\nint id = blockIdx.x;\nreturn;\n```\n\n"
+                       "| block | lanes |\n|---|---|\n| 0 | 0 … 7 |\n\n---\n");
     REQUIRE(d.blocks.size() >= 7);
     CHECK(d.blocks[0].kind == BlockKind::heading);
     CHECK(d.blocks[0].level == 1);
@@ -175,12 +187,11 @@ TEST_CASE("every lesson's text parses into a heading and paragraphs") {
 // ---- the code panel -----------------------------------------------------------------------------
 
 TEST_CASE("CUDA source is coloured by kind, across lines, without gaps") {
-    const std::string src =
-        "#include <cstdio>\n"
-        "__global__ void k(float* a, int n) { // TODO: guard\n"
-        "    /* a comment\n"
-        "       over lines */ int i = blockIdx.x * 256 + threadIdx.x;\n"
-        "    if (i < n) a[i] = 1.5f; printf(\"%d\", i);\n";
+    const std::string src = "#include <cstdio>\n"
+                            "__global__ void k(float* a, int n) { // TODO: guard\n"
+                            "    /* a comment\n"
+                            "       over lines */ int i = blockIdx.x * 256 + threadIdx.x;\n"
+                            "    if (i < n) a[i] = 1.5f; printf(\"%d\", i);\n";
     const auto lines = highlight(src);
     REQUIRE(lines.size() == 6);  // the last, empty line too
     auto kind_of = [&](std::size_t line, const std::string& word) {
@@ -266,15 +277,16 @@ TEST_CASE("the warps view shows each lane active, masked, predicated off, waitin
     // One block of 48 threads: warp 0 full, warp 1 with 16 lanes.
     TraceBuilder tb(1, 48);
     const std::uint32_t low16 = 0xffffu;
-    tb.add(0, 0, 0, EventKind::instruction, kAll);                          // 0
-    tb.add(0, 1, 0, EventKind::instruction, low16);                         // 1
-    tb.add(0, 0, 2, EventKind::branch, kAll).taken = 0x0000ff00u;           // 2: splits warp 0
-    tb.add(0, 0, 3, EventKind::instruction, 0x000000ffu, 0x0000000fu);      // 3: 8 lanes, 4 pass the guard
-    tb.add(0, 0, 4, EventKind::exit, 0x0000ff00u);                          // 4: lanes 8..15 exit
-    tb.add(0, 0, 5, EventKind::barrier_arrive, 0xffff00ffu);                // 5
-    tb.add(0, 1, 5, EventKind::barrier_arrive, low16);                      // 6
-    tb.add(0, 0, 5, EventKind::barrier_release, 0);                         // 7
-    tb.add(0, 1, 0, EventKind::instruction, low16);                         // 8
+    tb.add(0, 0, 0, EventKind::instruction, kAll);                 // 0
+    tb.add(0, 1, 0, EventKind::instruction, low16);                // 1
+    tb.add(0, 0, 2, EventKind::branch, kAll).taken = 0x0000ff00u;  // 2: splits warp 0
+    tb.add(0, 0, 3, EventKind::instruction, 0x000000ffu,
+           0x0000000fu);                                      // 3: 8 lanes, 4 pass the guard
+    tb.add(0, 0, 4, EventKind::exit, 0x0000ff00u);            // 4: lanes 8..15 exit
+    tb.add(0, 0, 5, EventKind::barrier_arrive, 0xffff00ffu);  // 5
+    tb.add(0, 1, 5, EventKind::barrier_arrive, low16);        // 6
+    tb.add(0, 0, 5, EventKind::barrier_release, 0);           // 7
+    tb.add(0, 1, 0, EventKind::instruction, low16);           // 8
     TraceModel m(tb.t);
     REQUIRE(m.detail_blocks().size() == 1);
     CHECK(m.warps_per_block() == 2);
@@ -408,7 +420,8 @@ TEST_CASE("the memory view shows one buffer read by two instructions over adjace
     TraceBuilder tb(1, 32);
     const std::uint64_t b = 0x20000;
     auto& body = tb.add(0, 0, 1, EventKind::instruction, kAll);
-    tb.access(body, MemSpace::global, MemOp::load, kAll, 4, [&](int l) { return b + 4 * std::uint32_t(l); });
+    tb.access(body, MemSpace::global, MemOp::load, kAll, 4,
+              [&](int l) { return b + 4 * std::uint32_t(l); });
     auto& rest = tb.add(0, 0, 2, EventKind::instruction, 1u);
     tb.access(rest, MemSpace::global, MemOp::load, 1u, 4, [&](int) { return b + 128; });
     std::string source = "\n    s += b[k];\n";
@@ -418,26 +431,33 @@ TEST_CASE("the memory view shows one buffer read by two instructions over adjace
     CHECK(mm.region_of(b + 128) == 0);
 }
 
-TEST_CASE("the memory view finds each buffer, names it from the source and lights a request's sectors") {
+TEST_CASE(
+    "the memory view finds each buffer, names it from the source and lights a request's sectors") {
     TraceBuilder tb(1, 64);
     const std::uint64_t a = 0x10000, b = 0x20000, c = 0x30000;
     for (std::uint16_t w = 0; w < 2; ++w) {
         auto& la = tb.add(0, w, 1, EventKind::instruction, kAll);
-        tb.access(la, MemSpace::global, MemOp::load, kAll, 4, [&](int l) { return a + 4 * (32u * w + std::uint32_t(l)); });
+        tb.access(la, MemSpace::global, MemOp::load, kAll, 4,
+                  [&](int l) { return a + 4 * (32u * w + std::uint32_t(l)); });
         auto& lb = tb.add(0, w, 1, EventKind::instruction, kAll);
         lb.pc = 1;
-        tb.access(lb, MemSpace::global, MemOp::load, kAll, 4, [&](int l) { return b + 4 * (32u * w + std::uint32_t(l)); });
+        tb.access(lb, MemSpace::global, MemOp::load, kAll, 4,
+                  [&](int l) { return b + 4 * (32u * w + std::uint32_t(l)); });
         auto& sc = tb.add(0, w, 3, EventKind::instruction, kAll);
-        tb.access(sc, MemSpace::global, MemOp::store, kAll, 4, [&](int l) { return c + 4 * (32u * w + std::uint32_t(l)); });
+        tb.access(sc, MemSpace::global, MemOp::store, kAll, 4,
+                  [&](int l) { return c + 4 * (32u * w + std::uint32_t(l)); });
     }
     // The two loads come from two instructions of one source line: give b's its own pc.
     tb.t->pcs.push_back(tb.t->pcs[1]);
     tb.t->per_pc.emplace_back();
     for (auto& e : tb.t->events)
-        if (e.mem >= 0 && tb.t->accesses[std::size_t(e.mem)].base >= b && tb.t->accesses[std::size_t(e.mem)].base < c) e.pc = 7;
+        if (e.mem >= 0 && tb.t->accesses[std::size_t(e.mem)].base >= b &&
+            tb.t->accesses[std::size_t(e.mem)].base < c)
+            e.pc = 7;
     // Source: line 11 loads a then b, line 13 stores c.
     std::string source;
-    for (int i = 1; i <= 13; ++i) source += i == 11 ? "    float s = a[i] + b[i];\n" : i == 13 ? "    c[i] = s;\n" : "\n";
+    for (int i = 1; i <= 13; ++i)
+        source += i == 11 ? "    float s = a[i] + b[i];\n" : i == 13 ? "    c[i] = s;\n" : "\n";
     MemoryModel mm = MemoryModel::build(*tb.t, source);
     REQUIRE(mm.regions.size() == 3);
     CHECK(mm.regions[0].name == "a");
@@ -462,7 +482,8 @@ TEST_CASE("the memory view finds each buffer, names it from the source and light
     // A strided request: every lane in its own sector.
     TraceBuilder ts(1, 32);
     auto& e = ts.add(0, 0, 1, EventKind::instruction, kAll);
-    ts.access(e, MemSpace::global, MemOp::load, kAll, 4, [&](int l) { return a + 128u * std::uint32_t(l); });
+    ts.access(e, MemSpace::global, MemOp::load, kAll, 4,
+              [&](int l) { return a + 128u * std::uint32_t(l); });
     MemoryModel ms = MemoryModel::build(*ts.t, "");
     REQUIRE(ms.regions.size() == 1);
     CHECK(ms.regions[0].name == "buffer 1");
@@ -478,7 +499,8 @@ TEST_CASE("a kernel's parameter names come from its signature in the source") {
         "__global__ void vector_add(const float* __restrict__ a, const float* b,\n"
         "                           float* c, int n = 4)\n{ }\n"
         "__global__ void tiles(float (*tile)[33], std::pair<int, int> p, unsigned mask) {}\n";
-    CHECK(kernel_parameter_names(src, "vector_add") == std::vector<std::string>{"a", "b", "c", "n"});
+    CHECK(kernel_parameter_names(src, "vector_add") ==
+          std::vector<std::string>{"a", "b", "c", "n"});
     CHECK(kernel_parameter_names(src, "tiles") == std::vector<std::string>{"tile", "p", "mask"});
     CHECK(kernel_parameter_names(src, "absent").empty());
 }
@@ -486,14 +508,20 @@ TEST_CASE("a kernel's parameter names come from its signature in the source") {
 TEST_CASE("the PTX is followed back from a load or store to the parameter its address comes from") {
     TraceBuilder tb(1, 32);
     tb.t->pcs.clear();
-    const char* ptx[] = {
-        "ld.param.u64 \t%rd15, [_Z1kPKfS0_Pfi_param_0]", "ld.param.u64 \t%rd16, [_Z1kPKfS0_Pfi_param_1]",
-        "ld.param.u64 \t%rd17, [_Z1kPKfS0_Pfi_param_2]", "cvta.to.global.u64 \t%rd1, %rd17",
-        "cvta.to.global.u64 \t%rd2, %rd16",           "cvta.to.global.u64 \t%rd3, %rd15",
-        "mul.wide.s32 \t%rd18, %r27, 4",               "add.s64 \t%rd34, %rd1, %rd18",
-        "add.s64 \t%rd33, %rd2, %rd18",                "ld.global.f32 \t%f1, [%rd33]",
-        "ld.global.f32 \t%f2, [%rd3+16]",              "st.global.f32 \t[%rd34], %f3",
-        "add.s64 \t%rd34, %rd34, %rd5",                "@%p1 st.global.f32 \t[%rd34], %f3"};
+    const char* ptx[] = {"ld.param.u64 \t%rd15, [_Z1kPKfS0_Pfi_param_0]",
+                         "ld.param.u64 \t%rd16, [_Z1kPKfS0_Pfi_param_1]",
+                         "ld.param.u64 \t%rd17, [_Z1kPKfS0_Pfi_param_2]",
+                         "cvta.to.global.u64 \t%rd1, %rd17",
+                         "cvta.to.global.u64 \t%rd2, %rd16",
+                         "cvta.to.global.u64 \t%rd3, %rd15",
+                         "mul.wide.s32 \t%rd18, %r27, 4",
+                         "add.s64 \t%rd34, %rd1, %rd18",
+                         "add.s64 \t%rd33, %rd2, %rd18",
+                         "ld.global.f32 \t%f1, [%rd33]",
+                         "ld.global.f32 \t%f2, [%rd3+16]",
+                         "st.global.f32 \t[%rd34], %f3",
+                         "add.s64 \t%rd34, %rd34, %rd5",
+                         "@%p1 st.global.f32 \t[%rd34], %f3"};
     for (const char* text : ptx) {
         PcInfo p;
         p.text = text;
@@ -519,16 +547,21 @@ TEST_CASE("array names on a source line split into written and read") {
     CHECK(n.loaded == std::vector<std::string>{"x", "y"});
 }
 
-TEST_CASE("the shared view counts words per bank: a column read is a 32-way conflict, a broadcast none") {
+TEST_CASE(
+    "the shared view counts words per bank: a column read is a 32-way conflict, a broadcast none") {
     TraceBuilder tb(1, 32);
     auto& column = tb.add(0, 0, 6, EventKind::instruction, kAll);
-    tb.access(column, MemSpace::shared, MemOp::load, kAll, 4, [](int l) { return std::uint64_t(l) * 128; });  // tile[l][0]
+    tb.access(column, MemSpace::shared, MemOp::load, kAll, 4,
+              [](int l) { return std::uint64_t(l) * 128; });  // tile[l][0]
     auto& row = tb.add(0, 0, 6, EventKind::instruction, kAll);
-    tb.access(row, MemSpace::shared, MemOp::load, kAll, 4, [](int l) { return std::uint64_t(l) * 4; });
+    tb.access(row, MemSpace::shared, MemOp::load, kAll, 4,
+              [](int l) { return std::uint64_t(l) * 4; });
     auto& broadcast = tb.add(0, 0, 6, EventKind::instruction, kAll);
-    tb.access(broadcast, MemSpace::shared, MemOp::load, kAll, 4, [](int) { return std::uint64_t(64); });
+    tb.access(broadcast, MemSpace::shared, MemOp::load, kAll, 4,
+              [](int) { return std::uint64_t(64); });
     auto& padded = tb.add(0, 0, 6, EventKind::instruction, kAll);
-    tb.access(padded, MemSpace::shared, MemOp::load, kAll, 4, [](int l) { return std::uint64_t(l) * 132; });  // tile[l][0], [32][33]
+    tb.access(padded, MemSpace::shared, MemOp::load, kAll, 4,
+              [](int l) { return std::uint64_t(l) * 132; });  // tile[l][0], [32][33]
 
     const SharedModel sm = SharedModel::build(*tb.t);
     CHECK(sm.used);
@@ -553,8 +586,11 @@ TEST_CASE("the shared view counts words per bank: a column read is a 32-way conf
 TEST_CASE("the timeline compresses a block's steps into columns per warp") {
     TraceBuilder tb(1, 64);
     for (int i = 0; i < 1000; ++i) {
-        auto& e = tb.add(0, std::uint16_t(i % 2), i < 500 ? 0 : 1, EventKind::instruction, i % 2 ? 0xffffu : kAll);
-        if (i >= 500) tb.access(e, MemSpace::global, MemOp::load, e.active, 4, [](int l) { return 0x1000u + 4u * std::uint32_t(l); });
+        auto& e = tb.add(0, std::uint16_t(i % 2), i < 500 ? 0 : 1, EventKind::instruction,
+                         i % 2 ? 0xffffu : kAll);
+        if (i >= 500)
+            tb.access(e, MemSpace::global, MemOp::load, e.active, 4,
+                      [](int l) { return 0x1000u + 4u * std::uint32_t(l); });
     }
     tb.add(0, 0, 5, EventKind::barrier_arrive, kAll);
     tb.add(0, 1, 5, EventKind::barrier_arrive, kAll);
@@ -597,8 +633,12 @@ TEST_CASE("reset exercise restores the committed version and keeps the learner's
     std::string out;
     const std::string r = repo.string();
     REQUIRE(run_capture({"git", "-C", r, "init", "-q"}, &out) == 0);
-    REQUIRE(run_capture({"git", "-C", r, "-c", "user.email=t@t", "-c", "user.name=t", "add", "exercises/01-threads.cu"}, &out) == 0);
-    REQUIRE(run_capture({"git", "-C", r, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "x"}, &out) == 0);
+    REQUIRE(run_capture({"git", "-C", r, "-c", "user.email=t@t", "-c", "user.name=t", "add",
+                         "exercises/01-threads.cu"},
+                        &out) == 0);
+    REQUIRE(run_capture({"git", "-C", r, "-c", "user.email=t@t", "-c", "user.name=t", "commit",
+                         "-q", "-m", "x"},
+                        &out) == 0);
 
     write(file, "// my work\n");
     const std::time_t now = 1'800'000'000;
@@ -635,7 +675,10 @@ TEST_CASE("reset exercise refuses outside a git checkout and leaves the file alo
     CHECK(read(file) == "// mine\n");
     CHECK(fs::directory_iterator(dir.path) != fs::directory_iterator{});
     int files = 0;
-    for (auto& e : fs::directory_iterator(dir.path)) { (void)e; ++files; }
+    for (auto& e : fs::directory_iterator(dir.path)) {
+        (void)e;
+        ++files;
+    }
     CHECK(files == 1);  // no backup written
 }
 
@@ -648,10 +691,13 @@ TEST_CASE("open in my editor uses $VISUAL, then $EDITOR, then xdg-open") {
     };
     auto no_terminal = [](const std::string&) { return false; };
     auto terminal = [](const std::string& p) { return p == "x-terminal-emulator"; };
-    CHECK(editor_command("ex.cu", 12, env({}), no_terminal) == std::vector<std::string>{"xdg-open", "ex.cu"});
-    CHECK(editor_command("ex.cu", 12, env({{"VISUAL", "code --wait"}, {"EDITOR", "vim"}}), no_terminal) ==
+    CHECK(editor_command("ex.cu", 12, env({}), no_terminal) ==
+          std::vector<std::string>{"xdg-open", "ex.cu"});
+    CHECK(editor_command("ex.cu", 12, env({{"VISUAL", "code --wait"}, {"EDITOR", "vim"}}),
+                         no_terminal) ==
           std::vector<std::string>{"code", "--wait", "--goto", "ex.cu:12"});
-    CHECK(editor_command("ex.cu", 12, env({{"EDITOR", "vim"}}), no_terminal) == std::vector<std::string>{"vim", "+12", "ex.cu"});
+    CHECK(editor_command("ex.cu", 12, env({{"EDITOR", "vim"}}), no_terminal) ==
+          std::vector<std::string>{"vim", "+12", "ex.cu"});
     CHECK(editor_command("ex.cu", 0, env({{"EDITOR", "nano"}}), terminal) ==
           std::vector<std::string>{"x-terminal-emulator", "-e", "nano", "ex.cu"});
 }
@@ -688,7 +734,7 @@ TEST_CASE("the check worker runs a lesson off the UI thread and returns the view
     CHECK(o->report.passed);
     REQUIRE(o->views);
     const TraceViews& v = *o->views;
-    CHECK(v.grid.blocks == 79);          // the last launch: 79 blocks of 128
+    CHECK(v.grid.blocks == 79);  // the last launch: 79 blocks of 128
     CHECK(v.model.detail_blocks().size() == 2);
     CHECK(v.model.find_detail_block(78) == 1);
     CHECK(!o->source.empty());
@@ -720,7 +766,8 @@ TEST_CASE("the check worker runs a lesson off the UI thread and returns the view
     CHECK(names == std::vector<std::string>{"a", "b", "c"});
 }
 
-// ---- which launch the app shows, and where each view opens ----------------------------------------
+// ---- which launch the app shows, and where each view opens
+// ----------------------------------------
 
 namespace {
 
@@ -735,9 +782,11 @@ CheckOutcome run_lesson(const std::string& id, const std::string& source, int la
     CheckRequest r;
     r.lesson = *l;
     r.options.backend = "emu";
-    r.options.seed = 20261130;  // the seed scripts/lesson_pictures.sh renders with: the same launches every run
+    r.options.seed =
+        20261130;  // the seed scripts/lesson_pictures.sh renders with: the same launches every run
     r.options.solution = source == "solution";
-    if (!source.empty() && source != "solution") r.options.source_path = (fs::path(course.root) / source).string();
+    if (!source.empty() && source != "solution")
+        r.options.source_path = (fs::path(course.root) / source).string();
     r.launch = launch;
     r.requested = Clock::now();
     runner.request(r);
@@ -753,11 +802,14 @@ const lessons::CheckResult* find_check(const lessons::CheckReport& r, const std:
 }
 
 // The step's event of detail block 0.
-const WarpEvent& event_at(const TraceViews& v, std::int64_t step) { return v.model.event(0, std::size_t(step)); }
+const WarpEvent& event_at(const TraceViews& v, std::int64_t step) {
+    return v.model.event(0, std::size_t(step));
+}
 
 }  // namespace
 
-TEST_CASE("lesson 07 with an unpadded tile opens on the launch the bank-conflict check measured, on a conflict") {
+TEST_CASE("lesson 07 with an unpadded tile opens on the launch the bank-conflict check measured, "
+          "on a conflict") {
     CheckOutcome o = run_lesson("07-transpose", "lessons/07-transpose/wrong/unpadded.cu");
     const lessons::CheckReport& r = o.report;
     CHECK_FALSE(r.passed);
@@ -770,7 +822,8 @@ TEST_CASE("lesson 07 with an unpadded tile opens on the launch the bank-conflict
     // (the largest), not the last launch.
     CHECK(banks->launch == 0);
     CHECK(r.focus_launch() == 0);
-    CHECK(r.launch_label(0) == "launch 1 of " + std::to_string(r.launches.size()) + ": transpose, grid (7,3,1) x block (32,32,1)");
+    CHECK(r.launch_label(0) == "launch 1 of " + std::to_string(r.launches.size()) +
+                                   ": transpose, grid (7,3,1) x block (32,32,1)");
     REQUIRE(o.views);
     CHECK(o.launch == 0);
     const TraceViews& v = *o.views;
@@ -779,13 +832,16 @@ TEST_CASE("lesson 07 with an unpadded tile opens on the launch the bank-conflict
     // report lists for it, the most of any launch.
     const auto& l0 = r.launches[0];
     CHECK(v.figures.total.shared_load_conflicts == l0.shared_load_conflicts);
-    for (const auto& l : r.launches) CHECK(l.shared_load_conflicts + l.shared_store_conflicts <= l0.shared_load_conflicts + l0.shared_store_conflicts);
+    for (const auto& l : r.launches)
+        CHECK(l.shared_load_conflicts + l.shared_store_conflicts <=
+              l0.shared_load_conflicts + l0.shared_store_conflicts);
     CHECK(v.figures.total.bank_conflicts() > 1000);
     // The shared view opens on the first conflict, which --find conflict also finds.
     const FirstPicture p = first_picture(v, 0, "shared");
     REQUIRE(p.step >= 0);
     CHECK(p.step == find_step(v, 0, "conflict"));
-    const auto access = shared_access_at(v.trace(), v.model.detail_blocks()[0].begin + std::size_t(p.step));
+    const auto access =
+        shared_access_at(v.trace(), v.model.detail_blocks()[0].begin + std::size_t(p.step));
     REQUIRE(access.valid);
     CHECK(access.cost.conflicts() > 0);
     CHECK(access.cost.wavefronts == 32);  // a column of a [32][32] tile: one bank, 32 words
@@ -793,8 +849,16 @@ TEST_CASE("lesson 07 with an unpadded tile opens on the launch the bank-conflict
     // Both matrices are drawn in their shapes: `in` 72 x 200, `out` 200 x 72.
     int shaped = 0;
     for (const auto& region : v.memory.regions) {
-        if (region.name == "in") { CHECK(region.shape_rows == 72); CHECK(region.shape_cols == 200); ++shaped; }
-        if (region.name == "out") { CHECK(region.shape_rows == 200); CHECK(region.shape_cols == 72); ++shaped; }
+        if (region.name == "in") {
+            CHECK(region.shape_rows == 72);
+            CHECK(region.shape_cols == 200);
+            ++shaped;
+        }
+        if (region.name == "out") {
+            CHECK(region.shape_rows == 200);
+            CHECK(region.shape_cols == 72);
+            ++shaped;
+        }
     }
     CHECK(shaped == 2);
 
@@ -805,9 +869,11 @@ TEST_CASE("lesson 07 with an unpadded tile opens on the launch the bank-conflict
     CHECK(third.views->grid.blocks == 2);  // 45 x 1: two tiles side by side
 }
 
-TEST_CASE("lesson 07's shipped exercise: the store check fails on launch 1, whose stores are a vertical stripe") {
+TEST_CASE("lesson 07's shipped exercise: the store check fails on launch 1, whose stores are a "
+          "vertical stripe") {
     CheckOutcome o = run_lesson("07-transpose", "");
-    const lessons::CheckResult* stores = find_check(o.report, "global stores: sectors moved per sector needed");
+    const lessons::CheckResult* stores =
+        find_check(o.report, "global stores: sectors moved per sector needed");
     REQUIRE(stores);
     CHECK_FALSE(stores->passed);
     CHECK(stores->launch == 0);  // the launch that wastes the most store sectors
@@ -815,10 +881,12 @@ TEST_CASE("lesson 07's shipped exercise: the store check fails on launch 1, whos
     CHECK(o.launch == 0);
     const TraceViews& v = *o.views;
     CHECK(v.figures.total.global_store_sectors == o.report.launches[0].store_sectors);
-    // The memory view opens on a store whose 32 lanes land in one column of `out`: 32 rows, 32 sectors.
+    // The memory view opens on a store whose 32 lanes land in one column of `out`: 32 rows, 32
+    // sectors.
     const FirstPicture p = first_picture(v, 0, "memory");
     REQUIRE(p.step >= 0);
-    const AccessView a = access_at(v.trace(), v.memory, v.model.detail_blocks()[0].begin + std::size_t(p.step));
+    const AccessView a =
+        access_at(v.trace(), v.memory, v.model.detail_blocks()[0].begin + std::size_t(p.step));
     REQUIRE(a.valid);
     CHECK(a.op == MemOp::store);
     CHECK(a.cost.sectors == 32);
@@ -837,9 +905,11 @@ TEST_CASE("lesson 07's shipped exercise: the store check fails on launch 1, whos
     CHECK(p.caption.find("32 sectors") != std::string::npos);
 }
 
-TEST_CASE("lesson 03's exercise: the views show the image the checks measured, with the gutter's figure") {
+TEST_CASE("lesson 03's exercise: the views show the image the checks measured, with the gutter's "
+          "figure") {
     CheckOutcome o = run_lesson("03-matrix-2d", "");
-    const lessons::CheckResult* loads = find_check(o.report, "global loads: sectors moved per sector needed");
+    const lessons::CheckResult* loads =
+        find_check(o.report, "global loads: sectors moved per sector needed");
     REQUIRE(loads);
     CHECK_FALSE(loads->passed);
     CHECK(loads->launch == 0);  // the 200 x 70 image wastes the most sectors
@@ -849,7 +919,10 @@ TEST_CASE("lesson 03's exercise: the views show the image the checks measured, w
     CHECK(v.grid.blocks == 21);  // 200 x 70 in 32 x 32 blocks: 7 x 3
     // The gutter's figures are that launch's, as the report lists it.
     std::uint64_t requests = 0, sectors = 0;
-    for (const auto& lf : v.figures.lines) { requests += lf.figures.global_load_requests; sectors += lf.figures.global_load_sectors; }
+    for (const auto& lf : v.figures.lines) {
+        requests += lf.figures.global_load_requests;
+        sectors += lf.figures.global_load_sectors;
+    }
     CHECK(requests == o.report.launches[0].load_requests);
     CHECK(sectors == o.report.launches[0].load_sectors);
     for (const auto& region : v.memory.regions) {
@@ -861,7 +934,8 @@ TEST_CASE("lesson 03's exercise: the views show the image the checks measured, w
     // The memory view opens on a request down a column: 32 lanes, 32 sectors.
     const FirstPicture p = first_picture(v, 0, "memory");
     REQUIRE(p.step >= 0);
-    const AccessView a = access_at(v.trace(), v.memory, v.model.detail_blocks()[0].begin + std::size_t(p.step));
+    const AccessView a =
+        access_at(v.trace(), v.memory, v.model.detail_blocks()[0].begin + std::size_t(p.step));
     CHECK(a.cost.sectors == 32);
     CHECK(__builtin_popcount(a.mask) == 32);
 }
@@ -870,13 +944,16 @@ TEST_CASE("lesson 08's hierarchy follows the launch its loads check names") {
     CheckOutcome o = run_lesson("08-matmul-tiled", "solution");
     CHECK(o.report.passed);
     REQUIRE(o.report.launches.size() >= 5);
-    const lessons::CheckResult* loads = find_check(o.report, "global loads per FMA, worst launch against its bound");
+    const lessons::CheckResult* loads =
+        find_check(o.report, "global loads per FMA, worst launch against its bound");
     REQUIRE(loads);
     REQUIRE(loads->launch >= 0);
-    CHECK(o.report.focus_launch() == loads->launch);  // all pass: the launch the performance check measured
+    CHECK(o.report.focus_launch() ==
+          loads->launch);  // all pass: the launch the performance check measured
     REQUIRE(o.views);
     CHECK(o.launch == loads->launch);
-    CHECK(o.views->hierarchy.load_requests == o.report.launches[std::size_t(o.launch)].load_requests);
+    CHECK(o.views->hierarchy.load_requests ==
+          o.report.launches[std::size_t(o.launch)].load_requests);
 }
 
 TEST_CASE("lesson 04: the warps view and --find divergence land where a warp runs split") {
@@ -923,14 +1000,15 @@ TEST_CASE("lesson 10: the histogram's bins are a heat map of 8 rows of 32, the i
     CHECK(pixels);
 }
 
-TEST_CASE("find_step: divergence is the instruction after the splitting branch, kinds are checked") {
+TEST_CASE(
+    "find_step: divergence is the instruction after the splitting branch, kinds are checked") {
     TraceBuilder b(1, 64);
     b.add(0, 0, 0, EventKind::instruction, kAll);
     b.add(0, 1, 0, EventKind::instruction, kAll);
     WarpEvent& br = b.add(0, 0, 2, EventKind::branch, kAll);
-    br.taken = 0x0000ffffu;                                   // half the lanes jump
-    b.add(0, 1, 0, EventKind::instruction, kAll);            // another warp in between
-    b.add(0, 0, 3, EventKind::instruction, 0x0000ffffu);     // warp 0 runs one side: the split
+    br.taken = 0x0000ffffu;                               // half the lanes jump
+    b.add(0, 1, 0, EventKind::instruction, kAll);         // another warp in between
+    b.add(0, 0, 3, EventKind::instruction, 0x0000ffffu);  // warp 0 runs one side: the split
     b.add(0, 0, 0, EventKind::instruction, 0xffff0000u);
     auto v = build_trace_views(b.t, "", nullptr);
     CHECK(find_step(*v, 0, "divergence") == 4);
@@ -968,32 +1046,43 @@ TEST_CASE("every lesson picture in docs/images/lessons shows what pictures.tsv s
         lessons_pictured.insert(lesson);
         REQUIRE(course.find(lesson));
         const bool file = source.size() > 3 && source.substr(source.size() - 3) == ".cu";
-        REQUIRE((source == "exercise" || source == "solution" || (file && fs::exists(fs::path(course.root) / source))));
+        REQUIRE((source == "exercise" || source == "solution" ||
+                 (file && fs::exists(fs::path(course.root) / source))));
         const std::string name = file ? fs::path(source).stem().string() : source;
         CHECK(fs::exists(dir / (lesson + "-" + view + "-" + name + ".png")));
         const std::string key = lesson + "/" + source;
-        if (!outcomes.count(key)) outcomes.emplace(key, run_lesson(lesson, source == "exercise" ? "" : source));
+        if (!outcomes.count(key))
+            outcomes.emplace(key, run_lesson(lesson, source == "exercise" ? "" : source));
         const CheckOutcome& o = outcomes.at(key);
         REQUIRE(o.views);
         const TraceViews& v = *o.views;
         const FirstPicture p = first_picture(v, 0, view);
         const auto& block = v.model.detail_blocks().at(0);
-        const AccessView access = p.step >= 0 ? access_at(v.trace(), v.memory, block.begin + std::size_t(p.step)) : AccessView{};
-        const auto shared = p.step >= 0 ? shared_access_at(v.trace(), block.begin + std::size_t(p.step)) : SharedAccessView{};
+        const AccessView access =
+            p.step >= 0 ? access_at(v.trace(), v.memory, block.begin + std::size_t(p.step))
+                        : AccessView{};
+        const auto shared = p.step >= 0
+                                ? shared_access_at(v.trace(), block.begin + std::size_t(p.step))
+                                : SharedAccessView{};
         std::istringstream pairs(expect);
         std::string pair;
         while (pairs >> pair) {
-            const std::string name = pair.substr(0, pair.find('=')), want = pair.substr(pair.find('=') + 1);
+            const std::string name = pair.substr(0, pair.find('=')),
+                              want = pair.substr(pair.find('=') + 1);
             INFO("expecting " << pair << "; caption: " << p.caption);
             if (name == "launch") CHECK(std::to_string(o.launch + 1) == want);
             else if (name == "blocks") CHECK(std::to_string(v.grid.blocks) == want);
-            else if (name == "split") CHECK((find_step(v, 0, "divergence") >= 0 ? "yes" : "no") == want);
+            else if (name == "split")
+                CHECK((find_step(v, 0, "divergence") >= 0 ? "yes" : "no") == want);
             else if (name == "active") {
                 REQUIRE(p.step >= 0);
-                CHECK(std::to_string(__builtin_popcount(v.model.event(0, std::size_t(p.step)).active)) == want);
+                CHECK(std::to_string(__builtin_popcount(
+                          v.model.event(0, std::size_t(p.step)).active)) == want);
             } else if (name == "op") {
                 REQUIRE(access.valid);
-                CHECK((access.op == MemOp::load ? "load" : access.op == MemOp::store ? "store" : "atomic") == want);
+                CHECK((access.op == MemOp::load    ? "load"
+                       : access.op == MemOp::store ? "store"
+                                                   : "atomic") == want);
             } else if (name == "sectors") {
                 REQUIRE(access.valid);
                 CHECK(std::to_string(access.cost.sectors) == want);
@@ -1007,7 +1096,8 @@ TEST_CASE("every lesson picture in docs/images/lessons shows what pictures.tsv s
                 std::set<std::uint64_t> rows, cols;
                 for (int l = 0; l < 32; ++l)
                     if (access.mask >> l & 1) {
-                        const std::uint64_t e = (access.address[std::size_t(l)] - r.first_address) / r.element_bytes;
+                        const std::uint64_t e =
+                            (access.address[std::size_t(l)] - r.first_address) / r.element_bytes;
                         rows.insert(e / r.shape_cols);
                         cols.insert(e % r.shape_cols);
                     }
@@ -1017,7 +1107,9 @@ TEST_CASE("every lesson picture in docs/images/lessons shows what pictures.tsv s
                 CHECK(std::to_string(shared.cost.wavefronts) == want);
             } else if (name == "shared") CHECK((v.shared.used ? "yes" : "no") == want);
             else if (name == "barriers") CHECK(std::to_string(block.barrier_steps.size()) == want);
-            else if (name == "occupancy") CHECK(std::to_string(int(std::lround(v.hierarchy.occupancy.occupancy * 100))) == want);
+            else if (name == "occupancy")
+                CHECK(std::to_string(int(std::lround(v.hierarchy.occupancy.occupancy * 100))) ==
+                      want);
             else FAIL("unknown expectation " << name);
         }
     }

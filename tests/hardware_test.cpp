@@ -11,7 +11,8 @@
 
 using namespace cudalab;
 
-TEST_CASE("hardware: the memory geometry the grades count in (32-byte sectors, 128-byte lines, 32 banks of 4 bytes)") {
+TEST_CASE("hardware: the memory geometry the grades count in (32-byte sectors, 128-byte lines, 32 "
+          "banks of 4 bytes)") {
     // CUDA C++ Best Practices Guide: global memory is served in 32-byte sectors of 128-byte lines;
     // shared memory has 32 banks of 4-byte words. Every coalescing and bank-conflict figure a
     // lesson grades scales with these.
@@ -42,10 +43,12 @@ TEST_CASE("hardware: the sm_90 row (the emulated device) and the table's archite
     CHECK(a->max_shared_per_block == 232448);  // 227 KB
     CHECK(a->registers_per_sm == 65536);
     CHECK(hw::arch_limits("sm_91") == nullptr);
-    CHECK(hw::known_archs() == std::vector<std::string>{"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"});
+    CHECK(hw::known_archs() == std::vector<std::string>{"sm_75", "sm_80", "sm_86", "sm_89", "sm_90",
+                                                        "sm_100", "sm_120"});
 }
 
-TEST_CASE("hardware: the emulator holds a launch to the emulated architecture's shared memory, to the byte") {
+TEST_CASE("hardware: the emulator holds a launch to the emulated architecture's shared memory, to "
+          "the byte") {
     static compiler::Compiler compiler;
     const auto compiled = compiler.compile("extern \"C\" __global__ void k(float* p) {\n"
                                            "    extern __shared__ float s[];\n"
@@ -59,12 +62,15 @@ TEST_CASE("hardware: the emulator holds a launch to the emulated architecture's 
     DevicePtr p = 0;
     REQUIRE(backend.allocate(4 * 32, &p).ok());
     const std::uint32_t limit = std::uint32_t(hw::emulated.max_shared_per_block);
-    LaunchResult fits = backend.launch("k", LaunchConfig{Dim3{1}, Dim3{32}, limit}, {KernelArg::of(p)}, TraceOptions{});
+    LaunchResult fits = backend.launch("k", LaunchConfig{Dim3{1}, Dim3{32}, limit},
+                                       {KernelArg::of(p)}, TraceOptions{});
     CHECK_MESSAGE(fits.status.ok(), fits.status.message);
-    LaunchResult over = backend.launch("k", LaunchConfig{Dim3{1}, Dim3{32}, limit + 1}, {KernelArg::of(p)}, TraceOptions{});
+    LaunchResult over = backend.launch("k", LaunchConfig{Dim3{1}, Dim3{32}, limit + 1},
+                                       {KernelArg::of(p)}, TraceOptions{});
     CHECK(over.status.code == StatusCode::bad_usage);
     CHECK(over.status.message.find("at most 232448 (227 KB)") != std::string::npos);
-    LaunchResult wide = backend.launch("k", LaunchConfig{Dim3{1}, Dim3{1025}, 0}, {KernelArg::of(p)}, TraceOptions{});
+    LaunchResult wide = backend.launch("k", LaunchConfig{Dim3{1}, Dim3{1025}, 0},
+                                       {KernelArg::of(p)}, TraceOptions{});
     CHECK(wide.status.message.find("the limit is 1024") != std::string::npos);
 }
 
@@ -88,7 +94,8 @@ TEST_CASE("occupancy: the limiter is an enum with one spelling each") {
 }
 
 TEST_CASE("severity: one enum, one spelling, read back exactly") {
-    for (Severity s : {Severity::error, Severity::warning, Severity::remark}) CHECK(severity_from_string(to_string(s)) == s);
+    for (Severity s : {Severity::error, Severity::warning, Severity::remark})
+        CHECK(severity_from_string(to_string(s)) == s);
     CHECK(std::string(to_string(Severity::warning)) == "warning");
     CHECK_FALSE(severity_from_string("fatal"));
     CHECK_FALSE(severity_from_string("Error"));

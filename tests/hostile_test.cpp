@@ -38,7 +38,8 @@ std::vector<compiler::Diagnostic> refused(const std::string& source) {
 }
 
 fs::path scratch(const std::string& name) {
-    fs::path dir = fs::temp_directory_path() / ("cudalab-hostile-" + std::to_string(::getpid())) / name;
+    fs::path dir =
+        fs::temp_directory_path() / ("cudalab-hostile-" + std::to_string(::getpid())) / name;
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
@@ -51,7 +52,9 @@ fs::path scratch(const std::string& name) {
 // ---------------------------------------------------------------------------------------------
 
 TEST_CASE("the include check allows the shims, the lesson's headers and the toolkit's headers") {
-    CHECK(refused("#include <cstdio>\n#include \"cuda_runtime.h\"\n#include \"lesson_helpers.cuh\"\n").empty());
+    CHECK(
+        refused("#include <cstdio>\n#include \"cuda_runtime.h\"\n#include \"lesson_helpers.cuh\"\n")
+            .empty());
     CHECK(refused("#include <cuda_fp16.h>\n#include <cooperative_groups.h>\n").empty());
     CHECK(refused("#if __has_include(<cuda_fp16.h>)\n#endif\n").empty());
     // Text that only looks like a directive: in a comment, a string, a raw string, a number.
@@ -78,9 +81,11 @@ TEST_CASE("the include check refuses every other file, at its line and column") 
         {"#include __FILE__\n", 1, 1, "macro"},
         {"#if __has_include(\"/etc/shadow\")\n#endif\n", 1, 5, "absolute path"},
         {"#if defined(__has_include) && __has_include_next(<x/../../y>)\n#endif\n", 1, 31, "'..'"},
-        {"%:include </etc/passwd>\n", 1, 1, "absolute path"},          // digraph
-        {"?" "?=include </etc/passwd>\n", 1, 1, "absolute path"},       // trigraph
-        {"#inc\\\nlude </etc/passwd>\n", 1, 1, "absolute path"},       // line splice
+        {"%:include </etc/passwd>\n", 1, 1, "absolute path"},  // digraph
+        {"?"
+         "?=include </etc/passwd>\n",
+         1, 1, "absolute path"},                                  // trigraph
+        {"#inc\\\nlude </etc/passwd>\n", 1, 1, "absolute path"},  // line splice
         {"/* a */ # /* b */ include </etc/passwd>\n", 1, 9, "absolute path"},
         {"#include_next </etc/passwd>\n", 1, 1, "absolute path"},
         {"#include \"sub\\\\..\\\\x\"\n", 1, 1, "backslash"},
@@ -100,28 +105,36 @@ TEST_CASE("the include check refuses every other file, at its line and column") 
     }
 }
 
-TEST_CASE("a refused include is a compile error before NVRTC runs, and a 0xFF byte is refused too") {
+TEST_CASE(
+    "a refused include is a compile error before NVRTC runs, and a 0xFF byte is refused too") {
     compiler::Compiler compiler;
     auto r = compiler.compile("#include \"/etc/passwd\"\n__global__ void k() {}\n", "cheat.cu");
     CHECK_FALSE(r->ok);
-    CHECK(r->error_text().find("cheat.cu:1:1: error: #include \"/etc/passwd\" is not allowed") != std::string::npos);
+    CHECK(r->error_text().find("cheat.cu:1:1: error: #include \"/etc/passwd\" is not allowed") !=
+          std::string::npos);
     CHECK(r->error_text().find("root:") == std::string::npos);
     // NVRTC stops reading at a 0xFF byte and compiles what came before, silently.
     r = compiler.compile("// caf\xff\n__global__ void k(int* x) { *x = 1; }\n", "latin.cu");
     CHECK_FALSE(r->ok);
-    CHECK(r->error_text().find("latin.cu:1:7: error: the file contains the byte 0xFF") != std::string::npos);
+    CHECK(r->error_text().find("latin.cu:1:7: error: the file contains the byte 0xFF") !=
+          std::string::npos);
 }
 
 TEST_CASE("a header the lesson ships is included from memory, and no other file beside it") {
     compiler::Compiler compiler;
     compiler::CompileOptions o;
-    o.headers = {{"lesson_helpers.cuh", "__device__ inline float twice(float x) { return 2 * x; }\n"}};
-    auto r = compiler.compile("#include \"lesson_helpers.cuh\"\n__global__ void k(float* x) { x[0] = twice(x[0]); }\n",
-                              "with_header.cu", o);
+    o.headers = {
+        {"lesson_helpers.cuh", "__device__ inline float twice(float x) { return 2 * x; }\n"}};
+    auto r = compiler.compile(
+        "#include \"lesson_helpers.cuh\"\n__global__ void k(float* x) { x[0] = twice(x[0]); }\n",
+        "with_header.cu", o);
     CHECK(r->ok);
-    r = compiler.compile("#include \"other_helpers.cuh\"\n__global__ void k(float* x) {}\n", "with_header.cu", o);
+    r = compiler.compile("#include \"other_helpers.cuh\"\n__global__ void k(float* x) {}\n",
+                         "with_header.cu", o);
     CHECK_FALSE(r->ok);
-    CHECK(r->error_text().find("with_header.cu:1:1: error: #include \"other_helpers.cuh\" is not allowed") != std::string::npos);
+    CHECK(r->error_text().find(
+              "with_header.cu:1:1: error: #include \"other_helpers.cuh\" is not allowed") !=
+          std::string::npos);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -129,7 +142,8 @@ TEST_CASE("a header the lesson ships is included from memory, and no other file 
 // ---------------------------------------------------------------------------------------------
 
 TEST_CASE("the compile helper compiles what the compiler compiled in process") {
-    const std::string source = "__global__ void add(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] += 1; }\n";
+    const std::string source =
+        "__global__ void add(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] += 1; }\n";
     compiler::CompileOptions in_process;
     in_process.limits.isolate = false;
     const auto a = compiler::compile_in_process(source, "add.cu", in_process);
@@ -149,18 +163,22 @@ TEST_CASE("the compile helper compiles what the compiler compiled in process") {
     CHECK(b->kernels[0].registers == a->kernels[0].registers);
 }
 
-TEST_CASE("in the helper, NVRTC cannot read files outside the toolkit even past the include check") {
+TEST_CASE(
+    "in the helper, NVRTC cannot read files outside the toolkit even past the include check") {
     // The include check is bypassed on purpose: this is the second wall, for a toolkit header that
     // might include a file through a macro.
-    const auto r = compiler::compile_in_helper("#include \"/etc/passwd\"\n__global__ void k() {}\n", "wall.cu",
-                                               compiler::CompileOptions{});
+    const auto r = compiler::compile_in_helper("#include \"/etc/passwd\"\n__global__ void k() {}\n",
+                                               "wall.cu", compiler::CompileOptions{});
     CHECK_FALSE(r->ok);
     const std::string text = r->error_text() + r->log;
     if (compiler::landlock_available()) CHECK(text.find("root:") == std::string::npos);
-    else WARN_MESSAGE(false, "this kernel offers no Landlock: the helper's second wall is not tested here");
+    else
+        WARN_MESSAGE(false,
+                     "this kernel offers no Landlock: the helper's second wall is not tested here");
     // The environment is empty: a probe of it finds nothing of the grader's.
     ::setenv("CUDALAB_SECRET_FOR_TEST", "hunter2", 1);
-    const auto env = compiler::compile_in_helper("#include \"/proc/self/environ\"\n", "env.cu", compiler::CompileOptions{});
+    const auto env = compiler::compile_in_helper("#include \"/proc/self/environ\"\n", "env.cu",
+                                                 compiler::CompileOptions{});
     CHECK((env->error_text() + env->log).find("hunter2") == std::string::npos);
     ::unsetenv("CUDALAB_SECRET_FOR_TEST");
 }
@@ -170,7 +188,9 @@ TEST_CASE("a compile that reaches its time or memory limit is killed and says wh
     compiler::CompileOptions o;
     o.limits.seconds = 1;
     std::string bomb = "#define A0 x + x\n";
-    for (int i = 1; i <= 26; ++i) bomb += "#define A" + std::to_string(i) + " A" + std::to_string(i - 1) + " + A" + std::to_string(i - 1) + "\n";
+    for (int i = 1; i <= 26; ++i)
+        bomb += "#define A" + std::to_string(i) + " A" + std::to_string(i - 1) + " + A" +
+                std::to_string(i - 1) + "\n";
     bomb += "__global__ void k(int* o) { int x = *o; *o = A26; }\n";
     auto r = compiler.compile(bomb, "macro.cu", o);
     CHECK_FALSE(r->ok);
@@ -181,7 +201,8 @@ TEST_CASE("a compile that reaches its time or memory limit is killed and says wh
     o.limits.seconds = 60;
     o.limits.memory_mb = 256;
     const std::string templates =
-        "template <int N, int M> struct B { static __device__ int v() { return B<N - 1, 2 * M>::v() + B<N - 1, 2 * M + 1>::v(); } };\n"
+        "template <int N, int M> struct B { static __device__ int v() { return B<N - 1, 2 * "
+        "M>::v() + B<N - 1, 2 * M + 1>::v(); } };\n"
         "template <int M> struct B<0, M> { static __device__ int v() { return M; } };\n"
         "__global__ void k(int* o) { *o = B<40, 0>::v(); }\n";
     r = compiler.compile(templates, "templates.cu", o);
@@ -239,7 +260,8 @@ lessons::CheckReport random_report(std::mt19937& rng) {
         c.message = bytes(5000);
         c.advice = bytes(100);
         c.passed = rng() % 2;
-        c.mismatches.push_back(lessons::Mismatch{1, bytes(20), bytes(20), bytes(20), std::nullopt, false});
+        c.mismatches.push_back(
+            lessons::Mismatch{1, bytes(20), bytes(20), bytes(20), std::nullopt, false});
         r.checks.push_back(c);
     }
     return r;
@@ -251,9 +273,10 @@ TEST_CASE("safe_text gives valid UTF-8 without control characters, cut at a char
     CHECK(report::safe_text("caf\xe9") == "caf\xef\xbf\xbd");
     CHECK(report::safe_text("a\x1b[2Jb") == "a [2Jb");
     CHECK(report::safe_text("tab\tnew\nline") == "tab\tnew\nline");
-    CHECK(report::safe_text("\xed\xa0\x80") == "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // a surrogate
-    CHECK(report::safe_text("\xc0\xaf") == "\xef\xbf\xbd\xef\xbf\xbd");                  // overlong '/'
-    CHECK(report::safe_text("\xef\xbf\xbf") == "\xef\xbf\xbd");                           // U+FFFF
+    CHECK(report::safe_text("\xed\xa0\x80") ==
+          "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");                       // a surrogate
+    CHECK(report::safe_text("\xc0\xaf") == "\xef\xbf\xbd\xef\xbf\xbd");  // overlong '/'
+    CHECK(report::safe_text("\xef\xbf\xbf") == "\xef\xbf\xbd");          // U+FFFF
     const std::string cut = report::safe_text("\xc3\xa9\xc3\xa9\xc3\xa9", 5);
     CHECK(cut.rfind("\xc3\xa9\xc3\xa9\n...(", 0) == 0);
     CHECK(valid_utf8(cut));
@@ -270,7 +293,8 @@ TEST_CASE("fuzz: every report writer gives well-formed, bounded output for rando
         CHECK(nlohmann::json::parse(grades)["tests"].is_array());
         const std::string xml = report::junit(reports);
         CHECK(valid_utf8(xml));
-        for (unsigned char c : xml) CHECK_MESSAGE((c >= 0x20 || c == '\n' || c == '\t'), "control byte in XML");
+        for (unsigned char c : xml)
+            CHECK_MESSAGE((c >= 0x20 || c == '\n' || c == '\t'), "control byte in XML");
         CHECK(xml.find("<testsuites") != std::string::npos);
         const std::string text = report::text(reports[0]);
         CHECK(valid_utf8(text));
@@ -329,7 +353,8 @@ TEST_CASE("a damaged progress store is reported and kept, never overwritten") {
         CHECK(p.problems()[0].find("damaged") != std::string::npos);
         p.record_check("01-threads", true);
         CHECK(p.save());
-        std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // the kept copy's name has the second
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(1100));  // the kept copy's name has the second
     }
     int kept = 0;
     for (const auto& e : fs::directory_iterator(dir))
@@ -340,12 +365,15 @@ TEST_CASE("a damaged progress store is reported and kept, never overwritten") {
 
 TEST_CASE("an earlier progress.json is migrated once, its values validated") {
     const fs::path dir = scratch("migrate");
-    { std::ofstream(dir / "progress.json") << R"({"version": 1, "lessons": {
+    {
+        std::ofstream(dir / "progress.json") << R"({"version": 1, "lessons": {
         "01-threads": {"state": "passed", "hints_shown": 2, "last_checked": "2026-11-30T10:00:00Z"},
         "02-vector-add": {"state": "failed", "hints_shown": -5},
         "03-x": {"state": "failed", "hints_shown": 1.5e300},
-        "../../etc": {"state": "passed"}}})"; }
-    lessons::Progress p((dir / "progress.json").string());  // a .json path names the database beside it
+        "../../etc": {"state": "passed"}}})";
+    }
+    lessons::Progress p(
+        (dir / "progress.json").string());  // a .json path names the database beside it
     CHECK(p.path() == (dir / "progress.db").string());
     CHECK(p.get("01-threads").state == lessons::LessonState::passed);
     CHECK(p.get("01-threads").hints_shown == 2);
@@ -390,8 +418,32 @@ TEST_CASE("ten processes recording checks at once lose no update") {
 
 TEST_CASE("fuzz: the include check reads any bytes and never misses a plain directive after them") {
     std::mt19937 rng(1301);
-    const char* pieces[] = {"#", "include", " ", "\"", "<", ">", "/", "..", "\\\n", "\\", "\n", "//", "/*", "*/",
-                            "R\"x(", ")x\"", "'", "1'0", "%:", "?" "?=", "__has_include(", ")", "etc/passwd", "cstdio", "\r\n"};
+    const char* pieces[] = {"#",
+                            "include",
+                            " ",
+                            "\"",
+                            "<",
+                            ">",
+                            "/",
+                            "..",
+                            "\\\n",
+                            "\\",
+                            "\n",
+                            "//",
+                            "/*",
+                            "*/",
+                            "R\"x(",
+                            ")x\"",
+                            "'",
+                            "1'0",
+                            "%:",
+                            "?"
+                            "?=",
+                            "__has_include(",
+                            ")",
+                            "etc/passwd",
+                            "cstdio",
+                            "\r\n"};
     for (int round = 0; round < 2000; ++round) {
         std::string noise;
         const int n = std::uniform_int_distribution<int>(0, 40)(rng);
@@ -421,7 +473,10 @@ TEST_CASE("fuzz: a progress store of random bytes is reported, never a crash") {
         const std::string path = (dir / ("p" + std::to_string(round) + ".db")).string();
         std::string bytes(std::uniform_int_distribution<std::size_t>(0, 8192)(rng), '\0');
         for (char& c : bytes) c = char(rng());
-        if (round % 4 == 0) bytes.replace(0, std::min<std::size_t>(16, bytes.size()), std::string("SQLite format 3\0", 16).substr(0, std::min<std::size_t>(16, bytes.size())));
+        if (round % 4 == 0)
+            bytes.replace(0, std::min<std::size_t>(16, bytes.size()),
+                          std::string("SQLite format 3\0", 16)
+                              .substr(0, std::min<std::size_t>(16, bytes.size())));
         { std::ofstream(path, std::ios::binary) << bytes; }
         lessons::Progress p(path);
         p.record_check("01-threads", true);

@@ -35,10 +35,12 @@ TEST_CASE("program lessons: interval arithmetic of the timeline checks") {
     CHECK(covered({8, 9}, m) == 0);
 }
 
-TEST_CASE("program lessons: 14-streams passes the pipeline, fails the serial exercise and a cheat") {
+TEST_CASE(
+    "program lessons: 14-streams passes the pipeline, fails the serial exercise and a cheat") {
     std::string looked;
     if (programs::find_nvcc(&looked).empty()) {
-        MESSAGE("SKIPPED: no nvcc (" << looked << "): program lessons need the CUDA toolkit's nvcc");
+        MESSAGE("SKIPPED: no nvcc (" << looked
+                                     << "): program lessons need the CUDA toolkit's nvcc");
         return;
     }
     Course course;
@@ -110,13 +112,16 @@ TEST_CASE("program lessons: 14-streams passes the pipeline, fails the serial exe
     CheckReport hang = check_lesson(course, *l, o, compiler);
     REQUIRE_MESSAGE(hang.status.ok(), hang.status.message);
     CHECK_FALSE(hang.passed);
-    CHECK(find_check(hang, "out.bin is right for a small input")->message.find("wall-clock limit") != std::string::npos);
+    CHECK(
+        find_check(hang, "out.bin is right for a small input")->message.find("wall-clock limit") !=
+        std::string::npos);
 }
 
 TEST_CASE("program lessons: 02b-host-program finds missing copies and leaked device memory") {
     std::string looked;
     if (programs::find_nvcc(&looked).empty()) {
-        MESSAGE("SKIPPED: no nvcc (" << looked << "): program lessons need the CUDA toolkit's nvcc");
+        MESSAGE("SKIPPED: no nvcc (" << looked
+                                     << "): program lessons need the CUDA toolkit's nvcc");
         return;
     }
     Course course;
@@ -180,7 +185,8 @@ const nlohmann::json* kernel_entry(const ProgramRun& run, const std::string& nam
 
 }  // namespace
 
-TEST_CASE("program lessons: the emulated runtime counts constant-cache requests per kernel, broadcast and serialised") {
+TEST_CASE("program lessons: the emulated runtime counts constant-cache requests per kernel, "
+          "broadcast and serialised") {
     std::string looked;
     if (programs::find_nvcc(&looked).empty()) {
         MESSAGE("SKIPPED: no nvcc (" << looked << ")");
@@ -222,13 +228,14 @@ int main() {
     CHECK((*b)["constant_requests"] == 4);
     CHECK((*l)["launches"] == 3);
     CHECK((*l)["traced_launches"] == 2);
-    CHECK((*l)["constant_loads"] == 8);                  // 2 launches x 2 warps x 2 loads
+    CHECK((*l)["constant_loads"] == 8);  // 2 launches x 2 warps x 2 loads
     CHECK((*l)["constant_requests"] == 2 * 2 * (8 + 32));
     CHECK((*l)["global_load_requests"] == 0);
     CHECK(run.runtime["memory"]["peak_device_bytes"] == 256);
 }
 
-TEST_CASE("program lessons: a captured graph's DAG is in the timeline, captured allocations are graph memory, an unjoined fork fails") {
+TEST_CASE("program lessons: a captured graph's DAG is in the timeline, captured allocations are "
+          "graph memory, an unjoined fork fails") {
     std::string looked;
     if (programs::find_nvcc(&looked).empty()) {
         MESSAGE("SKIPPED: no nvcc (" << looked << ")");
@@ -315,7 +322,8 @@ int main() {
             launch = &ev;
             ++launches;
         }
-        if (ev.pid >= 1 && ev.category == "kernel" && ev.args.contains("graph_node")) ++graph_kernels;
+        if (ev.pid >= 1 && ev.category == "kernel" && ev.args.contains("graph_node"))
+            ++graph_kernels;
         if (ev.pid >= 1 && ev.name == "graph allocation") ++node_allocs;
     }
     REQUIRE(launch);
@@ -338,7 +346,8 @@ int main() {
     CHECK(node_allocs == 5);
 }
 
-TEST_CASE("program lessons: 13, 15 and 19 fail a program stopped at the time or memory limit, naming the limit") {
+TEST_CASE("program lessons: 13, 15 and 19 fail a program stopped at the time or memory limit, "
+          "naming the limit") {
     std::string looked;
     if (programs::find_nvcc(&looked).empty()) {
         MESSAGE("SKIPPED: no nvcc (" << looked << ")");
@@ -391,10 +400,12 @@ int main() {
     CHECK(hog.checks.front().message.find("memory limit of 512") != std::string::npos);
 }
 
-TEST_CASE("program lessons: 16-errors runs the program under injected faults and reads only the program's own stderr") {
+TEST_CASE("program lessons: 16-errors runs the program under injected faults and reads only the "
+          "program's own stderr") {
     std::string looked;
     if (programs::find_nvcc(&looked).empty()) {
-        MESSAGE("SKIPPED: no nvcc (" << looked << "): program lessons need the CUDA toolkit's nvcc");
+        MESSAGE("SKIPPED: no nvcc (" << looked
+                                     << "): program lessons need the CUDA toolkit's nvcc");
         return;
     }
     Course course;
@@ -410,7 +421,8 @@ TEST_CASE("program lessons: 16-errors runs the program under injected faults and
     // The shipped exercise is right without faults and silent under each: the runtime's own
     // "cudalab:" lines name the errors, and must not count as the program's.
     CHECK(find_check(ex, "out.bin is right when nothing fails")->passed);
-    for (const char* name : {"a failing cudaMalloc is named and recovered from", "an invalid launch configuration is named and recovered from",
+    for (const char* name : {"a failing cudaMalloc is named and recovered from",
+                             "an invalid launch configuration is named and recovered from",
                              "an illegal address in a kernel is named and ends the program"}) {
         const CheckResult* c = find_check(ex, name);
         REQUIRE(c);
@@ -418,7 +430,8 @@ TEST_CASE("program lessons: 16-errors runs the program under injected faults and
         CHECK(c->message.find("does not name") != std::string::npos);
     }
     bool injected = false;
-    for (const auto& line : ex.log) injected |= line.find("CUDALAB_INJECT=illegal-address:") != std::string::npos;
+    for (const auto& line : ex.log)
+        injected |= line.find("CUDALAB_INJECT=illegal-address:") != std::string::npos;
     CHECK(injected);
 
     // A program the sandbox stops fails every check with that reason, and the fault checks do not
@@ -434,14 +447,17 @@ TEST_CASE("program lessons: 16-errors runs the program under injected faults and
     for (const auto& c : hang.checks)
         if (c.kind == CheckKind::correctness) {
             CHECK_FALSE(c.passed);
-            CHECK_MESSAGE(c.message.find("wall-clock limit") != std::string::npos, c.name << ": " << c.message);
+            CHECK_MESSAGE(c.message.find("wall-clock limit") != std::string::npos,
+                          c.name << ": " << c.message);
         }
 }
 
-TEST_CASE("program lessons: 20-multi-gpu runs on 4 emulated GPUs and times the all-reduce against the ring's bound") {
+TEST_CASE("program lessons: 20-multi-gpu runs on 4 emulated GPUs and times the all-reduce against "
+          "the ring's bound") {
     std::string looked;
     if (programs::find_nvcc(&looked).empty()) {
-        MESSAGE("SKIPPED: no nvcc (" << looked << "): program lessons need the CUDA toolkit's nvcc");
+        MESSAGE("SKIPPED: no nvcc (" << looked
+                                     << "): program lessons need the CUDA toolkit's nvcc");
         return;
     }
     Course course;

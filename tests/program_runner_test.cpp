@@ -46,7 +46,9 @@ bool have_nvcc() {
     use_test_environment();
     std::string looked;
     if (!find_nvcc(&looked).empty()) return true;
-    std::printf("SKIPPED: no nvcc (looked for %s): the tests that build programs need the CUDA Toolkit's compiler\n", looked.c_str());
+    std::printf("SKIPPED: no nvcc (looked for %s): the tests that build programs need the CUDA "
+                "Toolkit's compiler\n",
+                looked.c_str());
     return false;
 }
 
@@ -95,7 +97,7 @@ TEST_CASE("sizes parse strictly and print readably") {
     CHECK_FALSE(parse_bytes("99999999999T", &v));
     CHECK(parse_bytes("300", &v, 20));  // a plain number in MB
     CHECK(v == 300ull << 20);
-    CHECK(parse_bytes("2k", &v, 20));   // a unit wins
+    CHECK(parse_bytes("2k", &v, 20));  // a unit wins
     CHECK(v == 2048);
     CHECK(format_bytes(4ull << 30) == "4 GiB");
     CHECK(format_bytes(300ull << 20) == "300 MiB");
@@ -104,10 +106,14 @@ TEST_CASE("sizes parse strictly and print readably") {
 }
 
 TEST_CASE("nvcc's file(line) messages become file:line") {
-    CHECK(colon_line_numbers("a.cu(12): error: expected a \";\"\n") == "a.cu:12: error: expected a \";\"\n");
-    CHECK(colon_line_numbers("dir/b c.cu(3): warning #177-D: x\n") == "dir/b c.cu:3: warning #177-D: x\n");
-    CHECK(colon_line_numbers("main.cpp:4:5: error: gcc's form stays\n") == "main.cpp:4:5: error: gcc's form stays\n");
-    CHECK(colon_line_numbers("1 error detected in the compilation of \"a.cu\".\n") == "1 error detected in the compilation of \"a.cu\".\n");
+    CHECK(colon_line_numbers("a.cu(12): error: expected a \";\"\n") ==
+          "a.cu:12: error: expected a \";\"\n");
+    CHECK(colon_line_numbers("dir/b c.cu(3): warning #177-D: x\n") ==
+          "dir/b c.cu:3: warning #177-D: x\n");
+    CHECK(colon_line_numbers("main.cpp:4:5: error: gcc's form stays\n") ==
+          "main.cpp:4:5: error: gcc's form stays\n");
+    CHECK(colon_line_numbers("1 error detected in the compilation of \"a.cu\".\n") ==
+          "1 error detected in the compilation of \"a.cu\".\n");
 }
 
 TEST_CASE("the default nvcc options keep PTX for sm_90, the shared runtime and line info") {
@@ -149,7 +155,10 @@ TEST_CASE("ELF reading: libraries, a script, a truncated file") {
     std::string cut = write_temp("cut.elf", head);
     CHECK_FALSE(read_elf_info(cut, &info, &err));
     CHECK(err.find("truncated") != std::string::npos);
-    std::string junk = write_temp("junk.elf", std::string("\x7f" "ELF\x02\x01\x01", 7) + std::string(200, '\xff'));
+    std::string junk = write_temp("junk.elf", std::string("\x7f"
+                                                          "ELF\x02\x01\x01",
+                                                          7) +
+                                                  std::string(200, '\xff'));
     CHECK_FALSE(read_elf_info(junk, &info, &err));
     CHECK_FALSE(read_elf_info("/nonexistent/x", &info, &err));
 }
@@ -247,13 +256,15 @@ TEST_CASE("run_process: too many processes stop the program") {
 
 // [SECTION] building
 
-TEST_CASE("build: a program is built once, then found in the cache, and a changed header rebuilds it") {
+TEST_CASE(
+    "build: a program is built once, then found in the cache, and a changed header rebuilds it") {
     if (!have_nvcc()) return;
     // A copy of the probe in a private folder, so that its header can be changed.
     fs::path dir = temp_dir() / "cache-test";
     fs::create_directories(dir);
     fs::copy_file(kProbe, dir / "probe.cu", fs::copy_options::overwrite_existing);
-    std::ofstream(dir / "probe_util.h") << "#pragma once\n#define PROBE_GREETING \"first " << ::getpid() << "\"\n";
+    std::ofstream(dir / "probe_util.h")
+        << "#pragma once\n#define PROBE_GREETING \"first " << ::getpid() << "\"\n";
     BuildRequest req;
     req.inputs = {"probe.cu"};
     req.cwd = dir.string();
@@ -301,7 +312,8 @@ TEST_CASE("build: a compile error shows nvcc's message with file:line and exits 
 
 TEST_CASE("build: a missing nvcc is named with where it was looked for") {
     use_test_environment();
-    auto missing = run_command("CUDALAB_NVCC=/nonexistent/bin/nvcc " + std::string(CUDALAB_CLI) + " run " + quote(kProbe) + " --rebuild");
+    auto missing = run_command("CUDALAB_NVCC=/nonexistent/bin/nvcc " + std::string(CUDALAB_CLI) +
+                               " run " + quote(kProbe) + " --rebuild");
     CHECK(missing.exit_code == 2);
     CHECK(missing.output.find("nvcc") != std::string::npos);
     CHECK(missing.output.find("/nonexistent/bin/nvcc") != std::string::npos);
@@ -311,7 +323,8 @@ TEST_CASE("build: a missing nvcc is named with where it was looked for") {
 TEST_CASE("cudalab build writes the executable, and -rdc=true programs of two files build") {
     if (!have_nvcc()) return;
     fs::path out = temp_dir() / "rdc_prog";
-    auto r = run_cli("build -rdc=true " + quote(kPrograms + "/rdc_main.cu") + " " + quote(kPrograms + "/rdc_lib.cu") + " -o " + quote(out.string()));
+    auto r = run_cli("build -rdc=true " + quote(kPrograms + "/rdc_main.cu") + " " +
+                     quote(kPrograms + "/rdc_lib.cu") + " -o " + quote(out.string()));
     REQUIRE_MESSAGE(r.exit_code == 0, r.output);
     CHECK(::access(out.c_str(), X_OK) == 0);
     auto ran = run("--exe " + quote(out.string()));
@@ -330,14 +343,17 @@ TEST_CASE("run: output, arguments and exit code pass through, and settings reach
 
     r = run(quote(kProbe) + " -- exit 42");
     CHECK(r.exit_code == 42);
-    CHECK(r.output.find("cudalab:") == std::string::npos);  // a plain exit needs no word from cudalab
+    CHECK(r.output.find("cudalab:") ==
+          std::string::npos);  // a plain exit needs no word from cudalab
 
     r = run(quote(kProbe) + " --backend emu --devices 3 -- devices");
     CHECK(r.exit_code == 0);
     CHECK(r.output.find("devices 3 (ok)") != std::string::npos);
 
     // The runtime's result file comes back in the JSON report, with the settings it was given.
-    auto j = run_cli_stdout("run " + quote(kProbe) + " --backend emu --json --driver-version 12080 --budget 1000 -- launch leak");
+    auto j =
+        run_cli_stdout("run " + quote(kProbe) +
+                       " --backend emu --json --driver-version 12080 --budget 1000 -- launch leak");
     REQUIRE(j.exit_code == 0);
     auto report = nlohmann::json::parse(j.output);
     CHECK(report["stdout"] == "launched\n");
@@ -354,7 +370,8 @@ TEST_CASE("run: the program runs in the current folder") {
     fs::path dir = temp_dir() / "cwd-test";
     fs::create_directories(dir);
     std::ofstream(dir / "data.txt") << "payload\n";
-    auto r = run_command("cd " + quote(dir.string()) + " && " + CUDALAB_CLI + " run " + quote(kProbe) + " -- read data.txt </dev/null");
+    auto r = run_command("cd " + quote(dir.string()) + " && " + CUDALAB_CLI + " run " +
+                         quote(kProbe) + " -- read data.txt </dev/null");
     CHECK(r.exit_code == 0);
     CHECK(r.output.find("read payload") != std::string::npos);
 }
@@ -373,7 +390,8 @@ TEST_CASE("run: a crash, a hang, a memory hog and a flood end with their own exi
     CHECK(hog.exit_code == 125);
     CHECK(hog.output.find("memory limit of 200 MiB") != std::string::npos);
 
-    auto flood = run_command(std::string(CUDALAB_CLI) + " run " + quote(kProbe) + " --output-limit 50k -- spam </dev/null 2>/dev/null | wc -c");
+    auto flood = run_command(std::string(CUDALAB_CLI) + " run " + quote(kProbe) +
+                             " --output-limit 50k -- spam </dev/null 2>/dev/null | wc -c");
     CHECK(std::atoi(flood.output.c_str()) == 50 * 1024);
     auto flood_code = run(quote(kProbe) + " --output-limit 50k --json -- spam");
     CHECK(flood_code.exit_code == 123);
@@ -389,8 +407,9 @@ TEST_CASE("run --exe: a program built with the static runtime is refused with ho
     fs::path exe = fs::path(CUDALAB_TEST_PROGRAM_CACHE) / "static_probe";
     if (!fs::exists(exe)) {
         fs::create_directories(exe.parent_path());
-        auto b = run_command(nvcc + " -arch=compute_90 -code=compute_90 -o " + quote(exe.string() + ".tmp") + " " + quote(kProbe) +
-                             " && mv " + quote(exe.string() + ".tmp") + " " + quote(exe.string()));
+        auto b = run_command(nvcc + " -arch=compute_90 -code=compute_90 -o " +
+                             quote(exe.string() + ".tmp") + " " + quote(kProbe) + " && mv " +
+                             quote(exe.string() + ".tmp") + " " + quote(exe.string()));
         REQUIRE_MESSAGE(b.exit_code == 0, b.output);
     }
     auto r = run("--backend emu --exe " + quote(exe.string()) + " hello");
@@ -405,9 +424,11 @@ TEST_CASE("run --exe: a program built with the static runtime is refused with ho
     CHECK(plain.output == "--devices 2\n");
 }
 
-TEST_CASE("run: the emulated runtime missing, or a GPU asked for where there is none, exit 2 with the reason") {
+TEST_CASE("run: the emulated runtime missing, or a GPU asked for where there is none, exit 2 with "
+          "the reason") {
     if (!have_nvcc()) return;
-    auto r = run_command("CUDALAB_CUDART_DIR=/nonexistent " + std::string(CUDALAB_CLI) + " run " + quote(kProbe) + " --backend emu </dev/null");
+    auto r = run_command("CUDALAB_CUDART_DIR=/nonexistent " + std::string(CUDALAB_CLI) + " run " +
+                         quote(kProbe) + " --backend emu </dev/null");
     CHECK(r.exit_code == 2);
     CHECK(r.output.find("/nonexistent/libcudart.so.13") != std::string::npos);
     std::string why;
@@ -438,7 +459,7 @@ TEST_CASE("run: bad usage exits 2 with a message") {
     CHECK(run(quote(kProbe) + " --memory-limit lots").exit_code == 2);
     CHECK(run(quote(kProbe) + " --backend cpu").exit_code == 2);
     CHECK(run(quote(kProbe) + " -cudart static").exit_code == 2);
-    CHECK(run("--exe /bin/true " ).exit_code == 0);
+    CHECK(run("--exe /bin/true ").exit_code == 0);
     CHECK(run("--exe /nonexistent/prog").exit_code == 2);
     CHECK(run_cli("build " + quote(kProbe) + " --sandbox").exit_code == 2);
     CHECK(run_cli("run --help").exit_code == 0);
@@ -451,13 +472,17 @@ TEST_CASE("sandbox: no network, no secrets, no home, writable only where allowed
     fs::path dir = temp_dir() / "sandbox-cwd";
     fs::create_directories(dir);
     auto in_dir = [&](const std::string& args, const std::string& env = "") {
-        return run_command("cd " + quote(dir.string()) + " && " + env + " " + CUDALAB_CLI + " run --sandbox " + quote(kProbe) + " " + args + " </dev/null");
+        return run_command("cd " + quote(dir.string()) + " && " + env + " " + CUDALAB_CLI +
+                           " run --sandbox " + quote(kProbe) + " " + args + " </dev/null");
     };
     CHECK(in_dir("-- net").output.find("connect ok") == std::string::npos);
-    CHECK(in_dir("-- env GITHUB_TOKEN", "GITHUB_TOKEN=secret").output.find("GITHUB_TOKEN=(unset)") != std::string::npos);
+    CHECK(
+        in_dir("-- env GITHUB_TOKEN", "GITHUB_TOKEN=secret").output.find("GITHUB_TOKEN=(unset)") !=
+        std::string::npos);
     const char* home = std::getenv("HOME");
     if (home && fs::is_directory(home) && std::string(home) != "/") {
-        std::string secret = (fs::path(home) / (".cudalab-sandbox-test-" + std::to_string(::getpid()))).string();
+        std::string secret =
+            (fs::path(home) / (".cudalab-sandbox-test-" + std::to_string(::getpid()))).string();
         std::ofstream(secret) << "secret\n";
         CHECK(in_dir("-- read " + quote(secret)).output.find("cannot read") != std::string::npos);
         fs::remove(secret);
@@ -466,12 +491,15 @@ TEST_CASE("sandbox: no network, no secrets, no home, writable only where allowed
     CHECK(w.exit_code == 0);
     CHECK(read_file((dir / "out.txt").string()) == "written\n");
     CHECK(in_dir("--sandbox-readonly-cwd -- write again.txt").exit_code == 1);
-    CHECK(in_dir("-- write /usr/cudalab-sandbox-test").output.find("cannot write") != std::string::npos);
+    CHECK(in_dir("-- write /usr/cudalab-sandbox-test").output.find("cannot write") !=
+          std::string::npos);
     CHECK(in_dir("-- write /tmp/scratch.txt").exit_code == 0);
-    CHECK(in_dir("-- cwd").output.find("cwd " + fs::weakly_canonical(dir).string()) != std::string::npos);
+    CHECK(in_dir("-- cwd").output.find("cwd " + fs::weakly_canonical(dir).string()) !=
+          std::string::npos);
     // The default cache is in the hidden home (~/.cache/cudalab): the program is bound back in.
     if (home && fs::is_directory(home) && std::string(home) != "/") {
-        fs::path cache = fs::path(home) / ".cache" / ("cudalab-sandbox-test-" + std::to_string(::getpid()));
+        fs::path cache =
+            fs::path(home) / ".cache" / ("cudalab-sandbox-test-" + std::to_string(::getpid()));
         auto r = in_dir("-- hello", "CUDALAB_CACHE_DIR=" + quote(cache.string()));
         CHECK(r.exit_code == 0);
         CHECK(r.output.find("hello from probe") != std::string::npos);
@@ -479,24 +507,29 @@ TEST_CASE("sandbox: no network, no secrets, no home, writable only where allowed
     }
 }
 
-TEST_CASE("sandbox: nvcc builds in the sandbox too, so a source cannot include the grader's files") {
+TEST_CASE(
+    "sandbox: nvcc builds in the sandbox too, so a source cannot include the grader's files") {
     if (!have_nvcc() || !have_sandbox()) return;
     const char* home = std::getenv("HOME");
     if (!home || !fs::is_directory(home) || std::string(home) == "/") {
         std::printf("SKIPPED: no home folder to hide\n");
         return;
     }
-    std::string secret = (fs::path(home) / (".cudalab-include-test-" + std::to_string(::getpid()))).string();
+    std::string secret =
+        (fs::path(home) / (".cudalab-include-test-" + std::to_string(::getpid()))).string();
     std::ofstream(secret) << "int grader_secret_value = 1234567;\n";
     fs::path dir = temp_dir() / "sandbox-include";
     fs::create_directories(dir);
-    std::ofstream(dir / "steal.cu") << "#include \"" << secret << "\"\nint main() { return grader_secret_value; }\n";
-    auto in_sandbox = run_command("cd " + quote(dir.string()) + " && " + CUDALAB_CLI + " run --sandbox --rebuild steal.cu </dev/null");
+    std::ofstream(dir / "steal.cu")
+        << "#include \"" << secret << "\"\nint main() { return grader_secret_value; }\n";
+    auto in_sandbox = run_command("cd " + quote(dir.string()) + " && " + CUDALAB_CLI +
+                                  " run --sandbox --rebuild steal.cu </dev/null");
     CHECK(in_sandbox.exit_code == 2);
     CHECK(in_sandbox.output.find("steal.cu:1:") != std::string::npos);
     CHECK(in_sandbox.output.find("1234567") == std::string::npos);
     // Without the sandbox the same file is found (what the sandbox prevents).
-    auto outside = run_command("cd " + quote(dir.string()) + " && " + CUDALAB_CLI + " run --rebuild steal.cu </dev/null");
+    auto outside = run_command("cd " + quote(dir.string()) + " && " + CUDALAB_CLI +
+                               " run --rebuild steal.cu </dev/null");
     CHECK(outside.exit_code == 1234567 % 256);
     fs::remove(secret);
 }
@@ -513,7 +546,9 @@ TEST_CASE("sandbox: limits, the runtime's files and the exit codes") {
     // The timeline is written inside and copied out; the result file comes back too.
     fs::path timeline = temp_dir() / "sandbox-timeline.json";
     fs::remove(timeline);
-    auto j = run_cli_stdout("run --sandbox --json --devices 2 --timeline " + quote(timeline.string()) + " " + quote(kProbe) + " -- launch </dev/null");
+    auto j =
+        run_cli_stdout("run --sandbox --json --devices 2 --timeline " + quote(timeline.string()) +
+                       " " + quote(kProbe) + " -- launch </dev/null");
     auto report = nlohmann::json::parse(j.output);
     CHECK(report["run"]["runtime"]["launches"] == 1);
     CHECK(report["run"]["runtime"]["devices"] == "2");
@@ -524,7 +559,8 @@ TEST_CASE("sandbox: limits, the runtime's files and the exit codes") {
 
 // [SECTION] the CUPTI timeline
 
-TEST_CASE("CUPTI records become the emulated runtime's trace events: devices as 1+N by stream, the host as 0 by thread") {
+TEST_CASE("CUPTI records become the emulated runtime's trace events: devices as 1+N by stream, the "
+          "host as 0 by thread") {
     TimelineNames names;
     CUpti_ActivityKernel10 k{};
     k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -533,8 +569,12 @@ TEST_CASE("CUPTI records become the emulated runtime's trace events: devices as 
     k.end = 9000;
     k.deviceId = 1;
     k.streamId = 13;
-    k.gridX = 4; k.gridY = 1; k.gridZ = 1;
-    k.blockX = 256; k.blockY = 1; k.blockZ = 1;
+    k.gridX = 4;
+    k.gridY = 1;
+    k.gridZ = 1;
+    k.blockX = 256;
+    k.blockY = 1;
+    k.blockZ = 1;
     k.correlationId = 7;
     auto ke = cupti::to_event(reinterpret_cast<CUpti_Activity*>(&k), nullptr, &names);
     REQUIRE(ke);
@@ -598,9 +638,12 @@ TEST_CASE("CUPTI records become the emulated runtime's trace events: devices as 
     CHECK(xs[2]["tid"] == 13);
     bool stream_named = false, host_named = false, main_named = false;
     for (const auto& e : t["traceEvents"]) {
-        stream_named |= e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 2 && e["tid"] == 13 && e["args"]["name"] == "stream 13";
-        host_named |= e["ph"] == "M" && e["name"] == "process_name" && e["pid"] == 0 && e["args"]["name"] == "host";
-        main_named |= e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 0 && e["tid"] == 0 && e["args"]["name"] == "main thread";
+        stream_named |= e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 2 &&
+                        e["tid"] == 13 && e["args"]["name"] == "stream 13";
+        host_named |= e["ph"] == "M" && e["name"] == "process_name" && e["pid"] == 0 &&
+                      e["args"]["name"] == "host";
+        main_named |= e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 0 &&
+                      e["tid"] == 0 && e["args"]["name"] == "main thread";
     }
     CHECK(stream_named);
     CHECK(host_named);
@@ -610,10 +653,13 @@ TEST_CASE("CUPTI records become the emulated runtime's trace events: devices as 
     CUpti_ActivityKernel10 g1 = k, g2 = k;
     g1.graphId = g2.graphId = 3;
     g1.correlationId = g2.correlationId = 40;
-    g1.start = 10000; g1.end = 11000;
-    g2.start = 11500; g2.end = 12000;
-    std::vector<TimelineEvent> events = {*cupti::to_event(reinterpret_cast<CUpti_Activity*>(&g1), nullptr, &names),
-                                         *cupti::to_event(reinterpret_cast<CUpti_Activity*>(&g2), nullptr, &names), *ke};
+    g1.start = 10000;
+    g1.end = 11000;
+    g2.start = 11500;
+    g2.end = 12000;
+    std::vector<TimelineEvent> events = {
+        *cupti::to_event(reinterpret_cast<CUpti_Activity*>(&g1), nullptr, &names),
+        *cupti::to_event(reinterpret_cast<CUpti_Activity*>(&g2), nullptr, &names), *ke};
     cupti::add_graph_launches(events);
     REQUIRE(events.size() == 4);
     CHECK(events[3].name == "graph launch");

@@ -4,7 +4,8 @@
 //
 // The corpus is what tests/data/kernels/*.cu compile to with the options in manifest.txt. After
 // changing a kernel, regenerate it with
-//   CUDALAB_UPDATE_PTX_CORPUS=1 ./build/tests/cudalab_tests -tc="the PTX corpus matches the kernels"
+//   CUDALAB_UPDATE_PTX_CORPUS=1 ./build/tests/cudalab_tests -tc="the PTX corpus matches the
+//   kernels"
 #include "compiler/compiler.h"
 #include "emulator/emulator.h"
 #include "emulator/state.h"  // the prepared program, which these white-box checks read
@@ -39,22 +40,28 @@ std::string read_file(const std::string& path) {
 // Each kernel file once, with its NVRTC options.
 std::map<std::string, std::string> kernel_files() {
     std::map<std::string, std::string> files;
-    for (const auto& e : kernels::read_manifest(test_data + "/kernels/manifest.txt")) files[e.file] = e.options;
+    for (const auto& e : kernels::read_manifest(test_data + "/kernels/manifest.txt"))
+        files[e.file] = e.options;
     return files;
 }
 
-std::shared_ptr<const compiler::CompileResult> compile_kernel_file(const std::string& file, const std::string& options) {
+std::shared_ptr<const compiler::CompileResult> compile_kernel_file(const std::string& file,
+                                                                   const std::string& options) {
     static compiler::Compiler compiler;  // one NVRTC compile per file for the whole suite
     compiler::CompileOptions o;
     if (!options.empty()) o.extra_options.push_back(options);
     // A relative path, so that the corpus's .file lines do not depend on where the tree lives.
-    return compiler.compile(read_file(test_data + "/kernels/" + file), "tests/data/kernels/" + file, o);
+    return compiler.compile(read_file(test_data + "/kernels/" + file), "tests/data/kernels/" + file,
+                            o);
 }
 
-const ptx::Function* find_function(const ptx::Module& m, const std::string& name) { return m.find(name); }
+const ptx::Function* find_function(const ptx::Module& m, const std::string& name) {
+    return m.find(name);
+}
 
 int count_opcode(const ptx::Function& fn, ptx::Opcode op) {
-    return int(std::count_if(fn.code.begin(), fn.code.end(), [&](const ptx::Instruction& in) { return in.op == op; }));
+    return int(std::count_if(fn.code.begin(), fn.code.end(),
+                             [&](const ptx::Instruction& in) { return in.op == op; }));
 }
 
 }  // namespace
@@ -69,7 +76,8 @@ TEST_CASE("the PTX corpus matches the kernels") {
         const std::string path = test_data + "/ptx/" + file.substr(0, file.rfind('.')) + ".ptx";
         if (update) std::ofstream(path, std::ios::binary) << result->ptx;
         const std::string committed = read_file(path);
-        REQUIRE_MESSAGE(!committed.empty(), "missing " << path << "; set CUDALAB_UPDATE_PTX_CORPUS=1 to write it");
+        REQUIRE_MESSAGE(!committed.empty(),
+                        "missing " << path << "; set CUDALAB_UPDATE_PTX_CORPUS=1 to write it");
         // Another NVRTC may word things differently; then the corpus still parses (next test) and
         // only needs regenerating. Compare the instructions' count as a sanity check.
         const auto a = ptx::parse(committed), b = ptx::parse(result->ptx);
@@ -92,11 +100,14 @@ TEST_CASE("every PTX file of the corpus parses and loads into the emulator") {
         CHECK(parsed.module.version == "9.0");
         CHECK(!parsed.module.functions.empty());
         for (const auto& fn : parsed.module.functions) {
-            if (fn.is_extern || fn.name.rfind("__internal", 0) == 0) continue;  // the math library has no lines
+            if (fn.is_extern || fn.name.rfind("__internal", 0) == 0)
+                continue;  // the math library has no lines
             CAPTURE(fn.name);
             CHECK(!fn.code.empty());
             // -lineinfo: every instruction of the learner's code maps to a source line.
-            const auto with_line = std::count_if(fn.code.begin(), fn.code.end(), [](const ptx::Instruction& in) { return in.line > 0; });
+            const auto with_line =
+                std::count_if(fn.code.begin(), fn.code.end(),
+                              [](const ptx::Instruction& in) { return in.line > 0; });
             CHECK(with_line > 0);
         }
         emu::Emulator emulator;
@@ -122,10 +133,12 @@ TEST_CASE("kernels compiled now parse, with the constructs the emulator relies o
         REQUIRE(fn);
         bool v4_load = false, v2_store = false;
         for (const auto& in : fn->code) {
-            if (in.op == ptx::Opcode::ld && in.vector == 4 && in.operands[0].kind == ptx::OperandKind::vector &&
-                in.operands[0].vec_count == 4)
+            if (in.op == ptx::Opcode::ld && in.vector == 4 &&
+                in.operands[0].kind == ptx::OperandKind::vector && in.operands[0].vec_count == 4)
                 v4_load = true;
-            if (in.op == ptx::Opcode::st && in.vector == 2 && in.operands[1].kind == ptx::OperandKind::vector) v2_store = true;
+            if (in.op == ptx::Opcode::st && in.vector == 2 &&
+                in.operands[1].kind == ptx::OperandKind::vector)
+                v2_store = true;
         }
         CHECK(v4_load);
         CHECK(v2_store);
@@ -134,15 +147,17 @@ TEST_CASE("kernels compiled now parse, with the constructs the emulator relies o
         const ptx::Function* fn = find_function(modules["int128.cu"], "int128_ops");
         REQUIRE(fn);
         CHECK(count_opcode(*fn, ptx::Opcode::addc) + count_opcode(*fn, ptx::Opcode::madc) > 0);
-        const bool carry_out = std::any_of(fn->code.begin(), fn->code.end(), [](const ptx::Instruction& in) {
-            return in.op == ptx::Opcode::add && (in.flags & ptx::f_cc);
-        });
+        const bool carry_out =
+            std::any_of(fn->code.begin(), fn->code.end(), [](const ptx::Instruction& in) {
+                return in.op == ptx::Opcode::add && (in.flags & ptx::f_cc);
+            });
         CHECK(carry_out);
     }
     SUBCASE("registers declared inside inline asm scopes hide the outer ones") {
         // sin(double)'s range reduction declares `.reg .u32 %r0, %r1, %r2, %r3, ...` inside { };
         // after the scope closes, %r3 must name the function's own %r3 again.
-        const ptx::Function* fn = find_function(modules["float.cu"], "__internal_trig_reduction_slowpathd");
+        const ptx::Function* fn =
+            find_function(modules["float.cu"], "__internal_trig_reduction_slowpathd");
         REQUIRE(fn);
         std::set<std::string> names(fn->register_names.begin(), fn->register_names.end());
         CHECK(names.size() < fn->register_names.size());  // the same name, two registers
@@ -161,7 +176,9 @@ TEST_CASE("kernels compiled now parse, with the constructs the emulator relies o
         const ptx::Function* fn = find_function(modules["control.cu"], "barrier_reductions");
         REQUIRE(fn);
         int red = 0;
-        for (const auto& in : fn->code) red += (in.op == ptx::Opcode::bar || in.op == ptx::Opcode::barrier) && (in.flags & ptx::f_red);
+        for (const auto& in : fn->code)
+            red += (in.op == ptx::Opcode::bar || in.op == ptx::Opcode::barrier) &&
+                   (in.flags & ptx::f_red);
         CHECK(red == 4);
     }
     SUBCASE("branches know where their lanes reconverge") {
@@ -170,7 +187,8 @@ TEST_CASE("kernels compiled now parse, with the constructs the emulator relies o
         const auto result = compile_kernel_file("control.cu", "");
         REQUIRE(emulator.load(result->ptx, "control.cu").ok());
         const auto& functions = emulator.program()->functions;
-        const auto it = std::find_if(functions.begin(), functions.end(), [](const auto& f) { return f.fn.name == "divergence"; });
+        const auto it = std::find_if(functions.begin(), functions.end(),
+                                     [](const auto& f) { return f.fn.name == "divergence"; });
         REQUIRE(it != functions.end());
         int conditional = 0;
         for (const auto& in : it->fn.code) {
@@ -248,19 +266,21 @@ TEST_CASE("unknown syntax is an error that names the PTX line, never skipped") {
 TEST_CASE("shapes of PTX that NVRTC emits for the CUDA headers and debug info") {
     SUBCASE("a .section is skipped whole") {
         std::string text = with_line("add.s32 %r2, %r1, 1;");
-        text += "\t.file\t1 \"k.cu\"\n\t.section\t.debug_str\n\t{\n$L__info_string0:\n.b8 95,90,0\n\n\t}\n";
+        text += "\t.file\t1 \"k.cu\"\n\t.section\t.debug_str\n\t{\n$L__info_string0:\n.b8 "
+                "95,90,0\n\n\t}\n";
         const auto r = ptx::parse(text);
         INFO(r.error);
         CHECK(r.ok);
     }
     SUBCASE("'.reg.b32 f' with no space, and registers without %") {
-        const auto r = ptx::parse(with_line("{.reg.b32 f;\n .reg .pred __$temp3;\n mov.b32 f, %r1;\n setp.lt.u32 __$temp3, f, 4;\n"
-                                            " selp.u32 %r2, 1, 0, __$temp3;}"));
+        const auto r = ptx::parse(with_line(
+            "{.reg.b32 f;\n .reg .pred __$temp3;\n mov.b32 f, %r1;\n setp.lt.u32 __$temp3, f, 4;\n"
+            " selp.u32 %r2, 1, 0, __$temp3;}"));
         INFO(r.error);
         REQUIRE(r.ok);
         const auto& fn = r.module.functions[0];
         CHECK(fn.register_names.size() == 4 + 3 + 1 + 1);  // %r0..3, %rd0..2, f, __$temp3
-        CHECK(fn.registers.count("f") == 0);                   // gone with its scope
+        CHECK(fn.registers.count("f") == 0);               // gone with its scope
     }
     SUBCASE("a vector operand spans lines") {
         const auto r = ptx::parse(with_line("mov.b64 %rd1, {%r1,\n %r2};"));
@@ -284,9 +304,18 @@ TEST_CASE("the parser survives malformed input") {
     for (std::size_t i = 7; i < corrupt.size(); i += 131) corrupt[i] = "{}[];,.%@!|<>\"0"[i % 15];
     const auto r = ptx::parse(corrupt);
     CHECK_FALSE(r.ok);
-    const char* const odd[] = {"", "{", "}", ".entry", ".visible .entry k(", ".entry k() { ret; ", "\"", "/*",
-                               ".reg .b32 %r<99999999999>;", ".entry k() { .reg .b32 %r<99999999999>; }",
-                               ".global .align 4 .b8 g[4] = {1,2,3,4,5,6,7,8};", ".entry k() { @%p bra L; }"};
+    const char* const odd[] = {"",
+                               "{",
+                               "}",
+                               ".entry",
+                               ".visible .entry k(",
+                               ".entry k() { ret; ",
+                               "\"",
+                               "/*",
+                               ".reg .b32 %r<99999999999>;",
+                               ".entry k() { .reg .b32 %r<99999999999>; }",
+                               ".global .align 4 .b8 g[4] = {1,2,3,4,5,6,7,8};",
+                               ".entry k() { @%p bra L; }"};
     for (const char* t : odd) {
         CAPTURE(t);
         const auto p = ptx::parse(t);

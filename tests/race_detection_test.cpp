@@ -40,8 +40,9 @@ std::string at(const std::string& name, const std::string& what) {
 // 2 blocks of 64 threads; in = 64 words (i * 3 + 1), out = 64 zero words. With `stale`, a 256-byte
 // buffer is allocated first and left out of the launch, whose third argument is how many words
 // below `in` it starts.
-LaunchResult run(const std::string& kernel, bool stale = false, std::vector<std::uint32_t>* out_words = nullptr,
-                 bool traced = true, bool only_argument_buffers = true) {
+LaunchResult run(const std::string& kernel, bool stale = false,
+                 std::vector<std::uint32_t>* out_words = nullptr, bool traced = true,
+                 bool only_argument_buffers = true) {
     static compiler::Compiler compiler;
     const auto compiled = compiler.compile_file(races_file);
     INFO(compiled->error_text());
@@ -63,8 +64,10 @@ LaunchResult run(const std::string& kernel, bool stale = false, std::vector<std:
     trace.enabled = traced;
     trace.auto_detail_blocks = 0;
     std::vector<KernelArg> args = {KernelArg::of(in), KernelArg::of(out)};
-    if (stale) args.push_back(KernelArg::of(int((in - old) / 4)));  // stale_read's `back`: old[0] onwards
-    LaunchResult r = backend.launch(kernel, LaunchConfig{Dim3{2, 1, 1}, Dim3{64, 1, 1}, 0}, args, trace);
+    if (stale)
+        args.push_back(KernelArg::of(int((in - old) / 4)));  // stale_read's `back`: old[0] onwards
+    LaunchResult r =
+        backend.launch(kernel, LaunchConfig{Dim3{2, 1, 1}, Dim3{64, 1, 1}, 0}, args, trace);
     if (out_words) {
         out_words->resize(64);
         REQUIRE(backend.copy_to_host(out_words->data(), out, 64 * 4).ok());
@@ -74,14 +77,16 @@ LaunchResult run(const std::string& kernel, bool stale = false, std::vector<std:
 
 }  // namespace
 
-TEST_CASE("warp-level race: a volatile warp-synchronous reduction without __syncwarp faults, naming both lanes") {
+TEST_CASE("warp-level race: a volatile warp-synchronous reduction without __syncwarp faults, "
+          "naming both lanes") {
     const LaunchResult r = run("warp_volatile");
     INFO(r.status.message);
     CHECK(r.status.code == StatusCode::kernel_fault);
     CHECK(r.status.message.find(at("warp_volatile", "warp-level race in shared memory")) !=
           std::string::npos);
     // Lane 0 reads slot 16, which lane 16 wrote in the step before (`v[t] += v[t + 32]`).
-    CHECK(r.status.message.find("lane 0 of warp 0 reads shared offset 64, which lane 16 of the same warp wrote") !=
+    CHECK(r.status.message.find(
+              "lane 0 of warp 0 reads shared offset 64, which lane 16 of the same warp wrote") !=
           std::string::npos);
     CHECK(r.status.message.find("since Volta (sm_70)") != std::string::npos);
     CHECK(r.status.message.find("__syncwarp()") != std::string::npos);
@@ -99,24 +104,30 @@ TEST_CASE("warp-level race: the same reduction with __syncwarp between reads and
     CHECK(out[1] == sum);
 }
 
-TEST_CASE("warp-level race: a lane overwriting a slot another lane of its warp read, with no __syncwarp") {
+TEST_CASE("warp-level race: a lane overwriting a slot another lane of its warp read, with no "
+          "__syncwarp") {
     const LaunchResult r = run("warp_write_after_read");
     INFO(r.status.message);
     CHECK(r.status.code == StatusCode::kernel_fault);
     CHECK(r.status.message.find(at("warp_write_after_read", "warp-level race")) !=
           std::string::npos);
     // Lane 0 writes slot 0, which lane 31 read ((31 + 1) % 32 = 0).
-    CHECK(r.status.message.find("lane 0 of warp 0 writes shared offset 0, which lane 31 of the same warp read") !=
+    CHECK(r.status.message.find(
+              "lane 0 of warp 0 writes shared offset 0, which lane 31 of the same warp read") !=
           std::string::npos);
 }
 
-TEST_CASE("race between blocks: a plain read-modify-write of the same global words is reported, not a fault") {
+TEST_CASE("race between blocks: a plain read-modify-write of the same global words is reported, "
+          "not a fault") {
     const LaunchResult r = run("blocks_plain_merge");
     INFO(r.first_global_race);
     CHECK(r.status.ok());  // the launch finishes; the lesson fails the launch's check
     CHECK(r.global_races > 0);
-    CHECK(r.first_global_race.find(at("blocks_plain_merge", "race between blocks in global memory")) != std::string::npos);
-    CHECK(r.first_global_race.find("block (1,0,0), thread (0,0,0) reads byte 0 of 256-byte buffer") != std::string::npos);
+    CHECK(r.first_global_race.find(at(
+              "blocks_plain_merge", "race between blocks in global memory")) != std::string::npos);
+    CHECK(
+        r.first_global_race.find("block (1,0,0), thread (0,0,0) reads byte 0 of 256-byte buffer") !=
+        std::string::npos);
     CHECK(r.first_global_race.find("which block (0,0,0) wrote") != std::string::npos);
     CHECK(r.first_global_race.find("atomicAdd") != std::string::npos);
     // Untraced launches (the fast path of `cudalab exec`) do not look.
@@ -127,13 +138,17 @@ TEST_CASE("race between blocks: an exchange that replaces another block's atomic
     const LaunchResult r = run("blocks_exchange_merge");
     INFO(r.first_global_race);
     CHECK(r.global_races > 0);
-    CHECK(r.first_global_race.find(at("blocks_exchange_merge", "race between blocks in global memory")) != std::string::npos);
+    CHECK(r.first_global_race.find(
+              at("blocks_exchange_merge", "race between blocks in global memory")) !=
+          std::string::npos);
     CHECK(r.first_global_race.find("exchanges (atomicExch)") != std::string::npos);
     CHECK(r.first_global_race.find("the other block's update is lost") != std::string::npos);
 }
 
-TEST_CASE("race between blocks: atomics, a compare-and-swap loop, a lock and disjoint writes are not races") {
-    for (const char* kernel : {"blocks_atomic_merge", "blocks_cas_max", "blocks_lock", "blocks_own_halves"}) {
+TEST_CASE("race between blocks: atomics, a compare-and-swap loop, a lock and disjoint writes are "
+          "not races") {
+    for (const char* kernel :
+         {"blocks_atomic_merge", "blocks_cas_max", "blocks_lock", "blocks_own_halves"}) {
         const LaunchResult r = run(kernel);
         INFO(kernel << ": " << r.status.message << r.first_global_race);
         CHECK(r.status.ok());
@@ -147,7 +162,8 @@ TEST_CASE("stale buffers: a read that lands in a buffer the launch was not given
     CHECK(r.status.code == StatusCode::kernel_fault);
     CHECK(r.status.message.find(at("stale_read", "out-of-bounds load in global memory")) !=
           std::string::npos);
-    CHECK(r.status.message.find("which no parameter of this launch points into") != std::string::npos);
+    CHECK(r.status.message.find("which no parameter of this launch points into") !=
+          std::string::npos);
     // Whole programs follow pointers stored in memory, so outside lesson checks any buffer may be
     // read.
     CHECK(run("stale_read", true, nullptr, true, false).status.ok());
@@ -156,7 +172,8 @@ TEST_CASE("stale buffers: a read that lands in a buffer the launch was not given
 namespace {
 
 // As run(), with the emulator's options given (independent thread scheduling, budget).
-LaunchResult run_with(const std::string& kernel, emu::EmulatorOptions options, bool traced, std::vector<std::uint32_t>* out_words) {
+LaunchResult run_with(const std::string& kernel, emu::EmulatorOptions options, bool traced,
+                      std::vector<std::uint32_t>* out_words) {
     static compiler::Compiler compiler;
     const auto compiled = compiler.compile_file(races_file);
     INFO(compiled->error_text());
@@ -173,7 +190,8 @@ LaunchResult run_with(const std::string& kernel, emu::EmulatorOptions options, b
     TraceOptions trace;
     trace.enabled = traced;
     trace.auto_detail_blocks = 0;
-    LaunchResult r = backend.launch(kernel, LaunchConfig{Dim3{2, 1, 1}, Dim3{64, 1, 1}, 0}, {KernelArg::of(in), KernelArg::of(out)}, trace);
+    LaunchResult r = backend.launch(kernel, LaunchConfig{Dim3{2, 1, 1}, Dim3{64, 1, 1}, 0},
+                                    {KernelArg::of(in), KernelArg::of(out)}, trace);
     if (out_words) {
         out_words->resize(64);
         REQUIRE(backend.copy_to_host(out_words->data(), out, 64 * 4).ok());
@@ -191,14 +209,18 @@ emu::EmulatorOptions scheduling(bool its, std::uint64_t seed = 1) {
 
 }  // namespace
 
-TEST_CASE("warp-level race in global memory: a lane reading what another lane of its warp stored, with no __syncwarp") {
+TEST_CASE("warp-level race in global memory: a lane reading what another lane of its warp stored, "
+          "with no __syncwarp") {
     const LaunchResult r = run("warp_global_volatile");
     INFO(r.status.message);
     CHECK(r.status.code == StatusCode::kernel_fault);
-    CHECK(r.status.message.find(at("warp_global_volatile", "warp-level race in global memory")) != std::string::npos);
+    CHECK(r.status.message.find(at("warp_global_volatile", "warp-level race in global memory")) !=
+          std::string::npos);
     // Lane 0 reads word 16 of block 0's part, which lane 16 stored in the statement before.
-    CHECK(r.status.message.find("lane 0 of warp 0 reads byte 64 of 256-byte buffer") != std::string::npos);
-    CHECK(r.status.message.find("which lane 16 of the same warp wrote at line " + std::to_string(line_of("warp_global_volatile") - 1)) !=
+    CHECK(r.status.message.find("lane 0 of warp 0 reads byte 64 of 256-byte buffer") !=
+          std::string::npos);
+    CHECK(r.status.message.find("which lane 16 of the same warp wrote at line " +
+                                std::to_string(line_of("warp_global_volatile") - 1)) !=
           std::string::npos);
     CHECK(r.status.message.find("__syncwarp()") != std::string::npos);
     // Untraced launches (`cudalab exec` without --trace, whole programs after their first
@@ -206,19 +228,22 @@ TEST_CASE("warp-level race in global memory: a lane reading what another lane of
     CHECK(run("warp_global_volatile", false, nullptr, false).status.ok());
 }
 
-TEST_CASE("warp-level race in global memory: with __syncwarp between the stores and the loads it is clean") {
+TEST_CASE("warp-level race in global memory: with __syncwarp between the stores and the loads it "
+          "is clean") {
     std::vector<std::uint32_t> out;
     const LaunchResult r = run("warp_global_syncwarp", false, &out);
     INFO(r.status.message);
     CHECK(r.status.ok());
     for (std::uint32_t t = 0; t < 16; ++t) {
-        const std::uint32_t own = (t * 3 + 1) + ((t + 32) * 3 + 1), other = ((t + 16) * 3 + 1) + ((t + 48) * 3 + 1);
+        const std::uint32_t own = (t * 3 + 1) + ((t + 32) * 3 + 1),
+                            other = ((t + 16) * 3 + 1) + ((t + 48) * 3 + 1);
         CHECK(out[t] == own + other);
         CHECK(out[32 + t] == own + other);
     }
 }
 
-TEST_CASE("independent thread scheduling: lanes of one warp handing a flag back and forth both finish") {
+TEST_CASE(
+    "independent thread scheduling: lanes of one warp handing a flag back and forth both finish") {
     // In lockstep the path that runs first spins until the budget stops it.
     const LaunchResult lockstep = run_with("its_handoff", scheduling(false), false, nullptr);
     CHECK(lockstep.status.code == StatusCode::kernel_fault);
@@ -233,10 +258,12 @@ TEST_CASE("independent thread scheduling: lanes of one warp handing a flag back 
     }
 }
 
-TEST_CASE("independent thread scheduling: paths spinning round a branch of their own still hand over") {
+TEST_CASE(
+    "independent thread scheduling: paths spinning round a branch of their own still hand over") {
     for (std::uint64_t seed : {1u, 2u, 3u, 4u, 5u}) {
         std::vector<std::uint32_t> out;
-        const LaunchResult r = run_with("its_spin_with_branch", scheduling(true, seed), false, &out);
+        const LaunchResult r =
+            run_with("its_spin_with_branch", scheduling(true, seed), false, &out);
         INFO("seed " << seed << ": " << r.status.message);
         CHECK(r.status.ok());
         std::uint32_t sum = 0;
@@ -245,7 +272,8 @@ TEST_CASE("independent thread scheduling: paths spinning round a branch of their
     }
 }
 
-TEST_CASE("independent thread scheduling: the paths of a branch take turns, the same for a seed every time") {
+TEST_CASE("independent thread scheduling: the paths of a branch take turns, the same for a seed "
+          "every time") {
     auto tickets = [](bool its, std::uint64_t seed) {
         std::vector<std::uint32_t> out;
         const LaunchResult r = run_with("its_tickets", scheduling(its, seed), true, &out);
@@ -284,12 +312,14 @@ TEST_CASE("independent thread scheduling: the paths of a branch take turns, the 
     CHECK(plain.stats.thread_instructions == turns.stats.thread_instructions);
 }
 
-TEST_CASE("independent thread scheduling: the lockstep reductions still fault, the safe forms still pass") {
-    CHECK(run_with("warp_volatile", scheduling(true, 7), true, nullptr).status.message.find("warp-level race in shared memory") !=
-          std::string::npos);
-    CHECK(run_with("warp_global_volatile", scheduling(true, 7), true, nullptr).status.message.find("warp-level race in global memory") !=
-          std::string::npos);
-    for (const char* kernel : {"warp_syncwarp", "warp_global_syncwarp", "blocks_atomic_merge", "blocks_cas_max", "blocks_lock"}) {
+TEST_CASE("independent thread scheduling: the lockstep reductions still fault, the safe forms "
+          "still pass") {
+    CHECK(run_with("warp_volatile", scheduling(true, 7), true, nullptr)
+              .status.message.find("warp-level race in shared memory") != std::string::npos);
+    CHECK(run_with("warp_global_volatile", scheduling(true, 7), true, nullptr)
+              .status.message.find("warp-level race in global memory") != std::string::npos);
+    for (const char* kernel : {"warp_syncwarp", "warp_global_syncwarp", "blocks_atomic_merge",
+                               "blocks_cas_max", "blocks_lock"}) {
         std::vector<std::uint32_t> lockstep, turns;
         const LaunchResult a = run_with(kernel, scheduling(false), true, &lockstep);
         const LaunchResult b = run_with(kernel, scheduling(true, 3), true, &turns);

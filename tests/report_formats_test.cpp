@@ -8,20 +8,20 @@
 
 using namespace test_support;
 
-TEST_CASE("--format junit is JUnit XML: testsuites, a testsuite per lesson, a failure per failed check") {
+TEST_CASE(
+    "--format junit is JUnit XML: testsuites, a testsuite per lesson, a failure per failed check") {
     auto r = run_cli_stdout("check all --backend emu --format junit");
     CHECK(r.exit_code == 1);  // the shipped exercises fail
     std::string path = write_temp("report.xml", r.output);
-    const std::string script =
-        "import sys, xml.etree.ElementTree as ET\n"
-        "root = ET.parse(sys.argv[1]).getroot()\n"
-        "assert root.tag == 'testsuites', root.tag\n"
-        "suites = root.findall('testsuite')\n"
-        "cases = root.findall('testsuite/testcase')\n"
-        "failures = root.findall('testsuite/testcase/failure')\n"
-        "assert int(root.get('tests')) == len(cases)\n"
-        "assert int(root.get('failures')) == len(failures)\n"
-        "print(len(suites), len(cases), len(failures))\n";
+    const std::string script = "import sys, xml.etree.ElementTree as ET\n"
+                               "root = ET.parse(sys.argv[1]).getroot()\n"
+                               "assert root.tag == 'testsuites', root.tag\n"
+                               "suites = root.findall('testsuite')\n"
+                               "cases = root.findall('testsuite/testcase')\n"
+                               "failures = root.findall('testsuite/testcase/failure')\n"
+                               "assert int(root.get('tests')) == len(cases)\n"
+                               "assert int(root.get('failures')) == len(failures)\n"
+                               "print(len(suites), len(cases), len(failures))\n";
     std::string script_path = write_temp("parse_junit.py", script);
     auto parsed = run_command("python3 " + script_path + " " + path);
     INFO(parsed.output);
@@ -49,7 +49,8 @@ TEST_CASE("--format gradescope is Gradescope's results.json") {
         total += t["score"].get<double>();
     }
     CHECK(j["score"].get<double>() == total);
-    auto solved = nlohmann::json::parse(run_cli_stdout("check 02-vector-add --solution --backend emu --format gradescope").output);
+    auto solved = nlohmann::json::parse(
+        run_cli_stdout("check 02-vector-add --solution --backend emu --format gradescope").output);
     double max = 0;
     for (auto& t : solved["tests"]) max += t["max_score"].get<double>();
     CHECK(solved["score"].get<double>() == max);
@@ -67,10 +68,12 @@ TEST_CASE("check all --format json is an array of lesson reports") {
     }
 }
 
-TEST_CASE("a check names the launch it measured: in text, in JSON, and `check --launch N` shows that launch") {
+TEST_CASE("a check names the launch it measured: in text, in JSON, and `check --launch N` shows "
+          "that launch") {
     // Lesson 07's shipped exercise fails the store check; the launch that wastes the most store
     // sectors is the first, the 72 x 200 matrix.
-    auto j = nlohmann::json::parse(run_cli_stdout("check 07-transpose --backend emu --seed 20261130 --format json").output);
+    auto j = nlohmann::json::parse(
+        run_cli_stdout("check 07-transpose --backend emu --seed 20261130 --format json").output);
     REQUIRE(j["launches"].size() >= 3);
     const std::string of = " of " + std::to_string(j["launches"].size()) + ": ";
     bool found = false;
@@ -84,10 +87,12 @@ TEST_CASE("a check names the launch it measured: in text, in JSON, and `check --
     CHECK(found);
     auto text = run_cli_stdout("check 07-transpose --backend emu --seed 20261130");
     CHECK(text.exit_code == 1);
-    CHECK(text.output.find("measured on launch 1" + of + "transpose, grid (7,3,1) x block (32,32,1) (cudalab gui --launch 1)") !=
+    CHECK(text.output.find("measured on launch 1" + of +
+                           "transpose, grid (7,3,1) x block (32,32,1) (cudalab gui --launch 1)") !=
           std::string::npos);
     auto launch = run_cli_stdout("check 07-transpose --backend emu --seed 20261130 --launch 3");
-    CHECK(launch.output.find("launch 3" + of + "transpose, grid (2,1,1) x block (32,32,1)") != std::string::npos);
+    CHECK(launch.output.find("launch 3" + of + "transpose, grid (2,1,1) x block (32,32,1)") !=
+          std::string::npos);
     CHECK(launch.output.find("PASS  transpose of a 1 x 45 matrix") != std::string::npos);
     // The figures per line of that launch: the store line of the direct kernel.
     CHECK(launch.output.find("out[") != std::string::npos);

@@ -31,13 +31,17 @@ TEST_CASE("allocate, copy, launch and copy back through the Runtime") {
     REQUIRE(rt.backend().load(compile(saxpy)).ok());
     const int n = 1000;
     std::vector<float> x(n), y(n);
-    for (int i = 0; i < n; ++i) { x[i] = float(i); y[i] = 1.0f; }
+    for (int i = 0; i < n; ++i) {
+        x[i] = float(i);
+        y[i] = 1.0f;
+    }
     DeviceBuffer<float> dx, dy;
     REQUIRE(rt.allocate(n, &dx).ok());
     REQUIRE(rt.allocate(n, &dy).ok());
     REQUIRE(rt.upload(dx, x).ok());
     REQUIRE(rt.upload(dy, y).ok());
-    LaunchResult r = rt.launch("saxpy", LaunchConfig{Dim3{3}, Dim3{128}, 0}, TraceOptions{}, 2.0f, dx, dy, n);
+    LaunchResult r =
+        rt.launch("saxpy", LaunchConfig{Dim3{3}, Dim3{128}, 0}, TraceOptions{}, 2.0f, dx, dy, n);
     REQUIRE_MESSAGE(r.status.ok(), r.status.message);
     std::vector<float> out;
     REQUIRE(rt.download(&out, dy).ok());
@@ -52,7 +56,8 @@ TEST_CASE("a launch with the wrong arguments is refused with a clear message") {
     REQUIRE(rt.backend().load(compile(saxpy)).ok());
     DeviceBuffer<float> dx;
     REQUIRE(rt.allocate(10, &dx).ok());
-    LaunchResult r = rt.launch("saxpy", LaunchConfig{Dim3{1}, Dim3{32}, 0}, TraceOptions{}, 2.0f, dx);
+    LaunchResult r =
+        rt.launch("saxpy", LaunchConfig{Dim3{1}, Dim3{32}, 0}, TraceOptions{}, 2.0f, dx);
     CHECK(r.status.code == StatusCode::bad_usage);
     CHECK(r.status.message.find("takes 4 parameters") != std::string::npos);
     r = rt.launch("no_such_kernel", LaunchConfig{Dim3{1}, Dim3{32}, 0}, TraceOptions{});
@@ -68,7 +73,8 @@ TEST_CASE("a million-thread launch traces in well under 256 MB") {
     DeviceBuffer<float> dx, dy;
     REQUIRE(rt.allocate(n, &dx).ok());
     REQUIRE(rt.allocate(n, &dy).ok());
-    LaunchResult r = rt.launch("saxpy", LaunchConfig{Dim3{n / 256}, Dim3{256}, 0}, TraceOptions{}, 2.0f, dx, dy, n);
+    LaunchResult r = rt.launch("saxpy", LaunchConfig{Dim3{n / 256}, Dim3{256}, 0}, TraceOptions{},
+                               2.0f, dx, dy, n);
     REQUIRE_MESSAGE(r.status.ok(), r.status.message);
     REQUIRE(r.trace);
     MESSAGE("trace of " << n << " threads: " << r.trace->memory_bytes() / 1024 << " KiB, "
@@ -92,7 +98,8 @@ TEST_CASE("results and counters are identical run to run") {
         REQUIRE(rt.allocate(n, &dy).ok());
         REQUIRE(rt.upload(dx, x).ok());
         REQUIRE(rt.upload(dy, y).ok());
-        LaunchResult r = rt.launch("saxpy", LaunchConfig{Dim3{40}, Dim3{96}, 0}, TraceOptions{}, 3.0f, dx, dy, n);
+        LaunchResult r = rt.launch("saxpy", LaunchConfig{Dim3{40}, Dim3{96}, 0}, TraceOptions{},
+                                   3.0f, dx, dy, n);
         std::vector<float> out;
         REQUIRE(rt.download(&out, dy).ok());
         std::vector<std::uint64_t> sectors;

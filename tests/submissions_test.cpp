@@ -4,8 +4,8 @@
 //   failc-*.cu  subtle bugs: a correctness check must fail;
 //   failp-*.cu  correct but slow: every correctness check passes, a performance check fails;
 //   cheat-*.cu  submissions that try to pass without doing the work: must not pass.
-// Program lessons' submissions are whole programs (built with nvcc; skipped, saying so, without it).
-// A file may say, in a comment line of its own:
+// Program lessons' submissions are whole programs (built with nvcc; skipped, saying so, without
+// it). A file may say, in a comment line of its own:
 //   // corpus: expect TEXT      some check's message or advice (or the compile error) contains TEXT
 //   // corpus: pending NAME     the verdict depends on work not merged yet (NAME says which); the
 //                              test says so rather than failing while the file still passes
@@ -55,7 +55,8 @@ Corpus& corpus() {
     return c;
 }
 
-CheckReport check(const LessonInfo& lesson, const std::string& path, bool solution, std::uint64_t seed) {
+CheckReport check(const LessonInfo& lesson, const std::string& path, bool solution,
+                  std::uint64_t seed) {
     CheckOptions o;
     o.backend = "emu";
     o.solution = solution;
@@ -81,8 +82,8 @@ std::string summary(const CheckReport& r) {
     std::ostringstream o;
     if (!r.status.ok()) o << "  status: " << r.status.message.substr(0, 400) << "\n";
     for (const auto& c : r.checks)
-        o << "  " << (c.passed ? "PASS " : "FAIL ") << c.name << " [" << c.value << "]: " << c.message.substr(0, 300)
-          << "\n";
+        o << "  " << (c.passed ? "PASS " : "FAIL ") << c.name << " [" << c.value
+          << "]: " << c.message.substr(0, 300) << "\n";
     return o.str();
 }
 
@@ -93,7 +94,8 @@ void run_corpus(const std::string& id) {
         // Program lessons build every submission with the toolkit's nvcc.
         std::string looked;
         if (programs::find_nvcc(&looked).empty()) {
-            MESSAGE("SKIPPED: no nvcc (" << looked << "): program lessons need the CUDA toolkit's nvcc");
+            MESSAGE("SKIPPED: no nvcc (" << looked
+                                         << "): program lessons need the CUDA toolkit's nvcc");
             return;
         }
     }
@@ -104,10 +106,13 @@ void run_corpus(const std::string& id) {
         if (e.path().extension() == ".cu") files.push_back(e.path());
     std::sort(files.begin(), files.end());
     std::map<std::string, int> kinds;
-    for (const auto& f : files) kinds[f.filename().string().substr(0, f.filename().string().find('-'))]++;
-    CHECK_MESSAGE(files.size() >= 6, id << ": the corpus needs at least six submissions per lesson");
+    for (const auto& f : files)
+        kinds[f.filename().string().substr(0, f.filename().string().find('-'))]++;
+    CHECK_MESSAGE(files.size() >= 6,
+                  id << ": the corpus needs at least six submissions per lesson");
     CHECK_MESSAGE(kinds["pass"] >= 1, id << ": no pass- submission");
-    CHECK_MESSAGE(kinds["cheat"] + kinds["failc"] + kinds["failp"] >= 3, id << ": too few failing submissions");
+    CHECK_MESSAGE(kinds["cheat"] + kinds["failc"] + kinds["failp"] >= 3,
+                  id << ": too few failing submissions");
 
     // The fixed set of checks every report of this lesson must have.
     const CheckReport solution = check(*lesson, "", true, 1);
@@ -137,17 +142,22 @@ void run_corpus(const std::string& id) {
             MESSAGE(id << "/" << file << ": passes until " << pending[0] << " lands (expected)");
             continue;
         }
-        CHECK_MESSAGE(ok, id << "/" << file << " (" << kind << ", seed " << seed_for(file) << ") got:\n" << summary(r));
+        CHECK_MESSAGE(ok, id << "/" << file << " (" << kind << ", seed " << seed_for(file)
+                             << ") got:\n"
+                             << summary(r));
         for (const auto& text : directive(source, "expect")) {
             bool found = r.status.message.find(text) != std::string::npos;
             for (const auto& c : r.checks)
-                found |= c.message.find(text) != std::string::npos || c.advice.find(text) != std::string::npos ||
+                found |= c.message.find(text) != std::string::npos ||
+                         c.advice.find(text) != std::string::npos ||
                          (!c.passed && c.name.find(text) != std::string::npos);
-            CHECK_MESSAGE(found, id << "/" << file << ": no message says \"" << text << "\":\n" << summary(r));
+            CHECK_MESSAGE(found, id << "/" << file << ": no message says \"" << text << "\":\n"
+                                    << summary(r));
         }
         std::vector<std::string> got;
         for (const auto& c : r.checks) got.push_back(c.name);
-        CHECK_MESSAGE(got == names, id << "/" << file << ": the report's checks differ from the solution's\n"
+        CHECK_MESSAGE(got == names, id << "/" << file
+                                       << ": the report's checks differ from the solution's\n"
                                        << summary(r));
     }
 }
@@ -157,7 +167,8 @@ std::string golden_figures() {
     std::ostringstream o;
     for (const auto& lesson : corpus().course.lessons) {
         const CheckReport r = check(lesson, "", true, 1);
-        o << lesson.id << "\tchecks passed\t" << (r.passed ? "all " : "NOT all ") << r.checks.size() << "\n";
+        o << lesson.id << "\tchecks passed\t" << (r.passed ? "all " : "NOT all ") << r.checks.size()
+          << "\n";
         for (const auto& c : r.checks) {
             // A program lesson's figures come from a timeline whose host clock includes the
             // program's own real time between calls: they vary in the last digits from run to run.
@@ -184,8 +195,8 @@ TEST_CASE("corpus: 09-reduction") { run_corpus("09-reduction"); }
 TEST_CASE("corpus: 10-histogram") { run_corpus("10-histogram"); }
 TEST_CASE("corpus: 11-scan") { run_corpus("11-scan"); }
 TEST_CASE("corpus: 12-occupancy") { run_corpus("12-occupancy"); }
-// Program lessons' corpora are named like the other program-lesson tests, which the ASan step leaves
-// out (their programs would load the instrumented emulated runtime: test.sh, docs/ci.md).
+// Program lessons' corpora are named like the other program-lesson tests, which the ASan step
+// leaves out (their programs would load the instrumented emulated runtime: test.sh, docs/ci.md).
 TEST_CASE("program lessons: corpus of 13-constant-memory") { run_corpus("13-constant-memory"); }
 TEST_CASE("program lessons: corpus of 15-cuda-graphs") { run_corpus("15-cuda-graphs"); }
 TEST_CASE("program lessons: corpus of 16-errors") { run_corpus("16-errors"); }
@@ -203,7 +214,8 @@ TEST_CASE("corpus: the solutions' performance figures match tests/submissions/go
         return;
     }
     const std::string pinned = test_support::read_file(path);
-    CHECK_MESSAGE(now == pinned, "the solutions' figures changed; if that is intended, run with "
-                                 "CUDALAB_UPDATE_GOLDEN=1 and commit tests/submissions/golden.txt. Now:\n"
-                                     << now);
+    CHECK_MESSAGE(now == pinned,
+                  "the solutions' figures changed; if that is intended, run with "
+                  "CUDALAB_UPDATE_GOLDEN=1 and commit tests/submissions/golden.txt. Now:\n"
+                      << now);
 }

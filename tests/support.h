@@ -33,7 +33,9 @@ inline CommandResult run_command(const std::string& command, bool with_stderr = 
 }
 
 // Runs `cudalab ARGS` from the project root (the ctest working directory).
-inline CommandResult run_cli(const std::string& args) { return run_command(std::string(CUDALAB_CLI) + " " + args); }
+inline CommandResult run_cli(const std::string& args) {
+    return run_command(std::string(CUDALAB_CLI) + " " + args);
+}
 
 // Runs `cudalab ARGS` capturing stdout only (for JSON/XML parsing).
 inline CommandResult run_cli_stdout(const std::string& args) {
@@ -41,7 +43,8 @@ inline CommandResult run_cli_stdout(const std::string& args) {
 }
 
 inline std::filesystem::path temp_dir() {
-    auto d = std::filesystem::temp_directory_path() / ("cudalab-test-" + std::to_string(::getpid()));
+    auto d =
+        std::filesystem::temp_directory_path() / ("cudalab-test-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
     return d;
 }

@@ -24,7 +24,7 @@ namespace {
 
 // Sets environment variables for one scope and puts the old values back.
 class ScopedEnv {
-public:
+  public:
     ScopedEnv(std::initializer_list<std::pair<const char*, const char*>> values) {
         for (const auto& [name, value] : values) {
             const char* old = std::getenv(name);
@@ -40,7 +40,7 @@ public:
         }
     }
 
-private:
+  private:
     std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
@@ -92,17 +92,22 @@ int i = blockIdx.x;   // 注释
 struct TinyCourse {
     fs::path root;
     Course course;
-    TinyCourse(const std::string& name, const char* zh_text, const std::string& zh_hints, const std::string& english = kEnglish) {
+    TinyCourse(const std::string& name, const char* zh_text, const std::string& zh_hints,
+               const std::string& english = kEnglish) {
         root = test_support::temp_dir() / name;
         fs::remove_all(root);
         write(root / "lessons" / "01-one" / "lesson.md", english);
         if (zh_text) write(root / "lessons" / "01-one" / "lesson.zh.md", zh_text);
         write(root / "lessons" / "manifest.toml",
-              "[[lesson]]\nid = \"01-one\"\ntitle = \"One\"\npart = \"I\"\nhints = [\"first\", \"second\"]\n" + zh_hints);
+              "[[lesson]]\nid = \"01-one\"\ntitle = \"One\"\npart = \"I\"\nhints = [\"first\", "
+              "\"second\"]\n" +
+                  zh_hints);
         Status s = load_course(root.string(), &course);
         REQUIRE_MESSAGE(s.ok(), s.message);
     }
-    std::vector<TranslationFinding> check() const { return check_translation(course, course.lessons.front(), "zh"); }
+    std::vector<TranslationFinding> check() const {
+        return check_translation(course, course.lessons.front(), "zh");
+    }
 };
 
 std::string all_text(const std::vector<TranslationFinding>& findings) {
@@ -128,23 +133,35 @@ TEST_CASE("the language: --lang, then CUDALAB_LANG, then LC_ALL, LC_MESSAGES and
         CHECK(choose_language("").from == "CUDALAB_LANG");
     }
     {
-        ScopedEnv env{{"CUDALAB_LANG", nullptr}, {"LC_ALL", "zh_CN.UTF-8"}, {"LC_MESSAGES", "C"}, {"LANG", "en_GB.UTF-8"}};
+        ScopedEnv env{{"CUDALAB_LANG", nullptr},
+                      {"LC_ALL", "zh_CN.UTF-8"},
+                      {"LC_MESSAGES", "C"},
+                      {"LANG", "en_GB.UTF-8"}};
         CHECK(choose_language("").lang == "zh");
         CHECK(choose_language("").from == "LC_ALL");
     }
     {
         // An empty LC_ALL counts as unset (POSIX).
-        ScopedEnv env{{"CUDALAB_LANG", nullptr}, {"LC_ALL", ""}, {"LC_MESSAGES", "en_US.UTF-8"}, {"LANG", "zh_CN.UTF-8"}};
+        ScopedEnv env{{"CUDALAB_LANG", nullptr},
+                      {"LC_ALL", ""},
+                      {"LC_MESSAGES", "en_US.UTF-8"},
+                      {"LANG", "zh_CN.UTF-8"}};
         CHECK(choose_language("").lang == "en");
         CHECK(choose_language("").from == "LC_MESSAGES");
     }
     {
-        ScopedEnv env{{"CUDALAB_LANG", nullptr}, {"LC_ALL", nullptr}, {"LC_MESSAGES", nullptr}, {"LANG", "zh_TW.UTF-8"}};
+        ScopedEnv env{{"CUDALAB_LANG", nullptr},
+                      {"LC_ALL", nullptr},
+                      {"LC_MESSAGES", nullptr},
+                      {"LANG", "zh_TW.UTF-8"}};
         CHECK(choose_language("").lang == "zh");
         CHECK(choose_language("").from == "LANG");
     }
     {
-        ScopedEnv env{{"CUDALAB_LANG", nullptr}, {"LC_ALL", nullptr}, {"LC_MESSAGES", nullptr}, {"LANG", nullptr}};
+        ScopedEnv env{{"CUDALAB_LANG", nullptr},
+                      {"LC_ALL", nullptr},
+                      {"LC_MESSAGES", nullptr},
+                      {"LANG", nullptr}};
         CHECK(choose_language("").lang == "en");
         CHECK(choose_language("").from == "default");
     }
@@ -156,7 +173,8 @@ TEST_CASE("the language: --lang, then CUDALAB_LANG, then LC_ALL, LC_MESSAGES and
     }
 }
 
-TEST_CASE("a Markdown outline: headings, code without comments, tables and links, with their lines") {
+TEST_CASE(
+    "a Markdown outline: headings, code without comments, tables and links, with their lines") {
     const MarkdownOutline o = outline_markdown(kEnglish);
     REQUIRE(o.headings.size() == 3);
     CHECK(o.headings[0].line == 1);
@@ -171,13 +189,15 @@ TEST_CASE("a Markdown outline: headings, code without comments, tables and links
     REQUIRE(o.links.size() == 1);  // not the one inside `code`
     CHECK(o.links[0].key == "docs/gui.md");
     // A '#' line inside a code block is code, not a heading; `//` inside a string stays.
-    const MarkdownOutline c = outline_markdown("```cpp\n#include <x>\nprintf(\"a//b\"); // c\n```\n");
+    const MarkdownOutline c =
+        outline_markdown("```cpp\n#include <x>\nprintf(\"a//b\"); // c\n```\n");
     CHECK(c.headings.empty());
     REQUIRE(c.code_blocks.size() == 1);
     CHECK(c.code_blocks[0].key == "cpp\n#include <x>\nprintf(\"a//b\");\n");
 }
 
-TEST_CASE("translation check: a faithful translation passes and its code comments may be translated") {
+TEST_CASE(
+    "translation check: a faithful translation passes and its code comments may be translated") {
     TinyCourse t("zh-good", kChinese, "hints_zh = [\"第一\", \"第二\"]\n");
     const auto found = t.check();
     CHECK_MESSAGE(found.empty(), all_text(found));
@@ -188,20 +208,24 @@ TEST_CASE("translation check: a faithful translation passes and its code comment
     REQUIRE(text.hints.size() == 2);
     CHECK(text.hints[1] == "第二");
     // English asked for: English, whatever translation exists.
-    CHECK(lesson_text(t.course.lessons.front(), "en").markdown.find("## The idea") != std::string::npos);
+    CHECK(lesson_text(t.course.lessons.front(), "en").markdown.find("## The idea") !=
+          std::string::npos);
 }
 
-TEST_CASE("translation check: no translation at all is a warning, and the text falls back to English with a note") {
+TEST_CASE("translation check: no translation at all is a warning, and the text falls back to "
+          "English with a note") {
     TinyCourse t("zh-none", nullptr, "");
     const auto found = t.check();
     REQUIRE(found.size() == 1);
     CHECK_FALSE(found[0].error);
-    CHECK(found[0].text().find("lessons/01-one/lesson.zh.md: warning: no Chinese (Simplified) translation of 01-one") == 0);
+    CHECK(found[0].text().find("lessons/01-one/lesson.zh.md: warning: no Chinese (Simplified) "
+                               "translation of 01-one") == 0);
     const LessonText text = lesson_text(t.course.lessons.front(), "zh");
     CHECK(text.lang == "en");
     CHECK(text.markdown.find("## The idea") != std::string::npos);
     CHECK(text.hints == t.course.lessons.front().hints);
-    CHECK(text.note.find("01-one has no Chinese (Simplified) translation yet") != std::string::npos);
+    CHECK(text.note.find("01-one has no Chinese (Simplified) translation yet") !=
+          std::string::npos);
     CHECK(text.note.find('\n') == std::string::npos);
 }
 
@@ -234,7 +258,8 @@ TEST_CASE("translation check: another number of hints is an error, and those hin
     CHECK(lesson_text(t.course.lessons.front(), "zh").hints.front() == "first");
 }
 
-TEST_CASE("translation check: a heading, code block, table or link that differs is an error at its line") {
+TEST_CASE("translation check: a heading, code block, table or link that differs is an error at its "
+          "line") {
     const std::string good = kChinese;
     auto replaced = [&](const std::string& from, const std::string& to) {
         std::string s = good;
@@ -249,13 +274,15 @@ TEST_CASE("translation check: a heading, code block, table or link that differs 
     } cases[] = {
         {"level", replaced("## 思路", "### 思路"), "lesson.zh.md:3: error: heading 2 differs"},
         {"missing heading", replaced("## 你的任务\n", ""), "has 2 headings, lesson.md has 3"},
-        {"code", replaced("blockIdx.x;", "blockIdx.y;"), "lesson.zh.md:11: error: code block 1 is not the code of lesson.md:11"},
+        {"code", replaced("blockIdx.x;", "blockIdx.y;"),
+         "lesson.zh.md:11: error: code block 1 is not the code of lesson.md:11"},
         {"table", replaced("| 1 | 2 |\n", ""), "table 1 differs"},
         {"link", replaced("(docs/gui.md)", "(docs/other.md)"), "link 1 differs"},
     };
     for (const auto& c : cases) {
         CAPTURE(c.name);
-        TinyCourse t(std::string("zh-") + (c.name[0] == 'm' ? "missing" : c.name), c.text.c_str(), "hints_zh = [\"第一\", \"第二\"]\n");
+        TinyCourse t(std::string("zh-") + (c.name[0] == 'm' ? "missing" : c.name), c.text.c_str(),
+                     "hints_zh = [\"第一\", \"第二\"]\n");
         const auto found = t.check();
         CHECK(errors(found) >= 1);
         CHECK_MESSAGE(all_text(found).find(c.expect) != std::string::npos, all_text(found));
@@ -267,7 +294,8 @@ TEST_CASE("translation check: a section added to the English text is found where
     english.insert(english.find("## Your task"), "## Extra\n\n```cpp\nint x;\n```\n\n");
     TinyCourse t("zh-section", kChinese, "hints_zh = [\"第一\", \"第二\"]\n", english);
     const std::string found = all_text(t.check());
-    CHECK_MESSAGE(found.find("lesson.zh.md:15: error: heading 3 differs from lesson.md:15: '## 你的任务' where the English has "
+    CHECK_MESSAGE(found.find("lesson.zh.md:15: error: heading 3 differs from lesson.md:15: '## "
+                             "你的任务' where the English has "
                              "'## Extra'") != std::string::npos,
                   found);
     CHECK(found.find("has 1 code block, lesson.md has 2") != std::string::npos);
@@ -287,18 +315,23 @@ TEST_CASE("course linter: every lesson's Chinese text and hints keep the English
     CHECK(translated >= 1);
 }
 
-TEST_CASE("cudalab show and hint --lang zh print the Chinese text and an unknown language exits 2") {
+TEST_CASE(
+    "cudalab show and hint --lang zh print the Chinese text and an unknown language exits 2") {
     auto shown = run_cli_stdout("show 05-coalescing --lang zh");
     CHECK(shown.exit_code == 0);
     CHECK(shown.output.find("合并访问") != std::string::npos);
     CHECK(shown.output.find("The idea") == std::string::npos);
     // Before the command too, and from the environment.
     CHECK(run_cli_stdout("--lang zh show 05-coalescing").output == shown.output);
-    CHECK(test_support::run_command("CUDALAB_LANG=zh " CUDALAB_CLI " show 05-coalescing", false).output == shown.output);
-    CHECK(test_support::run_command("CUDALAB_LANG= LC_ALL=zh_CN.UTF-8 " CUDALAB_CLI " show 05-coalescing", false).output == shown.output);
+    CHECK(test_support::run_command("CUDALAB_LANG=zh " CUDALAB_CLI " show 05-coalescing", false)
+              .output == shown.output);
+    CHECK(test_support::run_command(
+              "CUDALAB_LANG= LC_ALL=zh_CN.UTF-8 " CUDALAB_CLI " show 05-coalescing", false)
+              .output == shown.output);
     // --lang wins over the environment.
-    CHECK(test_support::run_command("CUDALAB_LANG=zh " CUDALAB_CLI " show 05-coalescing --lang en", false).output.find("The idea") !=
-          std::string::npos);
+    CHECK(test_support::run_command("CUDALAB_LANG=zh " CUDALAB_CLI " show 05-coalescing --lang en",
+                                    false)
+              .output.find("The idea") != std::string::npos);
     auto hint = run_cli("hint 05-coalescing 1 --lang zh");
     CHECK(hint.exit_code == 0);
     CHECK(hint.output.find("提示 1 / 3") != std::string::npos);
@@ -306,16 +339,21 @@ TEST_CASE("cudalab show and hint --lang zh print the Chinese text and an unknown
     CHECK(run_cli("--lang fr show 05-coalescing").exit_code == 2);
 }
 
-TEST_CASE("cudalab show --lang zh of a lesson with no translation: English, after a one-line note") {
+TEST_CASE(
+    "cudalab show --lang zh of a lesson with no translation: English, after a one-line note") {
     TinyCourse t("zh-cli-fallback", nullptr, "");
-    auto r = test_support::run_command("CUDALAB_ROOT=" + t.root.string() + " " CUDALAB_CLI " show 01-one --lang zh", false);
+    auto r = test_support::run_command(
+        "CUDALAB_ROOT=" + t.root.string() + " " CUDALAB_CLI " show 01-one --lang zh", false);
     CHECK(r.exit_code == 0);
-    CHECK(r.output.rfind("note: 01-one has no Chinese (Simplified) translation yet (lessons/01-one/lesson.zh.md); showing English.\n", 0) == 0);
+    CHECK(r.output.rfind("note: 01-one has no Chinese (Simplified) translation yet "
+                         "(lessons/01-one/lesson.zh.md); showing English.\n",
+                         0) == 0);
     CHECK(r.output.find("The idea") != std::string::npos);
 }
 
 #ifdef CUDALAB_HAVE_GUI_MODEL
-TEST_CASE("wrapping Chinese: between characters but never before closing punctuation and English at spaces") {
+TEST_CASE("wrapping Chinese: between characters but never before closing punctuation and English "
+          "at spaces") {
     using cudalab::viewmodel::wrap_text;
     // Every code point is one unit wide.
     auto width = [](const char* b, const char* e) {
@@ -324,13 +362,15 @@ TEST_CASE("wrapping Chinese: between characters but never before closing punctua
         return n;
     };
     CHECK(wrap_text("one two three", 8, width) == std::vector<std::string>{"one two", "three"});
-    CHECK(wrap_text("线程束是三十二个线程", 4, width) == std::vector<std::string>{"线程束是", "三十二个", "线程"});
+    CHECK(wrap_text("线程束是三十二个线程", 4, width) ==
+          std::vector<std::string>{"线程束是", "三十二个", "线程"});
     // "，" stays with the character before it, even past the width.
     CHECK(wrap_text("一二三，四五", 3, width) == std::vector<std::string>{"一二", "三，四", "五"});
     // An opening mark goes with what follows it.
     CHECK(wrap_text("一二（三）", 3, width) == std::vector<std::string>{"一二", "（三）"});
     // Latin words inside Chinese stay whole.
-    CHECK(wrap_text("调用 __syncthreads() 之后", 8, width) == std::vector<std::string>{"调用", "__syncthreads()", "之后"});
+    CHECK(wrap_text("调用 __syncthreads() 之后", 8, width) ==
+          std::vector<std::string>{"调用", "__syncthreads()", "之后"});
     CHECK(wrap_text("a\nb", 10, width) == std::vector<std::string>{"a", "b"});
 }
 #endif

@@ -36,8 +36,16 @@ TEST_CASE("a job's exception reaches the caller after every other job has finish
 
 TEST_CASE("two launches at once from different threads both complete") {
     std::atomic<int> a{0}, b{0};
-    std::thread other([&] { WorkerPool::shared().run(4, [&](unsigned) { std::this_thread::sleep_for(std::chrono::milliseconds(10)); a.fetch_add(1); }); });
-    WorkerPool::shared().run(4, [&](unsigned) { std::this_thread::sleep_for(std::chrono::milliseconds(10)); b.fetch_add(1); });
+    std::thread other([&] {
+        WorkerPool::shared().run(4, [&](unsigned) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            a.fetch_add(1);
+        });
+    });
+    WorkerPool::shared().run(4, [&](unsigned) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        b.fetch_add(1);
+    });
     other.join();
     CHECK(a.load() == 4);
     CHECK(b.load() == 4);

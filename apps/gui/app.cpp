@@ -1,8 +1,8 @@
 #include "app.h"
 
+#include <GLFW/glfw3.h>
 #include <imgui.h>
 #include <imgui_internal.h>  // ClearActiveID: the editor takes text reloaded from disk
-#include <GLFW/glfw3.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -26,7 +26,8 @@ using viewmodel::Clock;
 
 namespace {
 
-constexpr double kPollSeconds = 0.025;  // how often the exercise file's time stamp is looked at (a stat() call)
+constexpr double kPollSeconds =
+    0.025;  // how often the exercise file's time stamp is looked at (a stat() call)
 
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
@@ -73,7 +74,10 @@ App::App(AppOptions options, lessons::Course course)
     view_.playback.set_speed(options_.speed);
     if (!options_.view.empty()) {
         if (auto v = view_from_name(options_.view)) active_view_ = *v;
-        if (auto v = program_view_from_name(options_.view)) { program_view_ = *v; select_program_view_ = *v; }
+        if (auto v = program_view_from_name(options_.view)) {
+            program_view_ = *v;
+            select_program_view_ = *v;
+        }
     }
     select_view_ = active_view_;
 }
@@ -85,16 +89,22 @@ App::~App() = default;
 void App::open_lesson(const lessons::LessonInfo& lesson) {
     // --source applies to the lesson it was given with, not to one opened later, nor (a trace's
     // source) to a lesson opened from a saved trace.
-    if (!options_.trace_file.empty()) { options_.trace_file.clear(); options_.source_file.clear(); }
+    if (!options_.trace_file.empty()) {
+        options_.trace_file.clear();
+        options_.source_file.clear();
+    }
     options_.timeline_file.clear();
     timeline_only_ = false;
     if (!options_.source_file.empty() && lesson.id != options_.lesson) options_.source_file.clear();
     lesson_ = &lesson;
-    // In the chosen language; a lesson not translated yet is shown in English under a one-line note.
+    // In the chosen language; a lesson not translated yet is shown in English under a one-line
+    // note.
     const lessons::LessonText text = lessons::lesson_text(lesson, options_.lang);
-    lesson_text_.set(viewmodel::parse_markdown(text.note.empty() ? text.markdown : "> " + text.note + "\n\n" + text.markdown));
+    lesson_text_.set(viewmodel::parse_markdown(
+        text.note.empty() ? text.markdown : "> " + text.note + "\n\n" + text.markdown));
     lesson_hints_ = text.hints;
-    hints_lang_ = text.hints != lesson.hints ? options_.lang : "en";  // the hints fall back on their own
+    hints_lang_ =
+        text.hints != lesson.hints ? options_.lang : "en";  // the hints fall back on their own
     editor_ = Editor{};
     editor_.path = !options_.source_file.empty() ? options_.source_file
                    : options_.solution           ? lesson.solution_path
@@ -114,7 +124,10 @@ void App::open_lesson(const lessons::LessonInfo& lesson) {
     trace_launch_ = 0;
     kernel_tab_ = false;
     if (!lesson.views.empty())
-        if (auto v = view_from_name(lesson.views.front())) { active_view_ = *v; select_view_ = *v; }
+        if (auto v = view_from_name(lesson.views.front())) {
+            active_view_ = *v;
+            select_view_ = *v;
+        }
     request_check("opened", Clock::now());
 }
 
@@ -125,11 +138,13 @@ void App::request_check(const std::string& reason, Clock::time_point when) {
     r.options.solution = options_.solution;
     r.options.source_path = options_.source_file;
     if (options_.seed) r.options.seed = *options_.seed;
-    else if (trace_launch_ && outcome_ && outcome_->report.program) r.options.seed = outcome_->report.seed;  // the same inputs, so the same launches
+    else if (trace_launch_ && outcome_ && outcome_->report.program)
+        r.options.seed = outcome_->report.seed;  // the same inputs, so the same launches
     r.options.backend = options_.backend;
     if (open_block_) {
         // The first blocks as usual, and the one the learner asked to see.
-        for (std::uint32_t b = 0; b < r.options.trace.auto_detail_blocks; ++b) r.options.trace.detail_blocks.push_back(b);
+        for (std::uint32_t b = 0; b < r.options.trace.auto_detail_blocks; ++b)
+            r.options.trace.detail_blocks.push_back(b);
         r.options.trace.detail_blocks.push_back(*open_block_);
     }
     r.requested = when;
@@ -147,15 +162,18 @@ void App::apply_outcome(viewmodel::CheckOutcome o) {
         streams_.timeline = o.streams;
         streams_.json = o.report.program_timeline;
         streams_.lesson = lesson_->id;
-        streams_.can_trace = o.report.backend == "emu";  // only the emulated runtime traces a launch
+        streams_.can_trace =
+            o.report.backend == "emu";  // only the emulated runtime traces a launch
         if (o.request.options.program_trace_launch && o.request.reason == "trace launch") {
             const std::uint64_t n = o.request.options.program_trace_launch;
             if (o.views) {
                 kernel_tab_ = true;
                 select_view_ = ViewId::grid;
-                notify("Launch " + std::to_string(n) + " of `" + o.report.program_timeline_run + "`, traced: the grid, warps and memory views show it.");
+                notify("Launch " + std::to_string(n) + " of `" + o.report.program_timeline_run +
+                       "`, traced: the grid, warps and memory views show it.");
             } else {
-                notify("Launch " + std::to_string(n) + " could not be traced (see the Output tab).", true);
+                notify("Launch " + std::to_string(n) + " could not be traced (see the Output tab).",
+                       true);
             }
         } else if (!o.views) {
             kernel_tab_ = false;
@@ -164,15 +182,18 @@ void App::apply_outcome(viewmodel::CheckOutcome o) {
     if (o.views) {
         launch_ = o.launch;
         launch_views_.assign(o.report.launches.size(), nullptr);
-        if (launch_ >= 0 && launch_ < int(launch_views_.size())) launch_views_[std::size_t(launch_)] = o.views;
+        if (launch_ >= 0 && launch_ < int(launch_views_.size()))
+            launch_views_[std::size_t(launch_)] = o.views;
         if (chosen_launch_ >= int(o.report.launches.size())) {
-            notify("There is no launch " + std::to_string(chosen_launch_ + 1) + ": this lesson ran " +
-                       std::to_string(o.report.launches.size()) + ". Showing " + o.report.launch_label(launch_) + ".",
+            notify("There is no launch " + std::to_string(chosen_launch_ + 1) +
+                       ": this lesson ran " + std::to_string(o.report.launches.size()) +
+                       ". Showing " + o.report.launch_label(launch_) + ".",
                    true);
             chosen_launch_ = -1;
         }
         const std::int64_t previous_step = view_.step();
-        const bool keep_step = !auto_step_ && view_.views && outcome_ && !trace_only_;  // the learner moved the playhead
+        const bool keep_step = !auto_step_ && view_.views && outcome_ &&
+                               !trace_only_;  // the learner moved the playhead
         view_.set_views(o.views, open_block_);
         caption_.clear();
         if (!options_.find.empty()) {  // the first step of that kind at or after --step
@@ -188,18 +209,23 @@ void App::apply_outcome(viewmodel::CheckOutcome o) {
             show_first_picture();
         }
         options_.find.clear();
-        if (options_.play) { view_.playback.play(); options_.play = false; }
+        if (options_.play) {
+            view_.playback.play();
+            options_.play = false;
+        }
     } else {
         launch_ = -1;
         launch_views_.clear();
     }
     const auto code = o.report.status.code;
     // Opening a lesson is not an attempt: the shipped exercise fails by design. The check run on
-    // opening records a pass (work done elsewhere) but never a failure; saves and re-runs record both.
+    // opening records a pass (work done elsewhere) but never a failure; saves and re-runs record
+    // both.
     const bool opened = o.request.reason == "opened";
     passed_before_ = progress_.get(lesson_->id).state == lessons::LessonState::passed;
-    if (!options_.solution && options_.source_file.empty() && code != StatusCode::backend_unavailable &&
-        code != StatusCode::bad_usage && (!opened || o.report.passed)) {
+    if (!options_.solution && options_.source_file.empty() &&
+        code != StatusCode::backend_unavailable && code != StatusCode::bad_usage &&
+        (!opened || o.report.passed)) {
         progress_.record_check(lesson_->id, o.report.passed);
         std::string err;
         if (!progress_.save(&err)) notify("Progress not saved: " + err, true);
@@ -223,16 +249,20 @@ void App::after_present() {
     // From the moment the file was written (its time stamp) when the change came from disk.
     const double total = ms(now - latency_->requested) + latency_->noticed_after_ms;
     char line[256];
-    std::snprintf(line, sizeof line, "%.0f ms (noticed %.0f ms, compile+run+checks %.0f ms, views %.0f ms, UI %.0f ms)", total,
-                  latency_->noticed_after_ms, latency_->check_seconds * 1e3, latency_->views_seconds * 1e3,
-                  ms(now - latency_->finished));
-    const bool edit = latency_->reason == "saved" || latency_->reason == "changed on disk" || latency_->reason == "reset";
+    std::snprintf(
+        line, sizeof line,
+        "%.0f ms (noticed %.0f ms, compile+run+checks %.0f ms, views %.0f ms, UI %.0f ms)", total,
+        latency_->noticed_after_ms, latency_->check_seconds * 1e3, latency_->views_seconds * 1e3,
+        ms(now - latency_->finished));
+    const bool edit = latency_->reason == "saved" || latency_->reason == "changed on disk" ||
+                      latency_->reason == "reset";
     if (edit) last_latency_ = line;
     if (latency_->reason != "opened")
-        std::printf("cudalab-gui: %s %s: %s -> redraw %s\n", lesson_ ? lesson_->id.c_str() : "", latency_->reason.c_str(),
-                    edit ? "edit" : "request", line);
+        std::printf("cudalab-gui: %s %s: %s -> redraw %s\n", lesson_ ? lesson_->id.c_str() : "",
+                    latency_->reason.c_str(), edit ? "edit" : "request", line);
     else
-        std::printf("cudalab-gui: %s opened: first check on screen after %s\n", lesson_ ? lesson_->id.c_str() : "", line);
+        std::printf("cudalab-gui: %s opened: first check on screen after %s\n",
+                    lesson_ ? lesson_->id.c_str() : "", line);
     std::fflush(stdout);
     latency_.reset();
 }
@@ -256,7 +286,9 @@ std::string App::status_line() const {
     for (const auto& c : r.checks) passed += c.passed;
     return (lesson_ ? lesson_->id : std::string("?")) + ": " + std::to_string(passed) + " of " +
            std::to_string(r.checks.size()) + " checks passed" +
-           (view_.views ? ", trace of " + std::to_string(view_.views->trace().events.size()) + " events" : "");
+           (view_.views
+                ? ", trace of " + std::to_string(view_.views->trace().events.size()) + " events"
+                : "");
 }
 
 void App::load_trace_file() {
@@ -316,7 +348,8 @@ void App::select_launch(int index, bool chosen) {
     auto& v = launch_views_[std::size_t(index)];
     const auto& r = outcome_->report;
     if (!v && std::size_t(index) < r.launch_traces.size() && r.launch_traces[std::size_t(index)])
-        v = viewmodel::build_trace_views(r.launch_traces[std::size_t(index)], outcome_->source, r.module.get(), "sm_90", &r.shapes);
+        v = viewmodel::build_trace_views(r.launch_traces[std::size_t(index)], outcome_->source,
+                                         r.module.get(), "sm_90", &r.shapes);
     if (!v) {
         notify("Launch " + std::to_string(index + 1) + " was not traced.", true);
         return;
@@ -331,7 +364,8 @@ void App::show_first_picture() {
     caption_step_ = -1;
     auto_step_ = true;
     if (!view_.has_steps()) return;
-    const viewmodel::FirstPicture p = viewmodel::first_picture(*view_.views, view_.detail_block, view_name(active_view_));
+    const viewmodel::FirstPicture p =
+        viewmodel::first_picture(*view_.views, view_.detail_block, view_name(active_view_));
     view_.playback.pause();
     if (p.step >= 0) view_.playback.seek(p.step);
     caption_ = p.caption;
@@ -339,7 +373,8 @@ void App::show_first_picture() {
     if (active_view_ == ViewId::hierarchy && outcome_ && !trace_only_)
         for (const auto& c : outcome_->report.checks)
             if (!c.passed && c.launch == launch_ && c.kind == lessons::CheckKind::performance) {
-                caption_ = "This launch is the one \"" + c.name + "\" measured: " + viewmodel::fixed(c.value, 2) + ", needs " +
+                caption_ = "This launch is the one \"" + c.name +
+                           "\" measured: " + viewmodel::fixed(c.value, 2) + ", needs " +
                            c.comparison + " " + viewmodel::fixed(c.threshold, 2) + ". " + p.caption;
                 break;
             }
@@ -364,7 +399,9 @@ bool App::poll_files() {
     const viewmodel::FileStamp stamp = viewmodel::stamp_of(editor_.path);
     if (stamp == editor_.stamp) return false;
     editor_.stamp = stamp;
-    noticed_after_ms_ = std::max(0.0, std::chrono::duration<double, std::milli>(fs::file_time_type::clock::now() - stamp.modified).count());
+    noticed_after_ms_ = std::max(0.0, std::chrono::duration<double, std::milli>(
+                                          fs::file_time_type::clock::now() - stamp.modified)
+                                          .count());
     std::string text = read_text(editor_.path);
     if (text == editor_.disk_text) return false;  // touched, not changed
     if (editor_.modified() && text != editor_.text) {
@@ -410,14 +447,17 @@ void App::reveal_hint() {
 void App::open_in_editor(int line) {
     if (editor_.path.empty()) return;
     if (editor_.modified()) save_editor();
-    auto cmd = viewmodel::editor_command(editor_.path, line, [](const char* v) { return std::getenv(v); }, on_path);
+    auto cmd = viewmodel::editor_command(
+        editor_.path, line, [](const char* v) { return std::getenv(v); }, on_path);
     if (!on_path(cmd[0])) {
         notify("No editor found: set $VISUAL or $EDITOR (tried " + cmd[0] + ").", true);
         return;
     }
     std::string err;
     if (!viewmodel::spawn_detached(cmd, &err)) notify("Could not open the editor: " + err, true);
-    else notify("Opened " + fs::path(editor_.path).filename().string() + " with " + cmd[0] + "; saving there re-runs the checks here.");
+    else
+        notify("Opened " + fs::path(editor_.path).filename().string() + " with " + cmd[0] +
+               "; saving there re-runs the checks here.");
 }
 
 void App::reset_exercise() {
@@ -450,20 +490,33 @@ void App::handle_shortcuts(const std::vector<KeyPress>& keys) {
         const std::int64_t stride = shift ? 32 : 1;
         switch (k.key) {
         case GLFW_KEY_SPACE: pb.toggle(); break;
-        case GLFW_KEY_RIGHT: pb.pause(); pb.step(stride); break;
-        case GLFW_KEY_LEFT: pb.pause(); pb.step(-stride); break;
+        case GLFW_KEY_RIGHT:
+            pb.pause();
+            pb.step(stride);
+            break;
+        case GLFW_KEY_LEFT:
+            pb.pause();
+            pb.step(-stride);
+            break;
         case GLFW_KEY_HOME: pb.seek(0); break;
         case GLFW_KEY_END: pb.seek(std::int64_t(pb.steps()) - 1); break;
         case GLFW_KEY_B:
             if (view_.has_steps()) {
-                const std::int64_t b = view_.views->model.next_barrier(view_.detail_block, pb.position());
-                if (b >= 0) { pb.pause(); pb.seek(b); }
+                const std::int64_t b =
+                    view_.views->model.next_barrier(view_.detail_block, pb.position());
+                if (b >= 0) {
+                    pb.pause();
+                    pb.seek(b);
+                }
             }
             break;
-        case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: pb.set_speed(pb.speed() * 2); break;
-        case GLFW_KEY_MINUS: case GLFW_KEY_KP_SUBTRACT: pb.set_speed(pb.speed() / 2); break;
+        case GLFW_KEY_EQUAL:
+        case GLFW_KEY_KP_ADD: pb.set_speed(pb.speed() * 2); break;
+        case GLFW_KEY_MINUS:
+        case GLFW_KEY_KP_SUBTRACT: pb.set_speed(pb.speed() / 2); break;
         default:
-            if (k.key >= GLFW_KEY_1 && k.key < GLFW_KEY_1 + kViewCount) select_view_ = ViewId(k.key - GLFW_KEY_1);
+            if (k.key >= GLFW_KEY_1 && k.key < GLFW_KEY_1 + kViewCount)
+                select_view_ = ViewId(k.key - GLFW_KEY_1);
         }
     }
 }
@@ -483,7 +536,8 @@ bool App::tick() {
 
 void App::frame(const std::vector<KeyPress>& keys) {
     handle_shortcuts(keys);
-    if (view_.playback.advance(ImGui::GetIO().DeltaTime)) {}
+    if (view_.playback.advance(ImGui::GetIO().DeltaTime)) {
+    }
     view_.refresh();
     if (auto_step_ && view_.step() != caption_step_) auto_step_ = false;  // the learner moved it
 
@@ -494,9 +548,11 @@ void App::frame(const std::vector<KeyPress>& keys) {
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
     ImGui::Begin("##cudalab", nullptr,
-                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                     ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollWithMouse |
-                     ImGuiWindowFlags_NoBackground);  // glClear paints it: one full-screen layer less for llvmpipe
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                     ImGuiWindowFlags_NoScrollWithMouse |
+                     ImGuiWindowFlags_NoBackground);  // glClear paints it: one full-screen layer
+                                                      // less for llvmpipe
     ImGui::PopStyleVar(2);
 
     draw_toolbar();
@@ -512,9 +568,11 @@ void App::frame(const std::vector<KeyPress>& keys) {
     const float code_w = std::floor(total_w * code_fraction_);
     const float right_w = total_w - left_w - code_w - 2 * splitter_w;
 
-    // The columns draw no background of their own: their panels do (each pixel filled once or twice,
-    // which is what a software rasteriser's frame time is made of).
-    const ImGuiWindowFlags column = ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground;
+    // The columns draw no background of their own: their panels do (each pixel filled once or
+    // twice, which is what a software rasteriser's frame time is made of).
+    const ImGuiWindowFlags column = ImGuiWindowFlags_NoScrollbar |
+                                    ImGuiWindowFlags_NoScrollWithMouse |
+                                    ImGuiWindowFlags_NoBackground;
     ImGui::BeginChild("##left", ImVec2(left_w, body_h), false, column);
     draw_lesson_panel();
     ImGui::EndChild();
@@ -527,12 +585,17 @@ void App::frame(const std::vector<KeyPress>& keys) {
     ImGui::SameLine(0, 0);
     {
         float f = code_fraction_;
-        if (vertical_splitter("##split_right", &f, total_w, 0.2f, 0.95f - left_fraction_ - 0.2f, body_h)) code_fraction_ = f;
+        if (vertical_splitter("##split_right", &f, total_w, 0.2f, 0.95f - left_fraction_ - 0.2f,
+                              body_h))
+            code_fraction_ = f;
     }
     ImGui::SameLine(0, 0);
     {
         const ImVec2 at = ImGui::GetCursorScreenPos();
-        views_rect_[0] = at.x; views_rect_[1] = at.y; views_rect_[2] = right_w; views_rect_[3] = body_h;
+        views_rect_[0] = at.x;
+        views_rect_[1] = at.y;
+        views_rect_[2] = right_w;
+        views_rect_[3] = body_h;
     }
     ImGui::BeginChild("##views", ImVec2(right_w, body_h), false, column);
     draw_views_column();
@@ -547,9 +610,13 @@ void App::frame(const std::vector<KeyPress>& keys) {
         open_block_ = *view_.trace_block_request;
         view_.trace_block_request.reset();
         request_check("trace block " + std::to_string(*open_block_), Clock::now());
-        notify("Tracing block " + std::to_string(*open_block_) + " in full: running the lesson again.");
+        notify("Tracing block " + std::to_string(*open_block_) +
+               " in full: running the lesson again.");
     }
-    if (view_.switch_view) { select_view_ = *view_.switch_view; view_.switch_view.reset(); }
+    if (view_.switch_view) {
+        select_view_ = *view_.switch_view;
+        view_.switch_view.reset();
+    }
 }
 
 void App::draw_toolbar() {
@@ -567,9 +634,11 @@ void App::draw_toolbar() {
     for (int y = 0; y < 3; ++y)
         for (int x = 0; x < 3; ++x) {
             ImVec2 a(logo.x + float(x) * (cell + gap), logo.y + float(y) * (cell + gap));
-            dl->AddRectFilled(a, ImVec2(a.x + cell, a.y + cell), (x == 1 && y == 1) ? colors::accent : colors::logo_cell, 1.5f * s);
+            dl->AddRectFilled(a, ImVec2(a.x + cell, a.y + cell),
+                              (x == 1 && y == 1) ? colors::accent : colors::logo_cell, 1.5f * s);
         }
-    ImGui::SetCursorScreenPos(ImVec2(logo.x + 3 * cell + 2 * gap + 8 * s, p.y + (h - ImGui::GetFrameHeight()) * 0.5f));
+    ImGui::SetCursorScreenPos(
+        ImVec2(logo.x + 3 * cell + 2 * gap + 8 * s, p.y + (h - ImGui::GetFrameHeight()) * 0.5f));
     ImGui::AlignTextToFramePadding();
     ImGui::PushFont(fonts().h3);
     ImGui::TextUnformatted("cudalab");
@@ -577,17 +646,23 @@ void App::draw_toolbar() {
     ImGui::SameLine(0, 18 * s);
 
     // Lesson picker.
-    std::string current = timeline_only_ ? "timeline: " + fs::path(options_.timeline_file).filename().string()
-                          : trace_only_ ? "trace: " + fs::path(options_.trace_file).filename().string()
-                          : lesson_ ? lesson_->id + "  " + lesson_->title : "no lesson";
+    std::string current =
+        timeline_only_ ? "timeline: " + fs::path(options_.timeline_file).filename().string()
+        : trace_only_  ? "trace: " + fs::path(options_.trace_file).filename().string()
+        : lesson_      ? lesson_->id + "  " + lesson_->title
+                       : "no lesson";
     // Wide enough for the whole title where the window allows.
-    ImGui::SetNextItemWidth(std::min(ImGui::CalcTextSize(current.c_str()).x + ImGui::GetFrameHeight() + 24 * s, w * 0.36f));
+    ImGui::SetNextItemWidth(std::min(
+        ImGui::CalcTextSize(current.c_str()).x + ImGui::GetFrameHeight() + 24 * s, w * 0.36f));
     if (ImGui::BeginCombo("##lesson", current.c_str(), ImGuiComboFlags_HeightLarge)) {
         for (const auto& l : course_.lessons) {
             const auto state = progress_.get(l.id).state;
-            const char* mark = state == lessons::LessonState::passed ? "\xE2\x9C\x93 " : state == lessons::LessonState::failed ? "\xE2\x9C\x97 " : "   ";
-            std::string label = std::string(mark) + l.id + "  " + l.title +
-                                (progress_.get(l.id).fails_now() ? "  (passed before, fails now)" : "");
+            const char* mark = state == lessons::LessonState::passed   ? "\xE2\x9C\x93 "
+                               : state == lessons::LessonState::failed ? "\xE2\x9C\x97 "
+                                                                       : "   ";
+            std::string label =
+                std::string(mark) + l.id + "  " + l.title +
+                (progress_.get(l.id).fails_now() ? "  (passed before, fails now)" : "");
             if (ImGui::Selectable(label.c_str(), lesson_ == &l) && lesson_ != &l) {
                 trace_only_ = false;
                 open_block_.reset();
@@ -605,25 +680,37 @@ void App::draw_toolbar() {
         int passed = 0;
         for (const auto& c : r.checks) passed += c.passed;
         char buf[96];
-        if (r.status.code == StatusCode::compile_error) chip("\xE2\x9C\x97 does not compile", colors::chip_fail, colors::chip_fail_text);
-        else if (!r.status.ok()) chip("\xE2\x9C\x97 could not run", colors::chip_fail, colors::chip_fail_text);
+        if (r.status.code == StatusCode::compile_error)
+            chip("\xE2\x9C\x97 does not compile", colors::chip_fail, colors::chip_fail_text);
+        else if (!r.status.ok())
+            chip("\xE2\x9C\x97 could not run", colors::chip_fail, colors::chip_fail_text);
         else if (r.passed) {
             std::snprintf(buf, sizeof buf, "\xE2\x9C\x93 passed  %d/%zu", passed, r.checks.size());
             chip(buf, colors::chip_pass, colors::chip_pass_text);
         } else {
             // A lesson passed earlier stays passed, but the learner should know it fails now.
-            std::snprintf(buf, sizeof buf, "\xE2\x9C\x97 %zu of %zu checks failed%s", r.checks.size() - std::size_t(passed), r.checks.size(),
-                          passed_before_ && !options_.solution ? " \xC2\xB7 passed before, fails now" : "");
+            std::snprintf(
+                buf, sizeof buf, "\xE2\x9C\x97 %zu of %zu checks failed%s",
+                r.checks.size() - std::size_t(passed), r.checks.size(),
+                passed_before_ && !options_.solution ? " \xC2\xB7 passed before, fails now" : "");
             chip(buf, colors::chip_fail, colors::chip_fail_text);
         }
         ImGui::SameLine(0, 10 * s);
         ImGui::AlignTextToFramePadding();
         if (checking_) text_dim("re-checking\xE2\x80\xA6");
         else if (r.status.code == StatusCode::compile_error)
-            text_dim("%zu error%s \xC2\xB7 %.0f ms", r.diagnostics.size(), r.diagnostics.size() == 1 ? "" : "s", outcome_->check_seconds * 1e3);
-        else text_dim("%s \xC2\xB7 %s \xC2\xB7 checked in %.0f ms", r.backend.empty() ? "not run" : r.backend.c_str(),
-                      r.compile_cached ? ("compile cached (" + viewmodel::fixed(r.compiled_seconds * 1e3, 0) + " ms when compiled)").c_str() : ("compiled in " + viewmodel::fixed(r.compile_seconds * 1e3, 0) + " ms").c_str(),
-                      outcome_->check_seconds * 1e3);
+            text_dim("%zu error%s \xC2\xB7 %.0f ms", r.diagnostics.size(),
+                     r.diagnostics.size() == 1 ? "" : "s", outcome_->check_seconds * 1e3);
+        else
+            text_dim("%s \xC2\xB7 %s \xC2\xB7 checked in %.0f ms",
+                     r.backend.empty() ? "not run" : r.backend.c_str(),
+                     r.compile_cached
+                         ? ("compile cached (" + viewmodel::fixed(r.compiled_seconds * 1e3, 0) +
+                            " ms when compiled)")
+                               .c_str()
+                         : ("compiled in " + viewmodel::fixed(r.compile_seconds * 1e3, 0) + " ms")
+                               .c_str(),
+                     outcome_->check_seconds * 1e3);
     } else if (trace_only_) {
         ImGui::AlignTextToFramePadding();
         text_dim("viewing a saved trace (no checks)");
@@ -632,7 +719,8 @@ void App::draw_toolbar() {
     // Actions, right-aligned.
     const char* labels[] = {"Re-run", "Hint", "Open in editor", "Reset\xE2\x80\xA6"};
     float total = 0;
-    for (const char* l : labels) total += ImGui::CalcTextSize(l).x + 2 * ImGui::GetStyle().FramePadding.x + 6 * s;
+    for (const char* l : labels)
+        total += ImGui::CalcTextSize(l).x + 2 * ImGui::GetStyle().FramePadding.x + 6 * s;
     ImGui::SameLine(std::max(ImGui::GetCursorPosX(), w - total - 14 * s));
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(6 * s, 0));
     const bool can_run = lesson_ && !trace_only_;
@@ -644,7 +732,8 @@ void App::draw_toolbar() {
     tooltip("Show the next hint (F1)");
     ImGui::SameLine();
     if (ImGui::Button("Open in editor")) open_in_editor(int(view_.line));
-    tooltip("Open the exercise in $VISUAL / $EDITOR (else xdg-open); saving there re-runs the checks here");
+    tooltip("Open the exercise in $VISUAL / $EDITOR (else xdg-open); saving there re-runs the "
+            "checks here");
     ImGui::SameLine();
     if (editor_.read_only) ImGui::BeginDisabled();
     if (ImGui::Button("Reset\xE2\x80\xA6")) confirm_reset_ = true;
@@ -665,13 +754,18 @@ void App::draw_reset_popup() {
     if (ImGui::BeginPopupModal("Reset exercise?", nullptr, ImGuiWindowFlags_NoResize)) {
         ImGui::PushTextWrapPos(0);
         ImGui::TextUnformatted(("Put " + fs::path(editor_.path).filename().string() +
-                                " back as shipped? Your current version is kept next to it as a .bak file with the date and time.")
+                                " back as shipped? Your current version is kept next to it as a "
+                                ".bak file with the date and time.")
                                    .c_str());
         ImGui::PopTextWrapPos();
         ImGui::Spacing();
-        if (ImGui::Button("Reset", ImVec2(120 * s, 0))) { reset_exercise(); ImGui::CloseCurrentPopup(); }
+        if (ImGui::Button("Reset", ImVec2(120 * s, 0))) {
+            reset_exercise();
+            ImGui::CloseCurrentPopup();
+        }
         ImGui::SameLine();
-        if (ImGui::Button("Cancel", ImVec2(120 * s, 0)) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) ImGui::CloseCurrentPopup();
+        if (ImGui::Button("Cancel", ImVec2(120 * s, 0)) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE))
+            ImGui::CloseCurrentPopup();
         ImGui::EndPopup();
     }
 }
@@ -689,17 +783,25 @@ void App::draw_status_bar() {
     const bool recent = std::chrono::duration<double>(Clock::now() - message_time_).count() < 12.0;
     std::string left = recent && !message_.empty()
                            ? message_
-                           : "Space play/pause  \xC2\xB7  \xE2\x86\x90 \xE2\x86\x92 step  \xC2\xB7  B next barrier  \xC2\xB7  1\xE2\x80\x93" "6 views  \xC2\xB7  Ctrl+S save  \xC2\xB7  Ctrl+R re-run  \xC2\xB7  F1 hint  \xC2\xB7  F12 picture";
-    // The last edit's latency; while playing, the frame rate (idle, frames are drawn only on change).
+                           : "Space play/pause  \xC2\xB7  \xE2\x86\x90 \xE2\x86\x92 step  \xC2\xB7 "
+                             " B next barrier  \xC2\xB7  1\xE2\x80\x93"
+                             "6 views  \xC2\xB7  Ctrl+S save  \xC2\xB7  Ctrl+R re-run  \xC2\xB7  "
+                             "F1 hint  \xC2\xB7  F12 picture";
+    // The last edit's latency; while playing, the frame rate (idle, frames are drawn only on
+    // change).
     std::string right;
-    if (!last_latency_.empty()) right = "edit \xE2\x86\x92 redraw " + last_latency_.substr(0, last_latency_.find(" ("));
+    if (!last_latency_.empty())
+        right = "edit \xE2\x86\x92 redraw " + last_latency_.substr(0, last_latency_.find(" ("));
     if (view_.playback.playing()) {
         char fps[48];
         std::snprintf(fps, sizeof fps, "%.0f fps", ImGui::GetIO().Framerate);
         right += (right.empty() ? "" : "  \xC2\xB7  ") + std::string(fps);
     }
     const float rw = f->CalcTextSizeA(f->FontSize, 1e9f, 0, right.c_str()).x;
-    draw_text_clipped(dl, f, ImVec2(p.x + 12 * s, ty), recent && message_error_ ? colors::poor : recent && !message_.empty() ? colors::text : colors::text_dim,
+    draw_text_clipped(dl, f, ImVec2(p.x + 12 * s, ty),
+                      recent && message_error_      ? colors::poor
+                      : recent && !message_.empty() ? colors::text
+                                                    : colors::text_dim,
                       left, w - rw - 40 * s);
     dl->AddText(f, f->FontSize, ImVec2(p.x + w - rw - 12 * s, ty), colors::text_dim, right.c_str());
     ImGui::Dummy(ImVec2(w, h));
@@ -713,15 +815,18 @@ void App::draw_views_column() {
     const float s = fonts().scale;
     const float bar_h = std::round(ImGui::GetFrameHeight() * 2 + 18 * s);
     draw_launch_picker();
-    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(spacing::tab_pad_x * s, spacing::tab_pad_y * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding,
+                        ImVec2(spacing::tab_pad_x * s, spacing::tab_pad_y * s));
     if (ImGui::BeginTabBar("##viewtabs", ImGuiTabBarFlags_FittingPolicyScroll)) {
         for (int i = 0; i < kViewCount; ++i) {
             const ViewId v = ViewId(i);
-            ImGuiTabItemFlags flags = (select_view_ && *select_view_ == v) ? ImGuiTabItemFlags_SetSelected : 0;
+            ImGuiTabItemFlags flags =
+                (select_view_ && *select_view_ == v) ? ImGuiTabItemFlags_SetSelected : 0;
             if (ImGui::BeginTabItem(view_title(v), nullptr, flags)) {
                 const bool switched = active_view_ != v;
                 active_view_ = v;
-                // A view opened on a playhead the learner has not moved starts on its own best step.
+                // A view opened on a playhead the learner has not moved starts on its own best
+                // step.
                 if (switched && auto_step_) show_first_picture();
                 ImGui::EndTabItem();
             }
@@ -731,26 +836,35 @@ void App::draw_views_column() {
     ImGui::PopStyleVar();
     select_view_.reset();
     const float h = ImGui::GetContentRegionAvail().y - bar_h;
-    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(spacing::view_pad_x * s, spacing::view_pad_y * s));
-    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(spacing::item_x * s, spacing::item_y * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding,
+                        ImVec2(spacing::view_pad_x * s, spacing::view_pad_y * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing,
+                        ImVec2(spacing::item_x * s, spacing::item_y * s));
     ImGui::BeginChild("##view", ImVec2(0, h), true, ImGuiWindowFlags_AlwaysUseWindowPadding);
     if (!view_.views) {
         if (checking_) draw_no_trace("Compiling and running\xE2\x80\xA6");
         else if (outcome_ && outcome_->report.status.code == StatusCode::compile_error)
-            draw_no_trace("The exercise does not compile: nothing ran. The errors are marked in the code.");
+            draw_no_trace(
+                "The exercise does not compile: nothing ran. The errors are marked in the code.");
         else if (outcome_ && outcome_->report.program)
             // A program lesson runs the learner's whole program in a child process: no launch of
             // cudalab's own to trace. Its timeline opens in Perfetto.
-            draw_no_trace(("This lesson runs your whole program (a program lesson): there are no kernel views. See the checks; "
-                          "for the timeline of copies and kernels per stream, run `cudalab run exercises/" +
-                          outcome_->report.lesson + ".cu --timeline t.json -- ARGS` and open t.json in ui.perfetto.dev.")
-                               .c_str());
-        else if (outcome_) draw_no_trace("The kernel did not complete a launch, so there is no trace to show. See the checks for why.");
+            draw_no_trace(
+                ("This lesson runs your whole program (a program lesson): there are no kernel "
+                 "views. See the checks; "
+                 "for the timeline of copies and kernels per stream, run `cudalab run exercises/" +
+                 outcome_->report.lesson +
+                 ".cu --timeline t.json -- ARGS` and open t.json in ui.perfetto.dev.")
+                    .c_str());
+        else if (outcome_)
+            draw_no_trace("The kernel did not complete a launch, so there is no trace to show. See "
+                          "the checks for why.");
         else draw_no_trace("No trace yet.");
     } else {
         if (outcome_ && outcome_->report.status.code == StatusCode::compile_error) {
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors::fair));
-            ImGui::TextWrapped("The exercise does not compile: these views show the last run that did.");
+            ImGui::TextWrapped(
+                "The exercise does not compile: these views show the last run that did.");
             ImGui::PopStyleColor();
         }
         draw_caption();
@@ -774,11 +888,14 @@ void App::draw_views_column() {
 // again (same seed, so the same inputs) and opens in the kernel views beside them.
 void App::draw_program_views() {
     const float s = fonts().scale;
-    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(spacing::tab_pad_x * s, spacing::tab_pad_y * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding,
+                        ImVec2(spacing::tab_pad_x * s, spacing::tab_pad_y * s));
     if (ImGui::BeginTabBar("##programtabs", ImGuiTabBarFlags_FittingPolicyScroll)) {
         for (int i = 0; i < kProgramViewCount; ++i) {
             const ProgramView v = ProgramView(i);
-            const ImGuiTabItemFlags flags = select_program_view_ && *select_program_view_ == v ? ImGuiTabItemFlags_SetSelected : 0;
+            const ImGuiTabItemFlags flags = select_program_view_ && *select_program_view_ == v
+                                                ? ImGuiTabItemFlags_SetSelected
+                                                : 0;
             if (ImGui::BeginTabItem(program_view_title(v), nullptr, flags)) {
                 program_view_ = v;
                 kernel_tab_ = false;
@@ -787,8 +904,10 @@ void App::draw_program_views() {
         }
         // The traced launch's views (a kernel of the program, picked in the Streams tab).
         if (view_.views)
-            for (ViewId v : {ViewId::grid, ViewId::warps, ViewId::memory, ViewId::shared, ViewId::timeline}) {
-                const ImGuiTabItemFlags flags = select_view_ && *select_view_ == v ? ImGuiTabItemFlags_SetSelected : 0;
+            for (ViewId v :
+                 {ViewId::grid, ViewId::warps, ViewId::memory, ViewId::shared, ViewId::timeline}) {
+                const ImGuiTabItemFlags flags =
+                    select_view_ && *select_view_ == v ? ImGuiTabItemFlags_SetSelected : 0;
                 if (ImGui::BeginTabItem(view_title(v), nullptr, flags)) {
                     active_view_ = v;
                     kernel_tab_ = true;
@@ -800,12 +919,17 @@ void App::draw_program_views() {
     ImGui::PopStyleVar();
     select_view_.reset();
     select_program_view_.reset();
-    const float bar_h = kernel_tab_ && view_.views ? std::round(ImGui::GetFrameHeight() * 2 + 18 * s) : 0;
-    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(spacing::view_pad_x * s, spacing::view_pad_y * s));
-    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(spacing::item_x * s, spacing::item_y * s));
-    ImGui::BeginChild("##view", ImVec2(0, ImGui::GetContentRegionAvail().y - bar_h), true, ImGuiWindowFlags_AlwaysUseWindowPadding);
+    const float bar_h =
+        kernel_tab_ && view_.views ? std::round(ImGui::GetFrameHeight() * 2 + 18 * s) : 0;
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding,
+                        ImVec2(spacing::view_pad_x * s, spacing::view_pad_y * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing,
+                        ImVec2(spacing::item_x * s, spacing::item_y * s));
+    ImGui::BeginChild("##view", ImVec2(0, ImGui::GetContentRegionAvail().y - bar_h), true,
+                      ImGuiWindowFlags_AlwaysUseWindowPadding);
     if (kernel_tab_ && view_.views) {
-        text_dim("launch %llu of `%s`, traced in full", static_cast<unsigned long long>(trace_launch_),
+        text_dim("launch %llu of `%s`, traced in full",
+                 static_cast<unsigned long long>(trace_launch_),
                  outcome_ ? outcome_->report.program_timeline_run.c_str() : "");
         draw_caption();
         switch (active_view_) {
@@ -817,12 +941,18 @@ void App::draw_program_views() {
         case ViewId::hierarchy: draw_hierarchy_view(view_); break;
         }
     } else if (!streams_.timeline) {
-        if (timeline_only_) draw_no_trace(("The timeline " + options_.timeline_file + " could not be read (see the status bar).").c_str());
-        else if (checking_ && !outcome_) draw_no_trace("Building and running your program\xE2\x80\xA6");
+        if (timeline_only_)
+            draw_no_trace(("The timeline " + options_.timeline_file +
+                           " could not be read (see the status bar).")
+                              .c_str());
+        else if (checking_ && !outcome_)
+            draw_no_trace("Building and running your program\xE2\x80\xA6");
         else if (outcome_ && outcome_->report.status.code == StatusCode::compile_error)
-            draw_no_trace("The program does not compile: nothing ran. The errors are marked in the code.");
+            draw_no_trace(
+                "The program does not compile: nothing ran. The errors are marked in the code.");
         else if (outcome_ && !outcome_->streams_error.empty())
-            draw_no_trace(("No timeline to show: " + outcome_->streams_error + ". See the checks.").c_str());
+            draw_no_trace(
+                ("No timeline to show: " + outcome_->streams_error + ". See the checks.").c_str());
         else draw_no_trace("No timeline yet.");
     } else {
         switch (program_view_) {
@@ -840,7 +970,8 @@ void App::draw_program_views() {
     if (streams_.trace_launch_request) {
         trace_launch_ = *streams_.trace_launch_request;
         streams_.trace_launch_request.reset();
-        notify("Tracing launch " + std::to_string(trace_launch_) + ": running the lesson again with the same inputs\xE2\x80\xA6");
+        notify("Tracing launch " + std::to_string(trace_launch_) +
+               ": running the lesson again with the same inputs\xE2\x80\xA6");
         request_check("trace launch", Clock::now());
     }
 }
@@ -855,20 +986,26 @@ void App::draw_launch_picker() {
         int n = 0;
         *failed = 0;
         for (const auto& c : r.checks)
-            if (c.launch == launch) { ++n; *failed += !c.passed; }
+            if (c.launch == launch) {
+                ++n;
+                *failed += !c.passed;
+            }
         return n;
     };
     auto summary = [&](int launch) {
         int failed = 0;
         const int n = checks_of(launch, &failed);
         if (n == 0) return std::string("no checks");
-        if (failed) return "\xE2\x9C\x97 " + std::to_string(failed) + " of " + std::to_string(n) + " check" + (n == 1 ? "" : "s") + " failed";
+        if (failed)
+            return "\xE2\x9C\x97 " + std::to_string(failed) + " of " + std::to_string(n) +
+                   " check" + (n == 1 ? "" : "s") + " failed";
         return "\xE2\x9C\x93 " + std::to_string(n) + " check" + (n == 1 ? "" : "s") + " passed";
     };
     ImGui::AlignTextToFramePadding();
     text_dim("Launch");
     ImGui::SameLine(0, 8 * s);
-    const std::string current = launch_ >= 0 ? r.launch_shape(launch_) + "  \xC2\xB7  " + summary(launch_) : "none";
+    const std::string current =
+        launch_ >= 0 ? r.launch_shape(launch_) + "  \xC2\xB7  " + summary(launch_) : "none";
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x);
     if (ImGui::BeginCombo("##launch", current.c_str(), ImGuiComboFlags_HeightLarge)) {
         for (int i = 0; i < int(r.launches.size()); ++i) {
@@ -878,7 +1015,9 @@ void App::draw_launch_picker() {
             ImGui::Indent(18 * s);
             for (const auto& c : r.checks) {
                 if (c.launch != i) continue;
-                ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(c.passed ? colors::text_dim : colors::poor));
+                ImGui::PushStyleColor(
+                    ImGuiCol_Text,
+                    ImGui::ColorConvertU32ToFloat4(c.passed ? colors::text_dim : colors::poor));
                 ImGui::Text("%s %s", c.passed ? "\xE2\x9C\x93" : "\xE2\x9C\x97", c.name.c_str());
                 ImGui::PopStyleColor();
             }
@@ -887,7 +1026,8 @@ void App::draw_launch_picker() {
         }
         ImGui::EndCombo();
     }
-    tooltip("The lesson runs the kernel several times; each check measured one launch. The views, the figures beside the "
+    tooltip("The lesson runs the kernel several times; each check measured one launch. The views, "
+            "the figures beside the "
             "code and the step search show the launch picked here (cudalab gui --launch N).");
     ImGui::Dummy(ImVec2(0, 2 * s));
 }
@@ -903,7 +1043,8 @@ void App::draw_caption() {
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w - 12 * s);
     const ImVec2 size = ImGui::CalcTextSize(caption_.c_str(), nullptr, false, w - 20 * s);
     dl->AddRectFilled(p, ImVec2(p.x + w, p.y + size.y + 8 * s), colors::caption, 4 * s);
-    dl->AddRectFilled(p, ImVec2(p.x + 3 * s, p.y + size.y + 8 * s), colors::accent, 4 * s, ImDrawFlags_RoundCornersLeft);
+    dl->AddRectFilled(p, ImVec2(p.x + 3 * s, p.y + size.y + 8 * s), colors::accent, 4 * s,
+                      ImDrawFlags_RoundCornersLeft);
     ImGui::SetCursorScreenPos(ImVec2(p.x + 10 * s, p.y + 4 * s));
     ImGui::TextUnformatted(caption_.c_str());
     ImGui::PopTextWrapPos();

@@ -35,40 +35,40 @@ struct CodeLayout;  // panels/code_panel.cpp
 
 struct AppOptions {
     std::string lesson = "01-threads";
-    std::string view;            // the view to open; empty: the lesson's first
-    std::string trace_file;      // view a saved trace instead of running a lesson
-    std::string timeline_file;   // view a whole program's saved timeline (cudalab run --timeline)
-    std::string source_file;     // with --trace: the kernel source it ran; with a lesson: check this
-                                 // file instead of the exercise (progress is not recorded)
+    std::string view;           // the view to open; empty: the lesson's first
+    std::string trace_file;     // view a saved trace instead of running a lesson
+    std::string timeline_file;  // view a whole program's saved timeline (cudalab run --timeline)
+    std::string source_file;    // with --trace: the kernel source it ran; with a lesson: check this
+                                // file instead of the exercise (progress is not recorded)
     std::optional<std::uint32_t> block;  // trace this block in full and open it
-    bool solution = false;       // check the reference solution (read-only)
+    bool solution = false;               // check the reference solution (read-only)
     std::string backend = "emu";
-    bool play = false;           // start playing
-    double speed = 30;           // steps per second
-    std::int64_t step = -1;      // start at this step
-    std::string find;            // then go on to the first step of this kind (see seek_first)
-    int launch = -1;             // show this launch (0-based); -1: the one the first failing check measured
+    bool play = false;       // start playing
+    double speed = 30;       // steps per second
+    std::int64_t step = -1;  // start at this step
+    std::string find;        // then go on to the first step of this kind (see seek_first)
+    int launch = -1;  // show this launch (0-based); -1: the one the first failing check measured
     std::optional<std::uint64_t> seed;  // the lesson inputs' seed (--seed): the same run every time
-    std::string lang = "en";     // lesson texts and hints: en or zh (--lang; lessons/translation.h)
+    std::string lang = "en";  // lesson texts and hints: en or zh (--lang; lessons/translation.h)
 };
 
 struct Editor {
     std::string path;
-    std::string text;            // what the learner sees and edits
-    std::string disk_text;       // the file as last read or written
+    std::string text;       // what the learner sees and edits
+    std::string disk_text;  // the file as last read or written
     viewmodel::FileStamp stamp;
     std::vector<viewmodel::HighlightedLine> lines;
     bool highlight_stale = true;
     bool read_only = false;
-    bool conflict = false;       // changed on disk while modified here
-    int cursor = 0;              // byte offset, while the editor is focused
+    bool conflict = false;  // changed on disk while modified here
+    int cursor = 0;         // byte offset, while the editor is focused
     int previous_cursor = -1;
     std::uint32_t scroll_to_line = 0;
     bool modified() const { return text != disk_text; }
 };
 
 class App {
-public:
+  public:
     App(AppOptions options, lessons::Course course);
     ~App();
 
@@ -89,7 +89,7 @@ public:
     // Where the views column was drawn in the last frame: x, y, width, height (window coordinates).
     const float* views_rect() const { return views_rect_; }
 
-private:
+  private:
     // app.cpp
     void open_lesson(const lessons::LessonInfo& lesson);
     void request_check(const std::string& reason, viewmodel::Clock::time_point when);
@@ -110,7 +110,8 @@ private:
     // Shows launch `index` of the current outcome (building its views on first use); `chosen`:
     // the learner picked it, so later checks keep showing it.
     void select_launch(int index, bool chosen);
-    // Seeks to the open view's most instructive step (viewmodel::first_picture) and keeps its caption.
+    // Seeks to the open view's most instructive step (viewmodel::first_picture) and keeps its
+    // caption.
     void show_first_picture();
     void draw_launch_picker();
     void draw_caption();
@@ -131,8 +132,8 @@ private:
     void layout_gutter(CodeLayout& l);
     void draw_gutter_header(const CodeLayout& l);
     void draw_code_editor(CodeLayout& l);
-    void follow_caret(ImDrawList* dl, const CodeLayout& l, ImVec2 input_pos, ImVec2 text_origin, float scroll_y, float view_h,
-                      float pad_y, bool active);
+    void follow_caret(ImDrawList* dl, const CodeLayout& l, ImVec2 input_pos, ImVec2 text_origin,
+                      float scroll_y, float view_h, float pad_y, bool active);
     void draw_gutter(const CodeLayout& l);
     void draw_gutter_line(const CodeLayout& l, int i, float y, bool hovered);
 
@@ -142,14 +143,16 @@ private:
     std::unique_ptr<viewmodel::CheckRunner> runner_;
     const lessons::LessonInfo* lesson_ = nullptr;
     MarkdownView lesson_text_;
-    std::vector<std::string> lesson_hints_;  // the open lesson's hints in options_.lang (or English)
-    std::string hints_lang_ = "en";          // the language lesson_hints_ are in
+    std::vector<std::string>
+        lesson_hints_;               // the open lesson's hints in options_.lang (or English)
+    std::string hints_lang_ = "en";  // the language lesson_hints_ are in
     Editor editor_;
 
     std::optional<viewmodel::CheckOutcome> outcome_;  // the newest check
-    int launch_ = -1;                                  // the launch the views show (index into report.launches)
-    int chosen_launch_ = -1;                           // picked by the learner (or --launch); -1: follow the checks
-    std::vector<std::shared_ptr<const viewmodel::TraceViews>> launch_views_;  // built so far, per launch
+    int launch_ = -1;         // the launch the views show (index into report.launches)
+    int chosen_launch_ = -1;  // picked by the learner (or --launch); -1: follow the checks
+    std::vector<std::shared_ptr<const viewmodel::TraceViews>>
+        launch_views_;  // built so far, per launch
     // The caption of the step the open view opened on; shown while the playhead stays there.
     std::string caption_;
     std::int64_t caption_step_ = -1;
@@ -159,15 +162,15 @@ private:
     bool passed_before_ = false;  // the lesson was passed before the newest check
     ViewContext view_;
     ViewId active_view_ = ViewId::grid;
-    std::optional<ViewId> select_view_;   // set the tab on the next frame
+    std::optional<ViewId> select_view_;  // set the tab on the next frame
     // Program lessons.
     StreamsViewContext streams_;
     ProgramView program_view_ = ProgramView::streams;
     std::optional<ProgramView> select_program_view_;
-    bool kernel_tab_ = false;             // a kernel view (of a traced launch) is open, not a program view
-    std::uint64_t trace_launch_ = 0;      // the runtime's launch number the next check traces (0: none)
+    bool kernel_tab_ = false;  // a kernel view (of a traced launch) is open, not a program view
+    std::uint64_t trace_launch_ = 0;  // the runtime's launch number the next check traces (0: none)
     std::optional<std::uint32_t> open_block_;
-    int lesson_tab_ = 0;                   // 0 checks, 1 hints, 2 output
+    int lesson_tab_ = 0;  // 0 checks, 1 hints, 2 output
     std::optional<int> select_lesson_tab_;
 
     // Layout (fractions of the window; the splitters move them).
@@ -191,7 +194,7 @@ private:
     viewmodel::Clock::time_point message_time_{};
     bool quit_ = false;
     bool confirm_reset_ = false;
-    bool trace_only_ = false;  // --trace or --timeline: no lesson run
+    bool trace_only_ = false;     // --trace or --timeline: no lesson run
     bool timeline_only_ = false;  // --timeline: a program's timeline, no kernel trace
     float views_rect_[4] = {0, 0, 0, 0};
 };

@@ -2,7 +2,8 @@
 // arguments. With no display it says so and opens the terminal lesson (`cudalab learn ID`).
 //
 //   cudalab gui [--lesson ID] [--view grid|warps|memory|shared|timeline|hierarchy]
-//               [--screenshot FILE.png --frames N] [--trace FILE [--source FILE.cu]] [--timeline FILE.json]
+//               [--screenshot FILE.png --frames N] [--trace FILE [--source FILE.cu]] [--timeline
+//               FILE.json]
 //               [--launch N] [--block N] [--step N] [--find KIND] [--play [--speed N]] [--solution]
 //               [--backend emu|gpu|auto] [--lang en|zh]
 //
@@ -44,7 +45,9 @@ std::string self_dir() {
 int terminal_fallback(const std::string& why, const std::string& lesson, const std::string& lang) {
     // At a terminal, keep watching the exercise as the window would; in a script, check once.
     const bool interactive = ::isatty(0) && ::isatty(1);
-    std::fprintf(stderr, "cudalab gui: %s.\ncudalab gui: opening the lesson in the terminal instead (cudalab learn %s%s).\n",
+    std::fprintf(stderr,
+                 "cudalab gui: %s.\ncudalab gui: opening the lesson in the terminal instead "
+                 "(cudalab learn %s%s).\n",
                  why.c_str(), lesson.c_str(), interactive ? " --watch" : "");
     std::fflush(stderr);
     const std::string cli = (fs::path(self_dir()) / "cudalab").string();
@@ -62,15 +65,21 @@ int terminal_fallback(const std::string& why, const std::string& lesson, const s
 struct FrameStats {
     std::vector<double> ms;
     void add(double v) { ms.push_back(v); }
-    double mean() const { return ms.empty() ? 0 : std::accumulate(ms.begin(), ms.end(), 0.0) / double(ms.size()); }
+    double mean() const {
+        return ms.empty() ? 0 : std::accumulate(ms.begin(), ms.end(), 0.0) / double(ms.size());
+    }
     std::string summary() const {
         if (ms.empty()) return "no frames";
         std::vector<double> v = ms;
         std::sort(v.begin(), v.end());
         const double mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
-        auto pct = [&](double q) { return v[std::min(v.size() - 1, std::size_t(q * double(v.size() - 1) + 0.5))]; };
+        auto pct = [&](double q) {
+            return v[std::min(v.size() - 1, std::size_t(q * double(v.size() - 1) + 0.5))];
+        };
         char buf[200];
-        std::snprintf(buf, sizeof buf, "%zu frames: mean %.2f ms (%.0f fps), median %.2f ms, 95th percentile %.2f ms, worst %.2f ms",
+        std::snprintf(buf, sizeof buf,
+                      "%zu frames: mean %.2f ms (%.0f fps), median %.2f ms, 95th percentile %.2f "
+                      "ms, worst %.2f ms",
                       v.size(), mean, 1000.0 / std::max(1e-9, mean), pct(0.5), pct(0.95), v.back());
         return buf;
     }
@@ -90,41 +99,58 @@ int main(int argc, char** argv) {
     int launch = 0;
     std::uint64_t seed = 0;
     cli.add_option("--lesson,lesson", options.lesson, "lesson id (default 01-threads)");
-    cli.add_option("--view", options.view, "view to open: grid, warps, memory, shared, timeline, hierarchy")
-        ->check(CLI::IsMember({"grid", "warps", "memory", "shared", "timeline", "hierarchy", "streams", "graph", "pages"}));
+    cli.add_option("--view", options.view,
+                   "view to open: grid, warps, memory, shared, timeline, hierarchy")
+        ->check(CLI::IsMember({"grid", "warps", "memory", "shared", "timeline", "hierarchy",
+                               "streams", "graph", "pages"}));
     cli.add_option("--screenshot", screenshot, "render, write this PNG and exit (needs --frames)");
-    cli.add_option("--crop", crop, "with --screenshot: 'views' keeps only the views column")->check(CLI::IsMember({"views"}));
-    cli.add_option("--frames", frames, "frames to render before the screenshot / exiting (prints frame times)");
-    cli.add_option("--trace", options.trace_file, "view a trace saved by `cudalab exec --trace` instead of a lesson");
+    cli.add_option("--crop", crop, "with --screenshot: 'views' keeps only the views column")
+        ->check(CLI::IsMember({"views"}));
+    cli.add_option("--frames", frames,
+                   "frames to render before the screenshot / exiting (prints frame times)");
+    cli.add_option("--trace", options.trace_file,
+                   "view a trace saved by `cudalab exec --trace` instead of a lesson");
     cli.add_option("--timeline", options.timeline_file,
-                   "view a whole program's timeline saved by `cudalab run --timeline` (streams, graph, pages) instead of a lesson");
+                   "view a whole program's timeline saved by `cudalab run --timeline` (streams, "
+                   "graph, pages) instead of a lesson");
     cli.add_option("--source", options.source_file,
-                   "with --lesson: check this file instead of the exercise (progress is not recorded); with --trace: the "
+                   "with --lesson: check this file instead of the exercise (progress is not "
+                   "recorded); with --trace: the "
                    "kernel source it ran");
     cli.add_option("--launch", launch,
-                   "show launch N of the lesson (1-based, as the check report numbers them); default: the launch the first "
+                   "show launch N of the lesson (1-based, as the check report numbers them); "
+                   "default: the launch the first "
                    "failing check measured")
         ->check(CLI::PositiveNumber);
-    auto* seed_option = cli.add_option("--seed", seed, "seed of the lesson's random inputs (default: new ones each run)");
+    auto* seed_option = cli.add_option(
+        "--seed", seed, "seed of the lesson's random inputs (default: new ones each run)");
     cli.add_option("--block", block, "trace this block (linear id) in full and open it");
     cli.add_option("--step", options.step, "start at this step of the open block (0-based)");
-    cli.add_option("--find", options.find, "then go to the first step of a kind: global, shared, conflict, barrier, divergence, exit")
+    cli.add_option("--find", options.find,
+                   "then go to the first step of a kind: global, shared, conflict, barrier, "
+                   "divergence, exit")
         ->check(CLI::IsMember({"global", "shared", "conflict", "barrier", "divergence", "exit"}));
     cli.add_flag("--play", options.play, "start playing");
     cli.add_option("--speed", options.speed, "playback speed in steps per second (default 30)");
-    cli.add_flag("--solution", options.solution, "check and show the reference solution (read-only)");
-    cli.add_option("--backend", options.backend, "emu (default: the views need its trace), gpu or auto")
+    cli.add_flag("--solution", options.solution,
+                 "check and show the reference solution (read-only)");
+    cli.add_option("--backend", options.backend,
+                   "emu (default: the views need its trace), gpu or auto")
         ->check(CLI::IsMember({"emu", "gpu", "auto"}));
     cli.add_option("--width", width, "window width in screen coordinates (default 1600)");
     cli.add_option("--height", height, "window height (default 1000)");
     cli.add_option("--scale", scale, "UI scale (default: the monitor's content scale)");
     cli.add_option("--exit-after", exit_after, "close after this many seconds (for measurements)");
     std::string lang;
-    cli.add_option("--lang", lang, "language of lesson texts and hints: en or zh (default: $CUDALAB_LANG, else the locale)")
+    cli.add_option(
+           "--lang", lang,
+           "language of lesson texts and hints: en or zh (default: $CUDALAB_LANG, else the locale)")
         ->check(CLI::IsMember({"en", "zh"}))
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // `cudalab --lang zh gui ... --lang en`: the last
+        ->multi_option_policy(
+            CLI::MultiOptionPolicy::TakeLast);  // `cudalab --lang zh gui ... --lang en`: the last
     std::string course_dir;
-    cli.add_option("--course", course_dir, "read the course in DIR instead of the built-in one (default: $CUDALAB_COURSE)");
+    cli.add_option("--course", course_dir,
+                   "read the course in DIR instead of the built-in one (default: $CUDALAB_COURSE)");
     try {
         cli.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -135,7 +161,9 @@ int main(int argc, char** argv) {
     if (!course_dir.empty()) {
         std::error_code ec;
         const std::filesystem::path abs = std::filesystem::absolute(course_dir, ec);
-        ::setenv("CUDALAB_COURSE", (ec ? std::filesystem::path(course_dir) : abs).lexically_normal().string().c_str(), 1);
+        ::setenv("CUDALAB_COURSE",
+                 (ec ? std::filesystem::path(course_dir) : abs).lexically_normal().string().c_str(),
+                 1);
     }
     if (block >= 0) options.block = std::uint32_t(block);
     options.launch = launch - 1;
@@ -148,17 +176,21 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "cudalab gui: cannot read the course: %s\n", st.message.c_str());
         return 2;
     }
-    if (options.trace_file.empty() && !options.source_file.empty() && !fs::exists(options.source_file)) {
-        std::fprintf(stderr, "cudalab gui: --source %s: no such file\n", options.source_file.c_str());
+    if (options.trace_file.empty() && !options.source_file.empty() &&
+        !fs::exists(options.source_file)) {
+        std::fprintf(stderr, "cudalab gui: --source %s: no such file\n",
+                     options.source_file.c_str());
         return 2;
     }
     if (options.trace_file.empty() && !course.find(options.lesson)) {
-        std::fprintf(stderr, "cudalab gui: no lesson '%s'. The lessons are: %s\n", options.lesson.c_str(), course.ids().c_str());
+        std::fprintf(stderr, "cudalab gui: no lesson '%s'. The lessons are: %s\n",
+                     options.lesson.c_str(), course.ids().c_str());
         return 2;
     }
 
     const lessons::LanguageChoice language = lessons::choose_language(lang);
-    if (!language.warning.empty()) std::fprintf(stderr, "cudalab gui: warning: %s\n", language.warning.c_str());
+    if (!language.warning.empty())
+        std::fprintf(stderr, "cudalab gui: warning: %s\n", language.warning.c_str());
     options.lang = language.lang;
     if (options.lang == "zh") {
         // The font atlas holds only the Chinese characters it needs: those of every lesson's
@@ -182,16 +214,21 @@ int main(int argc, char** argv) {
     std::string why;
     if (!window.open(wo, &why)) {
         if (!screenshot.empty() || frames > 0) {
-            std::fprintf(stderr, "cudalab gui: %s; cannot render (run under xvfb-run for a virtual display)\n", why.c_str());
+            std::fprintf(
+                stderr,
+                "cudalab gui: %s; cannot render (run under xvfb-run for a virtual display)\n",
+                why.c_str());
             return 2;
         }
         return terminal_fallback(why, options.lesson, lang);
     }
     if (frames > 0) std::printf("cudalab-gui: renderer %s\n", window.renderer().c_str());
-    if (frames > 0 && !gui::cjk_font_summary().empty()) std::printf("cudalab-gui: %s\n", gui::cjk_font_summary().c_str());
+    if (frames > 0 && !gui::cjk_font_summary().empty())
+        std::printf("cudalab-gui: %s\n", gui::cjk_font_summary().c_str());
 
     gui::App app(options, course);
-    if (frames > 0 && !app.wait_for_first_outcome(120)) std::fprintf(stderr, "cudalab gui: the first check did not finish in time\n");
+    if (frames > 0 && !app.wait_for_first_outcome(120))
+        std::fprintf(stderr, "cudalab gui: the first check did not finish in time\n");
 
     using clock = std::chrono::steady_clock;
     const auto started = clock::now();
@@ -199,17 +236,24 @@ int main(int argc, char** argv) {
     double vertices = 0;
     int frame = 0;
     auto last = clock::now();
-    auto ms_since = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    auto ms_since = [](clock::time_point a, clock::time_point b) {
+        return std::chrono::duration<double, std::milli>(b - a).count();
+    };
     int settle = 3;  // frames still to draw after the last input (ImGui settles hover and layout)
     auto last_drawn = clock::now();
     while (!window.should_close() && !app.quit_requested()) {
-        if (exit_after > 0 && std::chrono::duration<double>(clock::now() - started).count() > exit_after) break;
-        // Idle when nothing moves: wait for input (waking 40 times a second to watch the file; a finished check wakes it at once),
-        // and draw only when something changed, a little after input, or twice a second.
+        if (exit_after > 0 &&
+            std::chrono::duration<double>(clock::now() - started).count() > exit_after)
+            break;
+        // Idle when nothing moves: wait for input (waking 40 times a second to watch the file; a
+        // finished check wakes it at once), and draw only when something changed, a little after
+        // input, or twice a second.
         const bool measured = frames > 0;
         // Animating: at most 60 frames a second even without vsync (Xvfb, some drivers).
         const double since_drawn = std::chrono::duration<double>(clock::now() - last_drawn).count();
-        const double wait = measured ? 0 : app.busy() ? std::max(0.0, 1.0 / 60.0 - since_drawn) : 0.025;
+        const double wait = measured     ? 0
+                            : app.busy() ? std::max(0.0, 1.0 / 60.0 - since_drawn)
+                                         : 0.025;
         const bool input = window.wait_for_input(wait);
         const bool changed = app.tick();
         if (input || changed) settle = 3;
@@ -228,7 +272,8 @@ int main(int argc, char** argv) {
         const auto t2 = clock::now();
         ++frame;
         const bool last_frame = frames > 0 && frame >= frames;
-        if (std::any_of(keys.begin(), keys.end(), [](const gui::KeyPress& k) { return k.key == GLFW_KEY_F12; })) {
+        if (std::any_of(keys.begin(), keys.end(),
+                        [](const gui::KeyPress& k) { return k.key == GLFW_KEY_F12; })) {
             // F12: a picture of this frame, in the working directory.
             char name[64];
             const std::time_t now_t = std::time(nullptr);
@@ -262,8 +307,10 @@ int main(int argc, char** argv) {
         std::printf("cudalab-gui: %s\n", app.status_line().c_str());
         std::printf("cudalab-gui: frame time over %s\n", stats.summary().c_str());
         if (!ui_ms.ms.empty())
-            std::printf("cudalab-gui: per frame: UI %.2f ms, drawing %.2f ms, presenting %.2f ms; %.0f vertices\n", ui_ms.mean(),
-                        render_ms.mean(), present_ms.mean(), vertices / double(ui_ms.ms.size()));
+            std::printf("cudalab-gui: per frame: UI %.2f ms, drawing %.2f ms, presenting %.2f ms; "
+                        "%.0f vertices\n",
+                        ui_ms.mean(), render_ms.mean(), present_ms.mean(),
+                        vertices / double(ui_ms.ms.size()));
         if (!screenshot.empty()) std::printf("cudalab-gui: wrote %s\n", screenshot.c_str());
     }
     return 0;

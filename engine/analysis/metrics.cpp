@@ -15,9 +15,17 @@ void add(Figures& f, const PcInfo& info, const PcCounters& c) {
     f.active_lanes += c.active_lanes;
     const bool global = c.requests > 0;
     if (info.opcode == "ld" || info.opcode == "ldu") {
-        if (global) { f.global_load_requests += c.requests; f.global_load_sectors += c.sectors; f.global_load_bytes += c.requested_bytes; }
+        if (global) {
+            f.global_load_requests += c.requests;
+            f.global_load_sectors += c.sectors;
+            f.global_load_bytes += c.requested_bytes;
+        }
     } else if (info.opcode == "st") {
-        if (global) { f.global_store_requests += c.requests; f.global_store_sectors += c.sectors; f.global_store_bytes += c.requested_bytes; }
+        if (global) {
+            f.global_store_requests += c.requests;
+            f.global_store_sectors += c.sectors;
+            f.global_store_bytes += c.requested_bytes;
+        }
     } else if (info.opcode == "atom" || info.opcode == "red") {
         if (global) {
             f.global_atomic_requests += c.requests;
@@ -29,8 +37,7 @@ void add(Figures& f, const PcInfo& info, const PcCounters& c) {
                 f.global_reduction_sectors += c.sectors;
                 f.global_reduction_bytes += c.requested_bytes;
             }
-        }
-        else f.shared_atomics += c.atomics;
+        } else f.shared_atomics += c.atomics;
     }
     if (c.shared_ideal_wavefronts > 0) {
         // One request per warp instruction that touched shared memory.
@@ -41,17 +48,30 @@ void add(Figures& f, const PcInfo& info, const PcCounters& c) {
         if (info.opcode == "st") f.shared_store_conflicts += extra;
         else if (info.opcode == "ld" || info.opcode == "ldu") f.shared_load_conflicts += extra;
     }
-    if (info.opcode == "bra") { f.branches += c.warp_executions; f.divergent_branches += c.divergent_branches; }
+    if (info.opcode == "bra") {
+        f.branches += c.warp_executions;
+        f.divergent_branches += c.divergent_branches;
+    }
     if (info.opcode == "bar" || info.opcode == "barrier") f.barriers_executed += c.warp_executions;
 }
 }  // namespace
 
-double Figures::load_sectors_per_request() const { return ratio(global_load_sectors, global_load_requests); }
-double Figures::store_sectors_per_request() const { return ratio(global_store_sectors, global_store_requests); }
-double Figures::load_efficiency() const { return ratio(global_load_bytes, std::uint64_t(hw::sector_bytes) * global_load_sectors); }
-double Figures::store_efficiency() const { return ratio(global_store_bytes, std::uint64_t(hw::sector_bytes) * global_store_sectors); }
+double Figures::load_sectors_per_request() const {
+    return ratio(global_load_sectors, global_load_requests);
+}
+double Figures::store_sectors_per_request() const {
+    return ratio(global_store_sectors, global_store_requests);
+}
+double Figures::load_efficiency() const {
+    return ratio(global_load_bytes, std::uint64_t(hw::sector_bytes) * global_load_sectors);
+}
+double Figures::store_efficiency() const {
+    return ratio(global_store_bytes, std::uint64_t(hw::sector_bytes) * global_store_sectors);
+}
 double Figures::branch_efficiency() const {
-    return warp_instructions ? double(active_lanes) / (double(hw::warp_size) * double(warp_instructions)) : 1.0;
+    return warp_instructions
+               ? double(active_lanes) / (double(hw::warp_size) * double(warp_instructions))
+               : 1.0;
 }
 
 KernelFigures analyze(const Trace& trace) {

@@ -40,21 +40,25 @@ Occupancy theoretical_occupancy(const ArchLimits& a, int threads, int regs, int 
     const int per_block = round_up(shared, a.shared_granularity) + a.reserved_shared_per_block;
     if (shared > a.max_shared_per_block) o.limit_by_shared = 0;
     else o.limit_by_shared = per_block > 0 ? a.shared_per_sm / per_block : a.max_blocks_per_sm;
-    o.blocks_per_sm = std::min({o.limit_by_warps, o.limit_by_blocks, o.limit_by_registers, o.limit_by_shared});
+    o.blocks_per_sm =
+        std::min({o.limit_by_warps, o.limit_by_blocks, o.limit_by_registers, o.limit_by_shared});
     o.blocks_per_sm = std::max(0, o.blocks_per_sm);
     o.active_warps = o.blocks_per_sm * warps_per_block;
     o.occupancy = double(o.active_warps) / double(o.max_warps);
-    if (o.blocks_per_sm == o.limit_by_registers && o.limit_by_registers < o.limit_by_warps) o.limiter = Limiter::registers;
-    else if (o.blocks_per_sm == o.limit_by_shared && o.limit_by_shared < o.limit_by_warps) o.limiter = Limiter::shared_memory;
-    else if (o.blocks_per_sm == o.limit_by_blocks && o.limit_by_blocks < o.limit_by_warps) o.limiter = Limiter::blocks;
+    if (o.blocks_per_sm == o.limit_by_registers && o.limit_by_registers < o.limit_by_warps)
+        o.limiter = Limiter::registers;
+    else if (o.blocks_per_sm == o.limit_by_shared && o.limit_by_shared < o.limit_by_warps)
+        o.limiter = Limiter::shared_memory;
+    else if (o.blocks_per_sm == o.limit_by_blocks && o.limit_by_blocks < o.limit_by_warps)
+        o.limiter = Limiter::blocks;
     else o.limiter = Limiter::warps;
     return o;
 }
 
 std::string Occupancy::explain() const {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%d blocks/SM, %d of %d warps (%.0f%%), limited by %s", blocks_per_sm, active_warps,
-                  max_warps, occupancy * 100, to_string(limiter));
+    std::snprintf(buf, sizeof buf, "%d blocks/SM, %d of %d warps (%.0f%%), limited by %s",
+                  blocks_per_sm, active_warps, max_warps, occupancy * 100, to_string(limiter));
     return buf;
 }
 

@@ -15,20 +15,21 @@ using hw::ArchLimits;
 
 // What keeps more blocks off an SM: the smallest of the four limits (warps when none is below it).
 enum class Limiter { warps, blocks, registers, shared_memory };
-// "warps per SM", "blocks per SM", "registers", "shared memory": the words reports and lessons print.
+// "warps per SM", "blocks per SM", "registers", "shared memory": the words reports and lessons
+// print.
 const char* to_string(Limiter limiter);
 
 struct Occupancy {
     int blocks_per_sm = 0;
     int active_warps = 0;
     int max_warps = 0;
-    double occupancy = 0;       // active / max warps
+    double occupancy = 0;  // active / max warps
     Limiter limiter = Limiter::warps;
     int limit_by_warps = 0, limit_by_blocks = 0, limit_by_registers = 0, limit_by_shared = 0;
     std::string explain() const;  // one line for people
 };
 
-Occupancy theoretical_occupancy(const ArchLimits& arch, int threads_per_block, int registers_per_thread,
-                                int shared_bytes_per_block);
+Occupancy theoretical_occupancy(const ArchLimits& arch, int threads_per_block,
+                                int registers_per_thread, int shared_bytes_per_block);
 
 }  // namespace cudalab::analysis

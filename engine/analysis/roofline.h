@@ -10,10 +10,14 @@ namespace cudalab::analysis {
 
 struct Roofline {
     std::string device;
-    double peak_flops = 0;            // FLOP/s
-    double peak_bytes_per_second = 0; // B/s
-    double ridge() const { return peak_bytes_per_second > 0 ? peak_flops / peak_bytes_per_second : 0; }
-    double attainable(double intensity) const { return std::min(peak_flops, intensity * peak_bytes_per_second); }
+    double peak_flops = 0;             // FLOP/s
+    double peak_bytes_per_second = 0;  // B/s
+    double ridge() const {
+        return peak_bytes_per_second > 0 ? peak_flops / peak_bytes_per_second : 0;
+    }
+    double attainable(double intensity) const {
+        return std::min(peak_flops, intensity * peak_bytes_per_second);
+    }
     bool memory_bound(double intensity) const { return intensity < ridge(); }
 };
 

@@ -9,8 +9,8 @@ std::unique_ptr<Backend> make_gpu_backend(std::string* why_not, const BackendOpt
     return gpu::GpuBackend::open(why_not, options);
 }
 
-std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options, Status* status,
-                                      std::string* note) {
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options,
+                                      Status* status, std::string* note) {
     *status = Status::success();
     if (name == "emu") return std::make_unique<emu::EmuBackend>(options);
     if (name == "gpu" || name == "auto") {
@@ -27,7 +27,8 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
         if (note) *note = why + ": using the emulator";
         return std::make_unique<emu::EmuBackend>(options);
     }
-    *status = Status::error(StatusCode::bad_usage, "unknown backend '" + name + "' (use emu, gpu or auto)");
+    *status = Status::error(StatusCode::bad_usage,
+                            "unknown backend '" + name + "' (use emu, gpu or auto)");
     return nullptr;
 }
 

@@ -20,8 +20,8 @@ using BackendOptions = emu::EmulatorOptions;
 // Picks a backend by name: "emu", "gpu" or "auto" (GPU when a driver and device exist, else the
 // emulator). `note` receives a one-line explanation of the choice ("no CUDA driver: using the
 // emulator"). Returns null with `status` set when the named backend is unavailable.
-std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options, Status* status,
-                                      std::string* note);
+std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOptions& options,
+                                      Status* status, std::string* note);
 
 // A GPU backend when a CUDA driver and a device are present, or null with the reason ("no CUDA
 // driver (libcuda.so.1 not found)").

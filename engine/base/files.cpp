@@ -10,7 +10,8 @@ namespace fs = std::filesystem;
 
 namespace cudalab {
 
-bool write_file_atomically(const std::string& path, const std::string& contents, std::string* error) {
+bool write_file_atomically(const std::string& path, const std::string& contents,
+                           std::string* error) {
     std::error_code ec;
     fs::path target(path);
     if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
@@ -18,13 +19,24 @@ bool write_file_atomically(const std::string& path, const std::string& contents,
     std::string tmp = path + ".tmp." + std::to_string(::getpid());
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) { if (error) *error = "cannot write " + tmp; return false; }
+        if (!out) {
+            if (error) *error = "cannot write " + tmp;
+            return false;
+        }
         out << contents;
         out.flush();
-        if (!out) { if (error) *error = "cannot write " + tmp; fs::remove(tmp, ec); return false; }
+        if (!out) {
+            if (error) *error = "cannot write " + tmp;
+            fs::remove(tmp, ec);
+            return false;
+        }
     }
     fs::rename(tmp, target, ec);
-    if (ec) { if (error) *error = "cannot replace " + path + ": " + ec.message(); fs::remove(tmp, ec); return false; }
+    if (ec) {
+        if (error) *error = "cannot replace " + path + ": " + ec.message();
+        fs::remove(tmp, ec);
+        return false;
+    }
     return true;
 }
 

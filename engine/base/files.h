@@ -8,6 +8,7 @@ namespace cudalab {
 
 // Writes `contents` to `path` atomically: a temporary file in the same folder, then rename().
 // Creates the folder when missing. False, with the reason in `error`, when it cannot.
-bool write_file_atomically(const std::string& path, const std::string& contents, std::string* error = nullptr);
+bool write_file_atomically(const std::string& path, const std::string& contents,
+                           std::string* error = nullptr);
 
 }  // namespace cudalab

@@ -235,7 +235,7 @@ std::string format_seconds(double s) {
     return text;
 }
 
-} // namespace
+}  // namespace
 
 bool landlock_available() {
 #if defined(SYS_landlock_create_ruleset) && defined(LANDLOCK_CREATE_RULESET_VERSION)
@@ -262,17 +262,19 @@ std::shared_ptr<CompileResult> compile_in_helper(const std::string& source, cons
                                                  const CompileOptions& options) {
     const std::string helper = compile_helper_path();
     if (helper.empty())
-        return failed(path,
-                      "cudalab's compile helper (cudalab-compile) was not found next to this program "
-                      "or in the build folder; rebuild cudalab",
-                      false);
+        return failed(
+            path,
+            "cudalab's compile helper (cudalab-compile) was not found next to this program "
+            "or in the build folder; rebuild cudalab",
+            false);
     // A helper that dies before reading its request must not kill this process with SIGPIPE.
     static std::once_flag ignore_sigpipe;
     std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
 
     Pipe in, out, err;
     if (!in.open() || !out.open() || !err.open())
-        return failed(path, std::string("cannot start the compile helper: ") + std::strerror(errno), false);
+        return failed(path, std::string("cannot start the compile helper: ") + std::strerror(errno),
+                      false);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, in.fd[0], 0);
@@ -280,7 +282,8 @@ std::shared_ptr<CompileResult> compile_in_helper(const std::string& source, cons
     posix_spawn_file_actions_adddup2(&actions, err.fd[1], 2);
     // The submission's compiler gets no environment: nothing of the grader's can leak into it.
     std::vector<std::string> env_strings;
-    if (const char* p = std::getenv("LD_LIBRARY_PATH")) env_strings.push_back(std::string("LD_LIBRARY_PATH=") + p);
+    if (const char* p = std::getenv("LD_LIBRARY_PATH"))
+        env_strings.push_back(std::string("LD_LIBRARY_PATH=") + p);
     std::vector<char*> envp;
     for (std::string& e : env_strings) envp.push_back(e.data());
     envp.push_back(nullptr);
@@ -290,7 +293,9 @@ std::shared_ptr<CompileResult> compile_in_helper(const std::string& source, cons
     const int spawned = posix_spawn(&pid, helper.c_str(), &actions, nullptr, argv, envp.data());
     posix_spawn_file_actions_destroy(&actions);
     if (spawned != 0)
-        return failed(path, "cannot start the compile helper " + helper + ": " + std::strerror(spawned), false);
+        return failed(path,
+                      "cannot start the compile helper " + helper + ": " + std::strerror(spawned),
+                      false);
     in.close_end(0);
     out.close_end(1);
     err.close_end(1);
@@ -329,15 +334,18 @@ std::shared_ptr<CompileResult> compile_in_helper(const std::string& source, cons
                 response.append(buffer, size_t(n));
             } else {
                 errors.append(buffer, size_t(n));
-                if (errors.size() > 2 * kept_stderr_bytes) errors.erase(0, errors.size() - kept_stderr_bytes);
+                if (errors.size() > 2 * kept_stderr_bytes)
+                    errors.erase(0, errors.size() - kept_stderr_bytes);
             }
         }
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (stopped.empty() && options.limits.seconds > 0 && elapsed > options.limits.seconds) {
-            stopped = "compile time limit reached: NVRTC was still compiling after " +
-                      format_seconds(options.limits.seconds) +
-                      " s (the limit; raise it with --compile-time-limit). Templates or macros that "
-                      "expand without end make the compiler run out of time";
+            stopped =
+                "compile time limit reached: NVRTC was still compiling after " +
+                format_seconds(options.limits.seconds) +
+                " s (the limit; raise it with --compile-time-limit). Templates or macros that "
+                "expand without end make the compiler run out of time";
             limit = true;
         }
         if (stopped.empty() && memory_limit && resident_bytes(pid) > memory_limit) {
@@ -348,25 +356,30 @@ std::shared_ptr<CompileResult> compile_in_helper(const std::string& source, cons
             limit = true;
         }
         if (stopped.empty() && response.size() > max_response_bytes)
-            stopped = "the compiler's output is larger than " + std::to_string(max_response_bytes >> 20) + " MB";
+            stopped = "the compiler's output is larger than " +
+                      std::to_string(max_response_bytes >> 20) + " MB";
         if (!stopped.empty()) {
             ::kill(pid, SIGKILL);
             break;
         }
     }
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
     if (!stopped.empty()) return failed(path, stopped, limit);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        std::string why = WIFSIGNALED(status) ? std::string("stopped by signal ") + strsignal(WTERMSIG(status))
-                                              : "exit status " + std::to_string(WEXITSTATUS(status));
+        std::string why = WIFSIGNALED(status)
+                              ? std::string("stopped by signal ") + strsignal(WTERMSIG(status))
+                              : "exit status " + std::to_string(WEXITSTATUS(status));
         // Out of address space under its own limit (a backstop for growth faster than the
         // parent's sampling) shows as an abort or a bad_alloc in the helper.
-        if (errors.find("bad_alloc") != std::string::npos || errors.find("out of memory") != std::string::npos ||
+        if (errors.find("bad_alloc") != std::string::npos ||
+            errors.find("out of memory") != std::string::npos ||
             (WIFSIGNALED(status) && (WTERMSIG(status) == SIGABRT || WTERMSIG(status) == SIGSEGV ||
                                      WTERMSIG(status) == SIGKILL)))
             return failed(path,
-                          "compile memory limit reached: the compiler stopped (" + why + ") when it ran out of the " +
+                          "compile memory limit reached: the compiler stopped (" + why +
+                              ") when it ran out of the " +
                               std::to_string(options.limits.memory_mb) +
                               " MB it may use (raise it with --compile-memory-limit)",
                           true);
@@ -376,11 +389,16 @@ std::shared_ptr<CompileResult> compile_in_helper(const std::string& source, cons
                               format_seconds(options.limits.seconds) + " s of CPU time",
                           true);
         std::string tail = errors.size() > 600 ? errors.substr(errors.size() - 600) : errors;
-        return failed(path, "the compiler stopped abnormally (" + why + ")" + (tail.empty() ? "" : ": " + tail), false);
+        return failed(path,
+                      "the compiler stopped abnormally (" + why + ")" +
+                          (tail.empty() ? "" : ": " + tail),
+                      false);
     }
     auto result = std::make_shared<CompileResult>();
     if (!decode_result(response, *result))
-        return failed(path, "the compile helper's answer could not be read (" + std::to_string(response.size()) + " bytes)",
+        return failed(path,
+                      "the compile helper's answer could not be read (" +
+                          std::to_string(response.size()) + " bytes)",
                       false);
     result->source_path = path;
     return result;
@@ -440,16 +458,16 @@ std::string nvrtc_library_dir() {
 // (the #include check and the empty working folder still hold).
 bool restrict_reads_to(const std::vector<std::string>& dirs) {
 #if defined(SYS_landlock_create_ruleset) && defined(LANDLOCK_ACCESS_FS_READ_FILE)
-    const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    const long abi =
+        ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
     if (abi < 1) return false;
     landlock_ruleset_attr attr{};
-    attr.handled_access_fs = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-                             LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
-                             LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
-                             LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
-                             LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
-                             LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-                             LANDLOCK_ACCESS_FS_MAKE_SYM;
+    attr.handled_access_fs =
+        LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
+        LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+        LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+        LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+        LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
     const int ruleset = int(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
     if (ruleset < 0) return false;
     for (const std::string& dir : dirs) {
@@ -471,7 +489,7 @@ bool restrict_reads_to(const std::vector<std::string>& dirs) {
 #endif
 }
 
-} // namespace
+}  // namespace
 
 int serve_compile_request() {
     // A helper whose parent died (killed mid-compile) stops too, instead of compiling on alone.
@@ -542,4 +560,4 @@ int serve_compile_request() {
     return write_all(1, encode_result(*result)) ? 0 : 3;
 }
 
-} // namespace cudalab::compiler
+}  // namespace cudalab::compiler

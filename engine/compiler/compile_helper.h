@@ -25,7 +25,8 @@ std::shared_ptr<CompileResult> compile_in_helper(const std::string& source, cons
 int serve_compile_request();
 
 // NVRTC in this process, no isolation (the helper calls it; compile_in_helper() is the way in).
-std::shared_ptr<CompileResult> compile_in_process(const std::string& source, const std::string& path,
+std::shared_ptr<CompileResult> compile_in_process(const std::string& source,
+                                                  const std::string& path,
                                                   const CompileOptions& options);
 
 // The CUDA Toolkit's include folders NVRTC is given (-I), cccl/ included where it exists.
@@ -39,4 +40,4 @@ bool landlock_available();
 // "" when neither exists.
 std::string compile_helper_path();
 
-} // namespace cudalab::compiler
+}  // namespace cudalab::compiler

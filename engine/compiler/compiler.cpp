@@ -64,7 +64,7 @@ Diagnostic file_error(const std::string& path, int line, int column, std::string
 // The toolkit's include directories, so that headers NVRTC can parse (<cuda_fp16.h>,
 // <cooperative_groups.h>, <cuda/std/...>) resolve. CMake may pass a ;-separated list, and CUDA 13
 // keeps libcu++ (needed by cooperative groups) in the cccl subfolder.
-} // namespace
+}  // namespace
 
 std::vector<std::string> toolkit_include_dirs() {
     std::vector<std::string> dirs;
@@ -237,12 +237,12 @@ bool reject_nul_byte(const std::string& source, CompileResult& result) {
             line_start = i + 1;
         }
     }
-    result.diagnostics.push_back(file_error(result.source_path, line,
-                                            static_cast<int>(nul - line_start) + 1,
-                                            source[nul] == '\0'
-                                                ? "the file contains a NUL byte; is it a binary file?"
-                                                : "the file contains the byte 0xFF, which the compiler takes for the end "
-                                                  "of the file; save the file as UTF-8 (is it Latin-1 or UTF-16?)"));
+    result.diagnostics.push_back(
+        file_error(result.source_path, line, static_cast<int>(nul - line_start) + 1,
+                   source[nul] == '\0'
+                       ? "the file contains a NUL byte; is it a binary file?"
+                       : "the file contains the byte 0xFF, which the compiler takes for the end "
+                         "of the file; save the file as UTF-8 (is it Latin-1 or UTF-16?)"));
     return true;
 }
 
@@ -294,8 +294,10 @@ std::shared_ptr<CompileResult> run_nvrtc(const std::string& source, const std::s
     for (Diagnostic& d : result->diagnostics)
         if (d.message.find("cannot open source file") != std::string::npos)
             d.context += std::string(d.context.empty() ? "" : "\n") +
-                         "  note: a kernel file is compiled for the GPU only; it can include <cstdio>, <cstdint>, <cmath>, "
-                         "<cuda_runtime.h>, <cuda_fp16.h> and the like, not host headers such as <vector> or <iostream>";
+                         "  note: a kernel file is compiled for the GPU only; it can include "
+                         "<cstdio>, <cstdint>, <cmath>, "
+                         "<cuda_runtime.h>, <cuda_fp16.h> and the like, not host headers such as "
+                         "<vector> or <iostream>";
     for (const PtxasMessage& message : report.messages) {
         Diagnostic diagnostic{path, 0, 0, message.severity, "ptxas: " + message.text, {}};
         result->diagnostics.push_back(std::move(diagnostic));
@@ -385,17 +387,20 @@ std::string cache_key(const std::string& source, const std::string& path,
     return key;
 }
 
-} // namespace
+}  // namespace
 
 std::string nvrtc_program_name(const std::string& path) {
-    std::string name = path.empty() ? std::string(unnamed_program) : std::filesystem::path(path).filename().string();
+    std::string name = path.empty() ? std::string(unnamed_program)
+                                    : std::filesystem::path(path).filename().string();
     for (char& c : name)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
+            c = '_';
     if (name.empty() || name[0] == '.') name = unnamed_program;
     return name;
 }
 
-std::shared_ptr<CompileResult> compile_in_process(const std::string& source, const std::string& path,
+std::shared_ptr<CompileResult> compile_in_process(const std::string& source,
+                                                  const std::string& path,
                                                   const CompileOptions& options) {
     return run_nvrtc(source, path, options);
 }
@@ -410,12 +415,12 @@ using ResultPtr = std::shared_ptr<const CompileResult>;
 // waited for rather than repeated (autograding may submit the same file from several threads).
 struct Compiler::Cache {
     struct Entry {
-        ResultPtr result; // the copy marked from_cache, handed out on every hit
+        ResultPtr result;  // the copy marked from_cache, handed out on every hit
         std::list<std::string>::iterator recency;
     };
     std::mutex mutex;
     std::unordered_map<std::string, Entry> entries;
-    std::list<std::string> recency; // most recently used first
+    std::list<std::string> recency;  // most recently used first
     std::unordered_map<std::string, std::shared_future<ResultPtr>> in_flight;
 };
 
@@ -485,11 +490,13 @@ std::shared_ptr<const CompileResult> Compiler::compile_file(const std::string& p
     // put that file's lines in the compiler's messages. Only a regular file outside the system's
     // special folders is read.
     const std::filesystem::path real = std::filesystem::canonical(path, error);
-    if (!error && !std::filesystem::is_regular_file(real, error)) return cannot_read("it is not a regular file");
+    if (!error && !std::filesystem::is_regular_file(real, error))
+        return cannot_read("it is not a regular file");
     if (!error) {
         const std::string r = real.string();
         for (const char* special : {"/proc/", "/sys/", "/dev/", "/etc/", "/run/"})
-            if (r.rfind(special, 0) == 0) return cannot_read("it is (a link to) " + r + ", a system file, not a kernel file");
+            if (r.rfind(special, 0) == 0)
+                return cannot_read("it is (a link to) " + r + ", a system file, not a kernel file");
     }
     std::FILE* file = std::fopen(path.c_str(), "rb");
     if (!file) return cannot_read(std::error_code(errno, std::generic_category()).message());
@@ -529,7 +536,7 @@ const KernelResources* CompileResult::kernel(const std::string& name) const {
     const KernelResources* match = nullptr;
     for (const KernelResources& k : kernels) {
         if (unqualified_name(k.source_name) != name) continue;
-        if (match) return nullptr; // ambiguous: the caller must spell it out
+        if (match) return nullptr;  // ambiguous: the caller must spell it out
         match = &k;
     }
     return match;
@@ -549,4 +556,4 @@ std::string CompileResult::error_text() const {
     return text;
 }
 
-} // namespace cudalab::compiler
+}  // namespace cudalab::compiler

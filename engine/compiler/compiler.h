@@ -27,12 +27,12 @@
 namespace cudalab::compiler {
 
 struct Diagnostic {
-    std::string file;      // the path the learner knows (as given to compile())
-    int line = 0;          // 1-based; 0 when the compiler gave none
-    int column = 0;        // 1-based; 0 when unknown
+    std::string file;  // the path the learner knows (as given to compile())
+    int line = 0;      // 1-based; 0 when the compiler gave none
+    int column = 0;    // 1-based; 0 when unknown
     Severity severity = Severity::error;
-    std::string message;   // the compiler's words, first line
-    std::string context;   // the offending source line and caret, as the compiler printed it
+    std::string message;  // the compiler's words, first line
+    std::string context;  // the offending source line and caret, as the compiler printed it
 };
 
 // What ptxas reports for one kernel on the target architecture.
@@ -45,15 +45,15 @@ struct KernelResources {
     int stack_frame_bytes = 0;
     int spill_store_bytes = 0;
     int spill_load_bytes = 0;
-    int max_threads_per_block = 0;  // from __launch_bounds__ (.maxntid), 0 when none
+    int max_threads_per_block = 0;      // from __launch_bounds__ (.maxntid), 0 when none
     bool resources_from_cubin = false;  // read from the cubin (no ptxas report): spills unknown
 };
 
 // What one compile may cost. NVRTC runs in a child process that is killed when it reaches a limit
 // (compile_helper.h); the result is then a failed compile naming the limit and its value.
 struct CompileLimits {
-    double seconds = 60;                   // wall-clock time of one compile
-    std::uint64_t memory_mb = 2048;        // resident memory of the compiling process
+    double seconds = 60;             // wall-clock time of one compile
+    std::uint64_t memory_mb = 2048;  // resident memory of the compiling process
     // false: NVRTC runs in this process, with no limits and no jail beyond the #include check
     // (only for tools that compile trusted code and cannot start the helper).
     bool isolate = true;
@@ -76,7 +76,7 @@ struct CompileResult {
     std::string log;  // NVRTC's log, verbatim
     std::vector<Diagnostic> diagnostics;
     std::vector<KernelResources> kernels;
-    double seconds = 0;  // wall time of the NVRTC call (0 for a cache hit)
+    double seconds = 0;           // wall time of the NVRTC call (0 for a cache hit)
     double compiled_seconds = 0;  // wall time of the NVRTC call that made it, cached or not
     bool from_cache = false;
     bool limit_reached = false;  // stopped by CompileLimits (never cached: a larger limit may pass)
@@ -90,18 +90,17 @@ struct CompileResult {
 
 // Compiles with NVRTC. Thread-safe; results are cached by (source hash, path, options).
 class Compiler {
-public:
+  public:
     Compiler();
     ~Compiler();
-    std::shared_ptr<const CompileResult> compile(const std::string& source,
-                                                 const std::string& path,
+    std::shared_ptr<const CompileResult> compile(const std::string& source, const std::string& path,
                                                  const CompileOptions& options = {});
     // Reads the file and compiles it; a missing file is a failed result with one diagnostic.
     std::shared_ptr<const CompileResult> compile_file(const std::string& path,
                                                       const CompileOptions& options = {});
     std::string nvrtc_version() const;
 
-private:
+  private:
     struct Cache;
     std::unique_ptr<Cache> cache_;
 };

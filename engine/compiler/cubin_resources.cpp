@@ -37,18 +37,23 @@ std::uint32_t u32(const unsigned char* p) {
 
 }  // namespace
 
-std::map<std::string, KernelResources> cubin_resources(const std::vector<char>& cubin, int sm_version) {
+std::map<std::string, KernelResources> cubin_resources(const std::vector<char>& cubin,
+                                                       int sm_version) {
     std::map<std::string, KernelResources> out;
-    if (cubin.size() < sizeof(Elf64_Ehdr) || std::memcmp(cubin.data(), ELFMAG, SELFMAG) != 0) return out;
+    if (cubin.size() < sizeof(Elf64_Ehdr) || std::memcmp(cubin.data(), ELFMAG, SELFMAG) != 0)
+        return out;
     const char* base = cubin.data();
     Elf64_Ehdr eh;
     std::memcpy(&eh, base, sizeof eh);
-    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shoff + std::uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr) > cubin.size() ||
+    if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_shoff + std::uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr) > cubin.size() ||
         eh.e_shstrndx >= eh.e_shnum)
         return out;
     std::vector<Elf64_Shdr> sections(eh.e_shnum);
     std::memcpy(sections.data(), base + eh.e_shoff, sections.size() * sizeof(Elf64_Shdr));
-    auto in_bounds = [&](const Elf64_Shdr& s) { return s.sh_type == SHT_NOBITS || s.sh_offset + s.sh_size <= cubin.size(); };
+    auto in_bounds = [&](const Elf64_Shdr& s) {
+        return s.sh_type == SHT_NOBITS || s.sh_offset + s.sh_size <= cubin.size();
+    };
     for (const auto& s : sections)
         if (!in_bounds(s)) return out;
     const Elf64_Shdr& names = sections[eh.e_shstrndx];
@@ -62,7 +67,8 @@ std::map<std::string, KernelResources> cubin_resources(const std::vector<char>& 
     for (const auto& s : sections) {
         if (s.sh_type != SHT_SYMTAB || s.sh_link >= sections.size()) continue;
         const Elf64_Shdr& strtab = sections[s.sh_link];
-        for (std::uint64_t off = 0; off + sizeof(Elf64_Sym) <= s.sh_size; off += sizeof(Elf64_Sym)) {
+        for (std::uint64_t off = 0; off + sizeof(Elf64_Sym) <= s.sh_size;
+             off += sizeof(Elf64_Sym)) {
             Elf64_Sym sym;
             std::memcpy(&sym, base + s.sh_offset + off, sizeof sym);
             std::string n;
@@ -82,22 +88,28 @@ std::map<std::string, KernelResources> cubin_resources(const std::vector<char>& 
         const std::string n = section_name(s);
         const auto* p = reinterpret_cast<const unsigned char*>(base + s.sh_offset);
         if (n == ".nv.info") {
-            for_each_attribute(p, p + s.sh_size, [&](unsigned char attr, const unsigned char* payload, unsigned size, unsigned) {
-                if (!payload || size < 8) return;
-                const std::uint32_t sym = u32(payload), value = u32(payload + 4);
-                if (sym >= symbols.size() || symbols[sym].empty()) return;
-                if (attr == attr_regcount) kernel(symbols[sym]).registers = int(value);
-                if (attr == attr_frame_size) kernel(symbols[sym]).stack_frame_bytes = int(value);
-            });
+            for_each_attribute(
+                p, p + s.sh_size,
+                [&](unsigned char attr, const unsigned char* payload, unsigned size, unsigned) {
+                    if (!payload || size < 8) return;
+                    const std::uint32_t sym = u32(payload), value = u32(payload + 4);
+                    if (sym >= symbols.size() || symbols[sym].empty()) return;
+                    if (attr == attr_regcount) kernel(symbols[sym]).registers = int(value);
+                    if (attr == attr_frame_size)
+                        kernel(symbols[sym]).stack_frame_bytes = int(value);
+                });
         } else if (n.rfind(".nv.info.", 0) == 0) {
             const std::string mangled = n.substr(9);
-            for_each_attribute(p, p + s.sh_size, [&](unsigned char attr, const unsigned char*, unsigned, unsigned value) {
-                if (attr == attr_num_barriers) kernel(mangled).barriers = int(value);
-            });
+            for_each_attribute(
+                p, p + s.sh_size,
+                [&](unsigned char attr, const unsigned char*, unsigned, unsigned value) {
+                    if (attr == attr_num_barriers) kernel(mangled).barriers = int(value);
+                });
         } else if (n.rfind(".nv.shared.", 0) == 0 && n.rfind(".nv.shared.reserved", 0) != 0) {
             // The section includes the system's reservation on cc >= 8.0 (1 KB per block).
             const std::uint64_t reserved = sm_version >= 80 ? 1024 : 0;
-            kernel(n.substr(11)).static_shared_bytes = int(s.sh_size >= reserved ? s.sh_size - reserved : s.sh_size);
+            kernel(n.substr(11)).static_shared_bytes =
+                int(s.sh_size >= reserved ? s.sh_size - reserved : s.sh_size);
         }
     }
     return out;

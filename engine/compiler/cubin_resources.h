@@ -16,6 +16,7 @@
 namespace cudalab::compiler {
 
 // Kernel resources by mangled name; empty if the bytes are not a 64-bit ELF cubin.
-std::map<std::string, KernelResources> cubin_resources(const std::vector<char>& cubin, int sm_version);
+std::map<std::string, KernelResources> cubin_resources(const std::vector<char>& cubin,
+                                                       int sm_version);
 
 }  // namespace cudalab::compiler

@@ -47,7 +47,7 @@ std::vector<std::string_view> split_lines(std::string_view text) {
 }
 
 struct Header {
-    std::string_view file; // empty when the line names no file
+    std::string_view file;  // empty when the line names no file
     int line = 0;
     Severity severity = Severity::error;
     std::string_view message;
@@ -66,7 +66,7 @@ bool parse_severity(std::string_view text, Header& header) {
     for (const auto& kind : kinds) {
         if (!starts_with(text, kind.word)) continue;
         std::string_view rest = text.substr(kind.word.size());
-        if (starts_with(rest, " #")) { // the diagnostic number, e.g. " #177-D"
+        if (starts_with(rest, " #")) {  // the diagnostic number, e.g. " #177-D"
             size_t end = 2;
             while (end < rest.size() && rest[end] != ':' && rest[end] != ' ') ++end;
             rest.remove_prefix(end);
@@ -114,10 +114,8 @@ bool parse_header(std::string_view line, Header& header) {
 bool is_caret_line(std::string_view line) {
     size_t carets = 0;
     for (char c : line) {
-        if (c == '^')
-            ++carets;
-        else if (c != ' ' && c != '\t')
-            return false;
+        if (c == '^') ++carets;
+        else if (c != ' ' && c != '\t') return false;
     }
     return carets == 1;
 }
@@ -165,7 +163,7 @@ bool is_summary_line(std::string_view line) {
            starts_with(line, "Compilation terminated") || starts_with(line, "Remark: ");
 }
 
-} // namespace
+}  // namespace
 
 std::vector<Diagnostic> parse_nvrtc_log(std::string_view log, const LogSource& source) {
     const std::vector<std::string_view> lines = split_lines(log);
@@ -218,4 +216,4 @@ std::string format_diagnostic(const Diagnostic& diagnostic) {
     return text;
 }
 
-} // namespace cudalab::compiler
+}  // namespace cudalab::compiler

@@ -10,9 +10,9 @@
 namespace cudalab::compiler {
 
 struct LogSource {
-    std::string_view program_name; // the file name NVRTC was given, as the log spells it
-    std::string_view learner_path; // what a Diagnostic in that file names instead
-    std::string_view source;       // that file's text, to place the caret on the right column
+    std::string_view program_name;  // the file name NVRTC was given, as the log spells it
+    std::string_view learner_path;  // what a Diagnostic in that file names instead
+    std::string_view source;        // that file's text, to place the caret on the right column
 };
 
 // The compiler's diagnostics, in log order. ptxas lines must already be removed
@@ -23,4 +23,4 @@ std::vector<Diagnostic> parse_nvrtc_log(std::string_view log, const LogSource& s
 // shortened when line or column is unknown.
 std::string format_diagnostic(const Diagnostic& diagnostic);
 
-} // namespace cudalab::compiler
+}  // namespace cudalab::compiler

@@ -37,9 +37,9 @@ Spliced splice(const std::string& source) {
     int line = 1, column = 1;
     for (size_t i = 0; i < source.size(); ++i) {
         const char c = source[i];
-        if (c == '\\' && i + 1 < source.size() && (source[i + 1] == '\n' ||
-                                                   (source[i + 1] == '\r' && i + 2 < source.size() &&
-                                                    source[i + 2] == '\n'))) {
+        if (c == '\\' && i + 1 < source.size() &&
+            (source[i + 1] == '\n' ||
+             (source[i + 1] == '\r' && i + 2 < source.size() && source[i + 2] == '\n'))) {
             i += source[i + 1] == '\r' ? 2 : 1;
             ++line;
             column = 1;
@@ -318,11 +318,11 @@ class Scanner {
     std::vector<Diagnostic> diagnostics_;
 };
 
-} // namespace
+}  // namespace
 
 std::vector<Diagnostic> check_includes(const std::string& source, const std::string& path,
                                        const IncludePolicy& policy) {
     return Scanner(source, path, policy).run();
 }
 
-} // namespace cudalab::compiler
+}  // namespace cudalab::compiler

@@ -28,4 +28,4 @@ struct IncludePolicy {
 std::vector<Diagnostic> check_includes(const std::string& source, const std::string& path,
                                        const IncludePolicy& policy);
 
-} // namespace cudalab::compiler
+}  // namespace cudalab::compiler

@@ -822,10 +822,8 @@ constexpr std::array shims = {
     IncludeShim{prelude_shim_name, prelude},
 };
 
-} // namespace
+}  // namespace
 
-std::span<const IncludeShim> include_shims() {
-    return shims;
-}
+std::span<const IncludeShim> include_shims() { return shims; }
 
-} // namespace cudalab::compiler
+}  // namespace cudalab::compiler

@@ -8,7 +8,7 @@
 namespace cudalab::compiler {
 
 struct IncludeShim {
-    const char* name; // as written between <> in an #include
+    const char* name;  // as written between <> in an #include
     const char* text;
 };
 
@@ -20,4 +20,4 @@ std::span<const IncludeShim> include_shims();
 // and M_PI work in a .cu file with no #include at all; this gives NVRTC the same starting point.
 inline constexpr const char* prelude_shim_name = "__cudalab_prelude.h";
 
-} // namespace cudalab::compiler
+}  // namespace cudalab::compiler

@@ -17,15 +17,13 @@ bool is_identifier_char(char c) {
            c == '$' || c == '%';
 }
 
-bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 // The PTX with // and /* */ comments blanked out (NVRTC writes "// .globl name" before entries).
 std::string without_comments(std::string_view ptx) {
     std::string out(ptx);
     for (size_t i = 0; i + 1 < out.size(); ++i) {
-        if (out[i] == '"') { // string literals hold no comments; skip to the closing quote
+        if (out[i] == '"') {  // string literals hold no comments; skip to the closing quote
             const size_t close = out.find('"', i + 1);
             i = close == std::string::npos ? out.size() : close;
         } else if (out[i] == '/' && out[i + 1] == '/') {
@@ -60,7 +58,7 @@ int product_of_dimensions(std::string_view text, size_t pos) {
         long long value = 0;
         while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
             value = value * 10 + (text[pos] - '0');
-            if (value > (1LL << 31)) value = 1LL << 31; // nonsense; keep the arithmetic bounded
+            if (value > (1LL << 31)) value = 1LL << 31;  // nonsense; keep the arithmetic bounded
             ++pos;
         }
         product *= value;
@@ -70,7 +68,7 @@ int product_of_dimensions(std::string_view text, size_t pos) {
     return any ? static_cast<int>(product) : 0;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<PtxEntry> ptx_entries(std::string_view ptx) {
     const std::string text = without_comments(ptx);
@@ -103,7 +101,7 @@ std::vector<PtxEntry> ptx_entries(std::string_view ptx) {
 }
 
 std::string source_name_of(const std::string& mangled) {
-    if (mangled.rfind("_Z", 0) != 0) return mangled; // extern "C": the name is the source name
+    if (mangled.rfind("_Z", 0) != 0) return mangled;  // extern "C": the name is the source name
     int status = 0;
     std::unique_ptr<char, decltype(&std::free)> demangled(
         abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
@@ -115,8 +113,7 @@ std::string source_name_of(const std::string& mangled) {
     if (!name.empty() && name.back() == ')') {
         int depth = 0;
         for (size_t i = name.size(); i-- > 0;) {
-            if (name[i] == ')')
-                ++depth;
+            if (name[i] == ')') ++depth;
             else if (name[i] == '(' && --depth == 0) {
                 name.resize(i);
                 break;
@@ -133,15 +130,12 @@ std::string unqualified_name(std::string_view source_name) {
     std::string plain;
     int depth = 0;
     for (char c : source_name) {
-        if (c == '<')
-            ++depth;
-        else if (c == '>' && depth > 0)
-            --depth;
-        else if (depth == 0)
-            plain += c;
+        if (c == '<') ++depth;
+        else if (c == '>' && depth > 0) --depth;
+        else if (depth == 0) plain += c;
     }
     const size_t scope = plain.rfind("::");
     return scope == std::string::npos ? plain : plain.substr(scope + 2);
 }
 
-} // namespace cudalab::compiler
+}  // namespace cudalab::compiler

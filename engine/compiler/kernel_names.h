@@ -8,8 +8,8 @@
 namespace cudalab::compiler {
 
 struct PtxEntry {
-    std::string mangled_name;      // as the .entry directive spells it
-    int max_threads_per_block = 0; // product of .maxntid (or .reqntid) dimensions, 0 when none
+    std::string mangled_name;       // as the .entry directive spells it
+    int max_threads_per_block = 0;  // product of .maxntid (or .reqntid) dimensions, 0 when none
 };
 
 // Every .entry in the PTX, in order of appearance. Text inside comments is ignored.
@@ -19,4 +19,4 @@ std::vector<PtxEntry> ptx_entries(std::string_view ptx);
 // ask for "scale" when the learner's file holds one instantiation or wraps it in a namespace.
 std::string unqualified_name(std::string_view source_name);
 
-} // namespace cudalab::compiler
+}  // namespace cudalab::compiler

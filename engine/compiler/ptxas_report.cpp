@@ -65,14 +65,11 @@ void read_usage_items(std::string_view items, KernelResources& resources) {
         if (starts_with(item, "Used ") || starts_with(item, "used ")) item.remove_prefix(5);
         int value = 0;
         if (!take_number(item, value)) continue;
-        if (starts_with(item, "registers"))
-            resources.registers = value;
-        else if (starts_with(item, "barriers"))
-            resources.barriers = value;
-        else if (item == "bytes smem")
-            resources.static_shared_bytes = value;
+        if (starts_with(item, "registers")) resources.registers = value;
+        else if (starts_with(item, "barriers")) resources.barriers = value;
+        else if (item == "bytes smem") resources.static_shared_bytes = value;
         else if (item == "bytes cumulative stack size" && value > resources.stack_frame_bytes)
-            resources.stack_frame_bytes = value; // includes the frames of called functions
+            resources.stack_frame_bytes = value;  // includes the frames of called functions
     }
 }
 
@@ -86,10 +83,8 @@ void read_frame_items(std::string_view items, KernelResources& resources) {
         if (!take_number(item, value)) continue;
         if (item == "bytes stack frame" && value > resources.stack_frame_bytes)
             resources.stack_frame_bytes = value;
-        else if (item == "bytes spill stores")
-            resources.spill_store_bytes = value;
-        else if (item == "bytes spill loads")
-            resources.spill_load_bytes = value;
+        else if (item == "bytes spill stores") resources.spill_store_bytes = value;
+        else if (item == "bytes spill loads") resources.spill_load_bytes = value;
     }
 }
 
@@ -120,12 +115,12 @@ std::string with_source_names(std::string_view text) {
     return out;
 }
 
-} // namespace
+}  // namespace
 
 PtxasReport parse_ptxas_report(std::string_view log) {
     PtxasReport report;
-    std::string current_entry;     // the entry whose "Used" line comes next
-    std::string properties_target; // the function whose "Function properties" come next
+    std::string current_entry;      // the entry whose "Used" line comes next
+    std::string properties_target;  // the function whose "Function properties" come next
     size_t pos = 0;
     while (pos < log.size()) {
         size_t end = log.find('\n', pos);
@@ -171,4 +166,4 @@ PtxasReport parse_ptxas_report(std::string_view log) {
     return report;
 }
 
-} // namespace cudalab::compiler
+}  // namespace cudalab::compiler

@@ -14,13 +14,13 @@ namespace cudalab::cudart {
 // One API call in progress: holds the runtime's lock and, when the timeline is on, records the
 // call on the host's row with its modelled duration.
 class ApiCall {
-public:
+  public:
     explicit ApiCall(const char* name);
     ~ApiCall();
     Runtime& rt;
     const char* name;
 
-private:
+  private:
     std::lock_guard<std::recursive_mutex> lock_;
     double start_;
     double wall_start_;
@@ -43,7 +43,7 @@ Stream* stream_or_null(cudaStream_t s);
 
 }  // namespace cudalab::cudart
 
-#define CUDALAB_API(name)                    \
-    ::cudalab::cudart::ApiCall call_(name); \
-    ::cudalab::cudart::Runtime& rt = call_.rt; \
+#define CUDALAB_API(name)                                                                          \
+    ::cudalab::cudart::ApiCall call_(name);                                                        \
+    ::cudalab::cudart::Runtime& rt = call_.rt;                                                     \
     (void)rt

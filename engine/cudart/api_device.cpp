@@ -7,12 +7,15 @@
 
 namespace cudalab::cudart {
 
-// [SECTION] Calls and errors -------------------------------------------------------------------------
+// [SECTION] Calls and errors
+// -------------------------------------------------------------------------
 
 namespace {
 thread_local int call_depth = 0;
 double wall_now_ns() {
-    return double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+    return double(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
 }
 }  // namespace
 
@@ -20,7 +23,8 @@ double wall_now_ns() {
 // kernel, copying into emulated memory) and charges the call's modelled cost instead: the
 // program sees the time a GPU's runtime would take.
 ApiCall::ApiCall(const char* n)
-    : rt(Runtime::get()), name(n), lock_(rt.mutex), start_(0), wall_start_(wall_now_ns()), outermost_(call_depth++ == 0) {
+    : rt(Runtime::get()), name(n), lock_(rt.mutex), start_(0), wall_start_(wall_now_ns()),
+      outermost_(call_depth++ == 0) {
     if (!outermost_) return;
     rt.call_wall_start = wall_start_;
     start_ = rt.host_now();
@@ -40,7 +44,10 @@ ApiCall::~ApiCall() {
     e.process = 0;
     static std::map<std::thread::id, int> threads;
     auto [it, added] = threads.emplace(std::this_thread::get_id(), int(threads.size()));
-    if (added) rt.timeline.name_stream(0, it->second, it->second == 0 ? "main thread" : "host thread " + std::to_string(it->second));
+    if (added)
+        rt.timeline.name_stream(0, it->second,
+                                it->second == 0 ? "main thread"
+                                                : "host thread " + std::to_string(it->second));
     e.thread = it->second;
     e.start_ns = start_;
     e.end_ns = std::max(start_ + 100.0, rt.host_now());
@@ -65,10 +72,11 @@ cudaError_t device_gate(bool synchronising) {
 }
 
 cudaError_t not_supported(const char* function, const char* detail) {
-    Runtime::get().say_once(std::string("unsupported:") + function,
-                            std::string(function) + " is not implemented by cudalab's emulated runtime" +
-                                (detail ? std::string(" (") + detail + ")" : std::string()) +
-                                "; it returns cudaErrorNotSupported. Run on a GPU with --backend gpu.");
+    Runtime::get().say_once(
+        std::string("unsupported:") + function,
+        std::string(function) + " is not implemented by cudalab's emulated runtime" +
+            (detail ? std::string(" (") + detail + ")" : std::string()) +
+            "; it returns cudaErrorNotSupported. Run on a GPU with --backend gpu.");
     return fail(cudaErrorNotSupported);
 }
 
@@ -81,7 +89,8 @@ namespace hw = cudalab::hw;
 
 extern "C" {
 
-// [SECTION] Errors ---------------------------------------------------------------------------------
+// [SECTION] Errors
+// ---------------------------------------------------------------------------------
 
 // After a fault, the call that reports it sets the last error like any failing call: so, as on a
 // GPU (measured on an H200 with CUDA 13.0), cudaGetLastError returns the fault once and then
@@ -101,56 +110,66 @@ cudaError_t cudaPeekAtLastError(void) {
     return cudaError_t(rt.last_error());
 }
 
-#define CUDALAB_ERRORS(X)                                                                                   \
-    X(cudaSuccess, "no error")                                                                             \
-    X(cudaErrorInvalidValue, "invalid argument")                                                           \
-    X(cudaErrorMemoryAllocation, "out of memory")                                                          \
-    X(cudaErrorInitializationError, "initialization error")                                                \
-    X(cudaErrorCudartUnloading, "driver shutting down")                                                    \
-    X(cudaErrorInvalidConfiguration, "invalid configuration argument")                                     \
-    X(cudaErrorInvalidPitchValue, "invalid pitch argument")                                                \
-    X(cudaErrorInvalidSymbol, "invalid device symbol")                                                     \
-    X(cudaErrorInvalidDevicePointer, "invalid device pointer")                                             \
-    X(cudaErrorInvalidMemcpyDirection, "invalid copy direction for memcpy")                                \
-    X(cudaErrorMissingConfiguration, "__global__ function call is not configured")                         \
-    X(cudaErrorInsufficientDriver, "CUDA driver version is insufficient for CUDA runtime version")         \
-    X(cudaErrorNoDevice, "no CUDA-capable device is detected")                                             \
-    X(cudaErrorInvalidDevice, "invalid device ordinal")                                                    \
-    X(cudaErrorNoKernelImageForDevice, "no kernel image is available for execution on the device")         \
-    X(cudaErrorInvalidPtx, "a PTX JIT compilation failed")                                                 \
-    X(cudaErrorInvalidResourceHandle, "invalid resource handle")                                           \
-    X(cudaErrorIllegalState, "the operation cannot be performed in the present state")                     \
-    X(cudaErrorSymbolNotFound, "named symbol not found")                                                   \
-    X(cudaErrorNotReady, "device not ready")                                                               \
-    X(cudaErrorIllegalAddress, "an illegal memory access was encountered")                                 \
-    X(cudaErrorLaunchOutOfResources, "too many resources requested for launch")                            \
-    X(cudaErrorLaunchTimeout, "the launch timed out and was terminated")                                   \
-    X(cudaErrorPeerAccessAlreadyEnabled, "peer access is already enabled")                                 \
-    X(cudaErrorPeerAccessNotEnabled, "peer access has not been enabled")                                   \
-    X(cudaErrorSetOnActiveProcess, "cannot set while device is active in this process")                    \
-    X(cudaErrorContextIsDestroyed, "context is destroyed")                                                 \
-    X(cudaErrorAssert, "device-side assert triggered")                                                     \
-    X(cudaErrorHostMemoryAlreadyRegistered, "part or all of the requested memory range is already mapped") \
-    X(cudaErrorHostMemoryNotRegistered, "pointer does not correspond to a registered memory region")      \
-    X(cudaErrorIllegalInstruction, "an illegal instruction was encountered")                               \
-    X(cudaErrorMisalignedAddress, "misaligned address")                                                    \
-    X(cudaErrorLaunchFailure, "unspecified launch failure")                                                \
-    X(cudaErrorCooperativeLaunchTooLarge, "too many blocks in cooperative launch")                         \
-    X(cudaErrorNotSupported, "operation not supported")                                                    \
-    X(cudaErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing")               \
-    X(cudaErrorStreamCaptureInvalidated, "operation failed due to a previous error during capture")        \
-    X(cudaErrorStreamCaptureUnjoined, "capture sequence contains a fork that was not joined to the primary stream") \
-    X(cudaErrorStreamCaptureUnmatched, "operation would make the legacy stream depend on a capturing blocking stream") \
-    X(cudaErrorStreamCaptureWrongThread, "attempt to terminate a thread-local capture sequence from another thread")  \
-    X(cudaErrorStreamCaptureImplicit, "operation would make the legacy stream depend on a capturing blocking stream") \
-    X(cudaErrorGraphExecUpdateFailure, "the graph update was not performed because it included changes which violated constraints specific to instantiated graph update") \
-    X(cudaErrorUnknown, "unknown error")                                                                   \
-    X(cudaErrorInvalidKernelImage, "device kernel image is invalid")                                       \
+#define CUDALAB_ERRORS(X)                                                                          \
+    X(cudaSuccess, "no error")                                                                     \
+    X(cudaErrorInvalidValue, "invalid argument")                                                   \
+    X(cudaErrorMemoryAllocation, "out of memory")                                                  \
+    X(cudaErrorInitializationError, "initialization error")                                        \
+    X(cudaErrorCudartUnloading, "driver shutting down")                                            \
+    X(cudaErrorInvalidConfiguration, "invalid configuration argument")                             \
+    X(cudaErrorInvalidPitchValue, "invalid pitch argument")                                        \
+    X(cudaErrorInvalidSymbol, "invalid device symbol")                                             \
+    X(cudaErrorInvalidDevicePointer, "invalid device pointer")                                     \
+    X(cudaErrorInvalidMemcpyDirection, "invalid copy direction for memcpy")                        \
+    X(cudaErrorMissingConfiguration, "__global__ function call is not configured")                 \
+    X(cudaErrorInsufficientDriver, "CUDA driver version is insufficient for CUDA runtime version") \
+    X(cudaErrorNoDevice, "no CUDA-capable device is detected")                                     \
+    X(cudaErrorInvalidDevice, "invalid device ordinal")                                            \
+    X(cudaErrorNoKernelImageForDevice, "no kernel image is available for execution on the device") \
+    X(cudaErrorInvalidPtx, "a PTX JIT compilation failed")                                         \
+    X(cudaErrorInvalidResourceHandle, "invalid resource handle")                                   \
+    X(cudaErrorIllegalState, "the operation cannot be performed in the present state")             \
+    X(cudaErrorSymbolNotFound, "named symbol not found")                                           \
+    X(cudaErrorNotReady, "device not ready")                                                       \
+    X(cudaErrorIllegalAddress, "an illegal memory access was encountered")                         \
+    X(cudaErrorLaunchOutOfResources, "too many resources requested for launch")                    \
+    X(cudaErrorLaunchTimeout, "the launch timed out and was terminated")                           \
+    X(cudaErrorPeerAccessAlreadyEnabled, "peer access is already enabled")                         \
+    X(cudaErrorPeerAccessNotEnabled, "peer access has not been enabled")                           \
+    X(cudaErrorSetOnActiveProcess, "cannot set while device is active in this process")            \
+    X(cudaErrorContextIsDestroyed, "context is destroyed")                                         \
+    X(cudaErrorAssert, "device-side assert triggered")                                             \
+    X(cudaErrorHostMemoryAlreadyRegistered,                                                        \
+      "part or all of the requested memory range is already mapped")                               \
+    X(cudaErrorHostMemoryNotRegistered,                                                            \
+      "pointer does not correspond to a registered memory region")                                 \
+    X(cudaErrorIllegalInstruction, "an illegal instruction was encountered")                       \
+    X(cudaErrorMisalignedAddress, "misaligned address")                                            \
+    X(cudaErrorLaunchFailure, "unspecified launch failure")                                        \
+    X(cudaErrorCooperativeLaunchTooLarge, "too many blocks in cooperative launch")                 \
+    X(cudaErrorNotSupported, "operation not supported")                                            \
+    X(cudaErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing")       \
+    X(cudaErrorStreamCaptureInvalidated,                                                           \
+      "operation failed due to a previous error during capture")                                   \
+    X(cudaErrorStreamCaptureUnjoined,                                                              \
+      "capture sequence contains a fork that was not joined to the primary stream")                \
+    X(cudaErrorStreamCaptureUnmatched,                                                             \
+      "operation would make the legacy stream depend on a capturing blocking stream")              \
+    X(cudaErrorStreamCaptureWrongThread,                                                           \
+      "attempt to terminate a thread-local capture sequence from another thread")                  \
+    X(cudaErrorStreamCaptureImplicit,                                                              \
+      "operation would make the legacy stream depend on a capturing blocking stream")              \
+    X(cudaErrorGraphExecUpdateFailure,                                                             \
+      "the graph update was not performed because it included changes which violated constraints " \
+      "specific to instantiated graph update")                                                     \
+    X(cudaErrorUnknown, "unknown error")                                                           \
+    X(cudaErrorInvalidKernelImage, "device kernel image is invalid")                               \
     X(cudaErrorDeviceUninitialized, "invalid device context")
 
 const char* cudaGetErrorName(cudaError_t error) {
     switch (error) {
-#define X(code, text) case code: return #code;
+#define X(code, text)                                                                              \
+    case code: return #code;
         CUDALAB_ERRORS(X)
 #undef X
     default: return "cudaErrorUnknown";
@@ -159,14 +178,16 @@ const char* cudaGetErrorName(cudaError_t error) {
 
 const char* cudaGetErrorString(cudaError_t error) {
     switch (error) {
-#define X(code, text) case code: return text;
+#define X(code, text)                                                                              \
+    case code: return text;
         CUDALAB_ERRORS(X)
 #undef X
     default: return "unrecognized error code";
     }
 }
 
-// [SECTION] Versions and devices ---------------------------------------------------------------------
+// [SECTION] Versions and devices
+// ---------------------------------------------------------------------
 
 cudaError_t cudaRuntimeGetVersion(int* version) {
     if (!version) return fail(cudaErrorInvalidValue);
@@ -361,10 +382,12 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrHostNativeAtomicSupported: v = 0; break;
     case cudaDevAttrGPUDirectRDMASupported: v = 0; break;
     default:
-        if (int(attr) <= 0 || int(attr) > 160) return fail(cudaErrorInvalidValue);  // not an attribute at all
+        if (int(attr) <= 0 || int(attr) > 160)
+            return fail(cudaErrorInvalidValue);  // not an attribute at all
         *value = 0;
-        rt.say_once("attr:" + std::to_string(int(attr)),
-                    "cudaDeviceGetAttribute: attribute " + std::to_string(int(attr)) + " is not modelled; reporting 0");
+        rt.say_once("attr:" + std::to_string(int(attr)), "cudaDeviceGetAttribute: attribute " +
+                                                             std::to_string(int(attr)) +
+                                                             " is not modelled; reporting 0");
         return cudaSuccess;
     }
     *value = v;
@@ -416,7 +439,8 @@ cudaError_t cudaDeviceReset(void) {
     wait_device(device);
     // Frees the device's allocations and clears its sticky error: a fresh context.
     for (auto it = rt.allocations.begin(); it != rt.allocations.end();) {
-        if (it->second.device == device && (it->second.kind == MemoryKind::device || it->second.kind == MemoryKind::pool)) {
+        if (it->second.device == device &&
+            (it->second.kind == MemoryKind::device || it->second.kind == MemoryKind::pool)) {
             rt.memory->release(it->first);
             it = rt.allocations.erase(it);
         } else {
@@ -456,12 +480,14 @@ cudaError_t cudaDeviceGetByPCIBusId(int* device, const char*) {
     return cudaSuccess;
 }
 
-// [SECTION] Peer access --------------------------------------------------------------------------------
+// [SECTION] Peer access
+// --------------------------------------------------------------------------------
 
 cudaError_t cudaDeviceCanAccessPeer(int* can, int device, int peer) {
     CUDALAB_API("cudaDeviceCanAccessPeer");
     if (!can) return fail(cudaErrorInvalidValue);
-    if (device < 0 || device >= rt.device_count || peer < 0 || peer >= rt.device_count) return fail(cudaErrorInvalidDevice);
+    if (device < 0 || device >= rt.device_count || peer < 0 || peer >= rt.device_count)
+        return fail(cudaErrorInvalidDevice);
     *can = device != peer;  // emulated devices share an NVLink switch
     return cudaSuccess;
 }
@@ -469,7 +495,8 @@ cudaError_t cudaDeviceCanAccessPeer(int* can, int device, int peer) {
 cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
     CUDALAB_API("cudaDeviceEnablePeerAccess");
     if (flags) return fail(cudaErrorInvalidValue);
-    if (peer < 0 || peer >= rt.device_count || peer == rt.current_device()) return fail(cudaErrorInvalidDevice);
+    if (peer < 0 || peer >= rt.device_count || peer == rt.current_device())
+        return fail(cudaErrorInvalidDevice);
     auto& peers = rt.devices[std::size_t(rt.current_device())].peers;
     if (!peers.insert(peer).second) return fail(cudaErrorPeerAccessAlreadyEnabled);
     return cudaSuccess;

@@ -54,7 +54,8 @@ CUresult as_driver(int e) { return CUresult(e); }  // the codes used here are th
 
 extern "C" {
 
-// [SECTION] Initialisation, versions, devices -----------------------------------------------------------
+// [SECTION] Initialisation, versions, devices
+// -----------------------------------------------------------
 
 CUresult cuInit(unsigned int flags) {
     Runtime& rt = Runtime::get();
@@ -148,7 +149,8 @@ CUresult cuGetErrorString(CUresult error, const char** text) {
     return CUDA_SUCCESS;
 }
 
-// [SECTION] Contexts ---------------------------------------------------------------------------------
+// [SECTION] Contexts
+// ---------------------------------------------------------------------------------
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice device) {
     Runtime& rt = Runtime::get();
@@ -232,9 +234,11 @@ CUresult cuCtxSynchronize(void) {
     return as_driver(cudaDeviceSynchronize());
 }
 
-// [SECTION] Modules and launches ---------------------------------------------------------------------
+// [SECTION] Modules and launches
+// ---------------------------------------------------------------------
 
-CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, CUjit_option*, void**) {
+CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, CUjit_option*,
+                            void**) {
     Runtime& rt = Runtime::get();
     std::lock_guard lock(rt.mutex);
     if (!module || !image) return CUDA_ERROR_INVALID_VALUE;
@@ -247,7 +251,8 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, C
         return CUDA_ERROR_INVALID_IMAGE;
     }
     if (m->images.ptx.empty()) {
-        rt.warn("cuModuleLoadData: the image holds no PTX (the emulator runs PTX; load the PTX text NVRTC produced)");
+        rt.warn("cuModuleLoadData: the image holds no PTX (the emulator runs PTX; load the PTX "
+                "text NVRTC produced)");
         return CUDA_ERROR_NO_BINARY_FOR_GPU;
     }
     // PTX ISA 9.x comes from CUDA 13.x, which a driver must support to compile it (an older
@@ -255,19 +260,24 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, C
     const std::string& text = m->images.ptx.back().ptx;
     if (const auto v = text.find(".version"); v != std::string::npos) {
         int isa_major = 0, isa_minor = 0;
-        if (std::sscanf(text.c_str() + v, ".version %d.%d", &isa_major, &isa_minor) == 2 && isa_major >= 9 &&
+        if (std::sscanf(text.c_str() + v, ".version %d.%d", &isa_major, &isa_minor) == 2 &&
+            isa_major >= 9 &&
             rt.driver_version < 13000 + 10 * (isa_major - 9) * 100 + 10 * isa_minor) {
-            rt.warn("cuModuleLoadData: the PTX is ISA version " + std::to_string(isa_major) + "." + std::to_string(isa_minor) +
-                    " (from CUDA " + std::to_string(isa_major + 4) + "." + std::to_string(isa_minor) + "), newer than this driver (CUDA " +
-                    std::to_string(rt.driver_version / 1000) + "." + std::to_string(rt.driver_version % 1000 / 10) + ") can compile");
+            rt.warn("cuModuleLoadData: the PTX is ISA version " + std::to_string(isa_major) + "." +
+                    std::to_string(isa_minor) + " (from CUDA " + std::to_string(isa_major + 4) +
+                    "." + std::to_string(isa_minor) + "), newer than this driver (CUDA " +
+                    std::to_string(rt.driver_version / 1000) + "." +
+                    std::to_string(rt.driver_version % 1000 / 10) + ") can compile");
             return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
         }
     }
     if (int(m->images.ptx.back().arch) > rt.model.arch()) {
         // What a GPU's JIT says of PTX for a newer GPU.
-        rt.warn("cuModuleLoadData: the PTX is for sm_" + std::to_string(m->images.ptx.back().arch) + " (its .target), newer than this sm_" +
-                std::to_string(rt.model.arch()) + " GPU: PTX compiles only for its own or newer GPUs. Compile it for the "
-                "device's compute capability (cuDeviceGetAttribute) or for the oldest GPU to support");
+        rt.warn(
+            "cuModuleLoadData: the PTX is for sm_" + std::to_string(m->images.ptx.back().arch) +
+            " (its .target), newer than this sm_" + std::to_string(rt.model.arch()) +
+            " GPU: PTX compiles only for its own or newer GPUs. Compile it for the "
+            "device's compute capability (cuDeviceGetAttribute) or for the oldest GPU to support");
         return CUDA_ERROR_INVALID_PTX;
     }
     m->ptx = m->images.ptx.back().ptx;
@@ -289,7 +299,9 @@ CUresult cuGetExportTable(const void** table, const CUuuid*) {
     return CUDA_ERROR_NOT_SUPPORTED;
 }
 
-CUresult cuModuleLoadData(CUmodule* module, const void* image) { return cuModuleLoadDataEx(module, image, 0, nullptr, nullptr); }
+CUresult cuModuleLoadData(CUmodule* module, const void* image) {
+    return cuModuleLoadDataEx(module, image, 0, nullptr, nullptr);
+}
 
 CUresult cuModuleUnload(CUmodule) { return CUDA_SUCCESS; }
 
@@ -326,30 +338,39 @@ CUresult cuModuleGetGlobal(CUdeviceptr* address, size_t* bytes, CUmodule module,
 
 CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attr, CUfunction) {
     if (!value) return CUDA_ERROR_INVALID_VALUE;
-    *value = attr == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024 : attr == CU_FUNC_ATTRIBUTE_NUM_REGS ? 32 : 0;
+    *value = attr == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024
+             : attr == CU_FUNC_ATTRIBUTE_NUM_REGS            ? 32
+                                                             : 0;
     return CUDA_SUCCESS;
 }
 
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attr, int value) {
-    if (attr == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) reinterpret_cast<Function*>(f)->max_dynamic_shared = value;
+    if (attr == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+        reinterpret_cast<Function*>(f)->max_dynamic_shared = value;
     return CUDA_SUCCESS;
 }
 
-CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                        unsigned shared, CUstream stream, void** params, void** extra) {
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned shared, CUstream stream, void** params,
+                        void** extra) {
     if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
-    if (extra && !params) return as_driver(not_supported("cuLaunchKernel", "arguments in the 'extra' form"));
-    return as_driver(cudaLaunchKernel(reinterpret_cast<const void*>(f), dim3(gx, gy, gz), dim3(bx, by, bz), params, shared,
+    if (extra && !params)
+        return as_driver(not_supported("cuLaunchKernel", "arguments in the 'extra' form"));
+    return as_driver(cudaLaunchKernel(reinterpret_cast<const void*>(f), dim3(gx, gy, gz),
+                                      dim3(bx, by, bz), params, shared,
                                       reinterpret_cast<cudaStream_t>(stream)));
 }
 
-CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                                   unsigned shared, CUstream stream, void** params) {
-    return as_driver(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(f), dim3(gx, gy, gz), dim3(bx, by, bz), params,
-                                                 shared, reinterpret_cast<cudaStream_t>(stream)));
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                   unsigned by, unsigned bz, unsigned shared, CUstream stream,
+                                   void** params) {
+    return as_driver(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(f), dim3(gx, gy, gz),
+                                                 dim3(bx, by, bz), params, shared,
+                                                 reinterpret_cast<cudaStream_t>(stream)));
 }
 
-// [SECTION] Memory ----------------------------------------------------------------------------------
+// [SECTION] Memory
+// ----------------------------------------------------------------------------------
 
 CUresult cuMemAlloc(CUdeviceptr* ptr, size_t bytes) {
     if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
@@ -371,7 +392,9 @@ CUresult cuMemAllocManaged(CUdeviceptr* ptr, size_t bytes, unsigned int flags) {
     return e;
 }
 
-CUresult cuMemGetInfo(size_t* free_bytes, size_t* total) { return as_driver(cudaMemGetInfo(free_bytes, total)); }
+CUresult cuMemGetInfo(size_t* free_bytes, size_t* total) {
+    return as_driver(cudaMemGetInfo(free_bytes, total));
+}
 
 CUresult cuMemcpyHtoD(CUdeviceptr dst, const void* src, size_t bytes) {
     return as_driver(cudaMemcpy(reinterpret_cast<void*>(dst), src, bytes, cudaMemcpyHostToDevice));
@@ -380,23 +403,30 @@ CUresult cuMemcpyDtoH(void* dst, CUdeviceptr src, size_t bytes) {
     return as_driver(cudaMemcpy(dst, reinterpret_cast<void*>(src), bytes, cudaMemcpyDeviceToHost));
 }
 CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
-    return as_driver(cudaMemcpy(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src), bytes, cudaMemcpyDeviceToDevice));
+    return as_driver(cudaMemcpy(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src), bytes,
+                                cudaMemcpyDeviceToDevice));
 }
 CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
-    return as_driver(cudaMemcpy(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src), bytes, cudaMemcpyDefault));
+    return as_driver(cudaMemcpy(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src), bytes,
+                                cudaMemcpyDefault));
 }
 CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t bytes, CUstream s) {
-    return as_driver(cudaMemcpyAsync(reinterpret_cast<void*>(dst), src, bytes, cudaMemcpyHostToDevice, reinterpret_cast<cudaStream_t>(s)));
+    return as_driver(cudaMemcpyAsync(reinterpret_cast<void*>(dst), src, bytes,
+                                     cudaMemcpyHostToDevice, reinterpret_cast<cudaStream_t>(s)));
 }
 CUresult cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t bytes, CUstream s) {
-    return as_driver(cudaMemcpyAsync(dst, reinterpret_cast<void*>(src), bytes, cudaMemcpyDeviceToHost, reinterpret_cast<cudaStream_t>(s)));
+    return as_driver(cudaMemcpyAsync(dst, reinterpret_cast<void*>(src), bytes,
+                                     cudaMemcpyDeviceToHost, reinterpret_cast<cudaStream_t>(s)));
 }
-CUresult cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t n) { return as_driver(cudaMemset(reinterpret_cast<void*>(dst), value, n)); }
+CUresult cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t n) {
+    return as_driver(cudaMemset(reinterpret_cast<void*>(dst), value, n));
+}
 
 }  // extern "C"
 
 namespace {
-CUresult memset_elements(CUdeviceptr dst, std::uint32_t value, unsigned element, size_t n, CUstream stream) {
+CUresult memset_elements(CUdeviceptr dst, std::uint32_t value, unsigned element, size_t n,
+                         CUstream stream) {
     ApiCall call("cuMemsetD32");
     Runtime& rt = call.rt;
     if (CUresult e = gate()) return e;
@@ -416,29 +446,48 @@ CUresult memset_elements(CUdeviceptr dst, std::uint32_t value, unsigned element,
 
 extern "C" {
 
-CUresult cuMemsetD16(CUdeviceptr dst, unsigned short value, size_t n) { return memset_elements(dst, value, 2, n, nullptr); }
-CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, size_t n) { return memset_elements(dst, value, 4, n, nullptr); }
-CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t n, CUstream s) { return memset_elements(dst, value, 4, n, s); }
+CUresult cuMemsetD16(CUdeviceptr dst, unsigned short value, size_t n) {
+    return memset_elements(dst, value, 2, n, nullptr);
+}
+CUresult cuMemsetD32(CUdeviceptr dst, unsigned int value, size_t n) {
+    return memset_elements(dst, value, 4, n, nullptr);
+}
+CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t n, CUstream s) {
+    return memset_elements(dst, value, 4, n, s);
+}
 
-// [SECTION] Streams and events ----------------------------------------------------------------------
+// [SECTION] Streams and events
+// ----------------------------------------------------------------------
 
 CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
     if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
     return as_driver(cudaStreamCreateWithFlags(reinterpret_cast<cudaStream_t*>(stream), flags));
 }
-CUresult cuStreamDestroy(CUstream stream) { return as_driver(cudaStreamDestroy(reinterpret_cast<cudaStream_t>(stream))); }
-CUresult cuStreamSynchronize(CUstream stream) { return as_driver(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream))); }
-CUresult cuStreamQuery(CUstream stream) { return as_driver(cudaStreamQuery(reinterpret_cast<cudaStream_t>(stream))); }
+CUresult cuStreamDestroy(CUstream stream) {
+    return as_driver(cudaStreamDestroy(reinterpret_cast<cudaStream_t>(stream)));
+}
+CUresult cuStreamSynchronize(CUstream stream) {
+    return as_driver(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)));
+}
+CUresult cuStreamQuery(CUstream stream) {
+    return as_driver(cudaStreamQuery(reinterpret_cast<cudaStream_t>(stream)));
+}
 CUresult cuEventCreate(CUevent* event, unsigned int flags) {
     return as_driver(cudaEventCreateWithFlags(reinterpret_cast<cudaEvent_t*>(event), flags));
 }
-CUresult cuEventDestroy(CUevent event) { return as_driver(cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event))); }
-CUresult cuEventRecord(CUevent event, CUstream stream) {
-    return as_driver(cudaEventRecord(reinterpret_cast<cudaEvent_t>(event), reinterpret_cast<cudaStream_t>(stream)));
+CUresult cuEventDestroy(CUevent event) {
+    return as_driver(cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event)));
 }
-CUresult cuEventSynchronize(CUevent event) { return as_driver(cudaEventSynchronize(reinterpret_cast<cudaEvent_t>(event))); }
+CUresult cuEventRecord(CUevent event, CUstream stream) {
+    return as_driver(cudaEventRecord(reinterpret_cast<cudaEvent_t>(event),
+                                     reinterpret_cast<cudaStream_t>(stream)));
+}
+CUresult cuEventSynchronize(CUevent event) {
+    return as_driver(cudaEventSynchronize(reinterpret_cast<cudaEvent_t>(event)));
+}
 CUresult cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
-    return as_driver(cudaEventElapsedTime(ms, reinterpret_cast<cudaEvent_t>(a), reinterpret_cast<cudaEvent_t>(b)));
+    return as_driver(cudaEventElapsedTime(ms, reinterpret_cast<cudaEvent_t>(a),
+                                          reinterpret_cast<cudaEvent_t>(b)));
 }
 
 }  // extern "C"

@@ -11,7 +11,8 @@ using namespace cudalab;
 using namespace cudalab::cudart;
 
 namespace cudalab::cudart {
-cudaError_t make_kernel_work(const void* func, dim3 grid, dim3 block, void** args, size_t shared, KernelWork* out, const char* api);
+cudaError_t make_kernel_work(const void* func, dim3 grid, dim3 block, void** args, size_t shared,
+                             KernelWork* out, const char* api);
 cudaError_t copy_from_params(const cudaMemcpy3DParms* p, Copy3D* c);
 }  // namespace cudalab::cudart
 
@@ -32,7 +33,9 @@ GraphNode* node_of(cudaGraphNode_t n) { return reinterpret_cast<GraphNode*>(n); 
 // What a node does, in a few words: "kernel scale", "memcpy", "host function".
 std::string work_label(const Work& w) {
     switch (w.kind) {
-    case Work::Kind::kernel: return "kernel " + (w.kernel.function ? kernel_display_name(w.kernel.function->entry) : std::string("?"));
+    case Work::Kind::kernel:
+        return "kernel " + (w.kernel.function ? kernel_display_name(w.kernel.function->entry)
+                                              : std::string("?"));
     case Work::Kind::copy: return "memcpy";
     case Work::Kind::set: return "memset";
     case Work::Kind::host: return "host function";
@@ -71,11 +74,13 @@ std::unique_ptr<Graph> clone(const Graph& g) {
         copy->nodes.push_back(std::move(c));
     }
     for (std::size_t i = 0; i < g.nodes.size(); ++i)
-        for (GraphNode* d : g.nodes[i]->dependencies) copy->nodes[i]->dependencies.push_back(mapped[d]);
+        for (GraphNode* d : g.nodes[i]->dependencies)
+            copy->nodes[i]->dependencies.push_back(mapped[d]);
     return copy;
 }
 
-cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count, int type, Work work) {
+cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNode_t* deps,
+                     size_t count, int type, Work work) {
     Graph* g = graph_of(graph);
     if (!out || !g || (count && !deps)) return cudaErrorInvalidValue;
     auto n = std::make_unique<GraphNode>();
@@ -94,9 +99,11 @@ cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNod
 
 cudaError_t kernel_work(const cudaKernelNodeParams* p, Work* w) {
     if (!p) return cudaErrorInvalidValue;
-    if (p->extra) return not_supported("cudaGraphAddKernelNode", "kernel arguments in the 'extra' form");
+    if (p->extra)
+        return not_supported("cudaGraphAddKernelNode", "kernel arguments in the 'extra' form");
     w->kind = Work::Kind::kernel;
-    return make_kernel_work(p->func, p->gridDim, p->blockDim, p->kernelParams, p->sharedMemBytes, &w->kernel, "cudaGraphAddKernelNode");
+    return make_kernel_work(p->func, p->gridDim, p->blockDim, p->kernelParams, p->sharedMemBytes,
+                            &w->kernel, "cudaGraphAddKernelNode");
 }
 
 Work memset_work(const cudaMemsetParams* p) {
@@ -116,7 +123,8 @@ Work memset_work(const cudaMemsetParams* p) {
 
 extern "C" {
 
-// [SECTION] Building graphs -------------------------------------------------------------------------
+// [SECTION] Building graphs
+// -------------------------------------------------------------------------
 
 cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned int flags) {
     CUDALAB_API("cudaGraphCreate");
@@ -146,7 +154,8 @@ cudaError_t cudaGraphClone(cudaGraph_t* out, cudaGraph_t graph) {
     return cudaSuccess;
 }
 
-cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count,
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* deps, size_t count,
                                    const cudaKernelNodeParams* params) {
     CUDALAB_API("cudaGraphAddKernelNode");
     Work w;
@@ -182,7 +191,8 @@ cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cudaKernelN
     return cudaSuccess;
 }
 
-cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count,
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* deps, size_t count,
                                    const cudaMemcpy3DParms* params) {
     CUDALAB_API("cudaGraphAddMemcpyNode");
     Work w;
@@ -191,7 +201,8 @@ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* node, cudaGraph_t graph, con
     return result(add_node(node, graph, deps, count, cudaGraphNodeTypeMemcpy, std::move(w)));
 }
 
-cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count, void* dst,
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph,
+                                     const cudaGraphNode_t* deps, size_t count, void* dst,
                                      const void* src, size_t bytes, cudaMemcpyKind kind) {
     CUDALAB_API("cudaGraphAddMemcpyNode1D");
     Work w;
@@ -204,14 +215,18 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* node, cudaGraph_t graph, c
     return result(add_node(node, graph, deps, count, cudaGraphNodeTypeMemcpy, std::move(w)));
 }
 
-cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count,
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                   const cudaGraphNode_t* deps, size_t count,
                                    const cudaMemsetParams* params) {
     CUDALAB_API("cudaGraphAddMemsetNode");
-    if (!params || (params->elementSize != 1 && params->elementSize != 2 && params->elementSize != 4)) return fail(cudaErrorInvalidValue);
+    if (!params ||
+        (params->elementSize != 1 && params->elementSize != 2 && params->elementSize != 4))
+        return fail(cudaErrorInvalidValue);
     return result(add_node(node, graph, deps, count, cudaGraphNodeTypeMemset, memset_work(params)));
 }
 
-cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count,
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                 const cudaGraphNode_t* deps, size_t count,
                                  const cudaHostNodeParams* params) {
     CUDALAB_API("cudaGraphAddHostNode");
     if (!params || !params->fn) return fail(cudaErrorInvalidValue);
@@ -231,7 +246,8 @@ cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const cudaHostNodeP
     return cudaSuccess;
 }
 
-cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count,
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                       const cudaGraphNode_t* deps, size_t count,
                                        cudaGraph_t child) {
     CUDALAB_API("cudaGraphAddChildGraphNode");
     Graph* c = graph_of(child);
@@ -253,12 +269,14 @@ cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t* g
     return cudaSuccess;
 }
 
-cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count) {
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                  const cudaGraphNode_t* deps, size_t count) {
     CUDALAB_API("cudaGraphAddEmptyNode");
     return result(add_node(node, graph, deps, count, cudaGraphNodeTypeEmpty, Work{}));
 }
 
-cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count,
+cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                        const cudaGraphNode_t* deps, size_t count,
                                         cudaEvent_t event) {
     CUDALAB_API("cudaGraphAddEventRecordNode");
     auto* e = reinterpret_cast<Event*>(event);
@@ -269,7 +287,8 @@ cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t* node, cudaGraph_t graph
     return result(add_node(node, graph, deps, count, cudaGraphNodeTypeEventRecord, std::move(w)));
 }
 
-cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t count,
+cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* node, cudaGraph_t graph,
+                                      const cudaGraphNode_t* deps, size_t count,
                                       cudaEvent_t event) {
     CUDALAB_API("cudaGraphAddEventWaitNode");
     auto* e = reinterpret_cast<Event*>(event);
@@ -280,8 +299,9 @@ cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t* node, cudaGraph_t graph, 
     return result(add_node(node, graph, deps, count, cudaGraphNodeTypeWaitEvent, std::move(w)));
 }
 
-cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
-                                     const cudaGraphEdgeData*, size_t count) {
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                     const cudaGraphNode_t* to, const cudaGraphEdgeData*,
+                                     size_t count) {
     CUDALAB_API("cudaGraphAddDependencies");
     Graph* g = graph_of(graph);
     if (!g || (count && (!from || !to))) return fail(cudaErrorInvalidValue);
@@ -294,8 +314,9 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* f
     return cudaSuccess;
 }
 
-cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t* from, const cudaGraphNode_t* to,
-                                        const cudaGraphEdgeData*, size_t count) {
+cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
+                                        const cudaGraphNode_t* to, const cudaGraphEdgeData*,
+                                        size_t count) {
     CUDALAB_API("cudaGraphRemoveDependencies");
     for (size_t i = 0; i < count; ++i) {
         GraphNode* b = node_of(to[i]);
@@ -310,7 +331,8 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t*
     Graph* g = graph_of(graph);
     if (!g || !count) return fail(cudaErrorInvalidValue);
     if (nodes)
-        for (size_t i = 0; i < std::min(*count, g->nodes.size()); ++i) nodes[i] = reinterpret_cast<cudaGraphNode_t>(g->nodes[i].get());
+        for (size_t i = 0; i < std::min(*count, g->nodes.size()); ++i)
+            nodes[i] = reinterpret_cast<cudaGraphNode_t>(g->nodes[i].get());
     *count = g->nodes.size();
     return cudaSuccess;
 }
@@ -323,12 +345,14 @@ cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, siz
     for (auto& n : g->nodes)
         if (n->dependencies.empty()) roots.push_back(n.get());
     if (nodes)
-        for (size_t i = 0; i < std::min(*count, roots.size()); ++i) nodes[i] = reinterpret_cast<cudaGraphNode_t>(roots[i]);
+        for (size_t i = 0; i < std::min(*count, roots.size()); ++i)
+            nodes[i] = reinterpret_cast<cudaGraphNode_t>(roots[i]);
     *count = roots.size();
     return cudaSuccess;
 }
 
-cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t* from, cudaGraphNode_t* to, cudaGraphEdgeData* edges, size_t* count) {
+cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t* from, cudaGraphNode_t* to,
+                              cudaGraphEdgeData* edges, size_t* count) {
     CUDALAB_API("cudaGraphGetEdges");
     Graph* g = graph_of(graph);
     if (!g || !count) return fail(cudaErrorInvalidValue);
@@ -362,13 +386,16 @@ cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
         auto& d = other->dependencies;
         d.erase(std::remove(d.begin(), d.end(), n), d.end());
     }
-    g->nodes.erase(std::remove_if(g->nodes.begin(), g->nodes.end(), [&](auto& p) { return p.get() == n; }), g->nodes.end());
+    g->nodes.erase(
+        std::remove_if(g->nodes.begin(), g->nodes.end(), [&](auto& p) { return p.get() == n; }),
+        g->nodes.end());
     return cudaSuccess;
 }
 
 // [SECTION] Instantiating and launching ---------------------------------------------------------
 
-cudaError_t cudaGraphInstantiate(cudaGraphExec_t* out, cudaGraph_t graph, unsigned long long flags) {
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* out, cudaGraph_t graph,
+                                 unsigned long long flags) {
     CUDALAB_API("cudaGraphInstantiate");
     Graph* g = graph_of(graph);
     if (!out || !g) return fail(cudaErrorInvalidValue);
@@ -382,7 +409,8 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* out, cudaGraph_t graph, unsign
     }
     // Map the copy's nodes back to the original's for cudaGraphExec*SetParams.
     std::map<GraphNode*, GraphNode*> original;
-    for (std::size_t i = 0; i < g->nodes.size(); ++i) original[copy->nodes[i].get()] = g->nodes[i].get();
+    for (std::size_t i = 0; i < g->nodes.size(); ++i)
+        original[copy->nodes[i].get()] = g->nodes[i].get();
     std::map<const GraphNode*, int> position;
     for (GraphNode* n : order) {
         position[n] = int(exec->order.size());
@@ -402,11 +430,13 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* out, cudaGraph_t graph, unsign
     return cudaSuccess;
 }
 
-cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* out, cudaGraph_t graph, unsigned long long flags) {
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* out, cudaGraph_t graph,
+                                          unsigned long long flags) {
     return cudaGraphInstantiate(out, graph, flags);
 }
 
-cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t* out, cudaGraph_t graph, cudaGraphInstantiateParams* params) {
+cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t* out, cudaGraph_t graph,
+                                           cudaGraphInstantiateParams* params) {
     cudaError_t e = cudaGraphInstantiate(out, graph, params ? params->flags : 0);
     if (params) params->result_out = e ? cudaGraphInstantiateError : cudaGraphInstantiateSuccess;
     return e;
@@ -461,7 +491,8 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graph_exec, cudaStream_t stream) {
             for (std::size_t i = 0; i < e->order.size(); ++i)
                 nodes += (i ? "," : "") + json_string(work_label(e->order[i]));
             for (std::size_t i = 0; i < e->edges.size(); ++i)
-                edges += (i ? ",[" : "[") + std::to_string(e->edges[i].first) + "," + std::to_string(e->edges[i].second) + "]";
+                edges += (i ? ",[" : "[") + std::to_string(e->edges[i].first) + "," +
+                         std::to_string(e->edges[i].second) + "]";
             t.args = {{"nodes", nodes + "]"}, {"edges", edges + "]"}};
         }
         t.process = 1 + s->device;
@@ -480,7 +511,8 @@ cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graph_exec, cudaStream_t stream
     return cudaGraphLaunch(graph_exec, stream ? stream : cudaStreamPerThread);
 }
 
-cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t graph_exec, cudaGraphNode_t node, const cudaKernelNodeParams* params) {
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t graph_exec, cudaGraphNode_t node,
+                                             const cudaKernelNodeParams* params) {
     CUDALAB_API("cudaGraphExecKernelNodeSetParams");
     GraphExec* e = exec_of(graph_exec);
     if (!e) return fail(cudaErrorInvalidValue);
@@ -490,7 +522,8 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t graph_exec, cudaGra
         if (cudaError_t err = kernel_work(params, &w)) return fail(err);
         if (w.kernel.function != e->order[i].kernel.function) {
             // A node's kernel may change only to one of the same module on the same device.
-            if (w.kernel.function->module != e->order[i].kernel.function->module) return fail(cudaErrorInvalidValue);
+            if (w.kernel.function->module != e->order[i].kernel.function->module)
+                return fail(cudaErrorInvalidValue);
         }
         e->order[i] = std::move(w);
         return cudaSuccess;
@@ -498,7 +531,8 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t graph_exec, cudaGra
     return fail(cudaErrorInvalidValue);
 }
 
-cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t graph_exec, cudaGraphNode_t node, const cudaMemsetParams* params) {
+cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t graph_exec, cudaGraphNode_t node,
+                                             const cudaMemsetParams* params) {
     CUDALAB_API("cudaGraphExecMemsetNodeSetParams");
     GraphExec* e = exec_of(graph_exec);
     if (!e || !params) return fail(cudaErrorInvalidValue);
@@ -508,7 +542,8 @@ cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t graph_exec, cudaGra
     return cudaSuccess;
 }
 
-cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t graph_exec, cudaGraphNode_t node, const cudaHostNodeParams* params) {
+cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t graph_exec, cudaGraphNode_t node,
+                                           const cudaHostNodeParams* params) {
     CUDALAB_API("cudaGraphExecHostNodeSetParams");
     GraphExec* e = exec_of(graph_exec);
     if (!e || !params) return fail(cudaErrorInvalidValue);
@@ -519,8 +554,9 @@ cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t graph_exec, cudaGraph
     return cudaSuccess;
 }
 
-cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t graph_exec, cudaGraphNode_t node, void* dst, const void* src,
-                                               size_t bytes, cudaMemcpyKind kind) {
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t graph_exec, cudaGraphNode_t node,
+                                               void* dst, const void* src, size_t bytes,
+                                               cudaMemcpyKind kind) {
     CUDALAB_API("cudaGraphExecMemcpyNodeSetParams1D");
     GraphExec* e = exec_of(graph_exec);
     if (!e) return fail(cudaErrorInvalidValue);
@@ -538,7 +574,8 @@ cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t graph_exec, cudaG
 
 // Whole-graph update: the new graph must have the same shape (node count, types and edges, in
 // creation order); its nodes' parameters replace the instantiated ones.
-cudaError_t cudaGraphExecUpdate(cudaGraphExec_t graph_exec, cudaGraph_t graph, cudaGraphExecUpdateResultInfo* info) {
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t graph_exec, cudaGraph_t graph,
+                                cudaGraphExecUpdateResultInfo* info) {
     CUDALAB_API("cudaGraphExecUpdate");
     GraphExec* e = exec_of(graph_exec);
     Graph* g = graph_of(graph);
@@ -556,7 +593,8 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t graph_exec, cudaGraph_t graph, c
         index_new[g->nodes[i].get()] = i;
     }
     for (std::size_t i = 0; i < old.nodes.size(); ++i) {
-        if (old.nodes[i]->type != g->nodes[i]->type) return reject(cudaGraphExecUpdateErrorNodeTypeChanged);
+        if (old.nodes[i]->type != g->nodes[i]->type)
+            return reject(cudaGraphExecUpdateErrorNodeTypeChanged);
         std::vector<std::size_t> a, b;
         for (auto* d : old.nodes[i]->dependencies) a.push_back(index_old[d]);
         for (auto* d : g->nodes[i]->dependencies) b.push_back(index_new[d]);
@@ -568,7 +606,8 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t graph_exec, cudaGraph_t graph, c
     std::vector<GraphNode*> order;
     topological_order(*fresh, &order);
     std::map<GraphNode*, GraphNode*> original;
-    for (std::size_t i = 0; i < g->nodes.size(); ++i) original[fresh->nodes[i].get()] = g->nodes[i].get();
+    for (std::size_t i = 0; i < g->nodes.size(); ++i)
+        original[fresh->nodes[i].get()] = g->nodes[i].get();
     e->order.clear();
     e->source_nodes.clear();
     for (GraphNode* n : order) {

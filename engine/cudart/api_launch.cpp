@@ -1,8 +1,8 @@
 // The CUDA runtime API, part 2: what nvcc's generated code calls to register a program's device
 // code (__cudaRegister*), kernel launches, function attributes and occupancy, and symbols.
 #include <algorithm>
-#include <set>
 #include <cstring>
+#include <set>
 #include <vector>
 
 #include "cudart/api.h"
@@ -28,20 +28,29 @@ void choose_image(Module& m) {
             if (!best || p.arch < best->arch) best = &p;
     if (!best && !m.images.ptx.empty()) {
         std::string held;
-        for (auto a : m.images.sass_archs) held += (held.empty() ? "" : ", ") + std::string("sm_") + std::to_string(a);
-        for (const PtxImage& p : m.images.ptx) held += (held.empty() ? "" : ", ") + std::string("compute_") + std::to_string(p.arch) + " (PTX)";
+        for (auto a : m.images.sass_archs)
+            held += (held.empty() ? "" : ", ") + std::string("sm_") + std::to_string(a);
+        for (const PtxImage& p : m.images.ptx)
+            held += (held.empty() ? "" : ", ") + std::string("compute_") + std::to_string(p.arch) +
+                    " (PTX)";
         m.no_image = true;
-        m.load_error = "no kernel image for this device: the GPU is sm_" + std::to_string(device) + " and the program holds " + held +
-                       "; machine code runs only on its own major architecture and PTX only on its own or newer GPUs. Build "
-                       "PTX for the oldest GPU to support (e.g. -gencode arch=compute_75,code=compute_75), or compile for "
+        m.load_error = "no kernel image for this device: the GPU is sm_" + std::to_string(device) +
+                       " and the program holds " + held +
+                       "; machine code runs only on its own major architecture and PTX only on its "
+                       "own or newer GPUs. Build "
+                       "PTX for the oldest GPU to support (e.g. -gencode "
+                       "arch=compute_75,code=compute_75), or compile for "
                        "the device at run time with NVRTC";
         return;
     }
     if (!best) {
         std::string archs;
-        for (auto a : m.images.sass_archs) archs += (archs.empty() ? "sm_" : ", sm_") + std::to_string(a);
-        m.load_error = "the program holds no PTX, only machine code for " + (archs.empty() ? std::string("no GPU") : archs) +
-                       ": the emulator runs PTX. Rebuild keeping PTX: nvcc -arch=sm_90 (or -gencode arch=compute_90,code=compute_90)";
+        for (auto a : m.images.sass_archs)
+            archs += (archs.empty() ? "sm_" : ", sm_") + std::to_string(a);
+        m.load_error = "the program holds no PTX, only machine code for " +
+                       (archs.empty() ? std::string("no GPU") : archs) +
+                       ": the emulator runs PTX. Rebuild keeping PTX: nvcc -arch=sm_90 (or "
+                       "-gencode arch=compute_90,code=compute_90)";
         return;
     }
     m.ptx = best->ptx;
@@ -50,7 +59,8 @@ void choose_image(Module& m) {
     if (f != std::string::npos) {
         const auto q1 = m.ptx.find('"', f), nl = m.ptx.find('\n', f);
         const auto q2 = q1 == std::string::npos ? q1 : m.ptx.find('"', q1 + 1);
-        if (q1 != std::string::npos && q2 != std::string::npos && q2 < nl) m.source_path = m.ptx.substr(q1 + 1, q2 - q1 - 1);
+        if (q1 != std::string::npos && q2 != std::string::npos && q2 < nl)
+            m.source_path = m.ptx.substr(q1 + 1, q2 - q1 - 1);
     }
 }
 
@@ -105,19 +115,23 @@ namespace cudalab::cudart {
 
 // Launches through every entry point (<<<>>>, cudaLaunchKernel(Ex), cooperative, graphs' kernel
 // nodes are built from the same KernelWork).
-cudaError_t make_kernel_work(const void* func, dim3 grid, dim3 block, void** args, size_t shared, KernelWork* out,
-                             const char* api) {
+cudaError_t make_kernel_work(const void* func, dim3 grid, dim3 block, void** args, size_t shared,
+                             KernelWork* out, const char* api) {
     Runtime& rt = Runtime::get();
     Function* f = function_of(func);
     if (!f) {
-        rt.warn(std::string(api) + ": the function pointer is not a __global__ function of this program");
+        rt.warn(std::string(api) +
+                ": the function pointer is not a __global__ function of this program");
         return cudaErrorInvalidDeviceFunction;
     }
     std::string error;
     emu::Emulator* e = rt.emulator_for(*f->module, rt.current_device(), &error);
     if (!e) {
-        rt.say_once("module:" + error, "cannot run kernel '" + kernel_display_name(f->entry) + "': " + error);
-        return f->module->images.ptx.empty() || f->module->no_image ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
+        rt.say_once("module:" + error,
+                    "cannot run kernel '" + kernel_display_name(f->entry) + "': " + error);
+        return f->module->images.ptx.empty() || f->module->no_image
+                   ? cudaErrorNoKernelImageForDevice
+                   : cudaErrorInvalidPtx;
     }
     out->function = f;
     out->config.grid = Dim3{grid.x, grid.y, grid.z};
@@ -127,8 +141,8 @@ cudaError_t make_kernel_work(const void* func, dim3 grid, dim3 block, void** arg
     const auto sizes = e->parameter_sizes(f->entry);
     out->args.clear();
     if (!sizes.empty() && !args) {
-        rt.warn(std::string(api) + ": kernel '" + kernel_display_name(f->entry) + "' takes " + std::to_string(sizes.size()) +
-                " arguments but none were passed");
+        rt.warn(std::string(api) + ": kernel '" + kernel_display_name(f->entry) + "' takes " +
+                std::to_string(sizes.size()) + " arguments but none were passed");
         return cudaErrorInvalidValue;
     }
     for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -141,15 +155,16 @@ cudaError_t make_kernel_work(const void* func, dim3 grid, dim3 block, void** arg
     return cudaSuccess;
 }
 
-cudaError_t launch_now(const void* func, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream,
-                       bool cooperative, const char* api) {
+cudaError_t launch_now(const void* func, dim3 grid, dim3 block, void** args, size_t shared,
+                       cudaStream_t stream, bool cooperative, const char* api) {
     Runtime& rt = Runtime::get();
     if (cudaError_t e = device_gate()) return fail(e);
     Stream* s = rt.stream(stream);
     if (!s) return fail(cudaErrorInvalidResourceHandle);
     Work w;
     w.kind = Work::Kind::kernel;
-    if (cudaError_t e = make_kernel_work(func, grid, block, args, shared, &w.kernel, api)) return fail(e);
+    if (cudaError_t e = make_kernel_work(func, grid, block, args, shared, &w.kernel, api))
+        return fail(e);
     w.kernel.cooperative = cooperative;
     const bool managed = !managed_variables().empty();
     if (managed) sync_managed_variables(s->device, true);
@@ -163,7 +178,8 @@ cudaError_t launch_now(const void* func, dim3 grid, dim3 block, void** args, siz
 
 extern "C" {
 
-// [SECTION] Registration (called by nvcc's generated code before main) ------------------------------
+// [SECTION] Registration (called by nvcc's generated code before main)
+// ------------------------------
 
 void** __cudaRegisterFatBinary(void* fat_cubin) {
     Runtime& rt = Runtime::get();
@@ -180,14 +196,15 @@ void** __cudaRegisterFatBinary(void* fat_cubin) {
 void __cudaRegisterFatBinaryEnd(void**) {}
 
 void __cudaUnregisterFatBinary(void**) {
-    // Runs at exit, before the runtime's own teardown: flush what the program printed on the device.
+    // Runs at exit, before the runtime's own teardown: flush what the program printed on the
+    // device.
     Runtime& rt = Runtime::get();
     std::lock_guard lock(rt.mutex);
     rt.flush_printf();
 }
 
-void __cudaRegisterFunction(void** handle, const char* host_function, char* device_function, const char* device_name,
-                            int, uint3*, uint3*, dim3*, dim3*, int*) {
+void __cudaRegisterFunction(void** handle, const char* host_function, char* device_function,
+                            const char* device_name, int, uint3*, uint3*, dim3*, dim3*, int*) {
     Runtime& rt = Runtime::get();
     std::lock_guard lock(rt.mutex);
     auto f = std::make_unique<Function>();
@@ -197,7 +214,8 @@ void __cudaRegisterFunction(void** handle, const char* host_function, char* devi
     rt.functions[host_function] = std::move(f);
 }
 
-void __cudaRegisterVar(void** handle, char* host_variable, char*, const char* device_name, int, size_t size, int constant, int) {
+void __cudaRegisterVar(void** handle, char* host_variable, char*, const char* device_name, int,
+                       size_t size, int constant, int) {
     Runtime& rt = Runtime::get();
     std::lock_guard lock(rt.mutex);
     auto v = std::make_unique<Variable>();
@@ -208,8 +226,8 @@ void __cudaRegisterVar(void** handle, char* host_variable, char*, const char* de
     rt.variables[host_variable] = std::move(v);
 }
 
-void __cudaRegisterManagedVar(void** handle, void** host_pointer_address, char*, const char* device_name, int, size_t size,
-                              int constant, int) {
+void __cudaRegisterManagedVar(void** handle, void** host_pointer_address, char*,
+                              const char* device_name, int, size_t size, int constant, int) {
     Runtime& rt = Runtime::get();
     std::lock_guard lock(rt.mutex);
     auto v = std::make_unique<Variable>();
@@ -236,7 +254,8 @@ char __cudaInitModule(void** handle) {
         std::string error;
         emu::Emulator* e = rt.emulator_for(*mv.variable->module, 0, &error);
         if (!e) continue;
-        if (auto sym = e->symbol(mv.variable->name)) rt.memory->copy_out(mv.host, sym->address, mv.variable->size);
+        if (auto sym = e->symbol(mv.variable->name))
+            rt.memory->copy_out(mv.host, sym->address, mv.variable->size);
     }
     return 1;
 }
@@ -272,36 +291,45 @@ cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* host_function) {
     return cudaSuccess;
 }
 
-cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream) {
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
+                               size_t shared, cudaStream_t stream) {
     CUDALAB_API("cudaLaunchKernel");
-    return launch_now(reinterpret_cast<const void*>(kernel), grid, block, args, shared, stream, false, "<<<...>>>");
+    return launch_now(reinterpret_cast<const void*>(kernel), grid, block, args, shared, stream,
+                      false, "<<<...>>>");
 }
 
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream) {
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
+                                    size_t shared, cudaStream_t stream) {
     CUDALAB_API("cudaLaunchKernel");
     if (!stream) stream = cudaStreamPerThread;
-    return launch_now(reinterpret_cast<const void*>(kernel), grid, block, args, shared, stream, false, "<<<...>>>");
+    return launch_now(reinterpret_cast<const void*>(kernel), grid, block, args, shared, stream,
+                      false, "<<<...>>>");
 }
 
-// [SECTION] Launches ---------------------------------------------------------------------------------
+// [SECTION] Launches
+// ---------------------------------------------------------------------------------
 
-cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream) {
+cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared,
+                             cudaStream_t stream) {
     CUDALAB_API("cudaLaunchKernel");
     return launch_now(func, grid, block, args, shared, stream, false, "cudaLaunchKernel");
 }
 
-cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream) {
+cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 grid, dim3 block, void** args,
+                                  size_t shared, cudaStream_t stream) {
     CUDALAB_API("cudaLaunchKernel");
     if (!stream) stream = cudaStreamPerThread;
     return launch_now(func, grid, block, args, shared, stream, false, "cudaLaunchKernel");
 }
 
-cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream) {
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args,
+                                        size_t shared, cudaStream_t stream) {
     CUDALAB_API("cudaLaunchCooperativeKernel");
     return launch_now(func, grid, block, args, shared, stream, true, "cudaLaunchCooperativeKernel");
 }
 
-cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream) {
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 grid, dim3 block, void** args,
+                                             size_t shared, cudaStream_t stream) {
     CUDALAB_API("cudaLaunchCooperativeKernel");
     if (!stream) stream = cudaStreamPerThread;
     return launch_now(func, grid, block, args, shared, stream, true, "cudaLaunchCooperativeKernel");
@@ -314,18 +342,21 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
     for (unsigned i = 0; i < config->numAttrs; ++i) {
         const cudaLaunchAttribute& a = config->attrs[i];
         if (a.id == cudaLaunchAttributeCooperative) cooperative = a.val.cooperative != 0;
-        else if (a.id == cudaLaunchAttributeClusterDimension && a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z > 1)
+        else if (a.id == cudaLaunchAttributeClusterDimension &&
+                 a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z > 1)
             return not_supported("cudaLaunchKernelEx", "thread block clusters");
     }
-    return launch_now(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream, cooperative,
-                      "cudaLaunchKernelEx");
+    return launch_now(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+                      config->stream, cooperative, "cudaLaunchKernelEx");
 }
 
-cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func, void** args) {
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func,
+                                     void** args) {
     return cudaLaunchKernelExC(config, func, args);
 }
 
-// [SECTION] Functions and occupancy -------------------------------------------------------------------
+// [SECTION] Functions and occupancy
+// -------------------------------------------------------------------
 
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
     CUDALAB_API("cudaFuncGetAttributes");
@@ -349,7 +380,8 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
         attr->localSizeBytes = r.local_bytes;
         attr->constSizeBytes = 0;
         attr->maxThreadsPerBlock = int(r.max_threads);
-        attr->maxDynamicSharedSizeBytes = std::min<int>(f->max_dynamic_shared, int(rt.model.shared_per_block_optin) - int(r.static_shared));
+        attr->maxDynamicSharedSizeBytes = std::min<int>(
+            f->max_dynamic_shared, int(rt.model.shared_per_block_optin) - int(r.static_shared));
     }
     return cudaSuccess;
 }
@@ -359,7 +391,8 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
     Function* f = function_of(func);
     if (!f) return fail(cudaErrorInvalidDeviceFunction);
     if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-        if (value < 0 || std::uint64_t(value) > rt.model.shared_per_block_optin) return fail(cudaErrorInvalidValue);
+        if (value < 0 || std::uint64_t(value) > rt.model.shared_per_block_optin)
+            return fail(cudaErrorInvalidValue);
         f->max_dynamic_shared = value;
     } else if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
         f->preferred_carveout = value;
@@ -376,8 +409,10 @@ cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache config) {
 
 cudaError_t cudaFuncSetSharedMemConfig(const void*, cudaSharedMemConfig) { return cudaSuccess; }
 
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, const void* func, int block_size,
-                                                                   size_t dynamic_shared, unsigned int) {
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, const void* func,
+                                                                   int block_size,
+                                                                   size_t dynamic_shared,
+                                                                   unsigned int) {
     CUDALAB_API("cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     if (!blocks || block_size <= 0) return fail(cudaErrorInvalidValue);
     Function* f = function_of(func);
@@ -389,35 +424,42 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, 
     int by_threads = (m.max_threads_per_sm / hw::warp_size) / std::max(1, warps);
     int by_blocks = m.max_blocks_per_sm;
     int by_shared = m.max_blocks_per_sm;
-    const std::uint64_t per_block = dynamic_shared + std::uint64_t(hw::emulated.reserved_shared_per_block);
+    const std::uint64_t per_block =
+        dynamic_shared + std::uint64_t(hw::emulated.reserved_shared_per_block);
     if (dynamic_shared) by_shared = int(m.shared_per_sm / per_block);
     *blocks = std::max(0, std::min({by_threads, by_blocks, by_shared}));
     if (block_size > int(hw::max_threads_per_block)) *blocks = 0;
     return cudaSuccess;
 }
 
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* func, int block_size, size_t dynamic_shared) {
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, func, block_size, dynamic_shared, 0);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* func,
+                                                          int block_size, size_t dynamic_shared) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, func, block_size,
+                                                                  dynamic_shared, 0);
 }
 
-cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, const void* func, int blocks_per_sm, int block_size) {
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, const void* func,
+                                                      int blocks_per_sm, int block_size) {
     if (!bytes || blocks_per_sm <= 0) return fail(cudaErrorInvalidValue);
     const DeviceModel& m = Runtime::get().model;
-    *bytes = std::min<std::uint64_t>(m.shared_per_block_optin, m.shared_per_sm / std::uint64_t(blocks_per_sm) -
-                                                                      std::uint64_t(hw::emulated.reserved_shared_per_block));
+    *bytes = std::min<std::uint64_t>(m.shared_per_block_optin,
+                                     m.shared_per_sm / std::uint64_t(blocks_per_sm) -
+                                         std::uint64_t(hw::emulated.reserved_shared_per_block));
     return cudaSuccess;
 }
 
 // The C entry the header's cudaOccupancyMaxPotentialBlockSize template needs is inline in the
 // header; programs that call the variable-shared form reach cudaOccupancyMaxActiveBlocks... above.
 
-// [SECTION] Symbols -----------------------------------------------------------------------------------
+// [SECTION] Symbols
+// -----------------------------------------------------------------------------------
 
 }  // extern "C"
 
 namespace {
 
-cudaError_t find_symbol(const void* symbol, Variable** var, emu::Emulator** emulator, emu::SymbolInfo* info) {
+cudaError_t find_symbol(const void* symbol, Variable** var, emu::Emulator** emulator,
+                        emu::SymbolInfo* info) {
     Runtime& rt = Runtime::get();
     auto it = rt.variables.find(symbol);
     if (it == rt.variables.end()) {
@@ -435,8 +477,8 @@ cudaError_t find_symbol(const void* symbol, Variable** var, emu::Emulator** emul
     return cudaSuccess;
 }
 
-cudaError_t symbol_copy(const void* symbol, void* host, size_t count, size_t offset, bool to_symbol, cudaMemcpyKind kind,
-                        cudaStream_t stream, const char* api) {
+cudaError_t symbol_copy(const void* symbol, void* host, size_t count, size_t offset, bool to_symbol,
+                        cudaMemcpyKind kind, cudaStream_t stream, const char* api) {
     Runtime& rt = Runtime::get();
     if (cudaError_t e = device_gate(!stream)) return fail(e);
     Variable* var;
@@ -444,8 +486,9 @@ cudaError_t symbol_copy(const void* symbol, void* host, size_t count, size_t off
     emu::SymbolInfo info;
     if (cudaError_t err = find_symbol(symbol, &var, &e, &info)) return fail(err);
     if (offset > info.size || count > info.size - offset) {
-        rt.warn(std::string(api) + ": " + std::to_string(count) + " bytes at offset " + std::to_string(offset) +
-                " do not fit in the symbol '" + var->name + "' (" + std::to_string(info.size) + " bytes)");
+        rt.warn(std::string(api) + ": " + std::to_string(count) + " bytes at offset " +
+                std::to_string(offset) + " do not fit in the symbol '" + var->name + "' (" +
+                std::to_string(info.size) + " bytes)");
         return fail(cudaErrorInvalidValue);
     }
     Stream* s = rt.stream(stream);
@@ -455,17 +498,21 @@ cudaError_t symbol_copy(const void* symbol, void* host, size_t count, size_t off
         const bool device_side = kind == cudaMemcpyDeviceToDevice;
         std::vector<std::uint8_t> bytes(count);
         if (to_symbol) {
-            if (device_side) rt.memory->copy_out(bytes.data(), reinterpret_cast<std::uint64_t>(host), count);
+            if (device_side)
+                rt.memory->copy_out(bytes.data(), reinterpret_cast<std::uint64_t>(host), count);
             else std::memcpy(bytes.data(), host, count);
             e->write_constant(info.address + offset, bytes.data(), count);
         } else {
             e->read_constant(bytes.data(), info.address + offset, count);
-            if (device_side) rt.memory->copy_in(reinterpret_cast<std::uint64_t>(host), bytes.data(), count);
+            if (device_side)
+                rt.memory->copy_in(reinterpret_cast<std::uint64_t>(host), bytes.data(), count);
             else std::memcpy(host, bytes.data(), count);
         }
         const double start = std::max(stream_ready(s), rt.issue_time());
-        const double end = start + (rt.model.copy_latency + double(count) / rt.model.pcie_pageable) * 1e9;
-        place(s, start, end, to_symbol ? "memcpy HtoD (symbol)" : "memcpy DtoH (symbol)", "memcpy", {{"bytes", std::to_string(count)}});
+        const double end =
+            start + (rt.model.copy_latency + double(count) / rt.model.pcie_pageable) * 1e9;
+        place(s, start, end, to_symbol ? "memcpy HtoD (symbol)" : "memcpy DtoH (symbol)", "memcpy",
+              {{"bytes", std::to_string(count)}});
         if (!stream) rt.host_advance_to(end);
         return cudaSuccess;
     }
@@ -483,41 +530,51 @@ cudaError_t symbol_copy(const void* symbol, void* host, size_t count, size_t off
 
 extern "C" {
 
-cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) {
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset,
+                               cudaMemcpyKind kind) {
     CUDALAB_API("cudaMemcpyToSymbol");
-    return symbol_copy(symbol, const_cast<void*>(src), count, offset, true, kind, nullptr, "cudaMemcpyToSymbol");
+    return symbol_copy(symbol, const_cast<void*>(src), count, offset, true, kind, nullptr,
+                       "cudaMemcpyToSymbol");
 }
 
-cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) {
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset,
+                                 cudaMemcpyKind kind) {
     CUDALAB_API("cudaMemcpyFromSymbol");
     return symbol_copy(symbol, dst, count, offset, false, kind, nullptr, "cudaMemcpyFromSymbol");
 }
 
-cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind,
-                                    cudaStream_t stream) {
+cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count,
+                                    size_t offset, cudaMemcpyKind kind, cudaStream_t stream) {
     CUDALAB_API("cudaMemcpyToSymbolAsync");
-    return symbol_copy(symbol, const_cast<void*>(src), count, offset, true, kind, stream, "cudaMemcpyToSymbolAsync");
+    return symbol_copy(symbol, const_cast<void*>(src), count, offset, true, kind, stream,
+                       "cudaMemcpyToSymbolAsync");
 }
 
-cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind,
-                                      cudaStream_t stream) {
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
+                                      cudaMemcpyKind kind, cudaStream_t stream) {
     CUDALAB_API("cudaMemcpyFromSymbolAsync");
-    return symbol_copy(symbol, dst, count, offset, false, kind, stream, "cudaMemcpyFromSymbolAsync");
+    return symbol_copy(symbol, dst, count, offset, false, kind, stream,
+                       "cudaMemcpyFromSymbolAsync");
 }
 
-cudaError_t cudaMemcpyToSymbol_ptds(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) {
+cudaError_t cudaMemcpyToSymbol_ptds(const void* symbol, const void* src, size_t count,
+                                    size_t offset, cudaMemcpyKind kind) {
     return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
 }
-cudaError_t cudaMemcpyFromSymbol_ptds(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) {
+cudaError_t cudaMemcpyFromSymbol_ptds(void* dst, const void* symbol, size_t count, size_t offset,
+                                      cudaMemcpyKind kind) {
     return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }
-cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind,
-                                         cudaStream_t stream) {
-    return cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream ? stream : cudaStreamPerThread);
+cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void* symbol, const void* src, size_t count,
+                                         size_t offset, cudaMemcpyKind kind, cudaStream_t stream) {
+    return cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind,
+                                   stream ? stream : cudaStreamPerThread);
 }
-cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind,
+cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void* dst, const void* symbol, size_t count,
+                                           size_t offset, cudaMemcpyKind kind,
                                            cudaStream_t stream) {
-    return cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream ? stream : cudaStreamPerThread);
+    return cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind,
+                                     stream ? stream : cudaStreamPerThread);
 }
 
 cudaError_t cudaGetSymbolAddress(void** address, const void* symbol) {
@@ -528,7 +585,8 @@ cudaError_t cudaGetSymbolAddress(void** address, const void* symbol) {
     emu::SymbolInfo info;
     if (cudaError_t err = find_symbol(symbol, &var, &e, &info)) return fail(err);
     if (info.kind == emu::SymbolInfo::Kind::constant)
-        return not_supported("cudaGetSymbolAddress", "of a __constant__ variable: use cudaMemcpyToSymbol");
+        return not_supported("cudaGetSymbolAddress",
+                             "of a __constant__ variable: use cudaMemcpyToSymbol");
     *address = reinterpret_cast<void*>(info.address);
     return cudaSuccess;
 }

@@ -34,17 +34,23 @@ cudaError_t allocate_device(void** ptr, std::uint64_t bytes, MemoryKind kind, co
     std::uint64_t live = 0;
     for (const auto& [b, r] : rt.allocations)
         if (r.kind == MemoryKind::device || r.kind == MemoryKind::pool) live += r.size;
-    if (bytes > max_allocation || live + bytes > rt.model.global_memory) return cudaErrorMemoryAllocation;
+    if (bytes > max_allocation || live + bytes > rt.model.global_memory)
+        return cudaErrorMemoryAllocation;
     if (live + bytes > rt.memory_limit) {
-        rt.warn(std::string(api) + ": " + std::to_string(bytes) + " more bytes would take emulated device memory past " +
-                std::to_string(rt.memory_limit >> 20) + " MB, the most this machine lends it (CUDALAB_MEMORY_LIMIT, in MB)");
+        rt.warn(std::string(api) + ": " + std::to_string(bytes) +
+                " more bytes would take emulated device memory past " +
+                std::to_string(rt.memory_limit >> 20) +
+                " MB, the most this machine lends it (CUDALAB_MEMORY_LIMIT, in MB)");
         return cudaErrorMemoryAllocation;
     }
     std::uint64_t base = 0;
     try {
-        base = rt.memory->allocate(bytes, std::string(api) + " #" + std::to_string(rt.allocations.size() + 1));
+        base = rt.memory->allocate(bytes, std::string(api) + " #" +
+                                              std::to_string(rt.allocations.size() + 1));
     } catch (const std::bad_alloc&) {
-        rt.warn(std::string(api) + ": " + std::to_string(bytes) + " bytes do not fit in this machine's memory (the emulator backs device memory with host memory)");
+        rt.warn(std::string(api) + ": " + std::to_string(bytes) +
+                " bytes do not fit in this machine's memory (the emulator backs device memory with "
+                "host memory)");
         return cudaErrorMemoryAllocation;
     }
     MemoryRecord r;
@@ -64,21 +70,27 @@ cudaError_t free_device(void* ptr, const char* api) {
     if (!ptr) return cudaSuccess;
     const auto base = reinterpret_cast<std::uint64_t>(ptr);
     auto it = rt.allocations.find(base);
-    if (it == rt.allocations.end() || (it->second.kind != MemoryKind::device && it->second.kind != MemoryKind::pool &&
-                                       it->second.kind != MemoryKind::managed)) {
+    if (it == rt.allocations.end() ||
+        (it->second.kind != MemoryKind::device && it->second.kind != MemoryKind::pool &&
+         it->second.kind != MemoryKind::managed)) {
         const emu::Allocation* a = rt.memory->find(base, 1);
         if (a && a->freed && a->base == base)
-            rt.warn(std::string(api) + ": the pointer " + hex(base) + " was already freed (a double free)");
+            rt.warn(std::string(api) + ": the pointer " + hex(base) +
+                    " was already freed (a double free)");
         else if (it != rt.allocations.end())
-            rt.warn(std::string(api) + ": this pointer is pinned host memory; free it with cudaFreeHost");
+            rt.warn(std::string(api) +
+                    ": this pointer is pinned host memory; free it with cudaFreeHost");
         else
-            rt.warn(std::string(api) + ": the pointer was not returned by cudaMalloc (or points inside an allocation)");
+            rt.warn(
+                std::string(api) +
+                ": the pointer was not returned by cudaMalloc (or points inside an allocation)");
         return cudaErrorInvalidValue;
     }
     if (it->second.kind == MemoryKind::managed) {
         managed::remove(ptr);
         rt.memory->unmap_host(ptr);
-        ::munmap(ptr, (it->second.size + managed::page_bytes - 1) / managed::page_bytes * managed::page_bytes);
+        ::munmap(ptr, (it->second.size + managed::page_bytes - 1) / managed::page_bytes *
+                          managed::page_bytes);
     } else {
         rt.memory->release(base);
     }
@@ -88,7 +100,8 @@ cudaError_t free_device(void* ptr, const char* api) {
 
 // Host memory kernels reach at its own address (pinned or managed): mapped into the emulator's
 // address space and recorded.
-void record_mapped_host(void* p, std::uint64_t bytes, MemoryKind kind, unsigned flags, const std::string& label) {
+void record_mapped_host(void* p, std::uint64_t bytes, MemoryKind kind, unsigned flags,
+                        const std::string& label) {
     Runtime& rt = Runtime::get();
     rt.memory->map_host(p, bytes, label);
     MemoryRecord r;
@@ -103,7 +116,6 @@ void record_mapped_host(void* p, std::uint64_t bytes, MemoryKind kind, unsigned 
 }
 
 cudaError_t host_allocate(void** ptr, size_t bytes, unsigned flags, const char* api) {
-    Runtime& rt = Runtime::get();
     if (!ptr) return cudaErrorInvalidValue;
     *ptr = nullptr;
     if (bytes == 0) return cudaSuccess;
@@ -111,7 +123,8 @@ cudaError_t host_allocate(void** ptr, size_t bytes, unsigned flags, const char* 
     if (!p) return cudaErrorMemoryAllocation;
     std::memset(p, 0, bytes);
     // Every pinned allocation is mapped: with unified addressing a kernel can use the pointer.
-    record_mapped_host(p, bytes, MemoryKind::pinned_host, flags, std::string(api) + " (pinned host memory)");
+    record_mapped_host(p, bytes, MemoryKind::pinned_host, flags,
+                       std::string(api) + " (pinned host memory)");
     *ptr = p;
     return cudaSuccess;
 }
@@ -129,7 +142,8 @@ Copy3D copy_1d(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
 cudaError_t copy(const Copy3D& c, cudaStream_t stream, bool synchronous, const char* api) {
     Runtime& rt = Runtime::get();
     if (cudaError_t e = device_gate(synchronous)) return fail(e);
-    if (c.kind < cudaMemcpyHostToHost || c.kind > cudaMemcpyDefault) return fail(cudaErrorInvalidMemcpyDirection);
+    if (c.kind < cudaMemcpyHostToHost || c.kind > cudaMemcpyDefault)
+        return fail(cudaErrorInvalidMemcpyDirection);
     if (c.width && (!c.src || !c.dst)) return fail(cudaErrorInvalidValue);
     Stream* s = rt.stream(stream);
     if (!s) return fail(cudaErrorInvalidResourceHandle);
@@ -145,8 +159,9 @@ cudaError_t copy(const Copy3D& c, cudaStream_t stream, bool synchronous, const c
     return cudaSuccess;
 }
 
-cudaError_t set(void* dst, int value, std::uint64_t width, std::uint64_t height, std::uint64_t pitch, std::uint64_t depth,
-                std::uint64_t slice, cudaStream_t stream, const char* api) {
+cudaError_t set(void* dst, int value, std::uint64_t width, std::uint64_t height,
+                std::uint64_t pitch, std::uint64_t depth, std::uint64_t slice, cudaStream_t stream,
+                const char* api) {
     Runtime& rt = Runtime::get();
     if (cudaError_t e = device_gate()) return fail(e);
     Stream* s = rt.stream(stream);
@@ -168,7 +183,8 @@ cudaError_t set(void* dst, int value, std::uint64_t width, std::uint64_t height,
 
 extern "C" {
 
-// [SECTION] Device memory --------------------------------------------------------------------------
+// [SECTION] Device memory
+// --------------------------------------------------------------------------
 
 cudaError_t cudaMalloc(void** ptr, size_t bytes) {
     CUDALAB_API("cudaMalloc");
@@ -176,8 +192,10 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
     if (rt.inject("malloc", ++rt.malloc_calls)) {
         if (ptr) *ptr = nullptr;
         rt.warn("cudaMalloc #" + std::to_string(rt.malloc_calls) + " (" + std::to_string(bytes) +
-                " bytes) fails with cudaErrorMemoryAllocation, injected by CUDALAB_INJECT=malloc:" + std::to_string(rt.malloc_calls) +
-                " (out of memory is recoverable: the program may free memory or take another path and carry on)");
+                " bytes) fails with cudaErrorMemoryAllocation, injected by CUDALAB_INJECT=malloc:" +
+                std::to_string(rt.malloc_calls) +
+                " (out of memory is recoverable: the program may free memory or take another path "
+                "and carry on)");
         return fail(cudaErrorMemoryAllocation);
     }
     return result(allocate_device(ptr, bytes, MemoryKind::device, "cudaMalloc"));
@@ -204,7 +222,9 @@ cudaError_t cudaMalloc3D(cudaPitchedPtr* out, cudaExtent extent) {
     if (cudaError_t e = device_gate()) return fail(e);
     const size_t pitch = (extent.width + 511) / 512 * 512;
     void* p = nullptr;
-    if (cudaError_t e = allocate_device(&p, pitch * extent.height * extent.depth, MemoryKind::device, "cudaMalloc3D")) return fail(e);
+    if (cudaError_t e = allocate_device(&p, pitch * extent.height * extent.depth,
+                                        MemoryKind::device, "cudaMalloc3D"))
+        return fail(e);
     out->ptr = p;
     out->pitch = pitch;
     out->xsize = extent.width;
@@ -217,13 +237,18 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
     if (cudaError_t e = device_gate()) return fail(e);
     std::uint64_t used = 0;
     for (const auto& [b, r] : rt.allocations)
-        if ((r.kind == MemoryKind::device || r.kind == MemoryKind::pool) && r.device == rt.current_device()) used += r.size;
+        if ((r.kind == MemoryKind::device || r.kind == MemoryKind::pool) &&
+            r.device == rt.current_device())
+            used += r.size;
     if (total) *total = rt.model.global_memory;
-    if (free_bytes) *free_bytes = rt.model.global_memory - std::min<std::uint64_t>(used, rt.model.global_memory) - (512ull << 20);
+    if (free_bytes)
+        *free_bytes = rt.model.global_memory -
+                      std::min<std::uint64_t>(used, rt.model.global_memory) - (512ull << 20);
     return cudaSuccess;
 }
 
-// [SECTION] Host memory ----------------------------------------------------------------------------
+// [SECTION] Host memory
+// ----------------------------------------------------------------------------
 
 cudaError_t cudaMallocHost(void** ptr, size_t bytes) {
     CUDALAB_API("cudaMallocHost");
@@ -234,7 +259,8 @@ cudaError_t cudaMallocHost(void** ptr, size_t bytes) {
 cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned int flags) {
     CUDALAB_API("cudaHostAlloc");
     if (cudaError_t e = device_gate()) return fail(e);
-    if (flags & ~(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined)) return fail(cudaErrorInvalidValue);
+    if (flags & ~(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined))
+        return fail(cudaErrorInvalidValue);
     return result(host_allocate(ptr, bytes, flags, "cudaHostAlloc"));
 }
 
@@ -258,7 +284,8 @@ cudaError_t cudaHostRegister(void* ptr, size_t bytes, unsigned int flags) {
     if (cudaError_t e = device_gate()) return fail(e);
     if (!ptr || bytes == 0) return fail(cudaErrorInvalidValue);
     if (rt.record_of(ptr)) return fail(cudaErrorHostMemoryAlreadyRegistered);
-    if (!rt.memory->map_host(ptr, bytes, "cudaHostRegister (registered host memory)")) return fail(cudaErrorHostMemoryAlreadyRegistered);
+    if (!rt.memory->map_host(ptr, bytes, "cudaHostRegister (registered host memory)"))
+        return fail(cudaErrorHostMemoryAlreadyRegistered);
     MemoryRecord r;
     r.kind = MemoryKind::registered_host;
     r.device = rt.current_device();
@@ -273,7 +300,8 @@ cudaError_t cudaHostRegister(void* ptr, size_t bytes, unsigned int flags) {
 cudaError_t cudaHostUnregister(void* ptr) {
     CUDALAB_API("cudaHostUnregister");
     auto it = rt.allocations.find(reinterpret_cast<std::uint64_t>(ptr));
-    if (it == rt.allocations.end() || it->second.kind != MemoryKind::registered_host) return fail(cudaErrorHostMemoryNotRegistered);
+    if (it == rt.allocations.end() || it->second.kind != MemoryKind::registered_host)
+        return fail(cudaErrorHostMemoryNotRegistered);
     rt.memory->unmap_host(ptr);
     rt.allocations.erase(it);
     return cudaSuccess;
@@ -296,16 +324,20 @@ cudaError_t cudaHostGetFlags(unsigned int* flags, void* host) {
     return cudaSuccess;
 }
 
-// [SECTION] Managed memory -------------------------------------------------------------------------
+// [SECTION] Managed memory
+// -------------------------------------------------------------------------
 
 cudaError_t cudaMallocManaged(void** ptr, size_t bytes, unsigned int flags) {
     CUDALAB_API("cudaMallocManaged");
     if (cudaError_t e = device_gate()) return fail(e);
-    if (!ptr || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)) return fail(cudaErrorInvalidValue);
+    if (!ptr || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost))
+        return fail(cudaErrorInvalidValue);
     *ptr = nullptr;
     if (bytes == 0) return fail(cudaErrorInvalidValue);
-    const std::uint64_t size = (bytes + managed::page_bytes - 1) / managed::page_bytes * managed::page_bytes;
-    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    const std::uint64_t size =
+        (bytes + managed::page_bytes - 1) / managed::page_bytes * managed::page_bytes;
+    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return fail(cudaErrorMemoryAllocation);
     managed::add(p, size);
     record_mapped_host(p, bytes, MemoryKind::managed, flags, "cudaMallocManaged (managed memory)");
@@ -313,7 +345,8 @@ cudaError_t cudaMallocManaged(void** ptr, size_t bytes, unsigned int flags) {
     return cudaSuccess;
 }
 
-cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, cudaMemLocation location, unsigned int flags, cudaStream_t stream) {
+cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, cudaMemLocation location,
+                                 unsigned int flags, cudaStream_t stream) {
     CUDALAB_API("cudaMemPrefetchAsync");
     if (cudaError_t e = device_gate()) return fail(e);
     const MemoryRecord* r = rt.record_of(ptr);
@@ -333,7 +366,8 @@ cudaError_t cudaMemPrefetchAsync(const void* ptr, size_t count, cudaMemLocation 
     return result(issue(s, std::move(w), "cudaMemPrefetchAsync"));
 }
 
-cudaError_t cudaMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise advice, cudaMemLocation location) {
+cudaError_t cudaMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise advice,
+                          cudaMemLocation location) {
     CUDALAB_API("cudaMemAdvise");
     const MemoryRecord* r = rt.record_of(ptr);
     if (!r || r->kind != MemoryKind::managed) return fail(cudaErrorInvalidValue);
@@ -342,19 +376,22 @@ cudaError_t cudaMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise advice
     return cudaSuccess;
 }
 
-// [SECTION] Copies -----------------------------------------------------------------------------------
+// [SECTION] Copies
+// -----------------------------------------------------------------------------------
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
     CUDALAB_API("cudaMemcpy");
     return copy(copy_1d(dst, src, bytes, kind), nullptr, true, "cudaMemcpy");
 }
 
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t stream) {
     CUDALAB_API("cudaMemcpyAsync");
     return copy(copy_1d(dst, src, bytes, kind), stream, false, "cudaMemcpyAsync");
 }
 
-cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) {
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, cudaMemcpyKind kind) {
     CUDALAB_API("cudaMemcpy2D");
     if (width > dpitch || width > spitch) return fail(cudaErrorInvalidPitchValue);
     Copy3D c = copy_1d(dst, src, width, kind);
@@ -364,8 +401,9 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
     return copy(c, nullptr, true, "cudaMemcpy2D");
 }
 
-cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                              cudaMemcpyKind kind, cudaStream_t stream) {
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind kind,
+                              cudaStream_t stream) {
     CUDALAB_API("cudaMemcpy2DAsync");
     if (width > dpitch || width > spitch) return fail(cudaErrorInvalidPitchValue);
     Copy3D c = copy_1d(dst, src, width, kind);
@@ -383,10 +421,12 @@ namespace cudalab::cudart {
 cudaError_t copy_from_params(const cudaMemcpy3DParms* p, Copy3D* c) {
     if (!p) return cudaErrorInvalidValue;
     if (p->srcArray || p->dstArray) return not_supported("cudaMemcpy3D", "CUDA arrays");
-    c->src = static_cast<const std::uint8_t*>(p->srcPtr.ptr) + p->srcPos.z * p->srcPtr.pitch * p->srcPtr.ysize +
-             p->srcPos.y * p->srcPtr.pitch + p->srcPos.x;
-    c->dst = static_cast<std::uint8_t*>(p->dstPtr.ptr) + p->dstPos.z * p->dstPtr.pitch * p->dstPtr.ysize +
-             p->dstPos.y * p->dstPtr.pitch + p->dstPos.x;
+    c->src = static_cast<const std::uint8_t*>(p->srcPtr.ptr) +
+             p->srcPos.z * p->srcPtr.pitch * p->srcPtr.ysize + p->srcPos.y * p->srcPtr.pitch +
+             p->srcPos.x;
+    c->dst = static_cast<std::uint8_t*>(p->dstPtr.ptr) +
+             p->dstPos.z * p->dstPtr.pitch * p->dstPtr.ysize + p->dstPos.y * p->dstPtr.pitch +
+             p->dstPos.x;
     c->width = p->extent.width;
     c->height = p->extent.height;
     c->depth = p->extent.depth;
@@ -417,9 +457,11 @@ cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream) {
     return copy(c, stream, false, "cudaMemcpy3DAsync");
 }
 
-cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t bytes) {
+cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device,
+                           size_t bytes) {
     CUDALAB_API("cudaMemcpyPeer");
-    if (dst_device < 0 || dst_device >= rt.device_count || src_device < 0 || src_device >= rt.device_count)
+    if (dst_device < 0 || dst_device >= rt.device_count || src_device < 0 ||
+        src_device >= rt.device_count)
         return fail(cudaErrorInvalidDevice);
     Copy3D c = copy_1d(dst, src, bytes, cudaMemcpyDefault);
     c.src_device = src_device;
@@ -427,9 +469,11 @@ cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_d
     return copy(c, nullptr, true, "cudaMemcpyPeer");
 }
 
-cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t bytes, cudaStream_t stream) {
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
+                                size_t bytes, cudaStream_t stream) {
     CUDALAB_API("cudaMemcpyPeerAsync");
-    if (dst_device < 0 || dst_device >= rt.device_count || src_device < 0 || src_device >= rt.device_count)
+    if (dst_device < 0 || dst_device >= rt.device_count || src_device < 0 ||
+        src_device >= rt.device_count)
         return fail(cudaErrorInvalidDevice);
     Copy3D c = copy_1d(dst, src, bytes, cudaMemcpyDefault);
     c.src_device = src_device;
@@ -437,7 +481,8 @@ cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int 
     return copy(c, stream, false, "cudaMemcpyPeerAsync");
 }
 
-// [SECTION] Sets -------------------------------------------------------------------------------------
+// [SECTION] Sets
+// -------------------------------------------------------------------------------------
 
 cudaError_t cudaMemset(void* dst, int value, size_t bytes) {
     CUDALAB_API("cudaMemset");
@@ -454,19 +499,22 @@ cudaError_t cudaMemset2D(void* dst, size_t pitch, int value, size_t width, size_
     return set(dst, value, width, height, pitch, 1, pitch * height, nullptr, "cudaMemset2D");
 }
 
-cudaError_t cudaMemset2DAsync(void* dst, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+cudaError_t cudaMemset2DAsync(void* dst, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t stream) {
     CUDALAB_API("cudaMemset2DAsync");
     return set(dst, value, width, height, pitch, 1, pitch * height, stream, "cudaMemset2DAsync");
 }
 
 cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent e) {
     CUDALAB_API("cudaMemset3D");
-    return set(p.ptr, value, e.width, e.height, p.pitch, e.depth, p.pitch * p.ysize, nullptr, "cudaMemset3D");
+    return set(p.ptr, value, e.width, e.height, p.pitch, e.depth, p.pitch * p.ysize, nullptr,
+               "cudaMemset3D");
 }
 
 cudaError_t cudaMemset3DAsync(cudaPitchedPtr p, int value, cudaExtent e, cudaStream_t stream) {
     CUDALAB_API("cudaMemset3DAsync");
-    return set(p.ptr, value, e.width, e.height, p.pitch, e.depth, p.pitch * p.ysize, stream, "cudaMemset3DAsync");
+    return set(p.ptr, value, e.width, e.height, p.pitch, e.depth, p.pitch * p.ysize, stream,
+               "cudaMemset3DAsync");
 }
 
 // Per-thread default stream spellings (nvcc --default-stream per-thread renames the calls).
@@ -474,9 +522,11 @@ cudaError_t cudaMemcpy_ptds(void* dst, const void* src, size_t bytes, cudaMemcpy
     CUDALAB_API("cudaMemcpy");
     return copy(copy_1d(dst, src, bytes, kind), cudaStreamPerThread, true, "cudaMemcpy");
 }
-cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
+cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
+                                 cudaStream_t stream) {
     CUDALAB_API("cudaMemcpyAsync");
-    return copy(copy_1d(dst, src, bytes, kind), stream ? stream : cudaStreamPerThread, false, "cudaMemcpyAsync");
+    return copy(copy_1d(dst, src, bytes, kind), stream ? stream : cudaStreamPerThread, false,
+                "cudaMemcpyAsync");
 }
 cudaError_t cudaMemset_ptds(void* dst, int value, size_t bytes) {
     CUDALAB_API("cudaMemset");
@@ -484,18 +534,23 @@ cudaError_t cudaMemset_ptds(void* dst, int value, size_t bytes) {
 }
 cudaError_t cudaMemsetAsync_ptsz(void* dst, int value, size_t bytes, cudaStream_t stream) {
     CUDALAB_API("cudaMemsetAsync");
-    return set(dst, value, bytes, 1, bytes, 1, bytes, stream ? stream : cudaStreamPerThread, "cudaMemsetAsync");
+    return set(dst, value, bytes, 1, bytes, 1, bytes, stream ? stream : cudaStreamPerThread,
+               "cudaMemsetAsync");
 }
-cudaError_t cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) {
+cudaError_t cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind kind) {
     return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 cudaError_t cudaMemcpy3D_ptds(const cudaMemcpy3DParms* p) { return cudaMemcpy3D(p); }
-cudaError_t cudaMemcpyPeer_ptds(void* dst, int dd, const void* src, int sd, size_t bytes) { return cudaMemcpyPeer(dst, dd, src, sd, bytes); }
+cudaError_t cudaMemcpyPeer_ptds(void* dst, int dd, const void* src, int sd, size_t bytes) {
+    return cudaMemcpyPeer(dst, dd, src, sd, bytes);
+}
 cudaError_t cudaMemset2D_ptds(void* dst, size_t pitch, int value, size_t width, size_t height) {
     return cudaMemset2D(dst, pitch, value, width, height);
 }
 
-// [SECTION] Pointer attributes -----------------------------------------------------------------------
+// [SECTION] Pointer attributes
+// -----------------------------------------------------------------------
 
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* a, const void* ptr) {
     CUDALAB_API("cudaPointerGetAttributes");
@@ -525,7 +580,8 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* a, const void* ptr) 
     return cudaSuccess;
 }
 
-// [SECTION] Stream-ordered allocation ----------------------------------------------------------------
+// [SECTION] Stream-ordered allocation
+// ----------------------------------------------------------------
 
 }  // extern "C"
 
@@ -537,7 +593,7 @@ struct Pool {
     std::uint64_t reserved = 0, reserved_high = 0, used = 0, used_high = 0;
     int reuse_follow_events = 1, reuse_opportunistic = 1, reuse_internal = 1;
     std::multimap<std::uint64_t, std::uint64_t> free_blocks;  // size -> base
-    std::map<std::uint64_t, std::uint64_t> live;               // base -> size
+    std::map<std::uint64_t, std::uint64_t> live;              // base -> size
 };
 
 std::map<void*, std::unique_ptr<Pool>>& pools() {
@@ -568,7 +624,8 @@ std::set<std::uint64_t>& graph_memory() {
     return bases;
 }
 
-cudaError_t pool_allocate(Pool* pool, void** ptr, size_t bytes, cudaStream_t stream, const char* api) {
+cudaError_t pool_allocate(Pool* pool, void** ptr, size_t bytes, cudaStream_t stream,
+                          const char* api) {
     Runtime& rt = Runtime::get();
     if (!ptr) return cudaErrorInvalidValue;
     if (cudaError_t e = device_gate()) return e;
@@ -617,7 +674,8 @@ cudaError_t pool_allocate(Pool* pool, void** ptr, size_t bytes, cudaStream_t str
 
 void trim(Pool* pool, std::uint64_t keep) {
     Runtime& rt = Runtime::get();
-    for (auto it = pool->free_blocks.begin(); it != pool->free_blocks.end() && pool->reserved > keep;) {
+    for (auto it = pool->free_blocks.begin();
+         it != pool->free_blocks.end() && pool->reserved > keep;) {
         rt.memory->release(it->second);
         rt.allocations.erase(it->second);
         pool->reserved -= it->first;
@@ -638,14 +696,16 @@ extern "C" {
 
 cudaError_t cudaMallocAsync(void** ptr, size_t bytes, cudaStream_t stream) {
     CUDALAB_API("cudaMallocAsync");
-    return result(pool_allocate(default_pool(rt.current_device()), ptr, bytes, stream, "cudaMallocAsync"));
+    return result(
+        pool_allocate(default_pool(rt.current_device()), ptr, bytes, stream, "cudaMallocAsync"));
 }
 
 cudaError_t cudaMallocAsync_ptsz(void** ptr, size_t bytes, cudaStream_t stream) {
     return cudaMallocAsync(ptr, bytes, stream ? stream : cudaStreamPerThread);
 }
 
-cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t bytes, cudaMemPool_t pool, cudaStream_t stream) {
+cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t bytes, cudaMemPool_t pool,
+                                    cudaStream_t stream) {
     CUDALAB_API("cudaMallocFromPoolAsync");
     Pool* p = pool_of(pool);
     if (!p) return fail(cudaErrorInvalidValue);
@@ -663,8 +723,11 @@ cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
         // Captured: a free node. Graph memory stays the graph's; other memory is freed when a
         // launch of the graph reaches the node (stream_ordered_free).
         const MemoryRecord* r = rt.record_of(ptr);
-        if (!graph_memory().count(base) && !(r && r->base == base && (r->kind == MemoryKind::pool || r->kind == MemoryKind::device))) {
-            rt.warn("cudaFreeAsync: the pointer was not allocated with cudaMallocAsync or cudaMalloc, or was already freed");
+        if (!graph_memory().count(base) &&
+            !(r && r->base == base &&
+              (r->kind == MemoryKind::pool || r->kind == MemoryKind::device))) {
+            rt.warn("cudaFreeAsync: the pointer was not allocated with cudaMallocAsync or "
+                    "cudaMalloc, or was already freed");
             return fail(cudaErrorInvalidValue);
         }
         Work w;
@@ -682,7 +745,8 @@ namespace cudalab::cudart {
 int stream_ordered_free(void* ptr, const char* api) {
     Runtime& rt = Runtime::get();
     const auto base = reinterpret_cast<std::uint64_t>(ptr);
-    if (graph_memory().count(base)) return cudaSuccess;  // the graph's own: kept for its next launch
+    if (graph_memory().count(base))
+        return cudaSuccess;  // the graph's own: kept for its next launch
     for (auto& [h, p] : pools()) {
         auto it = p->live.find(base);
         if (it == p->live.end()) continue;
@@ -694,7 +758,9 @@ int stream_ordered_free(void* ptr, const char* api) {
     // cudaFreeAsync also frees cudaMalloc'd memory (stream-ordered).
     const MemoryRecord* r = rt.record_of(ptr);
     if (r && r->kind == MemoryKind::device && r->base == base) return free_device(ptr, api);
-    rt.warn(std::string(api) + ": the pointer was not allocated with cudaMallocAsync or cudaMalloc, or was already freed");
+    rt.warn(
+        std::string(api) +
+        ": the pointer was not allocated with cudaMallocAsync or cudaMalloc, or was already freed");
     return cudaErrorInvalidValue;
 }
 
@@ -702,7 +768,9 @@ int stream_ordered_free(void* ptr, const char* api) {
 
 extern "C" {
 
-cudaError_t cudaFreeAsync_ptsz(void* ptr, cudaStream_t stream) { return cudaFreeAsync(ptr, stream); }
+cudaError_t cudaFreeAsync_ptsz(void* ptr, cudaStream_t stream) {
+    return cudaFreeAsync(ptr, stream);
+}
 
 cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
     CUDALAB_API("cudaDeviceGetDefaultMemPool");
@@ -712,7 +780,9 @@ cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) { return cudaDeviceGetDefaultMemPool(pool, device); }
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) {
+    return cudaDeviceGetDefaultMemPool(pool, device);
+}
 
 cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool) {
     CUDALAB_API("cudaDeviceSetMemPool");
@@ -752,10 +822,18 @@ cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
     Pool* p = pool_of(pool);
     if (!p || !value) return fail(cudaErrorInvalidValue);
     switch (attr) {
-    case cudaMemPoolAttrReleaseThreshold: p->release_threshold = *static_cast<std::uint64_t*>(value); break;
-    case cudaMemPoolReuseFollowEventDependencies: p->reuse_follow_events = *static_cast<int*>(value); break;
-    case cudaMemPoolReuseAllowOpportunistic: p->reuse_opportunistic = *static_cast<int*>(value); break;
-    case cudaMemPoolReuseAllowInternalDependencies: p->reuse_internal = *static_cast<int*>(value); break;
+    case cudaMemPoolAttrReleaseThreshold:
+        p->release_threshold = *static_cast<std::uint64_t*>(value);
+        break;
+    case cudaMemPoolReuseFollowEventDependencies:
+        p->reuse_follow_events = *static_cast<int*>(value);
+        break;
+    case cudaMemPoolReuseAllowOpportunistic:
+        p->reuse_opportunistic = *static_cast<int*>(value);
+        break;
+    case cudaMemPoolReuseAllowInternalDependencies:
+        p->reuse_internal = *static_cast<int*>(value);
+        break;
     case cudaMemPoolAttrReservedMemHigh: p->reserved_high = 0; break;  // only 0 may be set: a reset
     case cudaMemPoolAttrUsedMemHigh: p->used_high = 0; break;
     default: return fail(cudaErrorInvalidValue);
@@ -774,9 +852,15 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
     case cudaMemPoolAttrReservedMemHigh: u64(p->reserved_high); break;
     case cudaMemPoolAttrUsedMemCurrent: u64(p->used); break;
     case cudaMemPoolAttrUsedMemHigh: u64(p->used_high); break;
-    case cudaMemPoolReuseFollowEventDependencies: *static_cast<int*>(value) = p->reuse_follow_events; break;
-    case cudaMemPoolReuseAllowOpportunistic: *static_cast<int*>(value) = p->reuse_opportunistic; break;
-    case cudaMemPoolReuseAllowInternalDependencies: *static_cast<int*>(value) = p->reuse_internal; break;
+    case cudaMemPoolReuseFollowEventDependencies:
+        *static_cast<int*>(value) = p->reuse_follow_events;
+        break;
+    case cudaMemPoolReuseAllowOpportunistic:
+        *static_cast<int*>(value) = p->reuse_opportunistic;
+        break;
+    case cudaMemPoolReuseAllowInternalDependencies:
+        *static_cast<int*>(value) = p->reuse_internal;
+        break;
     default: return fail(cudaErrorInvalidValue);
     }
     return cudaSuccess;

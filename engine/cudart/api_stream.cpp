@@ -33,7 +33,8 @@ cudaError_t create_stream(cudaStream_t* out, unsigned flags, int priority) {
     s->tail = rt.issue_time();
     rt.streams.insert(s);
     rt.timeline.name_stream(1 + s->device, s->id,
-                            "stream " + std::to_string(s->id) + (flags & cudaStreamNonBlocking ? " (non-blocking)" : ""));
+                            "stream " + std::to_string(s->id) +
+                                (flags & cudaStreamNonBlocking ? " (non-blocking)" : ""));
     *out = reinterpret_cast<cudaStream_t>(s);
     return cudaSuccess;
 }
@@ -42,7 +43,8 @@ cudaError_t create_stream(cudaStream_t* out, unsigned flags, int priority) {
 
 extern "C" {
 
-// [SECTION] Streams ---------------------------------------------------------------------------------
+// [SECTION] Streams
+// ---------------------------------------------------------------------------------
 
 cudaError_t cudaStreamCreate(cudaStream_t* stream) {
     CUDALAB_API("cudaStreamCreate");
@@ -74,14 +76,17 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
     CUDALAB_API("cudaStreamSynchronize");
     Stream* s = rt.stream(stream);
     if (!s) return fail(cudaErrorInvalidResourceHandle);
-    if (s->capture_status == cudaStreamCaptureStatusActive) return fail(cudaErrorStreamCaptureUnsupported);
+    if (s->capture_status == cudaStreamCaptureStatusActive)
+        return fail(cudaErrorStreamCaptureUnsupported);
     wait_stream(s);
     trim_pools();
     if (cudaError_t e = device_gate(true)) return fail(e);
     return cudaSuccess;
 }
 
-cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) { return cudaStreamSynchronize(stream ? stream : cudaStreamPerThread); }
+cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
+    return cudaStreamSynchronize(stream ? stream : cudaStreamPerThread);
+}
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
     CUDALAB_API("cudaStreamQuery");
@@ -94,7 +99,9 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     return cudaSuccess;
 }
 
-cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) { return cudaStreamQuery(stream ? stream : cudaStreamPerThread); }
+cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream) {
+    return cudaStreamQuery(stream ? stream : cudaStreamPerThread);
+}
 
 cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags) {
     CUDALAB_API("cudaStreamGetFlags");
@@ -133,7 +140,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     Stream* s = rt.stream(stream);
     Event* e = event_of(event);
     if (!s || !e) return fail(cudaErrorInvalidResourceHandle);
-    if (!e->capture_nodes.empty() && e->capture_stream && e->capture_stream->capture_status == cudaStreamCaptureStatusActive) {
+    if (!e->capture_nodes.empty() && e->capture_stream &&
+        e->capture_stream->capture_status == cudaStreamCaptureStatusActive) {
         // Joining a capture: the waiting stream now records into the same graph (fork/join).
         Stream* origin = e->capture_stream;
         if (s->capture_status != cudaStreamCaptureStatusActive) {
@@ -143,7 +151,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
             s->capture_frontier = e->capture_nodes;
         } else {
             for (GraphNode* n : e->capture_nodes)
-                if (std::find(s->capture_frontier.begin(), s->capture_frontier.end(), n) == s->capture_frontier.end())
+                if (std::find(s->capture_frontier.begin(), s->capture_frontier.end(), n) ==
+                    s->capture_frontier.end())
                     s->capture_frontier.push_back(n);
         }
         return cudaSuccess;
@@ -195,7 +204,8 @@ void run_callback(void* p) {
 
 extern "C" {
 
-cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* data, unsigned int flags) {
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* data,
+                                  unsigned int flags) {
     CUDALAB_API("cudaStreamAddCallback");
     if (!callback || flags) return fail(cudaErrorInvalidValue);
     Stream* s = rt.stream(stream);
@@ -207,15 +217,19 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
     return result(issue(s, std::move(w), "cudaStreamAddCallback"));
 }
 
-cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void* data, unsigned int flags) {
+cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback,
+                                       void* data, unsigned int flags) {
     return cudaStreamAddCallback(stream ? stream : cudaStreamPerThread, callback, data, flags);
 }
 
-cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void*, size_t, unsigned int) { return cudaSuccess; }
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void*, size_t, unsigned int) {
+    return cudaSuccess;
+}
 
 // Stream attributes (L2 access-policy windows, synchronisation policy, priority) are hints that
 // change no result: kept and answered back, not modelled.
-cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaLaunchAttributeID attr, const cudaLaunchAttributeValue* value) {
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaLaunchAttributeID attr,
+                                   const cudaLaunchAttributeValue* value) {
     CUDALAB_API("cudaStreamSetAttribute");
     Stream* s = rt.stream(stream);
     if (!s || !value) return fail(cudaErrorInvalidValue);
@@ -223,25 +237,29 @@ cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaLaunchAttributeID at
     return cudaSuccess;
 }
 
-cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaLaunchAttributeID attr, cudaLaunchAttributeValue* value) {
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaLaunchAttributeID attr,
+                                   cudaLaunchAttributeValue* value) {
     CUDALAB_API("cudaStreamGetAttribute");
     Stream* s = rt.stream(stream);
     if (!s || !value) return fail(cudaErrorInvalidValue);
     auto it = s->attributes.find(int(attr));
     *value = it != s->attributes.end() ? it->second : cudaLaunchAttributeValue{};
-    if (attr == cudaLaunchAttributePriority && it == s->attributes.end()) value->priority = s->priority;
+    if (attr == cudaLaunchAttributePriority && it == s->attributes.end())
+        value->priority = s->priority;
     return cudaSuccess;
 }
 
 cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSuccess; }
 
-// [SECTION] Events ----------------------------------------------------------------------------------
+// [SECTION] Events
+// ----------------------------------------------------------------------------------
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
     CUDALAB_API("cudaEventCreate");
     if (!event) return fail(cudaErrorInvalidValue);
     if (cudaError_t e = device_gate()) return fail(e);
-    if (flags & ~unsigned(cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess)) return fail(cudaErrorInvalidValue);
+    if (flags & ~unsigned(cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess))
+        return fail(cudaErrorInvalidValue);
     auto* e = new Event();
     e->device = rt.current_device();
     e->flags = flags;
@@ -281,9 +299,13 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     return result(issue(s, std::move(w), "cudaEventRecord"));
 }
 
-cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) { return cudaEventRecord(event, stream ? stream : cudaStreamPerThread); }
+cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+    return cudaEventRecord(event, stream ? stream : cudaStreamPerThread);
+}
 
-cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int) { return cudaEventRecord(event, stream); }
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int) {
+    return cudaEventRecord(event, stream);
+}
 
 cudaError_t cudaEventQuery(cudaEvent_t event) {
     CUDALAB_API("cudaEventQuery");
@@ -318,7 +340,9 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
     return cudaSuccess;
 }
 
-cudaError_t cudaEventElapsedTime_v2(float* ms, cudaEvent_t start, cudaEvent_t end) { return cudaEventElapsedTime(ms, start, end); }
+cudaError_t cudaEventElapsedTime_v2(float* ms, cudaEvent_t start, cudaEvent_t end) {
+    return cudaEventElapsedTime(ms, start, end);
+}
 
 // [SECTION] Stream capture ------------------------------------------------------------------------
 
@@ -326,7 +350,8 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mo
     CUDALAB_API("cudaStreamBeginCapture");
     Stream* s = rt.stream(stream);
     if (!s) return fail(cudaErrorInvalidResourceHandle);
-    if (s->legacy) return fail(cudaErrorStreamCaptureUnsupported);  // the legacy stream cannot be captured
+    if (s->legacy)
+        return fail(cudaErrorStreamCaptureUnsupported);  // the legacy stream cannot be captured
     if (s->capture_status == cudaStreamCaptureStatusActive) return fail(cudaErrorIllegalState);
     static unsigned long long next_id = 1;
     auto* g = new Graph();
@@ -379,8 +404,10 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
     for (auto& d : rt.devices)
         for (auto& t : d.streams) leave(t.get());
     if (unjoined) {
-        rt.warn("cudaStreamEndCapture: a stream that joined the capture was not joined back into the origin stream "
-                "(record an event in it after its last work and make the origin wait for that event before ending the "
+        rt.warn("cudaStreamEndCapture: a stream that joined the capture was not joined back into "
+                "the origin stream "
+                "(record an event in it after its last work and make the origin wait for that "
+                "event before ending the "
                 "capture); CUDA ends the capture with cudaErrorStreamCaptureUnjoined");
         *graph = nullptr;
         return fail(cudaErrorStreamCaptureUnjoined);
@@ -405,8 +432,9 @@ cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, cudaStreamCaptureSta
     return cudaStreamIsCapturing(stream ? stream : cudaStreamPerThread, status);
 }
 
-cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus* status, unsigned long long* id,
-                                     cudaGraph_t* graph, const cudaGraphNode_t** deps, const cudaGraphEdgeData** edges,
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus* status,
+                                     unsigned long long* id, cudaGraph_t* graph,
+                                     const cudaGraphNode_t** deps, const cudaGraphEdgeData** edges,
                                      size_t* count) {
     CUDALAB_API("cudaStreamGetCaptureInfo");
     Stream* s = rt.stream(stream);

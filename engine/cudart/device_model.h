@@ -15,38 +15,39 @@ namespace cudalab::cudart {
 
 struct DeviceModel {
     std::string name = "NVIDIA H200 (cudalab emulated)";
-    int major = 9, minor = 0;               // CUDALAB_DEVICE_ARCH changes these alone (runtime.cpp)
+    int major = 9, minor = 0;  // CUDALAB_DEVICE_ARCH changes these alone (runtime.cpp)
     int arch() const { return major * 10 + minor; }
     int sm_count = 132;
-    double clock_hz = 1.98e9;                 // boost clock
+    double clock_hz = 1.98e9;  // boost clock
     double memory_clock_hz = 2.619e9;
-    int memory_bus_bits = 6144;               // HBM3e, 6 stacks
+    int memory_bus_bits = 6144;                     // HBM3e, 6 stacks
     std::uint64_t global_memory = 143771Ull << 20;  // 140 GiB as reported by the driver
     std::uint64_t l2_bytes = 60ull << 20;
     // The SM's limits: the emulated architecture's row of base/hardware.h.
-    int max_threads_per_sm = hw::emulated.max_warps_per_sm * hw::warp_size;  // 2048
-    int max_blocks_per_sm = hw::emulated.max_blocks_per_sm;                 // 32
-    int registers_per_sm = hw::emulated.registers_per_sm;                   // 65536
-    int registers_per_block = hw::emulated.registers_per_sm;                // 65536
-    std::uint64_t shared_per_sm = std::uint64_t(hw::emulated.shared_per_sm);                  // 228 KB
-    std::uint64_t shared_per_block = hw::default_shared_per_block;                           // without opt-in
-    std::uint64_t shared_per_block_optin = std::uint64_t(hw::emulated.max_shared_per_block);  // 227 KB
+    int max_threads_per_sm = hw::emulated.max_warps_per_sm * hw::warp_size;   // 2048
+    int max_blocks_per_sm = hw::emulated.max_blocks_per_sm;                   // 32
+    int registers_per_sm = hw::emulated.registers_per_sm;                     // 65536
+    int registers_per_block = hw::emulated.registers_per_sm;                  // 65536
+    std::uint64_t shared_per_sm = std::uint64_t(hw::emulated.shared_per_sm);  // 228 KB
+    std::uint64_t shared_per_block = hw::default_shared_per_block;            // without opt-in
+    std::uint64_t shared_per_block_optin =
+        std::uint64_t(hw::emulated.max_shared_per_block);  // 227 KB
     std::uint64_t constant_memory = hw::constant_memory_bytes;
-    int async_engines = 2;                    // copy engines used by the model: one per direction
+    int async_engines = 2;  // copy engines used by the model: one per direction
     // Bandwidths (bytes per second).
-    double hbm_bandwidth = 4.8e12;            // datasheet; cudalab measured 3.9e12 for a copy kernel
-    double pcie_pinned = 55e9;                // PCIe Gen5 x16, pinned, one direction (measured ~55 GB/s)
-    double pcie_pageable = 20e9;              // staged through a driver buffer
-    double nvlink = 450e9;                    // NVLink 4, one direction between two GPUs
-    double device_copy = 1.6e12;              // device-to-device cudaMemcpy (read + write of HBM)
+    double hbm_bandwidth = 4.8e12;  // datasheet; cudalab measured 3.9e12 for a copy kernel
+    double pcie_pinned = 55e9;      // PCIe Gen5 x16, pinned, one direction (measured ~55 GB/s)
+    double pcie_pageable = 20e9;    // staged through a driver buffer
+    double nvlink = 450e9;          // NVLink 4, one direction between two GPUs
+    double device_copy = 1.6e12;    // device-to-device cudaMemcpy (read + write of HBM)
     // Latencies and overheads (seconds).
-    double launch_api_cost = 2.5e-6;          // host time of one cudaLaunchKernel
-    double launch_latency = 4.0e-6;           // issue to first block on an idle device
-    double graph_launch_api_cost = 2.5e-6;    // host time of one cudaGraphLaunch
-    double graph_node_latency = 0.8e-6;       // per kernel node inside a launched graph
-    double copy_latency = 2.0e-6;             // per cudaMemcpy (DMA setup)
-    double api_cost = 0.3e-6;                 // any other runtime call
-    double sync_cost = 1.0e-6;                // wake-up after a blocking synchronisation
+    double launch_api_cost = 2.5e-6;        // host time of one cudaLaunchKernel
+    double launch_latency = 4.0e-6;         // issue to first block on an idle device
+    double graph_launch_api_cost = 2.5e-6;  // host time of one cudaGraphLaunch
+    double graph_node_latency = 0.8e-6;     // per kernel node inside a launched graph
+    double copy_latency = 2.0e-6;           // per cudaMemcpy (DMA setup)
+    double api_cost = 0.3e-6;               // any other runtime call
+    double sync_cost = 1.0e-6;              // wake-up after a blocking synchronisation
     // Sustained warp instructions per SM per cycle. The peak is 4 (four schedulers); 2 is what a
     // tiled matrix multiply sustains on an H200 (tests/programs/matrix_mul: 0.021 ms a launch).
     double warp_instructions_per_sm_cycle = 2.0;

@@ -24,8 +24,8 @@ template <class T> T read_at(const std::uint8_t* p, std::size_t offset) {
     return v;
 }
 
-bool decompress(const std::uint8_t* payload, std::uint64_t size, std::uint64_t flags, std::uint64_t raw_size,
-                std::string* text, std::string* error) {
+bool decompress(const std::uint8_t* payload, std::uint64_t size, std::uint64_t flags,
+                std::uint64_t raw_size, std::string* text, std::string* error) {
     if (raw_size > max_image_bytes) {
         *error = "a PTX image claims " + std::to_string(raw_size) + " bytes uncompressed";
         return false;
@@ -37,12 +37,14 @@ bool decompress(const std::uint8_t* payload, std::uint64_t size, std::uint64_t f
         if (!ZSTD_isError(frame)) size = frame;
         const std::size_t n = ZSTD_decompress(text->data(), raw_size, payload, size);
         if (ZSTD_isError(n)) {
-            *error = std::string("cannot decompress a PTX image (Zstandard): ") + ZSTD_getErrorName(n);
+            *error =
+                std::string("cannot decompress a PTX image (Zstandard): ") + ZSTD_getErrorName(n);
             return false;
         }
         text->resize(n);
     } else {
-        const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(payload), text->data(), int(size), int(raw_size));
+        const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(payload), text->data(),
+                                          int(size), int(raw_size));
         if (n < 0) {
             *error = "cannot decompress a PTX image (LZ4)";
             return false;
@@ -69,12 +71,16 @@ bool read_fatbin_data(const void* data, FatbinContents* out, std::string* error)
             if (const char* t = std::strstr(text, ".target")) {
                 const char* sm = std::strstr(t, "sm_");
                 const char* eol = std::strchr(t, '\n');
-                if (sm && (!eol || sm < eol)) arch = std::uint32_t(std::strtoul(sm + 3, nullptr, 10));
+                if (sm && (!eol || sm < eol))
+                    arch = std::uint32_t(std::strtoul(sm + 3, nullptr, 10));
             }
             out->ptx.push_back({arch, std::string(text)});
             return true;
         }
-        if (std::memcmp(p, "\x7f" "ELF", 4) == 0) {
+        if (std::memcmp(p,
+                        "\x7f"
+                        "ELF",
+                        4) == 0) {
             *error = "the image is a cubin (SASS for one GPU); the emulator runs PTX";
             return false;
         }
@@ -127,7 +133,8 @@ bool read_fatbin_data(const void* data, FatbinContents* out, std::string* error)
 bool read_fatbin(const void* wrapper, FatbinContents* out, std::string* error) {
     const auto* w = static_cast<const std::uint8_t*>(wrapper);
     if (!w || read_at<std::uint32_t>(w, 0) != wrapper_magic) {
-        *error = "the program registered device code cudalab does not recognise (not an nvcc fat binary)";
+        *error = "the program registered device code cudalab does not recognise (not an nvcc fat "
+                 "binary)";
         return false;
     }
     const void* data = read_at<const void*>(w, 8);

@@ -19,8 +19,8 @@ struct Region {
     std::atomic<std::uintptr_t> base{0};
     std::uint64_t bytes = 0;
     std::atomic<std::uint8_t>* on_device = nullptr;  // per page
-    std::uint8_t* read_mostly = nullptr;              // per page
-    std::uint8_t* reported = nullptr;                 // per page: its home at the last take_moves()
+    std::uint8_t* read_mostly = nullptr;             // per page
+    std::uint8_t* reported = nullptr;                // per page: its home at the last take_moves()
 };
 constexpr int max_regions = 4096;
 Region regions[max_regions];
@@ -56,7 +56,8 @@ void apply(const Region& r) {
         }
         if (prot != run_prot) {
             if (run_prot >= 0 && p > run)
-                ::mprotect(reinterpret_cast<void*>(r.base.load() + run * page_bytes), (p - run) * page_bytes, run_prot);
+                ::mprotect(reinterpret_cast<void*>(r.base.load() + run * page_bytes),
+                           (p - run) * page_bytes, run_prot);
             run = p;
             run_prot = prot;
         }
@@ -157,9 +158,11 @@ void prefetch(const void* base, std::uint64_t bytes, int device) {
     Region* r = region_of(a);
     if (!r) return;
     const std::uint64_t first = (a - r->base.load()) / page_bytes;
-    const std::uint64_t last = std::min<std::uint64_t>(r->bytes / page_bytes, (a - r->base.load() + bytes + page_bytes - 1) / page_bytes);
+    const std::uint64_t last = std::min<std::uint64_t>(
+        r->bytes / page_bytes, (a - r->base.load() + bytes + page_bytes - 1) / page_bytes);
     for (std::uint64_t p = first; p < last; ++p)
-        if (r->on_device[p].exchange(device >= 0 ? 1 : 0) != (device >= 0 ? 1 : 0)) prefetched += page_bytes;
+        if (r->on_device[p].exchange(device >= 0 ? 1 : 0) != (device >= 0 ? 1 : 0))
+            prefetched += page_bytes;
     apply(*r);
 }
 
@@ -170,7 +173,8 @@ void read_mostly(const void* base, std::uint64_t bytes, bool on) {
     Region* r = region_of(a);
     if (!r) return;
     const std::uint64_t first = (a - r->base.load()) / page_bytes;
-    const std::uint64_t last = std::min<std::uint64_t>(r->bytes / page_bytes, (a - r->base.load() + bytes + page_bytes - 1) / page_bytes);
+    const std::uint64_t last = std::min<std::uint64_t>(
+        r->bytes / page_bytes, (a - r->base.load() + bytes + page_bytes - 1) / page_bytes);
     for (std::uint64_t p = first; p < last; ++p) r->read_mostly[p] = on;
     apply(*r);
 }
@@ -189,11 +193,10 @@ std::vector<PageMove> take_moves() {
             const std::uint8_t now = r.on_device[p].load();
             if (now == r.reported[p]) continue;
             r.reported[p] = now;
-            if (!moves.empty() && moves.back().base == base && moves.back().to_device == bool(now) &&
-                moves.back().first + moves.back().count == p)
+            if (!moves.empty() && moves.back().base == base &&
+                moves.back().to_device == bool(now) && moves.back().first + moves.back().count == p)
                 ++moves.back().count;
-            else
-                moves.push_back({base, pages, p, 1, bool(now)});
+            else moves.push_back({base, pages, p, 1, bool(now)});
         }
     }
     return moves;

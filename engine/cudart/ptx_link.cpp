@@ -8,7 +8,9 @@ namespace cudalab::cudart {
 
 namespace {
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+bool ident_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
 
 struct Statement {
     std::string text;
@@ -25,9 +27,22 @@ std::vector<Statement> statements(const std::string& ptx) {
     bool body = false;
     for (std::size_t i = 0; i < ptx.size(); ++i) {
         const char c = ptx[i];
-        if (c == '/' && i + 1 < ptx.size() && ptx[i + 1] == '/') { i = ptx.find('\n', i); if (i == std::string::npos) break; continue; }
-        if (c == '/' && i + 1 < ptx.size() && ptx[i + 1] == '*') { i = ptx.find("*/", i + 2); if (i == std::string::npos) break; ++i; continue; }
-        if (c == '"') { i = ptx.find('"', i + 1); if (i == std::string::npos) break; continue; }
+        if (c == '/' && i + 1 < ptx.size() && ptx[i + 1] == '/') {
+            i = ptx.find('\n', i);
+            if (i == std::string::npos) break;
+            continue;
+        }
+        if (c == '/' && i + 1 < ptx.size() && ptx[i + 1] == '*') {
+            i = ptx.find("*/", i + 2);
+            if (i == std::string::npos) break;
+            ++i;
+            continue;
+        }
+        if (c == '"') {
+            i = ptx.find('"', i + 1);
+            if (i == std::string::npos) break;
+            continue;
+        }
         bool end = false;
         if (c == '{') {
             // A brace at depth 0 opens a function body, unless it is a variable's initialiser.
@@ -36,15 +51,17 @@ std::vector<Statement> statements(const std::string& ptx) {
                 body = eq == std::string::npos || eq > i;
             }
             ++depth;
-        }
-        else if (c == '}') { --depth; if (depth == 0 && body) end = true; }
-        else if (c == ';' && depth == 0) end = true;
+        } else if (c == '}') {
+            --depth;
+            if (depth == 0 && body) end = true;
+        } else if (c == ';' && depth == 0) end = true;
         else if (c == '\n' && depth == 0) {
             // Directives without ';' (.version, .target, .address_size, .file) end at the line.
             std::size_t first = ptx.find_first_not_of(" \t\r\n", start);
             if (first != std::string::npos && first < i &&
                 (ptx.compare(first, 8, ".version") == 0 || ptx.compare(first, 7, ".target") == 0 ||
-                 ptx.compare(first, 13, ".address_size") == 0 || ptx.compare(first, 5, ".file") == 0))
+                 ptx.compare(first, 13, ".address_size") == 0 ||
+                 ptx.compare(first, 5, ".file") == 0))
                 end = true;
         }
         if (!end) continue;
@@ -55,22 +72,26 @@ std::vector<Statement> statements(const std::string& ptx) {
         const std::size_t first = s.text.find_first_not_of(" \t\r\n");
         if (first == std::string::npos) continue;
         const std::string head = s.text.substr(first, 16);
-        s.is_header = head.rfind(".version", 0) == 0 || head.rfind(".target", 0) == 0 || head.rfind(".address_size", 0) == 0;
+        s.is_header = head.rfind(".version", 0) == 0 || head.rfind(".target", 0) == 0 ||
+                      head.rfind(".address_size", 0) == 0;
         // Qualifiers before the body or initialiser.
         const std::size_t stop = s.text.find_first_of("{=");
         const std::string decl = s.text.substr(0, stop);
         s.is_extern = decl.find(".extern") != std::string::npos;
         s.is_visible = decl.find(".visible") != std::string::npos;
-        s.is_weak = decl.find(".weak") != std::string::npos || decl.find(".common") != std::string::npos;
+        s.is_weak =
+            decl.find(".weak") != std::string::npos || decl.find(".common") != std::string::npos;
         std::size_t k = decl.find(".func");
         if (k == std::string::npos) k = decl.find(".entry");
         if (k != std::string::npos) {
             k = decl.find_first_not_of(" \t\r\n", decl.find(' ', k));
-            if (k != std::string::npos && decl[k] == '(') k = decl.find_first_not_of(" \t\r\n", decl.find(')', k) + 1);
+            if (k != std::string::npos && decl[k] == '(')
+                k = decl.find_first_not_of(" \t\r\n", decl.find(')', k) + 1);
             std::size_t e = k;
             while (e < decl.size() && ident_char(decl[e])) ++e;
             if (k != std::string::npos) s.name = decl.substr(k, e - k);
-        } else if (decl.find(".global") != std::string::npos || decl.find(".const") != std::string::npos ||
+        } else if (decl.find(".global") != std::string::npos ||
+                   decl.find(".const") != std::string::npos ||
                    decl.find(".shared") != std::string::npos) {
             // The identifier before any [size] and the end of the declaration.
             std::size_t e = decl.find('[');
@@ -83,7 +104,7 @@ std::vector<Statement> statements(const std::string& ptx) {
         }
         out.push_back(std::move(s));
     }
-    if (start < ptx.size()) out.push_back(Statement{ptx.substr(start)});
+    if (start < ptx.size()) out.push_back(Statement{ptx.substr(start), {}});
     return out;
 }
 
@@ -129,14 +150,15 @@ std::string link_ptx(const std::vector<std::string>& units, std::string* error) 
         // Private symbols (neither visible nor extern) are renamed apart per unit.
         std::map<std::string, std::string> private_names;
         for (const Statement& s : parsed[u])
-            if (!s.name.empty() && !s.is_extern && !s.is_visible && !s.is_weak) private_names[s.name] = s.name + "$u" + std::to_string(u);
+            if (!s.name.empty() && !s.is_extern && !s.is_visible && !s.is_weak)
+                private_names[s.name] = s.name + "$u" + std::to_string(u);
         for (const Statement& s : parsed[u]) {
             if (s.is_header) {
                 if (!header_done) out += s.text;
                 continue;
             }
             if (s.is_extern && !s.name.empty()) {
-                if (defined.count(s.name)) continue;           // another unit defines it
+                if (defined.count(s.name)) continue;            // another unit defines it
                 if (!declared.insert(s.name).second) continue;  // vprintf, malloc...: declared once
             }
             if (s.is_weak && !s.name.empty() && !declared.insert("weak:" + s.name).second) continue;

@@ -15,17 +15,19 @@
 #include <fstream>
 #include <sstream>
 
-#include "cudart/state.h"
-#include "cudart/managed.h"
-#include "cudart/work.h"
 #include "compiler/kernel_names.h"
+#include "cudart/managed.h"
+#include "cudart/state.h"
+#include "cudart/work.h"
 
 namespace cudalab::cudart {
 
 namespace {
 
 double wall_ns() {
-    return double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+    return double(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count());
 }
 
 // A positive integer from the environment, or `fallback`; a bad value is said and ignored.
@@ -36,7 +38,9 @@ long long env_int(const char* name, long long fallback, long long low, long long
     errno = 0;
     long long x = std::strtoll(v, &end, 10);
     if (errno || *end || x < low || x > high) {
-        std::fprintf(stderr, "cudalab: ignoring %s=%s (expected a whole number from %lld to %lld)\n", name, v, low, high);
+        std::fprintf(stderr,
+                     "cudalab: ignoring %s=%s (expected a whole number from %lld to %lld)\n", name,
+                     v, low, high);
         return fallback;
     }
     return x;
@@ -59,9 +63,13 @@ const DeviceModel& device_model() {
             if (arch) {
                 m.major = arch / 10;
                 m.minor = arch % 10;
-                m.name = "NVIDIA GPU sm_" + std::to_string(arch) + " (cudalab emulated, H200 figures)";
+                m.name =
+                    "NVIDIA GPU sm_" + std::to_string(arch) + " (cudalab emulated, H200 figures)";
             } else {
-                std::fprintf(stderr, "cudalab: ignoring CUDALAB_DEVICE_ARCH=%s (expected one of 75 80 86 87 89 90 100 103 110 120 121)\n", v);
+                std::fprintf(stderr,
+                             "cudalab: ignoring CUDALAB_DEVICE_ARCH=%s (expected one of 75 80 86 "
+                             "87 89 90 100 103 110 120 121)\n",
+                             v);
             }
         }
         return m;
@@ -70,7 +78,8 @@ const DeviceModel& device_model() {
 }
 
 Runtime& Runtime::get() {
-    static Runtime* runtime = new Runtime();  // never destroyed before the program's own atexit work
+    static Runtime* runtime =
+        new Runtime();  // never destroyed before the program's own atexit work
     return *runtime;
 }
 
@@ -85,17 +94,21 @@ Runtime::Runtime() : model(device_model()), memory(std::make_shared<emu::DeviceM
     {
         // Three quarters of the machine's memory unless told (CUDALAB_MEMORY_LIMIT, in MB).
         const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-        const long long machine_mb = pages > 0 && page > 0 ? (long long)pages * page / 4 * 3 >> 20 : 4096;
-        memory_limit = std::uint64_t(env_int("CUDALAB_MEMORY_LIMIT", machine_mb, 64, 1ll << 40)) << 20;
+        const long long machine_mb =
+            pages > 0 && page > 0 ? (long long)pages * page / 4 * 3 >> 20 : 4096;
+        memory_limit = std::uint64_t(env_int("CUDALAB_MEMORY_LIMIT", machine_mb, 64, 1ll << 40))
+                       << 20;
     }
     if (const char* t = std::getenv("CUDALAB_TRACE"); t && *t) trace_path = t;
     trace_launch = std::uint64_t(env_int("CUDALAB_TRACE_LAUNCH", 0, 0, 1ll << 62));
     if (const char* h = std::getenv("CUDALAB_HOST_CLOCK"); h && *h) {
         if (std::strcmp(h, "free") == 0) free_host = true;
         else if (std::strcmp(h, "modelled") != 0)
-            std::fprintf(stderr, "cudalab: ignoring CUDALAB_HOST_CLOCK=%s (expected free or modelled)\n", h);
+            std::fprintf(
+                stderr, "cudalab: ignoring CUDALAB_HOST_CLOCK=%s (expected free or modelled)\n", h);
     }
-    if (const char* r = std::getenv("CUDALAB_RACECHECK")) detect_races = std::strcmp(r, "0") != 0 && *r;
+    if (const char* r = std::getenv("CUDALAB_RACECHECK"))
+        detect_races = std::strcmp(r, "0") != 0 && *r;
     if (const char* v = std::getenv("CUDALAB_INJECT"); v && *v) {
         // "fault:N[,fault:N...]"; a bad item is said and ignored, like the other settings.
         std::string all = v;
@@ -112,9 +125,12 @@ Runtime::Runtime() : model(device_model()), memory(std::make_shared<emu::DeviceM
             const std::string count = colon == std::string::npos ? "" : item.substr(colon + 1);
             errno = 0;
             const unsigned long long n = count.empty() ? 0 : std::strtoull(count.c_str(), &end, 10);
-            const bool known = inj.fault == "malloc" || inj.fault == "launch-config" || inj.fault == "illegal-address";
+            const bool known = inj.fault == "malloc" || inj.fault == "launch-config" ||
+                               inj.fault == "illegal-address";
             if (!known || count.empty() || errno || *end || n == 0 || count[0] == '-') {
-                std::fprintf(stderr, "cudalab: ignoring '%s' in CUDALAB_INJECT (expected malloc:N, launch-config:N or illegal-address:N, N from 1)\n",
+                std::fprintf(stderr,
+                             "cudalab: ignoring '%s' in CUDALAB_INJECT (expected malloc:N, "
+                             "launch-config:N or illegal-address:N, N from 1)\n",
                              item.c_str());
                 continue;
             }
@@ -135,7 +151,8 @@ Runtime::Runtime() : model(device_model()), memory(std::make_shared<emu::DeviceM
     if (const char* t = std::getenv("CUDALAB_TIMELINE"); t && *t) {
         timeline.enabled = true;
         timeline.path = t;
-        for (int d = 0; d < device_count; ++d) timeline.name_stream(1 + d, 0, "default stream (legacy)");
+        for (int d = 0; d < device_count; ++d)
+            timeline.name_stream(1 + d, 0, "default stream (legacy)");
     }
     std::atexit([] { Runtime::get().~Runtime(); });
     owner_pid_ = ::getpid();
@@ -144,7 +161,8 @@ Runtime::Runtime() : model(device_model()), memory(std::make_shared<emu::DeviceM
     // program has not taken SIGTERM for itself).
     if (timeline.enabled || std::getenv("CUDALAB_RESULT")) {
         struct sigaction current {};
-        if (::sigaction(SIGTERM, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) ::signal(SIGTERM, [](int) { std::exit(143); });
+        if (::sigaction(SIGTERM, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
+            ::signal(SIGTERM, [](int) { std::exit(143); });
     }
 }
 
@@ -163,16 +181,29 @@ Runtime::~Runtime() {
         if (r.kind != MemoryKind::device && r.kind != MemoryKind::managed) continue;
         leaked_bytes += r.size;
         if (leaks.size() < 5)
-            leaks.push_back(std::to_string(r.size) + " bytes at 0x" + [&] { std::ostringstream s; s << std::hex << base; return s.str(); }() +
-                            [&] { std::string site = site_of(r.allocated_at); return site.empty() ? std::string() : " allocated at " + site; }());
+            leaks.push_back(
+                std::to_string(r.size) + " bytes at 0x" +
+                [&] {
+                    std::ostringstream s;
+                    s << std::hex << base;
+                    return s.str();
+                }() +
+                [&] {
+                    std::string site = site_of(r.allocated_at);
+                    return site.empty() ? std::string() : " allocated at " + site;
+                }());
     }
     std::size_t leak_count = 0;
-    for (const auto& [base, r] : allocations) leak_count += r.kind == MemoryKind::device || r.kind == MemoryKind::managed;
+    for (const auto& [base, r] : allocations)
+        leak_count += r.kind == MemoryKind::device || r.kind == MemoryKind::managed;
     const char* leak_setting = std::getenv("CUDALAB_LEAKS");
     if (leak_count && !(leak_setting && std::strcmp(leak_setting, "0") == 0)) {
         std::fflush(stdout);
-        std::fprintf(stderr, "cudalab: note: %zu device allocation%s (%llu bytes) %s never freed (cudaFree them; CUDALAB_LEAKS=0 silences this):\n",
-                     leak_count, leak_count == 1 ? "" : "s", (unsigned long long)leaked_bytes, leak_count == 1 ? "was" : "were");
+        std::fprintf(stderr,
+                     "cudalab: note: %zu device allocation%s (%llu bytes) %s never freed (cudaFree "
+                     "them; CUDALAB_LEAKS=0 silences this):\n",
+                     leak_count, leak_count == 1 ? "" : "s", (unsigned long long)leaked_bytes,
+                     leak_count == 1 ? "was" : "were");
         for (const auto& l : leaks) std::fprintf(stderr, "  %s\n", l.c_str());
     }
     if (timeline.enabled) {
@@ -190,20 +221,25 @@ Runtime::~Runtime() {
         bool first = true;
         for (const auto& d : devices) {
             if (!d.sticky_error) continue;
-            f << (first ? "" : ",") << "{\"device\":" << d.ordinal << ",\"error\":" << d.sticky_error
-              << ",\"message\":" << json_string(d.sticky_message) << "}";
+            f << (first ? "" : ",") << "{\"device\":" << d.ordinal
+              << ",\"error\":" << d.sticky_error << ",\"message\":" << json_string(d.sticky_message)
+              << "}";
             first = false;
         }
-        f << "],\"leaks\":{\"count\":" << leak_count << ",\"bytes\":" << leaked_bytes << ",\"first\":[";
+        f << "],\"leaks\":{\"count\":" << leak_count << ",\"bytes\":" << leaked_bytes
+          << ",\"first\":[";
         for (std::size_t i = 0; i < leaks.size(); ++i) f << (i ? "," : "") << json_string(leaks[i]);
         const managed::Counters paged = managed::counters();
-        f << "]},\"managed\":{\"page_bytes\":" << managed::page_bytes << ",\"host_to_device_pages\":" << paged.host_to_device_pages
-          << ",\"device_to_host_pages\":" << paged.device_to_host_pages << ",\"prefetched_bytes\":" << paged.prefetched_bytes
-          << "},\"injected\":[";
+        f << "]},\"managed\":{\"page_bytes\":" << managed::page_bytes
+          << ",\"host_to_device_pages\":" << paged.host_to_device_pages
+          << ",\"device_to_host_pages\":" << paged.device_to_host_pages
+          << ",\"prefetched_bytes\":" << paged.prefetched_bytes << "},\"injected\":[";
         for (std::size_t i = 0; i < injections.size(); ++i)
-            f << (i ? "," : "") << "{\"fault\":" << json_string(injections[i].fault) << ",\"at\":" << injections[i].at
+            f << (i ? "," : "") << "{\"fault\":" << json_string(injections[i].fault)
+              << ",\"at\":" << injections[i].at
               << ",\"fired\":" << (injections[i].fired ? "true" : "false") << "}";
-        f << "],\"device_arch\":" << model.arch() << ",\"driver_module_loads\":" << driver_module_loads << ",\"unsupported\":[";
+        f << "],\"device_arch\":" << model.arch()
+          << ",\"driver_module_loads\":" << driver_module_loads << ",\"unsupported\":[";
         first = true;
         for (const auto& key : said_) {
             if (key.rfind("unsupported:", 0) != 0) continue;
@@ -228,15 +264,20 @@ Runtime::~Runtime() {
         }
         first = true;
         for (const auto& [name, k] : by_name) {
-            f << (first ? "" : ",") << "{\"name\":" << json_string(name) << ",\"launches\":" << k.launches
-              << ",\"warp_instructions\":" << k.warp_instructions << ",\"traced_launches\":" << k.traced_launches
+            f << (first ? "" : ",") << "{\"name\":" << json_string(name)
+              << ",\"launches\":" << k.launches << ",\"warp_instructions\":" << k.warp_instructions
+              << ",\"traced_launches\":" << k.traced_launches
               << ",\"traced_warp_instructions\":" << k.traced_warp_instructions
-              << ",\"global_load_requests\":" << k.global_load_requests << ",\"global_load_sectors\":" << k.global_load_sectors
-              << ",\"constant_loads\":" << k.constant_loads << ",\"constant_requests\":" << k.constant_requests << "}";
+              << ",\"global_load_requests\":" << k.global_load_requests
+              << ",\"global_load_sectors\":" << k.global_load_sectors
+              << ",\"constant_loads\":" << k.constant_loads
+              << ",\"constant_requests\":" << k.constant_requests << "}";
             first = false;
         }
-        f << "],\"memory\":{\"peak_device_bytes\":" << peak_device_bytes << ",\"pool_reservations\":" << pool_reservations
-          << ",\"pool_reserved_bytes\":" << pool_reserved_bytes << ",\"graph_allocations\":" << graph_allocations << "}}\n";
+        f << "],\"memory\":{\"peak_device_bytes\":" << peak_device_bytes
+          << ",\"pool_reservations\":" << pool_reservations
+          << ",\"pool_reserved_bytes\":" << pool_reserved_bytes
+          << ",\"graph_allocations\":" << graph_allocations << "}}\n";
     }
     std::fflush(stdout);
 }
@@ -311,7 +352,8 @@ const MemoryRecord* Runtime::record_of(const void* pointer) const {
     auto it = allocations.upper_bound(p);
     if (it == allocations.begin()) return nullptr;
     --it;
-    if (p >= it->second.base && p < it->second.base + std::max<std::uint64_t>(it->second.size, 1)) return &it->second;
+    if (p >= it->second.base && p < it->second.base + std::max<std::uint64_t>(it->second.size, 1))
+        return &it->second;
     return nullptr;
 }
 
@@ -386,7 +428,8 @@ void Runtime::flush_printf() {
     pending_printf.clear();
 }
 
-// [SECTION] Where the program called from ----------------------------------------------------------
+// [SECTION] Where the program called from
+// ----------------------------------------------------------
 
 CallStack CallStack::here() {
     CallStack s;
@@ -407,7 +450,8 @@ std::string site_of(const CallStack& stack) {
         if (!::dladdr(frames[i], &info) || info.dli_fbase == self.dli_fbase) continue;
         if (info.dli_sname && (std::strncmp(info.dli_sname, "__device_stub", 13) == 0)) continue;
         // Ask addr2line (binutils) for file:line: only on the paths that report an error.
-        const auto offset = reinterpret_cast<std::uintptr_t>(frames[i]) - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
+        const auto offset = reinterpret_cast<std::uintptr_t>(frames[i]) -
+                            reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
         char exe[4096] = {};
         const char* file = info.dli_fname;
         if (!file || !*file) {
@@ -424,7 +468,8 @@ std::string site_of(const CallStack& stack) {
         FILE* p = ::popen(command.c_str(), "r");
         if (!p) return {};
         char function[1024] = {}, where[4096] = {};
-        const bool got = std::fgets(function, sizeof function, p) && std::fgets(where, sizeof where, p);
+        const bool got =
+            std::fgets(function, sizeof function, p) && std::fgets(where, sizeof where, p);
         ::pclose(p);
         if (!got) return {};
         std::string fn(function), loc(where);
@@ -432,12 +477,18 @@ std::string site_of(const CallStack& stack) {
         while (!loc.empty() && (loc.back() == '\n' || loc.back() == '\r')) loc.pop_back();
         if (auto d = loc.find(" (discriminator"); d != std::string::npos) loc.resize(d);
         // The kernel's host-side wrapper (named like the kernel) calls the stub: go one further.
-        if (fn.find("__device_stub") != std::string::npos) { after_stub = true; continue; }
-        if (after_stub) { after_stub = false; continue; }
+        if (fn.find("__device_stub") != std::string::npos) {
+            after_stub = true;
+            continue;
+        }
+        if (after_stub) {
+            after_stub = false;
+            continue;
+        }
         if (loc.rfind("??", 0) == 0) return fn == "??" ? std::string() : "in " + fn;
         // Inline wrappers of the CUDA headers (the cudaLaunchKernel templates): the caller is next.
-        if (loc.find("/include/cuda") != std::string::npos || loc.find("/include/crt/") != std::string::npos ||
-            loc.rfind("cuda_runtime", 0) == 0)
+        if (loc.find("/include/cuda") != std::string::npos ||
+            loc.find("/include/crt/") != std::string::npos || loc.rfind("cuda_runtime", 0) == 0)
             continue;
         if (auto slash = loc.rfind('/'); slash != std::string::npos) loc = loc.substr(slash + 1);
         return loc;

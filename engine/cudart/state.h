@@ -44,19 +44,20 @@ struct Module {
     std::string ptx;          // the image chosen to run
     std::string source_path;  // the first .file of the PTX: names lines in fault messages
     std::string load_error;   // set when no image can run
-    bool no_image = false;    // ...because none is for this device (cudaErrorNoKernelImageForDevice)
+    bool no_image = false;  // ...because none is for this device (cudaErrorNoKernelImageForDevice)
     std::vector<std::unique_ptr<emu::Emulator>> per_device;  // loaded on first use per device
     bool from_driver_api = false;
 };
 
 struct Function {
     Module* module = nullptr;
-    std::string entry;                // PTX entry name (mangled)
+    std::string entry;  // PTX entry name (mangled)
     const void* host_function = nullptr;
-    int max_dynamic_shared = int(hw::default_shared_per_block);  // cudaFuncAttributeMaxDynamicSharedMemorySize
+    int max_dynamic_shared =
+        int(hw::default_shared_per_block);  // cudaFuncAttributeMaxDynamicSharedMemorySize
     int preferred_carveout = -1;
     int cache_config = 0;
-    int traced_launches = 0;               // the timing model's samples (work.cpp)
+    int traced_launches = 0;  // the timing model's samples (work.cpp)
     double bytes_per_warp_instruction = 0;
     // What the kernel did, for CUDALAB_RESULT's "kernels": every launch's warp instructions, and
     // the memory counters of its traced launches (the first ones; see run_kernel).
@@ -75,7 +76,8 @@ struct Variable {
     void** managed_host_pointer = nullptr;  // __managed__: the host's pointer to fill in
 };
 
-// [SECTION] Memory ---------------------------------------------------------------------------------
+// [SECTION] Memory
+// ---------------------------------------------------------------------------------
 
 enum class MemoryKind { device, pinned_host, registered_host, managed, pool };
 
@@ -132,7 +134,7 @@ struct Copy3D {
     std::uint64_t width = 0, height = 1, depth = 1;
     std::uint64_t src_pitch = 0, src_slice = 0;
     std::uint64_t dst_pitch = 0, dst_slice = 0;
-    int kind = 4;  // cudaMemcpyKind (4: default, inferred)
+    int kind = 4;                          // cudaMemcpyKind (4: default, inferred)
     int src_device = -1, dst_device = -1;  // cudaMemcpyPeer: the devices named
 };
 
@@ -152,7 +154,19 @@ struct KernelWork {
 };
 
 struct Work {
-    enum class Kind { kernel, copy, set, host, event_record, event_wait, child_graph, empty, alloc, free, prefetch };
+    enum class Kind {
+        kernel,
+        copy,
+        set,
+        host,
+        event_record,
+        event_wait,
+        child_graph,
+        empty,
+        alloc,
+        free,
+        prefetch
+    };
     Kind kind = Kind::empty;
     KernelWork kernel;
     Copy3D copy;
@@ -161,10 +175,10 @@ struct Work {
     void* host_data = nullptr;
     Event* event = nullptr;
     Graph* child = nullptr;
-    std::uint64_t bytes = 0;     // alloc: size; prefetch: size
-    void* pointer = nullptr;     // alloc: out; free / prefetch: the memory
+    std::uint64_t bytes = 0;  // alloc: size; prefetch: size
+    void* pointer = nullptr;  // alloc: out; free / prefetch: the memory
     void** alloc_out = nullptr;
-    int target_device = 0;       // prefetch
+    int target_device = 0;  // prefetch
 };
 
 struct GraphNode {
@@ -180,20 +194,22 @@ struct Graph {
 };
 
 struct GraphExec {
-    int id = 0;  // numbered from 1 as instantiated: the timeline's "graph_exec"
+    int id = 0;               // numbered from 1 as instantiated: the timeline's "graph_exec"
     std::vector<Work> order;  // nodes in a topological order
     std::vector<GraphNode*> source_nodes;  // order[i] came from source_nodes[i] (for updates)
     int kernel_nodes = 0;
-    std::vector<std::pair<int, int>> edges;  // (from, to) as indices into `order`: the DAG, for the timeline
+    std::vector<std::pair<int, int>>
+        edges;  // (from, to) as indices into `order`: the DAG, for the timeline
     std::vector<std::unique_ptr<Graph>> owned;  // children the works point to
 };
 
-// [SECTION] The runtime ----------------------------------------------------------------------------
+// [SECTION] The runtime
+// ----------------------------------------------------------------------------
 
 struct DeviceState {
     int ordinal = 0;
     std::vector<std::unique_ptr<Stream>> streams;  // [0] is the legacy default stream
-    double engine_free[3] = {0, 0, 0};  // modelled: compute, copy H2D, copy D2H (ns)
+    double engine_free[3] = {0, 0, 0};             // modelled: compute, copy H2D, copy D2H (ns)
     // Modelled: when this device's NVLink is free to send and to receive (ns). A peer copy holds
     // the sender's and the receiver's, so four devices sending to one take turns at its link.
     double nvlink_send_free = 0, nvlink_receive_free = 0;
@@ -210,23 +226,24 @@ struct DeviceState {
 
 // CUDALAB_INJECT: faults the runtime makes happen on purpose, so that a program's error handling
 // can be tested (lesson 16). "malloc:N" fails the Nth cudaMalloc with cudaErrorMemoryAllocation,
-// "launch-config:N" refuses the Nth kernel launch as an invalid configuration (cudaErrorInvalidValue,
-// as CUDA 13 reports it), "illegal-address:N" makes the Nth kernel launch fault as if it had read
-// an unmapped address (cudaErrorIllegalAddress, sticky). Several, comma-separated.
+// "launch-config:N" refuses the Nth kernel launch as an invalid configuration
+// (cudaErrorInvalidValue, as CUDA 13 reports it), "illegal-address:N" makes the Nth kernel launch
+// fault as if it had read an unmapped address (cudaErrorIllegalAddress, sticky). Several,
+// comma-separated.
 struct Injection {
-    std::string fault;  // "malloc", "launch-config", "illegal-address"
+    std::string fault;     // "malloc", "launch-config", "illegal-address"
     std::uint64_t at = 0;  // the call (counting from 1) that fails
     bool fired = false;
 };
 
 class Runtime {
-public:
+  public:
     static Runtime& get();
 
     std::recursive_mutex mutex;  // one call at a time: the runtime is used from any host thread
     const DeviceModel& model;
     int device_count = 1;
-    int driver_version = 13000;  // CUDA_VERSION-style: 13000 is 13.0
+    int driver_version = 13000;            // CUDA_VERSION-style: 13000 is 13.0
     std::uint64_t instruction_budget = 0;  // 0: the emulator's default
     std::uint64_t memory_limit = 0;        // bytes the emulator may use in all
     // CUDALAB_TRACE: the file that receives a launch's full trace (for cudalab gui --trace): the
@@ -236,18 +253,20 @@ public:
     std::uint64_t launches = 0;
     bool trace_kept = false;
     bool detect_races = false;
-    std::vector<Injection> injections;   // CUDALAB_INJECT
-    std::uint64_t malloc_calls = 0;      // cudaMalloc calls so far (for malloc:N)
-    std::uint64_t kernel_launches = 0;   // kernels run so far, graphs' included (for launch-config:N, illegal-address:N)
-    std::uint64_t driver_module_loads = 0;  // cuModuleLoadData(Ex) calls that loaded a module (result file)
+    std::vector<Injection> injections;  // CUDALAB_INJECT
+    std::uint64_t malloc_calls = 0;     // cudaMalloc calls so far (for malloc:N)
+    std::uint64_t kernel_launches =
+        0;  // kernels run so far, graphs' included (for launch-config:N, illegal-address:N)
+    std::uint64_t driver_module_loads =
+        0;  // cuModuleLoadData(Ex) calls that loaded a module (result file)
     // The injection of `fault` due at call `count`, marked fired; null when none.
     Injection* inject(const char* fault, std::uint64_t count);
     std::shared_ptr<emu::DeviceMemory> memory;  // one unified address space for all devices
     std::vector<DeviceState> devices;
 
     std::vector<std::unique_ptr<Module>> modules;
-    std::map<const void*, std::unique_ptr<Function>> functions;   // by host stub address
-    std::map<const void*, std::unique_ptr<Variable>> variables;   // by host shadow address
+    std::map<const void*, std::unique_ptr<Function>> functions;  // by host stub address
+    std::map<const void*, std::unique_ptr<Variable>> variables;  // by host shadow address
     std::map<std::uint64_t, MemoryRecord> allocations;           // by base
     std::set<Stream*> streams;  // created by the program (not the default ones)
     std::set<Event*> events;
@@ -275,7 +294,7 @@ public:
 
     // The modelled host clock (ns): wall time minus time spent emulating, plus waits.
     double host_now() const;
-    void host_advance_to(double t);  // the host blocked until t
+    void host_advance_to(double t);   // the host blocked until t
     void host_spend(double seconds);  // a call's modelled host cost
     // CUDALAB_HOST_CLOCK=free: the host issues work in no time at all (its clock moves only when
     // it waits for the device), so the timeline shows what the streams and events alone allow,
@@ -315,7 +334,7 @@ public:
     std::uint64_t graph_allocations = 0;
     ~Runtime();
 
-private:
+  private:
     Runtime();
     double start_ns_ = 0;
     double emulation_ns_ = 0;

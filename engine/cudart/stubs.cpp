@@ -10,9 +10,9 @@ namespace cudalab::cudart {
 int report_not_implemented(const char* function);
 }
 
-#define X(name)                                                                    \
-    extern "C" __attribute__((weak, visibility("default"))) int name() {          \
-        return ::cudalab::cudart::report_not_implemented(#name);                   \
+#define X(name)                                                                                    \
+    extern "C" __attribute__((weak, visibility("default"))) int name() {                           \
+        return ::cudalab::cudart::report_not_implemented(#name);                                   \
     }
 #include "cudart/entry_points.def"
 #undef X

@@ -10,20 +10,31 @@ std::string json_string(const std::string& text) {
     std::string out = "\"";
     for (std::size_t i = 0; i < text.size(); ++i) {
         const unsigned char c = static_cast<unsigned char>(text[i]);
-        if (c == '"' || c == '\\') { out += '\\'; out += char(c); continue; }
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += char(c);
+            continue;
+        }
         if (c < 0x20) {
             char buf[8];
             std::snprintf(buf, sizeof buf, "\\u%04x", c);
             out += buf;
             continue;
         }
-        if (c < 0x80) { out += char(c); continue; }
+        if (c < 0x80) {
+            out += char(c);
+            continue;
+        }
         // Keep well-formed UTF-8 sequences; replace any other byte with U+FFFD.
         int extra = (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : -1;
         bool ok = extra > 0;
         for (int k = 1; ok && k <= extra; ++k)
-            ok = i + std::size_t(k) < text.size() && (static_cast<unsigned char>(text[i + std::size_t(k)]) & 0xC0) == 0x80;
-        if (!ok) { out += "\xEF\xBF\xBD"; continue; }
+            ok = i + std::size_t(k) < text.size() &&
+                 (static_cast<unsigned char>(text[i + std::size_t(k)]) & 0xC0) == 0x80;
+        if (!ok) {
+            out += "\xEF\xBF\xBD";
+            continue;
+        }
         out.append(text, i, std::size_t(extra) + 1);
         i += std::size_t(extra);
     }
@@ -44,7 +55,10 @@ bool Timeline::write(std::string* error) const {
     }
     f << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
     bool first = true;
-    auto sep = [&] { if (!first) f << ",\n"; first = false; };
+    auto sep = [&] {
+        if (!first) f << ",\n";
+        first = false;
+    };
     std::map<int, bool> processes;
     for (const auto& e : events) processes[e.process] = true;
     for (auto& [p, _] : processes) {
@@ -54,13 +68,14 @@ bool Timeline::write(std::string* error) const {
     }
     for (const auto& [key, name] : stream_names) {
         sep();
-        f << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" << key / 100000 << ",\"tid\":" << key % 100000
-          << ",\"args\":{\"name\":" << json_string(name) << "}}";
+        f << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" << key / 100000
+          << ",\"tid\":" << key % 100000 << ",\"args\":{\"name\":" << json_string(name) << "}}";
     }
     char num[64];
     for (const auto& e : events) {
         sep();
-        f << "{\"name\":" << json_string(e.name) << ",\"cat\":" << json_string(e.category) << ",\"ph\":\"X\"";
+        f << "{\"name\":" << json_string(e.name) << ",\"cat\":" << json_string(e.category)
+          << ",\"ph\":\"X\"";
         std::snprintf(num, sizeof num, "%.3f", e.start_ns / 1000.0);
         f << ",\"ts\":" << num;
         std::snprintf(num, sizeof num, "%.3f", (e.end_ns - e.start_ns) / 1000.0);

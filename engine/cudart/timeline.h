@@ -20,7 +20,7 @@ struct TimelineEvent {
 };
 
 class Timeline {
-public:
+  public:
     bool enabled = false;
     std::string path;
     std::vector<TimelineEvent> events;

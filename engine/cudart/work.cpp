@@ -30,7 +30,8 @@ enum Engine { compute = 0, copy_in = 1, copy_out = 2 };
 
 }  // namespace
 
-// [SECTION] Names and errors ------------------------------------------------------------------------
+// [SECTION] Names and errors
+// ------------------------------------------------------------------------
 
 std::string kernel_display_name(const std::string& entry) {
     int status = 0;
@@ -54,16 +55,20 @@ int error_for_fault(const std::string& message) {
     if (m.find("assertion failed") != std::string::npos) return cudaErrorAssert;
     if (m.find("misaligned") != std::string::npos) return cudaErrorMisalignedAddress;
     if (m.find("instruction budget") != std::string::npos) return cudaErrorLaunchTimeout;
-    if (m.find("unsupported instruction") != std::string::npos || m.find("cannot run this code") != std::string::npos)
+    if (m.find("unsupported instruction") != std::string::npos ||
+        m.find("cannot run this code") != std::string::npos)
         return cudaErrorNotSupported;
-    if (m.find(": trap") != std::string::npos || m.find("error: trap") != std::string::npos) return cudaErrorLaunchFailure;
-    if (m.find("deadlock") != std::string::npos || m.find("divergent __syncthreads") != std::string::npos)
+    if (m.find(": trap") != std::string::npos || m.find("error: trap") != std::string::npos)
+        return cudaErrorLaunchFailure;
+    if (m.find("deadlock") != std::string::npos ||
+        m.find("divergent __syncthreads") != std::string::npos)
         return cudaErrorLaunchTimeout;  // a GPU hangs until the watchdog or the user stops it
     if (m.find("race") != std::string::npos) return cudaErrorLaunchFailure;
     return cudaErrorIllegalAddress;
 }
 
-// [SECTION] The modelled timeline --------------------------------------------------------------------
+// [SECTION] The modelled timeline
+// --------------------------------------------------------------------
 
 double stream_ready(Stream* s) {
     Runtime& rt = Runtime::get();
@@ -74,7 +79,8 @@ double stream_ready(Stream* s) {
         for (auto& other : d.streams)
             if (!(other->flags & cudaStreamNonBlocking)) ready = std::max(ready, other->tail);
         for (Stream* other : rt.streams)
-            if (other->device == s->device && !(other->flags & cudaStreamNonBlocking)) ready = std::max(ready, other->tail);
+            if (other->device == s->device && !(other->flags & cudaStreamNonBlocking))
+                ready = std::max(ready, other->tail);
     } else if (!(s->flags & cudaStreamNonBlocking)) {
         // ... and every blocking stream waits for it.
         ready = std::max(ready, d.streams[0]->tail);
@@ -119,10 +125,13 @@ void record_page_moves(Runtime& rt, int device, double start, double end, const 
         e.thread = page_row;
         e.start_ns = start;
         e.end_ns = std::max(start, end);
-        e.args = {{"allocation", quoted(hex(m.base))}, {"allocation_pages", std::to_string(m.allocation_pages)},
-                  {"first_page", std::to_string(m.first)}, {"pages", std::to_string(m.count)},
+        e.args = {{"allocation", quoted(hex(m.base))},
+                  {"allocation_pages", std::to_string(m.allocation_pages)},
+                  {"first_page", std::to_string(m.first)},
+                  {"pages", std::to_string(m.count)},
                   {"bytes", std::to_string(m.count * managed::page_bytes)},
-                  {"to", m.to_device ? "\"device\"" : "\"host\""}, {"cause", quoted(cause)}};
+                  {"to", m.to_device ? "\"device\"" : "\"host\""},
+                  {"cause", quoted(cause)}};
         rt.timeline.add(std::move(e));
     }
 }
@@ -143,7 +152,8 @@ void wait_device(int device) {
     rt.flush_printf();
 }
 
-// [SECTION] Kernels ---------------------------------------------------------------------------------
+// [SECTION] Kernels
+// ---------------------------------------------------------------------------------
 
 namespace {
 
@@ -167,7 +177,8 @@ std::string host_pointer_arguments(const KernelWork& k) {
         for (auto [lo, hi] : ranges)
             if (v >= lo && v < hi) {
                 found += "\n  note: argument " + std::to_string(i) + " (" + hex(v) +
-                         ") is an address in host memory (malloc, new, a local array): a kernel cannot read it; "
+                         ") is an address in host memory (malloc, new, a local array): a kernel "
+                         "cannot read it; "
                          "cudaMalloc a device buffer, cudaMemcpy the data into it and pass that";
                 break;
             }
@@ -193,17 +204,20 @@ double kernel_seconds(Function& f, const LaunchResult& r, const LaunchConfig& c,
                 f.global_load_sectors += pc.sectors;
             }
         }
-        if (r.stats.warp_instructions) f.bytes_per_warp_instruction = bytes / double(r.stats.warp_instructions);
+        if (r.stats.warp_instructions)
+            f.bytes_per_warp_instruction = bytes / double(r.stats.warp_instructions);
     } else {
         bytes = f.bytes_per_warp_instruction * double(r.stats.warp_instructions);
     }
     const double blocks = double(c.grid.count());
     const double sms = std::min<double>(m.sm_count, std::max(1.0, blocks));
-    const double issue = double(r.stats.warp_instructions) / (sms * m.warp_instructions_per_sm_cycle * m.clock_hz);
+    const double issue =
+        double(r.stats.warp_instructions) / (sms * m.warp_instructions_per_sm_cycle * m.clock_hz);
     const double memory = bytes / m.hbm_bandwidth;
     // A block's warps issue one after another at best, so a kernel is never shorter than its
     // longest block's instructions spread over the SM's schedulers.
-    return std::max(issue, memory) + (in_graph ? m.graph_node_latency : m.launch_latency) * 0.5 + 1.0e-6;
+    return std::max(issue, memory) + (in_graph ? m.graph_node_latency : m.launch_latency) * 0.5 +
+           1.0e-6;
 }
 
 int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
@@ -214,20 +228,27 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     emu::Emulator* e = rt.emulator_for(*f->module, s->device, &error);
     if (!e) {
         rt.say_once("module:" + error, "cannot run kernel '" + name + "': " + error);
-        return f->module->images.ptx.empty() || f->module->no_image ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidPtx;
+        return f->module->images.ptx.empty() || f->module->no_image
+                   ? cudaErrorNoKernelImageForDevice
+                   : cudaErrorInvalidPtx;
     }
     const DeviceModel& m = rt.model;
     if (k.config.dynamic_shared_bytes > std::uint32_t(f->max_dynamic_shared)) {
-        rt.warn(std::string(api) + ": kernel '" + name + "' asks for " + std::to_string(k.config.dynamic_shared_bytes) +
+        rt.warn(std::string(api) + ": kernel '" + name + "' asks for " +
+                std::to_string(k.config.dynamic_shared_bytes) +
                 " bytes of dynamic shared memory; above 48 KB a kernel must first allow it with "
-                "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) (now " +
+                "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) "
+                "(now " +
                 std::to_string(f->max_dynamic_shared) + ")");
         return cudaErrorInvalidValue;
     }
     if (k.cooperative) {
         const std::uint64_t threads = k.config.block.count();
-        const std::uint64_t per_sm = threads ? std::min<std::uint64_t>(m.max_blocks_per_sm, m.max_threads_per_sm / threads) : 0;
-        if (k.config.grid.count() > per_sm * std::uint64_t(m.sm_count)) return cudaErrorCooperativeLaunchTooLarge;
+        const std::uint64_t per_sm =
+            threads ? std::min<std::uint64_t>(m.max_blocks_per_sm, m.max_threads_per_sm / threads)
+                    : 0;
+        if (k.config.grid.count() > per_sm * std::uint64_t(m.sm_count))
+            return cudaErrorCooperativeLaunchTooLarge;
     }
     // The modelled duration needs the bytes a kernel moves, which only a traced launch counts.
     // Tracing costs about a fifth of the speed, so a kernel's first launches are traced and later
@@ -241,25 +262,35 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     // Faults injected on purpose (CUDALAB_INJECT), before the kernel runs.
     const std::uint64_t injected_at = ++rt.kernel_launches;
     if (rt.inject("launch-config", injected_at)) {
-        rt.warn(std::string(api) + ": kernel '" + name + "' (launch #" + std::to_string(injected_at) +
-                ") refused as an invalid configuration, injected by CUDALAB_INJECT=launch-config:" + std::to_string(injected_at) +
-                "; CUDA 13 returns cudaErrorInvalidValue from the launch and from cudaGetLastError, and the device carries on");
+        rt.warn(std::string(api) + ": kernel '" + name + "' (launch #" +
+                std::to_string(injected_at) +
+                ") refused as an invalid configuration, injected by CUDALAB_INJECT=launch-config:" +
+                std::to_string(injected_at) +
+                "; CUDA 13 returns cudaErrorInvalidValue from the launch and from "
+                "cudaGetLastError, and the device carries on");
         return cudaErrorInvalidValue;
     }
     if (rt.inject("illegal-address", injected_at)) {
-        const double start = std::max(stream_ready(s), rt.issue_time() + (in_graph ? 0.0 : m.launch_latency * 1e9));
+        const double start =
+            std::max(stream_ready(s), rt.issue_time() + (in_graph ? 0.0 : m.launch_latency * 1e9));
         place(s, start, start + m.launch_latency * 1e9, name, "kernel",
-              {{"grid", quoted(k.config.grid.str())}, {"block", quoted(k.config.block.str())}, {"injected", "\"illegal-address\""}});
-        std::string message = "kernel '" + name + "' (launch #" + std::to_string(injected_at) +
-                              ") read an unmapped address, injected by CUDALAB_INJECT=illegal-address:" + std::to_string(injected_at);
+              {{"grid", quoted(k.config.grid.str())},
+               {"block", quoted(k.config.block.str())},
+               {"injected", "\"illegal-address\""}});
+        std::string message =
+            "kernel '" + name + "' (launch #" + std::to_string(injected_at) +
+            ") read an unmapped address, injected by CUDALAB_INJECT=illegal-address:" +
+            std::to_string(injected_at);
         const std::string site = caller_site();
         if (!site.empty()) message += "\n  launched at " + site;
-        rt.warn(message + "; CUDA reports it as cudaErrorIllegalAddress at the next synchronising call, and every call after (the context is lost)");
+        rt.warn(message + "; CUDA reports it as cudaErrorIllegalAddress at the next synchronising "
+                          "call, and every call after (the context is lost)");
         rt.set_sticky(s->device, cudaErrorIllegalAddress, message);
         return cudaSuccess;
     }
     const std::uint64_t launch_number = ++rt.launches;
-    const bool keep_trace = !rt.trace_path.empty() && !rt.trace_kept && (rt.trace_launch == 0 || rt.trace_launch == launch_number);
+    const bool keep_trace = !rt.trace_path.empty() && !rt.trace_kept &&
+                            (rt.trace_launch == 0 || rt.trace_launch == launch_number);
     if (keep_trace) trace = TraceOptions{};  // full detail for the first blocks, writers recorded
     const auto started = std::chrono::steady_clock::now();
     // Pages the host moved since the last look (stamped now: the runtime sees them only here).
@@ -285,21 +316,27 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     }
     if (keep_trace && r.trace) {
         std::string error;
-        if (!write_trace(*r.trace, rt.trace_path, &error)) rt.say_once("trace-write", "cannot write the trace: " + error);
+        if (!write_trace(*r.trace, rt.trace_path, &error))
+            rt.say_once("trace-write", "cannot write the trace: " + error);
         // A chosen launch, or one that faulted, is the one worth keeping.
         if (rt.trace_launch || !r.status.ok()) rt.trace_kept = true;
     }
     rt.pending_printf += r.printf_output;
-    const double start = std::max({stream_ready(s), rt.issue_time() + (in_graph ? 0.0 : m.launch_latency * 1e9),
-                                   k.config.grid.count() >= std::uint64_t(m.sm_count)
-                                       ? rt.devices[std::size_t(s->device)].engine_free[compute] : 0.0});
+    const double start =
+        std::max({stream_ready(s), rt.issue_time() + (in_graph ? 0.0 : m.launch_latency * 1e9),
+                  k.config.grid.count() >= std::uint64_t(m.sm_count)
+                      ? rt.devices[std::size_t(s->device)].engine_free[compute]
+                      : 0.0});
     const double end = start + kernel_seconds(*f, r, k.config, in_graph) * 1e9;
-    if (k.config.grid.count() >= std::uint64_t(m.sm_count)) rt.devices[std::size_t(s->device)].engine_free[compute] = end;
+    if (k.config.grid.count() >= std::uint64_t(m.sm_count))
+        rt.devices[std::size_t(s->device)].engine_free[compute] = end;
     record_page_moves(rt, s->device, start, end, "kernel touch");
     place(s, start, end, name, "kernel",
-          {{"grid", quoted(k.config.grid.str())}, {"block", quoted(k.config.block.str())},
+          {{"grid", quoted(k.config.grid.str())},
+           {"block", quoted(k.config.block.str())},
            {"dynamic_shared", std::to_string(k.config.dynamic_shared_bytes)},
-           {"warp_instructions", std::to_string(r.stats.warp_instructions)}, {"graph", in_graph ? "true" : "false"},
+           {"warp_instructions", std::to_string(r.stats.warp_instructions)},
+           {"graph", in_graph ? "true" : "false"},
            // The launch's number, for CUDALAB_TRACE_LAUNCH (the app offers to trace it).
            {"launch", std::to_string(launch_number)}});
     if (!r.status.ok()) {
@@ -309,29 +346,40 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
         if (!site.empty()) message += "\n  launched at " + site;
         rt.flush_printf();
         if (code == cudaErrorAssert) {
-            // The line a GPU itself prints for a failed device assert (programs' tests look for it).
+            // The line a GPU itself prints for a failed device assert (programs' tests look for
+            // it).
             std::smatch where, block, cond;
             const std::string& m = r.status.message;
-            if (std::regex_search(m, where, std::regex("^([^\\n]*):(\\d+): error: assertion failed")) &&
-                std::regex_search(m, block, std::regex("block \\((\\d+),(\\d+),(\\d+)\\), thread \\((\\d+),(\\d+),(\\d+)\\)")) &&
+            if (std::regex_search(m, where,
+                                  std::regex("^([^\\n]*):(\\d+): error: assertion failed")) &&
+                std::regex_search(
+                    m, block,
+                    std::regex(
+                        "block \\((\\d+),(\\d+),(\\d+)\\), thread \\((\\d+),(\\d+),(\\d+)\\)")) &&
                 std::regex_search(m, cond, std::regex("assert\\((.*)\\) failed(?: in ([^\\n]*))?")))
-                std::fprintf(stderr, "%s:%s: %s: block: [%s,%s,%s], thread: [%s,%s,%s] Assertion `%s` failed.\n", where[1].str().c_str(),
-                             where[2].str().c_str(), cond[2].matched ? cond[2].str().c_str() : name.c_str(), block[1].str().c_str(),
-                             block[2].str().c_str(), block[3].str().c_str(), block[4].str().c_str(), block[5].str().c_str(),
-                             block[6].str().c_str(), cond[1].str().c_str());
+                std::fprintf(
+                    stderr,
+                    "%s:%s: %s: block: [%s,%s,%s], thread: [%s,%s,%s] Assertion `%s` failed.\n",
+                    where[1].str().c_str(), where[2].str().c_str(),
+                    cond[2].matched ? cond[2].str().c_str() : name.c_str(), block[1].str().c_str(),
+                    block[2].str().c_str(), block[3].str().c_str(), block[4].str().c_str(),
+                    block[5].str().c_str(), block[6].str().c_str(), cond[1].str().c_str());
         }
-        rt.warn("kernel '" + name + "' stopped with an error; CUDA reports it as " + cudaGetErrorName(cudaError_t(code)) +
-                " at the next synchronising call, and every call after (the context is lost):\n" + message);
+        rt.warn("kernel '" + name + "' stopped with an error; CUDA reports it as " +
+                cudaGetErrorName(cudaError_t(code)) +
+                " at the next synchronising call, and every call after (the context is lost):\n" +
+                message);
         rt.set_sticky(s->device, code, message);
     }
     return cudaSuccess;
 }
 
-// [SECTION] Copies and sets -------------------------------------------------------------------------
+// [SECTION] Copies and sets
+// -------------------------------------------------------------------------
 
 struct Side {
-    bool device = false;   // emulated device memory (not host memory reached by mapping)
-    bool pinned = false;   // page-locked host memory
+    bool device = false;  // emulated device memory (not host memory reached by mapping)
+    bool pinned = false;  // page-locked host memory
     int device_of = -1;
 };
 
@@ -339,14 +387,18 @@ Side classify(const void* p) {
     Runtime& rt = Runtime::get();
     Side side;
     if (const MemoryRecord* r = rt.record_of(p)) {
-        side.device = r->kind == MemoryKind::device || r->kind == MemoryKind::pool || r->kind == MemoryKind::managed;
+        side.device = r->kind == MemoryKind::device || r->kind == MemoryKind::pool ||
+                      r->kind == MemoryKind::managed;
         side.pinned = r->kind == MemoryKind::pinned_host || r->kind == MemoryKind::registered_host;
         side.device_of = r->device;
-    } else if (const emu::Allocation* a = rt.memory->find(reinterpret_cast<std::uint64_t>(p), 1); a && !a->host) {
+    } else if (const emu::Allocation* a = rt.memory->find(reinterpret_cast<std::uint64_t>(p), 1);
+               a && !a->host) {
         side.device = true;  // a module's __device__ variable, the device heap
         side.device_of = rt.current_device();
-    } else if (reinterpret_cast<std::uint64_t>(p) >= emu::global_base && reinterpret_cast<std::uint64_t>(p) < emu::global_base + (1ull << 40)) {
-        side.device = true;  // in the device's address range but in no allocation: check_device_range says why
+    } else if (reinterpret_cast<std::uint64_t>(p) >= emu::global_base &&
+               reinterpret_cast<std::uint64_t>(p) < emu::global_base + (1ull << 40)) {
+        side.device = true;  // in the device's address range but in no allocation:
+                             // check_device_range says why
     }
     return side;
 }
@@ -358,18 +410,26 @@ int check_device_range(const void* p, std::uint64_t bytes, const char* what, con
     const emu::Allocation* alloc = rt.memory->find(a, 1);
     if (!alloc) {
         if (a >= emu::global_base && a < emu::global_base + (1ull << 40))
-            rt.warn(std::string(api) + ": the " + what + " " + hex(a) + " is not in any device allocation (freed, or never allocated)");
+            rt.warn(std::string(api) + ": the " + what + " " + hex(a) +
+                    " is not in any device allocation (freed, or never allocated)");
         return cudaErrorInvalidValue;
     }
     if (alloc->freed) {
-        rt.warn(std::string(api) + ": the " + what + " " + hex(a) + " is in memory that was already freed (use after cudaFree)");
+        rt.warn(std::string(api) + ": the " + what + " " + hex(a) +
+                " is in memory that was already freed (use after cudaFree)");
         return cudaErrorInvalidValue;
     }
     if (bytes > alloc->size - (a - alloc->base)) {
         const MemoryRecord* rec = rt.record_of(p);
         rt.warn(std::string(api) + ": the copy of " + std::to_string(bytes) + " bytes runs " +
-                std::to_string(bytes - (alloc->size - (a - alloc->base))) + " bytes past the end of the " + what + "'s allocation (" +
-                std::to_string(alloc->size) + " bytes" + [&] { std::string site = rec ? site_of(rec->allocated_at) : std::string(); return site.empty() ? std::string() : ", allocated at " + site; }() + ")");
+                std::to_string(bytes - (alloc->size - (a - alloc->base))) +
+                " bytes past the end of the " + what + "'s allocation (" +
+                std::to_string(alloc->size) + " bytes" +
+                [&] {
+                    std::string site = rec ? site_of(rec->allocated_at) : std::string();
+                    return site.empty() ? std::string() : ", allocated at " + site;
+                }() +
+                ")");
         return cudaErrorInvalidValue;
     }
     return cudaSuccess;
@@ -388,14 +448,17 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
     };
     if ((c.kind == cudaMemcpyHostToDevice || c.kind == cudaMemcpyDeviceToDevice) && dst_host &&
         !(rt.record_of(c.dst) && rt.record_of(c.dst)->mapped)) {
-        rt.warn(std::string(api) + ": the destination " + hex(reinterpret_cast<std::uint64_t>(c.dst)) +
-                " is not device memory, but the copy's kind says it is; was it allocated with cudaMalloc?");
+        rt.warn(std::string(api) + ": the destination " +
+                hex(reinterpret_cast<std::uint64_t>(c.dst)) +
+                " is not device memory, but the copy's kind says it is; was it allocated with "
+                "cudaMalloc?");
         return cudaErrorInvalidValue;
     }
     if ((c.kind == cudaMemcpyDeviceToHost || c.kind == cudaMemcpyDeviceToDevice) && src_host &&
         !(rt.record_of(c.src) && rt.record_of(c.src)->mapped)) {
         rt.warn(std::string(api) + ": the source " + hex(reinterpret_cast<std::uint64_t>(c.src)) +
-                " is not device memory, but the copy's kind says it is; was it allocated with cudaMalloc?");
+                " is not device memory, but the copy's kind says it is; was it allocated with "
+                "cudaMalloc?");
         return cudaErrorInvalidValue;
     }
     const MemoryRecord* src_rec = rt.record_of(c.src);
@@ -403,10 +466,12 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
     const bool src_emulated = src.device && !(src_rec && src_rec->kind == MemoryKind::managed);
     const bool dst_emulated = dst.device && !(dst_rec && dst_rec->kind == MemoryKind::managed);
     if (src_emulated) {
-        if (int e = check_device_range(c.src, span(c.src_pitch, c.src_slice), "source", api)) return e;
+        if (int e = check_device_range(c.src, span(c.src_pitch, c.src_slice), "source", api))
+            return e;
     }
     if (dst_emulated) {
-        if (int e = check_device_range(c.dst, span(c.dst_pitch, c.dst_slice), "destination", api)) return e;
+        if (int e = check_device_range(c.dst, span(c.dst_pitch, c.dst_slice), "destination", api))
+            return e;
     }
     std::vector<std::uint8_t> row;
     for (std::uint64_t z = 0; z < c.depth; ++z)
@@ -431,7 +496,8 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
     double bandwidth = m.device_copy;
     int engine = compute;
     bool host_waits = false;
-    const bool peer = src.device && dst.device && src.device_of != dst.device_of && src.device_of >= 0 && dst.device_of >= 0;
+    const bool peer = src.device && dst.device && src.device_of != dst.device_of &&
+                      src.device_of >= 0 && dst.device_of >= 0;
     if (src_host && dst_host) {
         direction = "HtoH";
         bandwidth = 10e9;
@@ -453,7 +519,9 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
     }
     DeviceState& d = rt.devices[std::size_t(s->device)];
     std::vector<std::pair<std::string, std::string>> args{
-        {"bytes", std::to_string(total)}, {"pinned", (src.pinned || dst.pinned) ? "true" : "false"}, {"graph", in_graph ? "true" : "false"}};
+        {"bytes", std::to_string(total)},
+        {"pinned", (src.pinned || dst.pinned) ? "true" : "false"},
+        {"graph", in_graph ? "true" : "false"}};
     double start = 0, end = 0;
     if (peer) {
         // A peer copy holds the sending device's link and the receiving device's, whichever
@@ -461,7 +529,8 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
         // to every peer together).
         DeviceState& from = rt.devices[std::size_t(src.device_of)];
         DeviceState& to = rt.devices[std::size_t(dst.device_of)];
-        start = std::max({stream_ready(s), rt.issue_time(), from.nvlink_send_free, to.nvlink_receive_free});
+        start = std::max(
+            {stream_ready(s), rt.issue_time(), from.nvlink_send_free, to.nvlink_receive_free});
         end = start + (m.copy_latency + double(total) / bandwidth) * 1e9;
         from.nvlink_send_free = to.nvlink_receive_free = end;
         args.push_back({"src_device", std::to_string(src.device_of)});
@@ -484,18 +553,22 @@ int run_set(Stream* s, const Set3D& w, const char* api, bool in_graph) {
     const MemoryRecord* rec = rt.record_of(w.dst);
     const bool emulated = dst.device && !(rec && rec->kind == MemoryKind::managed);
     if (!dst.device && !(rec && rec->mapped)) {
-        rt.warn(std::string(api) + ": " + hex(reinterpret_cast<std::uint64_t>(w.dst)) + " is not device memory (cudaMemset sets device memory; use memset for host memory)");
+        rt.warn(
+            std::string(api) + ": " + hex(reinterpret_cast<std::uint64_t>(w.dst)) +
+            " is not device memory (cudaMemset sets device memory; use memset for host memory)");
         return cudaErrorInvalidValue;
     }
     const std::uint64_t span = (w.depth - 1) * w.slice + (w.height - 1) * w.pitch + row_bytes;
     if (emulated)
         if (int e = check_device_range(w.dst, span, "destination", api)) return e;
     std::vector<std::uint8_t> row(row_bytes);
-    for (std::uint64_t i = 0; i < w.width; ++i) std::memcpy(row.data() + i * w.element, &w.value, w.element);
+    for (std::uint64_t i = 0; i < w.width; ++i)
+        std::memcpy(row.data() + i * w.element, &w.value, w.element);
     for (std::uint64_t z = 0; z < w.depth; ++z)
         for (std::uint64_t y = 0; y < w.height; ++y) {
             std::uint8_t* to = w.dst + z * w.slice + y * w.pitch;
-            if (emulated) rt.memory->copy_in(reinterpret_cast<std::uint64_t>(to), row.data(), row_bytes);
+            if (emulated)
+                rt.memory->copy_in(reinterpret_cast<std::uint64_t>(to), row.data(), row_bytes);
             else std::memcpy(to, row.data(), row_bytes);
         }
     const double total = double(row_bytes * w.height * w.depth);
@@ -507,7 +580,8 @@ int run_set(Stream* s, const Set3D& w, const char* api, bool in_graph) {
 
 }  // namespace
 
-// [SECTION] Issue and run ---------------------------------------------------------------------------
+// [SECTION] Issue and run
+// ---------------------------------------------------------------------------
 
 int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
     Runtime& rt = Runtime::get();
@@ -520,7 +594,8 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
         const auto t0 = std::chrono::steady_clock::now();
         rt.flush_printf();
         w.host_fn(w.host_data);
-        const double took = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+        const double took =
+            std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
         place(s, start, start + took + 1000.0, "host function", "host");
         return cudaSuccess;
     }
@@ -532,13 +607,15 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
         w.event->device = s->device;
         s->tail = std::max(s->tail, t);
         // An instant on the stream's row (the timeline's viewers draw events as marks).
-        place(s, t, t, "event record", "event", {{"event", quoted(hex(reinterpret_cast<std::uint64_t>(w.event)))}});
+        place(s, t, t, "event record", "event",
+              {{"event", quoted(hex(reinterpret_cast<std::uint64_t>(w.event)))}});
         return cudaSuccess;
     }
     case Work::Kind::event_wait:
         if (w.event->recorded) {
             s->tail = std::max(s->tail, w.event->time);
-            place(s, s->tail, s->tail, "event wait", "event", {{"event", quoted(hex(reinterpret_cast<std::uint64_t>(w.event)))}});
+            place(s, s->tail, s->tail, "event wait", "event",
+                  {{"event", quoted(hex(reinterpret_cast<std::uint64_t>(w.event)))}});
         }
         return cudaSuccess;
     case Work::Kind::child_graph: {
@@ -550,15 +627,17 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
     }
     case Work::Kind::prefetch: {
         const double start = std::max(stream_ready(s), rt.issue_time());
-        const double end = start + (rt.model.copy_latency + double(w.bytes) / rt.model.pcie_pinned) * 1e9;
-        place(s, start, end, w.target_device < 0 ? "prefetch to host" : "prefetch to device", "memcpy",
-              {{"bytes", std::to_string(w.bytes)}});
+        const double end =
+            start + (rt.model.copy_latency + double(w.bytes) / rt.model.pcie_pinned) * 1e9;
+        place(s, start, end, w.target_device < 0 ? "prefetch to host" : "prefetch to device",
+              "memcpy", {{"bytes", std::to_string(w.bytes)}});
         return cudaSuccess;
     }
     case Work::Kind::alloc: {
         // A graph's allocation node: the memory was reserved at capture (api_memory.cpp).
         const double start = std::max(stream_ready(s), in_graph ? 0.0 : rt.issue_time());
-        place(s, start, start + 500.0, "graph allocation", "alloc", {{"bytes", std::to_string(w.bytes)}});
+        place(s, start, start + 500.0, "graph allocation", "alloc",
+              {{"bytes", std::to_string(w.bytes)}});
         return cudaSuccess;
     }
     case Work::Kind::free: return stream_ordered_free(w.pointer, api);
@@ -599,7 +678,10 @@ bool topological_order(const Graph& g, std::vector<GraphNode*>* order) {
     std::function<void(GraphNode*)> visit = [&](GraphNode* n) {
         int& st = state[n];
         if (st == 2) return;
-        if (st == 1) { ok = false; return; }
+        if (st == 1) {
+            ok = false;
+            return;
+        }
         st = 1;
         for (GraphNode* d : n->dependencies) visit(d);
         state[n] = 2;

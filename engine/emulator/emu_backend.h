@@ -12,7 +12,7 @@
 namespace cudalab::emu {
 
 class EmuBackend final : public Backend {
-public:
+  public:
     explicit EmuBackend(EmulatorOptions options = {});
     std::string name() const override { return "emu"; }
     std::string description() const override;
@@ -21,14 +21,15 @@ public:
     Status release(DevicePtr ptr) override;
     Status copy_to_device(DevicePtr dst, const void* src, std::size_t bytes) override;
     Status copy_to_host(void* dst, DevicePtr src, std::size_t bytes) override;
-    LaunchResult launch(const std::string& kernel, const LaunchConfig& config, const std::vector<KernelArg>& args,
+    LaunchResult launch(const std::string& kernel, const LaunchConfig& config,
+                        const std::vector<KernelArg>& args,
                         const TraceOptions& trace_options) override;
     std::optional<Writer> last_writer(DevicePtr address) const override;
     bool tracks_writers() const override { return emulator_.tracks_writers(); }
 
     Emulator& emulator() { return emulator_; }
 
-private:
+  private:
     Emulator emulator_;
     std::shared_ptr<const compiler::CompileResult> module_;
     int allocations_ = 0;

@@ -40,16 +40,28 @@ namespace {
 // [SECTION] Preparing a module --------------------------------------------------------------------
 
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return a ? (v + a - 1) / a * a : v; }
-std::uint32_t add_saturating(std::uint32_t a, std::uint64_t b) { return std::uint32_t(std::min<std::uint64_t>(a + b, 0xffffffffu)); }
+std::uint32_t add_saturating(std::uint32_t a, std::uint64_t b) {
+    return std::uint32_t(std::min<std::uint64_t>(a + b, 0xffffffffu));
+}
 
 bool is_lane_constant(ptx::Special s) {
     using ptx::Special;
     switch (s) {
-    case Special::smid: case Special::nsmid: case Special::warpid: case Special::nwarpid: case Special::gridid:
-    case Special::clock: case Special::clock64: case Special::globaltimer: case Special::globaltimer_lo:
-    case Special::globaltimer_hi: case Special::dynamic_smem_size: case Special::total_smem_size:
-    case Special::envreg0: case Special::envreg1: case Special::envreg2:
-        return false;
+    case Special::smid:
+    case Special::nsmid:
+    case Special::warpid:
+    case Special::nwarpid:
+    case Special::gridid:
+    case Special::clock:
+    case Special::clock64:
+    case Special::globaltimer:
+    case Special::globaltimer_lo:
+    case Special::globaltimer_hi:
+    case Special::dynamic_smem_size:
+    case Special::total_smem_size:
+    case Special::envreg0:
+    case Special::envreg1:
+    case Special::envreg2: return false;
     default: return true;
     }
 }
@@ -65,7 +77,10 @@ void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& sha
     for (std::size_t i = 0; i < fn.locals.size(); ++i) {
         const ptx::Symbol& s = fn.locals[i];
         if (s.space == Space::shared) {
-            if (s.is_extern) { pf.local_offsets[i] = 0; continue; }
+            if (s.is_extern) {
+                pf.local_offsets[i] = 0;
+                continue;
+            }
             shared_cursor = add_saturating(0, align_up(shared_cursor, s.align));
             pf.local_offsets[i] = shared_cursor;
             shared_cursor = add_saturating(shared_cursor, s.size);
@@ -81,7 +96,10 @@ void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& sha
     for (const ptx::Param& p : fn.params) {
         // A kernel's parameters live in the launch's parameter buffer (kernel_param_base), not in
         // the frame: giving them frame space too only cost clearing it in every thread.
-        if (fn.is_entry) { pf.param_offsets.push_back(0); continue; }
+        if (fn.is_entry) {
+            pf.param_offsets.push_back(0);
+            continue;
+        }
         frame = align_up(frame, std::max<std::uint32_t>(p.align, 1));
         pf.param_offsets.push_back(std::uint32_t(frame));
         frame += p.size;
@@ -106,7 +124,8 @@ void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& sha
     for (Instruction& in : fn.code) {
         if (in.op == Opcode::call || in.op == Opcode::bra) continue;
         if (in.op == Opcode::atom || in.op == Opcode::red)
-            if (in.space == Space::global || in.space == Space::generic) program.uses_global_atomics = true;
+            if (in.space == Space::global || in.space == Space::generic)
+                program.uses_global_atomics = true;
         for (int i = 0; i < in.operand_count; ++i) {
             Operand& o = in.operands[i];
             if (o.kind == OperandKind::imm) {
@@ -117,7 +136,8 @@ void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& sha
                 o.reg = constant(v);
             } else if (o.kind == OperandKind::symbol && o.scope == Operand::module_scope &&
                        !program.dynamic_shared[std::size_t(o.symbol)]) {
-                std::uint64_t v = program.global_addresses[std::size_t(o.symbol)] + std::uint64_t(o.value);
+                std::uint64_t v =
+                    program.global_addresses[std::size_t(o.symbol)] + std::uint64_t(o.value);
                 o = Operand{};
                 o.kind = OperandKind::reg;
                 o.reg = constant(v);
@@ -155,14 +175,38 @@ void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& sha
 // instruction's destination as a read keeps a register zeroed, which is always safe.
 bool writes_operand0(Opcode op) {
     switch (op) {
-    case Opcode::mov: case Opcode::ld: case Opcode::ldu: case Opcode::cvta: case Opcode::cvt:
-    case Opcode::add: case Opcode::sub: case Opcode::mul: case Opcode::mad: case Opcode::fma:
-    case Opcode::div: case Opcode::rem: case Opcode::and_: case Opcode::or_: case Opcode::xor_:
-    case Opcode::not_: case Opcode::shl: case Opcode::shr: case Opcode::setp: case Opcode::selp:
-    case Opcode::min: case Opcode::max: case Opcode::neg: case Opcode::abs: case Opcode::rcp:
-    case Opcode::sqrt: case Opcode::mul24: case Opcode::mad24: case Opcode::popc: case Opcode::clz:
-    case Opcode::brev: case Opcode::bfe:
-        return true;
+    case Opcode::mov:
+    case Opcode::ld:
+    case Opcode::ldu:
+    case Opcode::cvta:
+    case Opcode::cvt:
+    case Opcode::add:
+    case Opcode::sub:
+    case Opcode::mul:
+    case Opcode::mad:
+    case Opcode::fma:
+    case Opcode::div:
+    case Opcode::rem:
+    case Opcode::and_:
+    case Opcode::or_:
+    case Opcode::xor_:
+    case Opcode::not_:
+    case Opcode::shl:
+    case Opcode::shr:
+    case Opcode::setp:
+    case Opcode::selp:
+    case Opcode::min:
+    case Opcode::max:
+    case Opcode::neg:
+    case Opcode::abs:
+    case Opcode::rcp:
+    case Opcode::sqrt:
+    case Opcode::mul24:
+    case Opcode::mad24:
+    case Opcode::popc:
+    case Opcode::clz:
+    case Opcode::brev:
+    case Opcode::bfe: return true;
     default: return false;
     }
 }
@@ -179,7 +223,10 @@ void find_zero_registers(PreparedFunction& pf) {
     const std::size_t words = (declared + 63) / 64;
     pf.zero_registers.clear();
     pf.zero_all_registers = true;
-    if (n == 0 || words == 0) { pf.zero_all_registers = false; return; }
+    if (n == 0 || words == 0) {
+        pf.zero_all_registers = false;
+        return;
+    }
     if (n * words > (std::size_t(1) << 22)) return;  // a huge function: clear everything, as before
     for (const Instruction& in : code)
         if (in.op == Opcode::brx) return;
@@ -205,9 +252,12 @@ void find_zero_registers(PreparedFunction& pf) {
         const Instruction& in = code[pc];
         if (in.guard >= 0 || in.operand_count == 0 || !writes_operand0(in.op)) continue;
         const Operand& d = in.operands[0];
-        auto set = [&](std::int32_t r) { if (is_declared(r)) defs[pc * words + std::size_t(r) / 64] |= 1ull << (r % 64); };
+        auto set = [&](std::int32_t r) {
+            if (is_declared(r)) defs[pc * words + std::size_t(r) / 64] |= 1ull << (r % 64);
+        };
         if (d.kind == OperandKind::reg) set(d.reg);
-        else if (d.kind == OperandKind::vector && (in.op == Opcode::mov || in.op == Opcode::ld || in.op == Opcode::ldu))
+        else if (d.kind == OperandKind::vector &&
+                 (in.op == Opcode::mov || in.op == Opcode::ld || in.op == Opcode::ldu))
             for (int k = 0; k < d.vec_count && k < 4; ++k) set(d.vec[k]);
     }
     // in[pc]: written on every path to pc. Start from "everything" (pc 0 from nothing) and narrow.
@@ -220,7 +270,8 @@ void find_zero_registers(PreparedFunction& pf) {
             if (preds[pc].empty()) continue;  // unreachable: never runs
             std::fill(meet.begin(), meet.end(), ~0ull);
             for (std::uint32_t p : preds[pc])
-                for (std::size_t w = 0; w < words; ++w) meet[w] &= in_sets[p * words + w] | defs[p * words + w];
+                for (std::size_t w = 0; w < words; ++w)
+                    meet[w] &= in_sets[p * words + w] | defs[p * words + w];
             for (std::size_t w = 0; w < words; ++w) {
                 if (in_sets[pc * words + w] == meet[w]) continue;
                 in_sets[pc * words + w] = meet[w];
@@ -234,20 +285,25 @@ void find_zero_registers(PreparedFunction& pf) {
         const Instruction& in = code[pc];
         const bool def0 = in.guard < 0 && writes_operand0(in.op);
         auto use = [&](std::int32_t r) {
-            if (is_declared(r) && !(in_sets[pc * words + std::size_t(r) / 64] >> (r % 64) & 1)) zero[std::size_t(r)] = true;
+            if (is_declared(r) && !(in_sets[pc * words + std::size_t(r) / 64] >> (r % 64) & 1))
+                zero[std::size_t(r)] = true;
         };
         if (in.guard >= 0) use(in.guard);
         for (int i = 0; i < in.operand_count; ++i) {
             const Operand& o = in.operands[i];
-            const bool pure_def = i == 0 && def0 &&
-                                  (o.kind == OperandKind::reg ||
-                                   (o.kind == OperandKind::vector && (in.op == Opcode::mov || in.op == Opcode::ld || in.op == Opcode::ldu)));
+            const bool pure_def =
+                i == 0 && def0 &&
+                (o.kind == OperandKind::reg ||
+                 (o.kind == OperandKind::vector &&
+                  (in.op == Opcode::mov || in.op == Opcode::ld || in.op == Opcode::ldu)));
             if (pure_def) continue;
             use(o.reg);
             if (o.kind == OperandKind::vector)
                 for (int k = 0; k < o.vec_count && k < 4; ++k) use(o.vec[k]);
-            // A shuffle reads its source in lanes other than its own, which may not have written it.
-            if (in.op == Opcode::shfl && i == 1 && is_declared(o.reg)) zero[std::size_t(o.reg)] = true;
+            // A shuffle reads its source in lanes other than its own, which may not have written
+            // it.
+            if (in.op == Opcode::shfl && i == 1 && is_declared(o.reg))
+                zero[std::size_t(o.reg)] = true;
         }
     }
     for (std::size_t r = 0; r < declared; ++r)
@@ -287,14 +343,21 @@ void check_same_barrier(const LaunchState& launch, const Block& block, std::uint
         if (!w.waiting || w.barrier_id != id || w.done()) continue;
         const auto& fn = launch.program.functions[std::size_t(w.frames.back().function)].fn;
         const std::uint32_t line = w.barrier_pc < fn.code.size() ? fn.code[w.barrier_pc].line : 0;
-        if (!first) { first = &w; first_line = line; continue; }
+        if (!first) {
+            first = &w;
+            first_line = line;
+            continue;
+        }
         if (line == first_line) continue;
         FaultInfo f;
         f.kind = "divergent __syncthreads()";
-        f.detail = "warp " + std::to_string(w.id) + " waits at the __syncthreads() of line " + std::to_string(line) +
-                   " while warp " + std::to_string(first->id) + " waits at the one of line " + std::to_string(first_line) +
-                   "; a GPU counts them as one barrier, so the threads do not meet where the code says";
-        f.advice = "call __syncthreads() where every thread of the block reaches it: outside if/else branches and loops "
+        f.detail =
+            "warp " + std::to_string(w.id) + " waits at the __syncthreads() of line " +
+            std::to_string(line) + " while warp " + std::to_string(first->id) +
+            " waits at the one of line " + std::to_string(first_line) +
+            "; a GPU counts them as one barrier, so the threads do not meet where the code says";
+        f.advice = "call __syncthreads() where every thread of the block reaches it: outside "
+                   "if/else branches and loops "
                    "whose condition differs between threads";
         f.block = block.linear;
         f.warp = w.id;
@@ -328,7 +391,8 @@ void begin_block(LaunchState& launch, Block& block) {
         warp.id = w;
         warp.stamp = next_stamp(block);
         if (launch.independent_scheduling)
-            warp.rng = launch.scheduling_seed * 0x9e3779b97f4a7c15ull ^ (std::uint64_t(block.linear) << 16) ^ w;
+            warp.rng = launch.scheduling_seed * 0x9e3779b97f4a7c15ull ^
+                       (std::uint64_t(block.linear) << 16) ^ w;
         std::uint32_t n = std::min<std::uint32_t>(32, threads - w * 32);
         warp.lanes = n == 32 ? 0xffffffffu : (1u << n) - 1;
         start_warp(launch, block, warp);
@@ -346,17 +410,21 @@ void flush_counts(LaunchState& launch, Block& block) {
 
 // One round of a block: every runnable warp runs up to `quantum` warp instructions, then the
 // barriers every live warp has reached are released. Returns true once the block has finished.
-bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOutput& out, std::uint64_t max_events,
-                int quantum) {
+bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOutput& out,
+                std::uint64_t max_events, int quantum) {
     bool progressed = false;
     for (Warp& warp : block.warps) {
         if (warp.done() || warp.waiting) continue;
         // A warp runs at most what is left of the budget (at least 1000 instructions, at most the
         // round's quantum) before the budget is looked at again.
-        const std::uint64_t used = launch.warp_instructions.load(std::memory_order_relaxed) + block.warp_instructions;
-        const int q = block.detail ? 1
-                                   : int(std::min<std::uint64_t>(std::uint64_t(quantum),
-                                                                 std::clamp<std::uint64_t>(launch.budget > used ? launch.budget - used : 0, 1000, 100000)));
+        const std::uint64_t used =
+            launch.warp_instructions.load(std::memory_order_relaxed) + block.warp_instructions;
+        const int q =
+            block.detail ? 1
+                         : int(std::min<std::uint64_t>(
+                               std::uint64_t(quantum),
+                               std::clamp<std::uint64_t>(
+                                   launch.budget > used ? launch.budget - used : 0, 1000, 100000)));
         run_warp(launch, block, warp, out, q);
         progressed = true;
     }
@@ -376,7 +444,10 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
     }
     // A block that finished is still held to the budget: a grid of short blocks must stop at the
     // budget too.
-    if (live == 0 && launch.warp_instructions.load(std::memory_order_relaxed) + block.warp_instructions <= launch.budget) return true;
+    if (live == 0 &&
+        launch.warp_instructions.load(std::memory_order_relaxed) + block.warp_instructions <=
+            launch.budget)
+        return true;
     bool released = false;
     for (std::uint32_t id = 0; id < Block::barrier_count; ++id) {
         BarrierState& b = block.barriers[id];
@@ -387,9 +458,10 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
             w.waiting = false;
             w.stamp = next_stamp(block);
             if (w.red_dst >= 0 && !w.done()) {  // bar.red: the block's result
-                std::uint64_t value = w.red_op == ptx::SubOp::popc   ? b.red_true
-                                      : w.red_op == ptx::SubOp::and_ ? std::uint64_t(b.red_true == b.red_threads)
-                                                                     : std::uint64_t(b.red_true > 0);
+                std::uint64_t value = w.red_op == ptx::SubOp::popc ? b.red_true
+                                      : w.red_op == ptx::SubOp::and_
+                                          ? std::uint64_t(b.red_true == b.red_threads)
+                                          : std::uint64_t(b.red_true > 0);
                 std::uint64_t* reg = w.frames.back().regs.data() + std::size_t(w.red_dst) * 32;
                 for (std::uint32_t m = w.red_mask; m; m &= m - 1) reg[__builtin_ctz(m)] = value;
                 w.red_dst = -1;
@@ -417,59 +489,90 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
         for (Warp& w : block.warps) {
             if (w.done() || !w.waiting) continue;
             const auto& fn = launch.program.functions[std::size_t(w.frames.back().function)].fn;
-            d << separator << "warp " << w.id << " at line " << fn.code[w.barrier_pc].line << " (barrier " << w.barrier_id << ")";
+            d << separator << "warp " << w.id << " at line " << fn.code[w.barrier_pc].line
+              << " (barrier " << w.barrier_id << ")";
             separator = ", ";
         }
         d << ".";
         f.detail = d.str();
-        f.advice = "every thread of a block must reach the same __syncthreads(); do not put it inside a branch "
+        f.advice = "every thread of a block must reach the same __syncthreads(); do not put it "
+                   "inside a branch "
                    "that only some threads take";
         f.block = block.linear;
         f.function = launch.kernel;
-        for (Warp& w : block.warps) if (!w.done()) { f.warp = w.id; f.pc = w.barrier_pc; f.function = w.frames.back().function; break; }
+        for (Warp& w : block.warps)
+            if (!w.done()) {
+                f.warp = w.id;
+                f.pc = w.barrier_pc;
+                f.function = w.frames.back().function;
+                break;
+            }
         throw Fault(std::move(f));
     }
     if (block.linear > launch.fault_block.load(std::memory_order_relaxed)) return true;
-    if (launch.deadline != std::chrono::steady_clock::time_point{} && std::chrono::steady_clock::now() > launch.deadline) {
+    if (launch.deadline != std::chrono::steady_clock::time_point{} &&
+        std::chrono::steady_clock::now() > launch.deadline) {
         FaultInfo f;
         f.kind = "time limit reached";
         f.detail = "the check ran past its wall-clock limit, so this launch was stopped";
-        f.advice = "look for loops that run far longer than the work needs (raise the limit with --time-limit)";
+        f.advice = "look for loops that run far longer than the work needs (raise the limit with "
+                   "--time-limit)";
         f.block = block.linear;
         for (Warp& w : block.warps)
-            if (!w.done()) { f.warp = w.id; f.pc = std::uint32_t(w.stack.back().pc); f.function = w.frames[w.stack.back().frame].function; break; }
+            if (!w.done()) {
+                f.warp = w.id;
+                f.pc = std::uint32_t(w.stack.back().pc);
+                f.function = w.frames[w.stack.back().frame].function;
+                break;
+            }
         throw Fault(std::move(f));
     }
-    if (out.printf_text.size() + launch.printf_bytes.load(std::memory_order_relaxed) > launch.printf_limit) {
+    if (out.printf_text.size() + launch.printf_bytes.load(std::memory_order_relaxed) >
+        launch.printf_limit) {
         FaultInfo f;
         f.kind = "printf output limit reached";
-        f.detail = "the launch printed more than " + std::to_string(launch.printf_limit) + " bytes with printf (the limit per launch)";
-        f.advice = "print less: a few threads, or a summary, not every element (raise the limit with --printf-limit)";
+        f.detail = "the launch printed more than " + std::to_string(launch.printf_limit) +
+                   " bytes with printf (the limit per launch)";
+        f.advice = "print less: a few threads, or a summary, not every element (raise the limit "
+                   "with --printf-limit)";
         f.block = block.linear;
         throw Fault(std::move(f));
     }
-    if (launch.warp_instructions.load(std::memory_order_relaxed) + block.warp_instructions > launch.budget) {
+    if (launch.warp_instructions.load(std::memory_order_relaxed) + block.warp_instructions >
+        launch.budget) {
         FaultInfo f;
         f.kind = "instruction budget exhausted";
         std::ostringstream d;
-        d << "the launch ran more than " << launch.budget << " warp instructions, so it was stopped (an endless loop?). "
+        d << "the launch ran more than " << launch.budget
+          << " warp instructions, so it was stopped (an endless loop?). "
           << "Where the warps of block " << block.linear << " were:";
         int shown = 0, more = 0;
         for (Warp& w : block.warps) {
             if (w.done()) continue;
-            if (shown >= 4) { ++more; continue; }
-            const auto& fn = launch.program.functions[std::size_t(w.frames[w.stack.back().frame].function)].fn;
+            if (shown >= 4) {
+                ++more;
+                continue;
+            }
+            const auto& fn =
+                launch.program.functions[std::size_t(w.frames[w.stack.back().frame].function)].fn;
             std::int32_t pc = w.stack.back().pc;
-            std::uint32_t line = pc < std::int32_t(fn.code.size()) ? fn.code[std::size_t(pc)].line : 0;
+            std::uint32_t line =
+                pc < std::int32_t(fn.code.size()) ? fn.code[std::size_t(pc)].line : 0;
             d << (shown++ ? ", " : " ") << "warp " << w.id << " at line " << line;
-            if (shown == 1) { f.pc = std::uint32_t(pc); f.function = w.frames[w.stack.back().frame].function; f.warp = w.id; }
+            if (shown == 1) {
+                f.pc = std::uint32_t(pc);
+                f.function = w.frames[w.stack.back().frame].function;
+                f.warp = w.id;
+            }
         }
         if (shown == 0) d << " all of them had finished (the blocks before used the rest)";
         if (more) d << " and " << more << " more warps";
         d << ".";
         f.detail = d.str();
-        f.advice = "check that every loop's condition eventually becomes false (a grid-stride loop must add "
-                   "blockDim.x * gridDim.x); raise the budget with --budget if the work is really this large";
+        f.advice = "check that every loop's condition eventually becomes false (a grid-stride loop "
+                   "must add "
+                   "blockDim.x * gridDim.x); raise the budget with --budget if the work is really "
+                   "this large";
         f.block = block.linear;
         throw Fault(std::move(f));
     }
@@ -483,9 +586,11 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
     begin_block(launch, block);
     BlockOutput out;
     const int quantum = block.detail ? 1 : 100000;
-    while (!step_block(launch, block, result, out, max_events, quantum)) {}
+    while (!step_block(launch, block, result, out, max_events, quantum)) {
+    }
     launch.printf_bytes.fetch_add(out.printf_text.size(), std::memory_order_relaxed);
-    if (!out.printf_text.empty()) result.printf_blocks.push_back({block.linear, std::move(out.printf_text)});
+    if (!out.printf_text.empty())
+        result.printf_blocks.push_back({block.linear, std::move(out.printf_text)});
     (void)events_total;
 }
 
@@ -493,7 +598,8 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
 
 // [SECTION] Launch --------------------------------------------------------------------------------
 
-Emulator::Emulator(EmulatorOptions options) : options_(options), memory_(std::make_shared<DeviceMemory>()) {}
+Emulator::Emulator(EmulatorOptions options)
+    : options_(options), memory_(std::make_shared<DeviceMemory>()) {}
 Emulator::Emulator(EmulatorOptions options, std::shared_ptr<DeviceMemory> memory)
     : options_(options), memory_(memory ? std::move(memory) : std::make_shared<DeviceMemory>()) {}
 Emulator::~Emulator() = default;
@@ -506,19 +612,22 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         // from a header (a texture fetch, cooperative groups) names the header instead.
         const std::string file = std::filesystem::path(parsed.source_file).filename().string();
         std::string inlined;
-        if (parsed.source_line && (file.empty() || file == compiler::nvrtc_program_name(source_path)))
+        if (parsed.source_line &&
+            (file.empty() || file == compiler::nvrtc_program_name(source_path)))
             where += ":" + std::to_string(parsed.source_line);
         else if (parsed.source_line)
-            inlined = " (in " + file + ":" + std::to_string(parsed.source_line) + ", a header your code uses)";
+            inlined = " (in " + file + ":" + std::to_string(parsed.source_line) +
+                      ", a header your code uses)";
         // Features the emulator does not model, named as the learner wrote them.
         std::string what = parsed.error;
         if (what.find("'tex.") != std::string::npos || what.find("'tld4") != std::string::npos ||
-                 what.find("'suld") != std::string::npos || what.find("'sust") != std::string::npos ||
-                 what.find("'txq") != std::string::npos)
+            what.find("'suld") != std::string::npos || what.find("'sust") != std::string::npos ||
+            what.find("'txq") != std::string::npos)
             what += ": texture and surface memory are not supported by the emulator";
-        return Status::error(StatusCode::compile_error,
-                             where + ": error: the emulator cannot run this code: " + what + inlined +
-                                 "\n  try: rewrite the construct it names, or run on a GPU with --backend gpu");
+        return Status::error(
+            StatusCode::compile_error,
+            where + ": error: the emulator cannot run this code: " + what + inlined +
+                "\n  try: rewrite the construct it names, or run on a GPU with --backend gpu");
     }
     auto program = std::make_unique<Program>();
     program->module = std::move(parsed.module);
@@ -531,33 +640,49 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     for (const ptx::Symbol& s : m.globals)
         if (s.space == Space::global) global_cost += std::min<std::uint64_t>(s.size, 1ull << 40);
     if (memory_->bytes_allocated() + memory_->shadow_bytes() + global_cost > options_.memory_limit)
-        return Status::error(StatusCode::kernel_fault,
-                             source_path + ": error: memory limit reached: the module's __device__ variables need " +
-                                 std::to_string(global_cost >> 20) + " MB of emulator memory; the limit is " +
-                                 std::to_string(options_.memory_limit >> 20) + " MB in total (raise it with --memory-limit)");
+        return Status::error(
+            StatusCode::kernel_fault,
+            source_path + ": error: memory limit reached: the module's __device__ variables need " +
+                std::to_string(global_cost >> 20) + " MB of emulator memory; the limit is " +
+                std::to_string(options_.memory_limit >> 20) +
+                " MB in total (raise it with --memory-limit)");
     program->global_addresses.resize(m.globals.size());
     program->dynamic_shared.resize(m.globals.size());
     for (std::size_t i = 0; i < m.globals.size(); ++i) {
         ptx::Symbol& s = m.globals[i];
         // What a GPU cannot hold either is refused here, before it is allocated.
         std::string too_large;
-        if (s.space == Space::global && s.size > (1ull << 30)) too_large = "1 GB (the emulator's limit for one variable)";
-        if (s.space == Space::constant && program->constant_bank.size() + s.size > hw::constant_memory_bytes) too_large = "64 KB of __constant__ memory";
-        if (s.space == Space::shared && s.size > std::uint64_t(hw::emulated.max_shared_per_block)) too_large = "227 KB of shared memory per block";
+        if (s.space == Space::global && s.size > (1ull << 30))
+            too_large = "1 GB (the emulator's limit for one variable)";
+        if (s.space == Space::constant &&
+            program->constant_bank.size() + s.size > hw::constant_memory_bytes)
+            too_large = "64 KB of __constant__ memory";
+        if (s.space == Space::shared && s.size > std::uint64_t(hw::emulated.max_shared_per_block))
+            too_large = "227 KB of shared memory per block";
         if (!too_large.empty())
-            return Status::error(StatusCode::compile_error, source_path + ": error: '" + s.name + "' (" + std::to_string(s.size) +
-                                                                " bytes) does not fit in " + too_large);
+            return Status::error(StatusCode::compile_error, source_path + ": error: '" + s.name +
+                                                                "' (" + std::to_string(s.size) +
+                                                                " bytes) does not fit in " +
+                                                                too_large);
         if (s.space == Space::global) {
-            std::uint64_t a = memory_->allocate(std::max<std::uint64_t>(s.size, 1), "global variable '" + s.name + "'");
-            if (!s.init.empty()) memory_->copy_in(a, s.init.data(), std::min<std::uint64_t>(s.init.size(), s.size));
+            std::uint64_t a = memory_->allocate(std::max<std::uint64_t>(s.size, 1),
+                                                "global variable '" + s.name + "'");
+            if (!s.init.empty())
+                memory_->copy_in(a, s.init.data(), std::min<std::uint64_t>(s.init.size(), s.size));
             program->global_addresses[i] = a;
         } else if (s.space == Space::constant) {
-            std::uint64_t off = align_up(program->constant_bank.size(), std::max<std::uint32_t>(s.align, 1));
+            std::uint64_t off =
+                align_up(program->constant_bank.size(), std::max<std::uint32_t>(s.align, 1));
             program->constant_bank.resize(off + s.size, 0);
-            if (!s.init.empty() && s.size) std::memcpy(program->constant_bank.data() + off, s.init.data(), std::min<std::size_t>(s.init.size(), s.size));
+            if (!s.init.empty() && s.size)
+                std::memcpy(program->constant_bank.data() + off, s.init.data(),
+                            std::min<std::size_t>(s.init.size(), s.size));
             program->global_addresses[i] = off;
         } else if (s.space == Space::shared) {
-            if (s.is_extern) { program->dynamic_shared[i] = true; continue; }
+            if (s.is_extern) {
+                program->dynamic_shared[i] = true;
+                continue;
+            }
             shared_cursor = add_saturating(0, align_up(shared_cursor, s.align));
             program->global_addresses[i] = shared_cursor;
             shared_cursor = add_saturating(shared_cursor, s.size);
@@ -572,10 +697,13 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
             if (auto f = m.function_index.find(r.target); f != m.function_index.end()) {
                 value = function_window + 16 * std::uint64_t(f->second);
             } else {
-                auto g = std::find_if(m.globals.begin(), m.globals.end(), [&](const ptx::Symbol& x) { return x.name == r.target; });
+                auto g = std::find_if(m.globals.begin(), m.globals.end(),
+                                      [&](const ptx::Symbol& x) { return x.name == r.target; });
                 if (g == m.globals.end())
-                    return Status::error(StatusCode::compile_error, "cannot read the compiled PTX: the initialiser of '" + s.name +
-                                                                        "' names an unknown symbol '" + r.target + "'");
+                    return Status::error(StatusCode::compile_error,
+                                         "cannot read the compiled PTX: the initialiser of '" +
+                                             s.name + "' names an unknown symbol '" + r.target +
+                                             "'");
                 const std::size_t k = std::size_t(g - m.globals.begin());
                 value = program->global_addresses[k];
                 if (r.generic && g->space == Space::constant) value += const_window;
@@ -583,8 +711,11 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
             }
             value += std::uint64_t(r.addend);
             if (r.offset + 8 > s.size) continue;
-            if (s.space == Space::global) memory_->copy_in(program->global_addresses[i] + r.offset, &value, 8);
-            else if (s.space == Space::constant) std::memcpy(program->constant_bank.data() + program->global_addresses[i] + r.offset, &value, 8);
+            if (s.space == Space::global)
+                memory_->copy_in(program->global_addresses[i] + r.offset, &value, 8);
+            else if (s.space == Space::constant)
+                std::memcpy(program->constant_bank.data() + program->global_addresses[i] + r.offset,
+                            &value, 8);
         }
     }
     program->functions.resize(m.functions.size());
@@ -597,7 +728,8 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     }
     program->total_pcs = pc_base;
     for (const auto& f : m.functions)
-        if (f.is_extern && (f.name == "malloc" || f.name == "free")) program->uses_device_malloc = true;
+        if (f.is_extern && (f.name == "malloc" || f.name == "free"))
+            program->uses_device_malloc = true;
     // Shared symbols of .funcs join the common part; each kernel's own follow it, per kernel.
     for (auto& pf : program->functions)
         if (!pf.fn.is_entry) prepare_function(*program, pf, shared_cursor);
@@ -611,19 +743,23 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         select_handlers(pf, options_.specialised_handlers);
         find_zero_registers(pf);
         for (const auto& [r, special] : pf.lane_specials)
-            if (special == ptx::Special::ctaid_x || special == ptx::Special::ctaid_y || special == ptx::Special::ctaid_z)
+            if (special == ptx::Special::ctaid_x || special == ptx::Special::ctaid_y ||
+                special == ptx::Special::ctaid_z)
                 pf.block_specials.push_back({r, special});
     }
     for (const auto& pf : program->functions) {
         // The GPU's limits: 512 KB of local memory per thread, 227 KB of shared memory per block.
         std::string problem;
         if (pf.frame_bytes > hw::max_local_bytes_per_thread)
-            problem = "needs " + std::to_string(pf.frame_bytes) + " bytes of local memory per thread; a GPU allows 512 KB";
-        else if (std::uint64_t(program->common_shared_bytes) + pf.own_shared_bytes > std::uint64_t(hw::emulated.max_shared_per_block))
+            problem = "needs " + std::to_string(pf.frame_bytes) +
+                      " bytes of local memory per thread; a GPU allows 512 KB";
+        else if (std::uint64_t(program->common_shared_bytes) + pf.own_shared_bytes >
+                 std::uint64_t(hw::emulated.max_shared_per_block))
             problem = "declares more than 227 KB of shared memory";
         if (!problem.empty())
-            return Status::error(StatusCode::compile_error, source_path + ": error: function '" +
-                                                                compiler::source_name_of(pf.fn.name) + "' " + problem);
+            return Status::error(StatusCode::compile_error,
+                                 source_path + ": error: function '" +
+                                     compiler::source_name_of(pf.fn.name) + "' " + problem);
     }
     program_ = std::move(program);
     return Status::success();
@@ -646,13 +782,17 @@ std::optional<SymbolInfo> Emulator::symbol(const std::string& name) const {
 }
 
 bool Emulator::write_constant(std::uint64_t offset, const void* src, std::uint64_t bytes) {
-    if (!program_ || offset > program_->constant_bank.size() || bytes > program_->constant_bank.size() - offset) return false;
+    if (!program_ || offset > program_->constant_bank.size() ||
+        bytes > program_->constant_bank.size() - offset)
+        return false;
     std::memcpy(program_->constant_bank.data() + offset, src, bytes);
     return true;
 }
 
 bool Emulator::read_constant(void* dst, std::uint64_t offset, std::uint64_t bytes) const {
-    if (!program_ || offset > program_->constant_bank.size() || bytes > program_->constant_bank.size() - offset) return false;
+    if (!program_ || offset > program_->constant_bank.size() ||
+        bytes > program_->constant_bank.size() - offset)
+        return false;
     std::memcpy(dst, program_->constant_bank.data() + offset, bytes);
     return true;
 }
@@ -666,7 +806,9 @@ bool Emulator::kernel_resources(const std::string& entry, KernelResources* out) 
     out->static_shared = program_->common_shared_bytes + pf.own_shared_bytes;
     out->local_bytes = pf.frame_bytes;
     out->param_bytes = pf.fn.param_bytes;
-    out->max_threads = pf.fn.maxntid[0] ? pf.fn.maxntid[0] * std::max(1u, pf.fn.maxntid[1]) * std::max(1u, pf.fn.maxntid[2]) : hw::max_threads_per_block;
+    out->max_threads = pf.fn.maxntid[0] ? pf.fn.maxntid[0] * std::max(1u, pf.fn.maxntid[1]) *
+                                              std::max(1u, pf.fn.maxntid[2])
+                                        : hw::max_threads_per_block;
     return true;
 }
 
@@ -722,11 +864,12 @@ std::string source_line_text(const std::string& path, std::uint32_t line) {
 
 // [SECTION] Fault messages ------------------------------------------------------------------------
 
-std::string format_fault(const Program& program, const LaunchConfig& cfg, const std::string& kernel_name,
-                         const FaultInfo& f) {
+std::string format_fault(const Program& program, const LaunchConfig& cfg,
+                         const std::string& kernel_name, const FaultInfo& f) {
     std::uint32_t line = 0;
     std::string function_name = kernel_name;
-    std::string header;  // the header the faulting code was inlined from, when not the learner's file
+    std::string
+        header;  // the header the faulting code was inlined from, when not the learner's file
     if (f.function >= 0) {
         const auto& fn = program.functions[std::size_t(f.function)].fn;
         if (f.pc < fn.code.size()) {
@@ -734,9 +877,11 @@ std::string format_fault(const Program& program, const LaunchConfig& cfg, const 
             // A line of a toolkit header (cooperative groups, texture fetches) is not a line of the
             // learner's file: name the header rather than point into the learner's file.
             const auto file = program.module.files.find(fn.code[f.pc].file);
-            const std::string name = file == program.module.files.end() ? std::string()
-                                                                         : std::filesystem::path(file->second).filename().string();
-            if (!name.empty() && !program.source_path.empty() && name != compiler::nvrtc_program_name(program.source_path)) {
+            const std::string name = file == program.module.files.end()
+                                         ? std::string()
+                                         : std::filesystem::path(file->second).filename().string();
+            if (!name.empty() && !program.source_path.empty() &&
+                name != compiler::nvrtc_program_name(program.source_path)) {
                 header = name + ":" + std::to_string(line);
                 line = 0;
             }
@@ -758,16 +903,19 @@ std::string format_fault(const Program& program, const LaunchConfig& cfg, const 
     if (f.lane >= 0) {
         std::uint32_t t[3];
         linear_to_dims(f.warp * 32 + std::uint32_t(f.lane), cfg.block, t);
-        m << ", thread " << dim_text(t[0], t[1], t[2]) << " (warp " << f.warp << ", lane " << f.lane << ")";
+        m << ", thread " << dim_text(t[0], t[1], t[2]) << " (warp " << f.warp << ", lane " << f.lane
+          << ")";
         if (f.other_lanes) m << " and " << f.other_lanes << " more threads of its warp";
     } else {
         // The whole warp: name its threads.
         const std::uint32_t threads = std::uint32_t(cfg.block.count());
-        const std::uint32_t first = f.warp * 32, last = std::min(first + 31, threads ? threads - 1 : 0);
+        const std::uint32_t first = f.warp * 32,
+                            last = std::min(first + 31, threads ? threads - 1 : 0);
         std::uint32_t t0[3], t1[3];
         linear_to_dims(first, cfg.block, t0);
         linear_to_dims(last, cfg.block, t1);
-        m << ", warp " << f.warp << " (threads " << dim_text(t0[0], t0[1], t0[2]) << " to " << dim_text(t1[0], t1[1], t1[2]) << ")";
+        m << ", warp " << f.warp << " (threads " << dim_text(t0[0], t0[1], t0[2]) << " to "
+          << dim_text(t1[0], t1[1], t1[2]) << ")";
     }
     m << ": " << f.detail << "\n";
     if (f.other_line) {
@@ -780,8 +928,9 @@ std::string format_fault(const Program& program, const LaunchConfig& cfg, const 
 
 }  // namespace
 
-LaunchResult Emulator::launch(const std::string& entry, const std::string& display_name, const LaunchConfig& config,
-                              const std::vector<KernelArg>& args, const TraceOptions& trace_options) {
+LaunchResult Emulator::launch(const std::string& entry, const std::string& display_name,
+                              const LaunchConfig& config, const std::vector<KernelArg>& args,
+                              const TraceOptions& trace_options) {
     LaunchResult result;
     auto started = std::chrono::steady_clock::now();
     if (!program_) {
@@ -790,41 +939,61 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     }
     const ptx::Function* fn = program_->module.find(entry);
     if (!fn || !fn->is_entry) {
-        result.status = Status::error(StatusCode::bad_usage, "no kernel named '" + display_name + "' in " + program_->source_path);
+        result.status = Status::error(StatusCode::bad_usage, "no kernel named '" + display_name +
+                                                                 "' in " + program_->source_path);
         return result;
     }
     // Launch configuration, checked as cudaLaunchKernel checks it.
     const Dim3& g = config.grid;
     const Dim3& bl = config.block;
     std::string bad;
-    if (g.x == 0 || g.y == 0 || g.z == 0 || bl.x == 0 || bl.y == 0 || bl.z == 0) bad = "a grid or block dimension is 0";
+    if (g.x == 0 || g.y == 0 || g.z == 0 || bl.x == 0 || bl.y == 0 || bl.z == 0)
+        bad = "a grid or block dimension is 0";
     // The thread count in 128 bits: 1073741824 x 268435456 x 64 must not wrap to 0 threads.
-    else if (const unsigned __int128 threads = (unsigned __int128)bl.x * bl.y * bl.z; threads > hw::max_threads_per_block)
-        bad = "a block has " + (threads >> 64 ? std::string("more than 2^64") : std::to_string(std::uint64_t(threads))) +
+    else if (const unsigned __int128 threads = (unsigned __int128)bl.x * bl.y * bl.z;
+             threads > hw::max_threads_per_block)
+        bad = "a block has " +
+              (threads >> 64 ? std::string("more than 2^64")
+                             : std::to_string(std::uint64_t(threads))) +
               " threads; the limit is " + std::to_string(hw::max_threads_per_block);
-    else if (g.x > hw::max_grid_x) bad = "gridDim.x is limited to " + std::to_string(hw::max_grid_x);
-    else if (bl.z > hw::max_block_z) bad = "blockDim.z is " + std::to_string(bl.z) + "; the limit is " + std::to_string(hw::max_block_z);
-    else if (g.y > hw::max_grid_yz || g.z > hw::max_grid_yz) bad = "gridDim.y and gridDim.z are limited to " + std::to_string(hw::max_grid_yz);
-    else if (fn->reqntid[0] && (bl.x != fn->reqntid[0] || bl.y != fn->reqntid[1] || bl.z != fn->reqntid[2]))
-        bad = "the kernel requires blocks of exactly " + dim_text(fn->reqntid[0], fn->reqntid[1], fn->reqntid[2]);
-    else if (fn->maxntid[0] && bl.count() > std::uint64_t(fn->maxntid[0]) * fn->maxntid[1] * fn->maxntid[2])
-        bad = "the block is larger than the kernel's __launch_bounds__ (" + std::to_string(fn->maxntid[0]) + " threads)";
+    else if (g.x > hw::max_grid_x)
+        bad = "gridDim.x is limited to " + std::to_string(hw::max_grid_x);
+    else if (bl.z > hw::max_block_z)
+        bad = "blockDim.z is " + std::to_string(bl.z) + "; the limit is " +
+              std::to_string(hw::max_block_z);
+    else if (g.y > hw::max_grid_yz || g.z > hw::max_grid_yz)
+        bad = "gridDim.y and gridDim.z are limited to " + std::to_string(hw::max_grid_yz);
+    else if (fn->reqntid[0] &&
+             (bl.x != fn->reqntid[0] || bl.y != fn->reqntid[1] || bl.z != fn->reqntid[2]))
+        bad = "the kernel requires blocks of exactly " +
+              dim_text(fn->reqntid[0], fn->reqntid[1], fn->reqntid[2]);
+    else if (fn->maxntid[0] &&
+             bl.count() > std::uint64_t(fn->maxntid[0]) * fn->maxntid[1] * fn->maxntid[2])
+        bad = "the block is larger than the kernel's __launch_bounds__ (" +
+              std::to_string(fn->maxntid[0]) + " threads)";
     std::size_t kernel_index = std::size_t(program_->module.function_index.at(entry));
     const PreparedFunction& pk = program_->functions[kernel_index];
     const std::uint32_t static_shared = program_->common_shared_bytes + pk.own_shared_bytes;
-    if (bad.empty() && std::uint64_t(static_shared) + config.dynamic_shared_bytes > std::uint64_t(hw::emulated.max_shared_per_block))
-        bad = "the block asks for " + std::to_string(static_shared + config.dynamic_shared_bytes) + " bytes of shared memory; an " +
-              std::string(hw::emulated_arch) + " block can have at most " + std::to_string(hw::emulated.max_shared_per_block) + " (227 KB)";
+    if (bad.empty() && std::uint64_t(static_shared) + config.dynamic_shared_bytes >
+                           std::uint64_t(hw::emulated.max_shared_per_block))
+        bad = "the block asks for " + std::to_string(static_shared + config.dynamic_shared_bytes) +
+              " bytes of shared memory; an " + std::string(hw::emulated_arch) +
+              " block can have at most " + std::to_string(hw::emulated.max_shared_per_block) +
+              " (227 KB)";
     if (bad.empty() && args.size() != fn->params.size())
-        bad = "kernel '" + display_name + "' takes " + std::to_string(fn->params.size()) + " parameters but the launch passes " +
-              std::to_string(args.size()) + " (did the kernel's signature change? keep the one the exercise gave)";
+        bad = "kernel '" + display_name + "' takes " + std::to_string(fn->params.size()) +
+              " parameters but the launch passes " + std::to_string(args.size()) +
+              " (did the kernel's signature change? keep the one the exercise gave)";
     for (std::size_t i = 0; bad.empty() && i < args.size(); ++i)
         if (args[i].bytes.size() != fn->params[i].size)
-            bad = "parameter " + std::to_string(i) + " of kernel '" + display_name + "' is " + std::to_string(fn->params[i].size) +
-                  " bytes but the launch passes " + std::to_string(args[i].bytes.size()) +
+            bad = "parameter " + std::to_string(i) + " of kernel '" + display_name + "' is " +
+                  std::to_string(fn->params[i].size) + " bytes but the launch passes " +
+                  std::to_string(args[i].bytes.size()) +
                   " (did the kernel's signature change? keep the one the exercise gave)";
     if (!bad.empty()) {
-        result.status = Status::error(StatusCode::bad_usage, "cannot launch '" + display_name + "': invalid configuration: " + bad);
+        result.status =
+            Status::error(StatusCode::bad_usage,
+                          "cannot launch '" + display_name + "': invalid configuration: " + bad);
         return result;
     }
 
@@ -836,10 +1005,12 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         result.status = Status::error(
             StatusCode::kernel_fault,
             (program_->source_path.empty() ? std::string("kernel") : program_->source_path) +
-                ": error: instruction budget exhausted in kernel '" + display_name + "': the grid " + dim_text(g.x, g.y, g.z) +
-                " has " + std::to_string(block_count) + " blocks and each runs at least one warp instruction, more than the budget of " +
+                ": error: instruction budget exhausted in kernel '" + display_name +
+                "': the grid " + dim_text(g.x, g.y, g.z) + " has " + std::to_string(block_count) +
+                " blocks and each runs at least one warp instruction, more than the budget of " +
                 std::to_string(options_.instruction_budget) +
-                " warp instructions per launch\n  try: launch as many blocks as the data needs (a grid-stride loop covers any size); "
+                " warp instructions per launch\n  try: launch as many blocks as the data needs (a "
+                "grid-stride loop covers any size); "
                 "raise the budget with --budget if the work is really this large");
         return result;
     }
@@ -848,7 +1019,9 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     state.config = config;
     state.params.assign(fn->param_bytes, 0);
     for (std::size_t i = 0; i < args.size(); ++i)
-        if (!args[i].bytes.empty()) std::memcpy(state.params.data() + fn->params[i].offset, args[i].bytes.data(), args[i].bytes.size());
+        if (!args[i].bytes.empty())
+            std::memcpy(state.params.data() + fn->params[i].offset, args[i].bytes.data(),
+                        args[i].bytes.size());
     state.static_shared = static_shared;
     state.shared_bytes = static_shared + config.dynamic_shared_bytes;
     state.budget = options_.instruction_budget;
@@ -864,10 +1037,14 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     if (record_writers) {
         // A traced launch records which thread wrote each word: a shadow as large as the buffers.
         if (memory_->bytes_allocated() * 2 > options_.memory_limit) {
-            result.status = Status::error(StatusCode::kernel_fault,
-                                          "cannot launch '" + display_name + "': memory limit reached: recording which thread wrote each word of " +
-                                              std::to_string(memory_->bytes_allocated() >> 20) + " MB of buffers would take the emulator past its " +
-                                              std::to_string(options_.memory_limit >> 20) + " MB limit (raise it with --memory-limit)");
+            result.status = Status::error(
+                StatusCode::kernel_fault,
+                "cannot launch '" + display_name +
+                    "': memory limit reached: recording which thread wrote each word of " +
+                    std::to_string(memory_->bytes_allocated() >> 20) +
+                    " MB of buffers would take the emulator past its " +
+                    std::to_string(options_.memory_limit >> 20) +
+                    " MB limit (raise it with --memory-limit)");
             return result;
         }
         memory_->track_writers();
@@ -878,15 +1055,20 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     std::set<std::uint32_t> detail;
     if (trace_options.enabled) {
         if (trace_options.detail_blocks.empty())
-            for (std::uint32_t b = 0; b < std::min(blocks, trace_options.auto_detail_blocks); ++b) detail.insert(b);
+            for (std::uint32_t b = 0; b < std::min(blocks, trace_options.auto_detail_blocks); ++b)
+                detail.insert(b);
         else
-            for (std::uint32_t b : trace_options.detail_blocks) if (b < blocks) detail.insert(b);
+            for (std::uint32_t b : trace_options.detail_blocks)
+                if (b < blocks) detail.insert(b);
     }
     // Residency: blocks fill the modelled SMs round-robin, as many per SM as threads and the block
     // limit allow; each fill is a wave.
-    const std::uint32_t per_sm = std::max<std::uint32_t>(1, std::min<std::uint32_t>(32, std::uint32_t(2048 / std::max<std::uint64_t>(1, bl.count()))));
+    const std::uint32_t per_sm = std::max<std::uint32_t>(
+        1,
+        std::min<std::uint32_t>(32, std::uint32_t(2048 / std::max<std::uint64_t>(1, bl.count()))));
 
-    unsigned workers = options_.worker_threads ? options_.worker_threads : std::max(1u, std::thread::hardware_concurrency());
+    unsigned workers = options_.worker_threads ? options_.worker_threads
+                                               : std::max(1u, std::thread::hardware_concurrency());
     // Atomic results and device malloc's addresses must not depend on thread timing.
     if (program_->uses_global_atomics || program_->uses_device_malloc) workers = 1;
     workers = std::max(1u, std::min<unsigned>(workers, blocks));
@@ -896,14 +1078,19 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         const std::uint64_t used = memory_->bytes_allocated() + memory_->shadow_bytes();
         const std::uint64_t left = options_.memory_limit > used ? options_.memory_limit - used : 0;
         // (A cooperative launch has every block resident at once.)
-        const std::uint64_t threads = (bl.count() + 31) / 32 * 32 * (config.cooperative ? blocks : workers);
+        const std::uint64_t threads =
+            (bl.count() + 31) / 32 * 32 * (config.cooperative ? blocks : workers);
         const std::uint64_t share = left / std::max<std::uint64_t>(1, threads);
-        state.local_limit = std::min<std::uint64_t>(std::uint64_t(hw::max_local_bytes_per_thread), share);
-        state.local_limit_reason = share < std::uint64_t(hw::max_local_bytes_per_thread)
-            ? "each thread may use at most " + std::to_string(state.local_limit) + " bytes here: the emulator memory limit of " +
-                  std::to_string(options_.memory_limit >> 20) + " MB, less what the buffers use, shared by " + std::to_string(threads) +
-                  " threads (raise it with --memory-limit)"
-            : "a GPU thread may use at most 512 KB of local memory (the limit)";
+        state.local_limit =
+            std::min<std::uint64_t>(std::uint64_t(hw::max_local_bytes_per_thread), share);
+        state.local_limit_reason =
+            share < std::uint64_t(hw::max_local_bytes_per_thread)
+                ? "each thread may use at most " + std::to_string(state.local_limit) +
+                      " bytes here: the emulator memory limit of " +
+                      std::to_string(options_.memory_limit >> 20) +
+                      " MB, less what the buffers use, shared by " + std::to_string(threads) +
+                      " threads (raise it with --memory-limit)"
+                : "a GPU thread may use at most 512 KB of local memory (the limit)";
     }
     state.printf_limit = options_.printf_limit;
     state.deadline = options_.deadline;
@@ -928,7 +1115,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
                 ++b;
             }
             // After a fault in block f, blocks below f still run (one of them may fault first: the
-            // report names the lowest faulting block, whatever the threads' timing); later ones not.
+            // report names the lowest faulting block, whatever the threads' timing); later ones
+            // not.
             if (b >= blocks || b > state.fault_block.load()) break;
             block.linear = b;
             linear_to_dims(b, g, block.ctaid);
@@ -937,9 +1125,14 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             try {
                 run_block(state, block, r, trace_options.max_events, events_total);
             } catch (const Fault& f) {
-                if (!r.faulted || f.info.block < r.fault.block) { r.faulted = true; r.fault = f.info; }
+                if (!r.faulted || f.info.block < r.fault.block) {
+                    r.faulted = true;
+                    r.fault = f.info;
+                }
                 std::uint32_t seen = state.fault_block.load();
-                while (f.info.block < seen && !state.fault_block.compare_exchange_weak(seen, f.info.block)) {}
+                while (f.info.block < seen &&
+                       !state.fault_block.compare_exchange_weak(seen, f.info.block)) {
+                }
                 continue;
             }
             if (block.detail) {
@@ -979,14 +1172,19 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
                 for (std::uint32_t b = 0; b < blocks; ++b) {
                     if (finished[b]) continue;
                     const std::uint64_t before = outputs[b].printf_text.size();
-                    state.printf_bytes.store(printed - before, std::memory_order_relaxed);  // the other blocks'
-                    const bool done = step_block(state, grid[b], r, outputs[b], trace_options.max_events, grid[b].detail ? 1 : 256);
+                    state.printf_bytes.store(printed - before,
+                                             std::memory_order_relaxed);  // the other blocks'
+                    const bool done =
+                        step_block(state, grid[b], r, outputs[b], trace_options.max_events,
+                                   grid[b].detail ? 1 : 256);
                     printed += outputs[b].printf_text.size() - before;
                     if (!done) continue;
                     finished[b] = 1;
                     --left;
-                    state.printf_bytes.fetch_add(outputs[b].printf_text.size(), std::memory_order_relaxed);
-                    if (!outputs[b].printf_text.empty()) r.printf_blocks.push_back({b, std::move(outputs[b].printf_text)});
+                    state.printf_bytes.fetch_add(outputs[b].printf_text.size(),
+                                                 std::memory_order_relaxed);
+                    if (!outputs[b].printf_text.empty())
+                        r.printf_blocks.push_back({b, std::move(outputs[b].printf_text)});
                 }
             }
         } catch (const Fault& f) {
@@ -1004,12 +1202,17 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     auto trace = std::make_shared<Trace>();
     trace->kernel.name = display_name;
     trace->kernel.entry = entry;
-    trace->kernel.grid[0] = g.x; trace->kernel.grid[1] = g.y; trace->kernel.grid[2] = g.z;
-    trace->kernel.block[0] = bl.x; trace->kernel.block[1] = bl.y; trace->kernel.block[2] = bl.z;
+    trace->kernel.grid[0] = g.x;
+    trace->kernel.grid[1] = g.y;
+    trace->kernel.grid[2] = g.z;
+    trace->kernel.block[0] = bl.x;
+    trace->kernel.block[1] = bl.y;
+    trace->kernel.block[2] = bl.z;
     trace->kernel.dynamic_shared_bytes = config.dynamic_shared_bytes;
     trace->kernel.num_sms = state.num_sms;
     trace->per_pc.assign(program_->total_pcs, PcCounters{});
-    trace->pcs.resize(trace_options.enabled ? program_->total_pcs : 0);  // untraced: no trace is returned
+    trace->pcs.resize(trace_options.enabled ? program_->total_pcs
+                                            : 0);  // untraced: no trace is returned
     for (const auto& pf : program_->functions) {
         if (!trace_options.enabled) break;
         for (std::size_t i = 0; i < pf.fn.code.size(); ++i) {
@@ -1050,7 +1253,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     }
     std::sort(printed.begin(), printed.end(), [](auto& a, auto& b) { return a.first < b.first; });
     for (auto& p : printed) result.printf_output += p.second;
-    std::sort(detail_blocks.begin(), detail_blocks.end(), [](const Block& a, const Block& b) { return a.linear < b.linear; });
+    std::sort(detail_blocks.begin(), detail_blocks.end(),
+              [](const Block& a, const Block& b) { return a.linear < b.linear; });
     std::size_t total_events = 0, total_accesses = 0;
     for (const Block& b : detail_blocks) {
         total_events += b.events.size();
@@ -1084,8 +1288,11 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     result.global_races = state.global_races;
     result.first_global_race = std::move(state.first_global_race);
     if (trace_options.enabled) result.trace = std::move(trace);
-    if (fault) result.status = Status::error(StatusCode::kernel_fault, format_fault(*program_, config, display_name, *fault));
-    result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (fault)
+        result.status = Status::error(StatusCode::kernel_fault,
+                                      format_fault(*program_, config, display_name, *fault));
+    result.stats.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return result;
 }
 

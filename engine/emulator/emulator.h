@@ -44,8 +44,8 @@ struct EmulatorOptions {
     // lane is stopped as quickly as one in a full warp (a few seconds at most). The largest
     // lesson needs under 1 M.
     std::uint64_t instruction_budget = 50'000'000ull;
-    unsigned worker_threads = 0;                          // 0: one per core
-    std::uint32_t num_sms = 132;                          // modelled SMs (H100/H200 SXM)
+    unsigned worker_threads = 0;  // 0: one per core
+    std::uint32_t num_sms = 132;  // modelled SMs (H100/H200 SXM)
     bool detect_races = true;
     // Independent thread scheduling (Volta and later): the two paths of a divergent branch run in
     // turns of 1-8 instructions in a seeded order, each waiting at a __syncwarp, *_sync collective
@@ -84,7 +84,7 @@ struct SymbolInfo {
 };
 
 class Emulator {
-public:
+  public:
     explicit Emulator(EmulatorOptions options = {});
     // Several modules of one program share device memory (a CUDA context's address space).
     Emulator(EmulatorOptions options, std::shared_ptr<DeviceMemory> memory);
@@ -123,7 +123,7 @@ public:
     std::optional<Writer> last_writer(std::uint64_t address) const;
     bool tracks_writers() const { return writers_tracked_; }
 
-private:
+  private:
     EmulatorOptions options_;
     std::shared_ptr<DeviceMemory> memory_;
     std::unique_ptr<Program> program_;

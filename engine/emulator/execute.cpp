@@ -68,30 +68,37 @@ template <class T> inline bool is_negative(T v) {
 
 // Two's-complement wraparound for signed types without C++ signed overflow (undefined behaviour).
 template <class T> inline T wrap_add(T a, T b) {
-    if constexpr (std::is_integral_v<T>) return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
+    if constexpr (std::is_integral_v<T>)
+        return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
     else return a + b;
 }
 template <class T> inline T wrap_sub(T a, T b) {
-    if constexpr (std::is_integral_v<T>) return T(std::make_unsigned_t<T>(a) - std::make_unsigned_t<T>(b));
+    if constexpr (std::is_integral_v<T>)
+        return T(std::make_unsigned_t<T>(a) - std::make_unsigned_t<T>(b));
     else return a - b;
 }
 template <class T> inline T wrap_mul(T a, T b) {
-    if constexpr (std::is_integral_v<T>) return T(std::uint64_t(std::make_unsigned_t<T>(a)) * std::make_unsigned_t<T>(b));
+    if constexpr (std::is_integral_v<T>)
+        return T(std::uint64_t(std::make_unsigned_t<T>(a)) * std::make_unsigned_t<T>(b));
     else return a * b;
 }
 
 // Runs the body for each lane l in the mask. A full warp (the common case) takes a plain counted
 // loop the compiler can unroll and vectorise; a partial mask walks its set bits.
-#define FOR_LANES(mask, ...)                                                 \
-    if (const std::uint32_t fm_ = (mask); fm_ == 0xffffffffu) {              \
-        for (int l = 0; l < 32; ++l) { __VA_ARGS__; }                        \
-    } else                                                                   \
-        for (std::uint32_t m_ = fm_; m_; m_ &= m_ - 1) {                     \
-            const int l = __builtin_ctz(m_);                                 \
-            __VA_ARGS__;                                                     \
+#define FOR_LANES(mask, ...)                                                                       \
+    if (const std::uint32_t fm_ = (mask); fm_ == 0xffffffffu) {                                    \
+        for (int l = 0; l < 32; ++l) {                                                             \
+            __VA_ARGS__;                                                                           \
+        }                                                                                          \
+    } else                                                                                         \
+        for (std::uint32_t m_ = fm_; m_; m_ &= m_ - 1) {                                           \
+            const int l = __builtin_ctz(m_);                                                       \
+            __VA_ARGS__;                                                                           \
         }
 
-inline float flush(float f) { return std::fpclassify(f) == FP_SUBNORMAL ? std::copysign(0.f, f) : f; }
+inline float flush(float f) {
+    return std::fpclassify(f) == FP_SUBNORMAL ? std::copysign(0.f, f) : f;
+}
 inline double flush(double f) { return f; }  // .ftz applies to f32 only
 
 // An f32 operation that yields NaN gives the canonical NaN 0x7fffffff on the GPU (seen on an H200),
@@ -105,12 +112,18 @@ inline double canonical(double r) { return r; }
 struct RoundingScope {
     int saved = -1;
     explicit RoundingScope(Rounding r) {
-        int mode = r == Rounding::rz || r == Rounding::rzi ? FE_TOWARDZERO
-                 : r == Rounding::rm || r == Rounding::rmi ? FE_DOWNWARD
-                 : r == Rounding::rp || r == Rounding::rpi ? FE_UPWARD : -1;
-        if (mode >= 0) { saved = std::fegetround(); std::fesetround(mode); }
+        int mode = r == Rounding::rz || r == Rounding::rzi   ? FE_TOWARDZERO
+                   : r == Rounding::rm || r == Rounding::rmi ? FE_DOWNWARD
+                   : r == Rounding::rp || r == Rounding::rpi ? FE_UPWARD
+                                                             : -1;
+        if (mode >= 0) {
+            saved = std::fegetround();
+            std::fesetround(mode);
+        }
     }
-    ~RoundingScope() { if (saved >= 0) std::fesetround(saved); }
+    ~RoundingScope() {
+        if (saved >= 0) std::fesetround(saved);
+    }
 };
 
 std::string hex(std::uint64_t v) {
@@ -147,10 +160,11 @@ struct Exec {
     int scratch_used = 0;
 
     // A constructor, not aggregate initialisation: braces would zero the 1 KB scratch every step.
-    Exec(LaunchState& l, Block& b, Warp& w, BlockOutput& o, Frame* f, const PreparedFunction* p, const Instruction* i,
-         std::uint32_t at, std::uint32_t lanes, std::uint32_t global_pc, bool detail)
-        : launch(l), block(b), warp(w), out(o), frame(f), fn(p), in(i), pc(at), active(lanes), mask(lanes),
-          gpc(global_pc), event(detail) {}
+    Exec(LaunchState& l, Block& b, Warp& w, BlockOutput& o, Frame* f, const PreparedFunction* p,
+         const Instruction* i, std::uint32_t at, std::uint32_t lanes, std::uint32_t global_pc,
+         bool detail)
+        : launch(l), block(b), warp(w), out(o), frame(f), fn(p), in(i), pc(at), active(lanes),
+          mask(lanes), gpc(global_pc), event(detail) {}
 
     std::uint64_t* reg(std::int32_t r) { return frame->regs.data() + std::size_t(r) * 32; }
 
@@ -178,7 +192,8 @@ struct Exec {
         } else if (o.kind == OperandKind::imm) v = std::uint64_t(o.value);
         else unsupported_operand(i);  // a vector or address where this handler wants one value
         for (int l = 0; l < 32; ++l) s[l] = v;
-        if (o.negate) for (int l = 0; l < 32; ++l) s[l] = !s[l];
+        if (o.negate)
+            for (int l = 0; l < 32; ++l) s[l] = !s[l];
         return s;
     }
 
@@ -195,9 +210,11 @@ struct Exec {
             return frame->local_base + off;  // .local and call-site .param live in the frame
         }
         case Operand::param_scope:
-            if (fn->fn.is_entry) return kernel_param_base + fn->fn.params[std::size_t(o.symbol)].offset;
+            if (fn->fn.is_entry)
+                return kernel_param_base + fn->fn.params[std::size_t(o.symbol)].offset;
             return frame->local_base + fn->param_offsets[std::size_t(o.symbol)];
-        case Operand::return_scope: return frame->local_base + fn->return_offsets[std::size_t(o.symbol)];
+        case Operand::return_scope:
+            return frame->local_base + fn->return_offsets[std::size_t(o.symbol)];
         case Operand::code_scope: return function_window + 16 * std::uint64_t(o.symbol);
         }
         return 0;
@@ -216,7 +233,8 @@ struct Exec {
         case Special::clock: return std::uint32_t(block.linear * 100000ull + warp.instructions * 4);
         case Special::clock64: return block.linear * 100000ull + warp.instructions * 4;
         case Special::globaltimer: return (block.linear * 100000ull + warp.instructions * 4) * 1;
-        case Special::globaltimer_lo: return std::uint32_t(block.linear * 100000ull + warp.instructions * 4);
+        case Special::globaltimer_lo:
+            return std::uint32_t(block.linear * 100000ull + warp.instructions * 4);
         case Special::globaltimer_hi: return 0;
         case Special::dynamic_smem_size: return c.dynamic_shared_bytes;
         case Special::total_smem_size: return launch.shared_bytes;
@@ -228,11 +246,13 @@ struct Exec {
         }
     }
 
-    static std::uint64_t lane_constant(LaunchState& launch, Block& block, Warp& warp, ptx::Special s, int lane) {
+    static std::uint64_t lane_constant(LaunchState& launch, Block& block, Warp& warp,
+                                       ptx::Special s, int lane) {
         using ptx::Special;
         const auto& c = launch.config;
         std::uint32_t t = warp.id * 32 + std::uint32_t(lane);
-        std::uint32_t tx = t % c.block.x, ty = (t / c.block.x) % c.block.y, tz = t / (c.block.x * c.block.y);
+        std::uint32_t tx = t % c.block.x, ty = (t / c.block.x) % c.block.y,
+                      tz = t / (c.block.x * c.block.y);
         switch (s) {
         case Special::tid_x: return tx;
         case Special::tid_y: return ty;
@@ -276,9 +296,12 @@ struct Exec {
     // takes one value): an error, never a silently made-up value.
     [[noreturn]] void unsupported_operand(int i) {
         const OperandKind k = in->operands[i].kind;
-        const char* form = k == OperandKind::vector ? "a vector {...}" : k == OperandKind::address ? "an address [...]" : "this form";
+        const char* form = k == OperandKind::vector    ? "a vector {...}"
+                           : k == OperandKind::address ? "an address [...]"
+                                                       : "this form";
         fault("unsupported instruction",
-              "the emulator does not implement '" + in->text + "' with operand " + std::to_string(i + 1) + " as " + form,
+              "the emulator does not implement '" + in->text + "' with operand " +
+                  std::to_string(i + 1) + " as " + form,
               "rewrite this line without it, or run on a GPU with --backend gpu; please report it");
     }
 
@@ -298,10 +321,12 @@ namespace {
 
 // A per-lane special register (%tid.x, %ctaid.y, %laneid, ...) for all 32 lanes, filled when a
 // warp or call starts. Most are the same in every lane and are computed once.
-void fill_lane_special(LaunchState& launch, Block& block, Warp& warp, ptx::Special s, std::uint64_t* r) {
+void fill_lane_special(LaunchState& launch, Block& block, Warp& warp, ptx::Special s,
+                       std::uint64_t* r) {
     using ptx::Special;
-    const bool per_lane = s == Special::tid_x || s == Special::tid_y || s == Special::tid_z || s == Special::laneid ||
-                          s == Special::lanemask_eq || s == Special::lanemask_lt || s == Special::lanemask_le ||
+    const bool per_lane = s == Special::tid_x || s == Special::tid_y || s == Special::tid_z ||
+                          s == Special::laneid || s == Special::lanemask_eq ||
+                          s == Special::lanemask_lt || s == Special::lanemask_le ||
                           s == Special::lanemask_gt || s == Special::lanemask_ge;
     if (!per_lane) {
         const std::uint64_t v = Exec::lane_constant(launch, block, warp, s, 0);
@@ -346,9 +371,10 @@ const char* space_word(Space s) {
 }
 
 // Whether this launch may touch buffer a (with only_argument_buffers; else any buffer): a module
-// variable, or a buffer one of the kernel's parameters points into (or one past). Anything else is another launch's or another array's
-// buffer that an out-of-range index happened to land in: on a GPU it reads or overwrites that data
-// silently; here it is a fault. Called only when a buffer is looked up, not per access.
+// variable, or a buffer one of the kernel's parameters points into (or one past). Anything else is
+// another launch's or another array's buffer that an out-of-range index happened to land in: on a
+// GPU it reads or overwrites that data silently; here it is a fault. Called only when a buffer is
+// looked up, not per access.
 bool launch_may_touch(const Exec& x, const Allocation* a) {
     if (!x.launch.only_argument_buffers || a->label.rfind("global variable", 0) == 0) return true;
     const auto& p = x.launch.params;
@@ -360,27 +386,37 @@ bool launch_may_touch(const Exec& x, const Allocation* a) {
     return false;
 }
 
-Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, const char* verb, int lane,
-               Allocation*& cache) {
+Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, const char* verb,
+               int lane, Allocation*& cache) {
     Access r;
     auto oob = [&](const char* where, std::uint64_t limit) {
         x.fault(std::string("out-of-bounds ") + verb + " in " + where + " memory",
-                std::to_string(size) + " bytes at offset " + std::to_string(addr) + ", but the " + where +
-                    " memory here is " + std::to_string(limit) + " bytes",
+                std::to_string(size) + " bytes at offset " + std::to_string(addr) + ", but the " +
+                    where + " memory here is " + std::to_string(limit) + " bytes",
                 std::string("check the index used for this ") + where + " array", lane);
     };
     if (space == Space::generic) {
-        if (addr >= shared_window && addr < shared_window + window_size) { space = Space::shared; addr -= shared_window; }
-        else if (addr >= local_window && addr < local_window + window_size) { space = Space::local; addr -= local_window; }
-        else if (addr >= const_window && addr < const_window + window_size) { space = Space::constant; addr -= const_window; }
-        else if (addr >= param_window && addr < param_window + window_size) { space = Space::param; addr -= param_window; }
-        else space = Space::global;
+        if (addr >= shared_window && addr < shared_window + window_size) {
+            space = Space::shared;
+            addr -= shared_window;
+        } else if (addr >= local_window && addr < local_window + window_size) {
+            space = Space::local;
+            addr -= local_window;
+        } else if (addr >= const_window && addr < const_window + window_size) {
+            space = Space::constant;
+            addr -= const_window;
+        } else if (addr >= param_window && addr < param_window + window_size) {
+            space = Space::param;
+            addr -= param_window;
+        } else space = Space::global;
     }
     if (size > 1 && (addr & (size - 1)) != 0)  // sizes are powers of two (1-16 bytes)
         x.fault(std::string("misaligned ") + verb + " in " + space_word(space) + " memory",
-                std::to_string(size) + "-byte access at address " + hex(addr) + ", which is not a multiple of " +
-                    std::to_string(size),
-                "a value of N bytes must sit at an address divisible by N; check pointer casts and offsets", lane);
+                std::to_string(size) + "-byte access at address " + hex(addr) +
+                    ", which is not a multiple of " + std::to_string(size),
+                "a value of N bytes must sit at an address divisible by N; check pointer casts and "
+                "offsets",
+                lane);
     switch (space) {
     case Space::global: {
         Allocation* a = cache;
@@ -393,33 +429,43 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
                     detail += ", a null pointer (or a small offset from one)";
                 } else if (near && !near->freed) {
                     if (addr >= near->base + near->size)
-                        detail += ", " + std::to_string(addr - (near->base + near->size)) + " bytes past the end of " +
-                                  std::to_string(near->size) + "-byte buffer (" + near->label + ")";
+                        detail += ", " + std::to_string(addr - (near->base + near->size)) +
+                                  " bytes past the end of " + std::to_string(near->size) +
+                                  "-byte buffer (" + near->label + ")";
                     else if (addr < near->base)
-                        detail += ", " + std::to_string(near->base - addr) + " bytes before the start of " +
-                                  std::to_string(near->size) + "-byte buffer (" + near->label + ")";
+                        detail += ", " + std::to_string(near->base - addr) +
+                                  " bytes before the start of " + std::to_string(near->size) +
+                                  "-byte buffer (" + near->label + ")";
                     else
-                        detail += ", running past the end of " + std::to_string(near->size) + "-byte buffer (" + near->label + ")";
+                        detail += ", running past the end of " + std::to_string(near->size) +
+                                  "-byte buffer (" + near->label + ")";
                 } else {
                     detail += ", which is not inside any buffer";
                 }
                 x.fault(std::string("out-of-bounds ") + verb + " in global memory", detail,
-                        addr < 65536 ? "the pointer is null: pass the kernel a buffer from cudaMalloc, and check where the "
+                        addr < 65536 ? "the pointer is null: pass the kernel a buffer from "
+                                       "cudaMalloc, and check where the "
                                        "pointer was set"
-                                     : "guard the access so the index stays below the array's length, e.g. `if (i < n)`",
+                                     : "guard the access so the index stays below the array's "
+                                       "length, e.g. `if (i < n)`",
                         lane);
             }
             if (a->freed)
                 x.fault(std::string("use after free: ") + verb + " of global memory",
-                        std::to_string(size) + " bytes at " + hex(addr) + " in buffer " + a->label + ", which was freed",
+                        std::to_string(size) + " bytes at " + hex(addr) + " in buffer " + a->label +
+                            ", which was freed",
                         "do not use a buffer after cudaFree", lane);
             if (!launch_may_touch(x, a))
-                x.fault(std::string("out-of-bounds ") + verb + " in global memory",
-                        std::to_string(size) + " bytes at " + hex(addr) + ", inside " + std::to_string(a->size) +
-                            "-byte buffer " + a->label +
-                            ", which no parameter of this launch points into: an index past the end of one array "
-                            "landed in another (on a GPU it silently reads or overwrites that data)",
-                        "guard the access so the index stays inside the array it belongs to, e.g. `if (i < n)`", lane);
+                x.fault(
+                    std::string("out-of-bounds ") + verb + " in global memory",
+                    std::to_string(size) + " bytes at " + hex(addr) + ", inside " +
+                        std::to_string(a->size) + "-byte buffer " + a->label +
+                        ", which no parameter of this launch points into: an index past the end of "
+                        "one array "
+                        "landed in another (on a GPU it silently reads or overwrites that data)",
+                    "guard the access so the index stays inside the array it belongs to, e.g. `if "
+                    "(i < n)`",
+                    lane);
             cache = a;
         }
         r.ptr = a->bytes() + (addr - a->base);
@@ -445,9 +491,11 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
         // parameters of a .func and the call-site .param symbols live in the thread's frame.
         if (addr >= kernel_param_base) {
             const std::uint64_t off = addr - kernel_param_base;
-            if (off + size > x.launch.params.size()) oob("kernel parameter", x.launch.params.size());
+            if (off + size > x.launch.params.size())
+                oob("kernel parameter", x.launch.params.size());
             if (std::strcmp(verb, "load") != 0)
-                x.fault(std::string(verb) + " to a kernel parameter", "kernel parameters are read-only",
+                x.fault(std::string(verb) + " to a kernel parameter",
+                        "kernel parameters are read-only",
                         "copy the value into a local variable first", lane);
             r.ptr = const_cast<std::uint8_t*>(x.launch.params.data()) + off;
             r.space = MemSpace::param;
@@ -474,13 +522,15 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
 // The source line of an instruction in the module-wide pc numbering (for messages only).
 std::uint32_t line_at(const Program& program, std::uint32_t gpc) {
     for (const PreparedFunction& f : program.functions)
-        if (gpc >= f.pc_base && gpc < f.pc_base + f.fn.code.size()) return f.fn.code[gpc - f.pc_base].line;
+        if (gpc >= f.pc_base && gpc < f.pc_base + f.fn.code.size())
+            return f.fn.code[gpc - f.pc_base].line;
     return 0;
 }
 
 std::string dims_text(std::uint32_t linear, std::uint32_t dx, std::uint32_t dy) {
     char text[48];
-    std::snprintf(text, sizeof text, "(%u,%u,%u)", linear % dx, linear / dx % dy, linear / (dx * dy));
+    std::snprintf(text, sizeof text, "(%u,%u,%u)", linear % dx, linear / dx % dy,
+                  linear / (dx * dy));
     return text;
 }
 
@@ -500,10 +550,12 @@ void warn_uninitialised(Exec& x, std::uint32_t offset, int lane) {
     std::ostringstream m;
     m << (x.launch.program.source_path.empty() ? "kernel" : x.launch.program.source_path);
     if (x.in->line) m << ":" << x.in->line;
-    m << ": warning: read of uninitialised shared memory in kernel '" << x.launch.display_name << "': block "
-      << dims_text(x.block.linear, c.grid.x, c.grid.y) << ", thread "
-      << dims_text(x.warp.id * 32 + std::uint32_t(lane), c.block.x, c.block.y) << " reads shared offset " << offset
-      << ", which no thread of the block has written (its value is undefined); write it before reading it, and put "
+    m << ": warning: read of uninitialised shared memory in kernel '" << x.launch.display_name
+      << "': block " << dims_text(x.block.linear, c.grid.x, c.grid.y) << ", thread "
+      << dims_text(x.warp.id * 32 + std::uint32_t(lane), c.block.x, c.block.y)
+      << " reads shared offset " << offset
+      << ", which no thread of the block has written (its value is undefined); write it before "
+         "reading it, and put "
          "__syncthreads() between";
     if (first) x.launch.first_uninitialised_shared_read = m.str();
     if (x.launch.warnings.size() < 20) x.launch.warnings.push_back(m.str());
@@ -514,8 +566,10 @@ void warn_uninitialised(Exec& x, std::uint32_t offset, int lane) {
 enum class SharedUse { read, write, atomic };
 
 // The race fault: out of line, so the checks around it stay small enough to inline.
-[[noreturn, gnu::noinline, gnu::cold]] void shared_race(Exec& x, std::uint32_t word, int lane, const char* first,
-                                                        std::uint32_t other_gpc, std::uint16_t other_warp, const char* second) {
+[[noreturn, gnu::noinline, gnu::cold]] void shared_race(Exec& x, std::uint32_t word, int lane,
+                                                        const char* first, std::uint32_t other_gpc,
+                                                        std::uint16_t other_warp,
+                                                        const char* second) {
     FaultInfo f;
     f.kind = "shared-memory race";
     const std::uint32_t other_line = line_at(x.launch.program, other_gpc);
@@ -535,22 +589,31 @@ enum class SharedUse { read, write, atomic };
             const std::uint32_t pc = fn.pc_base + i;
             if (other_gpc < x.gpc && pc > other_gpc && pc < x.gpc) carried = true;
             const std::uint32_t line = fn.fn.code[i].line;
-            if (!barrier_line && line > std::min(other_line, this_line) && line < std::max(other_line, this_line)) barrier_line = line;
+            if (!barrier_line && line > std::min(other_line, this_line) &&
+                line < std::max(other_line, this_line))
+                barrier_line = line;
         }
     }
-    const std::string who = other_warp == 0xFFFF ? std::string("other warps") : "warp " + std::to_string(other_warp);
-    f.detail = std::string("warp ") + std::to_string(x.warp.id) + " " + second + " shared offset " + std::to_string(word * 4) +
-               ", which " + who + " " + first + " at line " + std::to_string(other_line);
+    const std::string who =
+        other_warp == 0xFFFF ? std::string("other warps") : "warp " + std::to_string(other_warp);
+    f.detail = std::string("warp ") + std::to_string(x.warp.id) + " " + second + " shared offset " +
+               std::to_string(word * 4) + ", which " + who + " " + first + " at line " +
+               std::to_string(other_line);
     if (carried) {
-        f.detail += " on its next pass round the loop, before warp " + std::to_string(x.warp.id) + " had finished the previous one" +
-                    (barrier_line ? " (the __syncthreads() at line " + std::to_string(barrier_line) +
-                                        " only separates the accesses of one pass)"
-                                  : std::string());
-        f.advice = "a race carried over a loop iteration: put a second __syncthreads() at the end of the loop body, after the "
-                   "last use of the shared data, so no warp starts the next pass while others still work on this one";
+        f.detail +=
+            " on its next pass round the loop, before warp " + std::to_string(x.warp.id) +
+            " had finished the previous one" +
+            (barrier_line ? " (the __syncthreads() at line " + std::to_string(barrier_line) +
+                                " only separates the accesses of one pass)"
+                          : std::string());
+        f.advice = "a race carried over a loop iteration: put a second __syncthreads() at the end "
+                   "of the loop body, after the "
+                   "last use of the shared data, so no warp starts the next pass while others "
+                   "still work on this one";
     } else {
         f.detail += " with no barrier in between";
-        f.advice = "put __syncthreads() between the write and the read so every warp sees the finished data";
+        f.advice = "put __syncthreads() between the write and the read so every warp sees the "
+                   "finished data";
     }
     f.pc = x.pc;
     f.function = x.frame->function;
@@ -563,17 +626,22 @@ enum class SharedUse { read, write, atomic };
 
 // Lanes of one warp that exchange data through shared memory with no __syncwarp between: safe in
 // the emulator's lockstep, a race on sm_70 and later, whose lanes are scheduled independently.
-[[noreturn, gnu::noinline, gnu::cold]] void warp_hazard(Exec& x, std::uint32_t word, int lane, const char* second,
-                                                        const char* first, int other_lane, std::uint32_t other_gpc) {
+[[noreturn, gnu::noinline, gnu::cold]] void warp_hazard(Exec& x, std::uint32_t word, int lane,
+                                                        const char* second, const char* first,
+                                                        int other_lane, std::uint32_t other_gpc) {
     FaultInfo f;
     f.kind = "warp-level race in shared memory";
     const std::uint32_t other_line = line_at(x.launch.program, other_gpc);
-    f.detail = "lane " + std::to_string(lane) + " of warp " + std::to_string(x.warp.id) + " " + second +
-               " shared offset " + std::to_string(word * 4) + ", which lane " + std::to_string(other_lane) +
-               " of the same warp " + first + " at line " + std::to_string(other_line) +
-               " with no __syncwarp() between. The emulator runs a warp's lanes in lockstep, but since Volta "
-               "(sm_70) they are scheduled independently: on an H100 or H200 the read can see the old value";
-    f.advice = "put __syncwarp() between the write and the read (a `volatile` pointer is not enough), or exchange "
+    f.detail = "lane " + std::to_string(lane) + " of warp " + std::to_string(x.warp.id) + " " +
+               second + " shared offset " + std::to_string(word * 4) + ", which lane " +
+               std::to_string(other_lane) + " of the same warp " + first + " at line " +
+               std::to_string(other_line) +
+               " with no __syncwarp() between. The emulator runs a warp's lanes in lockstep, but "
+               "since Volta "
+               "(sm_70) they are scheduled independently: on an H100 or H200 the read can see the "
+               "old value";
+    f.advice = "put __syncwarp() between the write and the read (a `volatile` pointer is not "
+               "enough), or exchange "
                "the values in registers with __shfl_down_sync(0xffffffff, v, offset)";
     f.pc = x.pc;
     f.function = x.frame->function;
@@ -587,33 +655,37 @@ enum class SharedUse { read, write, atomic };
 // Two accesses of one word by different warps race unless a barrier separates them; atomic
 // updates do not race with each other, but do with plain reads and writes. Within a warp, two
 // lanes' accesses race unless a __syncwarp (or another *_sync collective) separates them.
-inline void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, SharedUse use, int lane) {
+inline void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, SharedUse use,
+                          int lane) {
     if (!x.launch.detect_races) return;
     auto& shadow = x.block.shadow;
     const std::uint16_t w = std::uint16_t(x.warp.id);
     const std::uint32_t epoch = x.block.epoch;
     const std::uint32_t sync = x.warp.sync_epoch;
     const std::uint32_t bit = 1u << lane;
-    for (std::uint32_t word = offset / 4; word <= (offset + size - 1) / 4 && word < shadow.size(); ++word) {
+    for (std::uint32_t word = offset / 4; word <= (offset + size - 1) / 4 && word < shadow.size();
+         ++word) {
         SharedShadow& s = shadow[word];
-        auto race = [&](const char* first, std::uint32_t other_gpc, std::uint16_t other_warp, const char* second) {
+        auto race = [&](const char* first, std::uint32_t other_gpc, std::uint16_t other_warp,
+                        const char* second) {
             shared_race(x, word, lane, first, other_gpc, other_warp, second);
         };
         const char* previous = s.write_atomic ? "updated atomically" : "wrote";
         // The same warp, another lane, in the same sync interval: a hazard under independent
         // thread scheduling. Atomic updates do not race with each other; two lanes of one
         // instruction storing to one word do not count (one of them wins, as on the GPU).
-        const bool same_interval_write = s.write_epoch == epoch && s.write_warp == w && s.write_sync == sync &&
-                                         s.write_lane != lane;
-        const bool same_interval_read = s.read_epoch == epoch && s.read_warp == w && s.read_sync == sync &&
-                                        (s.read_lanes & ~bit) != 0;
+        const bool same_interval_write = s.write_epoch == epoch && s.write_warp == w &&
+                                         s.write_sync == sync && s.write_lane != lane;
+        const bool same_interval_read = s.read_epoch == epoch && s.read_warp == w &&
+                                        s.read_sync == sync && (s.read_lanes & ~bit) != 0;
         if (use == SharedUse::read && same_interval_write && !s.write_atomic)
             warp_hazard(x, word, lane, "reads", "wrote", s.write_lane, s.write_pc);
         if (use != SharedUse::read) {
             const bool both_atomic = use == SharedUse::atomic && s.write_atomic;
             if (same_interval_write && !both_atomic && s.write_pc != x.gpc)
                 warp_hazard(x, word, lane, use == SharedUse::atomic ? "updates" : "writes",
-                            s.write_atomic ? "updated atomically" : "wrote", s.write_lane, s.write_pc);
+                            s.write_atomic ? "updated atomically" : "wrote", s.write_lane,
+                            s.write_pc);
             if (same_interval_read)
                 warp_hazard(x, word, lane, use == SharedUse::atomic ? "updates" : "writes", "read",
                             __builtin_ctz(s.read_lanes & ~bit), s.read_pc);
@@ -621,34 +693,55 @@ inline void shared_shadow(Exec& x, std::uint32_t offset, std::uint32_t size, Sha
             s.write_lane = std::uint8_t(lane);
         }
         if (use == SharedUse::write) {
-            if (s.write_epoch == epoch && s.write_warp != w) race(previous, s.write_pc, s.write_warp, "writes");
-            if (s.read_epoch == epoch && s.read_warp != w) race("read", s.read_pc, s.read_warp, "writes");
+            if (s.write_epoch == epoch && s.write_warp != w)
+                race(previous, s.write_pc, s.write_warp, "writes");
+            if (s.read_epoch == epoch && s.read_warp != w)
+                race("read", s.read_pc, s.read_warp, "writes");
             s.write_epoch = epoch;
             s.write_warp = w;
             s.write_pc = x.gpc;
             s.write_atomic = false;
         } else if (use == SharedUse::atomic) {
-            if (s.write_epoch == epoch && s.write_warp != w && !s.write_atomic) race("wrote", s.write_pc, s.write_warp, "updates atomically");
-            if (s.read_epoch == epoch && s.read_warp != w) race("read", s.read_pc, s.read_warp, "updates atomically");
+            if (s.write_epoch == epoch && s.write_warp != w && !s.write_atomic)
+                race("wrote", s.write_pc, s.write_warp, "updates atomically");
+            if (s.read_epoch == epoch && s.read_warp != w)
+                race("read", s.read_pc, s.read_warp, "updates atomically");
             if (s.write_epoch == 0) warn_uninitialised(x, word * 4, lane);
-            if (s.write_epoch == epoch && s.write_atomic && s.write_warp != w) s.write_warp = 0xFFFF;
+            if (s.write_epoch == epoch && s.write_atomic && s.write_warp != w)
+                s.write_warp = 0xFFFF;
             else if (!(s.write_epoch == epoch && s.write_atomic)) s.write_warp = w;
             s.write_epoch = epoch;
             s.write_pc = x.gpc;
             s.write_atomic = true;
         } else {
-            if (s.write_epoch == epoch && s.write_warp != w) race(previous, s.write_pc, s.write_warp, "reads");
+            if (s.write_epoch == epoch && s.write_warp != w)
+                race(previous, s.write_pc, s.write_warp, "reads");
             if (s.write_epoch == 0) warn_uninitialised(x, word * 4, lane);
-            if (s.read_epoch != epoch) { s.read_epoch = epoch; s.read_warp = w; s.read_pc = x.gpc; s.read_sync = sync; s.read_lanes = bit; }
-            else if (s.read_warp != w) { s.read_warp = 0xFFFF; s.read_pc = x.gpc; s.read_lanes = 0; }
-            else if (s.read_sync != sync) { s.read_sync = sync; s.read_pc = x.gpc; s.read_lanes = bit; }
-            else { s.read_lanes |= bit; s.read_pc = x.gpc; }
+            if (s.read_epoch != epoch) {
+                s.read_epoch = epoch;
+                s.read_warp = w;
+                s.read_pc = x.gpc;
+                s.read_sync = sync;
+                s.read_lanes = bit;
+            } else if (s.read_warp != w) {
+                s.read_warp = 0xFFFF;
+                s.read_pc = x.gpc;
+                s.read_lanes = 0;
+            } else if (s.read_sync != sync) {
+                s.read_sync = sync;
+                s.read_pc = x.gpc;
+                s.read_lanes = bit;
+            } else {
+                s.read_lanes |= bit;
+                s.read_pc = x.gpc;
+            }
         }
     }
 }
 
 // Counters and detail events for one memory instruction.
-void record_memory(Exec& x, MemSpace space, MemOp op, const std::uint64_t* addr, std::uint32_t bytes_per_lane) {
+void record_memory(Exec& x, MemSpace space, MemOp op, const std::uint64_t* addr,
+                   std::uint32_t bytes_per_lane) {
     if (!x.counting()) return;  // untraced: no counters, no events
     std::array<std::uint64_t, 32> a{};
     FOR_LANES(x.mask, a[std::size_t(l)] = addr[l]);
@@ -678,21 +771,24 @@ void record_memory(Exec& x, MemSpace space, MemOp op, const std::uint64_t* addr,
     FOR_LANES(x.mask, lo = std::min(lo, a[std::size_t(l)]));
     if (x.mask == 0) lo = 0;
     m.base = lo;
-    FOR_LANES(x.mask, m.offset[std::size_t(l)] = std::uint32_t(std::min<std::uint64_t>(a[std::size_t(l)] - lo, 0xffffffffu)));
+    FOR_LANES(x.mask, m.offset[std::size_t(l)] = std::uint32_t(
+                          std::min<std::uint64_t>(a[std::size_t(l)] - lo, 0xffffffffu)));
     x.block.events.back().mem = std::int32_t(x.block.accesses.size());
     x.block.accesses.push_back(m);
 }
 
 // record_memory for an access at base[l] + offset. Called before the data moves: a load may
 // overwrite its own address register.
-void record_lanes(Exec& x, MemSpace space, MemOp op, const std::uint64_t* base, std::uint64_t offset, std::uint32_t bytes) {
+void record_lanes(Exec& x, MemSpace space, MemOp op, const std::uint64_t* base,
+                  std::uint64_t offset, std::uint32_t bytes) {
     if (!x.counting()) return;
     std::uint64_t addr[32];
     FOR_LANES(x.mask, addr[l] = base[l] + offset);
     record_memory(x, space, op, addr, bytes);
 }
 
-// [SECTION] Half precision: f16 and bf16 -----------------------------------------------------------
+// [SECTION] Half precision: f16 and bf16
+// -----------------------------------------------------------
 
 // f16 (1-5-10) and bf16 (1-8-7) values, alone or packed in pairs (.f16x2, .bf16x2: element 0 in
 // the low 16 bits). Arithmetic is done exactly (or rounded to odd) in double, then rounded once
@@ -704,9 +800,13 @@ struct HalfFormat {
 constexpr HalfFormat f16_format{5, 10, 0x7fff};
 constexpr HalfFormat bf16_format{8, 7, 0x7fff};
 
-inline bool is_half(Type t) { return t == Type::f16 || t == Type::bf16 || t == Type::f16x2 || t == Type::bf16x2; }
+inline bool is_half(Type t) {
+    return t == Type::f16 || t == Type::bf16 || t == Type::f16x2 || t == Type::bf16x2;
+}
 inline bool is_half_pair(Type t) { return t == Type::f16x2 || t == Type::bf16x2; }
-inline const HalfFormat& half_format(Type t) { return t == Type::bf16 || t == Type::bf16x2 ? bf16_format : f16_format; }
+inline const HalfFormat& half_format(Type t) {
+    return t == Type::bf16 || t == Type::bf16x2 ? bf16_format : f16_format;
+}
 
 double half_to_double(std::uint16_t h, const HalfFormat& f) {
     const int bias = (1 << (f.exponent_bits - 1)) - 1;
@@ -714,9 +814,11 @@ double half_to_double(std::uint16_t h, const HalfFormat& f) {
     const std::uint32_t fraction = h & ((1u << f.fraction_bits) - 1);
     const double sign = (h >> 15) ? -1.0 : 1.0;
     if (exponent == (1u << f.exponent_bits) - 1)
-        return fraction ? std::numeric_limits<double>::quiet_NaN() : sign * std::numeric_limits<double>::infinity();
+        return fraction ? std::numeric_limits<double>::quiet_NaN()
+                        : sign * std::numeric_limits<double>::infinity();
     if (exponent == 0) return sign * std::ldexp(double(fraction), 1 - bias - f.fraction_bits);
-    return sign * std::ldexp(double(fraction | (1u << f.fraction_bits)), int(exponent) - bias - f.fraction_bits);
+    return sign * std::ldexp(double(fraction | (1u << f.fraction_bits)),
+                             int(exponent) - bias - f.fraction_bits);
 }
 
 // Rounds a double to the format with rn (ties to even), rz, rm or rp. `v` must be exact or rounded
@@ -728,13 +830,16 @@ std::uint16_t double_to_half(double v, const HalfFormat& f, Rounding r, bool sat
     const int emax = bias, emin = 1 - bias;
     const std::uint16_t inf = std::uint16_t(((1u << f.exponent_bits) - 1) << f.fraction_bits);
     const std::uint16_t max_finite = std::uint16_t(inf - 1);
-    const bool up_away = (r == Rounding::rp && !sign) || (r == Rounding::rm && sign);  // rounds |v| up
+    const bool up_away =
+        (r == Rounding::rp && !sign) || (r == Rounding::rm && sign);  // rounds |v| up
     auto overflow = [&]() -> std::uint16_t {
-        const bool to_inf = !satfinite && (r == Rounding::rn || r == Rounding::none || r == Rounding::rna || up_away);
+        const bool to_inf = !satfinite && (r == Rounding::rn || r == Rounding::none ||
+                                           r == Rounding::rna || up_away);
         return std::uint16_t(sign | (to_inf ? inf : max_finite));
     };
     const double a = std::fabs(v);
-    if (std::isinf(a)) return satfinite ? std::uint16_t(sign | max_finite) : std::uint16_t(sign | inf);
+    if (std::isinf(a))
+        return satfinite ? std::uint16_t(sign | max_finite) : std::uint16_t(sign | inf);
     if (a == 0) return sign;
     int e;
     std::frexp(a, &e);
@@ -753,10 +858,14 @@ std::uint16_t double_to_half(double v, const HalfFormat& f, Rounding r, bool sat
         }
     }
     std::uint32_t m = std::uint32_t(n);
-    if (m >= (2u << f.fraction_bits)) { m >>= 1; ++exponent; }
+    if (m >= (2u << f.fraction_bits)) {
+        m >>= 1;
+        ++exponent;
+    }
     if (m < (1u << f.fraction_bits)) return std::uint16_t(sign | m);  // subnormal (or zero)
     if (exponent > emax) return overflow();
-    return std::uint16_t(sign | std::uint32_t(exponent + bias) << f.fraction_bits | (m - (1u << f.fraction_bits)));
+    return std::uint16_t(sign | std::uint32_t(exponent + bias) << f.fraction_bits |
+                         (m - (1u << f.fraction_bits)));
 }
 
 // Evaluates f() in double rounded toward zero, and sets the last bit if the result was inexact:
@@ -811,13 +920,20 @@ void half_arith(Exec& x, HalfOp op) {
                 case HalfOp::add: v = round_to_odd([&] { return va + vb; }); break;
                 case HalfOp::sub: v = round_to_odd([&] { return va - vb; }); break;
                 case HalfOp::mul: v = va * vb; break;  // exact: 22 or 16 significant bits
-                case HalfOp::fma: { const double vc = input(c[l], e); v = round_to_odd([&] { return std::fma(va, vb, vc); }); break; }
-                case HalfOp::min: case HalfOp::max: {
+                case HalfOp::fma: {
+                    const double vc = input(c[l], e);
+                    v = round_to_odd([&] { return std::fma(va, vb, vc); });
+                    break;
+                }
+                case HalfOp::min:
+                case HalfOp::max: {
                     const bool na = std::isnan(va), nb = std::isnan(vb);
-                    if ((na && nb) || ((flags & ptx::f_nan) && (na || nb))) v = std::numeric_limits<double>::quiet_NaN();
+                    if ((na && nb) || ((flags & ptx::f_nan) && (na || nb)))
+                        v = std::numeric_limits<double>::quiet_NaN();
                     else if (na) v = vb;
                     else if (nb) v = va;
-                    else if (va == vb) v = (op == HalfOp::min) == bool(std::signbit(va)) ? va : vb;  // -0 < +0
+                    else if (va == vb)
+                        v = (op == HalfOp::min) == bool(std::signbit(va)) ? va : vb;  // -0 < +0
                     else v = (op == HalfOp::min) == (va < vb) ? va : vb;
                     break;
                 }
@@ -836,31 +952,37 @@ void half_arith(Exec& x, HalfOp op) {
 
 // [SECTION] Integer and floating-point arithmetic -------------------------------------------------
 
-#define DISPATCH_INT(t, MACRO)                                          \
-    switch (t) {                                                        \
-    case Type::s8: MACRO(std::int8_t); break;                           \
-    case Type::u8: case Type::b8: MACRO(std::uint8_t); break;           \
-    case Type::s16: MACRO(std::int16_t); break;                         \
-    case Type::u16: case Type::b16: MACRO(std::uint16_t); break;        \
-    case Type::s32: MACRO(std::int32_t); break;                         \
-    case Type::u32: case Type::b32: MACRO(std::uint32_t); break;        \
-    case Type::s64: MACRO(std::int64_t); break;                         \
-    case Type::u64: case Type::b64: MACRO(std::uint64_t); break;        \
-    default: x.unsupported(x.in->text);                                 \
+#define DISPATCH_INT(t, MACRO)                                                                     \
+    switch (t) {                                                                                   \
+    case Type::s8: MACRO(std::int8_t); break;                                                      \
+    case Type::u8:                                                                                 \
+    case Type::b8: MACRO(std::uint8_t); break;                                                     \
+    case Type::s16: MACRO(std::int16_t); break;                                                    \
+    case Type::u16:                                                                                \
+    case Type::b16: MACRO(std::uint16_t); break;                                                   \
+    case Type::s32: MACRO(std::int32_t); break;                                                    \
+    case Type::u32:                                                                                \
+    case Type::b32: MACRO(std::uint32_t); break;                                                   \
+    case Type::s64: MACRO(std::int64_t); break;                                                    \
+    case Type::u64:                                                                                \
+    case Type::b64: MACRO(std::uint64_t); break;                                                   \
+    default: x.unsupported(x.in->text);                                                            \
     }
 
-#define DISPATCH_NUM(t, MACRO)                                          \
-    switch (t) {                                                        \
-    case Type::f32: MACRO(float); break;                                \
-    case Type::f64: MACRO(double); break;                               \
-    default: DISPATCH_INT(t, MACRO);                                    \
+#define DISPATCH_NUM(t, MACRO)                                                                     \
+    switch (t) {                                                                                   \
+    case Type::f32: MACRO(float); break;                                                           \
+    case Type::f64: MACRO(double); break;                                                          \
+    default: DISPATCH_INT(t, MACRO);                                                               \
     }
 
-template <class T> using Wide = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
+template <class T>
+using Wide = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
 
 template <class T> T saturate_add(T a, T b, bool sub) {
     std::int64_t r = sub ? std::int64_t(a) - std::int64_t(b) : std::int64_t(a) + std::int64_t(b);
-    return T(std::clamp<std::int64_t>(r, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+    return T(
+        std::clamp<std::int64_t>(r, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
 }
 
 // The operation is a type (a lambda), not a function pointer, so each lane's arithmetic is inlined;
@@ -877,7 +999,10 @@ template <class T, class F> void float_binary(Exec& x, F f) {
     }
     FOR_LANES(x.mask, {
         T va = get<T>(a[l]), vb = get<T>(b[l]);
-        if (ftz) { va = flush(va); vb = flush(vb); }
+        if (ftz) {
+            va = flush(va);
+            vb = flush(vb);
+        }
         T r = canonical(f(va, vb));
         if (ftz) r = flush(r);
         if (sat) r = std::isnan(r) ? T(0) : std::clamp(r, T(0), T(1));
@@ -898,12 +1023,14 @@ template <bool Sub, bool CarryIn> void add_carry(Exec& x) {
         const std::uint64_t cin = CarryIn ? (carry >> l) & 1 : 0;
         std::uint64_t r, cout;
         if (wide) {
-            const unsigned __int128 t = Sub ? (unsigned __int128)a[l] - b[l] - cin : (unsigned __int128)a[l] + b[l] + cin;
+            const unsigned __int128 t =
+                Sub ? (unsigned __int128)a[l] - b[l] - cin : (unsigned __int128)a[l] + b[l] + cin;
             r = std::uint64_t(t);
             cout = std::uint64_t(t >> 64) & 1;
         } else {
-            const std::uint64_t t = Sub ? std::uint64_t(std::uint32_t(a[l])) - std::uint32_t(b[l]) - cin
-                                        : std::uint64_t(std::uint32_t(a[l])) + std::uint32_t(b[l]) + cin;
+            const std::uint64_t t =
+                Sub ? std::uint64_t(std::uint32_t(a[l])) - std::uint32_t(b[l]) - cin
+                    : std::uint64_t(std::uint32_t(a[l])) + std::uint32_t(b[l]) + cin;
             r = std::uint32_t(t);
             cout = (t >> 32) & 1;
         }
@@ -925,15 +1052,17 @@ void mad_carry(Exec& x, bool carry_in) {
         const std::uint64_t cin = carry_in ? (carry >> l) & 1 : 0;
         std::uint64_t r, cout;
         if (wide) {
-            const unsigned __int128 p = is_signed ? (unsigned __int128)((__int128)std::int64_t(a[l]) * std::int64_t(b[l]))
-                                                  : (unsigned __int128)a[l] * b[l];
+            const unsigned __int128 p =
+                is_signed ? (unsigned __int128)((__int128)std::int64_t(a[l]) * std::int64_t(b[l]))
+                          : (unsigned __int128)a[l] * b[l];
             const std::uint64_t part = hi ? std::uint64_t(p >> 64) : std::uint64_t(p);
             const unsigned __int128 t = (unsigned __int128)part + c[l] + cin;
             r = std::uint64_t(t);
             cout = std::uint64_t(t >> 64) & 1;
         } else {
-            const std::uint64_t p = is_signed ? std::uint64_t(std::int64_t(std::int32_t(a[l])) * std::int32_t(b[l]))
-                                              : std::uint64_t(std::uint32_t(a[l])) * std::uint32_t(b[l]);
+            const std::uint64_t p =
+                is_signed ? std::uint64_t(std::int64_t(std::int32_t(a[l])) * std::int32_t(b[l]))
+                          : std::uint64_t(std::uint32_t(a[l])) * std::uint32_t(b[l]);
             const std::uint64_t part = hi ? p >> 32 : p & 0xffffffffu;
             const std::uint64_t t = part + std::uint32_t(c[l]) + cin;
             r = std::uint32_t(t);
@@ -951,17 +1080,22 @@ void exec_madc(Exec& x) { mad_carry(x, true); }
 // 9.7.1.1 / 9.7.3.1 add, 9.7.1.2 / 9.7.3.2 sub
 template <bool Sub> void add_sub(Exec& x) {
     const Type t = x.in->type;
-    if (t == Type::f32) return float_binary<float>(x, [](float a, float b) { return Sub ? a - b : a + b; });
-    if (t == Type::f64) return float_binary<double>(x, [](double a, double b) { return Sub ? a - b : a + b; });
+    if (t == Type::f32)
+        return float_binary<float>(x, [](float a, float b) { return Sub ? a - b : a + b; });
+    if (t == Type::f64)
+        return float_binary<double>(x, [](double a, double b) { return Sub ? a - b : a + b; });
     if (is_half(t)) return half_arith(x, Sub ? HalfOp::sub : HalfOp::add);
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
     if ((x.in->flags & ptx::f_sat) && t == Type::s32) {
-        FOR_LANES(x.mask, d[l] = put(saturate_add<std::int32_t>(get<std::int32_t>(a[l]), get<std::int32_t>(b[l]), Sub)));
+        FOR_LANES(x.mask, d[l] = put(saturate_add<std::int32_t>(get<std::int32_t>(a[l]),
+                                                                get<std::int32_t>(b[l]), Sub)));
         return;
     }
     if (x.in->flags & ptx::f_cc) return add_carry<Sub, false>(x);
-#define ADD(T) FOR_LANES(x.mask, d[l] = put<T>(Sub ? wrap_sub(get<T>(a[l]), get<T>(b[l])) : wrap_add(get<T>(a[l]), get<T>(b[l]))))
+#define ADD(T)                                                                                     \
+    FOR_LANES(x.mask, d[l] = put<T>(Sub ? wrap_sub(get<T>(a[l]), get<T>(b[l]))                     \
+                                        : wrap_add(get<T>(a[l]), get<T>(b[l]))))
     DISPATCH_INT(t, ADD)
 #undef ADD
 }
@@ -994,9 +1128,11 @@ void exec_mul(Exec& x) {
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
     const std::uint32_t flags = x.in->flags;
-#define MUL(T)                                                                                       \
-    if (flags & ptx::f_wide) FOR_LANES(x.mask, d[l] = mul_int<T>(get<T>(a[l]), get<T>(b[l]), ptx::f_wide))  \
-    else if (flags & ptx::f_hi) FOR_LANES(x.mask, d[l] = mul_int<T>(get<T>(a[l]), get<T>(b[l]), ptx::f_hi)) \
+#define MUL(T)                                                                                     \
+    if (flags & ptx::f_wide)                                                                       \
+        FOR_LANES(x.mask, d[l] = mul_int<T>(get<T>(a[l]), get<T>(b[l]), ptx::f_wide))              \
+    else if (flags & ptx::f_hi)                                                                    \
+        FOR_LANES(x.mask, d[l] = mul_int<T>(get<T>(a[l]), get<T>(b[l]), ptx::f_hi))                \
     else FOR_LANES(x.mask, d[l] = mul_int<T>(get<T>(a[l]), get<T>(b[l]), 0))
     DISPATCH_INT(t, MUL)
 #undef MUL
@@ -1014,7 +1150,11 @@ template <class T> void float_fma(Exec& x) {
     }
     FOR_LANES(x.mask, {
         T va = get<T>(a[l]), vb = get<T>(b[l]), vc = get<T>(c[l]);
-        if (ftz) { va = flush(va); vb = flush(vb); vc = flush(vc); }
+        if (ftz) {
+            va = flush(va);
+            vb = flush(vb);
+            vc = flush(vc);
+        }
         T r = canonical(std::fma(va, vb, vc));
         if (ftz) r = flush(r);
         if (sat) r = std::isnan(r) ? T(0) : std::clamp(r, T(0), T(1));
@@ -1036,15 +1176,21 @@ void exec_mad(Exec& x) {
         if (t != Type::s32 || !(flags & ptx::f_hi)) x.unsupported(x.in->text);
         FOR_LANES(x.mask, {
             const std::int64_t p = (std::int64_t(std::int32_t(a[l])) * std::int32_t(b[l])) >> 32;
-            d[l] = put<std::int32_t>(std::int32_t(std::clamp<std::int64_t>(p + std::int32_t(c[l]), INT32_MIN, INT32_MAX)));
+            d[l] = put<std::int32_t>(std::int32_t(
+                std::clamp<std::int64_t>(p + std::int32_t(c[l]), INT32_MIN, INT32_MAX)));
         });
         return;
     }
-#define MAD(T)                                                                                              \
-    if (flags & ptx::f_wide) FOR_LANES(x.mask, d[l] = mul_int<T>(get<T>(a[l]), get<T>(b[l]), ptx::f_wide) + c[l])  \
-    else if (flags & ptx::f_hi)                                                                             \
-        FOR_LANES(x.mask, d[l] = put<T>(wrap_add(get<T>(mul_int<T>(get<T>(a[l]), get<T>(b[l]), ptx::f_hi)), get<T>(c[l])))) \
-    else FOR_LANES(x.mask, d[l] = put<T>(wrap_add(wrap_mul(get<T>(a[l]), get<T>(b[l])), get<T>(c[l]))))
+#define MAD(T)                                                                                     \
+    if (flags & ptx::f_wide)                                                                       \
+        FOR_LANES(x.mask, d[l] = mul_int<T>(get<T>(a[l]), get<T>(b[l]), ptx::f_wide) + c[l])       \
+    else if (flags & ptx::f_hi)                                                                    \
+        FOR_LANES(x.mask,                                                                          \
+                  d[l] = put<T>(wrap_add(                                                          \
+                      get<T>(mul_int<T>(get<T>(a[l]), get<T>(b[l]), ptx::f_hi)), get<T>(c[l]))))   \
+    else                                                                                           \
+        FOR_LANES(x.mask,                                                                          \
+                  d[l] = put<T>(wrap_add(wrap_mul(get<T>(a[l]), get<T>(b[l])), get<T>(c[l]))))
     DISPATCH_INT(t, MAD)
 #undef MAD
 }
@@ -1063,8 +1209,10 @@ void mul24(Exec& x, bool add) {
     const std::uint64_t *a = x.src(1), *b = x.src(2), *c = add ? x.src(3) : nullptr;
     const bool is_signed = x.in->type == Type::s32, hi = x.in->flags & ptx::f_hi;
     FOR_LANES(x.mask, {
-        std::int64_t va = is_signed ? std::int64_t(std::int32_t(std::uint32_t(a[l]) << 8) >> 8) : std::int64_t(a[l] & 0xffffff);
-        std::int64_t vb = is_signed ? std::int64_t(std::int32_t(std::uint32_t(b[l]) << 8) >> 8) : std::int64_t(b[l] & 0xffffff);
+        std::int64_t va = is_signed ? std::int64_t(std::int32_t(std::uint32_t(a[l]) << 8) >> 8)
+                                    : std::int64_t(a[l] & 0xffffff);
+        std::int64_t vb = is_signed ? std::int64_t(std::int32_t(std::uint32_t(b[l]) << 8) >> 8)
+                                    : std::int64_t(b[l] & 0xffffff);
         std::int64_t p = va * vb;
         std::uint32_t r = hi ? std::uint32_t(p >> 16) : std::uint32_t(p);
         if (add) r += std::uint32_t(c[l]);
@@ -1078,7 +1226,11 @@ void exec_mad24(Exec& x) { mul24(x, true); }
 void exec_sad(Exec& x) {
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
-#define SAD(T) FOR_LANES(x.mask, { T va = get<T>(a[l]), vb = get<T>(b[l]); d[l] = put<T>(wrap_add(va < vb ? wrap_sub(vb, va) : wrap_sub(va, vb), get<T>(c[l]))); })
+#define SAD(T)                                                                                     \
+    FOR_LANES(x.mask, {                                                                            \
+        T va = get<T>(a[l]), vb = get<T>(b[l]);                                                    \
+        d[l] = put<T>(wrap_add(va < vb ? wrap_sub(vb, va) : wrap_sub(va, vb), get<T>(c[l])));      \
+    })
     DISPATCH_INT(x.in->type, SAD)
 #undef SAD
 }
@@ -1086,15 +1238,20 @@ void exec_sad(Exec& x) {
 // 9.7.1.8 div (integer: division by zero gives all ones, as the hardware does), 9.7.3.6 div (float)
 void exec_div(Exec& x) {
     const Type t = x.in->type;
-    if (t == Type::f32) return float_binary<float>(x, +[](float a, float b) { return a / b; });
-    if (t == Type::f64) return float_binary<double>(x, +[](double a, double b) { return a / b; });
+    if (t == Type::f32)
+        return float_binary<float>(
+            x, +[](float a, float b) { return a / b; });
+    if (t == Type::f64)
+        return float_binary<double>(
+            x, +[](double a, double b) { return a / b; });
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
 #define DIV(T)                                                                                     \
     FOR_LANES(x.mask, {                                                                            \
         T va = get<T>(a[l]), vb = get<T>(b[l]);                                                    \
         if (vb == 0) d[l] = put<T>(T(~T(0)));                                                      \
-        else if (std::is_signed_v<T> && va == std::numeric_limits<T>::min() && vb == T(-1)) d[l] = put<T>(va); \
+        else if (std::is_signed_v<T> && va == std::numeric_limits<T>::min() && vb == T(-1))        \
+            d[l] = put<T>(va);                                                                     \
         else d[l] = put<T>(T(va / vb));                                                            \
     })
     DISPATCH_INT(t, DIV)
@@ -1108,7 +1265,7 @@ void exec_rem(Exec& x) {
 #define REM(T)                                                                                     \
     FOR_LANES(x.mask, {                                                                            \
         T va = get<T>(a[l]), vb = get<T>(b[l]);                                                    \
-        if (vb == 0 || (std::is_signed_v<T> && vb == T(-1))) d[l] = put<T>(vb == 0 ? va : T(0));  \
+        if (vb == 0 || (std::is_signed_v<T> && vb == T(-1))) d[l] = put<T>(vb == 0 ? va : T(0));   \
         else d[l] = put<T>(T(va % vb));                                                            \
     })
     DISPATCH_INT(x.in->type, REM)
@@ -1121,12 +1278,30 @@ template <bool Neg> void abs_neg(Exec& x) {
     const std::uint64_t* a = x.src(1);
     const bool ftz = x.in->flags & ptx::f_ftz;
     switch (x.in->type) {
-    case Type::f32: FOR_LANES(x.mask, { float v = get<float>(a[l]); if (ftz) v = flush(v); d[l] = put(Neg ? -v : std::fabs(v)); }); return;
-    case Type::f64: FOR_LANES(x.mask, { double v = get<double>(a[l]); d[l] = put(Neg ? -v : std::fabs(v)); }); return;
-    case Type::f16: case Type::bf16: case Type::f16x2: case Type::bf16x2: return half_arith(x, Neg ? HalfOp::neg : HalfOp::abs);
+    case Type::f32:
+        FOR_LANES(x.mask, {
+            float v = get<float>(a[l]);
+            if (ftz) v = flush(v);
+            d[l] = put(Neg ? -v : std::fabs(v));
+        });
+        return;
+    case Type::f64:
+        FOR_LANES(x.mask, {
+            double v = get<double>(a[l]);
+            d[l] = put(Neg ? -v : std::fabs(v));
+        });
+        return;
+    case Type::f16:
+    case Type::bf16:
+    case Type::f16x2:
+    case Type::bf16x2: return half_arith(x, Neg ? HalfOp::neg : HalfOp::abs);
     default: break;
     }
-#define ABSNEG(T) FOR_LANES(x.mask, { T v = get<T>(a[l]); d[l] = put<T>(Neg || is_negative(v) ? wrap_sub(T(0), v) : v); })
+#define ABSNEG(T)                                                                                  \
+    FOR_LANES(x.mask, {                                                                            \
+        T v = get<T>(a[l]);                                                                        \
+        d[l] = put<T>(Neg || is_negative(v) ? wrap_sub(T(0), v) : v);                              \
+    })
     DISPATCH_INT(x.in->type, ABSNEG)
 #undef ABSNEG
 }
@@ -1154,12 +1329,22 @@ template <class T, bool Max> T float_min_max_nan(T a, T b) {
 template <bool Max> void min_max(Exec& x) {
     const Type t = x.in->type;
     const bool nan = x.in->flags & ptx::f_nan;
-    if (t == Type::f32) return float_binary<float>(x, nan ? &float_min_max_nan<float, Max> : Max ? &float_max<float> : &float_min<float>);
-    if (t == Type::f64) return float_binary<double>(x, nan ? &float_min_max_nan<double, Max> : Max ? &float_max<double> : &float_min<double>);
+    if (t == Type::f32)
+        return float_binary<float>(x, nan   ? &float_min_max_nan<float, Max>
+                                      : Max ? &float_max<float>
+                                            : &float_min<float>);
+    if (t == Type::f64)
+        return float_binary<double>(x, nan   ? &float_min_max_nan<double, Max>
+                                       : Max ? &float_max<double>
+                                             : &float_min<double>);
     if (is_half(t)) return half_arith(x, Max ? HalfOp::max : HalfOp::min);
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
-#define MINMAX(T) FOR_LANES(x.mask, { T va = get<T>(a[l]), vb = get<T>(b[l]); d[l] = put<T>(Max ? std::max(va, vb) : std::min(va, vb)); })
+#define MINMAX(T)                                                                                  \
+    FOR_LANES(x.mask, {                                                                            \
+        T va = get<T>(a[l]), vb = get<T>(b[l]);                                                    \
+        d[l] = put<T>(Max ? std::max(va, vb) : std::min(va, vb));                                  \
+    })
     DISPATCH_INT(t, MINMAX)
 #undef MINMAX
 }
@@ -1171,13 +1356,15 @@ void exec_popc(Exec& x) {
     std::uint64_t* d = x.dst(0);
     const std::uint64_t* a = x.src(1);
     const bool wide = ptx::type_bits(x.in->type) == 64;
-    FOR_LANES(x.mask, d[l] = std::uint32_t(wide ? std::popcount(a[l]) : std::popcount(std::uint32_t(a[l]))));
+    FOR_LANES(x.mask, d[l] = std::uint32_t(wide ? std::popcount(a[l])
+                                                : std::popcount(std::uint32_t(a[l]))));
 }
 void exec_clz(Exec& x) {
     std::uint64_t* d = x.dst(0);
     const std::uint64_t* a = x.src(1);
     const bool wide = ptx::type_bits(x.in->type) == 64;
-    FOR_LANES(x.mask, d[l] = std::uint32_t(wide ? std::countl_zero(a[l]) : std::countl_zero(std::uint32_t(a[l]))));
+    FOR_LANES(x.mask, d[l] = std::uint32_t(wide ? std::countl_zero(a[l])
+                                                : std::countl_zero(std::uint32_t(a[l]))));
 }
 void exec_bfind(Exec& x) {
     std::uint64_t* d = x.dst(0);
@@ -1200,15 +1387,19 @@ void exec_fns(Exec& x) {
     const std::uint64_t *mask = x.src(1), *base = x.src(2), *offset = x.src(3);
     FOR_LANES(x.mask, {
         const std::uint32_t m = std::uint32_t(mask[l]);
-        const std::int32_t b = std::int32_t(std::uint32_t(base[l])), o = std::int32_t(std::uint32_t(offset[l]));
+        const std::int32_t b = std::int32_t(std::uint32_t(base[l])),
+                           o = std::int32_t(std::uint32_t(offset[l]));
         std::uint32_t r = 0xffffffffu;
         if (o == 0) {
             if (b >= 0 && b < 32 && (m >> b & 1)) r = std::uint32_t(b);
         } else {
             std::int64_t count = std::int64_t(o > 0 ? o : -std::int64_t(o)) - 1;
-            for (std::int32_t pos = b; pos >= 0 && pos < 32; pos += o > 0 ? 1 : -1) {
+            for (std::int32_t pos = b; pos >= 0 && pos<32; pos += o> 0 ? 1 : -1) {
                 if (!(m >> pos & 1)) continue;
-                if (count-- == 0) { r = std::uint32_t(pos); break; }
+                if (count-- == 0) {
+                    r = std::uint32_t(pos);
+                    break;
+                }
             }
         }
         d[l] = r;
@@ -1242,7 +1433,8 @@ void exec_bfe(Exec& x) {
             sbit = len == 0 ? false : ((v >> top) & 1);
         }
         for (std::uint32_t i = 0; i < std::uint32_t(bits); ++i) {
-            std::uint64_t bit = (i < len && pos + i < std::uint32_t(bits)) ? (v >> (pos + i)) & 1 : std::uint64_t(sbit);
+            std::uint64_t bit = (i < len && pos + i < std::uint32_t(bits)) ? (v >> (pos + i)) & 1
+                                                                           : std::uint64_t(sbit);
             r |= bit << i;
         }
         d[l] = bits == 64 ? r : std::uint32_t(r);
@@ -1273,8 +1465,10 @@ void exec_dp4a(Exec& x) {
     FOR_LANES(x.mask, {
         std::int32_t acc = std::int32_t(c[l]);
         for (int i = 0; i < 4; ++i) {
-            std::int32_t va = sa ? std::int8_t(a[l] >> (8 * i)) : std::int32_t(std::uint8_t(a[l] >> (8 * i)));
-            std::int32_t vb = sb ? std::int8_t(b[l] >> (8 * i)) : std::int32_t(std::uint8_t(b[l] >> (8 * i)));
+            std::int32_t va =
+                sa ? std::int8_t(a[l] >> (8 * i)) : std::int32_t(std::uint8_t(a[l] >> (8 * i)));
+            std::int32_t vb =
+                sb ? std::int8_t(b[l] >> (8 * i)) : std::int32_t(std::uint8_t(b[l] >> (8 * i)));
             acc = wrap_add(acc, va * vb);
         }
         d[l] = std::uint32_t(acc);
@@ -1290,7 +1484,13 @@ template <class F> void float_unary(Exec& x, F f) {
     const bool ftz = x.in->flags & ptx::f_ftz;
     RoundingScope rs(x.in->rounding);
     if (x.in->type == Type::f32) {
-        FOR_LANES(x.mask, { float v = get<float>(a[l]); if (ftz) v = flush(v); float r = canonical(float(f(double(v), true))); if (ftz) r = flush(r); d[l] = put(r); });
+        FOR_LANES(x.mask, {
+            float v = get<float>(a[l]);
+            if (ftz) v = flush(v);
+            float r = canonical(float(f(double(v), true)));
+            if (ftz) r = flush(r);
+            d[l] = put(r);
+        });
     } else if (x.in->type == Type::f64) {
         FOR_LANES(x.mask, d[l] = put(f(get<double>(a[l]), false)));
     } else if (is_half(x.in->type)) {  // ex2/tanh.approx.f16(x2)/bf16(x2): computed in f32, rounded
@@ -1299,27 +1499,54 @@ template <class F> void float_unary(Exec& x, F f) {
         FOR_LANES(x.mask, {
             std::uint64_t r = 0;
             for (int e = 0; e < elements; ++e)
-                r |= std::uint64_t(double_to_half(f(half_to_double(half_element(a[l], e), hf), true), hf, Rounding::rn)) << (16 * e);
+                r |= std::uint64_t(double_to_half(
+                         f(half_to_double(half_element(a[l], e), hf), true), hf, Rounding::rn))
+                     << (16 * e);
             d[l] = r;
         });
     } else {
         x.unsupported(x.in->text);
     }
 }
-void exec_rcp(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(1.0f / float(v)) : 1.0 / v; }); }
-void exec_sqrt(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(std::sqrt(float(v))) : std::sqrt(v); }); }
-void exec_rsqrt(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(1.0f / std::sqrt(float(v))) : 1.0 / std::sqrt(v); }); }
-void exec_sin(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(std::sin(float(v))) : std::sin(v); }); }
-void exec_cos(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(std::cos(float(v))) : std::cos(v); }); }
-void exec_lg2(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(std::log2(float(v))) : std::log2(v); }); }
-void exec_ex2(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(std::exp2(float(v))) : std::exp2(v); }); }
-void exec_tanh(Exec& x) { float_unary(x, [](double v, bool f32) { return f32 ? double(std::tanh(float(v))) : std::tanh(v); }); }
+void exec_rcp(Exec& x) {
+    float_unary(x, [](double v, bool f32) { return f32 ? double(1.0f / float(v)) : 1.0 / v; });
+}
+void exec_sqrt(Exec& x) {
+    float_unary(
+        x, [](double v, bool f32) { return f32 ? double(std::sqrt(float(v))) : std::sqrt(v); });
+}
+void exec_rsqrt(Exec& x) {
+    float_unary(x, [](double v, bool f32) {
+        return f32 ? double(1.0f / std::sqrt(float(v))) : 1.0 / std::sqrt(v);
+    });
+}
+void exec_sin(Exec& x) {
+    float_unary(x,
+                [](double v, bool f32) { return f32 ? double(std::sin(float(v))) : std::sin(v); });
+}
+void exec_cos(Exec& x) {
+    float_unary(x,
+                [](double v, bool f32) { return f32 ? double(std::cos(float(v))) : std::cos(v); });
+}
+void exec_lg2(Exec& x) {
+    float_unary(
+        x, [](double v, bool f32) { return f32 ? double(std::log2(float(v))) : std::log2(v); });
+}
+void exec_ex2(Exec& x) {
+    float_unary(
+        x, [](double v, bool f32) { return f32 ? double(std::exp2(float(v))) : std::exp2(v); });
+}
+void exec_tanh(Exec& x) {
+    float_unary(
+        x, [](double v, bool f32) { return f32 ? double(std::tanh(float(v))) : std::tanh(v); });
+}
 
 // 9.7.3.19 copysign: magnitude of b, sign of a
 void exec_copysign(Exec& x) {
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
-    if (x.in->type == Type::f32) FOR_LANES(x.mask, d[l] = put(std::copysign(get<float>(b[l]), get<float>(a[l]))))
+    if (x.in->type == Type::f32)
+        FOR_LANES(x.mask, d[l] = put(std::copysign(get<float>(b[l]), get<float>(a[l]))))
     else FOR_LANES(x.mask, d[l] = put(std::copysign(get<double>(b[l]), get<double>(a[l]))))
 }
 
@@ -1370,10 +1597,14 @@ template <class T> bool compare(Cmp c, T a, T b) {
         switch (c) {
         case Cmp::eq: return a == b;
         case Cmp::ne: return a != b;
-        case Cmp::lt: case Cmp::lo: return a < b;
-        case Cmp::le: case Cmp::ls: return a <= b;
-        case Cmp::gt: case Cmp::hi: return a > b;
-        case Cmp::ge: case Cmp::hs: return a >= b;
+        case Cmp::lt:
+        case Cmp::lo: return a < b;
+        case Cmp::le:
+        case Cmp::ls: return a <= b;
+        case Cmp::gt:
+        case Cmp::hi: return a > b;
+        case Cmp::ge:
+        case Cmp::hs: return a >= b;
         default: return false;
         }
     }
@@ -1390,30 +1621,38 @@ bool combine(SubOp op, bool r, bool c) {
 
 // setp's common form, p = a cmp b, with the comparison chosen once per instruction rather than
 // per lane. Returns false for forms it does not cover.
-template <class T, Cmp C> void setp_lanes(std::uint32_t mask, std::uint64_t* p, const std::uint64_t* a, const std::uint64_t* b) {
+template <class T, Cmp C>
+void setp_lanes(std::uint32_t mask, std::uint64_t* p, const std::uint64_t* a,
+                const std::uint64_t* b) {
     FOR_LANES(mask, p[l] = compare<T>(C, get<T>(a[l]), get<T>(b[l])));
 }
 // setp's common forms (p = a cmp b on 32/64-bit integers, f32 or f64, an ordered comparison):
-// calls f(T{}, std::integral_constant<Cmp, C>{}) with the value type and the comparison (lo, ls, hi,
-// hs are lt, le, gt, ge on an unsigned T); false for every other form. The general handler and
+// calls f(T{}, std::integral_constant<Cmp, C>{}) with the value type and the comparison (lo, ls,
+// hi, hs are lt, le, gt, ge on an unsigned T); false for every other form. The general handler and
 // select_handlers() both use it, so the two agree on what the fixed-form loops cover.
 template <class F> bool with_setp_form(Type type, Cmp cmp, F&& f) {
     auto by_cmp = [&](auto value) {
         switch (cmp) {
         case Cmp::eq: f(value, std::integral_constant<Cmp, Cmp::eq>{}); return true;
         case Cmp::ne: f(value, std::integral_constant<Cmp, Cmp::ne>{}); return true;
-        case Cmp::lt: case Cmp::lo: f(value, std::integral_constant<Cmp, Cmp::lt>{}); return true;
-        case Cmp::le: case Cmp::ls: f(value, std::integral_constant<Cmp, Cmp::le>{}); return true;
-        case Cmp::gt: case Cmp::hi: f(value, std::integral_constant<Cmp, Cmp::gt>{}); return true;
-        case Cmp::ge: case Cmp::hs: f(value, std::integral_constant<Cmp, Cmp::ge>{}); return true;
+        case Cmp::lt:
+        case Cmp::lo: f(value, std::integral_constant<Cmp, Cmp::lt>{}); return true;
+        case Cmp::le:
+        case Cmp::ls: f(value, std::integral_constant<Cmp, Cmp::le>{}); return true;
+        case Cmp::gt:
+        case Cmp::hi: f(value, std::integral_constant<Cmp, Cmp::gt>{}); return true;
+        case Cmp::ge:
+        case Cmp::hs: f(value, std::integral_constant<Cmp, Cmp::ge>{}); return true;
         default: return false;
         }
     };
     switch (type) {
     case Type::s32: return by_cmp(std::int32_t{});
-    case Type::u32: case Type::b32: return by_cmp(std::uint32_t{});
+    case Type::u32:
+    case Type::b32: return by_cmp(std::uint32_t{});
     case Type::s64: return by_cmp(std::int64_t{});
-    case Type::u64: case Type::b64: return by_cmp(std::uint64_t{});
+    case Type::u64:
+    case Type::b64: return by_cmp(std::uint64_t{});
     case Type::f32: return by_cmp(float{});
     case Type::f64: return by_cmp(double{});
     default: return false;
@@ -1445,9 +1684,23 @@ void exec_setp(Exec& x) {
         if (q) q[l] = combine(bop, !r, cv);
     };
     switch (x.in->type) {
-    case Type::f32: FOR_LANES(x.mask, { float va = get<float>(a[l]), vb = get<float>(b[l]); if (ftz) { va = flush(va); vb = flush(vb); } finish(l, compare(cmp, va, vb)); }); return;
-    case Type::f64: FOR_LANES(x.mask, finish(l, compare(cmp, get<double>(a[l]), get<double>(b[l])))); return;
-    case Type::f16: case Type::bf16: case Type::f16x2: case Type::bf16x2: {
+    case Type::f32:
+        FOR_LANES(x.mask, {
+            float va = get<float>(a[l]), vb = get<float>(b[l]);
+            if (ftz) {
+                va = flush(va);
+                vb = flush(vb);
+            }
+            finish(l, compare(cmp, va, vb));
+        });
+        return;
+    case Type::f64:
+        FOR_LANES(x.mask, finish(l, compare(cmp, get<double>(a[l]), get<double>(b[l]))));
+        return;
+    case Type::f16:
+    case Type::bf16:
+    case Type::f16x2:
+    case Type::bf16x2: {
         // .f16x2: p takes the comparison of the low halves, q of the high halves (9.7.4.5)
         const HalfFormat& f = half_format(x.in->type);
         auto value = [&](std::uint64_t v, int e) {
@@ -1459,7 +1712,10 @@ void exec_setp(Exec& x) {
         FOR_LANES(x.mask, {
             const bool cv = c ? (c[l] & 1) : false;
             const bool r0 = compare(cmp, value(a[l], 0), value(b[l], 0));
-            if (!pair) { finish(l, r0); continue; }
+            if (!pair) {
+                finish(l, r0);
+                continue;
+            }
             p[l] = combine(bop, r0, cv);
             if (q) q[l] = combine(bop, compare(cmp, value(a[l], 1), value(b[l], 1)), cv);
         });
@@ -1483,17 +1739,27 @@ void exec_set(Exec& x) {
         d[l] = dt == Type::f32 ? put(r ? 1.0f : 0.0f) : (r ? 0xffffffffu : 0u);
     };
     switch (x.in->type2) {
-    case Type::f32: FOR_LANES(x.mask, finish(l, compare(x.in->cmp, get<float>(a[l]), get<float>(b[l])))); return;
-    case Type::f64: FOR_LANES(x.mask, finish(l, compare(x.in->cmp, get<double>(a[l]), get<double>(b[l])))); return;
-    case Type::f16: case Type::bf16: case Type::f16x2: case Type::bf16x2: {
+    case Type::f32:
+        FOR_LANES(x.mask, finish(l, compare(x.in->cmp, get<float>(a[l]), get<float>(b[l]))));
+        return;
+    case Type::f64:
+        FOR_LANES(x.mask, finish(l, compare(x.in->cmp, get<double>(a[l]), get<double>(b[l]))));
+        return;
+    case Type::f16:
+    case Type::bf16:
+    case Type::f16x2:
+    case Type::bf16x2: {
         // 9.7.4.4: per element, 1.0 in the destination's format (f16/bf16), or all ones (integer)
         const HalfFormat& f = half_format(x.in->type2);
         const int elements = is_half_pair(x.in->type2) ? 2 : 1;
-        const std::uint16_t one = dt == Type::f16 || dt == Type::f16x2 ? 0x3c00 : dt == Type::bf16 || dt == Type::bf16x2 ? 0x3f80 : 0;
+        const std::uint16_t one = dt == Type::f16 || dt == Type::f16x2     ? 0x3c00
+                                  : dt == Type::bf16 || dt == Type::bf16x2 ? 0x3f80
+                                                                           : 0;
         FOR_LANES(x.mask, {
             std::uint64_t r = 0;
             for (int e = 0; e < elements; ++e) {
-                bool v = compare(x.in->cmp, half_to_double(half_element(a[l], e), f), half_to_double(half_element(b[l], e), f));
+                bool v = compare(x.in->cmp, half_to_double(half_element(a[l], e), f),
+                                 half_to_double(half_element(b[l], e), f));
                 v = combine(x.in->bool_op, v, c ? bool(c[l] & 1) : false);
                 const std::uint64_t bits = one ? one : elements == 2 ? 0xffff : 0xffffffffu;
                 if (v) r |= bits << (16 * e);
@@ -1557,7 +1823,8 @@ void exec_lop3(Exec& x) {
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3), *lut = x.src(4);
     FOR_LANES(x.mask, {
-        std::uint32_t r = 0, va = std::uint32_t(a[l]), vb = std::uint32_t(b[l]), vc = std::uint32_t(c[l]);
+        std::uint32_t r = 0, va = std::uint32_t(a[l]), vb = std::uint32_t(b[l]),
+                      vc = std::uint32_t(c[l]);
         std::uint32_t t = std::uint32_t(lut[l]) & 0xff;
         for (int i = 0; i < 32; ++i) {
             int idx = ((va >> i & 1) << 2) | ((vb >> i & 1) << 1) | (vc >> i & 1);
@@ -1586,13 +1853,21 @@ void exec_shl(Exec& x) {
     const std::uint64_t *a = x.src(1), *b = x.src(2);
     const int bits = ptx::type_bits(x.in->type);
     const std::uint64_t wm = width_mask(x.in->type);
-    FOR_LANES(x.mask, { std::uint32_t n = std::uint32_t(b[l]); d[l] = n >= std::uint32_t(bits) ? 0 : (a[l] << n) & wm; });
+    FOR_LANES(x.mask, {
+        std::uint32_t n = std::uint32_t(b[l]);
+        d[l] = n >= std::uint32_t(bits) ? 0 : (a[l] << n) & wm;
+    });
 }
 void exec_shr(Exec& x) {
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
-#define SHR(T) FOR_LANES(x.mask, { std::uint32_t n = std::uint32_t(b[l]); T v = get<T>(a[l]); \
-        if (n >= 8 * sizeof(T)) d[l] = put<T>(is_negative(v) ? T(-1) : T(0)); else d[l] = put<T>(T(v >> n)); })
+#define SHR(T)                                                                                     \
+    FOR_LANES(x.mask, {                                                                            \
+        std::uint32_t n = std::uint32_t(b[l]);                                                     \
+        T v = get<T>(a[l]);                                                                        \
+        if (n >= 8 * sizeof(T)) d[l] = put<T>(is_negative(v) ? T(-1) : T(0));                      \
+        else d[l] = put<T>(T(v >> n));                                                             \
+    })
     DISPATCH_INT(x.in->type, SHR)
 #undef SHR
 }
@@ -1602,7 +1877,8 @@ void exec_shr(Exec& x) {
 void exec_prmt(Exec& x) {
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
-    static constexpr std::uint8_t modes[6][4][4] = {  // [mode][c & 3][result byte] = source byte
+    static constexpr std::uint8_t modes[6][4][4] = {
+        // [mode][c & 3][result byte] = source byte
         {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}},  // f4e
         {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}},  // b4e
         {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}},  // rc8
@@ -1716,7 +1992,8 @@ void exec_cvt(Exec& x) {
         // the first into the high half (9.7.9.21).
         const HalfFormat& f = half_format(dt);
         const Rounding hr = r == Rounding::none ? Rounding::rn : r;
-        const bool integer_rounding = r == Rounding::rni || r == Rounding::rzi || r == Rounding::rmi || r == Rounding::rpi;
+        const bool integer_rounding =
+            r == Rounding::rni || r == Rounding::rzi || r == Rounding::rmi || r == Rounding::rpi;
         auto convert = [&](std::uint64_t bits) -> std::uint64_t {
             double v;
             if (st == Type::u64) v = round_to_odd([&] { return double(bits); });
@@ -1740,12 +2017,18 @@ void exec_cvt(Exec& x) {
         const int sbits = ptx::type_bits(st), dbits = ptx::type_bits(dt);
         FOR_LANES(x.mask, {
             std::uint64_t v = sbits >= 64 ? a[l] : a[l] & ((1ull << sbits) - 1);
-            if (ptx::type_is_signed(st) && sbits < 64 && (v >> (sbits - 1) & 1)) v |= ~((1ull << sbits) - 1);
+            if (ptx::type_is_signed(st) && sbits < 64 && (v >> (sbits - 1) & 1))
+                v |= ~((1ull << sbits) - 1);
             if (sat) {
-                std::int64_t sv = ptx::type_is_signed(st) ? std::int64_t(v) : std::int64_t(std::min<std::uint64_t>(v, 0x7fffffffffffffffull));
+                std::int64_t sv =
+                    ptx::type_is_signed(st)
+                        ? std::int64_t(v)
+                        : std::int64_t(std::min<std::uint64_t>(v, 0x7fffffffffffffffull));
                 bool dsigned = ptx::type_is_signed(dt);
                 std::int64_t lo = dsigned ? (dbits >= 64 ? INT64_MIN : -(1ll << (dbits - 1))) : 0;
-                std::int64_t hi = dsigned ? (dbits >= 64 ? INT64_MAX : (1ll << (dbits - 1)) - 1) : (dbits >= 64 ? INT64_MAX : std::int64_t((1ull << dbits) - 1));
+                std::int64_t hi =
+                    dsigned ? (dbits >= 64 ? INT64_MAX : (1ll << (dbits - 1)) - 1)
+                            : (dbits >= 64 ? INT64_MAX : std::int64_t((1ull << dbits) - 1));
                 if (!ptx::type_is_signed(st) && v > 0x7fffffffffffffffull) sv = INT64_MAX;
                 v = std::uint64_t(std::clamp(sv, lo, hi));
             }
@@ -1761,11 +2044,15 @@ void exec_cvt(Exec& x) {
             else if (st == Type::s64) v = double(std::int64_t(a[l]));
             else v = as_double(st, a[l]);
             if (src_float && ftz && st == Type::f32) v = flush(float(v));
-            if (r == Rounding::rni || r == Rounding::rzi || r == Rounding::rmi || r == Rounding::rpi) v = round_int(v, r);
+            if (r == Rounding::rni || r == Rounding::rzi || r == Rounding::rmi ||
+                r == Rounding::rpi)
+                v = round_int(v, r);
             if (sat) v = std::isnan(v) ? 0.0 : std::clamp(v, 0.0, 1.0);
             switch (dt) {
             case Type::f32: {
-                float f = (st == Type::u64) ? float(a[l]) : (st == Type::s64) ? float(std::int64_t(a[l])) : canonical(float(v));
+                float f = (st == Type::u64)   ? float(a[l])
+                          : (st == Type::s64) ? float(std::int64_t(a[l]))
+                                              : canonical(float(v));
                 if (ftz) f = flush(f);
                 d[l] = put(f);
                 break;
@@ -1806,11 +2093,14 @@ void exec_cvt_pack(Exec& x) {
     const std::uint64_t* c = bits < 16 && x.in->operand_count > 3 ? x.src(3) : nullptr;
     const bool is_signed = ptx::type_is_signed(t);
     const std::int64_t lo = is_signed ? -(std::int64_t(1) << (bits - 1)) : 0;
-    const std::int64_t hi = is_signed ? (std::int64_t(1) << (bits - 1)) - 1 : (std::int64_t(1) << bits) - 1;
+    const std::int64_t hi =
+        is_signed ? (std::int64_t(1) << (bits - 1)) - 1 : (std::int64_t(1) << bits) - 1;
     const std::uint32_t m = (1u << bits) - 1;
     FOR_LANES(x.mask, {
-        const std::uint32_t ta = std::uint32_t(std::clamp<std::int64_t>(std::int32_t(a[l]), lo, hi)) & m;
-        const std::uint32_t tb = std::uint32_t(std::clamp<std::int64_t>(std::int32_t(b[l]), lo, hi)) & m;
+        const std::uint32_t ta =
+            std::uint32_t(std::clamp<std::int64_t>(std::int32_t(a[l]), lo, hi)) & m;
+        const std::uint32_t tb =
+            std::uint32_t(std::clamp<std::int64_t>(std::int32_t(b[l]), lo, hi)) & m;
         std::uint32_t r = ta << bits | tb;
         if (c && bits < 16) r |= std::uint32_t(c[l]) << (2 * bits);
         d[l] = r;
@@ -1834,7 +2124,8 @@ void exec_cvta(Exec& x) {
         FOR_LANES(x.mask, d[l] = a[l]);
         return;
     }
-    FOR_LANES(x.mask, d[l] = to ? (window && a[l] >= window ? a[l] - window : a[l]) : a[l] + window);
+    FOR_LANES(x.mask,
+              d[l] = to ? (window && a[l] >= window ? a[l] - window : a[l]) : a[l] + window);
 }
 
 // 9.7.9.17 isspacep
@@ -1850,7 +2141,9 @@ void exec_isspacep(Exec& x) {
         case Space::local: r = in_window(v, local_window); break;
         case Space::constant: r = in_window(v, const_window); break;
         case Space::param: r = in_window(v, param_window); break;
-        default: r = !in_window(v, shared_window) && !in_window(v, local_window) && !in_window(v, const_window) && !in_window(v, param_window);
+        default:
+            r = !in_window(v, shared_window) && !in_window(v, local_window) &&
+                !in_window(v, const_window) && !in_window(v, param_window);
         }
         d[l] = r;
     });
@@ -1876,8 +2169,8 @@ Allocation* find_buffer(Exec& x, std::uint64_t lo, std::uint64_t end) {
 // Whether every lane's access [base[l] + shift, + size) lies inside [0, extent), aligned to size
 // (a power of two). With d = base[l] + shift, d >= 2^63 (below the start) or (extent - size) - d
 // >= 2^63 (past the end) sets the top bit: adds and ors only, so the loop vectorises.
-inline bool lanes_inside(std::uint32_t mask, const std::uint64_t* base, std::uint64_t shift, std::uint64_t extent,
-                         std::uint32_t size) {
+inline bool lanes_inside(std::uint32_t mask, const std::uint64_t* base, std::uint64_t shift,
+                         std::uint64_t extent, std::uint32_t size) {
     if (extent < size) return false;
     const std::uint64_t limit = extent - size;
     std::uint64_t outside = 0, misaligned = 0;
@@ -1892,11 +2185,13 @@ inline bool lanes_inside(std::uint32_t mask, const std::uint64_t* base, std::uin
 // The live global buffer that every lane's access [base[l] + offset, + size) lies inside, aligned;
 // null if there is none (the per-lane path then names the fault). The buffer is the first lane's;
 // buffers start 256-byte aligned, so offsets into them are aligned as the addresses are.
-Allocation* warp_buffer(Exec& x, std::uint32_t mask, const std::uint64_t* base, std::uint64_t offset, std::uint32_t size) {
+Allocation* warp_buffer(Exec& x, std::uint32_t mask, const std::uint64_t* base,
+                        std::uint64_t offset, std::uint32_t size) {
     if (mask == 0) return nullptr;
     const std::uint64_t first = base[__builtin_ctz(mask)] + offset;
     Allocation* a = first >= global_base ? find_buffer(x, first, first + size) : nullptr;
-    if (!a || a->freed || !lanes_inside(mask, base, offset - a->base, a->size, size)) return nullptr;
+    if (!a || a->freed || !lanes_inside(mask, base, offset - a->base, a->size, size))
+        return nullptr;
     return a;
 }
 
@@ -1915,7 +2210,10 @@ Allocation* warp_buffer(Exec& x, std::uint32_t mask, const std::uint64_t* base, 
 enum class GlobalUse { read, write, atomic, cas, exchange };
 
 constexpr std::uint32_t shadow_kind(GlobalUse use) {
-    return use == GlobalUse::atomic ? 1 : use == GlobalUse::cas ? 2 : use == GlobalUse::exchange ? 3 : 0;
+    return use == GlobalUse::atomic     ? 1
+           : use == GlobalUse::cas      ? 2
+           : use == GlobalUse::exchange ? 3
+                                        : 0;
 }
 
 // Whether `use` by one block after another block's write of kind `kind` is ordered. Atomics are
@@ -1928,7 +2226,6 @@ constexpr bool ordered_after(std::uint32_t kind, GlobalUse use) {
     if (use == GlobalUse::exchange) return kind == 2;
     return true;
 }
-
 
 std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
     Block& b = x.block;
@@ -1945,7 +2242,8 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
             x.launch.kernel_fences = 0;
             for (const auto& f : x.launch.program.functions)
                 for (const auto& in : f.fn.code)
-                    if (in.op == ptx::Opcode::membar || in.op == ptx::Opcode::fence) x.launch.kernel_fences = 1;
+                    if (in.op == ptx::Opcode::membar || in.op == ptx::Opcode::fence)
+                        x.launch.kernel_fences = 1;
         }
         for (auto& [alloc, shadow] : x.launch.global_shadow)
             if (alloc == a) found = shadow.get();
@@ -1953,44 +2251,56 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
             const std::size_t words = (a->size + 3) / 4;
             // Two words per word of the buffer: the block shadow, then for the warp-level check
             // the sync interval (Warp::stamp) and lane of the last plain write, stamp << 5 | lane.
-            x.launch.global_shadow.emplace_back(a, std::make_unique<std::uint32_t[]>(words * 2));  // zeroed
+            x.launch.global_shadow.emplace_back(
+                a, std::make_unique<std::uint32_t[]>(words * 2));  // zeroed
             found = x.launch.global_shadow.back().second.get();
         }
     }
-    std::copy_backward(b.recent_shadows.begin(), b.recent_shadows.end() - 1, b.recent_shadows.end());
+    std::copy_backward(b.recent_shadows.begin(), b.recent_shadows.end() - 1,
+                       b.recent_shadows.end());
     b.recent_shadows[0] = {a, found};
     return found;
 }
 
 // Records a race (not a fault: the launch finishes, so its result can still be compared and the
 // lesson fails that launch's check with this message; the first race is kept).
-[[gnu::noinline, gnu::cold]] void global_race(Exec& x, const Allocation* a, std::uint64_t word, int lane, GlobalUse use,
-                                              std::uint32_t other) {
+[[gnu::noinline, gnu::cold]] void global_race(Exec& x, const Allocation* a, std::uint64_t word,
+                                              int lane, GlobalUse use, std::uint32_t other) {
     std::lock_guard<std::mutex> lock(x.launch.global_shadow_mutex);
     if (x.launch.global_races++ > 0) return;
     const std::uint32_t other_block = (other >> 2) - 1;
     const std::uint32_t kind = other & 3;
     const auto& c = x.launch.config;
-    const char* verb = use == GlobalUse::read ? "reads" : use == GlobalUse::write ? "writes"
-                       : use == GlobalUse::exchange ? "exchanges (atomicExch)" : "updates atomically";
+    const char* verb = use == GlobalUse::read       ? "reads"
+                       : use == GlobalUse::write    ? "writes"
+                       : use == GlobalUse::exchange ? "exchanges (atomicExch)"
+                                                    : "updates atomically";
     std::ostringstream m;
     m << (x.launch.program.source_path.empty() ? "kernel" : x.launch.program.source_path);
     if (x.in->line) m << ":" << x.in->line;
-    m << ": error: race between blocks in global memory in kernel '" << x.launch.display_name << "': block "
-      << dims_text(x.block.linear, c.grid.x, c.grid.y) << ", thread "
-      << dims_text(x.warp.id * 32 + std::uint32_t(lane), c.block.x, c.block.y) << " " << verb << " byte " << word * 4
-      << " of " << a->size << "-byte buffer " << a->label << ", which block " << dims_text(other_block, c.grid.x, c.grid.y)
-      << (kind == 3 ? " exchanged" : kind != 0 ? " updated atomically" : " wrote")
-      << " in this launch. Blocks run in no fixed order (on a GPU, at the same time), so the result depends on which "
+    m << ": error: race between blocks in global memory in kernel '" << x.launch.display_name
+      << "': block " << dims_text(x.block.linear, c.grid.x, c.grid.y) << ", thread "
+      << dims_text(x.warp.id * 32 + std::uint32_t(lane), c.block.x, c.block.y) << " " << verb
+      << " byte " << word * 4 << " of " << a->size << "-byte buffer " << a->label
+      << ", which block " << dims_text(other_block, c.grid.x, c.grid.y)
+      << (kind == 3   ? " exchanged"
+          : kind != 0 ? " updated atomically"
+                      : " wrote")
+      << " in this launch. Blocks run in no fixed order (on a GPU, at the same time), so the "
+         "result depends on which "
          "comes first";
-    if (use == GlobalUse::exchange) m << "; an exchange replaces the value, so the other block's update is lost";
+    if (use == GlobalUse::exchange)
+        m << "; an exchange replaces the value, so the other block's update is lost";
     m << "; try: ";
     if (use == GlobalUse::write && kind == 0)
-        m << "give each block its own elements to write (index with blockIdx as well as threadIdx); to combine "
+        m << "give each block its own elements to write (index with blockIdx as well as "
+             "threadIdx); to combine "
              "blocks' results in one place use atomicAdd or a second kernel";
     else
-        m << "combine what several blocks contribute with an atomic that adds (atomicAdd(&bins[t], local[t]), "
-             "not bins[t] += local[t] or atomicExch(&bins[t], bins[t] + local[t])), or in a second kernel "
+        m << "combine what several blocks contribute with an atomic that adds (atomicAdd(&bins[t], "
+             "local[t]), "
+             "not bins[t] += local[t] or atomicExch(&bins[t], bins[t] + local[t])), or in a second "
+             "kernel "
              "launched after this one";
     x.launch.first_global_race = m.str();
 }
@@ -1999,8 +2309,8 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
 // collective between: safe in the emulator's lockstep, a race on sm_70 and later. A fault, as the
 // same hazard in shared memory is. The writer's line comes from the warp's notes of its stores in
 // the current interval (Warp::stores), when the store is still among them.
-[[noreturn, gnu::noinline, gnu::cold]] void global_warp_hazard(Exec& x, const Allocation* a, std::uint64_t word, int lane,
-                                                               int other_lane) {
+[[noreturn, gnu::noinline, gnu::cold]] void
+global_warp_hazard(Exec& x, const Allocation* a, std::uint64_t word, int lane, int other_lane) {
     const std::uint64_t address = a->base + word * 4;
     std::uint32_t other_line = 0;
     const Warp& w = x.warp;
@@ -2011,12 +2321,16 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
     }
     FaultInfo f;
     f.kind = "warp-level race in global memory";
-    f.detail = "lane " + std::to_string(lane) + " of warp " + std::to_string(w.id) + " reads byte " + std::to_string(word * 4) +
-               " of " + std::to_string(a->size) + "-byte buffer " + a->label + ", which lane " + std::to_string(other_lane) +
-               " of the same warp wrote" + (other_line ? " at line " + std::to_string(other_line) : std::string()) +
-               " with no __syncwarp() between. The emulator runs a warp's lanes in lockstep, but since Volta (sm_70) "
-               "they are scheduled independently: on an H100 or H200 the read can see the old value";
-    f.advice = "put __syncwarp() between the write and the read (a `volatile` pointer is not enough), or exchange "
+    f.detail =
+        "lane " + std::to_string(lane) + " of warp " + std::to_string(w.id) + " reads byte " +
+        std::to_string(word * 4) + " of " + std::to_string(a->size) + "-byte buffer " + a->label +
+        ", which lane " + std::to_string(other_lane) + " of the same warp wrote" +
+        (other_line ? " at line " + std::to_string(other_line) : std::string()) +
+        " with no __syncwarp() between. The emulator runs a warp's lanes in lockstep, but since "
+        "Volta (sm_70) "
+        "they are scheduled independently: on an H100 or H200 the read can see the old value";
+    f.advice = "put __syncwarp() between the write and the read (a `volatile` pointer is not "
+               "enough), or exchange "
                "the values in registers with __shfl_down_sync(0xffffffff, v, offset)";
     f.pc = x.pc;
     f.function = x.frame->function;
@@ -2031,8 +2345,9 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
 // says which accesses after another block's write are not races). Within the block, a read of a
 // word that another lane of the same warp wrote in the same sync interval (no __syncwarp, *_sync
 // collective or barrier since) is the warp-level hazard.
-inline void global_races(Exec& x, const Allocation* a, std::uint32_t mask, const std::uint64_t* base,
-                         std::uint64_t offset, std::uint32_t size, GlobalUse use) {
+inline void global_races(Exec& x, const Allocation* a, std::uint32_t mask,
+                         const std::uint64_t* base, std::uint64_t offset, std::uint32_t size,
+                         GlobalUse use) {
     // Traced launches only (every lesson check, `cudalab exec --trace`): the shadow doubles the
     // memory a launch touches (and the lanes' words as much again), and untraced runs are the
     // ones kept fast.
@@ -2045,7 +2360,10 @@ inline void global_races(Exec& x, const Allocation* a, std::uint32_t mask, const
     if (use == GlobalUse::write) {
         // A note of the store, for the line a hazard names.
         std::uint64_t lo = ~0ull, hi = 0;
-        FOR_LANES(mask, { lo = std::min(lo, base[l] + offset); hi = std::max(hi, base[l] + offset + size); });
+        FOR_LANES(mask, {
+            lo = std::min(lo, base[l] + offset);
+            hi = std::max(hi, base[l] + offset + size);
+        });
         Warp& w = x.warp;
         w.stores[w.next_store] = StoreNote{w.stamp, mask, x.gpc, lo, hi};
         w.next_store = (w.next_store + 1) % w.stores.size();
@@ -2063,7 +2381,8 @@ inline void global_races(Exec& x, const Allocation* a, std::uint32_t mask, const
             std::uint32_t other = 0;
             if (use == GlobalUse::read) {
                 for (int l = 0; l < 32; ++l)
-                    other |= ((s[l] != 0) & (s[l] != me)) | (((lw[l] & ~31u) == stamp) & ((lw[l] & 31) != std::uint32_t(l)));
+                    other |= ((s[l] != 0) & (s[l] != me)) |
+                             (((lw[l] & ~31u) == stamp) & ((lw[l] & 31) != std::uint32_t(l)));
             } else {
                 for (int l = 0; l < 32; ++l) other |= s[l] != me;
                 if (!other)
@@ -2078,10 +2397,12 @@ inline void global_races(Exec& x, const Allocation* a, std::uint32_t mask, const
         for (std::uint64_t w = at / 4; w <= (at + size - 1) / 4; ++w) {
             const std::uint32_t prev = shadow[w];
             // Another block wrote this word in this launch.
-            if (other_blocks && prev != 0 && (prev >> 2) != (me >> 2) && !ordered_after(prev & 3, use))
+            if (other_blocks && prev != 0 && (prev >> 2) != (me >> 2) &&
+                !ordered_after(prev & 3, use))
                 global_race(x, a, w, l, use, prev);
             // Another lane of this warp wrote it with a plain store in this interval.
-            if (use == GlobalUse::read && prev == me && (lanes[w] & ~31u) == stamp && int(lanes[w] & 31) != l)
+            if (use == GlobalUse::read && prev == me && (lanes[w] & ~31u) == stamp &&
+                int(lanes[w] & 31) != l)
                 global_warp_hazard(x, a, w, l, int(lanes[w] & 31));
             if (use != GlobalUse::read) {
                 shadow[w] = me | shadow_kind(use);
@@ -2092,25 +2413,28 @@ inline void global_races(Exec& x, const Allocation* a, std::uint32_t mask, const
 }
 
 // The writer shadow of a store that lies inside buffer a: each word records the thread (+1).
-void record_writers(Exec& x, Allocation* a, std::uint32_t mask, const std::uint64_t* base, std::uint64_t offset,
-                    std::uint32_t size) {
+void record_writers(Exec& x, Allocation* a, std::uint32_t mask, const std::uint64_t* base,
+                    std::uint64_t offset, std::uint32_t size) {
     if (!x.launch.track_writers || a->writer.empty()) return;  // host memory keeps no shadow
     std::uint32_t* writer = a->writer.data();
-    const std::uint32_t tid_base = x.block.linear * std::uint32_t(x.launch.config.block.count()) + x.warp.id * 32;
+    const std::uint32_t tid_base =
+        x.block.linear * std::uint32_t(x.launch.config.block.count()) + x.warp.id * 32;
     FOR_LANES(mask, {
         const std::uint64_t at = base[l] + offset - a->base;
-        for (std::uint64_t w = at / 4; w <= (at + size - 1) / 4; ++w) writer[w] = tid_base + std::uint32_t(l) + 1;
+        for (std::uint64_t w = at / 4; w <= (at + size - 1) / 4; ++w)
+            writer[w] = tid_base + std::uint32_t(l) + 1;
     });
 }
 
 // Each lane's Word between its register and data + (base[l] + shift). The sum is taken in
-// unsigned 64-bit arithmetic first: for global memory shift is offset - the buffer's device address,
-// and forming data - address as a pointer would leave the host allocation (undefined behaviour,
-// found by UBSan). A full warp over consecutive elements (lane l at lane 0's address + l * Bytes, the coalesced pattern the lessons teach)
-// moves as one block of memory. Each lane reads its address before its destination is written,
-// so the address register may be the destination.
+// unsigned 64-bit arithmetic first: for global memory shift is offset - the buffer's device
+// address, and forming data - address as a pointer would leave the host allocation (undefined
+// behaviour, found by UBSan). A full warp over consecutive elements (lane l at lane 0's address + l
+// * Bytes, the coalesced pattern the lessons teach) moves as one block of memory. Each lane reads
+// its address before its destination is written, so the address register may be the destination.
 template <bool Store, int Bytes>
-void move_lanes(std::uint32_t mask, std::uint8_t* data, std::uint64_t shift, const std::uint64_t* base, std::uint64_t* v) {
+void move_lanes(std::uint32_t mask, std::uint8_t* data, std::uint64_t shift,
+                const std::uint64_t* base, std::uint64_t* v) {
     using Word = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
     bool consecutive = false;
     if (mask == 0xffffffffu) {
@@ -2190,7 +2514,8 @@ template <bool Store> void load_store(Exec& x) {
             for (int k = 0; k < count; ++k) {
                 const std::int32_t r = vo.kind == OperandKind::vector ? vo.vec[k] : vo.reg;
                 if (r < 0) continue;
-                const std::uint64_t v = read_value(x.launch.params.data() + off + std::uint64_t(k * elem), elem, sign);
+                const std::uint64_t v =
+                    read_value(x.launch.params.data() + off + std::uint64_t(k * elem), elem, sign);
                 std::uint64_t* d = x.reg(r);
                 FOR_LANES(x.mask, d[l] = v);
             }
@@ -2202,12 +2527,15 @@ template <bool Store> void load_store(Exec& x) {
     Space space = in.space;
     if (space == Space::param && x.mask && addr[__builtin_ctz(x.mask)] >= kernel_param_base) {
         // Kernel parameters: one buffer for every thread.
-        if (Store) x.fault("store to a kernel parameter", "kernel parameters are read-only", "copy the value into a local variable first");
+        if (Store)
+            x.fault("store to a kernel parameter", "kernel parameters are read-only",
+                    "copy the value into a local variable first");
         const std::uint64_t off = addr[__builtin_ctz(x.mask)] - kernel_param_base;
         if (ao.reg < 0 && off + size <= x.launch.params.size()) {
             // The usual form, ld.param [name]: one address for the whole warp, read once.
             for (int k = 0; k < count; ++k) {
-                const std::uint64_t v = read_value(x.launch.params.data() + off + std::uint64_t(k * elem), elem, sign);
+                const std::uint64_t v =
+                    read_value(x.launch.params.data() + off + std::uint64_t(k * elem), elem, sign);
                 const std::int32_t r = vo.kind == OperandKind::vector ? vo.vec[k] : vo.reg;
                 if (r < 0) continue;
                 std::uint64_t* d = x.reg(r);
@@ -2218,9 +2546,13 @@ template <bool Store> void load_store(Exec& x) {
         FOR_LANES(x.mask, {
             const std::uint64_t off = addr[l] - kernel_param_base;
             if (addr[l] < kernel_param_base || off + size > x.launch.params.size())
-                x.fault("out-of-bounds parameter load", "offset " + std::to_string(off) + " past the " + std::to_string(x.launch.params.size()) + "-byte parameter buffer", "check the kernel's parameter list", l);
+                x.fault("out-of-bounds parameter load",
+                        "offset " + std::to_string(off) + " past the " +
+                            std::to_string(x.launch.params.size()) + "-byte parameter buffer",
+                        "check the kernel's parameter list", l);
             for (int k = 0; k < count; ++k) {
-                std::uint64_t v = read_value(x.launch.params.data() + off + std::uint64_t(k * elem), elem, sign);
+                std::uint64_t v =
+                    read_value(x.launch.params.data() + off + std::uint64_t(k * elem), elem, sign);
                 std::int32_t r = vo.kind == OperandKind::vector ? vo.vec[k] : vo.reg;
                 if (r >= 0) x.reg(r)[l] = v;
             }
@@ -2230,7 +2562,8 @@ template <bool Store> void load_store(Exec& x) {
     Allocation* cache = nullptr;
     MemSpace resolved = trace_space(space);
     const bool global_writer = Store && x.launch.track_writers;
-    const std::uint32_t tid_base = (x.block.linear * std::uint32_t(x.launch.config.block.count())) + x.warp.id * 32;
+    const std::uint32_t tid_base =
+        (x.block.linear * std::uint32_t(x.launch.config.block.count())) + x.warp.id * 32;
     // Fast path: the whole warp's access lies inside one live global allocation, every lane
     // aligned. (Global addresses sit above every generic window, so a generic access there is
     // global too.) Anything else takes the per-lane path below, which names the fault.
@@ -2247,12 +2580,27 @@ template <bool Store> void load_store(Exec& x) {
                     if (r < 0 && vo.kind != OperandKind::imm) continue;
                     const std::uint64_t* v = r >= 0 ? x.reg(r) : nullptr;
                     const std::uint64_t imm = std::uint64_t(vo.value);
-                    if (elem == 4) FOR_LANES(x.mask, { std::uint32_t w = std::uint32_t(v ? v[l] : imm); std::memcpy(data + (addr[l] + offset - start), &w, 4); })
-                    else FOR_LANES(x.mask, { std::uint64_t w = v ? v[l] : imm; std::memcpy(data + (addr[l] + offset - start), &w, std::size_t(elem)); })
+                    if (elem == 4)
+                        FOR_LANES(x.mask, {
+                            std::uint32_t w = std::uint32_t(v ? v[l] : imm);
+                            std::memcpy(data + (addr[l] + offset - start), &w, 4);
+                        })
+                    else
+                        FOR_LANES(x.mask, {
+                            std::uint64_t w = v ? v[l] : imm;
+                            std::memcpy(data + (addr[l] + offset - start), &w, std::size_t(elem));
+                        })
                 } else if (r >= 0) {
                     std::uint64_t* d = x.reg(r);
-                    if (elem == 4 && !sign) FOR_LANES(x.mask, { std::uint32_t w; std::memcpy(&w, data + (addr[l] + offset - start), 4); d[l] = w; })
-                    else FOR_LANES(x.mask, d[l] = read_value(data + (addr[l] + offset - start), elem, sign));
+                    if (elem == 4 && !sign)
+                        FOR_LANES(x.mask, {
+                            std::uint32_t w;
+                            std::memcpy(&w, data + (addr[l] + offset - start), 4);
+                            d[l] = w;
+                        })
+                    else
+                        FOR_LANES(x.mask,
+                                  d[l] = read_value(data + (addr[l] + offset - start), elem, sign));
                 }
             }
             if (Store) record_writers(x, a, x.mask, addr, 0, size);
@@ -2264,7 +2612,9 @@ template <bool Store> void load_store(Exec& x) {
     FOR_LANES(x.mask, {
         Access acc = resolve(x, space, addr[l], size, Store ? "store" : "load", l, cache);
         resolved = acc.space;
-        if (acc.space == MemSpace::shared) shared_shadow(x, acc.shared_offset, size, Store ? SharedUse::write : SharedUse::read, l);
+        if (acc.space == MemSpace::shared)
+            shared_shadow(x, acc.shared_offset, size, Store ? SharedUse::write : SharedUse::read,
+                          l);
         for (int k = 0; k < count; ++k) {
             std::int32_t r = vo.kind == OperandKind::vector ? vo.vec[k] : vo.reg;
             std::uint8_t* p = acc.ptr + k * elem;
@@ -2277,10 +2627,13 @@ template <bool Store> void load_store(Exec& x) {
                 x.reg(r)[l] = read_value(p, elem, sign);
             }
         }
-        if (acc.allocation) global_races(x, acc.allocation, 1u << l, addr, 0, size, Store ? GlobalUse::write : GlobalUse::read);
+        if (acc.allocation)
+            global_races(x, acc.allocation, 1u << l, addr, 0, size,
+                         Store ? GlobalUse::write : GlobalUse::read);
         if (global_writer && acc.allocation) {
             std::uint64_t off = addr[l] - acc.allocation->base;
-            for (std::uint64_t w = off / 4; w <= (off + size - 1) / 4 && w < acc.allocation->writer.size(); ++w)
+            for (std::uint64_t w = off / 4;
+                 w <= (off + size - 1) / 4 && w < acc.allocation->writer.size(); ++w)
                 acc.allocation->writer[w] = tid_base + std::uint32_t(l) + 1;
         }
     });
@@ -2340,29 +2693,63 @@ template <bool Reduce> void atomic(Exec& x) {
     lane_addresses(x, ao, addr);
     Allocation* cache = nullptr;
     MemSpace resolved = trace_space(in.space);
-    const std::uint32_t tid_base = (x.block.linear * std::uint32_t(x.launch.config.block.count())) + x.warp.id * 32;
+    const std::uint32_t tid_base =
+        (x.block.linear * std::uint32_t(x.launch.config.block.count())) + x.warp.id * 32;
     FOR_LANES(x.mask, {
         Access acc = resolve(x, in.space, addr[l], std::uint32_t(bytes), "atomic", l, cache);
         resolved = acc.space;
         bool ok = true;
         std::uint64_t old = read_value(acc.ptr, bytes, false), nv = 0;
         switch (in.type) {
-        case Type::f32: nv = put(atomic_apply<float>(in.sub, get<float>(old), get<float>(b[l]), c ? get<float>(c[l]) : 0.f, &ok)); break;
-        case Type::f64: nv = put(atomic_apply<double>(in.sub, get<double>(old), get<double>(b[l]), c ? get<double>(c[l]) : 0.0, &ok)); break;
-        case Type::s32: nv = put(atomic_apply<std::int32_t>(in.sub, std::int32_t(old), std::int32_t(b[l]), c ? std::int32_t(c[l]) : 0, &ok)); break;
-        case Type::s64: nv = put(atomic_apply<std::int64_t>(in.sub, std::int64_t(old), std::int64_t(b[l]), c ? std::int64_t(c[l]) : 0, &ok)); break;
-        case Type::u64: case Type::b64: nv = put(atomic_apply<std::uint64_t>(in.sub, old, b[l], c ? c[l] : 0, &ok)); break;
-        case Type::u32: case Type::b32: nv = put(atomic_apply<std::uint32_t>(in.sub, std::uint32_t(old), std::uint32_t(b[l]), c ? std::uint32_t(c[l]) : 0, &ok)); break;
-        case Type::u16: case Type::b16:  // atom.cas.b16 (atomicCAS on unsigned short, sm_70+)
-            nv = put(atomic_apply<std::uint16_t>(in.sub, std::uint16_t(old), std::uint16_t(b[l]), c ? std::uint16_t(c[l]) : 0, &ok));
+        case Type::f32:
+            nv = put(atomic_apply<float>(in.sub, get<float>(old), get<float>(b[l]),
+                                         c ? get<float>(c[l]) : 0.f, &ok));
             break;
-        case Type::s16: nv = put(atomic_apply<std::int16_t>(in.sub, std::int16_t(old), std::int16_t(b[l]), c ? std::int16_t(c[l]) : 0, &ok)); break;
-        case Type::f16: case Type::bf16: case Type::f16x2: case Type::bf16x2: {  // atom.add.noftz.f16 ...
-            if (in.sub != SubOp::add) { ok = false; break; }
+        case Type::f64:
+            nv = put(atomic_apply<double>(in.sub, get<double>(old), get<double>(b[l]),
+                                          c ? get<double>(c[l]) : 0.0, &ok));
+            break;
+        case Type::s32:
+            nv = put(atomic_apply<std::int32_t>(in.sub, std::int32_t(old), std::int32_t(b[l]),
+                                                c ? std::int32_t(c[l]) : 0, &ok));
+            break;
+        case Type::s64:
+            nv = put(atomic_apply<std::int64_t>(in.sub, std::int64_t(old), std::int64_t(b[l]),
+                                                c ? std::int64_t(c[l]) : 0, &ok));
+            break;
+        case Type::u64:
+        case Type::b64:
+            nv = put(atomic_apply<std::uint64_t>(in.sub, old, b[l], c ? c[l] : 0, &ok));
+            break;
+        case Type::u32:
+        case Type::b32:
+            nv = put(atomic_apply<std::uint32_t>(in.sub, std::uint32_t(old), std::uint32_t(b[l]),
+                                                 c ? std::uint32_t(c[l]) : 0, &ok));
+            break;
+        case Type::u16:
+        case Type::b16:  // atom.cas.b16 (atomicCAS on unsigned short, sm_70+)
+            nv = put(atomic_apply<std::uint16_t>(in.sub, std::uint16_t(old), std::uint16_t(b[l]),
+                                                 c ? std::uint16_t(c[l]) : 0, &ok));
+            break;
+        case Type::s16:
+            nv = put(atomic_apply<std::int16_t>(in.sub, std::int16_t(old), std::int16_t(b[l]),
+                                                c ? std::int16_t(c[l]) : 0, &ok));
+            break;
+        case Type::f16:
+        case Type::bf16:
+        case Type::f16x2:
+        case Type::bf16x2: {  // atom.add.noftz.f16 ...
+            if (in.sub != SubOp::add) {
+                ok = false;
+                break;
+            }
             const HalfFormat& hf = half_format(in.type);
             for (int e = 0; e < (is_half_pair(in.type) ? 2 : 1); ++e) {
-                const double va = half_to_double(half_element(old, e), hf), vb = half_to_double(half_element(b[l], e), hf);
-                nv |= std::uint64_t(double_to_half(round_to_odd([&] { return va + vb; }), hf, Rounding::rn)) << (16 * e);
+                const double va = half_to_double(half_element(old, e), hf),
+                             vb = half_to_double(half_element(b[l], e), hf);
+                nv |= std::uint64_t(
+                          double_to_half(round_to_odd([&] { return va + vb; }), hf, Rounding::rn))
+                      << (16 * e);
             }
             break;
         }
@@ -2373,11 +2760,15 @@ template <bool Reduce> void atomic(Exec& x) {
         if (d) d[l] = old;
         if (acc.allocation) {
             global_races(x, acc.allocation, 1u << l, addr, 0, std::uint32_t(bytes),
-                         in.sub == SubOp::exch ? GlobalUse::exchange : in.sub == SubOp::cas ? GlobalUse::cas : GlobalUse::atomic);
+                         in.sub == SubOp::exch  ? GlobalUse::exchange
+                         : in.sub == SubOp::cas ? GlobalUse::cas
+                                                : GlobalUse::atomic);
             std::uint64_t off = addr[l] - acc.allocation->base;
-            if (x.launch.track_writers && off / 4 < acc.allocation->writer.size()) acc.allocation->writer[off / 4] = tid_base + std::uint32_t(l) + 1;
+            if (x.launch.track_writers && off / 4 < acc.allocation->writer.size())
+                acc.allocation->writer[off / 4] = tid_base + std::uint32_t(l) + 1;
         }
-        if (acc.space == MemSpace::shared) shared_shadow(x, acc.shared_offset, std::uint32_t(bytes), SharedUse::atomic, l);
+        if (acc.space == MemSpace::shared)
+            shared_shadow(x, acc.shared_offset, std::uint32_t(bytes), SharedUse::atomic, l);
     });
     if (resolved == MemSpace::shared && in.space == Space::generic) {
         FOR_LANES(x.mask, addr[l] -= shared_window);
@@ -2398,14 +2789,18 @@ void remove_lanes(Warp& w, std::uint32_t lanes, int from_frame) {
 void pop_finished(Warp& w) {
     while (!w.stack.empty()) {
         SimtEntry& top = w.stack.back();
-        if (top.mask == 0 || top.pc == top.reconverge) { w.stack.pop_back(); continue; }
+        if (top.mask == 0 || top.pc == top.reconverge) {
+            w.stack.pop_back();
+            continue;
+        }
         break;
     }
     // A frame ends when no entry of it remains (every calling lane returned or exited). The
     // kernel's frame stays when the warp finishes: start_warp reuses its registers for the same
     // warp of the worker's next block (freeing and allocating them per block cost a tenth of a
     // short kernel's time).
-    while (w.frames.size() > (w.stack.empty() ? 1u : w.stack.back().frame + 1u)) w.frames.pop_back();
+    while (w.frames.size() > (w.stack.empty() ? 1u : w.stack.back().frame + 1u))
+        w.frames.pop_back();
 }
 
 // 9.7.10.2 bra: uniform jump, or a split of the warp that rejoins at the reconvergence point
@@ -2416,8 +2811,14 @@ void exec_bra(Exec& x) {
         x.block.events.back().kind = EventKind::branch;
         x.block.events.back().taken = taken;
     }
-    if (not_taken == 0) { top.pc = x.in->target; return; }
-    if (taken == 0) { top.pc = std::int32_t(x.pc) + 1; return; }
+    if (not_taken == 0) {
+        top.pc = x.in->target;
+        return;
+    }
+    if (taken == 0) {
+        top.pc = std::int32_t(x.pc) + 1;
+        return;
+    }
     if (x.counting()) x.counters().divergent_branches += 1;
     const std::int32_t rpc = x.in->reconverge;
     const std::uint16_t frame = top.frame;
@@ -2464,16 +2865,19 @@ void exec_call(Exec& x) {
         const int lane = __builtin_ctz(x.mask);
         const std::uint64_t a = address[lane];
         const auto& functions = x.launch.program.functions;
-        if (a < function_window || (a - function_window) % 16 != 0 || (a - function_window) / 16 >= functions.size() ||
+        if (a < function_window || (a - function_window) % 16 != 0 ||
+            (a - function_window) / 16 >= functions.size() ||
             functions[(a - function_window) / 16].fn.is_entry)
-            x.fault("call through a bad function pointer", "lane " + std::to_string(lane) + " calls address " + hex(a) +
-                        ", which is not a device function", "check that the pointer was set to a __device__ function", lane);
+            x.fault("call through a bad function pointer",
+                    "lane " + std::to_string(lane) + " calls address " + hex(a) +
+                        ", which is not a device function",
+                    "check that the pointer was set to a __device__ function", lane);
         target = std::int32_t((a - function_window) / 16);
         std::uint32_t same = 0;
         FOR_LANES(x.mask, if (address[l] == a) same |= 1u << l);
         if (same != x.mask) {
-            x.warp.stack.push_back({std::int32_t(x.pc), std::int32_t(x.pc) + 1, x.mask & ~same, top.frame, false, 0,
-                                    std::int32_t(x.warp.stack.size()) - 1});
+            x.warp.stack.push_back({std::int32_t(x.pc), std::int32_t(x.pc) + 1, x.mask & ~same,
+                                    top.frame, false, 0, std::int32_t(x.warp.stack.size()) - 1});
             x.mask = same;
         }
     }
@@ -2481,41 +2885,50 @@ void exec_call(Exec& x) {
     if (callee.fn.is_extern) {
         if (callee.fn.name == "vprintf") return call_vprintf(x);
         if (callee.fn.name == "__assertfail") call_assertfail(x);
-        if (callee.fn.name == "malloc" || callee.fn.name == "free") return call_device_heap(x, callee.fn.name == "malloc");
+        if (callee.fn.name == "malloc" || callee.fn.name == "free")
+            return call_device_heap(x, callee.fn.name == "malloc");
         x.unsupported("call to external function " + callee.fn.name);
     }
     if (x.warp.frames.size() >= 1024)
-        x.fault("call stack overflow", "more than 1024 nested calls (runaway recursion?)", "check the recursion's base case");
+        x.fault("call stack overflow", "more than 1024 nested calls (runaway recursion?)",
+                "check the recursion's base case");
     Frame f;
     f.function = target;
     f.call_pc = std::int32_t(x.pc);
     f.caller_mask = x.mask;
     Frame& caller = x.warp.frames.back();
-    f.local_base = caller.local_base + x.launch.program.functions[std::size_t(caller.function)].frame_bytes;
+    f.local_base =
+        caller.local_base + x.launch.program.functions[std::size_t(caller.function)].frame_bytes;
     f.local_base = (f.local_base + 15) / 16 * 16;
     const std::uint32_t top_bytes = f.local_base + callee.frame_bytes;
     // The call stack of one thread: local frames plus the registers of every nested call.
-    const std::uint64_t stack_bytes = std::uint64_t(top_bytes) +
-                                      std::uint64_t(x.warp.frames.size() + 1) * callee.register_count * 8;
+    const std::uint64_t stack_bytes =
+        std::uint64_t(top_bytes) +
+        std::uint64_t(x.warp.frames.size() + 1) * callee.register_count * 8;
     if (stack_bytes > x.launch.local_limit)
         x.fault("local memory limit reached",
-                "this call would make the thread's stack " + std::to_string(stack_bytes) + " bytes (local variables and registers of " +
-                    std::to_string(x.warp.frames.size() + 1) + " nested calls); " + x.launch.local_limit_reason,
+                "this call would make the thread's stack " + std::to_string(stack_bytes) +
+                    " bytes (local variables and registers of " +
+                    std::to_string(x.warp.frames.size() + 1) + " nested calls); " +
+                    x.launch.local_limit_reason,
                 "check the recursion's base case, and keep large arrays out of recursive functions",
                 __builtin_ctz(x.mask | 0x80000000u));
     for (int l = 0; l < 32; ++l)
-        if ((x.warp.lanes >> l & 1) && x.warp.local[std::size_t(l)].size() < top_bytes) x.warp.local[std::size_t(l)].resize(top_bytes, 0);
+        if ((x.warp.lanes >> l & 1) && x.warp.local[std::size_t(l)].size() < top_bytes)
+            x.warp.local[std::size_t(l)].resize(top_bytes, 0);
     f.regs.assign(std::size_t(callee.register_count) * 32, 0);
     for (auto& [r, v] : callee.constants)
         for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = v;
-    for (auto& [r, s] : callee.lane_specials) fill_lane_special(x.launch, x.block, x.warp, s, f.regs.data() + std::size_t(r) * 32);
+    for (auto& [r, s] : callee.lane_specials)
+        fill_lane_special(x.launch, x.block, x.warp, s, f.regs.data() + std::size_t(r) * 32);
     // Arguments: the caller's call-site .param symbols -> the callee's formal parameters.
     const auto& args = x.in->call_args;
     for (std::size_t i = 0; i < args.size() && i < callee.param_offsets.size(); ++i) {
         std::uint64_t from = caller.local_base + x.fn->local_offsets[std::size_t(args[i])];
         std::uint64_t to = f.local_base + callee.param_offsets[std::size_t(i)];
         std::size_t bytes = callee.fn.params[std::size_t(i)].size;
-        FOR_LANES(x.mask, std::memcpy(x.warp.local[std::size_t(l)].data() + to, x.warp.local[std::size_t(l)].data() + from, bytes));
+        FOR_LANES(x.mask, std::memcpy(x.warp.local[std::size_t(l)].data() + to,
+                                      x.warp.local[std::size_t(l)].data() + from, bytes));
     }
     const std::uint16_t depth = std::uint16_t(x.warp.frames.size());
     x.warp.frames.push_back(std::move(f));
@@ -2538,7 +2951,8 @@ void exec_ret(Exec& x) {
         std::uint64_t from = callee.local_base + cf.return_offsets[std::size_t(i)];
         std::uint64_t to = caller.local_base + caller_fn.local_offsets[std::size_t(rets[i])];
         std::size_t bytes = cf.fn.returns[std::size_t(i)].size;
-        FOR_LANES(x.mask, std::memcpy(w.local[std::size_t(l)].data() + to, w.local[std::size_t(l)].data() + from, bytes));
+        FOR_LANES(x.mask, std::memcpy(w.local[std::size_t(l)].data() + to,
+                                      w.local[std::size_t(l)].data() + from, bytes));
     }
     remove_lanes(w, x.mask, depth);
     if (x.mask != x.active) w.stack.back().pc = std::int32_t(x.pc) + 1;
@@ -2546,7 +2960,8 @@ void exec_ret(Exec& x) {
 }
 
 void exec_trap(Exec& x) {
-    x.fault("trap", "the kernel executed a trap instruction (an assert failed, or __trap() was called)",
+    x.fault("trap",
+            "the kernel executed a trap instruction (an assert failed, or __trap() was called)",
             "look at the condition that led here", __builtin_ctz(x.mask | 0x80000000u));
 }
 void exec_brkpt(Exec&) {}
@@ -2577,7 +2992,8 @@ void call_assertfail(Exec& x) {
         return t;
     };
     const std::string condition = text(param(0)), function = text(param(3));
-    x.fault("assertion failed", "assert(" + condition + ") failed" + (function.empty() ? "" : " in " + function),
+    x.fault("assertion failed",
+            "assert(" + condition + ") failed" + (function.empty() ? "" : " in " + function),
             "the condition was false for this thread: check the values it depends on", lane,
             std::uint32_t(std::popcount(x.mask) - 1));
 }
@@ -2589,10 +3005,13 @@ void call_assertfail(Exec& x) {
 void call_device_heap(Exec& x, bool allocate) {
     const auto& args = x.in->call_args;
     const Frame& frame = x.warp.frames.back();
-    if (args.empty()) x.fault("bad malloc call", "malloc/free needs one argument", "report this as a cudalab bug");
+    if (args.empty())
+        x.fault("bad malloc call", "malloc/free needs one argument",
+                "report this as a cudalab bug");
     const std::uint64_t arg_slot = frame.local_base + x.fn->local_offsets[std::size_t(args[0])];
     const auto& rets = x.in->call_results;
-    const std::uint64_t ret_slot = rets.empty() ? 0 : frame.local_base + x.fn->local_offsets[std::size_t(rets[0])];
+    const std::uint64_t ret_slot =
+        rets.empty() ? 0 : frame.local_base + x.fn->local_offsets[std::size_t(rets[0])];
     DeviceMemory& memory = x.launch.memory;
     FOR_LANES(x.mask, {
         std::uint64_t value = 0;
@@ -2600,9 +3019,12 @@ void call_device_heap(Exec& x, bool allocate) {
         if (arg_slot + 8 <= local.size()) std::memcpy(&value, local.data() + arg_slot, 8);
         if (allocate) {
             const std::uint64_t p = memory.device_malloc(value);
-            if (!rets.empty() && ret_slot + 8 <= local.size()) std::memcpy(local.data() + ret_slot, &p, 8);
+            if (!rets.empty() && ret_slot + 8 <= local.size())
+                std::memcpy(local.data() + ret_slot, &p, 8);
         } else if (value != 0 && !memory.device_free(value)) {
-            x.fault("bad free", "free(" + hex(value) + ") of memory that device malloc did not return, or freed twice",
+            x.fault("bad free",
+                    "free(" + hex(value) +
+                        ") of memory that device malloc did not return, or freed twice",
                     "free only pointers malloc returned in device code, once", l);
         }
     });
@@ -2613,7 +3035,8 @@ void call_device_heap(Exec& x, bool allocate) {
 void call_vprintf(Exec& x) {
     const auto& args = x.in->call_args;
     Frame& frame = x.warp.frames.back();
-    if (args.size() < 2) x.fault("bad printf call", "vprintf needs two arguments", "report this as a cudalab bug");
+    if (args.size() < 2)
+        x.fault("bad printf call", "vprintf needs two arguments", "report this as a cudalab bug");
     const std::uint64_t fmt_slot = frame.local_base + x.fn->local_offsets[std::size_t(args[0])];
     const std::uint64_t arg_slot = frame.local_base + x.fn->local_offsets[std::size_t(args[1])];
     Allocation* cache = nullptr;
@@ -2631,20 +3054,32 @@ void call_vprintf(Exec& x) {
         std::string out;
         std::uint64_t cursor = buf_addr;
         auto next = [&](int bytes) {
-            cursor = (cursor + std::uint64_t(bytes) - 1) / std::uint64_t(bytes) * std::uint64_t(bytes);
-            Access c = resolve(x, Space::generic, cursor, std::uint32_t(bytes), "printf argument read", l, cache);
+            cursor =
+                (cursor + std::uint64_t(bytes) - 1) / std::uint64_t(bytes) * std::uint64_t(bytes);
+            Access c = resolve(x, Space::generic, cursor, std::uint32_t(bytes),
+                               "printf argument read", l, cache);
             std::uint64_t v = read_value(c.ptr, bytes, false);
             cursor += std::uint64_t(bytes);
             return v;
         };
         for (std::size_t i = 0; i < fmt.size(); ++i) {
             if (out.size() > x.launch.printf_limit) break;  // one call's output is bounded too
-            if (fmt[i] != '%') { out += fmt[i]; continue; }
+            if (fmt[i] != '%') {
+                out += fmt[i];
+                continue;
+            }
             std::size_t j = i + 1;
-            if (j < fmt.size() && fmt[j] == '%') { out += '%'; i = j; continue; }
+            if (j < fmt.size() && fmt[j] == '%') {
+                out += '%';
+                i = j;
+                continue;
+            }
             while (j < fmt.size() && std::strchr("-+ #0123456789.*", fmt[j])) ++j;
             int longs = 0;
-            while (j < fmt.size() && std::strchr("hlLzjt", fmt[j])) { if (fmt[j] == 'l' || fmt[j] == 'z' || fmt[j] == 'j' || fmt[j] == 't') ++longs; ++j; }
+            while (j < fmt.size() && std::strchr("hlLzjt", fmt[j])) {
+                if (fmt[j] == 'l' || fmt[j] == 'z' || fmt[j] == 'j' || fmt[j] == 't') ++longs;
+                ++j;
+            }
             if (j >= fmt.size()) break;
             char conv = fmt[j];
             std::string spec = fmt.substr(i, j - i);
@@ -2653,7 +3088,8 @@ void call_vprintf(Exec& x) {
             std::string clean;
             for (char ch : spec) {
                 if (std::strchr("hlLzjt", ch)) continue;
-                if (ch == '*') clean += std::to_string(std::clamp(std::int32_t(next(4)), -4096, 4096));
+                if (ch == '*')
+                    clean += std::to_string(std::clamp(std::int32_t(next(4)), -4096, 4096));
                 else clean += ch;
             }
             auto format = [&](const std::string& f, auto value) {  // widths of any size, capped
@@ -2667,8 +3103,11 @@ void call_vprintf(Exec& x) {
             if (std::strchr("diouxXc", conv)) {
                 std::uint64_t v = next(longs ? 8 : 4);
                 if (conv == 'c') format(clean + conv, int(v));
-                else if (conv == 'd' || conv == 'i') format(clean + "ll" + conv, longs ? (long long)v : (long long)std::int32_t(v));
-                else format(clean + "ll" + conv, longs ? (unsigned long long)v : (unsigned long long)std::uint32_t(v));
+                else if (conv == 'd' || conv == 'i')
+                    format(clean + "ll" + conv, longs ? (long long)v : (long long)std::int32_t(v));
+                else
+                    format(clean + "ll" + conv,
+                           longs ? (unsigned long long)v : (unsigned long long)std::uint32_t(v));
             } else if (std::strchr("fFeEgGaA", conv)) {
                 format(clean + conv, get<double>(next(8)));  // floats are promoted to double
             } else if (conv == 'p') {  // as the GPU prints it: "(nil)" for a null pointer
@@ -2678,7 +3117,8 @@ void call_vprintf(Exec& x) {
             } else if (conv == 's') {
                 std::uint64_t p = next(8);
                 std::string s;
-                for (std::uint64_t a = p; s.size() < 4096; ++a) {  // a null %s faults, as on an H200
+                for (std::uint64_t a = p; s.size() < 4096;
+                     ++a) {  // a null %s faults, as on an H200
                     Access c = resolve(x, Space::generic, a, 1, "printf string read", l, cache);
                     if (*c.ptr == 0) break;
                     s += char(*c.ptr);
@@ -2691,17 +3131,24 @@ void call_vprintf(Exec& x) {
             i = j;
         }
         x.out.printf_text += out;
-        if (x.out.printf_text.size() + x.launch.printf_bytes.load(std::memory_order_relaxed) > x.launch.printf_limit)
+        if (x.out.printf_text.size() + x.launch.printf_bytes.load(std::memory_order_relaxed) >
+            x.launch.printf_limit)
             x.fault("printf output limit reached",
                     "the launch printed more than " + std::to_string(x.launch.printf_limit) +
-                        " bytes with printf (the limit per launch; a GPU's printf buffer holds 1 MB by default)",
-                    "print less: a few threads, or a summary, not every element (raise the limit with --printf-limit)", l);
+                        " bytes with printf (the limit per launch; a GPU's printf buffer holds 1 "
+                        "MB by default)",
+                    "print less: a few threads, or a summary, not every element (raise the limit "
+                    "with --printf-limit)",
+                    l);
     });
     // vprintf returns the number of arguments; the result slot is written if the caller reads it.
     const auto& rets = x.in->call_results;
     if (!rets.empty()) {
         std::uint64_t slot = frame.local_base + x.fn->local_offsets[std::size_t(rets[0])];
-        FOR_LANES(x.mask, { std::uint32_t v = 1; std::memcpy(x.warp.local[std::size_t(l)].data() + slot, &v, 4); });
+        FOR_LANES(x.mask, {
+            std::uint32_t v = 1;
+            std::memcpy(x.warp.local[std::size_t(l)].data() + slot, &v, 4);
+        });
     }
 }
 
@@ -2715,31 +3162,41 @@ void call_vprintf(Exec& x) {
     Warp& w = x.warp;
     const std::uint32_t late = x.mask & w.partial_bar_lanes & w.live;
     if (late) {
-        const PreparedFunction& pf = x.launch.program.functions[std::size_t(w.partial_bar_function)];
+        const PreparedFunction& pf =
+            x.launch.program.functions[std::size_t(w.partial_bar_function)];
         const std::uint32_t first_line = pf.fn.code[w.partial_bar_pc].line;
-        if (w.partial_bar_function == x.frame->function && (w.partial_bar_pc == x.pc || first_line == x.in->line)) {
+        if (w.partial_bar_function == x.frame->function &&
+            (w.partial_bar_pc == x.pc || first_line == x.in->line)) {
             w.partial_bar_lanes &= ~x.mask;  // the other lanes arrive at the same __syncthreads()
             return;
         }
         const auto& c = x.launch.config;
-        auto thread = [&](int lane) { return dims_text(w.id * 32 + std::uint32_t(lane), c.block.x, c.block.y); };
+        auto thread = [&](int lane) {
+            return dims_text(w.id * 32 + std::uint32_t(lane), c.block.x, c.block.y);
+        };
         auto lanes_text = [&](std::uint32_t m) {
             const int lo = __builtin_ctz(m), hi = 31 - __builtin_clz(m);
-            return std::popcount(m) == 1 ? "thread " + thread(lo)
-                                         : "threads " + thread(lo) + " to " + thread(hi) +
-                                               (std::popcount(m) == hi - lo + 1 ? std::string() : " (some of them)");
+            return std::popcount(m) == 1
+                       ? "thread " + thread(lo)
+                       : "threads " + thread(lo) + " to " + thread(hi) +
+                             (std::popcount(m) == hi - lo + 1 ? std::string() : " (some of them)");
         };
         const std::uint32_t waiting = w.live & ~w.partial_bar_lanes;
         FaultInfo f;
         f.kind = "divergent __syncthreads()";
-        f.detail = "a __syncthreads() inside a branch not taken by the whole block: " + lanes_text(waiting) + " of warp " +
-                   std::to_string(w.id) + " reached the __syncthreads() of line " + std::to_string(first_line) + ", but " +
-                   lanes_text(late) + " did not arrive there; they went on and reached the __syncthreads() of line " +
+        f.detail = "a __syncthreads() inside a branch not taken by the whole block: " +
+                   lanes_text(waiting) + " of warp " + std::to_string(w.id) +
+                   " reached the __syncthreads() of line " + std::to_string(first_line) + ", but " +
+                   lanes_text(late) +
+                   " did not arrive there; they went on and reached the __syncthreads() of line " +
                    std::to_string(x.in->line) +
-                   " instead. A GPU counts both as one barrier (it has an id, not a place), so the threads do not meet "
+                   " instead. A GPU counts both as one barrier (it has an id, not a place), so the "
+                   "threads do not meet "
                    "where the code says and read data that is not ready";
-        f.advice = "call __syncthreads() where every thread of the block reaches it: move it out of the if (and out of "
-                   "loops whose trip count differs between threads), and guard only the work inside";
+        f.advice =
+            "call __syncthreads() where every thread of the block reaches it: move it out of the "
+            "if (and out of "
+            "loops whose trip count differs between threads), and guard only the work inside";
         f.pc = w.partial_bar_pc;
         f.function = w.partial_bar_function;
         f.block = x.block.linear;
@@ -2767,21 +3224,26 @@ void exec_bar(Exec& x) {
     const int lane = __builtin_ctz(x.mask);
     const std::uint32_t id = std::uint32_t(x.src(first)[lane]);
     if (id >= Block::barrier_count)
-        x.fault("bad barrier", "barrier " + std::to_string(id) + " does not exist (there are 16, 0 to 15)",
+        x.fault("bad barrier",
+                "barrier " + std::to_string(id) + " does not exist (there are 16, 0 to 15)",
                 "use barrier ids 0 to 15", lane);
-    const int count_operand = red ? (in.operand_count == 4 ? 2 : -1) : (in.operand_count >= 2 ? 1 : -1);
+    const int count_operand =
+        red ? (in.operand_count == 4 ? 2 : -1) : (in.operand_count >= 2 ? 1 : -1);
     std::uint32_t expected = 0;
     if (count_operand >= 0) {
         const std::uint32_t threads = std::uint32_t(x.src(count_operand)[lane]);
         if (threads == 0 || threads % 32 != 0)
-            x.fault("bad barrier", "the thread count of a named barrier must be a non-zero multiple of 32, not " +
-                                       std::to_string(threads), "pass a multiple of the warp size", lane);
+            x.fault("bad barrier",
+                    "the thread count of a named barrier must be a non-zero multiple of 32, not " +
+                        std::to_string(threads),
+                    "pass a multiple of the warp size", lane);
         expected = threads / 32;
     }
     if (count_operand < 0 && !(in.flags & ptx::f_arrive)) check_partial_barrier(x);
     BarrierState& b = x.block.barriers[id];
     if (b.arrived > 0 && b.expected != expected)
-        x.fault("bad barrier", "warps arrive at barrier " + std::to_string(id) + " with different thread counts",
+        x.fault("bad barrier",
+                "warps arrive at barrier " + std::to_string(id) + " with different thread counts",
                 "give every bar.sync / bar.arrive of one barrier the same count", lane);
     b.expected = expected;
     b.arrived += 1;
@@ -2811,21 +3273,25 @@ void check_members(Exec& x, std::uint32_t members, std::uint32_t callers, const 
     const std::uint32_t missing = members & x.warp.lanes & ~x.mask;
     if (missing) {
         std::ostringstream d;
-        d << what << " names lanes 0x" << std::hex << members << " but lanes 0x" << missing << std::dec
-          << " are not executing it (they exited or took another branch); on a GPU this is undefined and can hang";
+        d << what << " names lanes 0x" << std::hex << members << " but lanes 0x" << missing
+          << std::dec
+          << " are not executing it (they exited or took another branch); on a GPU this is "
+             "undefined and can hang";
         x.fault(std::string(what) + " with absent lanes", d.str(),
-                "make every lane in the mask reach this instruction (no early return before it), or pass "
+                "make every lane in the mask reach this instruction (no early return before it), "
+                "or pass "
                 "__activemask() / a mask of the lanes that really arrive",
                 __builtin_ctz(missing));
     }
     const std::uint32_t outside = callers & ~members;
     if (outside) {
         std::ostringstream d;
-        d << "lane " << __builtin_ctz(outside) << " passes the mask 0x" << std::hex << members << std::dec
-          << ", which does not include the lane itself; on a GPU this is undefined";
-        x.fault(std::string(what) + " with a mask that leaves out its caller", d.str(),
-                "every lane must be in the mask it passes: use __activemask() or the group's own mask",
-                __builtin_ctz(outside));
+        d << "lane " << __builtin_ctz(outside) << " passes the mask 0x" << std::hex << members
+          << std::dec << ", which does not include the lane itself; on a GPU this is undefined";
+        x.fault(
+            std::string(what) + " with a mask that leaves out its caller", d.str(),
+            "every lane must be in the mask it passes: use __activemask() or the group's own mask",
+            __builtin_ctz(outside));
     }
 }
 
@@ -2854,7 +3320,8 @@ template <class F> void for_each_group(Exec& x, int mask_operand, const char* wh
 void exec_bar_warp(Exec& x) {
     ++x.warp.sync_epoch;
     x.warp.stamp = next_stamp(x.block);
-    if (x.in->operand_count > 0) for_each_group(x, 0, "__syncwarp", [](std::uint32_t, std::uint32_t) {});
+    if (x.in->operand_count > 0)
+        for_each_group(x, 0, "__syncwarp", [](std::uint32_t, std::uint32_t) {});
 }
 void exec_membar(Exec&) {}  // one access at a time: memory is always ordered in the emulator
 void exec_fence(Exec&) {}
@@ -2864,43 +3331,50 @@ void exec_vote(Exec& x) {
     const Operand& po = x.in->operands[1];
     const std::uint64_t* p = x.src(1);
     std::uint64_t* d = x.dst(0);
-    for_each_group(x, x.in->operand_count - 1, "vote", [&](std::uint32_t members, std::uint32_t lanes) {
-        const std::uint32_t group = x.mask & members;
-        std::uint32_t ballot = 0;
-        FOR_LANES(group, if ((p[l] & 1) != std::uint64_t(po.negate)) ballot |= 1u << l);
-        switch (x.in->sub) {
-        case SubOp::ballot: FOR_LANES(lanes, d[l] = ballot); break;
-        case SubOp::all: FOR_LANES(lanes, d[l] = ballot == group); break;
-        case SubOp::any: FOR_LANES(lanes, d[l] = ballot != 0); break;
-        case SubOp::uni: FOR_LANES(lanes, d[l] = ballot == 0 || ballot == group); break;
-        default: x.unsupported(x.in->text);
-        }
-    });
+    for_each_group(
+        x, x.in->operand_count - 1, "vote", [&](std::uint32_t members, std::uint32_t lanes) {
+            const std::uint32_t group = x.mask & members;
+            std::uint32_t ballot = 0;
+            FOR_LANES(group, if ((p[l] & 1) != std::uint64_t(po.negate)) ballot |= 1u << l);
+            switch (x.in->sub) {
+            case SubOp::ballot: FOR_LANES(lanes, d[l] = ballot); break;
+            case SubOp::all: FOR_LANES(lanes, d[l] = ballot == group); break;
+            case SubOp::any: FOR_LANES(lanes, d[l] = ballot != 0); break;
+            case SubOp::uni: FOR_LANES(lanes, d[l] = ballot == 0 || ballot == group); break;
+            default: x.unsupported(x.in->text);
+            }
+        });
 }
 
 // 9.7.13.9 match.sync
 void exec_match(Exec& x) {
     const Operand& d0 = x.in->operands[0];
     std::uint64_t* d = d0.kind == OperandKind::vector ? x.reg(d0.vec[0]) : x.dst(0);
-    std::uint64_t* p = d0.kind == OperandKind::vector && d0.vec[1] >= 0 ? x.reg(d0.vec[1]) : nullptr;
+    std::uint64_t* p =
+        d0.kind == OperandKind::vector && d0.vec[1] >= 0 ? x.reg(d0.vec[1]) : nullptr;
     const std::uint64_t* a = x.src(1);
     const std::uint64_t wm = width_mask(x.in->type);
-    for_each_group(x, x.in->operand_count - 1, "match", [&](std::uint32_t members, std::uint32_t lanes) {
-        const std::uint32_t group = x.mask & members;
-        if (x.in->sub == SubOp::match_any) {
-            FOR_LANES(lanes, {
-                std::uint32_t same = 0;
-                for (std::uint32_t k = group; k; k &= k - 1)
-                    if ((a[__builtin_ctz(k)] & wm) == (a[l] & wm)) same |= 1u << __builtin_ctz(k);
-                d[l] = same;
-            });
-        } else {
-            bool all = true;
-            const int first = __builtin_ctz(group | 0x80000000u);
-            FOR_LANES(group, if ((a[l] & wm) != (a[first] & wm)) all = false);
-            FOR_LANES(lanes, { d[l] = all ? group : 0; if (p) p[l] = all; });
-        }
-    });
+    for_each_group(x, x.in->operand_count - 1, "match",
+                   [&](std::uint32_t members, std::uint32_t lanes) {
+                       const std::uint32_t group = x.mask & members;
+                       if (x.in->sub == SubOp::match_any) {
+                           FOR_LANES(lanes, {
+                               std::uint32_t same = 0;
+                               for (std::uint32_t k = group; k; k &= k - 1)
+                                   if ((a[__builtin_ctz(k)] & wm) == (a[l] & wm))
+                                       same |= 1u << __builtin_ctz(k);
+                               d[l] = same;
+                           });
+                       } else {
+                           bool all = true;
+                           const int first = __builtin_ctz(group | 0x80000000u);
+                           FOR_LANES(group, if ((a[l] & wm) != (a[first] & wm)) all = false);
+                           FOR_LANES(lanes, {
+                               d[l] = all ? group : 0;
+                               if (p) p[l] = all;
+                           });
+                       }
+                   });
 }
 
 // 9.7.13.10 activemask
@@ -2918,8 +3392,13 @@ void exec_redux(Exec& x) {
         std::int64_t acc = 0;
         bool first = true;
         FOR_LANES(x.mask & members, {
-            const std::int64_t v = is_signed ? std::int64_t(std::int32_t(a[l])) : std::int64_t(std::uint32_t(a[l]));
-            if (first) { acc = v; first = false; continue; }
+            const std::int64_t v =
+                is_signed ? std::int64_t(std::int32_t(a[l])) : std::int64_t(std::uint32_t(a[l]));
+            if (first) {
+                acc = v;
+                first = false;
+                continue;
+            }
             switch (x.in->sub) {
             case SubOp::add: acc += v; break;
             case SubOp::min: acc = std::min(acc, v); break;
@@ -2938,29 +3417,46 @@ void exec_redux(Exec& x) {
 void exec_shfl(Exec& x) {
     const Operand& d0 = x.in->operands[0];
     std::uint64_t* d = d0.kind == OperandKind::vector ? x.reg(d0.vec[0]) : x.dst(0);
-    std::uint64_t* p = d0.kind == OperandKind::vector && d0.vec[1] >= 0 ? x.reg(d0.vec[1]) : nullptr;
+    std::uint64_t* p =
+        d0.kind == OperandKind::vector && d0.vec[1] >= 0 ? x.reg(d0.vec[1]) : nullptr;
     const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
     for_each_group(x, 4, "shfl", [](std::uint32_t, std::uint32_t) {});
     std::uint64_t result[32];
     std::uint32_t valid = 0;
     FOR_LANES(x.mask, {
-        std::uint32_t lane = std::uint32_t(l), bval = std::uint32_t(b[l]) & 31, cval = std::uint32_t(c[l]) & 31;
+        std::uint32_t lane = std::uint32_t(l), bval = std::uint32_t(b[l]) & 31,
+                      cval = std::uint32_t(c[l]) & 31;
         std::uint32_t segmask = (std::uint32_t(c[l]) >> 8) & 31;
         std::uint32_t max_lane = (lane & segmask) | (cval & ~segmask), min_lane = lane & segmask;
         std::int32_t j = 0;
         bool pval = false;
         switch (x.in->sub) {
-        case SubOp::up: j = std::int32_t(lane) - std::int32_t(bval); pval = j >= std::int32_t(max_lane); break;
-        case SubOp::down: j = std::int32_t(lane + bval); pval = j <= std::int32_t(max_lane); break;
-        case SubOp::bfly: j = std::int32_t(lane ^ bval); pval = j <= std::int32_t(max_lane); break;
-        case SubOp::idx: j = std::int32_t(min_lane | (bval & ~segmask)); pval = j <= std::int32_t(max_lane); break;
+        case SubOp::up:
+            j = std::int32_t(lane) - std::int32_t(bval);
+            pval = j >= std::int32_t(max_lane);
+            break;
+        case SubOp::down:
+            j = std::int32_t(lane + bval);
+            pval = j <= std::int32_t(max_lane);
+            break;
+        case SubOp::bfly:
+            j = std::int32_t(lane ^ bval);
+            pval = j <= std::int32_t(max_lane);
+            break;
+        case SubOp::idx:
+            j = std::int32_t(min_lane | (bval & ~segmask));
+            pval = j <= std::int32_t(max_lane);
+            break;
         default: x.unsupported(x.in->text);
         }
         if (!pval || j < 0 || j > 31) j = std::int32_t(lane);
         result[l] = a[j];
         if (pval) valid |= 1u << l;
     });
-    FOR_LANES(x.mask, { d[l] = result[l]; if (p) p[l] = (valid >> l) & 1; });
+    FOR_LANES(x.mask, {
+        d[l] = result[l];
+        if (p) p[l] = (valid >> l) & 1;
+    });
 }
 
 // [SECTION] Specialised forms of the commonest instructions -------------------------------------
@@ -2974,34 +3470,72 @@ void exec_shfl(Exec& x) {
 namespace fast {
 // Raw 64-bit register values in, raw value out, as the general handlers store them (32-bit results
 // zero-extended).
-struct Add32 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(a + b); } };
-struct Add64 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a + b; } };
-struct Sub32 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(a - b); } };
-struct Sub64 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a - b; } };
-struct Mul32 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(std::uint32_t(a) * std::uint32_t(b)); } };
-struct Mul64 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a * b; } };
+struct Add32 {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(a + b); }
+};
+struct Add64 {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a + b; }
+};
+struct Sub32 {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(a - b); }
+};
+struct Sub64 {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a - b; }
+};
+struct Mul32 {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) {
+        return std::uint32_t(std::uint32_t(a) * std::uint32_t(b));
+    }
+};
+struct Mul64 {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a * b; }
+};
 struct MulWideS32 {
-    static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint64_t(std::int64_t(std::int32_t(a)) * std::int32_t(b)); }
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) {
+        return std::uint64_t(std::int64_t(std::int32_t(a)) * std::int32_t(b));
+    }
 };
-struct MulWideU32 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint64_t(std::uint32_t(a)) * std::uint32_t(b); } };
-struct And { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a & b; } };
-struct Or { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a | b; } };
-struct Xor { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a ^ b; } };
+struct MulWideU32 {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) {
+        return std::uint64_t(std::uint32_t(a)) * std::uint32_t(b);
+    }
+};
+struct And {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a & b; }
+};
+struct Or {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a | b; }
+};
+struct Xor {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return a ^ b; }
+};
 struct Shl32 {
-    static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(b) >= 32 ? 0 : std::uint32_t(a << std::uint32_t(b)); }
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) {
+        return std::uint32_t(b) >= 32 ? 0 : std::uint32_t(a << std::uint32_t(b));
+    }
 };
-struct Shl64 { static std::uint64_t f(std::uint64_t a, std::uint64_t b) { return std::uint32_t(b) >= 64 ? 0 : a << std::uint32_t(b); } };
+struct Shl64 {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b) {
+        return std::uint32_t(b) >= 64 ? 0 : a << std::uint32_t(b);
+    }
+};
 struct Mad32 {
     static std::uint64_t f(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
         return std::uint32_t(std::uint32_t(a) * std::uint32_t(b) + std::uint32_t(c));
     }
 };
-struct Mad64 { static std::uint64_t f(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return a * b + c; } };
+struct Mad64 {
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return a * b + c; }
+};
 struct MadWideS32 {
-    static std::uint64_t f(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return MulWideS32::f(a, b) + c; }
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+        return MulWideS32::f(a, b) + c;
+    }
 };
 struct MadWideU32 {
-    static std::uint64_t f(std::uint64_t a, std::uint64_t b, std::uint64_t c) { return MulWideU32::f(a, b) + c; }
+    static std::uint64_t f(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+        return MulWideU32::f(a, b) + c;
+    }
 };
 
 template <class Op> void binary(Exec& x) {
@@ -3048,10 +3582,12 @@ template <bool Store, int Bytes> void shared_access(Exec& x) {
     const Operand& vo = x.in->operands[Store ? 1 : 0];
     const std::uint64_t* base = x.reg(ao.reg);
     const std::uint64_t offset = std::uint64_t(ao.value);
-    if (x.mask == 0 || !lanes_inside(x.mask, base, offset, x.block.shared.size(), Bytes)) return load_store<Store>(x);
+    if (x.mask == 0 || !lanes_inside(x.mask, base, offset, x.block.shared.size(), Bytes))
+        return load_store<Store>(x);
     record_lanes(x, MemSpace::shared, Store ? MemOp::store : MemOp::load, base, offset, Bytes);
     if (x.launch.detect_races) {
-        FOR_LANES(x.mask, shared_shadow(x, std::uint32_t(base[l] + offset), Bytes, Store ? SharedUse::write : SharedUse::read, l));
+        FOR_LANES(x.mask, shared_shadow(x, std::uint32_t(base[l] + offset), Bytes,
+                                        Store ? SharedUse::write : SharedUse::read, l));
     }
     move_lanes<Store, Bytes>(x.mask, x.block.shared.data(), offset, base, x.reg(vo.reg));
 }
@@ -3065,7 +3601,8 @@ void fma32(Exec& x) {
 }
 
 // f32 add, sub, mul on registers, default rounding: the vectorised loops of float_lanes.cpp.
-template <void (*Lanes)(std::uint64_t*, const std::uint64_t*, const std::uint64_t*, std::uint32_t)> void f32_binary(Exec& x) {
+template <void (*Lanes)(std::uint64_t*, const std::uint64_t*, const std::uint64_t*, std::uint32_t)>
+void f32_binary(Exec& x) {
     const Operand* o = x.in->operands;
     Lanes(x.reg(o[0].reg), x.reg(o[1].reg), x.reg(o[2].reg), x.mask);
 }
@@ -3074,14 +3611,20 @@ template <void (*Lanes)(std::uint64_t*, const std::uint64_t*, const std::uint64_
 
 // The specialised handler for an instruction, or null for the general one.
 Handler specialised_handler(const Instruction& in) {
-    auto plain = [&](int i) { return in.operands[i].kind == OperandKind::reg && !in.operands[i].negate && in.operands[i].reg >= 0; };
+    auto plain = [&](int i) {
+        return in.operands[i].kind == OperandKind::reg && !in.operands[i].negate &&
+               in.operands[i].reg >= 0;
+    };
     const int n = in.operand_count;
     if ((in.op == Opcode::ld || in.op == Opcode::st) && n == 2 && in.vector == 1 &&
         (in.space == Space::global || in.space == Space::generic || in.space == Space::shared) &&
-        !ptx::type_is_signed(in.type) && (ptx::type_bits(in.type) == 32 || ptx::type_bits(in.type) == 64)) {
+        !ptx::type_is_signed(in.type) &&
+        (ptx::type_bits(in.type) == 32 || ptx::type_bits(in.type) == 64)) {
         const bool store = in.op == Opcode::st, wide = ptx::type_bits(in.type) == 64;
         const Operand& address = in.operands[store ? 0 : 1];
-        if (address.kind != OperandKind::address || address.reg < 0 || address.symbol >= 0 || !plain(store ? 1 : 0)) return nullptr;
+        if (address.kind != OperandKind::address || address.reg < 0 || address.symbol >= 0 ||
+            !plain(store ? 1 : 0))
+            return nullptr;
         if (in.space == Space::shared)
             return store ? (wide ? &fast::shared_access<true, 8> : &fast::shared_access<true, 4>)
                          : (wide ? &fast::shared_access<false, 8> : &fast::shared_access<false, 4>);
@@ -3091,40 +3634,51 @@ Handler specialised_handler(const Instruction& in) {
     for (int i = 0; i < n; ++i)
         if (!plain(i)) return nullptr;
     const int bits = ptx::type_bits(in.type);
-    const bool integer = !ptx::type_is_float(in.type) && in.type != Type::pred && (bits == 32 || bits == 64);
+    const bool integer =
+        !ptx::type_is_float(in.type) && in.type != Type::pred && (bits == 32 || bits == 64);
     const bool wide = in.flags & ptx::f_wide, lo_or_plain = !(in.flags & (ptx::f_hi | ptx::f_wide));
     const std::uint32_t other_flags = in.flags & ~(ptx::f_wide | ptx::f_lo);
-    const bool f32_plain = in.type == Type::f32 && in.flags == 0 && (in.rounding == Rounding::none || in.rounding == Rounding::rn);
+    const bool f32_plain = in.type == Type::f32 && in.flags == 0 &&
+                           (in.rounding == Rounding::none || in.rounding == Rounding::rn);
     switch (in.op) {
     case Opcode::add:
     case Opcode::sub:
         if (n != 3) return nullptr;
         if (integer && in.flags == 0)
-            return in.op == Opcode::add ? (bits == 32 ? &fast::binary<fast::Add32> : &fast::binary<fast::Add64>)
-                                        : (bits == 32 ? &fast::binary<fast::Sub32> : &fast::binary<fast::Sub64>);
-        if (f32_plain) return in.op == Opcode::add ? &fast::f32_binary<lanes::add_f32> : &fast::f32_binary<lanes::sub_f32>;
+            return in.op == Opcode::add
+                       ? (bits == 32 ? &fast::binary<fast::Add32> : &fast::binary<fast::Add64>)
+                       : (bits == 32 ? &fast::binary<fast::Sub32> : &fast::binary<fast::Sub64>);
+        if (f32_plain)
+            return in.op == Opcode::add ? &fast::f32_binary<lanes::add_f32>
+                                        : &fast::f32_binary<lanes::sub_f32>;
         return nullptr;
     case Opcode::mul:
         if (n != 3) return nullptr;
-        if (integer && other_flags == 0 && lo_or_plain) return bits == 32 ? &fast::binary<fast::Mul32> : &fast::binary<fast::Mul64>;
+        if (integer && other_flags == 0 && lo_or_plain)
+            return bits == 32 ? &fast::binary<fast::Mul32> : &fast::binary<fast::Mul64>;
         if (integer && other_flags == 0 && wide && bits == 32)
-            return ptx::type_is_signed(in.type) ? &fast::binary<fast::MulWideS32> : &fast::binary<fast::MulWideU32>;
+            return ptx::type_is_signed(in.type) ? &fast::binary<fast::MulWideS32>
+                                                : &fast::binary<fast::MulWideU32>;
         if (f32_plain) return &fast::f32_binary<lanes::mul_f32>;
         return nullptr;
-    case Opcode::fma:
-        return n == 4 && f32_plain ? &fast::fma32 : nullptr;
+    case Opcode::fma: return n == 4 && f32_plain ? &fast::fma32 : nullptr;
     case Opcode::mad:
         if (n == 4 && f32_plain) return &fast::fma32;  // mad.f32 is fused (9.7.3.5)
         if (n != 4 || !integer || other_flags != 0) return nullptr;
-        if (lo_or_plain) return bits == 32 ? &fast::ternary<fast::Mad32> : &fast::ternary<fast::Mad64>;
-        if (wide && bits == 32) return ptx::type_is_signed(in.type) ? &fast::ternary<fast::MadWideS32> : &fast::ternary<fast::MadWideU32>;
+        if (lo_or_plain)
+            return bits == 32 ? &fast::ternary<fast::Mad32> : &fast::ternary<fast::Mad64>;
+        if (wide && bits == 32)
+            return ptx::type_is_signed(in.type) ? &fast::ternary<fast::MadWideS32>
+                                                : &fast::ternary<fast::MadWideU32>;
         return nullptr;
     case Opcode::and_:
     case Opcode::or_:
     case Opcode::xor_:
         // b32 values are stored zero-extended, so the general handler's width mask changes nothing.
         if (n != 3 || !integer || in.flags != 0) return nullptr;
-        return in.op == Opcode::and_ ? &fast::binary<fast::And> : in.op == Opcode::or_ ? &fast::binary<fast::Or> : &fast::binary<fast::Xor>;
+        return in.op == Opcode::and_  ? &fast::binary<fast::And>
+               : in.op == Opcode::or_ ? &fast::binary<fast::Or>
+                                      : &fast::binary<fast::Xor>;
     case Opcode::shl:
         if (n != 3 || !integer || in.flags != 0) return nullptr;
         return bits == 32 ? &fast::binary<fast::Shl32> : &fast::binary<fast::Shl64>;
@@ -3135,7 +3689,9 @@ Handler specialised_handler(const Instruction& in) {
         if (n != 3 || in.bool_op != SubOp::none || in.flags != 0) return nullptr;
         {
             Handler h = nullptr;
-            with_setp_form(in.type, in.cmp, [&](auto value, auto form) { h = &fast::setp<decltype(value), decltype(form)::value>; });
+            with_setp_form(in.type, in.cmp, [&](auto value, auto form) {
+                h = &fast::setp<decltype(value), decltype(form)::value>;
+            });
             return h;
         }
     default: return nullptr;
@@ -3149,7 +3705,8 @@ constexpr Handler handlers[] = {
 #include "ptx/opcodes.def"
 #undef PTX_OP
 };
-static_assert(sizeof(handlers) / sizeof(handlers[0]) == ptx::opcode_count, "one handler per opcode");
+static_assert(sizeof(handlers) / sizeof(handlers[0]) == ptx::opcode_count,
+              "one handler per opcode");
 
 }  // namespace
 
@@ -3163,18 +3720,21 @@ void start_warp(LaunchState& launch, Block& block, Warp& warp) {
     const std::size_t reg_words = std::size_t(kernel.register_count) * 32;
     // (A partial warp is set up afresh: its missing lanes never write their registers, and a
     // shuffle that reads them should see what it saw before, not another block's leftovers.)
-    if (f.prepared_launch == launch.serial && f.prepared_warp == warp.id && f.regs.size() == reg_words &&
-        !kernel.zero_all_registers && warp.lanes == 0xffffffffu) {
+    if (f.prepared_launch == launch.serial && f.prepared_warp == warp.id &&
+        f.regs.size() == reg_words && !kernel.zero_all_registers && warp.lanes == 0xffffffffu) {
         // The same warp of an earlier block of this launch: constants and the specials that do not
         // depend on the block still hold (nothing writes them). Clear only the registers a path
         // may read before writing, and refill %ctaid.
-        for (std::int32_t r : kernel.zero_registers) std::fill_n(f.regs.data() + std::size_t(r) * 32, 32, 0);
-        for (auto& [r, s] : kernel.block_specials) fill_lane_special(launch, block, warp, s, f.regs.data() + std::size_t(r) * 32);
+        for (std::int32_t r : kernel.zero_registers)
+            std::fill_n(f.regs.data() + std::size_t(r) * 32, 32, 0);
+        for (auto& [r, s] : kernel.block_specials)
+            fill_lane_special(launch, block, warp, s, f.regs.data() + std::size_t(r) * 32);
     } else {
         f.regs.assign(reg_words, 0);
         for (auto& [r, v] : kernel.constants)
             for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = v;
-        for (auto& [r, s] : kernel.lane_specials) fill_lane_special(launch, block, warp, s, f.regs.data() + std::size_t(r) * 32);
+        for (auto& [r, s] : kernel.lane_specials)
+            fill_lane_special(launch, block, warp, s, f.regs.data() + std::size_t(r) * 32);
         f.prepared_launch = launch.serial;
         f.prepared_warp = warp.id;
     }
@@ -3183,7 +3743,8 @@ void start_warp(LaunchState& launch, Block& block, Warp& warp) {
         auto& local = warp.local[std::size_t(l)];
         if (!(warp.lanes >> l & 1)) local.clear();
         else if (local.size() != kernel.frame_bytes) local.assign(kernel.frame_bytes, 0);
-        else if (!local.empty()) std::memset(local.data(), 0, local.size());  // (no call for an empty frame)
+        else if (!local.empty())
+            std::memset(local.data(), 0, local.size());  // (no call for an empty frame)
     }
     warp.stack.clear();
     warp.stack.push_back({0, std::int32_t(kernel.fn.code.size()) + 1, warp.lanes, 0});
@@ -3195,7 +3756,8 @@ inline std::uint32_t predicate_bits(const std::uint64_t* p) {
     std::uint32_t bits = 0;
 #if defined(__SSE2__)
     for (int l = 0; l < 32; l += 2) {  // bit 0 of two lanes into the sign bits, then movemask
-        const __m128i v = _mm_slli_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + l)), 63);
+        const __m128i v =
+            _mm_slli_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + l)), 63);
         bits |= std::uint32_t(_mm_movemask_pd(_mm_castsi128_pd(v))) << l;
     }
 #else
@@ -3246,7 +3808,8 @@ void select_handlers(PreparedFunction& pf, bool specialise) {
 // scheduling waits at these for the other path of its branch.
 constexpr auto is_sync = [] {
     std::array<bool, ptx::opcode_count> c{};
-    for (Opcode op : {Opcode::bar, Opcode::barrier, Opcode::bar_warp, Opcode::vote, Opcode::match, Opcode::redux, Opcode::shfl})
+    for (Opcode op : {Opcode::bar, Opcode::barrier, Opcode::bar_warp, Opcode::vote, Opcode::match,
+                      Opcode::redux, Opcode::shfl})
         c[int(op)] = true;
     return c;
 }();
@@ -3263,8 +3826,10 @@ bool switch_path(LaunchState& launch, Warp& warp) {
     auto& stack = warp.stack;
     const std::int32_t size = std::int32_t(stack.size());
     SimtEntry& top = stack.back();
-    const PreparedFunction& fn = launch.program.functions[std::size_t(warp.frames[top.frame].function)];
-    const bool at_sync = top.pc < std::int32_t(fn.fn.code.size()) && is_sync[int(fn.fn.code[std::size_t(top.pc)].op)];
+    const PreparedFunction& fn =
+        launch.program.functions[std::size_t(warp.frames[top.frame].function)];
+    const bool at_sync = top.pc < std::int32_t(fn.fn.code.size()) &&
+                         is_sync[int(fn.fn.code[std::size_t(top.pc)].op)];
     if (at_sync && top.wait == 2) {  // released: every path got to a synchronising instruction
         top.wait = 0;
         return false;
@@ -3280,14 +3845,23 @@ bool switch_path(LaunchState& launch, Warp& warp) {
         // whose parent is `parent` (pushed first, so lower).
         std::int32_t sibling = -1;
         for (std::int32_t j = parent + 1; j < child; ++j)
-            if (stack[std::size_t(j)].parent == parent) { sibling = j; break; }
+            if (stack[std::size_t(j)].parent == parent) {
+                sibling = j;
+                break;
+            }
         bool same_frame = true;
-        for (std::int32_t j = parent + 1; j < size && same_frame; ++j) same_frame = stack[std::size_t(j)].frame == top.frame;
+        for (std::int32_t j = parent + 1; j < size && same_frame; ++j)
+            same_frame = stack[std::size_t(j)].frame == top.frame;
         if (!same_frame) break;
         if (sibling >= 0) {
-            const SimtEntry& runs = stack[std::size_t(child - 1)];  // the top of the sibling's range
+            const SimtEntry& runs =
+                stack[std::size_t(child - 1)];  // the top of the sibling's range
             if (runs.mask != 0 && runs.pc != runs.reconverge) {
-                if (runs.wait != 1) { first = sibling; second = child; break; }
+                if (runs.wait != 1) {
+                    first = sibling;
+                    second = child;
+                    break;
+                }
                 any_waiting_elsewhere = true;
             }
         }
@@ -3325,7 +3899,8 @@ StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& 
     while (executed < quantum) {
         pop_finished(warp);
         if (warp.stack.empty()) return StepResult::done;
-        if (launch.independent_scheduling && warp.stack.back().path && switch_path(launch, warp)) continue;
+        if (launch.independent_scheduling && warp.stack.back().path && switch_path(launch, warp))
+            continue;
         SimtEntry* top = &warp.stack.back();
         // Under independent thread scheduling a path of a divergent branch runs its turn, then the
         // other path may run (switch_path); a synchronising instruction is looked at there first.
@@ -3335,7 +3910,8 @@ StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& 
         const Instruction* code = fn.fn.code.data();
         const std::int32_t code_size = std::int32_t(fn.fn.code.size());
         if (top->pc >= code_size) {
-            // Fell off the end of a function: treat as ret (NVRTC always emits ret; hand-written PTX may not).
+            // Fell off the end of a function: treat as ret (NVRTC always emits ret; hand-written
+            // PTX may not).
             top->mask = 0;
             continue;
         }
@@ -3383,7 +3959,9 @@ StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& 
             if (is_control[int(op)]) {
                 if (op != Opcode::bra || warp.stack.size() != depth || executed >= quantum) break;
                 pc = top->pc;
-                if (taking_turns && (--warp.turn <= 0 || (pc < code_size && is_sync[int(code[pc].op)]))) break;
+                if (taking_turns &&
+                    (--warp.turn <= 0 || (pc < code_size && is_sync[int(code[pc].op)])))
+                    break;
                 continue;
             }
             if (warp.stack.size() != depth) {
@@ -3393,7 +3971,8 @@ StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& 
             pc = std::int32_t(x.pc) + 1;
             top->pc = pc;
             if (warp.waiting || executed >= quantum) break;
-            if (taking_turns && (--warp.turn <= 0 || (pc < code_size && is_sync[int(code[pc].op)]))) break;
+            if (taking_turns && (--warp.turn <= 0 || (pc < code_size && is_sync[int(code[pc].op)])))
+                break;
         }
         if (warp.waiting) {
             pop_finished(warp);

@@ -1,5 +1,6 @@
 // One warp instruction at a time: the interpreter's inner loop (execute.cpp) and the launch state
-// it reads. The block scheduler (emulator.cpp) calls run_warp() until a warp blocks, exits or faults.
+// it reads. The block scheduler (emulator.cpp) calls run_warp() until a warp blocks, exits or
+// faults.
 #pragma once
 
 #include <atomic>
@@ -16,34 +17,34 @@ namespace cudalab::emu {
 struct LaunchState {
     const Program& program;
     DeviceMemory& memory;
-    std::int32_t kernel = 0;                 // index into program.functions
+    std::int32_t kernel = 0;  // index into program.functions
     LaunchConfig config;
-    std::vector<std::uint8_t> params;        // the kernel parameter buffer
+    std::vector<std::uint8_t> params;  // the kernel parameter buffer
     std::uint32_t static_shared = 0;
-    std::uint32_t shared_bytes = 0;          // static + dynamic
-    std::uint64_t budget = 0;                // thread instructions
+    std::uint32_t shared_bytes = 0;  // static + dynamic
+    std::uint64_t budget = 0;        // thread instructions
     std::atomic<std::uint64_t> thread_instructions{0};
     std::atomic<std::uint64_t> warp_instructions{0};
     // A block's counts are added to the two above once they reach this (0: every round).
     std::uint64_t flush_every = 1u << 16;
-    std::atomic<std::uint32_t> fault_block{~0u}; // lowest block that faulted so far
+    std::atomic<std::uint32_t> fault_block{~0u};  // lowest block that faulted so far
     bool detect_races = true;
-    bool independent_scheduling = false;     // EmulatorOptions::independent_scheduling
+    bool independent_scheduling = false;  // EmulatorOptions::independent_scheduling
     std::uint64_t scheduling_seed = 1;
-    bool only_argument_buffers = false;      // EmulatorOptions::only_argument_buffers
-    bool track_writers = true;               // record the thread that stored each global word
+    bool only_argument_buffers = false;  // EmulatorOptions::only_argument_buffers
+    bool track_writers = true;           // record the thread that stored each global word
     std::uint32_t num_sms = 1;
-    std::mutex mutex;                        // guards warnings
+    std::mutex mutex;  // guards warnings
     std::vector<std::string> warnings;
     std::uint32_t uninitialised_shared_reads = 0;  // guarded by mutex
     std::string first_uninitialised_shared_read;
-    std::vector<std::uint32_t> warned_pcs;   // uninitialised-read warnings already given (guarded)
+    std::vector<std::uint32_t> warned_pcs;  // uninitialised-read warnings already given (guarded)
     std::string display_name;
-    std::uint64_t grid_workspace = 0;        // cooperative launches: the grid barrier's memory
+    std::uint64_t grid_workspace = 0;  // cooperative launches: the grid barrier's memory
     // Limits (docs/grading.md, "Limits"): local memory per thread (frames of every nested call),
     // device printf bytes per launch (printf_bytes counts finished blocks), a wall-clock deadline.
     std::uint64_t local_limit = ~0ull;
-    std::string local_limit_reason;          // how local_limit was derived, for the message
+    std::string local_limit_reason;  // how local_limit was derived, for the message
     std::uint64_t printf_limit = ~0ull;
     std::atomic<std::uint64_t> printf_bytes{0};
     std::chrono::steady_clock::time_point deadline{};  // epoch: none
@@ -55,10 +56,11 @@ struct LaunchState {
     // (as with Allocation::writer, plain words keep the common path a vector loop).
     std::mutex global_shadow_mutex;
     std::vector<std::pair<const Allocation*, std::unique_ptr<std::uint32_t[]>>> global_shadow;
-    std::uint32_t global_races = 0;          // guarded by global_shadow_mutex
+    std::uint32_t global_races = 0;  // guarded by global_shadow_mutex
     std::string first_global_race;
     int kernel_fences = -1;  // -1: not looked yet; 1: the kernel has a memory fence (__threadfence)
-    const std::uint64_t serial = next_serial();  // tells this launch's cached shadows from another's
+    const std::uint64_t serial =
+        next_serial();  // tells this launch's cached shadows from another's
 
     LaunchState(const Program& p, DeviceMemory& m) : program(p), memory(m) {}
     static std::uint64_t next_serial() {

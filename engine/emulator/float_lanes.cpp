@@ -34,15 +34,16 @@ inline std::uint64_t bits(float r) {
 #define CUDALAB_FMA_CLONES
 #endif
 
-CUDALAB_FMA_CLONES void fma_f32(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c,
-                                std::uint32_t mask) {
+CUDALAB_FMA_CLONES void fma_f32(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b,
+                                const std::uint64_t* c, std::uint32_t mask) {
     each_lane(mask, [&](int l) { d[l] = bits(std::fma(f32(a[l]), f32(b[l]), f32(c[l]))); });
 }
 
-CUDALAB_FMA_CLONES void fma_f64(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c,
-                                std::uint32_t mask) {
+CUDALAB_FMA_CLONES void fma_f64(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b,
+                                const std::uint64_t* c, std::uint32_t mask) {
     each_lane(mask, [&](int l) {
-        d[l] = std::bit_cast<std::uint64_t>(std::fma(std::bit_cast<double>(a[l]), std::bit_cast<double>(b[l]), std::bit_cast<double>(c[l])));
+        d[l] = std::bit_cast<std::uint64_t>(std::fma(
+            std::bit_cast<double>(a[l]), std::bit_cast<double>(b[l]), std::bit_cast<double>(c[l])));
     });
 }
 

@@ -10,8 +10,10 @@
 namespace cudalab::emu::lanes {
 
 // d[l] = op(a[l], b[l] [, c[l]]) for each lane l in mask, on raw register values.
-void fma_f32(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c, std::uint32_t mask);
-void fma_f64(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c, std::uint32_t mask);
+void fma_f32(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b,
+             const std::uint64_t* c, std::uint32_t mask);
+void fma_f64(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b,
+             const std::uint64_t* c, std::uint32_t mask);
 void add_f32(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b, std::uint32_t mask);
 void sub_f32(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b, std::uint32_t mask);
 void mul_f32(std::uint64_t* d, const std::uint64_t* a, const std::uint64_t* b, std::uint32_t mask);

@@ -21,7 +21,8 @@ std::uint64_t DeviceMemory::allocate(std::uint64_t bytes, std::string label) {
 
 void DeviceMemory::track_writers() {
     for (auto& [base, a] : allocations_)
-        if (!a->freed && a->writer.size() != (a->size + 3) / 4) a->writer.assign((a->size + 3) / 4, 0);
+        if (!a->freed && a->writer.size() != (a->size + 3) / 4)
+            a->writer.assign((a->size + 3) / 4, 0);
 }
 
 std::uint64_t DeviceMemory::shadow_bytes() const {
@@ -97,10 +98,16 @@ bool DeviceMemory::device_free(std::uint64_t address) {
     auto [offset, bytes] = *it;
     heap_used_.erase(it);
     auto next = heap_free_.lower_bound(offset);
-    if (next != heap_free_.end() && next->first == offset + bytes) { bytes += next->second; next = heap_free_.erase(next); }
+    if (next != heap_free_.end() && next->first == offset + bytes) {
+        bytes += next->second;
+        next = heap_free_.erase(next);
+    }
     if (next != heap_free_.begin()) {
         auto prev = std::prev(next);
-        if (prev->first + prev->second == offset) { prev->second += bytes; return true; }
+        if (prev->first + prev->second == offset) {
+            prev->second += bytes;
+            return true;
+        }
     }
     heap_free_[offset] = bytes;
     return true;
@@ -124,8 +131,13 @@ const Allocation* DeviceMemory::nearest(std::uint64_t address) const {
     std::uint64_t best_distance = ~0ull;
     for (auto& [base, a] : allocations_) {
         std::uint64_t end = a->base + a->size;
-        std::uint64_t d = address < a->base ? a->base - address : address >= end ? address - end : 0;
-        if (d < best_distance) { best_distance = d; best = a.get(); }
+        std::uint64_t d = address < a->base ? a->base - address
+                          : address >= end  ? address - end
+                                            : 0;
+        if (d < best_distance) {
+            best_distance = d;
+            best = a.get();
+        }
     }
     return best;
 }
@@ -135,7 +147,8 @@ bool DeviceMemory::copy_in(std::uint64_t dst, const void* src, std::uint64_t byt
     if (!a || a->freed) return false;
     std::memcpy(a->bytes() + (dst - a->base), src, bytes);
     // Host writes clear the writer shadow: the value came from the host, not a thread.
-    for (std::uint64_t w = (dst - a->base) / 4; w < (dst - a->base + bytes + 3) / 4 && w < a->writer.size(); ++w)
+    for (std::uint64_t w = (dst - a->base) / 4;
+         w < (dst - a->base + bytes + 3) / 4 && w < a->writer.size(); ++w)
         a->writer[w] = 0;
     return true;
 }

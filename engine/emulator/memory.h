@@ -26,7 +26,7 @@ inline constexpr std::uint64_t window_size = 0x0100'0000'0000ull;
 struct Allocation {
     std::uint64_t base = 0;
     std::uint64_t size = 0;
-    std::vector<std::uint8_t> data;     // the bytes, unless the allocation is host memory
+    std::vector<std::uint8_t> data;  // the bytes, unless the allocation is host memory
     // Host memory the device reaches at its own address (mapped pinned memory, registered host
     // memory, managed memory: the CUDA runtime's unified addressing). Not owned: the runtime
     // that mapped it frees it.
@@ -34,13 +34,13 @@ struct Allocation {
     std::uint8_t* bytes() { return host ? host : data.data(); }
     const std::uint8_t* bytes() const { return host ? host : data.data(); }
     std::vector<std::uint32_t> writer;  // per 4-byte word: linear global thread id + 1 (0: host);
-                                         // empty until a traced launch (DeviceMemory::track_writers)
-    std::string label;                   // "argument 2", "global $str", ...
+                                        // empty until a traced launch (DeviceMemory::track_writers)
+    std::string label;                  // "argument 2", "global $str", ...
     bool freed = false;
 };
 
 class DeviceMemory {
-public:
+  public:
     // Returns the base address; never 0.
     std::uint64_t allocate(std::uint64_t bytes, std::string label = {});
     bool release(std::uint64_t base);  // false if not the base of a live allocation
@@ -53,7 +53,7 @@ public:
     void set_heap_size(std::uint64_t bytes) { heap_size_ = bytes; }
     std::uint64_t heap_size() const { return heap_size_; }
     std::uint64_t device_malloc(std::uint64_t bytes);  // 0 when the heap is full
-    bool device_free(std::uint64_t address);            // false: not a live heap block
+    bool device_free(std::uint64_t address);           // false: not a live heap block
     // The allocation holding [address, address+bytes), or null. `freed` allocations are returned
     // (so a use-after-free can be named) with freed set.
     Allocation* find(std::uint64_t address, std::uint64_t bytes = 1);
@@ -69,7 +69,7 @@ public:
     // Bytes of the live allocations' shadows (what track_writers() has made so far).
     std::uint64_t shadow_bytes() const;
 
-private:
+  private:
     std::map<std::uint64_t, std::unique_ptr<Allocation>> allocations_;  // by base
     std::uint64_t next_ = global_base;
     std::uint64_t live_bytes_ = 0;

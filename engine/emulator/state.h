@@ -31,25 +31,25 @@ using Handler = void (*)(Exec&);
 
 // One function of the module, ready to execute.
 struct PreparedFunction {
-    ptx::Function fn;                       // operands rewritten: immediates -> registers
-    std::vector<Handler> handlers;          // per instruction: a specialised form or the opcode's
-    std::uint32_t register_count = 0;       // declared + materialised
-    std::vector<std::pair<std::int32_t, std::uint64_t>> constants;  // register -> uniform value
+    ptx::Function fn;                  // operands rewritten: immediates -> registers
+    std::vector<Handler> handlers;     // per instruction: a specialised form or the opcode's
+    std::uint32_t register_count = 0;  // declared + materialised
+    std::vector<std::pair<std::int32_t, std::uint64_t>> constants;     // register -> uniform value
     std::vector<std::pair<std::int32_t, ptx::Special>> lane_specials;  // filled per lane at start
-    std::uint32_t frame_bytes = 0;          // per-thread local frame: .local and .param symbols
+    std::uint32_t frame_bytes = 0;              // per-thread local frame: .local and .param symbols
     std::vector<std::uint64_t> local_offsets;   // fn.locals[i]: frame offset, or shared offset
     std::vector<std::uint32_t> param_offsets;   // .func formal params: frame offset
     std::vector<std::uint32_t> return_offsets;  // .func return values: frame offset
-    std::uint32_t own_shared_bytes = 0;     // shared declared inside this function
-    std::uint32_t pc_base = 0;              // first pc of this function in the trace's numbering
-    bool uses_global_atomics = false;       // decides whether blocks may run in parallel
+    std::uint32_t own_shared_bytes = 0;         // shared declared inside this function
+    std::uint32_t pc_base = 0;         // first pc of this function in the trace's numbering
+    bool uses_global_atomics = false;  // decides whether blocks may run in parallel
     bool calls_functions = false;
     // Declared registers that some path may read before writing (an uninitialised variable, or a
     // shuffle's source, read from lanes that may never have written it). Only these are zeroed
     // when a warp's register file is reused for the next block; the rest are written before any
     // read on every path, so what the last block left in them is never seen.
     std::vector<std::int32_t> zero_registers;
-    bool zero_all_registers = true;          // the analysis was not done (too large, brx.idx)
+    bool zero_all_registers = true;  // the analysis was not done (too large, brx.idx)
     // Materialised special registers that differ between blocks of one launch (%ctaid.*).
     std::vector<std::pair<std::int32_t, ptx::Special>> block_specials;
 };
@@ -57,29 +57,30 @@ struct PreparedFunction {
 struct Program {
     ptx::Module module;
     std::vector<PreparedFunction> functions;
-    std::vector<std::uint64_t> global_addresses;  // Module::globals[i] -> address (global/const/shared)
-    std::vector<bool> dynamic_shared;             // Module::globals[i] is `extern .shared x[]`
-    std::uint32_t common_shared_bytes = 0;        // module-scope and .func shared symbols
-    std::vector<std::uint8_t> constant_bank;      // .const data (read through const_window)
-    std::string source_path;                      // for messages
-    std::uint32_t total_pcs = 0;                  // instructions over all functions
+    std::vector<std::uint64_t>
+        global_addresses;                     // Module::globals[i] -> address (global/const/shared)
+    std::vector<bool> dynamic_shared;         // Module::globals[i] is `extern .shared x[]`
+    std::uint32_t common_shared_bytes = 0;    // module-scope and .func shared symbols
+    std::vector<std::uint8_t> constant_bank;  // .const data (read through const_window)
+    std::string source_path;                  // for messages
+    std::uint32_t total_pcs = 0;              // instructions over all functions
     bool uses_global_atomics = false;
-    bool uses_device_malloc = false;              // calls malloc/free: blocks run in order
+    bool uses_device_malloc = false;  // calls malloc/free: blocks run in order
 };
 
 // An emulator fault, thrown from an instruction and caught by the block runner.
 struct FaultInfo {
-    std::string kind;     // "out-of-bounds load", "shared-memory race", ...
-    std::string detail;   // the specifics (address, buffer, ...)
-    std::string advice;   // what to try
+    std::string kind;    // "out-of-bounds load", "shared-memory race", ...
+    std::string detail;  // the specifics (address, buffer, ...)
+    std::string advice;  // what to try
     std::uint32_t pc = 0;
     std::int32_t function = -1;
-    std::uint32_t block = 0;          // linear block id
+    std::uint32_t block = 0;  // linear block id
     std::uint32_t warp = 0;
-    std::int32_t lane = -1;           // first faulting lane (-1: warp-wide)
-    std::uint32_t other_lanes = 0;    // other lanes of the warp with the same fault
-    std::uint32_t other_line = 0;     // race: the other access's source line
-    std::string other_where;          // race: the other access's warp/thread
+    std::int32_t lane = -1;         // first faulting lane (-1: warp-wide)
+    std::uint32_t other_lanes = 0;  // other lanes of the warp with the same fault
+    std::uint32_t other_line = 0;   // race: the other access's source line
+    std::string other_where;        // race: the other access's warp/thread
 };
 
 struct Fault : std::runtime_error {
@@ -91,7 +92,7 @@ struct SimtEntry {
     std::int32_t pc = 0;
     std::int32_t reconverge = 0;  // pop when pc reaches this
     std::uint32_t mask = 0;
-    std::uint16_t frame = 0;      // call depth the entry belongs to
+    std::uint16_t frame = 0;  // call depth the entry belongs to
     // Independent thread scheduling (EmulatorOptions::independent_scheduling): the entry is one
     // path of a divergent branch (its parent's two paths, with what each pushed since, lie
     // above the parent one after the other). wait: 1 (parked) while the path waits at a
@@ -99,7 +100,7 @@ struct SimtEntry {
     // have, until it runs that instruction.
     bool path = false;
     std::uint8_t wait = 0;
-    std::int32_t parent = -1;     // the stack index of the entry this one was pushed above
+    std::int32_t parent = -1;  // the stack index of the entry this one was pushed above
 };
 
 struct Frame {
@@ -109,9 +110,9 @@ struct Frame {
     // constants and per-lane specials still hold, so the next block's warp refills only the rest.
     std::uint64_t prepared_launch = 0;
     std::uint32_t prepared_warp = 0;
-    std::uint32_t local_base = 0;     // frame start within each lane's local memory
-    std::int32_t call_pc = -1;        // caller's call instruction (-1: kernel entry)
-    std::uint32_t caller_mask = 0;    // lanes that made the call
+    std::uint32_t local_base = 0;   // frame start within each lane's local memory
+    std::int32_t call_pc = -1;      // caller's call instruction (-1: kernel entry)
+    std::uint32_t caller_mask = 0;  // lanes that made the call
 };
 
 // A plain global store of the current sync interval, remembered for the line a warp-level race
@@ -125,24 +126,24 @@ struct StoreNote {
 
 struct Warp {
     std::uint32_t id = 0;
-    std::uint32_t live = 0;           // lanes that exist and have not exited
-    std::uint32_t lanes = 0;          // lanes that exist (the last warp of a block may be partial)
+    std::uint32_t live = 0;   // lanes that exist and have not exited
+    std::uint32_t lanes = 0;  // lanes that exist (the last warp of a block may be partial)
     std::vector<SimtEntry> stack;
     std::vector<Frame> frames;
     std::array<std::vector<std::uint8_t>, 32> local;  // per-lane local memory (stack of frames)
-    std::uint32_t carry = 0;          // CC.CF of each lane (add.cc / addc chains, 9.7.2)
-    bool waiting = false;             // at a barrier
+    std::uint32_t carry = 0;  // CC.CF of each lane (add.cc / addc chains, 9.7.2)
+    bool waiting = false;     // at a barrier
     std::uint32_t barrier_id = 0;
     std::uint32_t barrier_pc = 0;
-    std::int32_t red_dst = -1;        // bar.red: the register that receives the block's result
+    std::int32_t red_dst = -1;  // bar.red: the register that receives the block's result
     ptx::SubOp red_op = ptx::SubOp::none;
-    std::uint32_t red_mask = 0;       // bar.red: the lanes that take the result
+    std::uint32_t red_mask = 0;  // bar.red: the lanes that take the result
     std::uint64_t instructions = 0;
-    std::uint32_t sync_epoch = 0;     // increments at __syncwarp and every *_sync collective
+    std::uint32_t sync_epoch = 0;  // increments at __syncwarp and every *_sync collective
     // The warp's sync interval for the global-memory hazard check: a number no other warp or
     // interval of the block has, renewed at __syncwarp, *_sync collectives and barriers.
     std::uint32_t stamp = 0;
-    std::array<StoreNote, 8> stores{};   // the last plain global stores (traced launches)
+    std::array<StoreNote, 8> stores{};  // the last plain global stores (traced launches)
     std::uint32_t next_store = 0;
     // Independent thread scheduling: the warp's random stream (seeded per launch, block and warp,
     // so any worker order gives the same run) and what is left of the running path's turn.
@@ -180,11 +181,11 @@ inline constexpr std::uint32_t first_epoch = 2;  // 0: never; epochs count barri
 
 // Per-word shadow for the shared-memory race detector.
 struct SharedShadow {
-    std::uint32_t write_epoch = 0;   // 0: never written
+    std::uint32_t write_epoch = 0;  // 0: never written
     std::uint32_t write_pc = 0;
-    std::uint16_t write_warp = 0;    // 0xFFFF: several warps updated it atomically in this epoch
-    std::uint16_t read_warp = 0;     // 0xFFFF: several warps read in this epoch
-    bool write_atomic = false;       // the last write was an atomic update
+    std::uint16_t write_warp = 0;  // 0xFFFF: several warps updated it atomically in this epoch
+    std::uint16_t read_warp = 0;   // 0xFFFF: several warps read in this epoch
+    bool write_atomic = false;     // the last write was an atomic update
     std::uint32_t read_epoch = 0;
     std::uint32_t read_pc = 0;
     // Lanes of one warp, for hazards under independent thread scheduling (sm_70 and later): the
@@ -193,7 +194,7 @@ struct SharedShadow {
     // collective between race on a GPU even though the emulator runs them in lockstep.
     std::uint32_t write_sync = 0;
     std::uint32_t read_sync = 0;
-    std::uint32_t read_lanes = 0;    // lanes of read_warp that read in (read_epoch, read_sync)
+    std::uint32_t read_lanes = 0;  // lanes of read_warp that read in (read_epoch, read_sync)
     std::uint8_t write_lane = 0;
 };
 
@@ -217,19 +218,20 @@ struct Block {
     std::array<BarrierState, barrier_count> barriers{};
     std::uint32_t epoch = first_epoch;  // increments at each barrier release
     std::uint8_t sm = 0;
-    bool detail = false;              // record full events
+    bool detail = false;  // record full events
     std::uint64_t seq = 0;
-    std::array<Allocation*, 4> recent_buffers{};  // the global buffers accesses hit last, newest first
+    std::array<Allocation*, 4>
+        recent_buffers{};  // the global buffers accesses hit last, newest first
     // The global race detector's shadows of recent buffers, and the launch they belong to.
     std::array<std::pair<const Allocation*, std::uint32_t*>, 4> recent_shadows{};
     std::uint64_t shadows_serial = 0;
-    std::uint64_t warp_instructions = 0;    // not yet added to the launch's totals
+    std::uint64_t warp_instructions = 0;  // not yet added to the launch's totals
     std::uint64_t thread_instructions = 0;
     std::vector<WarpEvent> events;
     std::vector<MemAccess> accesses;
     std::vector<PcCounters>* counters = nullptr;  // the worker's per-pc counters
     std::vector<std::uint32_t> warned_uninit_pcs;
-    std::uint32_t stamps = 0;             // the last Warp::stamp handed out
+    std::uint32_t stamps = 0;  // the last Warp::stamp handed out
 };
 
 // The next number of a warp's random stream (splitmix64: small, and the same on every host).

@@ -14,7 +14,7 @@
 namespace cudalab::emu {
 
 class WorkerPool {
-public:
+  public:
     // The process's pool (never destroyed: its idle threads end with the process).
     static WorkerPool& shared();
 
@@ -24,7 +24,7 @@ public:
     // parent's threads), gets threads of its own for the call instead.
     void run(unsigned n, const std::function<void(unsigned)>& job);
 
-private:
+  private:
     WorkerPool() = default;
     void serve();
     void take_jobs(std::unique_lock<std::mutex>& lock);

@@ -27,13 +27,15 @@ const Driver* driver(std::string* why) {
             return;
         }
         bool ok = true;
-#define CUDALAB_LOAD(member, symbol, fallback)                                          \
-        {                                                                               \
-            void* f = dlsym(d.library, symbol);                                         \
-            if (!f && fallback[0]) f = dlsym(d.library, fallback);                      \
-            if (!f) { failure = std::string("the CUDA driver lacks ") + symbol; ok = false; } \
-            else d.member = reinterpret_cast<decltype(d.member)>(f);                    \
-        }
+#define CUDALAB_LOAD(member, symbol, fallback)                                                     \
+    {                                                                                              \
+        void* f = dlsym(d.library, symbol);                                                        \
+        if (!f && fallback[0]) f = dlsym(d.library, fallback);                                     \
+        if (!f) {                                                                                  \
+            failure = std::string("the CUDA driver lacks ") + symbol;                              \
+            ok = false;                                                                            \
+        } else d.member = reinterpret_cast<decltype(d.member)>(f);                                 \
+    }
         CUDALAB_DRIVER_FUNCTIONS(CUDALAB_LOAD)
 #undef CUDALAB_LOAD
         if (!ok) return;

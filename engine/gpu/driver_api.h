@@ -9,41 +9,42 @@
 namespace cudalab::gpu {
 
 // X(member, symbol, fallback symbol)
-#define CUDALAB_DRIVER_FUNCTIONS(X)                                                                     \
-    X(cuInit, "cuInit", "")                                                                             \
-    X(cuDriverGetVersion, "cuDriverGetVersion", "")                                                     \
-    X(cuDeviceGetCount, "cuDeviceGetCount", "")                                                         \
-    X(cuDeviceGet, "cuDeviceGet", "")                                                                   \
-    X(cuDeviceGetName, "cuDeviceGetName", "")                                                           \
-    X(cuDeviceGetAttribute, "cuDeviceGetAttribute", "")                                                 \
-    X(cuDeviceTotalMem, "cuDeviceTotalMem_v2", "")                                                      \
-    X(cuDeviceGetUuid, "cuDeviceGetUuid_v2", "cuDeviceGetUuid")                                         \
-    X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", "")                                         \
-    X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease")           \
-    X(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset")                 \
-    X(cuCtxSetCurrent, "cuCtxSetCurrent", "")                                                           \
-    X(cuCtxSynchronize, "cuCtxSynchronize", "")                                                         \
-    X(cuModuleLoadDataEx, "cuModuleLoadDataEx", "")                                                     \
-    X(cuModuleUnload, "cuModuleUnload", "")                                                             \
-    X(cuModuleGetFunction, "cuModuleGetFunction", "")                                                   \
-    X(cuFuncGetAttribute, "cuFuncGetAttribute", "")                                                    \
-    X(cuFuncSetAttribute, "cuFuncSetAttribute", "")                                                     \
-    X(cuMemAlloc, "cuMemAlloc_v2", "")                                                                  \
-    X(cuMemFree, "cuMemFree_v2", "")                                                                    \
-    X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", "")                                                              \
-    X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", "")                                                              \
-    X(cuMemsetD8, "cuMemsetD8_v2", "")                                                                  \
-    X(cuLaunchKernel, "cuLaunchKernel", "")                                                             \
-    X(cuStreamQuery, "cuStreamQuery", "")                                                               \
-    X(cuEventCreate, "cuEventCreate", "")                                                               \
-    X(cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy")                                            \
-    X(cuEventRecord, "cuEventRecord", "")                                                               \
-    X(cuEventSynchronize, "cuEventSynchronize", "")                                                     \
-    X(cuEventQuery, "cuEventQuery", "")                                                                 \
-    X(cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime")                                \
-    X(cuGetErrorName, "cuGetErrorName", "")                                                             \
-    X(cuGetErrorString, "cuGetErrorString", "")                                                         \
-    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", "")
+#define CUDALAB_DRIVER_FUNCTIONS(X)                                                                \
+    X(cuInit, "cuInit", "")                                                                        \
+    X(cuDriverGetVersion, "cuDriverGetVersion", "")                                                \
+    X(cuDeviceGetCount, "cuDeviceGetCount", "")                                                    \
+    X(cuDeviceGet, "cuDeviceGet", "")                                                              \
+    X(cuDeviceGetName, "cuDeviceGetName", "")                                                      \
+    X(cuDeviceGetAttribute, "cuDeviceGetAttribute", "")                                            \
+    X(cuDeviceTotalMem, "cuDeviceTotalMem_v2", "")                                                 \
+    X(cuDeviceGetUuid, "cuDeviceGetUuid_v2", "cuDeviceGetUuid")                                    \
+    X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", "")                                    \
+    X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease")      \
+    X(cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset")            \
+    X(cuCtxSetCurrent, "cuCtxSetCurrent", "")                                                      \
+    X(cuCtxSynchronize, "cuCtxSynchronize", "")                                                    \
+    X(cuModuleLoadDataEx, "cuModuleLoadDataEx", "")                                                \
+    X(cuModuleUnload, "cuModuleUnload", "")                                                        \
+    X(cuModuleGetFunction, "cuModuleGetFunction", "")                                              \
+    X(cuFuncGetAttribute, "cuFuncGetAttribute", "")                                                \
+    X(cuFuncSetAttribute, "cuFuncSetAttribute", "")                                                \
+    X(cuMemAlloc, "cuMemAlloc_v2", "")                                                             \
+    X(cuMemFree, "cuMemFree_v2", "")                                                               \
+    X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", "")                                                         \
+    X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", "")                                                         \
+    X(cuMemsetD8, "cuMemsetD8_v2", "")                                                             \
+    X(cuLaunchKernel, "cuLaunchKernel", "")                                                        \
+    X(cuStreamQuery, "cuStreamQuery", "")                                                          \
+    X(cuEventCreate, "cuEventCreate", "")                                                          \
+    X(cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy")                                       \
+    X(cuEventRecord, "cuEventRecord", "")                                                          \
+    X(cuEventSynchronize, "cuEventSynchronize", "")                                                \
+    X(cuEventQuery, "cuEventQuery", "")                                                            \
+    X(cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime")                           \
+    X(cuGetErrorName, "cuGetErrorName", "")                                                        \
+    X(cuGetErrorString, "cuGetErrorString", "")                                                    \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",  \
+      "")
 
 struct Driver {
     void* library = nullptr;
@@ -70,8 +71,8 @@ struct Driver {
     CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t);
     CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t);
     CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
-    CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                               CUstream, void**, void**);
+    CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                               unsigned, unsigned, CUstream, void**, void**);
     CUresult (*cuStreamQuery)(CUstream);
     CUresult (*cuEventCreate)(CUevent*, unsigned);
     CUresult (*cuEventDestroy)(CUevent);

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "compiler/compiler.h"
 #include "base/files.h"
 #include "base/hardware.h"
+#include "compiler/compiler.h"
 
 namespace fs = std::filesystem;
 
@@ -52,22 +52,27 @@ __global__ void peak_fma(float* out, int iterations)
 )";
 
 std::string cache_dir() {
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "cudalab").string();
-    if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".cache" / "cudalab").string();
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        return (fs::path(x) / "cudalab").string();
+    if (const char* h = std::getenv("HOME"); h && *h)
+        return (fs::path(h) / ".cache" / "cudalab").string();
     return ".";
 }
 
 }  // namespace
 
-std::unique_ptr<GpuBackend> GpuBackend::open(std::string* why, const emu::EmulatorOptions& shadow_options) {
+std::unique_ptr<GpuBackend> GpuBackend::open(std::string* why,
+                                             const emu::EmulatorOptions& shadow_options) {
     const Driver* d = driver(why);
     if (!d) return nullptr;
     DeviceInfo info;
     if (const char* env = std::getenv("CUDALAB_DEVICE")) info.ordinal = std::atoi(env);
-    // (CUdevice handles equal ordinals in every driver so far, but look them up rather than assume.)
+    // (CUdevice handles equal ordinals in every driver so far, but look them up rather than
+    // assume.)
     CUdevice dev;
     if (CUresult r = d->cuDeviceGet(&dev, info.ordinal); r != CUDA_SUCCESS) {
-        *why = "GPU " + std::to_string(info.ordinal) + " is not available (" + d->error_text(r) + ")";
+        *why =
+            "GPU " + std::to_string(info.ordinal) + " is not available (" + d->error_text(r) + ")";
         return nullptr;
     }
     char name[256] = {};
@@ -89,7 +94,8 @@ std::unique_ptr<GpuBackend> GpuBackend::open(std::string* why, const emu::Emulat
     return std::unique_ptr<GpuBackend>(new GpuBackend(d, info, ctx, shadow_options));
 }
 
-GpuBackend::GpuBackend(const Driver* d, DeviceInfo info, CUcontext ctx, const emu::EmulatorOptions& shadow_options)
+GpuBackend::GpuBackend(const Driver* d, DeviceInfo info, CUcontext ctx,
+                       const emu::EmulatorOptions& shadow_options)
     : d_(d), info_(std::move(info)), ctx_(ctx), shadow_(shadow_options) {}
 
 GpuBackend::~GpuBackend() {
@@ -103,8 +109,9 @@ GpuBackend::~GpuBackend() {
 }
 
 std::string GpuBackend::description() const {
-    return info_.name + " (" + info_.arch() + ", " + std::to_string(info_.sm_count) + " SMs, driver " +
-           std::to_string(info_.driver_version / 1000) + "." + std::to_string(info_.driver_version % 1000 / 10) + ")";
+    return info_.name + " (" + info_.arch() + ", " + std::to_string(info_.sm_count) +
+           " SMs, driver " + std::to_string(info_.driver_version / 1000) + "." +
+           std::to_string(info_.driver_version % 1000 / 10) + ")";
 }
 
 Status GpuBackend::check(CUresult r, const std::string& what) {
@@ -132,25 +139,32 @@ Status GpuBackend::rebuild_context(const std::string& cause) {
     // Some errors (an illegal address among them) poison the whole process, not just the context:
     // the driver then fails every later call. Probe before declaring the GPU usable again.
     CUdeviceptr probe = 0;
-    bool usable = retain == CUDA_SUCCESS && d_->cuCtxSetCurrent(ctx) == CUDA_SUCCESS && d_->cuMemAlloc(&probe, 256) == CUDA_SUCCESS;
+    bool usable = retain == CUDA_SUCCESS && d_->cuCtxSetCurrent(ctx) == CUDA_SUCCESS &&
+                  d_->cuMemAlloc(&probe, 256) == CUDA_SUCCESS;
     if (probe) d_->cuMemFree(probe);
     if (usable) {
         ctx_ = ctx;
         context_lost_ = false;
         if (compiled_) load(compiled_);
-        recovery = "\n  The GPU context was reset (errors like this are sticky: every later call in the same context "
+        recovery = "\n  The GPU context was reset (errors like this are sticky: every later call "
+                   "in the same context "
                    "would fail); buffers from before are gone.";
     } else {
         (void)reset;
-        recovery = "\n  The CUDA driver keeps refusing work in this process after this error (it is sticky for the "
-                   "whole process); cudalab goes on, and a new run of cudalab can use the GPU again.";
+        recovery =
+            "\n  The CUDA driver keeps refusing work in this process after this error (it is "
+            "sticky for the "
+            "whole process); cudalab goes on, and a new run of cudalab can use the GPU again.";
     }
     return Status::error(StatusCode::kernel_fault,
-                         cause + recovery + "\n  try: run it on the emulator, which names the line, block and thread: --backend emu");
+                         cause + recovery +
+                             "\n  try: run it on the emulator, which names the line, block and "
+                             "thread: --backend emu");
 }
 
 Status GpuBackend::load(std::shared_ptr<const compiler::CompileResult> module) {
-    if (!module || !module->ok) return Status::error(StatusCode::compile_error, "the module did not compile");
+    if (!module || !module->ok)
+        return Status::error(StatusCode::compile_error, "the module did not compile");
     Status s = shadow_.load(module);
     if (!s.ok()) return s;
     d_->cuCtxSetCurrent(ctx_);
@@ -165,17 +179,22 @@ Status GpuBackend::load(std::shared_ptr<const compiler::CompileResult> module) {
     void* values[] = {log, reinterpret_cast<void*>(std::uintptr_t(sizeof log))};
     CUresult r = d_->cuModuleLoadDataEx(&module_, module->ptx.c_str(), 2, options, values);
     if (r != CUDA_SUCCESS)
-        return Status::error(StatusCode::compile_error,
-                             "the driver could not load the PTX for " + info_.arch() + ": " + d_->error_text(r) + "\n" + log);
+        return Status::error(StatusCode::compile_error, "the driver could not load the PTX for " +
+                                                            info_.arch() + ": " +
+                                                            d_->error_text(r) + "\n" + log);
     return Status::success();
 }
 
 Status GpuBackend::allocate(std::size_t bytes, DevicePtr* out) {
-    if (context_lost_) return Status::error(StatusCode::backend_unavailable, "the GPU is unusable in this process after an earlier fault; run cudalab again");
+    if (context_lost_)
+        return Status::error(
+            StatusCode::backend_unavailable,
+            "the GPU is unusable in this process after an earlier fault; run cudalab again");
     d_->cuCtxSetCurrent(ctx_);
     Allocation a;
     a.bytes = bytes;
-    if (Status s = check(d_->cuMemAlloc(&a.gpu, std::max<std::size_t>(bytes, 1)), "cuMemAlloc"); !s.ok()) {
+    if (Status s = check(d_->cuMemAlloc(&a.gpu, std::max<std::size_t>(bytes, 1)), "cuMemAlloc");
+        !s.ok()) {
         s.code = StatusCode::bad_usage;
         return s;
     }
@@ -188,7 +207,9 @@ Status GpuBackend::allocate(std::size_t bytes, DevicePtr* out) {
 
 Status GpuBackend::release(DevicePtr ptr) {
     auto it = allocations_.find(ptr);
-    if (it == allocations_.end()) return Status::error(StatusCode::bad_usage, "free of an address that is not a live allocation");
+    if (it == allocations_.end())
+        return Status::error(StatusCode::bad_usage,
+                             "free of an address that is not a live allocation");
     d_->cuMemFree(it->second.gpu);
     shadow_.release(it->second.shadow);
     allocations_.erase(it);
@@ -198,9 +219,11 @@ Status GpuBackend::release(DevicePtr ptr) {
 Status GpuBackend::copy_to_device(DevicePtr dst, const void* src, std::size_t bytes) {
     if (bytes == 0) return Status::success();
     auto it = allocations_.upper_bound(dst);
-    if (it == allocations_.begin()) return Status::error(StatusCode::bad_usage, "copy to device: not an allocation");
+    if (it == allocations_.begin())
+        return Status::error(StatusCode::bad_usage, "copy to device: not an allocation");
     --it;
-    if (dst + bytes > it->first + it->second.bytes) return Status::error(StatusCode::bad_usage, "copy to device: past the allocation's end");
+    if (dst + bytes > it->first + it->second.bytes)
+        return Status::error(StatusCode::bad_usage, "copy to device: past the allocation's end");
     d_->cuCtxSetCurrent(ctx_);
     if (Status s = check(d_->cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD"); !s.ok()) return s;
     return shadow_.copy_to_device(it->second.shadow + (dst - it->first), src, bytes);
@@ -216,7 +239,8 @@ CUfunction GpuBackend::function(const std::string& entry, Status* status) {
     auto it = functions_.find(entry);
     if (it != functions_.end()) return it->second;
     CUfunction f = nullptr;
-    *status = check(d_->cuModuleGetFunction(&f, module_, entry.c_str()), "cuModuleGetFunction(" + entry + ")");
+    *status = check(d_->cuModuleGetFunction(&f, module_, entry.c_str()),
+                    "cuModuleGetFunction(" + entry + ")");
     if (status->ok()) functions_[entry] = f;
     return f;
 }
@@ -241,23 +265,28 @@ std::vector<KernelArg> GpuBackend::to_shadow(const std::vector<KernelArg>& args)
 }
 
 // Launches and waits, at most timeout_seconds; reports (and survives) sticky errors.
-Status GpuBackend::run(CUfunction f, const LaunchConfig& c, std::vector<KernelArg> args, float* milliseconds) {
+Status GpuBackend::run(CUfunction f, const LaunchConfig& c, std::vector<KernelArg> args,
+                       float* milliseconds) {
     std::vector<void*> params;
     for (auto& a : args) params.push_back(a.bytes.data());
     if (c.dynamic_shared_bytes > hw::default_shared_per_block)
-        d_->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(c.dynamic_shared_bytes));
+        d_->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               int(c.dynamic_shared_bytes));
     CUevent start = nullptr, stop = nullptr;
     d_->cuEventCreate(&start, CU_EVENT_DEFAULT);
     d_->cuEventCreate(&stop, CU_EVENT_DEFAULT);
     d_->cuEventRecord(start, nullptr);
-    CUresult r = d_->cuLaunchKernel(f, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z, c.dynamic_shared_bytes,
-                                    nullptr, params.data(), nullptr);
+    CUresult r =
+        d_->cuLaunchKernel(f, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z,
+                           c.dynamic_shared_bytes, nullptr, params.data(), nullptr);
     if (r != CUDA_SUCCESS) {
         d_->cuEventDestroy(start);
         d_->cuEventDestroy(stop);
-        Status s = Status::error(StatusCode::bad_usage, "the launch was refused: " + d_->error_text(r));
+        Status s =
+            Status::error(StatusCode::bad_usage, "the launch was refused: " + d_->error_text(r));
         if (r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
-            s.message += "\n  try: fewer threads per block, or fewer registers (__launch_bounds__) / less shared memory";
+            s.message += "\n  try: fewer threads per block, or fewer registers (__launch_bounds__) "
+                         "/ less shared memory";
         return s;
     }
     d_->cuEventRecord(stop, nullptr);
@@ -265,26 +294,32 @@ Status GpuBackend::run(CUfunction f, const LaunchConfig& c, std::vector<KernelAr
     for (;;) {
         r = d_->cuEventQuery(stop);
         if (r != CUDA_ERROR_NOT_READY) break;
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > timeout_seconds) {
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >
+            timeout_seconds) {
             // A kernel that never finishes cannot be stopped from here; the context reset below
             // waits for the driver to tear it down.
-            return rebuild_context("the kernel did not finish within " + std::to_string(int(timeout_seconds)) +
+            return rebuild_context("the kernel did not finish within " +
+                                   std::to_string(int(timeout_seconds)) +
                                    " s on the GPU (an endless loop or a deadlock?)");
         }
         std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
-    if (r != CUDA_SUCCESS) return rebuild_context("the kernel failed on the GPU: " + d_->error_text(r));
+    if (r != CUDA_SUCCESS)
+        return rebuild_context("the kernel failed on the GPU: " + d_->error_text(r));
     if (milliseconds) d_->cuEventElapsedTime(milliseconds, start, stop);
     d_->cuEventDestroy(start);
     d_->cuEventDestroy(stop);
     return Status::success();
 }
 
-LaunchResult GpuBackend::launch(const std::string& kernel, const LaunchConfig& config, const std::vector<KernelArg>& args,
+LaunchResult GpuBackend::launch(const std::string& kernel, const LaunchConfig& config,
+                                const std::vector<KernelArg>& args,
                                 const TraceOptions& trace_options) {
     LaunchResult result;
     if (context_lost_) {
-        result.status = Status::error(StatusCode::backend_unavailable, "the GPU is unusable in this process after an earlier fault; run cudalab again");
+        result.status = Status::error(
+            StatusCode::backend_unavailable,
+            "the GPU is unusable in this process after an earlier fault; run cudalab again");
         return result;
     }
     if (!compiled_) {
@@ -336,14 +371,15 @@ std::vector<std::string> GpuBackend::compare_with_shadow() {
         shadow_.copy_to_host(e.data(), a.shadow, a.bytes);
         std::size_t diff = 0;
         for (std::size_t i = 0; i < a.bytes; ++i) diff += g[i] != e[i];
-        if (diff) out.push_back("allocation " + std::to_string(index) + ": " + std::to_string(diff) + " of " +
-                                std::to_string(a.bytes) + " bytes differ");
+        if (diff)
+            out.push_back("allocation " + std::to_string(index) + ": " + std::to_string(diff) +
+                          " of " + std::to_string(a.bytes) + " bytes differ");
     }
     return out;
 }
 
-TimedResult GpuBackend::time_launch(const std::string& kernel, const LaunchConfig& config, const std::vector<KernelArg>& args,
-                                    int warmup, int repeats) {
+TimedResult GpuBackend::time_launch(const std::string& kernel, const LaunchConfig& config,
+                                    const std::vector<KernelArg>& args, int warmup, int repeats) {
     TimedResult t;
     d_->cuCtxSetCurrent(ctx_);
     // Timed launches run on the GPU only: their buffers no longer match the shadow emulator's.
@@ -352,7 +388,8 @@ TimedResult GpuBackend::time_launch(const std::string& kernel, const LaunchConfi
         std::uint64_t v;
         std::memcpy(&v, a.bytes.data(), 8);
         auto it = allocations_.upper_bound(v);
-        if (it != allocations_.begin() && v < std::prev(it)->first + std::prev(it)->second.bytes) std::prev(it)->second.gpu_only = true;
+        if (it != allocations_.begin() && v < std::prev(it)->first + std::prev(it)->second.bytes)
+            std::prev(it)->second.gpu_only = true;
     }
     Status s;
     CUfunction f = compiled_ ? function(compiled_->mangled_name(kernel), &s) : nullptr;
@@ -418,9 +455,11 @@ std::optional<DevicePeakFigures> GpuBackend::device_peak() {
         return f;
     };
     // Copy: 1 GiB each way (or a quarter of memory), well past every cache.
-    const long long n = (long long)std::min<std::size_t>(std::size_t(1) << 30, info_.memory_bytes / 4) / 16;
+    const long long n =
+        (long long)std::min<std::size_t>(std::size_t(1) << 30, info_.memory_bytes / 4) / 16;
     CUdeviceptr in = 0, out = 0, small = 0;
-    bool ok = d_->cuMemAlloc(&in, std::size_t(n) * 16) == CUDA_SUCCESS && d_->cuMemAlloc(&out, std::size_t(n) * 16) == CUDA_SUCCESS;
+    bool ok = d_->cuMemAlloc(&in, std::size_t(n) * 16) == CUDA_SUCCESS &&
+              d_->cuMemAlloc(&out, std::size_t(n) * 16) == CUDA_SUCCESS;
     if (ok) {
         d_->cuMemsetD8(in, 0, std::size_t(n) * 16);
         std::vector<KernelArg> a = {KernelArg::of(in), KernelArg::of(out), KernelArg::of(n)};
@@ -428,7 +467,10 @@ std::optional<DevicePeakFigures> GpuBackend::device_peak() {
         std::vector<double> times;
         for (int i = 0; i < 12; ++i) {
             float ms = 0;
-            if (!run(fn("peak_copy"), c, a, &ms).ok()) { ok = false; break; }
+            if (!run(fn("peak_copy"), c, a, &ms).ok()) {
+                ok = false;
+                break;
+            }
             if (i >= 2) times.push_back(ms / 1000.0);
         }
         if (ok) {
@@ -444,7 +486,10 @@ std::optional<DevicePeakFigures> GpuBackend::device_peak() {
         std::vector<double> times;
         for (int i = 0; i < 7; ++i) {
             float ms = 0;
-            if (!run(fn("peak_fma"), c, a, &ms).ok()) { ok = false; break; }
+            if (!run(fn("peak_fma"), c, a, &ms).ok()) {
+                ok = false;
+                break;
+            }
             if (i >= 2) times.push_back(ms / 1000.0);
         }
         if (ok) {
@@ -460,7 +505,9 @@ std::optional<DevicePeakFigures> GpuBackend::device_peak() {
     module_ = saved;
     compiled_ = learner;
     if (!ok || p.copy_bytes_per_second <= 0) return std::nullopt;
-    nlohmann::json j = {{"device", info_.name}, {"uuid", info_.uuid}, {"copy_bytes_per_second", p.copy_bytes_per_second},
+    nlohmann::json j = {{"device", info_.name},
+                        {"uuid", info_.uuid},
+                        {"copy_bytes_per_second", p.copy_bytes_per_second},
                         {"fma_flops", p.fma_flops}};
     write_file_atomically(path, j.dump(2) + "\n");
     return p;
@@ -476,13 +523,16 @@ TimedResult GpuBackend::time_cublas_sgemm(int n) {
     if (!lib) lib = dlopen("libcublas.so.12", RTLD_NOW | RTLD_LOCAL);
     if (!lib) lib = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        t.status = Status::error(StatusCode::backend_unavailable, "cuBLAS (libcublas.so) not found");
+        t.status =
+            Status::error(StatusCode::backend_unavailable, "cuBLAS (libcublas.so) not found");
         return t;
     }
     auto create = reinterpret_cast<int (*)(Handle*)>(dlsym(lib, "cublasCreate_v2"));
     auto destroy = reinterpret_cast<int (*)(Handle)>(dlsym(lib, "cublasDestroy_v2"));
-    auto sgemm = reinterpret_cast<int (*)(Handle, int, int, int, int, int, const float*, const float*, int, const float*, int,
-                                          const float*, float*, int)>(dlsym(lib, "cublasSgemm_v2"));
+    auto sgemm =
+        reinterpret_cast<int (*)(Handle, int, int, int, int, int, const float*, const float*, int,
+                                 const float*, int, const float*, float*, int)>(
+            dlsym(lib, "cublasSgemm_v2"));
     if (!create || !destroy || !sgemm) {
         t.status = Status::error(StatusCode::backend_unavailable, "cuBLAS lacks cublasSgemm_v2");
         return t;
@@ -507,14 +557,16 @@ TimedResult GpuBackend::time_cublas_sgemm(int n) {
     std::vector<double> samples;
     for (int i = 0; i < 13; ++i) {
         d_->cuEventRecord(start, nullptr);
-        int rc = sgemm(h, 0 /* CUBLAS_OP_N */, 0, n, n, n, &alpha, reinterpret_cast<const float*>(a), n,
-                       reinterpret_cast<const float*>(b), n, &beta, reinterpret_cast<float*>(c), n);
+        int rc =
+            sgemm(h, 0 /* CUBLAS_OP_N */, 0, n, n, n, &alpha, reinterpret_cast<const float*>(a), n,
+                  reinterpret_cast<const float*>(b), n, &beta, reinterpret_cast<float*>(c), n);
         d_->cuEventRecord(stop, nullptr);
         d_->cuEventSynchronize(stop);
         float ms = 0;
         d_->cuEventElapsedTime(&ms, start, stop);
         if (rc != 0) {
-            t.status = Status::error(StatusCode::kernel_fault, "cublasSgemm failed (status " + std::to_string(rc) + ")");
+            t.status = Status::error(StatusCode::kernel_fault,
+                                     "cublasSgemm failed (status " + std::to_string(rc) + ")");
             break;
         }
         if (i >= 3) samples.push_back(ms / 1000.0);
@@ -534,15 +586,16 @@ TimedResult GpuBackend::time_cublas_sgemm(int n) {
     return t;
 }
 
-std::optional<int> GpuBackend::max_active_blocks(const std::string& kernel, const LaunchConfig& config) {
+std::optional<int> GpuBackend::max_active_blocks(const std::string& kernel,
+                                                 const LaunchConfig& config) {
     if (!compiled_) return std::nullopt;
     d_->cuCtxSetCurrent(ctx_);
     Status s;
     CUfunction f = function(compiled_->mangled_name(kernel), &s);
     if (!f) return std::nullopt;
     int blocks = 0;
-    if (d_->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, int(config.block.count()), config.dynamic_shared_bytes) !=
-        CUDA_SUCCESS)
+    if (d_->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks, f, int(config.block.count()), config.dynamic_shared_bytes) != CUDA_SUCCESS)
         return std::nullopt;
     return blocks;
 }

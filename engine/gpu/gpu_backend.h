@@ -41,11 +41,12 @@ struct DeviceInfo {
 };
 
 class GpuBackend final : public Backend {
-public:
+  public:
     // Null with `why` set when no usable GPU is there. `shadow_options` are the shadow emulator's:
     // a check's limits (budget, memory, printf, deadline) apply to the shadow run as to the
     // emulator backend.
-    static std::unique_ptr<GpuBackend> open(std::string* why, const emu::EmulatorOptions& shadow_options = {});
+    static std::unique_ptr<GpuBackend> open(std::string* why,
+                                            const emu::EmulatorOptions& shadow_options = {});
     ~GpuBackend() override;
 
     std::string name() const override { return "gpu"; }
@@ -55,15 +56,17 @@ public:
     Status release(DevicePtr ptr) override;
     Status copy_to_device(DevicePtr dst, const void* src, std::size_t bytes) override;
     Status copy_to_host(void* dst, DevicePtr src, std::size_t bytes) override;
-    LaunchResult launch(const std::string& kernel, const LaunchConfig& config, const std::vector<KernelArg>& args,
+    LaunchResult launch(const std::string& kernel, const LaunchConfig& config,
+                        const std::vector<KernelArg>& args,
                         const TraceOptions& trace_options) override;
     std::optional<Writer> last_writer(DevicePtr address) const override;
     bool tracks_writers() const override { return true; }
-    TimedResult time_launch(const std::string& kernel, const LaunchConfig& config, const std::vector<KernelArg>& args,
-                            int warmup, int repeats) override;
+    TimedResult time_launch(const std::string& kernel, const LaunchConfig& config,
+                            const std::vector<KernelArg>& args, int warmup, int repeats) override;
     std::optional<DevicePeakFigures> device_peak() override;
 
-    std::optional<int> max_active_blocks(const std::string& kernel, const LaunchConfig& config) override;
+    std::optional<int> max_active_blocks(const std::string& kernel,
+                                         const LaunchConfig& config) override;
     // cuBLAS SGEMM (C = A * B, n x n, column-major) timed on the device (lesson 08's peer, through
     // backends/factory.h's time_reference_sgemm).
     TimedResult time_cublas_sgemm(int n);
@@ -79,13 +82,15 @@ public:
     // The shadow emulator's options, as given to open().
     const emu::EmulatorOptions& shadow_options() { return shadow_.emulator().options(); }
 
-private:
-    GpuBackend(const Driver* d, DeviceInfo info, CUcontext ctx, const emu::EmulatorOptions& shadow_options);
+  private:
+    GpuBackend(const Driver* d, DeviceInfo info, CUcontext ctx,
+               const emu::EmulatorOptions& shadow_options);
     Status check(CUresult r, const std::string& what);
     Status rebuild_context(const std::string& cause);
     CUfunction function(const std::string& entry, Status* status);
     std::vector<KernelArg> to_shadow(const std::vector<KernelArg>& args) const;
-    Status run(CUfunction f, const LaunchConfig& config, std::vector<KernelArg> args, float* milliseconds);
+    Status run(CUfunction f, const LaunchConfig& config, std::vector<KernelArg> args,
+               float* milliseconds);
 
     struct Allocation {
         CUdeviceptr gpu = 0;

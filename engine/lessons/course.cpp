@@ -1,6 +1,5 @@
 #include "lessons/course.h"
 
-
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -8,10 +7,10 @@
 #include <random>
 
 #include <chrono>
-#include <fstream>
-#include <iterator>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <toml++/toml.h>
 
@@ -40,7 +39,8 @@ std::string find_course_root() {
     if (const char* env = std::getenv("CUDALAB_ROOT"); env && *env) return env;
     std::error_code ec;
     for (fs::path p = fs::current_path(ec); !p.empty(); p = p.parent_path()) {
-        if (fs::exists(p / "lessons" / "manifest.toml", ec) || fs::exists(p / "manifest.toml", ec)) return p.string();
+        if (fs::exists(p / "lessons" / "manifest.toml", ec) || fs::exists(p / "manifest.toml", ec))
+            return p.string();
         if (p == p.root_path()) break;
     }
     return CUDALAB_SOURCE_DIR;
@@ -48,7 +48,8 @@ std::string find_course_root() {
 
 std::string manifest_path(const std::string& root) {
     std::error_code ec;
-    if (fs::is_regular_file(fs::path(root) / "manifest.toml", ec)) return (fs::path(root) / "manifest.toml").string();
+    if (fs::is_regular_file(fs::path(root) / "manifest.toml", ec))
+        return (fs::path(root) / "manifest.toml").string();
     return (fs::path(root) / "lessons" / "manifest.toml").string();
 }
 
@@ -58,39 +59,51 @@ Status load_course(const std::string& root, Course* course) {
     const fs::path manifest = manifest_path(root);
     course->manifest = manifest.string();
     if (std::error_code ec; !fs::exists(manifest, ec))
-        return Status::error(StatusCode::io_error, root + ": not a course: no manifest.toml (nor lessons/manifest.toml); "
-                                                         "`cudalab new-lesson 01-first --course " + root + "` starts one");
+        return Status::error(StatusCode::io_error,
+                             root +
+                                 ": not a course: no manifest.toml (nor lessons/manifest.toml); "
+                                 "`cudalab new-lesson 01-first --course " +
+                                 root + "` starts one");
     toml::table table;
     try {
         table = toml::parse_file(manifest.string());
     } catch (const toml::parse_error& e) {
-        return Status::error(StatusCode::io_error,
-                             manifest.string() + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+        return Status::error(StatusCode::io_error, manifest.string() + ":" +
+                                                       std::to_string(e.source().begin.line) +
+                                                       ": " + std::string(e.description()));
     }
     // Progress is kept per course: the built-in one under plain lesson ids, as it always was.
     {
         std::error_code ec;
-        const fs::path here = fs::weakly_canonical(root, ec), built_in = fs::weakly_canonical(CUDALAB_SOURCE_DIR, ec);
-        course->key = here == built_in ? std::string() : table["course"]["name"].value_or(here.string());
+        const fs::path here = fs::weakly_canonical(root, ec),
+                       built_in = fs::weakly_canonical(CUDALAB_SOURCE_DIR, ec);
+        course->key =
+            here == built_in ? std::string() : table["course"]["name"].value_or(here.string());
     }
     const toml::array* lessons = table["lesson"].as_array();
-    if (!lessons) return Status::error(StatusCode::io_error, manifest.string() + ": no [[lesson]] entries");
+    if (!lessons)
+        return Status::error(StatusCode::io_error, manifest.string() + ": no [[lesson]] entries");
     std::set<std::string> seen;
     std::error_code ec;
     for (const toml::node& node : *lessons) {
         const toml::table* t = node.as_table();
-        if (!t) return Status::error(StatusCode::io_error, manifest.string() + ": a [[lesson]] is not a table");
+        if (!t)
+            return Status::error(StatusCode::io_error,
+                                 manifest.string() + ": a [[lesson]] is not a table");
         LessonInfo l;
         l.id = (*t)["id"].value_or(std::string());
         l.title = (*t)["title"].value_or(std::string());
         l.part = (*t)["part"].value_or(std::string());
         l.kind = (*t)["kind"].value_or(std::string("kernel"));
         if (l.kind != "kernel" && l.kind != "program")
-            return Status::error(StatusCode::io_error, manifest.string() + ": lesson '" + l.id + "' has kind '" + l.kind +
+            return Status::error(StatusCode::io_error, manifest.string() + ": lesson '" + l.id +
+                                                           "' has kind '" + l.kind +
                                                            "' (kernel or program)");
-        if (l.id.empty()) return Status::error(StatusCode::io_error, manifest.string() + ": a lesson has no id");
+        if (l.id.empty())
+            return Status::error(StatusCode::io_error, manifest.string() + ": a lesson has no id");
         if (!seen.insert(l.id).second)
-            return Status::error(StatusCode::io_error, manifest.string() + ": duplicate lesson id '" + l.id + "'");
+            return Status::error(StatusCode::io_error,
+                                 manifest.string() + ": duplicate lesson id '" + l.id + "'");
         if (const toml::array* v = (*t)["views"].as_array())
             for (const auto& x : *v) l.views.push_back(x.value_or(std::string()));
         if (const toml::array* h = (*t)["hints"].as_array())
@@ -107,13 +120,16 @@ Status load_course(const std::string& root, Course* course) {
                 }
         l.text_path = (fs::path(root) / "lessons" / l.id / "lesson.md").string();
         l.host_path = (fs::path(root) / "lessons" / l.id / "lesson.cpp").string();
-        if (const fs::path data = fs::path(root) / "lessons" / l.id / "lesson.toml"; fs::exists(data, ec)) {
-            if (l.kind == "kernel") l.host_path = data.string();  // a program lesson's host side stays lesson.cpp
+        if (const fs::path data = fs::path(root) / "lessons" / l.id / "lesson.toml";
+            fs::exists(data, ec)) {
+            if (l.kind == "kernel")
+                l.host_path = data.string();  // a program lesson's host side stays lesson.cpp
             auto lesson = std::make_shared<DataLesson>();
             Status st = load_data_lesson(data.string(), lesson.get());
             if (!st.ok()) l.data_error = st.message;
             else if (lesson->kind != l.kind)
-                l.data_error = data.string() + ":1: kind = \"" + lesson->kind + "\" but the manifest says kind = \"" + l.kind + "\"";
+                l.data_error = data.string() + ":1: kind = \"" + lesson->kind +
+                               "\" but the manifest says kind = \"" + l.kind + "\"";
             else {
                 if (!lesson->views.empty()) l.views = lesson->views;
                 l.data = std::move(lesson);
@@ -135,7 +151,8 @@ std::string display_path(const Course& course, const std::string& path) {
 
 double CheckReport::score() const {
     double s = 0;
-    for (const auto& c : checks) if (c.passed) s += c.points;
+    for (const auto& c : checks)
+        if (c.passed) s += c.points;
     return s;
 }
 
@@ -160,15 +177,16 @@ std::string CheckReport::launch_shape(int index) const {
     };
     bool one_kernel = true;
     for (const auto& other : launches) one_kernel = one_kernel && other.kernel == l.kernel;
-    return std::to_string(index + 1) + " of " + std::to_string(launches.size()) + ": " + (one_kernel ? "" : l.kernel + ", ") +
-           "grid " + dims(l.grid) + ", block " + dims(l.block);
+    return std::to_string(index + 1) + " of " + std::to_string(launches.size()) + ": " +
+           (one_kernel ? "" : l.kernel + ", ") + "grid " + dims(l.grid) + ", block " +
+           dims(l.block);
 }
 
 std::string CheckReport::launch_label(int index) const {
     if (index < 0 || index >= int(launches.size())) return "no launch";
     const LaunchSummary& l = launches[std::size_t(index)];
-    return "launch " + std::to_string(index + 1) + " of " + std::to_string(launches.size()) + ": " + l.kernel + ", grid " +
-           l.grid.str() + " x block " + l.block.str();
+    return "launch " + std::to_string(index + 1) + " of " + std::to_string(launches.size()) + ": " +
+           l.kernel + ", grid " + l.grid.str() + " x block " + l.block.str();
 }
 
 double CheckReport::max_score() const {
@@ -202,19 +220,22 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     CheckReport report;
     report.lesson = lesson.id;
     report.title = lesson.title;
-    std::string path = options.source_path.empty() ? (options.solution ? lesson.solution_path : lesson.exercise_path)
-                                                   : options.source_path;
+    std::string path = options.source_path.empty()
+                           ? (options.solution ? lesson.solution_path : lesson.exercise_path)
+                           : options.source_path;
     report.source = display_path(course, path);
 
     if (lesson.is_program()) {
         if (options.source_path.empty() && !options.solution) {
             std::error_code ec;
-            const fs::path real = fs::weakly_canonical(path, ec), root = fs::weakly_canonical(course.root, ec);
+            const fs::path real = fs::weakly_canonical(path, ec),
+                           root = fs::weakly_canonical(course.root, ec);
             const std::string r = real.string(), c = root.string() + "/";
             if (!ec && r.compare(0, c.size(), c) != 0) {
-                report.status = Status::error(StatusCode::compile_error,
-                                              report.source + ": error: the exercise is a link to " + r +
-                                                  ", outside the course; it must be the learner's own file");
+                report.status =
+                    Status::error(StatusCode::compile_error,
+                                  report.source + ": error: the exercise is a link to " + r +
+                                      ", outside the course; it must be the learner's own file");
                 return report;
             }
         }
@@ -232,9 +253,14 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     if (std::error_code ec; !host && !lesson.data && fs::exists(path, ec)) {
         report.status = Status::error(
             StatusCode::bad_usage,
-            "lesson " + lesson.id + " has no host side: no " + display_path(course, (fs::path(course.root) / "lessons" / lesson.id / "lesson.toml").string()) +
+            "lesson " + lesson.id + " has no host side: no " +
+                display_path(
+                    course,
+                    (fs::path(course.root) / "lessons" / lesson.id / "lesson.toml").string()) +
                 " (docs/instructors.md) and no C++ host side compiled in" +
-                (fs::exists(lesson.host_path, ec) ? " (" + display_path(course, lesson.host_path) + ": rebuild cudalab)" : ""));
+                (fs::exists(lesson.host_path, ec)
+                     ? " (" + display_path(course, lesson.host_path) + ": rebuild cudalab)"
+                     : ""));
         return report;
     }
 
@@ -242,12 +268,14 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     // (to a system file whose lines a compile error would print, or anything else).
     if (options.source_path.empty() && !options.solution) {
         std::error_code ec;
-        const fs::path real = fs::weakly_canonical(path, ec), root = fs::weakly_canonical(course.root, ec);
+        const fs::path real = fs::weakly_canonical(path, ec),
+                       root = fs::weakly_canonical(course.root, ec);
         const std::string r = real.string(), c = root.string() + "/";
         if (!ec && r.compare(0, c.size(), c) != 0) {
-            report.status = Status::error(StatusCode::compile_error,
-                                          report.source + ": error: the exercise is a link to " + r +
-                                              ", outside the course; it must be the learner's own file");
+            report.status =
+                Status::error(StatusCode::compile_error,
+                              report.source + ": error: the exercise is a link to " + r +
+                                  ", outside the course; it must be the learner's own file");
             return report;
         }
     }
@@ -263,7 +291,8 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
         for (auto& d : report.diagnostics) d.file = report.source;
         std::string text;
         for (const auto& d : report.diagnostics) {
-            text += d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + to_string(d.severity) + ": " + d.message + "\n";
+            text += d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": " +
+                    to_string(d.severity) + ": " + d.message + "\n";
             if (!d.context.empty()) text += d.context + "\n";
         }
         if (text.empty()) text = module->error_text();
@@ -282,8 +311,10 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     if (options.instruction_budget) o.instruction_budget = options.instruction_budget;
     if (options.memory_limit) o.memory_limit = options.memory_limit;
     if (options.printf_limit) o.printf_limit = options.printf_limit;
-    const double seconds = options.time_limit_seconds > 0 ? options.time_limit_seconds : emu::default_time_limit_seconds;
-    o.deadline = check_started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    const double seconds = options.time_limit_seconds > 0 ? options.time_limit_seconds
+                                                          : emu::default_time_limit_seconds;
+    o.deadline = check_started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double>(seconds));
     // A lesson's kernels get every buffer they use as a parameter: an index that lands in
     // another buffer (an earlier launch's, say) is a fault, not a silent read.
     o.only_argument_buffers = true;
@@ -292,7 +323,8 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     // the paths of a divergent branch take turns, seeded with the check's seed so that `--seed N`
     // reproduces the turns too, and a kernel that relies on lockstep goes wrong here as it can on
     // the GPU.
-    report.seed = options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
+    report.seed = options.seed ? *options.seed
+                               : std::random_device{}() * 0x100000000ull + std::random_device{}();
     o.independent_scheduling = true;
     o.scheduling_seed = report.seed;
     Status st;
@@ -328,7 +360,8 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
         if (!solution->ok) {
             report.status = Status::error(StatusCode::compile_error,
                                           display_path(course, lesson.solution_path) +
-                                              ": error: the reference solution (the oracle of this data lesson) does not compile:\n" +
+                                              ": error: the reference solution (the oracle of this "
+                                              "data lesson) does not compile:\n" +
                                               solution->error_text());
             return report;
         }
@@ -340,8 +373,9 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
             return report;
         }
         if (Status ol = obackend->load(solution); !ol.ok()) {
-            report.status = Status::error(ol.code, display_path(course, lesson.solution_path) +
-                                                       ": the reference solution does not load: " + ol.message);
+            report.status =
+                Status::error(ol.code, display_path(course, lesson.solution_path) +
+                                           ": the reference solution does not load: " + ol.message);
             return report;
         }
         oracle.runtime = std::make_unique<Runtime>(std::move(obackend));
@@ -353,7 +387,8 @@ CheckReport check_once(const Course& course, const LessonInfo& lesson, const Che
     auto started = std::chrono::steady_clock::now();
     if (lesson.data) run_data_lesson(*lesson.data, session, oracle);
     else if (host) host->run(session);
-    report.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report.run_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     report.checks = session.checks();
     for (auto& c : report.checks) {
         auto it = lesson.points.find(c.name);
@@ -391,7 +426,8 @@ struct PlannedCheck {
     CheckKind kind;
 };
 
-std::vector<PlannedCheck> planned_checks(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
+std::vector<PlannedCheck> planned_checks(const Course& course, const LessonInfo& lesson,
+                                         const CheckOptions& options,
                                          compiler::Compiler& compiler) {
     static std::mutex mutex;
     static std::map<std::string, std::vector<PlannedCheck>> plans;
@@ -413,7 +449,8 @@ std::vector<PlannedCheck> planned_checks(const Course& course, const LessonInfo&
     return plan;
 }
 
-void fill_from_plan(CheckReport& report, const std::vector<PlannedCheck>& plan, const std::string& why) {
+void fill_from_plan(CheckReport& report, const std::vector<PlannedCheck>& plan,
+                    const std::string& why) {
     if (plan.empty()) return;
     std::vector<CheckResult> produced = std::move(report.checks);
     std::vector<CheckResult> out;
@@ -444,7 +481,8 @@ void fill_from_plan(CheckReport& report, const std::vector<PlannedCheck>& plan, 
         CheckResult& extra = produced[i];
         bool placed = false;
         for (auto& c : out)
-            if (!c.passed && c.kind == CheckKind::correctness && c.message.rfind("not run: ", 0) == 0) {
+            if (!c.passed && c.kind == CheckKind::correctness &&
+                c.message.rfind("not run: ", 0) == 0) {
                 c.message = extra.name + ": " + extra.message;
                 c.fault = extra.fault;
                 c.advice = extra.advice;
@@ -465,21 +503,24 @@ void fill_from_plan(CheckReport& report, const std::vector<PlannedCheck>& plan, 
 
 }  // namespace
 
-CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
-                         compiler::Compiler& compiler) {
+CheckReport check_lesson(const Course& course, const LessonInfo& lesson,
+                         const CheckOptions& options, compiler::Compiler& compiler) {
     CheckReport report = check_once(course, lesson, options, compiler);
     const bool compile_error = report.status.code == StatusCode::compile_error;
     // A lesson may stop at a fault or at a failed correctness check (lesson 12 launches nothing
     // with a block size it cannot use): then, and only then, the solution's list is needed.
     bool stopped = false;
-    for (const auto& c : report.checks) stopped |= c.fault || (!c.passed && c.kind == CheckKind::correctness);
+    for (const auto& c : report.checks)
+        stopped |= c.fault || (!c.passed && c.kind == CheckKind::correctness);
     if (options.solution || !(compile_error || stopped)) return report;
     const auto plan = planned_checks(course, lesson, options, compiler);
     if (compile_error) {
         report.checks.clear();
         fill_from_plan(report, plan, report.source + " does not compile");
     } else {
-        fill_from_plan(report, plan, "an earlier check failed in a way that stops the lesson (see the first failed check)");
+        fill_from_plan(
+            report, plan,
+            "an earlier check failed in a way that stops the lesson (see the first failed check)");
     }
     for (auto& c : report.checks) {
         auto it = lesson.points.find(c.name);

@@ -9,15 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "compiler/compiler.h"
 #include "lessons/data_lesson.h"
 #include "lessons/lesson.h"
-#include "base/status.h"
 
 namespace cudalab::lessons {
 
 struct LessonInfo {
-    std::string id;     // "02-vector-add"
+    std::string id;  // "02-vector-add"
     std::string title;
     std::string part;
     // "kernel": the learner writes kernels that the lesson's host side launches (Parts I-III);
@@ -26,14 +26,16 @@ struct LessonInfo {
     bool is_program() const { return kind == "program"; }
     std::vector<std::string> views;
     std::vector<std::string> hints;
-    // hints_LANG = [...] beside `hints`: language -> the same hints translated (lessons/translation.h)
+    // hints_LANG = [...] beside `hints`: language -> the same hints translated
+    // (lessons/translation.h)
     std::map<std::string, std::vector<std::string>> translated_hints;
     std::map<std::string, double> points;  // check name -> points (default 1)
-    std::vector<std::string> nvcc;  // program lessons: more nvcc options for the learner's program (e.g. "-lnvrtc")
+    std::vector<std::string>
+        nvcc;  // program lessons: more nvcc options for the learner's program (e.g. "-lnvrtc")
     std::string text_path;      // lessons/ID/lesson.md
     std::string exercise_path;  // exercises/ID.cu
     std::string solution_path;  // solutions/ID.cu
-    std::string host_path;      // lessons/ID/lesson.toml for a data lesson, else lessons/ID/lesson.cpp
+    std::string host_path;  // lessons/ID/lesson.toml for a data lesson, else lessons/ID/lesson.cpp
     // A data lesson (lessons/ID/lesson.toml, lessons/data_lesson.h): its parsed host side, or why
     // it does not parse (file:line); checking the lesson reports that error.
     std::shared_ptr<const DataLesson> data;
@@ -43,7 +45,8 @@ struct LessonInfo {
 
 struct Course {
     std::string root;  // the folder holding lessons/, exercises/, solutions/ (and assets/)
-    std::string manifest;  // ROOT/manifest.toml, or ROOT/lessons/manifest.toml (the built-in course)
+    std::string
+        manifest;  // ROOT/manifest.toml, or ROOT/lessons/manifest.toml (the built-in course)
     // What progress is kept under: "" for the built-in course (the repository cudalab was built
     // from), else [course] name in the manifest, else the course folder's absolute path.
     std::string key;
@@ -74,9 +77,9 @@ struct CheckOptions {
     std::uint64_t instruction_budget = 0;  // 0: the emulator's default
     // Limits (docs/grading.md, "Limits"); 0: the defaults. Each one reached is a failed check
     // (or a compile error) that names the limit and its value.
-    std::uint64_t memory_limit = 0;        // emulator memory in bytes, in total
-    std::uint64_t printf_limit = 0;        // device printf bytes per launch
-    double time_limit_seconds = 0;         // wall-clock for the whole check
+    std::uint64_t memory_limit = 0;  // emulator memory in bytes, in total
+    std::uint64_t printf_limit = 0;  // device printf bytes per launch
+    double time_limit_seconds = 0;   // wall-clock for the whole check
     compiler::CompileLimits compile_limits;
     // A program lesson: trace kernel launch N (the runtime's 1-based number, as its timeline gives
     // it) of the run whose timeline the report keeps; the trace comes back as `last_trace`.
@@ -91,20 +94,21 @@ struct CheckOptions {
 struct CheckReport {
     std::string lesson;
     std::string title;
-    std::string source;          // the file checked, relative to the course root when inside it
-    std::string backend;         // "emu" / "gpu" ("" when it could not run)
-    std::string backend_note;    // why this backend ("no CUDA driver: using the emulator")
+    std::string source;        // the file checked, relative to the course root when inside it
+    std::string backend;       // "emu" / "gpu" ("" when it could not run)
+    std::string backend_note;  // why this backend ("no CUDA driver: using the emulator")
     bool passed = false;
-    std::uint64_t seed = 0;      // the inputs' seed: `--seed N` reproduces this run
-    Status status;               // not ok: could not run (compile error, bad usage, no backend)
+    std::uint64_t seed = 0;  // the inputs' seed: `--seed N` reproduces this run
+    Status status;           // not ok: could not run (compile error, bad usage, no backend)
     std::vector<compiler::Diagnostic> diagnostics;
     std::vector<CheckResult> checks;
     std::vector<LaunchSummary> launches;
     std::vector<std::string> log;
-    std::string printf_output;   // device printf; a program lesson: the last run's stdout
-    bool program = false;        // a program lesson's report (built by nvcc, no launches of its own)
+    std::string printf_output;  // device printf; a program lesson: the last run's stdout
+    bool program = false;       // a program lesson's report (built by nvcc, no launches of its own)
     // A program lesson: the timeline (Trace Event JSON, as the runtime wrote it) of its last run
-    // that wrote one, the run its timeline checks read, and that run's command line. Empty otherwise.
+    // that wrote one, the run its timeline checks read, and that run's command line. Empty
+    // otherwise.
     std::string program_timeline;
     std::string program_timeline_run;  // "./program in.bin out.bin"
     double compile_seconds = 0;
@@ -124,14 +128,15 @@ struct CheckReport {
     int focus_launch() const;
     // "launch 2 of 3: transpose, grid (7,3,1) x block (32,32,1)"
     std::string launch_label(int index) const;
-    // Shorter, for a picker: "1 of 3: grid 7x3, block 32x32" (the kernel named when there are several)
+    // Shorter, for a picker: "1 of 3: grid 7x3, block 32x32" (the kernel named when there are
+    // several)
     std::string launch_shape(int index) const;
     double score() const;      // points earned
     double max_score() const;  // points available
 };
 
-CheckReport check_lesson(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
-                         compiler::Compiler& compiler);
+CheckReport check_lesson(const Course& course, const LessonInfo& lesson,
+                         const CheckOptions& options, compiler::Compiler& compiler);
 
 // A path for messages: relative to the course root when inside it.
 std::string display_path(const Course& course, const std::string& path);

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "lessons/lesson.h"
 #include "base/status.h"
+#include "lessons/lesson.h"
 
 namespace cudalab::lessons {
 
@@ -30,17 +30,17 @@ enum class ElementType { f32, f64, i32, u32, u8, i64, u64 };
 
 struct DataArg {
     std::string name;
-    std::string type;          // as the kernel declares it: "float*", "int", ...
+    std::string type;  // as the kernel declares it: "float*", "int", ...
     bool buffer = false;
     ElementType element = ElementType::f32;
-    std::string count;         // buffers: element count (expression)
+    std::string count;               // buffers: element count (expression)
     std::string fill = "unwritten";  // unwritten | zero | value | uniform | normal | expr
     std::string lo = "0", hi = "1", value = "0", mean = "0", stddev = "1";
     struct Edge {
         std::string from, to, value;  // elements [from, to) get value (an expression of i)
     };
     std::vector<Edge> edges;
-    std::string scalar;        // scalars: the value (expression)
+    std::string scalar;  // scalars: the value (expression)
     // The shape the app draws it in (BufferShape): rows and cols expressions, kind.
     std::string rows, cols;
     ShapeKind shape_kind = ShapeKind::matrix;
@@ -49,12 +49,12 @@ struct DataArg {
 };
 
 struct DataLaunch {
-    std::vector<Binding> let;                  // evaluated first, in order
-    std::string each_name;                     // each = { n = [1, 2, 3] }: one launch per value
+    std::vector<Binding> let;  // evaluated first, in order
+    std::string each_name;     // each = { n = [1, 2, 3] }: one launch per value
     std::vector<std::string> each_values;
-    std::string kernel;                        // "" : the lesson's
-    std::array<std::string, 3> grid, block;    // "" : the lesson's
-    std::string shared;                        // dynamic shared bytes; "" : the lesson's
+    std::string kernel;                      // "" : the lesson's
+    std::array<std::string, 3> grid, block;  // "" : the lesson's
+    std::string shared;                      // dynamic shared bytes; "" : the lesson's
     std::vector<std::string> tags;
     std::map<std::string, std::string> words;  // text variables (templates) for names and logs
     std::string log;                           // a line for the report's log (template)
@@ -63,27 +63,28 @@ struct DataLaunch {
 
 struct DataCompare {
     std::string buffer;
-    std::string name;     // the check's name (template)
-    std::string where;    // a mismatch's place (template of i), "" : "buffer[i]"
+    std::string name;   // the check's name (template)
+    std::string where;  // a mismatch's place (template of i), "" : "buffer[i]"
     Tolerance tolerance;
-    std::string launches = "all";      // a tag, or "all"
-    std::string shared_unwritten_advice;  // set: fail this check when the launch read unwritten shared memory
-    std::string advice;   // what to try when it fails (template)
+    std::string launches = "all";         // a tag, or "all"
+    std::string shared_unwritten_advice;  // set: fail this check when the launch read unwritten
+                                          // shared memory
+    std::string advice;                   // what to try when it fails (template)
     int line = 0;
 };
 
 struct DataMetric {
     std::string name;
-    std::string kind = "ratio";  // ratio | sectors
-    std::string direction;       // sectors: loads | stores
-    std::string value;           // per launch, summed (ratio)
-    std::string per;             // per launch, summed; "" : no division
-    std::string needed;          // sectors: per launch, summed
-    std::string allowed;         // per launch, summed: the bound is sum(allowed) / sum(per)
+    std::string kind = "ratio";     // ratio | sectors
+    std::string direction;          // sectors: loads | stores
+    std::string value;              // per launch, summed (ratio)
+    std::string per;                // per launch, summed; "" : no division
+    std::string needed;             // sectors: per launch, summed
+    std::string allowed;            // per launch, summed: the bound is sum(allowed) / sum(per)
     std::string at_most, at_least;  // the bound as one expression (launches, reference)
     std::map<std::string, std::string> sums;  // extra per-launch sums for the message
-    std::string message;         // template (total, per, value, bound, launches, sums)
-    std::string over;            // sectors: what was moved, e.g. "a and b over every launch"
+    std::string message;                      // template (total, per, value, bound, launches, sums)
+    std::string over;  // sectors: what was moved, e.g. "a and b over every launch"
     std::string advice;
     std::string launches = "all";
     // sum: sum(value) / sum(per) over the launches; worst: the largest value / per of one launch
@@ -102,18 +103,19 @@ struct DataTimed {
     std::vector<Binding> let;
     std::string kernel;
     std::array<std::string, 3> grid, block;
-    std::string amount;              // bytes moved (bandwidth) or FLOPs
-    double at_least = 0.8;           // fraction of the device's measured peak
-    std::string launches = "all";    // these launches must have been correct
+    std::string amount;            // bytes moved (bandwidth) or FLOPs
+    double at_least = 0.8;         // fraction of the device's measured peak
+    std::string launches = "all";  // these launches must have been correct
     std::string advice;
     int line = 0;
 };
 
 struct DataLesson {
-    std::string path;   // lessons/ID/lesson.toml
+    std::string path;             // lessons/ID/lesson.toml
     std::string kind = "kernel";  // kernel | program
-    std::vector<std::string> program_checks;  // kind = "program": the checks its C++ host side makes
-    std::vector<std::string> views;           // empty: the manifest's
+    std::vector<std::string>
+        program_checks;              // kind = "program": the checks its C++ host side makes
+    std::vector<std::string> views;  // empty: the manifest's
     std::string kernel;
     std::array<std::string, 3> grid = {"1", "1", "1"}, block = {"1", "1", "1"};
     std::string shared = "0";

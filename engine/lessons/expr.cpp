@@ -56,8 +56,8 @@ std::string Value::str() const {
 
 struct ExprNode {
     enum Kind { number, text, name, call, unary, binary, ternary } kind = number;
-    Value value;             // number, text
-    std::string id;          // name, call, operator
+    Value value;     // number, text
+    std::string id;  // name, call, operator
     std::vector<std::unique_ptr<ExprNode>> kids;
 };
 
@@ -66,7 +66,7 @@ namespace {
 using Node = ExprNode;
 
 class Parser {
-public:
+  public:
     explicit Parser(const std::string& s) : s_(s) {}
     std::unique_ptr<Node> parse() {
         auto n = ternary();
@@ -75,11 +75,13 @@ public:
         return n;
     }
 
-private:
+  private:
     [[noreturn]] void fail(const std::string& what) const {
         throw ExprError(what + " at column " + std::to_string(i_ + 1) + " of `" + s_ + "`");
     }
-    void skip() { while (i_ < s_.size() && std::isspace((unsigned char)s_[i_])) ++i_; }
+    void skip() {
+        while (i_ < s_.size() && std::isspace((unsigned char)s_[i_])) ++i_;
+    }
     bool eat(const char* op) {
         skip();
         const std::size_t n = std::char_traits<char>::length(op);
@@ -94,7 +96,8 @@ private:
         i_ += n;
         return true;
     }
-    static std::unique_ptr<Node> make(Node::Kind k, std::string id, std::unique_ptr<Node> a, std::unique_ptr<Node> b = nullptr) {
+    static std::unique_ptr<Node> make(Node::Kind k, std::string id, std::unique_ptr<Node> a,
+                                      std::unique_ptr<Node> b = nullptr) {
         auto n = std::make_unique<Node>();
         n->kind = k;
         n->id = std::move(id);
@@ -114,13 +117,17 @@ private:
     }
     std::unique_ptr<Node> binary(int level) {
         static const std::vector<std::vector<const char*>> levels = {
-            {"||"}, {"&&"}, {"==", "!=", "<=", ">=", "<", ">"}, {"|", "&"}, {"+", "-"}, {"*", "/", "%"}};
+            {"||"},     {"&&"},     {"==", "!=", "<=", ">=", "<", ">"},
+            {"|", "&"}, {"+", "-"}, {"*", "/", "%"}};
         if (level == int(levels.size())) return unary();
         auto left = binary(level + 1);
         for (;;) {
             const char* found = nullptr;
             for (const char* op : levels[std::size_t(level)])
-                if (eat(op)) { found = op; break; }
+                if (eat(op)) {
+                    found = op;
+                    break;
+                }
             if (!found) return left;
             left = make(Node::binary, found, std::move(left), binary(level + 1));
         }
@@ -140,14 +147,21 @@ private:
             return n;
         }
         auto n = std::make_unique<Node>();
-        if (std::isdigit((unsigned char)c) || (c == '.' && i_ + 1 < s_.size() && std::isdigit((unsigned char)s_[i_ + 1]))) {
+        if (std::isdigit((unsigned char)c) ||
+            (c == '.' && i_ + 1 < s_.size() && std::isdigit((unsigned char)s_[i_ + 1]))) {
             std::size_t used = 0;
             const std::string rest = s_.substr(i_);
             double d = 0;
-            try { d = std::stod(rest, &used); } catch (...) { fail("bad number"); }
+            try {
+                d = std::stod(rest, &used);
+            } catch (...) {
+                fail("bad number");
+            }
             const std::string literal = rest.substr(0, used);
             n->kind = Node::number;
-            n->value = literal.find_first_of(".eE") == std::string::npos ? Value::integer((long long)d) : Value::of(d);
+            n->value = literal.find_first_of(".eE") == std::string::npos
+                           ? Value::integer((long long)d)
+                           : Value::of(d);
             if (literal.find_first_of(".eE") != std::string::npos) n->value.is_int = false;
             i_ += used;
             return n;
@@ -162,13 +176,16 @@ private:
         }
         if (std::isalpha((unsigned char)c) || c == '_') {
             std::size_t j = i_;
-            while (j < s_.size() && (std::isalnum((unsigned char)s_[j]) || s_[j] == '_' || s_[j] == '.')) ++j;
+            while (j < s_.size() &&
+                   (std::isalnum((unsigned char)s_[j]) || s_[j] == '_' || s_[j] == '.'))
+                ++j;
             n->id = s_.substr(i_, j - i_);
             i_ = j;
             if (eat("(")) {
                 n->kind = Node::call;
                 if (!eat(")")) {
-                    do n->kids.push_back(ternary()); while (eat(","));
+                    do n->kids.push_back(ternary());
+                    while (eat(","));
                     if (!eat(")")) fail("expected ')' after the arguments of " + n->id);
                 }
             } else {
@@ -192,7 +209,8 @@ std::shared_ptr<const Node> parsed(const std::string& expr) {
     }
     std::shared_ptr<const Node> n = Parser(expr).parse();
     std::lock_guard<std::mutex> lock(mutex);
-    if (cache.size() > 4096) cache.clear();  // bounded: lesson files are small, learners' are not here
+    if (cache.size() > 4096)
+        cache.clear();  // bounded: lesson files are small, learners' are not here
     cache[expr] = n;
     return n;
 }
@@ -206,33 +224,51 @@ Value call(const Node& n, ExprContext& c, const std::string& whole) {
     for (const auto& k : n.kids) a.push_back(eval(*k, c, whole));
     auto want = [&](std::size_t lo, std::size_t hi) {
         if (a.size() < lo || a.size() > hi)
-            throw ExprError(n.id + "() takes " + std::to_string(lo) + (lo == hi ? "" : " to " + std::to_string(hi)) +
-                            " arguments, got " + std::to_string(a.size()) + " in `" + whole + "`");
+            throw ExprError(n.id + "() takes " + std::to_string(lo) +
+                            (lo == hi ? "" : " to " + std::to_string(hi)) + " arguments, got " +
+                            std::to_string(a.size()) + " in `" + whole + "`");
     };
     const std::string& f = n.id;
     if (f == "min" || f == "max") {
         want(1, 64);
         Value best = a[0];
         for (const auto& v : a)
-            if (f == "min" ? v.as_double() < best.as_double() : v.as_double() > best.as_double()) best = v;
+            if (f == "min" ? v.as_double() < best.as_double() : v.as_double() > best.as_double())
+                best = v;
         return best;
     }
-    if (f == "abs") { want(1, 1); return Value::of(std::abs(a[0].as_double())); }
+    if (f == "abs") {
+        want(1, 1);
+        return Value::of(std::abs(a[0].as_double()));
+    }
     if (f == "sin" || f == "cos" || f == "sqrt" || f == "exp" || f == "log") {
         want(1, 1);
         const double x = a[0].as_double();
-        Value v = Value::of(f == "sin" ? std::sin(x) : f == "cos" ? std::cos(x) : f == "sqrt" ? std::sqrt(x) : f == "exp" ? std::exp(x) : std::log(x));
+        Value v = Value::of(f == "sin"    ? std::sin(x)
+                            : f == "cos"  ? std::cos(x)
+                            : f == "sqrt" ? std::sqrt(x)
+                            : f == "exp"  ? std::exp(x)
+                                          : std::log(x));
         v.is_int = false;
         return v;
     }
-    if (f == "round") { want(1, 1); return Value::integer(std::llround(a[0].as_double())); }  // halves away from zero
+    if (f == "round") {
+        want(1, 1);
+        return Value::integer(std::llround(a[0].as_double()));
+    }  // halves away from zero
     if (f == "clamp") {
         want(3, 3);
         const double x = a[0].as_double(), lo = a[1].as_double(), hi = a[2].as_double();
         return x < lo ? a[1] : x > hi ? a[2] : a[0];
     }
-    if (f == "floor") { want(1, 1); return Value::of(std::floor(a[0].as_double())); }
-    if (f == "ceil") { want(1, 1); return Value::of(std::ceil(a[0].as_double())); }
+    if (f == "floor") {
+        want(1, 1);
+        return Value::of(std::floor(a[0].as_double()));
+    }
+    if (f == "ceil") {
+        want(1, 1);
+        return Value::of(std::ceil(a[0].as_double()));
+    }
     if (f == "ceil_div") {
         want(2, 2);
         const long long x = a[0].as_int(), y = a[1].as_int();
@@ -242,7 +278,8 @@ Value call(const Node& n, ExprContext& c, const std::string& whole) {
     if (f == "fixed") {
         want(2, 2);
         char buf[64];
-        std::snprintf(buf, sizeof buf, "%.*f", int(std::clamp(a[1].as_int(), 0LL, 12LL)), a[0].as_double());
+        std::snprintf(buf, sizeof buf, "%.*f", int(std::clamp(a[1].as_int(), 0LL, 12LL)),
+                      a[0].as_double());
         return Value::string(buf);
     }
     if (f == "coalesced") {
@@ -251,16 +288,21 @@ Value call(const Node& n, ExprContext& c, const std::string& whole) {
         const long long bytes = a.size() == 4 ? a[3].as_int() : 4;
         if (rows < 0 || width < 0 || segment < 0 || bytes <= 0)
             throw ExprError("coalesced() of a negative size in `" + whole + "`");
-        return Value::integer((long long)coalesced_sectors(std::uint64_t(rows), std::uint64_t(width), std::uint64_t(segment),
-                                                           std::uint64_t(bytes)));
+        return Value::integer(
+            (long long)coalesced_sectors(std::uint64_t(rows), std::uint64_t(width),
+                                         std::uint64_t(segment), std::uint64_t(bytes)));
     }
     if (f == "random_int" || f == "random_float" || f == "random_double") {
         want(2, 2);
-        if (!c.rng) throw ExprError(f + "() is not available here (only in sizes, fills and arguments): `" + whole + "`");
+        if (!c.rng)
+            throw ExprError(f + "() is not available here (only in sizes, fills and arguments): `" +
+                            whole + "`");
         if (f == "random_int") {
             const long long lo = a[0].as_int(), hi = a[1].as_int();
-            if (lo > hi || lo < std::numeric_limits<int>::min() || hi > std::numeric_limits<int>::max())
-                throw ExprError("random_int(" + std::to_string(lo) + ", " + std::to_string(hi) + ") is not a range of ints");
+            if (lo > hi || lo < std::numeric_limits<int>::min() ||
+                hi > std::numeric_limits<int>::max())
+                throw ExprError("random_int(" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                ") is not a range of ints");
             // As Session::random_ints draws them, so a data lesson and a C++ one agree on a seed.
             return Value::integer(std::uniform_int_distribution<int>(int(lo), int(hi))(*c.rng));
         }
@@ -271,7 +313,8 @@ Value call(const Node& n, ExprContext& c, const std::string& whole) {
             v.is_int = false;
             return v;
         }
-        Value v = Value::of(double(std::uniform_real_distribution<float>(float(lo), float(hi))(*c.rng)));
+        Value v =
+            Value::of(double(std::uniform_real_distribution<float>(float(lo), float(hi))(*c.rng)));
         v.is_int = false;
         return v;
     }
@@ -286,11 +329,20 @@ Value eval(const Node& n, ExprContext& c, const std::string& whole) {
         if (auto it = c.vars.find(n.id); it != c.vars.end()) return it->second;
         Value v;
         if (c.lookup && c.lookup(n.id, &v)) return v;
-        if (n.id == "nan") { v = Value::of(std::numeric_limits<double>::quiet_NaN()); v.is_int = false; return v; }
-        if (n.id == "inf") { v = Value::of(std::numeric_limits<double>::infinity()); v.is_int = false; return v; }
+        if (n.id == "nan") {
+            v = Value::of(std::numeric_limits<double>::quiet_NaN());
+            v.is_int = false;
+            return v;
+        }
+        if (n.id == "inf") {
+            v = Value::of(std::numeric_limits<double>::infinity());
+            v.is_int = false;
+            return v;
+        }
         std::string known;
         for (const auto& [k, _] : c.vars) known += (known.empty() ? "" : ", ") + k;
-        throw ExprError("unknown name '" + n.id + "' in `" + whole + "`" + (known.empty() ? "" : " (known here: " + known + ")"));
+        throw ExprError("unknown name '" + n.id + "' in `" + whole + "`" +
+                        (known.empty() ? "" : " (known here: " + known + ")"));
     }
     case Node::call: return call(n, c, whole);
     case Node::unary: {
@@ -300,12 +352,18 @@ Value eval(const Node& n, ExprContext& c, const std::string& whole) {
         r.is_int = v.is_int;
         return r;
     }
-    case Node::ternary: return eval(*n.kids[0], c, whole).truthy() ? eval(*n.kids[1], c, whole) : eval(*n.kids[2], c, whole);
+    case Node::ternary:
+        return eval(*n.kids[0], c, whole).truthy() ? eval(*n.kids[1], c, whole)
+                                                   : eval(*n.kids[2], c, whole);
     case Node::binary: break;
     }
     const std::string& op = n.id;
-    if (op == "&&") return Value::integer(eval(*n.kids[0], c, whole).truthy() && eval(*n.kids[1], c, whole).truthy());
-    if (op == "||") return Value::integer(eval(*n.kids[0], c, whole).truthy() || eval(*n.kids[1], c, whole).truthy());
+    if (op == "&&")
+        return Value::integer(eval(*n.kids[0], c, whole).truthy() &&
+                              eval(*n.kids[1], c, whole).truthy());
+    if (op == "||")
+        return Value::integer(eval(*n.kids[0], c, whole).truthy() ||
+                              eval(*n.kids[1], c, whole).truthy());
     const Value a = eval(*n.kids[0], c, whole), b = eval(*n.kids[1], c, whole);
     if (op == "+" && (a.is_string || b.is_string)) return Value::string(a.str() + b.str());
     if ((op == "==" || op == "!=") && (a.is_string || b.is_string))
@@ -320,9 +378,21 @@ Value eval(const Node& n, ExprContext& c, const std::string& whole) {
     if (op == ">=") return Value::integer(x >= y);
     if (op == "|") return Value::integer(a.as_int() | b.as_int());
     if (op == "&") return Value::integer(a.as_int() & b.as_int());
-    if (op == "+") { Value r = Value::of(x + y); r.is_int = ints; return r; }
-    if (op == "-") { Value r = Value::of(x - y); r.is_int = ints; return r; }
-    if (op == "*") { Value r = Value::of(x * y); r.is_int = ints; return r; }
+    if (op == "+") {
+        Value r = Value::of(x + y);
+        r.is_int = ints;
+        return r;
+    }
+    if (op == "-") {
+        Value r = Value::of(x - y);
+        r.is_int = ints;
+        return r;
+    }
+    if (op == "*") {
+        Value r = Value::of(x * y);
+        r.is_int = ints;
+        return r;
+    }
     if (op == "/" || op == "%") {
         if (ints) {
             if (b.as_int() == 0) throw ExprError("division by zero in `" + whole + "`");
@@ -345,7 +415,9 @@ template <class F> std::string walk_template(const std::string& text, F on_expr)
             ++i;
             continue;
         }
-        if (ch == '}') throw ExprError("a '}' with no '{' in the text `" + text + "` (write '}}' for a brace)");
+        if (ch == '}')
+            throw ExprError("a '}' with no '{' in the text `" + text +
+                            "` (write '}}' for a brace)");
         if (ch != '{') {
             out += ch;
             continue;
@@ -354,7 +426,10 @@ template <class F> std::string walk_template(const std::string& text, F on_expr)
         std::size_t j = i + 1;
         char quote = 0;
         for (; j < text.size(); ++j) {
-            if (quote) { if (text[j] == quote) quote = 0; continue; }
+            if (quote) {
+                if (text[j] == quote) quote = 0;
+                continue;
+            }
             if (text[j] == '\'' || text[j] == '"') quote = text[j];
             else if (text[j] == '}') break;
         }
@@ -382,7 +457,10 @@ std::string expand(const std::string& text, ExprContext& context) {
 }
 
 void parse_template(const std::string& text) {
-    walk_template(text, [](const std::string& e) { parse_expression(e); return std::string(); });
+    walk_template(text, [](const std::string& e) {
+        parse_expression(e);
+        return std::string();
+    });
 }
 
 }  // namespace cudalab::lessons

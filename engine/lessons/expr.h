@@ -39,10 +39,10 @@ struct Value {
     static Value of(double d);
     static Value integer(long long i);
     static Value string(std::string s);
-    long long as_int() const;   // throws on a string or a fraction
-    double as_double() const;   // throws on a string
+    long long as_int() const;  // throws on a string or a fraction
+    double as_double() const;  // throws on a string
     bool truthy() const;
-    std::string str() const;    // integers without a decimal point, others with up to 9 digits
+    std::string str() const;  // integers without a decimal point, others with up to 9 digits
 };
 
 struct ExprContext {
@@ -58,10 +58,11 @@ Value evaluate(const std::string& expr, ExprContext& context);
 // An expression parsed once, for evaluating many times (a fill, once per element).
 struct ExprNode;
 class Expression {
-public:
+  public:
     explicit Expression(const std::string& text);  // throws ExprError
     Value operator()(ExprContext& context) const;
-private:
+
+  private:
     std::shared_ptr<const ExprNode> root_;
     std::string text_;
 };

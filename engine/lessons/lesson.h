@@ -6,11 +6,11 @@
 // It registers itself with CUDALAB_LESSON("NN-slug", run_function).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <random>
-#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -35,16 +35,17 @@ struct CheckResult {
     std::string name;
     CheckKind kind = CheckKind::correctness;
     bool passed = false;
-    double value = 0;      // correctness: mismatching elements; performance: the metric
-    double threshold = 0;  // correctness: 0; performance: the bound
-    std::string comparison = "<=";  // how value is held against threshold: "<=" or ">="
-    std::string message;   // what happened, in words
-    std::string advice;    // what to try when it failed
+    double value = 0;                  // correctness: mismatching elements; performance: the metric
+    double threshold = 0;              // correctness: 0; performance: the bound
+    std::string comparison = "<=";     // how value is held against threshold: "<=" or ">="
+    std::string message;               // what happened, in words
+    std::string advice;                // what to try when it failed
     std::vector<Mismatch> mismatches;  // first few
-    double points = 1;     // from the manifest ([lesson.points]); default 1
-    bool fault = false;    // the kernel faulted or could not launch (message holds the diagnostic)
-    bool timed = false;    // measured on a GPU (varies run to run), not a deterministic metric
-    bool measured = true;  // false: the figure was taken on a wrong result, so reports show "not measured"
+    double points = 1;                 // from the manifest ([lesson.points]); default 1
+    bool fault = false;  // the kernel faulted or could not launch (message holds the diagnostic)
+    bool timed = false;  // measured on a GPU (varies run to run), not a deterministic metric
+    bool measured =
+        true;  // false: the figure was taken on a wrong result, so reports show "not measured"
     // The launch whose run this check measured (index into CheckReport::launches): correctness
     // checks the launch just before them, performance checks the one the lesson named with
     // Session::measure(). -1: none (the kernel faulted before any launch completed).
@@ -61,7 +62,7 @@ struct BufferShape {
     std::uint32_t rows = 1, cols = 0;      // row-major; bins: one row of `cols` bins
     std::uint32_t element_bytes = 4;
     ShapeKind kind = ShapeKind::matrix;
-    std::string name;                      // as the lesson text calls it ("in", "bins")
+    std::string name;  // as the lesson text calls it ("in", "bins")
     bool contains(std::uint64_t a) const { return a >= address && a < address + bytes; }
 };
 
@@ -100,7 +101,7 @@ struct Tolerance {
 // Everything a lesson's host side can do. Failures (faults, mismatches) become CheckResults; the
 // lesson code stays linear and readable.
 class Session {
-public:
+  public:
     Session(Runtime& runtime, std::shared_ptr<const compiler::CompileResult> module,
             std::uint64_t seed);
 
@@ -123,7 +124,10 @@ public:
     template <class T> DeviceBuffer<T> alloc(std::size_t count) {
         DeviceBuffer<T> b;
         Status s = runtime_.allocate(count, &b);
-        if (!s.ok()) { fail_infrastructure(s); return {}; }
+        if (!s.ok()) {
+            fail_infrastructure(s);
+            return {};
+        }
         std::vector<unsigned char> fill(b.bytes(), 0xFF);
         runtime_.backend().copy_to_device(b.ptr, fill.data(), fill.size());
         return b;
@@ -150,8 +154,8 @@ public:
     }
     // launch(), and what it came to (LaunchOutcome).
     template <class... Args>
-    LaunchOutcome launch_outcome(const std::string& kernel, Dim3 grid, Dim3 block, std::uint32_t dynamic_shared,
-                                 const Args&... args) {
+    LaunchOutcome launch_outcome(const std::string& kernel, Dim3 grid, Dim3 block,
+                                 std::uint32_t dynamic_shared, const Args&... args) {
         LaunchOutcome o;
         if (!launch(kernel, grid, block, dynamic_shared, args...)) return o;
         o.launched = true;
@@ -165,8 +169,8 @@ public:
     }
     // The same with the arguments already packed and their device-side types spelled out (data
     // lessons build them at run time); `types` as argument_type() spells them.
-    bool launch_packed(const std::string& kernel, const LaunchConfig& config, const std::vector<KernelArg>& args,
-                       const std::vector<std::string>& types);
+    bool launch_packed(const std::string& kernel, const LaunchConfig& config,
+                       const std::vector<KernelArg>& args, const std::vector<std::string>& types);
 
     // Correctness: compares element by element; reports the first few mismatches with who wrote
     // them. `where` (optional) turns an index into the lesson's coordinates.
@@ -190,10 +194,12 @@ public:
         std::string result;     // what was wrong, e.g. "the total" ("..., but the total is wrong")
         std::string fix_first;  // the advice in that case
     };
-    bool check_at_most(const std::string& name, double value, double threshold, const std::string& message,
-                       const std::string& advice, const MeasuredOn& measured_on);
-    bool check_at_least(const std::string& name, double value, double threshold, const std::string& message,
-                        const std::string& advice, const MeasuredOn& measured_on);
+    bool check_at_most(const std::string& name, double value, double threshold,
+                       const std::string& message, const std::string& advice,
+                       const MeasuredOn& measured_on);
+    bool check_at_least(const std::string& name, double value, double threshold,
+                        const std::string& message, const std::string& advice,
+                        const MeasuredOn& measured_on);
 
     // Coalescing, judged by bytes moved against the bytes the data needs: `moved` 32-byte sectors
     // of global memory (reads or writes, atomics included) over the launches measured, against
@@ -201,7 +207,8 @@ public:
     // cheap requests only add sectors, so nothing can dilute it; a vectorised kernel moves the
     // same sectors as a scalar one and passes. The check's value is moved / needed.
     bool check_sectors_moved(const std::string& name, std::uint64_t moved, std::uint64_t needed,
-                             const std::string& over, const std::string& advice, const MeasuredOn& measured_on);
+                             const std::string& over, const std::string& advice,
+                             const MeasuredOn& measured_on);
 
     // Performance: a deterministic metric against a bound.
     bool check_at_most(const std::string& name, double value, double threshold,
@@ -225,18 +232,23 @@ public:
         int launch = -1;
         double excess = 0;
         void see(int index, double value) {
-            if (launch < 0 || value > excess) { launch = index; excess = value; }
+            if (launch < 0 || value > excess) {
+                launch = index;
+                excess = value;
+            }
         }
     };
     // Declares the shape of a buffer for the views (see BufferShape). Costs nothing otherwise.
     template <class T>
-    void shape(const DeviceBuffer<T>& buffer, std::uint32_t rows, std::uint32_t cols, ShapeKind kind,
-               std::string name = {}) {
+    void shape(const DeviceBuffer<T>& buffer, std::uint32_t rows, std::uint32_t cols,
+               ShapeKind kind, std::string name = {}) {
         if (!buffer.ptr) return;
-        shapes_.push_back(BufferShape{buffer.ptr, buffer.bytes(), rows, cols, std::uint32_t(sizeof(T)), kind,
-                                      std::move(name)});
+        shapes_.push_back(BufferShape{buffer.ptr, buffer.bytes(), rows, cols,
+                                      std::uint32_t(sizeof(T)), kind, std::move(name)});
     }
-    void shape(BufferShape shape) { if (shape.address) shapes_.push_back(std::move(shape)); }
+    void shape(BufferShape shape) {
+        if (shape.address) shapes_.push_back(std::move(shape));
+    }
     const std::vector<BufferShape>& shapes() const { return shapes_; }
     // Shared memory read before any thread wrote it, in the last launch: the correctness check
     // named `launch_name` fails, saying so (a diagnostic never adds a check, so every submission
@@ -248,12 +260,14 @@ public:
     // Timed runs (GPU backends only): warm-up, repeats timed with events, the median. On the
     // emulator this returns nothing and logs that timed checks need a GPU.
     template <class... Args>
-    std::optional<TimedResult> time_kernel(const std::string& kernel, Dim3 grid, Dim3 block, std::uint32_t dynamic_shared,
-                                           const Args&... args) {
+    std::optional<TimedResult> time_kernel(const std::string& kernel, Dim3 grid, Dim3 block,
+                                           std::uint32_t dynamic_shared, const Args&... args) {
         if (stopped_) return std::nullopt;
         std::vector<KernelArg> packed;
         (packed.push_back(Runtime::pack(args)), ...);
-        return record_timing(kernel, runtime_.backend().time_launch(kernel, LaunchConfig{grid, block, dynamic_shared}, packed, 3, 20));
+        return record_timing(kernel,
+                             runtime_.backend().time_launch(
+                                 kernel, LaunchConfig{grid, block, dynamic_shared}, packed, 3, 20));
     }
     std::optional<TimedResult> time_packed(const std::string& kernel, const LaunchConfig& config,
                                            const std::vector<KernelArg>& args) {
@@ -264,10 +278,10 @@ public:
     bool has_timing();
     // Achieved bandwidth (bytes moved / median time) as a fraction of the device's measured copy
     // bandwidth; achieved FLOP/s as a fraction of its measured FMA rate.
-    bool check_bandwidth(const std::string& name, double bytes_moved, const TimedResult& t, double min_fraction,
-                         const std::string& advice);
-    bool check_flops(const std::string& name, double flops, const TimedResult& t, double min_fraction,
-                     const std::string& advice);
+    bool check_bandwidth(const std::string& name, double bytes_moved, const TimedResult& t,
+                         double min_fraction, const std::string& advice);
+    bool check_flops(const std::string& name, double flops, const TimedResult& t,
+                     double min_fraction, const std::string& advice);
     std::optional<DevicePeakFigures> device_peak();
     // cuBLAS SGEMM on the same device (GPU only; logs and returns nothing elsewhere).
     std::optional<TimedResult> reference_sgemm(int n);
@@ -284,7 +298,9 @@ public:
     }
     // The same per source line too (analysis::analyze).
     const analysis::KernelFigures* kernel_figures(int index) const {
-        return index >= 0 && index < int(figures_.size()) && figures_[std::size_t(index)] ? &*figures_[std::size_t(index)] : nullptr;
+        return index >= 0 && index < int(figures_.size()) && figures_[std::size_t(index)]
+                   ? &*figures_[std::size_t(index)]
+                   : nullptr;
     }
     // The last successful launch (trace, stats), for performance checks.
     const LaunchResult* last_launch() const { return last_launch_ ? &*last_launch_ : nullptr; }
@@ -310,7 +326,7 @@ public:
     }
     template <class T> static std::string argument_type(const T&) { return scalar_type<T>(); }
 
-private:
+  private:
     template <class T> static std::string scalar_type() {
         if constexpr (std::is_same_v<T, float>) return "float";
         else if constexpr (std::is_same_v<T, double>) return "double";
@@ -322,11 +338,12 @@ private:
         else if constexpr (std::is_same_v<T, unsigned long long>) return "unsigned long long";
         else return "";
     }
-    bool check_signature(const std::string& kernel, const LaunchConfig& config, const std::vector<std::string>& passed);
+    bool check_signature(const std::string& kernel, const LaunchConfig& config,
+                         const std::vector<std::string>& passed);
     bool record_launch(const std::string& kernel, const LaunchConfig& config, LaunchResult r);
     std::optional<TimedResult> record_timing(const std::string& kernel, TimedResult t);
-    bool check_fraction(const std::string& name, double achieved, double peak, const char* unit, const TimedResult& t,
-                        double min_fraction, const std::string& advice);
+    bool check_fraction(const std::string& name, double achieved, double peak, const char* unit,
+                        const TimedResult& t, double min_fraction, const std::string& advice);
     void fail_infrastructure(const Status& s);
     template <class T>
     bool check_values(const std::string& name, const DeviceBuffer<T>& buffer,
@@ -373,10 +390,12 @@ struct HostSide {
 };
 std::vector<HostSide>& registered_host_sides();
 struct Registrar {
-    Registrar(const char* id, LessonRun run) { registered_host_sides().push_back({id, std::move(run)}); }
+    Registrar(const char* id, LessonRun run) {
+        registered_host_sides().push_back({id, std::move(run)});
+    }
 };
-#define CUDALAB_LESSON(id, run_function) \
-    static ::cudalab::lessons::Registrar cudalab_lesson_registrar_{id, run_function}
+#define CUDALAB_LESSON(id, run_function)                                                           \
+    static ::cudalab::lessons::Registrar cudalab_lesson_registrar_ { id, run_function }
 
 // ---- template definitions ----
 
@@ -427,8 +446,9 @@ bool Session::check_values(const std::string& name, const DeviceBuffer<T>& buffe
         c.passed = false;
         c.value = std::max(c.value, 1.0);
         c.message += (c.mismatches.empty() ? ", but " : "; and ") + pending_races_;
-        c.advice = "Blocks run at the same time on a GPU: give each block its own elements to write, and "
-                   "combine what several blocks contribute with atomicAdd or in a second kernel.";
+        c.advice =
+            "Blocks run at the same time on a GPU: give each block its own elements to write, and "
+            "combine what several blocks contribute with atomicAdd or in a second kernel.";
         pending_races_.clear();
     }
     const bool passed = c.passed;

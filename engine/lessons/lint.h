@@ -1,5 +1,5 @@
-// The course linter (`cudalab lint`, tests/course_linter_test.cpp): the invariants every lesson of a
-// course keeps, for the built-in course and for any course pack.
+// The course linter (`cudalab lint`, tests/course_linter_test.cpp): the invariants every lesson of
+// a course keeps, for the built-in course and for any course pack.
 //   - the manifest parses; ids are NN-slug, unique; each lesson has a title, a text with
 //     "## Your task", an exercise with a TODO, a solution, and a host side: lessons/ID/lesson.toml
 //     (which parses: errors name file:line) or a C++ host side compiled into cudalab, not both;
@@ -28,14 +28,15 @@ struct LintFinding {
 };
 
 struct LintOptions {
-    bool run = true;            // false: only the static checks (no compile, no run)
-    std::string only;           // one lesson id, or "" for all
+    bool run = true;   // false: only the static checks (no compile, no run)
+    std::string only;  // one lesson id, or "" for all
     std::string backend = "emu";
     // Called after each lesson (for a progress line); may be null.
     std::function<void(const std::string& lesson, int errors)> on_lesson;
 };
 
-std::vector<LintFinding> lint_course(const Course& course, compiler::Compiler& compiler, const LintOptions& options = {});
+std::vector<LintFinding> lint_course(const Course& course, compiler::Compiler& compiler,
+                                     const LintOptions& options = {});
 
 // The views the app has (docs/gui.md).
 const std::vector<std::string>& known_views();

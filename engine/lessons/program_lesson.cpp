@@ -41,8 +41,9 @@ std::string ProgramRun::faults() const {
             // The runtime writes each fault as {device, error, message}: the message (file:line,
             // block and thread, what to try) is what a learner reads.
             std::string text = f.is_string() ? f.get<std::string>()
-                               : f.is_object() && f.contains("message") && f["message"].is_string() ? f["message"].get<std::string>()
-                                                                                                     : f.dump();
+                               : f.is_object() && f.contains("message") && f["message"].is_string()
+                                   ? f["message"].get<std::string>()
+                                   : f.dump();
             s += (s.empty() ? "" : "\n") + text;
         }
     return s;
@@ -54,10 +55,10 @@ int gpus_on_this_machine() {
     return programs::gpu_available(&why, &gpus) ? gpus : 0;
 }
 
-ProgramSession::ProgramSession(std::string executable, std::string work_dir, std::string backend, std::uint64_t seed,
-                               double time_limit_seconds)
-    : executable_(std::move(executable)), work_dir_(std::move(work_dir)), backend_(std::move(backend)), rng_(seed),
-      time_limit_seconds_(time_limit_seconds) {}
+ProgramSession::ProgramSession(std::string executable, std::string work_dir, std::string backend,
+                               std::uint64_t seed, double time_limit_seconds)
+    : executable_(std::move(executable)), work_dir_(std::move(work_dir)),
+      backend_(std::move(backend)), rng_(seed), time_limit_seconds_(time_limit_seconds) {}
 
 bool ProgramSession::write_file(const std::string& name, const void* data, std::size_t bytes) {
     std::ofstream out(fs::path(work_dir_) / name, std::ios::binary | std::ios::trunc);
@@ -65,12 +66,14 @@ bool ProgramSession::write_file(const std::string& name, const void* data, std::
     return bool(out);
 }
 
-bool ProgramSession::read_file(const std::string& name, std::vector<unsigned char>* bytes, std::size_t max_bytes) {
+bool ProgramSession::read_file(const std::string& name, std::vector<unsigned char>* bytes,
+                               std::size_t max_bytes) {
     bytes->clear();
     std::error_code ec;
     const fs::path p = fs::path(work_dir_) / name;
     // The program could have left a link to anywhere, or a folder, in its place.
-    if (!fs::is_regular_file(fs::symlink_status(p, ec)) || fs::file_size(p, ec) > max_bytes) return false;
+    if (!fs::is_regular_file(fs::symlink_status(p, ec)) || fs::file_size(p, ec) > max_bytes)
+        return false;
     std::ifstream in(p, std::ios::binary);
     bytes->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     return bool(in) || in.eof();
@@ -79,25 +82,36 @@ bool ProgramSession::read_file(const std::string& name, std::vector<unsigned cha
 namespace {
 
 // The timeline file the runtime (or the CUPTI library) wrote: complete events only.
-std::vector<programs::TimelineEvent> read_timeline(const std::string& path, std::string* text, std::string* why) {
+std::vector<programs::TimelineEvent> read_timeline(const std::string& path, std::string* text,
+                                                   std::string* why) {
     std::vector<programs::TimelineEvent> events;
     std::ifstream in(path, std::ios::binary);
-    if (!in) { *why = "no timeline was written"; return events; }
+    if (!in) {
+        *why = "no timeline was written";
+        return events;
+    }
     text->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("traceEvents") || !j["traceEvents"].is_array()) {
+    if (j.is_discarded() || !j.is_object() || !j.contains("traceEvents") ||
+        !j["traceEvents"].is_array()) {
         *why = "the timeline is not valid JSON";
         return events;
     }
     for (const auto& e : j["traceEvents"]) {
         // The file comes from the learner's process: any field may have any type.
-        auto text = [&e](const char* key) { return e.contains(key) && e[key].is_string() ? e[key].get<std::string>() : std::string(); };
-        auto number = [&e](const char* key) { return e.contains(key) && e[key].is_number() ? e[key].get<double>() : 0.0; };
+        auto text = [&e](const char* key) {
+            return e.contains(key) && e[key].is_string() ? e[key].get<std::string>()
+                                                         : std::string();
+        };
+        auto number = [&e](const char* key) {
+            return e.contains(key) && e[key].is_number() ? e[key].get<double>() : 0.0;
+        };
         if (!e.is_object() || text("ph") != "X") continue;
         programs::TimelineEvent t;
         t.name = text("name");
         t.category = text("cat");
-        const double ts = std::clamp(number("ts"), 0.0, 1e15), dur = std::clamp(number("dur"), 0.0, 1e15);
+        const double ts = std::clamp(number("ts"), 0.0, 1e15),
+                     dur = std::clamp(number("dur"), 0.0, 1e15);
         t.start_ns = std::uint64_t(ts * 1000.0);
         t.end_ns = t.start_ns + std::uint64_t(dur * 1000.0);
         t.pid = std::int64_t(std::clamp(number("pid"), -1e9, 1e9));
@@ -110,7 +124,8 @@ std::vector<programs::TimelineEvent> read_timeline(const std::string& path, std:
 
 }  // namespace
 
-const ProgramRun& ProgramSession::run(const std::vector<std::string>& args, const RunSettings& settings) {
+const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
+                                      const RunSettings& settings) {
     ProgramRun run;
     programs::RunRequest req;
     req.executable = executable_;
@@ -128,7 +143,8 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args, cons
     req.timeline = timeline;
     if (trace_launch_) {
         // One file per run: the app opens the one of the run whose timeline it shows.
-        run.trace_path = (fs::path(work_dir_) / (".cudalab-trace-" + std::to_string(runs_.size()))).string();
+        run.trace_path =
+            (fs::path(work_dir_) / (".cudalab-trace-" + std::to_string(runs_.size()))).string();
         fs::remove(run.trace_path, ec);
         req.trace = run.trace_path;
         req.trace_launch = trace_launch_;
@@ -145,8 +161,10 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args, cons
     req.stdin_null = true;
     // The runtime next to the executable (cudalab's), else the build tree's (the test binary lives
     // in a sub-folder of it).
-    if (programs::find_emulated_runtime("", nullptr).empty()) req.cudart_dir = std::string(CUDALAB_BUILD_DIR) + "/cudart-emu";
-    if (programs::find_cupti_library("", nullptr).empty()) req.cupti_library = std::string(CUDALAB_BUILD_DIR) + "/libcudalab_cupti.so";
+    if (programs::find_emulated_runtime("", nullptr).empty())
+        req.cudart_dir = std::string(CUDALAB_BUILD_DIR) + "/cudart-emu";
+    if (programs::find_cupti_library("", nullptr).empty())
+        req.cupti_library = std::string(CUDALAB_BUILD_DIR) + "/libcudalab_cupti.so";
     programs::RunResult r = programs::run_program(req);
     run.backend = r.backend;
     run.exit_code = programs::run_exit_code(r);
@@ -168,16 +186,23 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args, cons
     std::string env;
     for (const auto& [k, v] : settings.environment) env += k + "=" + v + " ";
     if (settings.devices) env += "CUDALAB_DEVICES=" + std::to_string(settings.devices) + " ";
-    if (settings.driver_version) env += "CUDALAB_DRIVER_VERSION=" + std::to_string(settings.driver_version) + " ";
-    log_.push_back("ran " + env + "./program" + [&] { std::string a; for (const auto& x : args) a += " " + x; return a; }() + " on " +
-                   (run.backend.empty() ? backend_ : run.backend) + ": exit " + std::to_string(run.exit_code) + " in " +
+    if (settings.driver_version)
+        env += "CUDALAB_DRIVER_VERSION=" + std::to_string(settings.driver_version) + " ";
+    log_.push_back("ran " + env + "./program" +
+                   [&] {
+                       std::string a;
+                       for (const auto& x : args) a += " " + x;
+                       return a;
+                   }() +
+                   " on " + (run.backend.empty() ? backend_ : run.backend) + ": exit " +
+                   std::to_string(run.exit_code) + " in " +
                    std::to_string(int(run.wall_seconds * 1000)) + " ms");
     runs_.push_back(std::move(run));
     return runs_.back();
 }
 
-bool ProgramSession::check(const std::string& name, bool passed, double bad, const std::string& message,
-                           const std::string& advice) {
+bool ProgramSession::check(const std::string& name, bool passed, double bad,
+                           const std::string& message, const std::string& advice) {
     CheckResult c;
     c.name = name;
     c.kind = CheckKind::correctness;
@@ -190,19 +215,22 @@ bool ProgramSession::check(const std::string& name, bool passed, double bad, con
 }
 
 bool ProgramSession::bounded(const std::string& name, double value, double threshold, bool at_least,
-                             const std::string& message, const std::string& advice, bool measured_on_correct,
-                             const std::string& fix_first) {
+                             const std::string& message, const std::string& advice,
+                             bool measured_on_correct, const std::string& fix_first) {
     CheckResult c;
     c.name = name;
     c.kind = CheckKind::performance;
     c.threshold = threshold;
     c.comparison = at_least ? ">=" : "<=";
     if (!measured_on_correct) {
-        // A figure taken on a wrong result means nothing (a program that does nothing overlaps nothing fast).
+        // A figure taken on a wrong result means nothing (a program that does nothing overlaps
+        // nothing fast).
         c.value = std::nan("");
         c.measured = false;
         c.passed = false;
-        c.message = "not measured: the program's result is wrong, so the figure would mean nothing (" + message + ")";
+        c.message =
+            "not measured: the program's result is wrong, so the figure would mean nothing (" +
+            message + ")";
         c.advice = fix_first;
     } else {
         c.value = value;
@@ -215,18 +243,20 @@ bool ProgramSession::bounded(const std::string& name, double value, double thres
     return passed;
 }
 
-bool ProgramSession::check_at_least(const std::string& name, double value, double threshold, const std::string& message,
-                                    const std::string& advice, bool measured_on_correct, const std::string& fix_first) {
+bool ProgramSession::check_at_least(const std::string& name, double value, double threshold,
+                                    const std::string& message, const std::string& advice,
+                                    bool measured_on_correct, const std::string& fix_first) {
     return bounded(name, value, threshold, true, message, advice, measured_on_correct, fix_first);
 }
 
-bool ProgramSession::check_at_most(const std::string& name, double value, double threshold, const std::string& message,
-                                   const std::string& advice, bool measured_on_correct, const std::string& fix_first) {
+bool ProgramSession::check_at_most(const std::string& name, double value, double threshold,
+                                   const std::string& message, const std::string& advice,
+                                   bool measured_on_correct, const std::string& fix_first) {
     return bounded(name, value, threshold, false, message, advice, measured_on_correct, fix_first);
 }
 
-bool ProgramSession::not_measured(const std::string& name, double threshold, bool at_least, const std::string& why,
-                                  const std::string& advice) {
+bool ProgramSession::not_measured(const std::string& name, double threshold, bool at_least,
+                                  const std::string& why, const std::string& advice) {
     CheckResult c;
     c.name = name;
     c.kind = CheckKind::performance;
@@ -250,11 +280,13 @@ bool ProgramSession::failed() const {
 // [SECTION] timeline arithmetic
 
 std::vector<Interval> merge_intervals(std::vector<Interval> v) {
-    std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    std::sort(v.begin(), v.end(),
+              [](const Interval& a, const Interval& b) { return a.start < b.start; });
     std::vector<Interval> out;
     for (const auto& i : v) {
         if (i.end <= i.start) continue;
-        if (!out.empty() && i.start <= out.back().end) out.back().end = std::max(out.back().end, i.end);
+        if (!out.empty() && i.start <= out.back().end)
+            out.back().end = std::max(out.back().end, i.end);
         else out.push_back(i);
     }
     return out;
@@ -263,7 +295,8 @@ std::vector<Interval> merge_intervals(std::vector<Interval> v) {
 double covered(const Interval& a, const std::vector<Interval>& merged) {
     // `merged` is sorted and disjoint: start at the first interval that ends after a starts, stop
     // at the first that starts after a ends (the app calls this per item of long timelines).
-    auto it = std::upper_bound(merged.begin(), merged.end(), a.start, [](double t, const Interval& m) { return t < m.end; });
+    auto it = std::upper_bound(merged.begin(), merged.end(), a.start,
+                               [](double t, const Interval& m) { return t < m.end; });
     double sum = 0;
     for (; it != merged.end() && it->start < a.end; ++it) {
         const double lo = std::max(a.start, it->start), hi = std::min(a.end, it->end);
@@ -283,7 +316,9 @@ struct WorkDir {
         std::random_device rd;
         std::error_code ec;
         for (int i = 0; i < 8 && path.empty(); ++i) {
-            fs::path p = fs::temp_directory_path(ec) / ("cudalab-lesson-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+            fs::path p =
+                fs::temp_directory_path(ec) /
+                ("cudalab-lesson-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
             if (fs::create_directory(p, ec)) path = p;
         }
     }
@@ -315,21 +350,24 @@ std::vector<compiler::Diagnostic> parse_nvcc_log(const std::string& log, const s
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
     if (from.empty()) return s;
-    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
     return s;
 }
 
 }  // namespace
 
-CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
-                                 const std::string& path, CheckReport report) {
+CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
+                                 const CheckOptions& options, const std::string& path,
+                                 CheckReport report) {
     report.program = true;
     const ProgramHostSide* host = nullptr;
     for (const auto& h : registered_program_host_sides())
         if (h.id == lesson.id) host = &h;
     if (!host) {
-        report.status = Status::error(StatusCode::bad_usage, "lesson " + lesson.id + " has no host side compiled in (" +
-                                                                 lesson.host_path + "); rebuild cudalab");
+        report.status = Status::error(StatusCode::bad_usage,
+                                      "lesson " + lesson.id + " has no host side compiled in (" +
+                                          lesson.host_path + "); rebuild cudalab");
         return report;
     }
 
@@ -352,14 +390,16 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
         const bool learner = built.failure == programs::BuildFailure::compile_error ||
                              built.failure == programs::BuildFailure::limit;
         report.status = Status::error(learner ? StatusCode::compile_error : StatusCode::bad_usage,
-                                      (log.empty() ? "" : log + (log.back() == '\n' ? "" : "\n")) + report.source + ": " +
-                                          built.message);
+                                      (log.empty() ? "" : log + (log.back() == '\n' ? "" : "\n")) +
+                                          report.source + ": " + built.message);
         return report;
     }
 
     WorkDir work;
     if (work.path.empty()) {
-        report.status = Status::error(StatusCode::io_error, "cannot create a work folder in " + fs::temp_directory_path(ec).string());
+        report.status =
+            Status::error(StatusCode::io_error,
+                          "cannot create a work folder in " + fs::temp_directory_path(ec).string());
         return report;
     }
     // The backend: the lesson asks run_program for it, which chooses as `cudalab run` does.
@@ -367,17 +407,21 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     if (backend == "gpu") {
         std::string why;
         if (!programs::gpu_available(&why)) {
-            report.status = Status::error(StatusCode::backend_unavailable,
-                                          "--backend gpu: " + why + "; --backend emu runs the program on the emulated CUDA runtime");
+            report.status =
+                Status::error(StatusCode::backend_unavailable,
+                              "--backend gpu: " + why +
+                                  "; --backend emu runs the program on the emulated CUDA runtime");
             return report;
         }
     } else if (backend == "auto") {
         std::string why;
         backend = programs::gpu_available(&why) ? "gpu" : "emu";
-        report.backend_note = backend == "gpu" ? "a CUDA driver and a GPU were found" : why + ": using the emulated CUDA runtime";
+        report.backend_note = backend == "gpu" ? "a CUDA driver and a GPU were found"
+                                               : why + ": using the emulated CUDA runtime";
     }
     report.backend = backend;
-    report.seed = options.seed ? *options.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
+    report.seed = options.seed ? *options.seed
+                               : std::random_device{}() * 0x100000000ull + std::random_device{}();
     ProgramSession session(built.executable, work.path.string(), backend, report.seed,
                            options.time_limit_seconds > 0 ? options.time_limit_seconds : 60);
     if (options.program_trace_launch) session.trace_launch(options.program_trace_launch);
@@ -385,7 +429,8 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     // --memory-limit bounds each run's resident memory (kernel lessons: the emulator's memory).
     if (options.memory_limit > 0) session.set_memory_limit(options.memory_limit);
     host->run(session);
-    report.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report.run_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     report.checks = session.checks();
     for (auto& c : report.checks) {
         auto it = lesson.points.find(c.name);
@@ -402,15 +447,20 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
         // The app parses and draws it; a program with millions of calls is for Perfetto instead.
         constexpr std::size_t max_kept = 64u << 20;
         if (shown->timeline_text.size() <= max_kept) report.program_timeline = shown->timeline_text;
-        else report.log.push_back("the timeline of `" + report.program_timeline_run + "` has " +
-                                  std::to_string(shown->timeline_text.size() >> 20) +
-                                  " MB, more than the app draws (64 MB); `cudalab run --timeline` writes it for ui.perfetto.dev");
+        else
+            report.log.push_back("the timeline of `" + report.program_timeline_run + "` has " +
+                                 std::to_string(shown->timeline_text.size() >> 20) +
+                                 " MB, more than the app draws (64 MB); `cudalab run --timeline` "
+                                 "writes it for ui.perfetto.dev");
         if (!shown->trace_path.empty()) {
             auto trace = std::make_shared<Trace>();
             std::string why;
-            if (read_trace(shown->trace_path, trace.get(), &why)) report.last_trace = std::move(trace);
-            else report.log.push_back("launch " + std::to_string(options.program_trace_launch) + " of `" +
-                                      report.program_timeline_run + "` was not traced: " + why);
+            if (read_trace(shown->trace_path, trace.get(), &why))
+                report.last_trace = std::move(trace);
+            else
+                report.log.push_back("launch " + std::to_string(options.program_trace_launch) +
+                                     " of `" + report.program_timeline_run +
+                                     "` was not traced: " + why);
         }
     }
     report.passed = !report.checks.empty() && !session.failed();

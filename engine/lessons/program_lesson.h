@@ -13,9 +13,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <random>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -28,18 +28,20 @@ namespace cudalab::lessons {
 
 // One run of the learner's program.
 struct ProgramRun {
-    bool completed = false;     // it ran and exited by itself (whatever its status)
-    std::string failure;        // when !completed: why (could not start, a limit, a signal), in words
-    int exit_code = -1;         // cudalab's exit code for the run (programs/runner.h)
-    std::string out, err;       // its stdout and stderr (bounded by the output limit)
+    bool completed = false;  // it ran and exited by itself (whatever its status)
+    std::string failure;     // when !completed: why (could not start, a limit, a signal), in words
+    int exit_code = -1;      // cudalab's exit code for the run (programs/runner.h)
+    std::string out, err;    // its stdout and stderr (bounded by the output limit)
     double wall_seconds = 0;
-    std::string backend;        // "emu" or "gpu"
-    nlohmann::json runtime;     // the emulated runtime's result ({"faults", "leaks", ...}) or null
-    std::vector<programs::TimelineEvent> timeline;  // device and host events; empty when none was written
+    std::string backend;     // "emu" or "gpu"
+    nlohmann::json runtime;  // the emulated runtime's result ({"faults", "leaks", ...}) or null
+    std::vector<programs::TimelineEvent>
+        timeline;  // device and host events; empty when none was written
     bool timeline_written = false;
-    std::string timeline_text;  // the timeline file as written (for the app and its export)
+    std::string timeline_text;      // the timeline file as written (for the app and its export)
     std::vector<std::string> args;  // what it was run with
-    std::string trace_path;         // the traced launch's file (ProgramSession::trace_launch), "" when none
+    std::string
+        trace_path;  // the traced launch's file (ProgramSession::trace_launch), "" when none
     bool ok() const { return completed && exit_code == 0; }
     // The runtime's faults, one line each ("" when none).
     std::string faults() const;
@@ -48,9 +50,10 @@ struct ProgramRun {
 // How one run differs from the lesson's default (the session's backend, one emulated GPU, the
 // runtime's driver version).
 struct RunSettings {
-    std::vector<std::pair<std::string, std::string>> environment;  // e.g. {"CUDALAB_INJECT", "malloc:1"}
-    int devices = 0;            // emulated GPUs (CUDALAB_DEVICES; on a GPU, the first N)
-    long driver_version = 0;    // emulated driver version (CUDALAB_DRIVER_VERSION), 0: the runtime's
+    std::vector<std::pair<std::string, std::string>>
+        environment;          // e.g. {"CUDALAB_INJECT", "malloc:1"}
+    int devices = 0;          // emulated GPUs (CUDALAB_DEVICES; on a GPU, the first N)
+    long driver_version = 0;  // emulated driver version (CUDALAB_DRIVER_VERSION), 0: the runtime's
     // "" the session's; "emu" for what only the emulated runtime measures or does (constant-cache
     // requests, peak device memory, fault injection): on a GPU a lesson takes those from a second
     // run on it.
@@ -62,9 +65,9 @@ struct RunSettings {
 int gpus_on_this_machine();
 
 class ProgramSession {
-public:
-    ProgramSession(std::string executable, std::string work_dir, std::string backend, std::uint64_t seed,
-                   double time_limit_seconds);
+  public:
+    ProgramSession(std::string executable, std::string work_dir, std::string backend,
+                   std::uint64_t seed, double time_limit_seconds);
     // Every later run traces launch N in full (the emulated runtime's CUDALAB_TRACE_LAUNCH);
     // ProgramRun::trace_path names the file.
     void trace_launch(std::uint64_t n) { trace_launch_ = n; }
@@ -76,7 +79,8 @@ public:
     const std::string& work_dir() const { return work_dir_; }
     bool write_file(const std::string& name, const void* data, std::size_t bytes);
     // The bytes of a file the program wrote in the work folder (false when there is none).
-    bool read_file(const std::string& name, std::vector<unsigned char>* bytes, std::size_t max_bytes = 256u << 20);
+    bool read_file(const std::string& name, std::vector<unsigned char>* bytes,
+                   std::size_t max_bytes = 256u << 20);
 
     // Runs the program with `args` in the work folder, with a timeline. The run's outcome is
     // kept for later checks (last_run()).
@@ -86,26 +90,30 @@ public:
     const std::string& backend() const { return backend_; }
 
     // A correctness check: passed or not, with what happened and what to try.
-    bool check(const std::string& name, bool passed, double bad, const std::string& message, const std::string& advice);
+    bool check(const std::string& name, bool passed, double bad, const std::string& message,
+               const std::string& advice);
     // Performance checks; `measured_on_correct` false: the figure was taken on a wrong result and
     // fails as "not measured".
-    bool check_at_least(const std::string& name, double value, double threshold, const std::string& message,
-                        const std::string& advice, bool measured_on_correct, const std::string& fix_first);
-    bool check_at_most(const std::string& name, double value, double threshold, const std::string& message,
-                       const std::string& advice, bool measured_on_correct, const std::string& fix_first);
+    bool check_at_least(const std::string& name, double value, double threshold,
+                        const std::string& message, const std::string& advice,
+                        bool measured_on_correct, const std::string& fix_first);
+    bool check_at_most(const std::string& name, double value, double threshold,
+                       const std::string& message, const std::string& advice,
+                       bool measured_on_correct, const std::string& fix_first);
 
     // A performance check whose figure does not exist for a reason other than a wrong result
     // (no kernel ran, no constant loads to count): failed, "not measured: " + why.
-    bool not_measured(const std::string& name, double threshold, bool at_least, const std::string& why,
-                      const std::string& advice);
+    bool not_measured(const std::string& name, double threshold, bool at_least,
+                      const std::string& why, const std::string& advice);
 
     const std::vector<CheckResult>& checks() const { return checks_; }
     std::vector<std::string>& log() { return log_; }
     bool failed() const;
 
-private:
-    bool bounded(const std::string& name, double value, double threshold, bool at_least, const std::string& message,
-                 const std::string& advice, bool measured_on_correct, const std::string& fix_first);
+  private:
+    bool bounded(const std::string& name, double value, double threshold, bool at_least,
+                 const std::string& message, const std::string& advice, bool measured_on_correct,
+                 const std::string& fix_first);
     std::string executable_, work_dir_, backend_;
     std::mt19937_64 rng_;
     double time_limit_seconds_;
@@ -133,8 +141,9 @@ struct CheckOptions;
 struct CheckReport;
 // Builds `path` (the learner's program) and runs the lesson's host side on it; `report` comes with
 // the lesson, title and source filled in. Called by check_lesson() for `kind = "program"` lessons.
-CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson, const CheckOptions& options,
-                                 const std::string& path, CheckReport report);
+CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
+                                 const CheckOptions& options, const std::string& path,
+                                 CheckReport report);
 
 using ProgramLessonRun = std::function<void(ProgramSession&)>;
 
@@ -148,7 +157,9 @@ struct ProgramRegistrar {
         registered_program_host_sides().push_back({id, std::move(run)});
     }
 };
-#define CUDALAB_PROGRAM_LESSON(id, run_function) \
-    static ::cudalab::lessons::ProgramRegistrar cudalab_program_lesson_registrar_{id, run_function}
+#define CUDALAB_PROGRAM_LESSON(id, run_function)                                                   \
+    static ::cudalab::lessons::ProgramRegistrar cudalab_program_lesson_registrar_ {                \
+        id, run_function                                                                           \
+    }
 
 }  // namespace cudalab::lessons

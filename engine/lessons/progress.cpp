@@ -62,7 +62,9 @@ class Statement {
     Statement& operator=(const Statement&) = delete;
     explicit operator bool() const { return stmt_ != nullptr; }
     sqlite3_stmt* get() const { return stmt_; }
-    void bind(int i, const std::string& s) { sqlite3_bind_text(stmt_, i, s.data(), int(s.size()), SQLITE_TRANSIENT); }
+    void bind(int i, const std::string& s) {
+        sqlite3_bind_text(stmt_, i, s.data(), int(s.size()), SQLITE_TRANSIENT);
+    }
     void bind(int i, long long v) { sqlite3_bind_int64(stmt_, i, v); }
 
   private:
@@ -83,31 +85,40 @@ bool exec(sqlite3* db, const char* sql, std::string* error = nullptr) {
 
 // A row as stored, each column checked for its type and range: a hand-edited or damaged store
 // gives defaults and a note, never a crash or a negative hint index.
-LessonProgress validated(sqlite3_stmt* row, int first_column, const std::string& id, std::vector<std::string>* problems) {
+LessonProgress validated(sqlite3_stmt* row, int first_column, const std::string& id,
+                         std::vector<std::string>* problems) {
     LessonProgress p;
     auto note = [&](const std::string& what) {
-        if (problems && problems->size() < 20) problems->push_back("lesson " + id + ": " + what + "; using the default");
+        if (problems && problems->size() < 20)
+            problems->push_back("lesson " + id + ": " + what + "; using the default");
     };
     const int state = first_column, hints = first_column + 1, checked = first_column + 2;
     if (sqlite3_column_type(row, state) == SQLITE_TEXT) {
-        const std::string s(reinterpret_cast<const char*>(sqlite3_column_text(row, state)), size_t(sqlite3_column_bytes(row, state)));
+        const std::string s(reinterpret_cast<const char*>(sqlite3_column_text(row, state)),
+                            size_t(sqlite3_column_bytes(row, state)));
         if (s == "passed") p.state = LessonState::passed;
         else if (s == "failed") p.state = LessonState::failed;
-        else if (s != "not tried") note("state '" + s.substr(0, 32) + "' is not passed, failed or not tried");
+        else if (s != "not tried")
+            note("state '" + s.substr(0, 32) + "' is not passed, failed or not tried");
     } else {
         note("state is not text");
     }
     if (sqlite3_column_type(row, hints) == SQLITE_INTEGER) {
         const long long h = sqlite3_column_int64(row, hints);
         if (h >= 0 && h <= max_hints) p.hints_shown = int(h);
-        else note("hints_shown " + std::to_string(h) + " is out of range (0 to " + std::to_string(max_hints) + ")");
+        else
+            note("hints_shown " + std::to_string(h) + " is out of range (0 to " +
+                 std::to_string(max_hints) + ")");
     } else {
         note("hints_shown is not a whole number");
     }
-    if (sqlite3_column_type(row, checked) == SQLITE_TEXT && size_t(sqlite3_column_bytes(row, checked)) <= max_time_bytes) {
-        p.last_checked.assign(reinterpret_cast<const char*>(sqlite3_column_text(row, checked)), size_t(sqlite3_column_bytes(row, checked)));
+    if (sqlite3_column_type(row, checked) == SQLITE_TEXT &&
+        size_t(sqlite3_column_bytes(row, checked)) <= max_time_bytes) {
+        p.last_checked.assign(reinterpret_cast<const char*>(sqlite3_column_text(row, checked)),
+                              size_t(sqlite3_column_bytes(row, checked)));
         for (char c : p.last_checked)
-            if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == ':' || c == '.' || c == '+')) {
+            if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == ':' || c == '.' ||
+                  c == '+')) {
                 p.last_checked.clear();
                 note("last_checked is not a time");
                 break;
@@ -121,7 +132,8 @@ LessonProgress validated(sqlite3_stmt* row, int first_column, const std::string&
 bool valid_id(const std::string& id) {
     if (id.empty() || id.size() > max_id_bytes) return false;
     for (char c : id)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+            return false;
     return true;
 }
 
@@ -133,8 +145,10 @@ bool valid_id(const std::string& id) {
 
 std::string Progress::default_path() {
     if (const char* p = std::getenv("CUDALAB_STATE"); p && *p) return p;
-    if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x) return (fs::path(x) / "cudalab" / "progress.db").string();
-    if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".local" / "state" / "cudalab" / "progress.db").string();
+    if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x)
+        return (fs::path(x) / "cudalab" / "progress.db").string();
+    if (const char* h = std::getenv("HOME"); h && *h)
+        return (fs::path(h) / ".local" / "state" / "cudalab" / "progress.db").string();
     return "cudalab-progress.db";
 }
 
@@ -149,7 +163,8 @@ Progress::Progress(std::string path) {
     path_ = std::move(path);
     std::string error;
     if (!open_database(&error)) {
-        problems_.push_back("progress store " + path_ + " cannot be used (" + error + "); progress is not kept this time");
+        problems_.push_back("progress store " + path_ + " cannot be used (" + error +
+                            "); progress is not kept this time");
         return;
     }
     std::error_code ec;
@@ -166,7 +181,9 @@ bool Progress::open_database(std::string* error) {
     for (int attempt = 0; attempt < 2; ++attempt) {
         struct stat before {};
         const bool existed = ::stat(path_.c_str(), &before) == 0;
-        if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+        if (sqlite3_open_v2(path_.c_str(), &db_,
+                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                            nullptr) != SQLITE_OK) {
             *error = db_ ? sqlite3_errmsg(db_) : "out of memory";
             sqlite3_close(db_);
             db_ = nullptr;
@@ -185,23 +202,26 @@ bool Progress::open_database(std::string* error) {
                 why = sqlite3_errmsg(db_);
                 return false;
             }
-            const char* verdict = reinterpret_cast<const char*>(sqlite3_column_text(check.get(), 0));
+            const char* verdict =
+                reinterpret_cast<const char*>(sqlite3_column_text(check.get(), 0));
             if (verdict && std::string(verdict) == "ok") return true;
             why = verdict ? std::string(verdict).substr(0, 200) : "quick_check failed";
             return false;
         };
-        const bool ok = quick_check() &&
-                        exec(db_,
-                             "BEGIN IMMEDIATE;"
-                             "CREATE TABLE IF NOT EXISTS lessons (id TEXT PRIMARY KEY, state TEXT NOT NULL,"
-                             " hints_shown INTEGER NOT NULL, last_checked TEXT);"
-                             "CREATE TABLE IF NOT EXISTS results (lesson TEXT NOT NULL, passed INTEGER NOT NULL,"
-                             " checked_at TEXT NOT NULL);"
-                             "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);"
-                             "INSERT OR IGNORE INTO meta VALUES ('schema', '1');"
-                             "COMMIT;",
-                             &why) &&
-                        Statement(db_, "SELECT id, state, hints_shown, last_checked FROM lessons LIMIT 0");
+        const bool ok =
+            quick_check() &&
+            exec(
+                db_,
+                "BEGIN IMMEDIATE;"
+                "CREATE TABLE IF NOT EXISTS lessons (id TEXT PRIMARY KEY, state TEXT NOT NULL,"
+                " hints_shown INTEGER NOT NULL, last_checked TEXT);"
+                "CREATE TABLE IF NOT EXISTS results (lesson TEXT NOT NULL, passed INTEGER NOT NULL,"
+                " checked_at TEXT NOT NULL);"
+                "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);"
+                "INSERT OR IGNORE INTO meta VALUES ('schema', '1');"
+                "COMMIT;",
+                &why) &&
+            Statement(db_, "SELECT id, state, hints_shown, last_checked FROM lessons LIMIT 0");
         if (ok) return true;
         exec(db_, "ROLLBACK");
         sqlite3_close(db_);
@@ -214,11 +234,13 @@ bool Progress::open_database(std::string* error) {
         // file is renamed only if it is still the one found damaged (another check may have
         // replaced it already).
         struct stat now {};
-        if (existed && ::stat(path_.c_str(), &now) == 0 && now.st_ino == before.st_ino && now.st_dev == before.st_dev) {
-            const std::string kept = path_ + ".damaged-" + now_iso8601() + "-" + std::to_string(::getpid());
+        if (existed && ::stat(path_.c_str(), &now) == 0 && now.st_ino == before.st_ino &&
+            now.st_dev == before.st_dev) {
+            const std::string kept =
+                path_ + ".damaged-" + now_iso8601() + "-" + std::to_string(::getpid());
             fs::rename(path_, kept, ec);
-            problems_.push_back("the progress store " + path_ + " is damaged (" + why + "); it was kept as " + kept +
-                                " and a new one begun");
+            problems_.push_back("the progress store " + path_ + " is damaged (" + why +
+                                "); it was kept as " + kept + " and a new one begun");
         }
     }
     *error = "it is damaged and could not be replaced";
@@ -230,10 +252,11 @@ void Progress::migrate_json(const std::string& legacy) {
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(in);
-        if (!j.is_object() || !j.contains("lessons") || !j["lessons"].is_object()) throw std::runtime_error("no lessons object");
+        if (!j.is_object() || !j.contains("lessons") || !j["lessons"].is_object())
+            throw std::runtime_error("no lessons object");
     } catch (const std::exception& e) {
-        problems_.push_back("the earlier progress file " + legacy + " could not be read (" + std::string(e.what()).substr(0, 200) +
-                            "); it was left as it is");
+        problems_.push_back("the earlier progress file " + legacy + " could not be read (" +
+                            std::string(e.what()).substr(0, 200) + "); it was left as it is");
         return;
     }
     if (!exec(db_, "BEGIN IMMEDIATE")) return;
@@ -247,11 +270,15 @@ void Progress::migrate_json(const std::string& legacy) {
         LessonProgress p;
         const auto state = v.find("state");
         if (state != v.end() && state->is_string())
-            p.state = *state == "passed" ? LessonState::passed : *state == "failed" ? LessonState::failed : LessonState::not_tried;
+            p.state = *state == "passed"   ? LessonState::passed
+                      : *state == "failed" ? LessonState::failed
+                                           : LessonState::not_tried;
         const auto hints = v.find("hints_shown");
-        if (hints != v.end() && hints->is_number_integer() && *hints >= 0 && *hints <= max_hints) p.hints_shown = hints->get<int>();
+        if (hints != v.end() && hints->is_number_integer() && *hints >= 0 && *hints <= max_hints)
+            p.hints_shown = hints->get<int>();
         const auto checked = v.find("last_checked");
-        if (checked != v.end() && checked->is_string() && checked->get<std::string>().size() <= max_time_bytes)
+        if (checked != v.end() && checked->is_string() &&
+            checked->get<std::string>().size() <= max_time_bytes)
             p.last_checked = checked->get<std::string>();
         Statement put(db_, "INSERT OR REPLACE INTO lessons VALUES (?1, ?2, ?3, ?4)");
         put.bind(1, id);
@@ -273,17 +300,21 @@ void Progress::load() {
     lessons_.clear();
     // The newest result of each lesson: a passed lesson whose newest check failed says so.
     std::map<std::string, bool> newest_failed;
-    Statement newest(db_, "SELECT lesson, passed FROM results WHERE rowid IN (SELECT max(rowid) FROM results GROUP BY lesson)");
+    Statement newest(db_, "SELECT lesson, passed FROM results WHERE rowid IN (SELECT max(rowid) "
+                          "FROM results GROUP BY lesson)");
     if (newest)
         while (sqlite3_step(newest.get()) == SQLITE_ROW)
             if (sqlite3_column_type(newest.get(), 0) == SQLITE_TEXT)
-                newest_failed[std::string(reinterpret_cast<const char*>(sqlite3_column_text(newest.get(), 0)),
-                                          size_t(sqlite3_column_bytes(newest.get(), 0)))] = sqlite3_column_int64(newest.get(), 1) == 0;
+                newest_failed[std::string(
+                    reinterpret_cast<const char*>(sqlite3_column_text(newest.get(), 0)),
+                    size_t(sqlite3_column_bytes(newest.get(), 0)))] =
+                    sqlite3_column_int64(newest.get(), 1) == 0;
     Statement all(db_, "SELECT id, state, hints_shown, last_checked FROM lessons");
     if (!all) return;
     while (sqlite3_step(all.get()) == SQLITE_ROW) {
         if (sqlite3_column_type(all.get(), 0) != SQLITE_TEXT) continue;
-        const std::string id(reinterpret_cast<const char*>(sqlite3_column_text(all.get(), 0)), size_t(sqlite3_column_bytes(all.get(), 0)));
+        const std::string id(reinterpret_cast<const char*>(sqlite3_column_text(all.get(), 0)),
+                             size_t(sqlite3_column_bytes(all.get(), 0)));
         if (!valid_id(id)) continue;
         lessons_[id] = validated(all.get(), 1, id, &problems_);
         lessons_[id].last_failed = newest_failed.count(id) && newest_failed[id];
@@ -325,7 +356,8 @@ LessonProgress Progress::read_row(const std::string& id, bool* found) {
     return validated(one.get(), 0, id, nullptr);
 }
 
-LessonProgress Progress::update(const std::string& id, const std::function<void(LessonProgress&)>& change, int result) {
+LessonProgress Progress::update(const std::string& id,
+                                const std::function<void(LessonProgress&)>& change, int result) {
     // `id` is already keyed (set_course): read the cached row directly, not through get().
     LessonProgress p = lessons_.count(id) ? lessons_.at(id) : LessonProgress{};
     if (result >= 0) p.last_failed = result == 0;
@@ -377,8 +409,10 @@ void Progress::record_check(const std::string& id, bool passed) {
     update(
         keyed(id),
         [&](LessonProgress& p) {
-            // Once passed, a lesson stays passed: experimenting afterwards should not undo progress.
-            if (p.state != LessonState::passed) p.state = passed ? LessonState::passed : LessonState::failed;
+            // Once passed, a lesson stays passed: experimenting afterwards should not undo
+            // progress.
+            if (p.state != LessonState::passed)
+                p.state = passed ? LessonState::passed : LessonState::failed;
             p.last_checked = now;
         },
         passed ? 1 : 0);

@@ -33,7 +33,7 @@ struct LessonProgress {
 std::string progress_label(const LessonProgress& p);
 
 class Progress {
-public:
+  public:
     // $CUDALAB_STATE, else $XDG_STATE_HOME/cudalab/progress.db, else ~/.local/state/cudalab/...
     // A path ending in .json names the earlier file: the database is the same name with .db.
     static std::string default_path();
@@ -61,13 +61,14 @@ public:
     // The number of check results recorded for a lesson (the history grading reads).
     int results_recorded(const std::string& id) const;
 
-private:
+  private:
     bool open_database(std::string* error);
     void load();
     void migrate_json(const std::string& legacy);
     // One transaction: reads the lesson's row as stored now, applies `change`, writes it back
     // (and a result row when `result` is 0 or 1). Returns the row as written.
-    LessonProgress update(const std::string& id, const std::function<void(LessonProgress&)>& change, int result);
+    LessonProgress update(const std::string& id, const std::function<void(LessonProgress&)>& change,
+                          int result);
     LessonProgress read_row(const std::string& id, bool* found);
 
     std::string keyed(const std::string& id) const { return prefix_ + id; }

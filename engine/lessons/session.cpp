@@ -16,7 +16,8 @@
 
 namespace cudalab::lessons {
 
-Session::Session(Runtime& runtime, std::shared_ptr<const compiler::CompileResult> module, std::uint64_t seed)
+Session::Session(Runtime& runtime, std::shared_ptr<const compiler::CompileResult> module,
+                 std::uint64_t seed)
     : runtime_(runtime), module_(std::move(module)), rng_(seed) {}
 
 std::vector<float> Session::random_floats(std::size_t n, float lo, float hi) {
@@ -47,11 +48,13 @@ namespace {
 // unmangled (extern "C") name or one that does not demangle.
 std::optional<std::vector<std::string>> parameter_types(const std::string& mangled) {
     int status = 0;
-    std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+    std::unique_ptr<char, void (*)(void*)> d(
+        abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
     if (status != 0 || !d) return std::nullopt;
     const std::string s = d.get();
     const std::size_t open = s.find('('), close = s.rfind(')');
-    if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
+    if (open == std::string::npos || close == std::string::npos || close < open)
+        return std::nullopt;
     std::vector<std::string> types;
     std::string current;
     int depth = 0;
@@ -61,7 +64,8 @@ std::optional<std::vector<std::string>> parameter_types(const std::string& mangl
         std::string w;
         while (words >> w) {
             for (const char* drop : {"const", "__restrict__", "__restrict", "volatile"})
-                for (std::size_t at; (at = w.find(drop)) != std::string::npos;) w.erase(at, std::strlen(drop));
+                for (std::size_t at; (at = w.find(drop)) != std::string::npos;)
+                    w.erase(at, std::strlen(drop));
             if (w.empty()) continue;
             if (!t.empty() && w != "*" && w[0] != '*' && t.back() != '*') t += ' ';
             t += w;
@@ -73,7 +77,10 @@ std::optional<std::vector<std::string>> parameter_types(const std::string& mangl
         const char c = s[i];
         if (c == '<' || c == '(') ++depth;
         if (c == '>' || c == ')') --depth;
-        if (c == ',' && depth == 0) { finish(); continue; }
+        if (c == ',' && depth == 0) {
+            finish();
+            continue;
+        }
         current += c;
     }
     finish();
@@ -82,7 +89,8 @@ std::optional<std::vector<std::string>> parameter_types(const std::string& mangl
 
 }  // namespace
 
-bool Session::check_signature(const std::string& kernel, const LaunchConfig& config, const std::vector<std::string>& passed) {
+bool Session::check_signature(const std::string& kernel, const LaunchConfig& config,
+                              const std::vector<std::string>& passed) {
     const compiler::KernelResources* k = module_ ? module_->kernel(kernel) : nullptr;
     if (!k) return true;  // the launch itself reports a missing kernel
     const auto declared = parameter_types(k->mangled_name);
@@ -90,30 +98,40 @@ bool Session::check_signature(const std::string& kernel, const LaunchConfig& con
     std::ostringstream problem, fix;
     if (declared->size() != passed.size()) {
         problem << "kernel " << kernel << " is declared with " << declared->size() << " parameter"
-                << (declared->size() == 1 ? "" : "s") << ", but the lesson passes " << passed.size();
+                << (declared->size() == 1 ? "" : "s") << ", but the lesson passes "
+                << passed.size();
         fix << "Keep the exercise's signature: the lesson's host side passes (";
-        for (std::size_t i = 0; i < passed.size(); ++i) fix << (i ? ", " : "") << (passed[i].empty() ? "?" : passed[i]);
+        for (std::size_t i = 0; i < passed.size(); ++i)
+            fix << (i ? ", " : "") << (passed[i].empty() ? "?" : passed[i]);
         fix << ").";
     } else {
         for (std::size_t i = 0; i < passed.size(); ++i) {
             if (passed[i].empty() || (*declared)[i] == passed[i]) continue;
-            // Only plain types are compared: a template or struct parameter is the learner's business.
+            // Only plain types are compared: a template or struct parameter is the learner's
+            // business.
             const std::string& d = (*declared)[i];
             if (d.find_first_of("<:") != std::string::npos) continue;
-            problem << "parameter " << i + 1 << " of kernel " << kernel << " is declared `" << d << "`, but the lesson passes "
-                    << (passed[i].back() == '*' ? "a buffer of " + passed[i].substr(0, passed[i].size() - 1) + " (`" + passed[i] + "`)"
-                                                : "a `" + passed[i] + "`");
+            problem << "parameter " << i + 1 << " of kernel " << kernel << " is declared `" << d
+                    << "`, but the lesson passes "
+                    << (passed[i].back() == '*'
+                            ? "a buffer of " + passed[i].substr(0, passed[i].size() - 1) + " (`" +
+                                  passed[i] + "`)"
+                            : "a `" + passed[i] + "`");
             if (d.back() == '*' && passed[i].back() == '*')
-                problem << ": the kernel would read and write its elements at the wrong size, past the end of the buffer";
+                problem << ": the kernel would read and write its elements at the wrong size, past "
+                           "the end of the buffer";
             fix << "Declare parameter " << i + 1 << " as `" << passed[i] << "`"
-                << (passed[i].back() == '*' ? " (or `const " + passed[i] + "` if the kernel only reads it)" : "")
+                << (passed[i].back() == '*'
+                        ? " (or `const " + passed[i] + "` if the kernel only reads it)"
+                        : "")
                 << ", as the exercise does.";
             break;
         }
     }
     if (problem.str().empty()) return true;
     CheckResult c;
-    c.name = "kernel " + kernel + " runs on grid " + config.grid.str() + " x block " + config.block.str();
+    c.name = "kernel " + kernel + " runs on grid " + config.grid.str() + " x block " +
+             config.block.str();
     c.kind = CheckKind::correctness;
     c.passed = false;
     c.value = 1;
@@ -133,7 +151,8 @@ bool Session::record_launch(const std::string& kernel, const LaunchConfig& confi
     printf_output_ += r.printf_output;
     if (!r.status.ok()) {
         CheckResult c;
-        c.name = "kernel " + kernel + " runs on grid " + config.grid.str() + " x block " + config.block.str();
+        c.name = "kernel " + kernel + " runs on grid " + config.grid.str() + " x block " +
+                 config.block.str();
         c.kind = CheckKind::correctness;
         c.passed = false;
         c.value = 1;
@@ -144,9 +163,11 @@ bool Session::record_launch(const std::string& kernel, const LaunchConfig& confi
         return false;
     }
     if (r.global_races > 0)
-        pending_races_ += (pending_races_.empty() ? "" : "; ") + std::string("the launch of ") + kernel + " on grid " +
-                          config.grid.str() + " has a race between blocks (" + std::to_string(r.global_races) +
-                          (r.global_races == 1 ? " access" : " accesses") + "): " + r.first_global_race;
+        pending_races_ += (pending_races_.empty() ? "" : "; ") + std::string("the launch of ") +
+                          kernel + " on grid " + config.grid.str() +
+                          " has a race between blocks (" + std::to_string(r.global_races) +
+                          (r.global_races == 1 ? " access" : " accesses") +
+                          "): " + r.first_global_race;
     LaunchSummary summary;
     summary.kernel = kernel;
     summary.grid = config.grid;
@@ -172,7 +193,8 @@ bool Session::record_launch(const std::string& kernel, const LaunchConfig& confi
     return true;
 }
 
-bool Session::launch_packed(const std::string& kernel, const LaunchConfig& config, const std::vector<KernelArg>& args,
+bool Session::launch_packed(const std::string& kernel, const LaunchConfig& config,
+                            const std::vector<KernelArg>& args,
                             const std::vector<std::string>& types) {
     if (stopped_) return false;
     if (!check_signature(kernel, config, types)) return false;
@@ -209,8 +231,8 @@ void Session::fail_infrastructure(const Status& s) {
 
 namespace {
 // A performance check: `value` against `threshold` by `comparison` ("<=" or ">=").
-CheckResult bounded(const std::string& name, double value, double threshold, const char* comparison, bool passed,
-                    std::string message, std::string advice) {
+CheckResult bounded(const std::string& name, double value, double threshold, const char* comparison,
+                    bool passed, std::string message, std::string advice) {
     CheckResult c;
     c.name = name;
     c.kind = CheckKind::performance;
@@ -224,14 +246,14 @@ CheckResult bounded(const std::string& name, double value, double threshold, con
 }
 }  // namespace
 
-bool Session::check_at_most(const std::string& name, double value, double threshold, const std::string& message,
-                            const std::string& advice) {
+bool Session::check_at_most(const std::string& name, double value, double threshold,
+                            const std::string& message, const std::string& advice) {
     add_check(bounded(name, value, threshold, "<=", value <= threshold, message, advice));
     return value <= threshold;
 }
 
-bool Session::check_at_least(const std::string& name, double value, double threshold, const std::string& message,
-                             const std::string& advice) {
+bool Session::check_at_least(const std::string& name, double value, double threshold,
+                             const std::string& message, const std::string& advice) {
     add_check(bounded(name, value, threshold, ">=", value >= threshold, message, advice));
     return value >= threshold;
 }
@@ -240,26 +262,28 @@ bool Session::check_at_least(const std::string& name, double value, double thres
 // nothing (an empty kernel is fast), and showing it beside its bound would show a met bound on a
 // FAIL line.
 namespace {
-CheckResult not_measured(const std::string& name, double threshold, const char* comparison, const std::string& message,
-                         const Session::MeasuredOn& measured_on) {
+CheckResult not_measured(const std::string& name, double threshold, const char* comparison,
+                         const std::string& message, const Session::MeasuredOn& measured_on) {
     CheckResult c = bounded(name, std::nan(""), threshold, comparison, false,
-                            "not measured: " + measured_on.result + " is wrong, so the figure would mean nothing (" +
-                                message + ")",
+                            "not measured: " + measured_on.result +
+                                " is wrong, so the figure would mean nothing (" + message + ")",
                             measured_on.fix_first);
     c.measured = false;
     return c;
 }
 }  // namespace
 
-bool Session::check_at_most(const std::string& name, double value, double threshold, const std::string& message,
-                            const std::string& advice, const MeasuredOn& measured_on) {
+bool Session::check_at_most(const std::string& name, double value, double threshold,
+                            const std::string& message, const std::string& advice,
+                            const MeasuredOn& measured_on) {
     if (measured_on.correct) return check_at_most(name, value, threshold, message, advice);
     add_check(not_measured(name, threshold, "<=", message, measured_on));
     return false;
 }
 
-bool Session::check_at_least(const std::string& name, double value, double threshold, const std::string& message,
-                             const std::string& advice, const MeasuredOn& measured_on) {
+bool Session::check_at_least(const std::string& name, double value, double threshold,
+                             const std::string& message, const std::string& advice,
+                             const MeasuredOn& measured_on) {
     if (measured_on.correct) return check_at_least(name, value, threshold, message, advice);
     add_check(not_measured(name, threshold, ">=", message, measured_on));
     return false;
@@ -278,15 +302,17 @@ std::uint64_t coalesced_sectors(std::uint64_t rows, std::uint64_t width, std::ui
     return sectors;
 }
 
-bool Session::check_sectors_moved(const std::string& name, std::uint64_t moved, std::uint64_t needed,
-                                  const std::string& over, const std::string& advice, const MeasuredOn& measured_on) {
+bool Session::check_sectors_moved(const std::string& name, std::uint64_t moved,
+                                  std::uint64_t needed, const std::string& over,
+                                  const std::string& advice, const MeasuredOn& measured_on) {
     // Slack (10%) for warps whose lanes are on different passes of a loop the compiler unrolled
     // (lesson 02's solution moves 1.4% more than the minimum that way); a kernel whose warps
     // scatter moves 2 to 32 times what it needs.
     constexpr double kSlack = 1.10;
     const double ratio = needed ? double(moved) / double(needed) : (moved ? 1e9 : 0.0);
     char text[160];
-    std::snprintf(text, sizeof text, "%llu sectors of %u bytes moved where the data needs %llu (%.2fx), ",
+    std::snprintf(text, sizeof text,
+                  "%llu sectors of %u bytes moved where the data needs %llu (%.2fx), ",
                   (unsigned long long)moved, hw::sector_bytes, (unsigned long long)needed, ratio);
     return check_at_most(name, ratio, kSlack, text + over, advice, measured_on);
 }
@@ -295,7 +321,9 @@ void Session::add_check(CheckResult check) {
     // A fault belongs to no completed launch; a performance check to the launch the lesson
     // measured; anything else to the launch just before it.
     if (check.launch < 0 && !check.fault)
-        check.launch = check.kind == CheckKind::performance && measured_launch_ >= 0 ? measured_launch_ : launch_index();
+        check.launch = check.kind == CheckKind::performance && measured_launch_ >= 0
+                           ? measured_launch_
+                           : launch_index();
     for (const auto& c : checks_)
         if (c.name == check.name) {
             // Two checks with one name would be ambiguous in grade reports: a lesson bug.
@@ -315,9 +343,10 @@ void Session::advise(const std::string& name, const std::string& advice) {
 
 bool Session::check_shared_initialised(const std::string& launch_name, const std::string& advice) {
     if (!last_launch_ || last_launch_->uninitialised_shared_reads == 0) return true;
-    const std::string why = last_launch_->first_uninitialised_shared_read +
-                            ". The emulator starts shared memory at 0, which can make this look right; on a GPU the "
-                            "slot holds garbage.";
+    const std::string why =
+        last_launch_->first_uninitialised_shared_read +
+        ". The emulator starts shared memory at 0, which can make this look right; on a GPU the "
+        "slot holds garbage.";
     // The launch's own correctness check fails with the diagnostic: the set of checks stays the
     // same for every submission.
     for (auto it = checks_.rbegin(); it != checks_.rend(); ++it) {
@@ -409,8 +438,9 @@ std::optional<DevicePeakFigures> Session::device_peak() {
     return peak_;
 }
 
-bool Session::check_fraction(const std::string& name, double achieved, double peak, const char* unit,
-                             const TimedResult& t, double min_fraction, const std::string& advice) {
+bool Session::check_fraction(const std::string& name, double achieved, double peak,
+                             const char* unit, const TimedResult& t, double min_fraction,
+                             const std::string& advice) {
     CheckResult c;
     c.name = name;
     c.kind = CheckKind::performance;
@@ -420,8 +450,10 @@ bool Session::check_fraction(const std::string& name, double achieved, double pe
     c.value = peak > 0 ? achieved / peak : 0;
     c.passed = peak > 0 && c.value >= min_fraction;
     char buf[320];
-    std::snprintf(buf, sizeof buf, "%.1f %s of the device's measured %.1f %s (%.0f%%); median of %d runs, %.3f ms",
-                  achieved / 1e9, unit, peak / 1e9, unit, c.value * 100, t.repeats, t.median_seconds * 1e3);
+    std::snprintf(buf, sizeof buf,
+                  "%.1f %s of the device's measured %.1f %s (%.0f%%); median of %d runs, %.3f ms",
+                  achieved / 1e9, unit, peak / 1e9, unit, c.value * 100, t.repeats,
+                  t.median_seconds * 1e3);
     c.message = buf;
     c.advice = advice;
     bool passed = c.passed;
@@ -429,18 +461,20 @@ bool Session::check_fraction(const std::string& name, double achieved, double pe
     return passed;
 }
 
-bool Session::check_bandwidth(const std::string& name, double bytes_moved, const TimedResult& t, double min_fraction,
-                              const std::string& advice) {
+bool Session::check_bandwidth(const std::string& name, double bytes_moved, const TimedResult& t,
+                              double min_fraction, const std::string& advice) {
     auto peak = device_peak();
     double achieved = t.median_seconds > 0 ? bytes_moved / t.median_seconds : 0;
-    return check_fraction(name, achieved, peak ? peak->copy_bytes_per_second : 0, "GB/s", t, min_fraction, advice);
+    return check_fraction(name, achieved, peak ? peak->copy_bytes_per_second : 0, "GB/s", t,
+                          min_fraction, advice);
 }
 
-bool Session::check_flops(const std::string& name, double flops, const TimedResult& t, double min_fraction,
-                          const std::string& advice) {
+bool Session::check_flops(const std::string& name, double flops, const TimedResult& t,
+                          double min_fraction, const std::string& advice) {
     auto peak = device_peak();
     double achieved = t.median_seconds > 0 ? flops / t.median_seconds : 0;
-    return check_fraction(name, achieved, peak ? peak->fma_flops : 0, "GFLOP/s", t, min_fraction, advice);
+    return check_fraction(name, achieved, peak ? peak->fma_flops : 0, "GFLOP/s", t, min_fraction,
+                          advice);
 }
 
 std::vector<HostSide>& registered_host_sides() {

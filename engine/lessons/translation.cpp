@@ -72,7 +72,8 @@ std::string translated_text_path(const LessonInfo& lesson, const std::string& la
     return (fs::path(lesson.text_path).parent_path() / ("lesson." + lang + ".md")).string();
 }
 
-const std::vector<std::string>* translated_hints(const LessonInfo& lesson, const std::string& lang) {
+const std::vector<std::string>* translated_hints(const LessonInfo& lesson,
+                                                 const std::string& lang) {
     if (lang == "en") return &lesson.hints;
     auto it = lesson.translated_hints.find(lang);
     return it == lesson.translated_hints.end() ? nullptr : &it->second;
@@ -92,7 +93,8 @@ bool read_file(const std::string& path, std::string* text) {
 // "lessons/05-coalescing/lesson.zh.md" for a note: the lesson's folder and the file.
 std::string short_path(const std::string& path) {
     const fs::path p(path);
-    return (p.parent_path().parent_path().filename() / p.parent_path().filename() / p.filename()).string();
+    return (p.parent_path().parent_path().filename() / p.parent_path().filename() / p.filename())
+        .string();
 }
 
 }  // namespace
@@ -121,14 +123,15 @@ LessonText lesson_text(const LessonInfo& lesson, const std::string& lang) {
     }
     if (have_hints) t.hints = *hints;
     if (!have_text && !have_hints) {
-        t.note = "note: " + lesson.id + " has no " + language_name(lang) + " translation yet (" + short_path(path) +
-                 "); showing English.";
+        t.note = "note: " + lesson.id + " has no " + language_name(lang) + " translation yet (" +
+                 short_path(path) + "); showing English.";
     } else if (!have_text) {
-        t.note = "note: " + lesson.id + " has no " + language_name(lang) + " text yet (" + short_path(path) +
-                 "); showing the English text.";
+        t.note = "note: " + lesson.id + " has no " + language_name(lang) + " text yet (" +
+                 short_path(path) + "); showing the English text.";
     } else if (!have_hints) {
         t.note = "note: " + lesson.id + "'s hints have no " + language_name(lang) + " translation" +
-                 (hints ? " of the right length" : "") + " (hints_" + lang + " in the manifest); showing the English hints.";
+                 (hints ? " of the right length" : "") + " (hints_" + lang +
+                 " in the manifest); showing the English hints.";
     }
     return t;
 }
@@ -142,7 +145,9 @@ namespace {
 std::string manifest_of(const Course& course) {
     std::error_code ec;
     const fs::path top = fs::path(course.root) / "manifest.toml";
-    return display_path(course, (fs::exists(top, ec) ? top : fs::path(course.root) / "lessons" / "manifest.toml").string());
+    return display_path(
+        course,
+        (fs::exists(top, ec) ? top : fs::path(course.root) / "lessons" / "manifest.toml").string());
 }
 
 std::string trim(const std::string& s) {
@@ -196,7 +201,8 @@ MarkdownOutline outline_markdown(std::string_view markdown) {
     std::size_t table_columns = 0;
     auto end_table = [&] {
         if (table_rows == 0) return;
-        table.what = "table of " + std::to_string(table_columns) + " columns and " + std::to_string(table_rows) + " rows";
+        table.what = "table of " + std::to_string(table_columns) + " columns and " +
+                     std::to_string(table_rows) + " rows";
         table.key = std::to_string(table_columns) + "x" + std::to_string(table_rows);
         o.tables.push_back(table);
         table_rows = 0;
@@ -215,7 +221,9 @@ MarkdownOutline outline_markdown(std::string_view markdown) {
                 code_key = info + "\n";
             } else {
                 // Blank lines at the end are layout, not code.
-                while (code_key.size() > 1 && code_key.back() == '\n' && code_key[code_key.size() - 2] == '\n') code_key.pop_back();
+                while (code_key.size() > 1 && code_key.back() == '\n' &&
+                       code_key[code_key.size() - 2] == '\n')
+                    code_key.pop_back();
                 code.key = code_key;
                 o.code_blocks.push_back(code);
             }
@@ -232,7 +240,8 @@ MarkdownOutline outline_markdown(std::string_view markdown) {
                 table.line = n;
                 table_columns = table_cells(line).size();
             }
-            if (line.find_first_not_of("|-: ") != std::string::npos) ++table_rows;  // not the |---| rule
+            if (line.find_first_not_of("|-: ") != std::string::npos)
+                ++table_rows;  // not the |---| rule
             continue;
         }
         end_table();
@@ -250,7 +259,8 @@ MarkdownOutline outline_markdown(std::string_view markdown) {
             if (c == '`') tick = !tick;
             else if (!tick) prose += c;
         }
-        for (auto it = std::sregex_iterator(prose.begin(), prose.end(), link); it != std::sregex_iterator(); ++it)
+        for (auto it = std::sregex_iterator(prose.begin(), prose.end(), link);
+             it != std::sregex_iterator(); ++it)
             o.links.push_back({n, "link to " + (*it)[1].str(), (*it)[1].str()});
     }
     end_table();
@@ -262,46 +272,52 @@ MarkdownOutline outline_markdown(std::string_view markdown) {
     // the next heading), so that a section added to the English text is found where it was
     // added, not at the end: headings of one level are otherwise all alike.
     for (std::size_t h = 0; h < o.headings.size(); ++h) {
-        const int from = o.headings[h].line, to = h + 1 < o.headings.size() ? o.headings[h + 1].line : n + 1;
+        const int from = o.headings[h].line,
+                  to = h + 1 < o.headings.size() ? o.headings[h + 1].line : n + 1;
         auto count = [&](const std::vector<MarkdownOutline::Item>& items) {
             int c = 0;
             for (const auto& i : items) c += i.line > from && i.line < to;
             return std::to_string(c);
         };
-        o.headings[h].key += " code " + count(o.code_blocks) + " tables " + count(o.tables) + " links " + count(o.links);
+        o.headings[h].key += " code " + count(o.code_blocks) + " tables " + count(o.tables) +
+                             " links " + count(o.links);
     }
     return o;
 }
 
 std::string TranslationFinding::text() const {
-    return file + (line > 0 ? ":" + std::to_string(line) : "") + (error ? ": error: " : ": warning: ") + message;
+    return file + (line > 0 ? ":" + std::to_string(line) : "") +
+           (error ? ": error: " : ": warning: ") + message;
 }
 
 namespace {
 
 // The first difference between two lists of one kind of item, as a finding on the translation.
-void compare(const std::vector<MarkdownOutline::Item>& english, const std::vector<MarkdownOutline::Item>& translated,
-             const char* kind, const std::string& english_file, const std::string& file, const std::string& lesson,
+void compare(const std::vector<MarkdownOutline::Item>& english,
+             const std::vector<MarkdownOutline::Item>& translated, const char* kind,
+             const std::string& english_file, const std::string& file, const std::string& lesson,
              std::vector<TranslationFinding>* out) {
     const std::size_t n = std::min(english.size(), translated.size());
     for (std::size_t i = 0; i < n; ++i) {
         if (english[i].key == translated[i].key) continue;
-        std::string why = std::string(kind) + " " + std::to_string(i + 1) + " differs from " + english_file + ":" +
-                          std::to_string(english[i].line) + ": '" + translated[i].what + "' where the English has '" +
-                          english[i].what + "'";
+        std::string why = std::string(kind) + " " + std::to_string(i + 1) + " differs from " +
+                          english_file + ":" + std::to_string(english[i].line) + ": '" +
+                          translated[i].what + "' where the English has '" + english[i].what + "'";
         if (std::string(kind) == "code block")
-            why = "code block " + std::to_string(i + 1) + " is not the code of " + english_file + ":" +
-                  std::to_string(english[i].line) + " (only `//` comments may be translated)";
+            why = "code block " + std::to_string(i + 1) + " is not the code of " + english_file +
+                  ":" + std::to_string(english[i].line) + " (only `//` comments may be translated)";
         out->push_back({true, lesson, file, translated[i].line, why});
         return;
     }
     if (english.size() == translated.size()) return;
     TranslationFinding f{true, lesson, file, 0, ""};
-    f.message = "has " + std::to_string(translated.size()) + " " + kind + (translated.size() == 1 ? "" : "s") + ", " + english_file +
-                " has " + std::to_string(english.size());
+    f.message = "has " + std::to_string(translated.size()) + " " + kind +
+                (translated.size() == 1 ? "" : "s") + ", " + english_file + " has " +
+                std::to_string(english.size());
     if (english.size() > translated.size()) {
         const auto& missing = english[translated.size()];
-        f.message += " (the first missing: " + english_file + ":" + std::to_string(missing.line) + " '" + missing.what + "')";
+        f.message += " (the first missing: " + english_file + ":" + std::to_string(missing.line) +
+                     " '" + missing.what + "')";
     } else {
         f.line = translated[english.size()].line;
         f.message += " (the first extra: '" + translated[english.size()].what + "')";
@@ -311,7 +327,8 @@ void compare(const std::vector<MarkdownOutline::Item>& english, const std::vecto
 
 }  // namespace
 
-std::vector<TranslationFinding> check_translation(const Course& course, const LessonInfo& lesson, const std::string& lang) {
+std::vector<TranslationFinding> check_translation(const Course& course, const LessonInfo& lesson,
+                                                  const std::string& lang) {
     std::vector<TranslationFinding> out;
     if (lang == "en") return out;
     const std::string path = translated_text_path(lesson, lang);
@@ -325,31 +342,36 @@ std::vector<TranslationFinding> check_translation(const Course& course, const Le
 
     if (!have_text && !hints) {
         out.push_back({false, lesson.id, file, 0,
-                       "no " + name + " translation of " + lesson.id + " (neither " + fs::path(path).filename().string() +
-                           " nor hints_" + lang + " in " + manifest + "); it is shown in English"});
+                       "no " + name + " translation of " + lesson.id + " (neither " +
+                           fs::path(path).filename().string() + " nor hints_" + lang + " in " +
+                           manifest + "); it is shown in English"});
         return out;
     }
     if (hints && hints->size() != lesson.hints.size())
         out.push_back({true, lesson.id, manifest, 0,
-                       lesson.id + ": hints_" + lang + " has " + std::to_string(hints->size()) + " hints, hints has " +
-                           std::to_string(lesson.hints.size()) + " (the same hints, in the same order)"});
+                       lesson.id + ": hints_" + lang + " has " + std::to_string(hints->size()) +
+                           " hints, hints has " + std::to_string(lesson.hints.size()) +
+                           " (the same hints, in the same order)"});
     if (!hints)
         out.push_back({true, lesson.id, manifest, 0,
-                       lesson.id + " has " + file + " but no hints_" + lang + " (translate its " + std::to_string(lesson.hints.size()) +
-                           " hints too)"});
+                       lesson.id + " has " + file + " but no hints_" + lang + " (translate its " +
+                           std::to_string(lesson.hints.size()) + " hints too)"});
     if (hints)
         for (std::size_t i = 0; i < hints->size(); ++i)
             if (trim((*hints)[i]).empty())
-                out.push_back({true, lesson.id, manifest, 0, lesson.id + ": hints_" + lang + " " + std::to_string(i + 1) + " is empty"});
+                out.push_back(
+                    {true, lesson.id, manifest, 0,
+                     lesson.id + ": hints_" + lang + " " + std::to_string(i + 1) + " is empty"});
     if (!have_text) {
         out.push_back({true, lesson.id, file, 0,
-                       "missing: " + lesson.id + " has hints_" + lang + " but no " + fs::path(path).filename().string() +
-                           " (translate lesson.md too)"});
+                       "missing: " + lesson.id + " has hints_" + lang + " but no " +
+                           fs::path(path).filename().string() + " (translate lesson.md too)"});
         return out;
     }
     std::string english, translated;
     if (!read_file(lesson.text_path, &english)) {
-        out.push_back({true, lesson.id, display_path(course, lesson.text_path), 0, "cannot read the English text"});
+        out.push_back({true, lesson.id, display_path(course, lesson.text_path), 0,
+                       "cannot read the English text"});
         return out;
     }
     if (!read_file(path, &translated) || translated.empty()) {
@@ -376,7 +398,8 @@ std::vector<TranslationFinding> check_translations(const Course& course) {
         for (const auto& [lang, hints] : lesson.translated_hints)
             if (!known(lang))
                 out.push_back({true, lesson.id, manifest_of(course), 0,
-                               lesson.id + ": hints_" + lang + " is for a language cudalab does not know (en, zh)"});
+                               lesson.id + ": hints_" + lang +
+                                   " is for a language cudalab does not know (en, zh)"});
     return out;
 }
 

@@ -22,7 +22,7 @@ namespace cudalab::lessons {
 // [SECTION] Choosing the language
 
 // The languages a lesson may be shown in; the first is the course's own.
-const std::vector<std::string>& known_languages();  // {"en", "zh"}
+const std::vector<std::string>& known_languages();   // {"en", "zh"}
 std::string language_name(const std::string& lang);  // "English", "Chinese (Simplified)"
 
 struct LanguageChoice {
@@ -38,12 +38,13 @@ LanguageChoice choose_language(const std::string& flag);
 
 // [SECTION] A lesson's text in a language
 
-std::string translated_text_path(const LessonInfo& lesson, const std::string& lang);  // lessons/ID/lesson.LANG.md
+std::string translated_text_path(const LessonInfo& lesson,
+                                 const std::string& lang);  // lessons/ID/lesson.LANG.md
 const std::vector<std::string>* translated_hints(const LessonInfo& lesson, const std::string& lang);
 
 struct LessonText {
-    std::string lang;       // the language the text is in ("en" when it fell back)
-    std::string path;       // the file it came from
+    std::string lang;  // the language the text is in ("en" when it fell back)
+    std::string path;  // the file it came from
     std::string markdown;
     std::vector<std::string> hints;
     // One line, set when the chosen language was asked for but this lesson has no translation
@@ -62,22 +63,24 @@ LessonText lesson_text(const LessonInfo& lesson, const std::string& lang);
 struct MarkdownOutline {
     struct Item {
         int line = 0;
-        std::string what;  // "## heading", "code block (cpp)", "table 3 columns x 5 rows", "picture docs/x.png"
-        std::string key;   // compared between languages: a heading's level and its section's code blocks,
-                           // tables and links; code without comments; a table's shape; a link's target
+        std::string what;  // "## heading", "code block (cpp)", "table 3 columns x 5 rows", "picture
+                           // docs/x.png"
+        std::string
+            key;  // compared between languages: a heading's level and its section's code blocks,
+                  // tables and links; code without comments; a table's shape; a link's target
     };
     std::vector<Item> headings;
     std::vector<Item> code_blocks;  // the code must be the same; `//` comments may be translated
     std::vector<Item> tables;
-    std::vector<Item> links;        // link and picture targets, in order
+    std::vector<Item> links;  // link and picture targets, in order
 };
 MarkdownOutline outline_markdown(std::string_view markdown);
 
 struct TranslationFinding {
     bool error = false;  // false: a warning (a lesson with no translation at all)
     std::string lesson;
-    std::string file;    // the file to fix, relative to the course root when inside it
-    int line = 0;        // 0: the file as a whole
+    std::string file;  // the file to fix, relative to the course root when inside it
+    int line = 0;      // 0: the file as a whole
     std::string message;
     std::string text() const;  // "lessons/05-coalescing/lesson.zh.md:12: error: ..."
 };
@@ -89,7 +92,8 @@ struct TranslationFinding {
 //   - a lesson.LANG.md whose headings (level and order), code blocks (code with `//` comments
 //     left out), tables (columns and rows) or link and picture targets differ from lesson.md's,
 //     or hints_LANG of another count than hints: an error, naming the first difference.
-std::vector<TranslationFinding> check_translation(const Course& course, const LessonInfo& lesson, const std::string& lang);
+std::vector<TranslationFinding> check_translation(const Course& course, const LessonInfo& lesson,
+                                                  const std::string& lang);
 // Every lesson of the course, in every known language but English.
 std::vector<TranslationFinding> check_translations(const Course& course);
 

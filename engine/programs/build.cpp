@@ -34,33 +34,141 @@ namespace {
 
 const std::set<std::string>& value_options() {
     // From `nvcc --help` (CUDA 13.0): the options whose value may be the next argument.
-    static const std::set<std::string> s = {
-        "--output-file", "-o", "--pre-include", "-include", "--library", "-l", "--define-macro", "-D",
-        "--undefine-macro", "-U", "--include-path", "-I", "--system-include", "-isystem", "--library-path", "-L",
-        "--output-directory", "-odir", "--compiler-bindir", "-ccbin", "--archiver-binary", "-arbin", "--cudart",
-        "-cudart", "--cudadevrt", "-cudadevrt", "--libdevice-directory", "-ldir", "--target-directory", "-target-dir",
-        "--optimization-info", "-opt-info", "--optimize", "-O", "--Ofast-compile", "-Ofc", "--dopt", "-dopt",
-        "--ftemplate-backtrace-limit", "-ftemplate-backtrace-limit", "--ftemplate-depth", "-ftemplate-depth", "--x",
-        "-x", "--std", "-std", "--machine", "-m", "--compiler-options", "-Xcompiler", "--linker-options", "-Xlinker",
-        "--archive-options", "-Xarchive", "--ptxas-options", "-Xptxas", "--nvlink-options", "-Xnvlink",
-        "--static-global-template-stub", "-static-global-template-stub", "--device-entity-has-hidden-visibility",
-        "-device-entity-has-hidden-visibility", "--threads", "-t", "--split-compile", "-split-compile",
-        "--split-compile-extended", "-split-compile-extended", "--fdevice-time-trace", "-fdevice-time-trace",
-        "--keep-dir", "-keep-dir", "--time", "-time", "--run-args", "-run-args", "--input-drive-prefix", "-idp",
-        "--dependency-drive-prefix", "-ddp", "--drive-prefix", "-dp", "--dependency-target-name", "-MT",
-        "--gpu-architecture", "-arch", "--gpu-code", "-code", "--generate-code", "-gencode",
-        "--relocatable-device-code", "-rdc", "--maxrregcount", "-maxrregcount", "--ftz", "-ftz", "--prec-div",
-        "-prec-div", "--prec-sqrt", "-prec-sqrt", "--fmad", "-fmad", "--default-stream", "-default-stream",
-        "--Werror", "-Werror", "--diag-error", "-diag-error", "--diag-suppress", "-diag-suppress", "--diag-warn",
-        "-diag-warn", "--host-linker-script", "-hls", "--brief-diagnostics", "-brief-diag", "--jump-table-density",
-        "-jtd", "--device-stack-protector", "-device-stack-protector", "--frandom-seed", "-frandom-seed",
-        "--sanitize", "-sanitize", "--options-file", "-optf", "-MF", "--dependency-output"};
+    static const std::set<std::string> s = {"--output-file",
+                                            "-o",
+                                            "--pre-include",
+                                            "-include",
+                                            "--library",
+                                            "-l",
+                                            "--define-macro",
+                                            "-D",
+                                            "--undefine-macro",
+                                            "-U",
+                                            "--include-path",
+                                            "-I",
+                                            "--system-include",
+                                            "-isystem",
+                                            "--library-path",
+                                            "-L",
+                                            "--output-directory",
+                                            "-odir",
+                                            "--compiler-bindir",
+                                            "-ccbin",
+                                            "--archiver-binary",
+                                            "-arbin",
+                                            "--cudart",
+                                            "-cudart",
+                                            "--cudadevrt",
+                                            "-cudadevrt",
+                                            "--libdevice-directory",
+                                            "-ldir",
+                                            "--target-directory",
+                                            "-target-dir",
+                                            "--optimization-info",
+                                            "-opt-info",
+                                            "--optimize",
+                                            "-O",
+                                            "--Ofast-compile",
+                                            "-Ofc",
+                                            "--dopt",
+                                            "-dopt",
+                                            "--ftemplate-backtrace-limit",
+                                            "-ftemplate-backtrace-limit",
+                                            "--ftemplate-depth",
+                                            "-ftemplate-depth",
+                                            "--x",
+                                            "-x",
+                                            "--std",
+                                            "-std",
+                                            "--machine",
+                                            "-m",
+                                            "--compiler-options",
+                                            "-Xcompiler",
+                                            "--linker-options",
+                                            "-Xlinker",
+                                            "--archive-options",
+                                            "-Xarchive",
+                                            "--ptxas-options",
+                                            "-Xptxas",
+                                            "--nvlink-options",
+                                            "-Xnvlink",
+                                            "--static-global-template-stub",
+                                            "-static-global-template-stub",
+                                            "--device-entity-has-hidden-visibility",
+                                            "-device-entity-has-hidden-visibility",
+                                            "--threads",
+                                            "-t",
+                                            "--split-compile",
+                                            "-split-compile",
+                                            "--split-compile-extended",
+                                            "-split-compile-extended",
+                                            "--fdevice-time-trace",
+                                            "-fdevice-time-trace",
+                                            "--keep-dir",
+                                            "-keep-dir",
+                                            "--time",
+                                            "-time",
+                                            "--run-args",
+                                            "-run-args",
+                                            "--input-drive-prefix",
+                                            "-idp",
+                                            "--dependency-drive-prefix",
+                                            "-ddp",
+                                            "--drive-prefix",
+                                            "-dp",
+                                            "--dependency-target-name",
+                                            "-MT",
+                                            "--gpu-architecture",
+                                            "-arch",
+                                            "--gpu-code",
+                                            "-code",
+                                            "--generate-code",
+                                            "-gencode",
+                                            "--relocatable-device-code",
+                                            "-rdc",
+                                            "--maxrregcount",
+                                            "-maxrregcount",
+                                            "--ftz",
+                                            "-ftz",
+                                            "--prec-div",
+                                            "-prec-div",
+                                            "--prec-sqrt",
+                                            "-prec-sqrt",
+                                            "--fmad",
+                                            "-fmad",
+                                            "--default-stream",
+                                            "-default-stream",
+                                            "--Werror",
+                                            "-Werror",
+                                            "--diag-error",
+                                            "-diag-error",
+                                            "--diag-suppress",
+                                            "-diag-suppress",
+                                            "--diag-warn",
+                                            "-diag-warn",
+                                            "--host-linker-script",
+                                            "-hls",
+                                            "--brief-diagnostics",
+                                            "-brief-diag",
+                                            "--jump-table-density",
+                                            "-jtd",
+                                            "--device-stack-protector",
+                                            "-device-stack-protector",
+                                            "--frandom-seed",
+                                            "-frandom-seed",
+                                            "--sanitize",
+                                            "-sanitize",
+                                            "--options-file",
+                                            "-optf",
+                                            "-MF",
+                                            "--dependency-output"};
     return s;
 }
 
 // An option's value, for the forms "-Ifoo", "-I foo", "--include-path=foo", "--include-path foo".
 // Returns the values of `names` in order.
-std::vector<std::string> option_values(const std::vector<std::string>& opts, std::initializer_list<const char*> names) {
+std::vector<std::string> option_values(const std::vector<std::string>& opts,
+                                       std::initializer_list<const char*> names) {
     std::vector<std::string> out;
     for (std::size_t i = 0; i < opts.size(); ++i) {
         const std::string& o = opts[i];
@@ -70,7 +178,8 @@ std::vector<std::string> option_values(const std::vector<std::string>& opts, std
                 if (i + 1 < opts.size()) out.push_back(opts[i + 1]);
             } else if (o.rfind(name + "=", 0) == 0) {
                 out.push_back(o.substr(name.size() + 1));
-            } else if (name.size() == 2 && o.rfind(name, 0) == 0 && o.size() > 2 && name[1] != '-') {
+            } else if (name.size() == 2 && o.rfind(name, 0) == 0 && o.size() > 2 &&
+                       name[1] != '-') {
                 out.push_back(o.substr(2));  // -Ifoo, -lfoo, -Lfoo
             }
         }
@@ -89,12 +198,12 @@ bool read_whole(const fs::path& p, std::string* out) {
 
 // Identity of a tool or library without reading it: its real path, size and modification time.
 std::string file_identity(const fs::path& p) {
-    struct stat st{};
+    struct stat st {};
     std::error_code ec;
     fs::path real = fs::canonical(p, ec);
     if (ec || ::stat(real.c_str(), &st) != 0) return "missing:" + p.string();
-    return real.string() + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
-           std::to_string(st.st_mtim.tv_nsec);
+    return real.string() + ":" + std::to_string(st.st_size) + ":" +
+           std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
 }
 
 std::string search_path(const std::string& name) {
@@ -112,10 +221,13 @@ std::string search_path(const std::string& name) {
 
 }  // namespace
 
-bool nvcc_option_takes_value(const std::string& option) { return value_options().count(option) != 0; }
+bool nvcc_option_takes_value(const std::string& option) {
+    return value_options().count(option) != 0;
+}
 
 bool is_build_input(const std::string& path) {
-    static const std::set<std::string> ext = {".cu", ".cpp", ".cc", ".cxx", ".c", ".o", ".a", ".so", ".ptx", ".cubin", ".fatbin"};
+    static const std::set<std::string> ext = {".cu", ".cpp", ".cc",  ".cxx",   ".c",     ".o",
+                                              ".a",  ".so",  ".ptx", ".cubin", ".fatbin"};
     return ext.count(fs::path(path).extension().string()) != 0;
 }
 
@@ -125,7 +237,9 @@ std::string colon_line_numbers(const std::string& log) {
     std::istringstream in(log);
     std::ostringstream out;
     std::string line;
-    while (std::getline(in, line)) out << std::regex_replace(line, paren, "$1:$2: ", std::regex_constants::format_first_only) << "\n";
+    while (std::getline(in, line))
+        out << std::regex_replace(line, paren, "$1:$2: ", std::regex_constants::format_first_only)
+            << "\n";
     return out.str();
 }
 
@@ -133,9 +247,13 @@ std::vector<std::string> default_nvcc_options(const std::vector<std::string>& us
     std::vector<std::string> o = {"-cudart", "shared", "-lineinfo", "-g"};
     bool own_target = false;
     for (const auto& u : user)
-        for (const char* t : {"-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode", "--generate-code"})
+        for (const char* t :
+             {"-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode", "--generate-code"})
             if (u == t || u.rfind(std::string(t) + "=", 0) == 0) own_target = true;
-    if (!own_target) { o.push_back("-arch=compute_90"); o.push_back("-code=compute_90"); }
+    if (!own_target) {
+        o.push_back("-arch=compute_90");
+        o.push_back("-code=compute_90");
+    }
     o.push_back("-compress-mode=none");
     return o;
 }
@@ -191,8 +309,9 @@ namespace {
 // Local headers a file includes, recursively: `#include "x"` from the including file's folder,
 // then -I folders; `#include <x>` from -I folders only (the rest is the toolkit's or the system's,
 // covered by nvcc's and the host compiler's identity).
-void add_includes(const fs::path& file, const std::string& text, const std::vector<fs::path>& include_dirs,
-                  std::set<fs::path>* seen, Sha256* h, int depth) {
+void add_includes(const fs::path& file, const std::string& text,
+                  const std::vector<fs::path>& include_dirs, std::set<fs::path>* seen, Sha256* h,
+                  int depth) {
     static const std::regex inc(R"(^\s*#\s*include\s*([<"])([^">]+)[">])");
     if (depth > 64 || seen->size() > 4000) return;
     std::istringstream in(text);
@@ -228,8 +347,10 @@ void add_includes(const fs::path& file, const std::string& text, const std::vect
 
 std::string default_cache_dir() {
     if (const char* c = std::getenv("CUDALAB_CACHE_DIR"); c && *c) return c;
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "cudalab").string();
-    if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "cudalab").string();
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        return (fs::path(x) / "cudalab").string();
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return (fs::path(home) / ".cache" / "cudalab").string();
     return (fs::temp_directory_path() / ("cudalab-cache-" + std::to_string(::getuid()))).string();
 }
 
@@ -244,13 +365,15 @@ void prune_cache(const fs::path& programs, std::size_t keep) {
         std::string name = e.path().filename().string();
         if (name.rfind("tmp-", 0) == 0) {
             // A build that died half way; gone after an hour.
-            if (fs::file_time_type::clock::now() - e.last_write_time(ec) > std::chrono::hours(1)) fs::remove_all(e.path(), ec);
+            if (fs::file_time_type::clock::now() - e.last_write_time(ec) > std::chrono::hours(1))
+                fs::remove_all(e.path(), ec);
             continue;
         }
         entries.emplace_back(e.last_write_time(ec), e.path());
     }
     if (entries.size() <= keep) return;
-    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first; });
     for (std::size_t i = keep; i < entries.size(); ++i) fs::remove_all(entries[i].second, ec);
 }
 
@@ -261,9 +384,13 @@ void prune_cache(const fs::path& programs, std::size_t keep) {
 BuildResult build_program(const BuildRequest& req) {
     BuildResult r;
     const auto start = std::chrono::steady_clock::now();
-    auto seconds_since = [](auto t0) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    auto seconds_since = [](auto t0) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
     fs::path cwd = req.cwd.empty() ? fs::current_path() : fs::path(req.cwd);
-    auto resolve = [&](const std::string& p) { return fs::path(p).is_absolute() ? fs::path(p) : cwd / p; };
+    auto resolve = [&](const std::string& p) {
+        return fs::path(p).is_absolute() ? fs::path(p) : cwd / p;
+    };
 
     if (req.inputs.empty()) {
         r.failure = BuildFailure::bad_input;
@@ -273,16 +400,21 @@ BuildResult build_program(const BuildRequest& req) {
     for (std::size_t i = 0; i < req.nvcc_options.size(); ++i) {
         const std::string& o = req.nvcc_options[i];
         std::string cudart;
-        if (o == "-cudart" || o == "--cudart") cudart = i + 1 < req.nvcc_options.size() ? req.nvcc_options[i + 1] : "";
-        else if (o.rfind("-cudart=", 0) == 0 || o.rfind("--cudart=", 0) == 0) cudart = o.substr(o.find('=') + 1);
+        if (o == "-cudart" || o == "--cudart")
+            cudart = i + 1 < req.nvcc_options.size() ? req.nvcc_options[i + 1] : "";
+        else if (o.rfind("-cudart=", 0) == 0 || o.rfind("--cudart=", 0) == 0)
+            cudart = o.substr(o.find('=') + 1);
         else if (o == "-o" || o == "--output-file" || o.rfind("--output-file=", 0) == 0) {
             r.failure = BuildFailure::bad_input;
-            r.message = "the output file is cudalab's to choose here (`cudalab build -o FILE` writes it where you want)";
+            r.message = "the output file is cudalab's to choose here (`cudalab build -o FILE` "
+                        "writes it where you want)";
             return r;
         } else continue;
         if (cudart != "shared") {
             r.failure = BuildFailure::bad_input;
-            r.message = "-cudart " + cudart + ": cudalab builds with the shared CUDA runtime (-cudart shared), the only one the emulator can replace";
+            r.message = "-cudart " + cudart +
+                        ": cudalab builds with the shared CUDA runtime (-cudart shared), the only "
+                        "one the emulator can replace";
             return r;
         }
     }
@@ -292,7 +424,8 @@ BuildResult build_program(const BuildRequest& req) {
     if (r.nvcc.empty()) {
         r.failure = BuildFailure::no_nvcc;
         r.message = "nvcc (the CUDA Toolkit's compiler) was not found; looked for " + looked +
-                    ". Install the CUDA Toolkit, or set CUDA_HOME to its folder (e.g. CUDA_HOME=/usr/local/cuda-13.0)";
+                    ". Install the CUDA Toolkit, or set CUDA_HOME to its folder (e.g. "
+                    "CUDA_HOME=/usr/local/cuda-13.0)";
         return r;
     }
 
@@ -303,16 +436,20 @@ BuildResult build_program(const BuildRequest& req) {
     Sha256 h;
     h.field("cudalab-program-build-v1");
     h.field(file_identity(r.nvcc));
-    std::vector<std::string> ccbin = option_values(req.nvcc_options, {"-ccbin", "--compiler-bindir"});
+    std::vector<std::string> ccbin =
+        option_values(req.nvcc_options, {"-ccbin", "--compiler-bindir"});
     std::string host_cxx = ccbin.empty() ? search_path("g++") : ccbin.back();
     h.field(host_cxx.empty() ? "no-host-compiler" : file_identity(host_cxx));
-    for (const char* var : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN", "CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "LIBRARY_PATH"}) {
+    for (const char* var : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN", "CPATH",
+                            "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "LIBRARY_PATH"}) {
         const char* v = std::getenv(var);
         h.field(std::string(var) + "=" + (v ? v : "<unset>"));
     }
     for (const auto& o : options) h.field(o);
     std::vector<fs::path> include_dirs;
-    for (const auto& d : option_values(req.nvcc_options, {"-I", "--include-path", "-isystem", "--system-include"})) include_dirs.push_back(resolve(d));
+    for (const auto& d :
+         option_values(req.nvcc_options, {"-I", "--include-path", "-isystem", "--system-include"}))
+        include_dirs.push_back(resolve(d));
     std::set<fs::path> seen;
     for (const auto& in : req.inputs) {
         fs::path p = resolve(in);
@@ -344,7 +481,8 @@ BuildResult build_program(const BuildRequest& req) {
             }
     r.key = h.hex();
 
-    fs::path cache = req.cache_dir.empty() ? fs::path(default_cache_dir()) : fs::path(req.cache_dir);
+    fs::path cache =
+        req.cache_dir.empty() ? fs::path(default_cache_dir()) : fs::path(req.cache_dir);
     fs::path programs = cache / "programs";
     fs::path entry = programs / r.key;
     fs::path exe = entry / "program";
@@ -379,7 +517,8 @@ BuildResult build_program(const BuildRequest& req) {
     spec.cwd = cwd.string();
     if (req.sandbox) {
         // nvcc reads what the sources include: in the sandbox it sees what the program would (no
-        // home folder, no network), so `#include "/home/grader/.ssh/id_rsa"` finds nothing to print.
+        // home folder, no network), so `#include "/home/grader/.ssh/id_rsa"` finds nothing to
+        // print.
         const SandboxSupport& s = sandbox_support();
         if (!s.ok) {
             fs::remove_all(tmp, ec);
@@ -400,9 +539,11 @@ BuildResult build_program(const BuildRequest& req) {
             sb.read_only.push_back(source.parent_path().string());
         }
         for (const auto& d : include_dirs)
-            if (fs::is_directory(d, ec)) sb.read_only.push_back(fs::weakly_canonical(d, ec).string());
+            if (fs::is_directory(d, ec))
+                sb.read_only.push_back(fs::weakly_canonical(d, ec).string());
         for (const auto& d : option_values(req.nvcc_options, {"-L", "--library-path"}))
-            if (fs::is_directory(resolve(d), ec)) sb.read_only.push_back(fs::weakly_canonical(resolve(d), ec).string());
+            if (fs::is_directory(resolve(d), ec))
+                sb.read_only.push_back(fs::weakly_canonical(resolve(d), ec).string());
         std::vector<std::string> env;
         for (const auto& e : spec.env)
             if (sandbox_keeps_variable(e.substr(0, e.find('=')))) env.push_back(e);

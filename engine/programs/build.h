@@ -16,7 +16,8 @@
 //
 // The cache key is a SHA-256 of: the sources and the local headers they include (found through
 // the including file's folder and -I), libraries named by -l in -L folders (size and time), the
-// options, nvcc and the host compiler (path, size and time) and the environment variables nvcc reads.
+// options, nvcc and the host compiler (path, size and time) and the environment variables nvcc
+// reads.
 #pragma once
 
 #include <string>
@@ -27,13 +28,14 @@
 namespace cudalab::programs {
 
 struct BuildRequest {
-    std::vector<std::string> inputs;        // .cu .cpp .cc .cxx .c .o .a .so files, as given
-    std::vector<std::string> nvcc_options;  // passed to nvcc in order (-I -D -l -L -std= -rdc=true ...)
-    std::string cwd;                        // where nvcc runs and relative paths start; empty: ours
-    std::string cache_dir;                  // empty: default_cache_dir()
-    bool use_cache = true;                  // false: build again (the result still replaces the cache's)
-    Limits limits;                          // for nvcc; the defaults are set by default_build_limits()
-    bool sandbox = false;                   // run nvcc in the sandbox (programs/sandbox.h), read-only
+    std::vector<std::string> inputs;  // .cu .cpp .cc .cxx .c .o .a .so files, as given
+    std::vector<std::string>
+        nvcc_options;       // passed to nvcc in order (-I -D -l -L -std= -rdc=true ...)
+    std::string cwd;        // where nvcc runs and relative paths start; empty: ours
+    std::string cache_dir;  // empty: default_cache_dir()
+    bool use_cache = true;  // false: build again (the result still replaces the cache's)
+    Limits limits;          // for nvcc; the defaults are set by default_build_limits()
+    bool sandbox = false;   // run nvcc in the sandbox (programs/sandbox.h), read-only
 };
 
 enum class BuildFailure {
@@ -48,15 +50,15 @@ enum class BuildFailure {
 struct BuildResult {
     BuildFailure failure = BuildFailure::none;
     bool ok() const { return failure == BuildFailure::none; }
-    std::string message;                 // a failure's explanation (no trailing newline)
-    std::string log;                     // nvcc's messages, "file(12): error" rewritten as "file:12: error"
-    std::string executable;              // the program in the cache
-    std::string key;                     // the cache key (hex)
-    bool cached = false;                 // found in the cache; nvcc did not run
-    double seconds = 0;                  // everything: hashing, nvcc, cache
-    double nvcc_seconds = 0;             // nvcc alone (0 when cached)
-    std::string nvcc;                    // the nvcc used
-    std::vector<std::string> command;    // nvcc's command line
+    std::string message;      // a failure's explanation (no trailing newline)
+    std::string log;          // nvcc's messages, "file(12): error" rewritten as "file:12: error"
+    std::string executable;   // the program in the cache
+    std::string key;          // the cache key (hex)
+    bool cached = false;      // found in the cache; nvcc did not run
+    double seconds = 0;       // everything: hashing, nvcc, cache
+    double nvcc_seconds = 0;  // nvcc alone (0 when cached)
+    std::string nvcc;         // the nvcc used
+    std::vector<std::string> command;  // nvcc's command line
 };
 
 BuildResult build_program(const BuildRequest& request);
@@ -66,8 +68,9 @@ Limits default_build_limits();
 std::string default_cache_dir();
 // The options cudalab adds in front of the program's own (documented above).
 std::vector<std::string> default_nvcc_options(const std::vector<std::string>& user_options);
-// $CUDALAB_NVCC alone when set; else $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, the toolkit cudalab was built with, /usr/local/cuda,
-// then PATH. Returns "" when none exists, with *looked_in listing the places tried.
+// $CUDALAB_NVCC alone when set; else $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, the toolkit cudalab
+// was built with, /usr/local/cuda, then PATH. Returns "" when none exists, with *looked_in listing
+// the places tried.
 std::string find_nvcc(std::string* looked_in);
 // "a.cu(12): error: x" -> "a.cu:12: error: x" (the form editors and the rest of cudalab use).
 std::string colon_line_numbers(const std::string& log);

@@ -55,7 +55,10 @@ bool ElfInfo::needs_cuda_driver() const {
 bool read_elf_info(const std::string& path, ElfInfo* info, std::string* error) {
     *info = ElfInfo{};
     std::ifstream in(path, std::ios::binary);
-    if (!in) { *error = "cannot open " + path; return false; }
+    if (!in) {
+        *error = "cannot open " + path;
+        return false;
+    }
     char magic[4] = {};
     in.read(magic, 4);
     if (in.gcount() < 4 || std::memcmp(magic, ELFMAG, SELFMAG) != 0) return true;  // not ELF
@@ -64,16 +67,26 @@ bool read_elf_info(const std::string& path, ElfInfo* info, std::string* error) {
     // Executables of CUDA programs are a few MB; refuse to slurp something absurd.
     in.seekg(0, std::ios::end);
     std::streamoff size = in.tellg();
-    if (size > (std::streamoff(1) << 31)) { *error = path + " is larger than 2 GB"; return false; }
+    if (size > (std::streamoff(1) << 31)) {
+        *error = path + " is larger than 2 GB";
+        return false;
+    }
     in.seekg(0);
     Bytes f;
     f.data.resize(std::size_t(size));
     in.read(f.data.data(), size);
-    if (in.gcount() != size) { *error = "cannot read " + path; return false; }
+    if (in.gcount() != size) {
+        *error = "cannot read " + path;
+        return false;
+    }
 
     Elf64_Ehdr eh;
-    if (!f.read(0, &eh)) { *error = path + ": truncated ELF header"; return false; }
-    info->is_64bit_little_endian = eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_ident[EI_DATA] == ELFDATA2LSB;
+    if (!f.read(0, &eh)) {
+        *error = path + ": truncated ELF header";
+        return false;
+    }
+    info->is_64bit_little_endian =
+        eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_ident[EI_DATA] == ELFDATA2LSB;
     if (!info->is_64bit_little_endian) return true;  // nothing more is read from other layouts
 
     // Program headers: the loadable segments and the dynamic one.
@@ -82,13 +95,22 @@ bool read_elf_info(const std::string& path, ElfInfo* info, std::string* error) {
     bool have_dyn = false;
     for (unsigned i = 0; i < eh.e_phnum; ++i) {
         Elf64_Phdr ph;
-        if (!f.read(eh.e_phoff + std::uint64_t(i) * sizeof(Elf64_Phdr), &ph)) { *error = path + ": truncated program headers"; return false; }
+        if (!f.read(eh.e_phoff + std::uint64_t(i) * sizeof(Elf64_Phdr), &ph)) {
+            *error = path + ": truncated program headers";
+            return false;
+        }
         if (ph.p_type == PT_LOAD) loads.push_back(ph);
-        if (ph.p_type == PT_DYNAMIC) { dyn = ph; have_dyn = true; }
+        if (ph.p_type == PT_DYNAMIC) {
+            dyn = ph;
+            have_dyn = true;
+        }
     }
     auto file_offset = [&](std::uint64_t vaddr, std::uint64_t* off) {
         for (const auto& l : loads)
-            if (vaddr >= l.p_vaddr && vaddr - l.p_vaddr < l.p_filesz) { *off = l.p_offset + (vaddr - l.p_vaddr); return true; }
+            if (vaddr >= l.p_vaddr && vaddr - l.p_vaddr < l.p_filesz) {
+                *off = l.p_offset + (vaddr - l.p_vaddr);
+                return true;
+            }
         return false;
     };
     if (have_dyn) {
@@ -96,19 +118,31 @@ bool read_elf_info(const std::string& path, ElfInfo* info, std::string* error) {
         std::vector<std::uint64_t> needed_offsets;
         std::uint64_t strtab = 0, runpath = ~0ull, rpath = ~0ull;
         bool have_strtab = false;
-        for (std::uint64_t at = dyn.p_offset; at + sizeof(Elf64_Dyn) <= dyn.p_offset + dyn.p_filesz; at += sizeof(Elf64_Dyn)) {
+        for (std::uint64_t at = dyn.p_offset; at + sizeof(Elf64_Dyn) <= dyn.p_offset + dyn.p_filesz;
+             at += sizeof(Elf64_Dyn)) {
             Elf64_Dyn d;
-            if (!f.read(at, &d)) { *error = path + ": truncated dynamic section"; return false; }
+            if (!f.read(at, &d)) {
+                *error = path + ": truncated dynamic section";
+                return false;
+            }
             if (d.d_tag == DT_NULL) break;
             if (d.d_tag == DT_NEEDED) needed_offsets.push_back(d.d_un.d_val);
-            if (d.d_tag == DT_STRTAB) { have_strtab = file_offset(d.d_un.d_ptr, &strtab); }
+            if (d.d_tag == DT_STRTAB) {
+                have_strtab = file_offset(d.d_un.d_ptr, &strtab);
+            }
             if (d.d_tag == DT_RUNPATH) runpath = d.d_un.d_val;
             if (d.d_tag == DT_RPATH) rpath = d.d_un.d_val;
         }
-        if (!have_strtab && !needed_offsets.empty()) { *error = path + ": its dynamic string table is outside its segments"; return false; }
+        if (!have_strtab && !needed_offsets.empty()) {
+            *error = path + ": its dynamic string table is outside its segments";
+            return false;
+        }
         for (auto o : needed_offsets) {
             std::string name;
-            if (!f.cstring(strtab + o, &name)) { *error = path + ": a DT_NEEDED name is outside the file"; return false; }
+            if (!f.cstring(strtab + o, &name)) {
+                *error = path + ": a DT_NEEDED name is outside the file";
+                return false;
+            }
             info->needed.push_back(name);
         }
         std::uint64_t rp = runpath != ~0ull ? runpath : rpath;
@@ -124,7 +158,8 @@ bool read_elf_info(const std::string& path, ElfInfo* info, std::string* error) {
                 if (!f.read(eh.e_shoff + std::uint64_t(i) * sizeof(Elf64_Shdr), &sh)) break;
                 std::string name;
                 if (!f.cstring(names.sh_offset + sh.sh_name, &name)) continue;
-                if (name == ".nv_fatbin" || name == ".nvFatBinSegment") info->has_cuda_fatbin = true;
+                if (name == ".nv_fatbin" || name == ".nvFatBinSegment")
+                    info->has_cuda_fatbin = true;
             }
         }
     }

@@ -7,7 +7,8 @@
 // [SECTION] the watch loop
 //
 // Why it is built this way:
-// - The child's output is relayed through cudalab (a pipe, or a pseudo-terminal when our stdout is a
+// - The child's output is relayed through cudalab (a pipe, or a pseudo-terminal when our stdout is
+// a
 //   terminal, so the program still sees a terminal and flushes its lines as it would natively), so
 //   that output can be counted and cut at the limit, and captured for reports.
 // - Memory and task limits are enforced by reading /proc for the whole tree every 50 ms: RLIMIT_AS
@@ -52,15 +53,15 @@ namespace cudalab::programs {
 
 const char* outcome_name(Outcome o) {
     switch (o) {
-        case Outcome::exited: return "exited";
-        case Outcome::signaled: return "signaled";
-        case Outcome::wall_limit: return "wall_limit";
-        case Outcome::cpu_limit: return "cpu_limit";
-        case Outcome::memory_limit: return "memory_limit";
-        case Outcome::output_limit: return "output_limit";
-        case Outcome::task_limit: return "task_limit";
-        case Outcome::interrupted: return "interrupted";
-        case Outcome::start_failed: return "start_failed";
+    case Outcome::exited: return "exited";
+    case Outcome::signaled: return "signaled";
+    case Outcome::wall_limit: return "wall_limit";
+    case Outcome::cpu_limit: return "cpu_limit";
+    case Outcome::memory_limit: return "memory_limit";
+    case Outcome::output_limit: return "output_limit";
+    case Outcome::task_limit: return "task_limit";
+    case Outcome::interrupted: return "interrupted";
+    case Outcome::start_failed: return "start_failed";
     }
     return "?";
 }
@@ -75,12 +76,14 @@ std::string seconds_text(double s) {
 
 std::string ProcessResult::limit_text() const {
     switch (outcome) {
-        case Outcome::wall_limit: return "wall-clock limit of " + seconds_text(limits.wall_seconds) + " s";
-        case Outcome::cpu_limit: return "CPU-time limit of " + seconds_text(limits.cpu_seconds) + " s";
-        case Outcome::memory_limit: return "memory limit of " + format_bytes(limits.memory_bytes);
-        case Outcome::output_limit: return "output limit of " + format_bytes(limits.output_bytes);
-        case Outcome::task_limit: return "limit of " + std::to_string(limits.tasks) + " processes and threads";
-        default: return "";
+    case Outcome::wall_limit:
+        return "wall-clock limit of " + seconds_text(limits.wall_seconds) + " s";
+    case Outcome::cpu_limit: return "CPU-time limit of " + seconds_text(limits.cpu_seconds) + " s";
+    case Outcome::memory_limit: return "memory limit of " + format_bytes(limits.memory_bytes);
+    case Outcome::output_limit: return "output limit of " + format_bytes(limits.output_bytes);
+    case Outcome::task_limit:
+        return "limit of " + std::to_string(limits.tasks) + " processes and threads";
+    default: return "";
     }
 }
 
@@ -131,7 +134,9 @@ std::vector<std::string> current_environment() {
 
 void set_env(std::vector<std::string>& env, const std::string& key, const char* value) {
     std::string prefix = key + "=";
-    env.erase(std::remove_if(env.begin(), env.end(), [&](const std::string& e) { return e.rfind(prefix, 0) == 0; }), env.end());
+    env.erase(std::remove_if(env.begin(), env.end(),
+                             [&](const std::string& e) { return e.rfind(prefix, 0) == 0; }),
+              env.end());
     if (value) env.push_back(prefix + value);
 }
 
@@ -169,8 +174,8 @@ bool read_proc_stat(pid_t pid, ProcInfo* p) {
     std::string state;
     long long f[22] = {};
     in >> state;
-    // Fields 4.. of proc(5): ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime
-    // stime cutime cstime priority nice num_threads itrealvalue starttime vsize rss
+    // Fields 4.. of proc(5): ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
+    // utime stime cutime cstime priority nice num_threads itrealvalue starttime vsize rss
     for (int i = 0; i < 21 && in; ++i) in >> f[i];
     if (!in) return false;
     p->pid = pid;
@@ -201,7 +206,10 @@ std::vector<ProcInfo> descendants_of(pid_t root) {
         pid_t p = todo.back();
         todo.pop_back();
         for (std::size_t i : children[p])
-            if (seen.insert(all[i].pid).second) { out.push_back(all[i]); todo.push_back(all[i].pid); }
+            if (seen.insert(all[i].pid).second) {
+                out.push_back(all[i]);
+                todo.push_back(all[i].pid);
+            }
     }
     return out;
 }
@@ -237,12 +245,12 @@ struct SignalGuard {
     struct sigaction saved[4], saved_pipe;
     SignalGuard() {
         g_stop_signal = 0;
-        struct sigaction sa{};
+        struct sigaction sa {};
         sa.sa_handler = on_stop_signal;
         sigemptyset(&sa.sa_mask);
         for (int i = 0; i < 4; ++i) ::sigaction(kSignals[i], &sa, &saved[i]);
         // Our stdout may be a pipe whose reader went away (`cudalab run | head`): keep going.
-        struct sigaction ign{};
+        struct sigaction ign {};
         ign.sa_handler = SIG_IGN;
         ::sigaction(SIGPIPE, &ign, &saved_pipe);
     }
@@ -259,7 +267,10 @@ void write_all(int fd, const char* data, std::size_t n, bool* broken) {
         ssize_t w = ::write(fd, data, n);
         if (w < 0) {
             if (errno == EINTR) continue;
-            if (errno == EAGAIN) { std::this_thread::sleep_for(std::chrono::milliseconds(1)); continue; }
+            if (errno == EAGAIN) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                continue;
+            }
             *broken = true;  // EPIPE and friends: the output is discarded from now on
             return;
         }
@@ -270,7 +281,7 @@ void write_all(int fd, const char* data, std::size_t n, bool* broken) {
 
 struct Channel {
     int fd = -1;
-    int target = 1;        // our fd to relay to
+    int target = 1;  // our fd to relay to
     std::string* capture = nullptr;
     bool broken = false;
 };
@@ -280,7 +291,10 @@ struct Channel {
 ProcessResult run_process(const ProcessSpec& spec) {
     ProcessResult r;
     r.limits = spec.limits;
-    if (spec.argv.empty()) { r.error = "nothing to run"; return r; }
+    if (spec.argv.empty()) {
+        r.error = "nothing to run";
+        return r;
+    }
 
     // Everything the child needs is prepared before fork(): after it, the child calls only
     // async-signal-safe functions.
@@ -301,17 +315,28 @@ ProcessResult run_process(const ProcessSpec& spec) {
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1};
     int pty_master = -1;
     std::string pty_slave;
-    auto close_fd = [](int& fd) { if (fd >= 0) { ::close(fd); fd = -1; } };
+    auto close_fd = [](int& fd) {
+        if (fd >= 0) {
+            ::close(fd);
+            fd = -1;
+        }
+    };
     auto fail = [&](const std::string& why) {
-        close_fd(out_pipe[0]); close_fd(out_pipe[1]); close_fd(err_pipe[0]); close_fd(err_pipe[1]);
-        close_fd(exec_pipe[0]); close_fd(exec_pipe[1]); close_fd(pty_master);
+        close_fd(out_pipe[0]);
+        close_fd(out_pipe[1]);
+        close_fd(err_pipe[0]);
+        close_fd(err_pipe[1]);
+        close_fd(exec_pipe[0]);
+        close_fd(exec_pipe[1]);
+        close_fd(pty_master);
         r.outcome = Outcome::start_failed;
         r.error = why + " (" + std::strerror(errno) + ")";
         return r;
     };
     if (use_pty) {
         pty_master = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-        if (pty_master < 0 || ::grantpt(pty_master) != 0 || ::unlockpt(pty_master) != 0) return fail("cannot open a pseudo-terminal");
+        if (pty_master < 0 || ::grantpt(pty_master) != 0 || ::unlockpt(pty_master) != 0)
+            return fail("cannot open a pseudo-terminal");
         const char* name = ::ptsname(pty_master);
         if (!name) return fail("cannot name the pseudo-terminal");
         pty_slave = name;
@@ -320,7 +345,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     }
     if (!stderr_on_pty && ::pipe2(err_pipe, O_CLOEXEC) != 0) return fail("cannot create a pipe");
     if (::pipe2(exec_pipe, O_CLOEXEC) != 0) return fail("cannot create a pipe");
-    struct winsize ws{};
+    struct winsize ws {};
     bool have_ws = use_pty && ::ioctl(1, TIOCGWINSZ, &ws) == 0;
 
     SignalGuard signals;
@@ -343,7 +368,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
             if (out_fd < 0) goto failed;
             struct termios t;
             if (::tcgetattr(out_fd, &t) == 0) {
-                t.c_oflag &= ~tcflag_t(OPOST);  // no "\n" -> "\r\n": the bytes reach our terminal as written
+                t.c_oflag &=
+                    ~tcflag_t(OPOST);  // no "\n" -> "\r\n": the bytes reach our terminal as written
                 t.c_lflag &= ~tcflag_t(ECHO);
                 ::tcsetattr(out_fd, TCSANOW, &t);
             }
@@ -357,14 +383,18 @@ ProcessResult run_process(const ProcessSpec& spec) {
         if (::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) goto failed;
         if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) != 0) goto failed;
         {
-            struct rlimit no_core{0, 0};
+            struct rlimit no_core {
+                0, 0
+            };
             ::setrlimit(RLIMIT_CORE, &no_core);  // no core files in the learner's directory
             if (spec.limits.cpu_seconds > 0) {
                 rlim_t soft = rlim_t(std::ceil(spec.limits.cpu_seconds));
-                struct rlimit cpu{soft, soft + 2};  // SIGXCPU at the limit, SIGKILL 2 s later
+                struct rlimit cpu {
+                    soft, soft + 2
+                };  // SIGXCPU at the limit, SIGKILL 2 s later
                 ::setrlimit(RLIMIT_CPU, &cpu);
             }
-            struct sigaction dfl{};
+            struct sigaction dfl {};
             dfl.sa_handler = SIG_DFL;
             for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::sigaction(s, &dfl, nullptr);
             sigset_t none;
@@ -381,7 +411,9 @@ ProcessResult run_process(const ProcessSpec& spec) {
 
     // [SECTION] the watch loop
     const pid_t group = stdin_tty ? 0 : pid;
-    if (group) ::setpgid(pid, pid);  // also here, so that a kill before the child's own call reaches the group
+    if (group)
+        ::setpgid(pid,
+                  pid);  // also here, so that a kill before the child's own call reaches the group
     close_fd(out_pipe[1]);
     close_fd(err_pipe[1]);
     close_fd(exec_pipe[1]);
@@ -391,7 +423,9 @@ ProcessResult run_process(const ProcessSpec& spec) {
     if (got == sizeof exec_errno) {
         ::waitpid(pid, nullptr, 0);
         ::prctl(PR_SET_CHILD_SUBREAPER, 0);
-        close_fd(out_pipe[0]); close_fd(err_pipe[0]); close_fd(pty_master);
+        close_fd(out_pipe[0]);
+        close_fd(err_pipe[0]);
+        close_fd(pty_master);
         r.outcome = Outcome::start_failed;
         r.error = std::string("cannot run ") + exe_path + ": " + std::strerror(exec_errno);
         return r;
@@ -417,10 +451,12 @@ ProcessResult run_process(const ProcessSpec& spec) {
     const Limits& lim = spec.limits;
     bool exited = false;
     int status = 0;
-    struct rusage usage{};
+    struct rusage usage {};
     Outcome limit_hit = Outcome::exited;
     int stop_signal_seen = 0;
-    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
     double next_scan = 0;
     double exited_at = -1;
     bool output_cut = false;
@@ -434,7 +470,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
             ::kill(pid, SIGTERM);
             for (int i = 0; i < 50 && !exited; ++i) {
                 pid_t w = ::wait4(pid, &status, WNOHANG, &usage);
-                if (w == pid) { exited = true; break; }
+                if (w == pid) {
+                    exited = true;
+                    break;
+                }
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
             }
         }
@@ -457,13 +496,19 @@ ProcessResult run_process(const ProcessSpec& spec) {
                 ssize_t n = ::read(c.fd, buf, sizeof buf);
                 if (n < 0 && (errno == EINTR)) continue;
                 if (n < 0 && errno == EAGAIN) break;
-                if (n <= 0) { close_fd(c.fd); break; }  // EOF, or EIO once the pty's last writer is gone
+                if (n <= 0) {
+                    close_fd(c.fd);
+                    break;
+                }  // EOF, or EIO once the pty's last writer is gone
                 std::uint64_t before = r.output_bytes;
                 r.output_bytes += std::uint64_t(n);
                 std::size_t keep = std::size_t(n);
                 if (lim.output_bytes && r.output_bytes > lim.output_bytes) {
                     keep = before >= lim.output_bytes ? 0 : std::size_t(lim.output_bytes - before);
-                    if (!output_cut) { output_cut = true; stop(Outcome::output_limit, false); }
+                    if (!output_cut) {
+                        output_cut = true;
+                        stop(Outcome::output_limit, false);
+                    }
                 }
                 if (keep == 0) continue;
                 if (c.capture) c.capture->append(buf, keep);
@@ -473,7 +518,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
 
         if (!exited) {
             pid_t w = ::wait4(pid, &status, WNOHANG, &usage);
-            if (w == pid || (w < 0 && errno == ECHILD)) { exited = true; exited_at = elapsed(); }
+            if (w == pid || (w < 0 && errno == ECHILD)) {
+                exited = true;
+                exited_at = elapsed();
+            }
         }
         double now = elapsed();
         if (exited) {
@@ -488,12 +536,17 @@ ProcessResult run_process(const ProcessSpec& spec) {
                         if (c.fd < 0) break;
                         char buf[65536];
                         ssize_t n = ::read(c.fd, buf, sizeof buf);
-                        if (n <= 0) { close_fd(c.fd); break; }
+                        if (n <= 0) {
+                            close_fd(c.fd);
+                            break;
+                        }
                         std::uint64_t before = r.output_bytes;
                         r.output_bytes += std::uint64_t(n);
                         std::size_t keep = std::size_t(n);
                         if (lim.output_bytes && r.output_bytes > lim.output_bytes)
-                            keep = before >= lim.output_bytes ? 0 : std::size_t(lim.output_bytes - before);
+                            keep = before >= lim.output_bytes
+                                       ? 0
+                                       : std::size_t(lim.output_bytes - before);
                         if (keep && c.capture) c.capture->append(buf, keep);
                         else if (keep) write_all(c.target, buf, keep, &c.broken);
                     }
@@ -507,11 +560,18 @@ ProcessResult run_process(const ProcessSpec& spec) {
             // With the child in our group, a terminal's Ctrl-C has reached it too; give it the
             // chance to end of it before it is stopped.
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            if (::wait4(pid, &status, WNOHANG, &usage) == pid) { exited = true; exited_at = elapsed(); continue; }
+            if (::wait4(pid, &status, WNOHANG, &usage) == pid) {
+                exited = true;
+                exited_at = elapsed();
+                continue;
+            }
             stop(Outcome::interrupted, true);
             continue;
         }
-        if (lim.wall_seconds > 0 && now > lim.wall_seconds) { stop(Outcome::wall_limit, true); continue; }
+        if (lim.wall_seconds > 0 && now > lim.wall_seconds) {
+            stop(Outcome::wall_limit, true);
+            continue;
+        }
         if (now >= next_scan) {  // also without limits: the peaks go into the report
             next_scan = now + 0.05;
             std::uint64_t rss = 0, tasks = 0;
@@ -522,18 +582,27 @@ ProcessResult run_process(const ProcessSpec& spec) {
             }
             r.peak_memory_bytes = std::max(r.peak_memory_bytes, rss);
             r.peak_tasks = std::max(r.peak_tasks, tasks);
-            if (lim.memory_bytes && rss > lim.memory_bytes) { stop(Outcome::memory_limit, false); continue; }
-            if (lim.tasks && tasks > lim.tasks) { stop(Outcome::task_limit, false); continue; }
+            if (lim.memory_bytes && rss > lim.memory_bytes) {
+                stop(Outcome::memory_limit, false);
+                continue;
+            }
+            if (lim.tasks && tasks > lim.tasks) {
+                stop(Outcome::task_limit, false);
+                continue;
+            }
         }
     }
-    if (!exited) { ::wait4(pid, &status, 0, &usage); }
+    if (!exited) {
+        ::wait4(pid, &status, 0, &usage);
+    }
     kill_tree(group, SIGKILL, pid);
     ::prctl(PR_SET_CHILD_SUBREAPER, 0);
     close_fd(pty_master);
     for (auto& c : channels) close_fd(c.fd);
 
     r.wall_seconds = elapsed();
-    r.cpu_seconds = double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    r.cpu_seconds = double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                    double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
     r.peak_memory_bytes = std::max(r.peak_memory_bytes, std::uint64_t(usage.ru_maxrss) * 1024);
     if (WIFEXITED(status)) {
         r.outcome = Outcome::exited;

@@ -20,15 +20,15 @@ struct Limits {
 };
 
 enum class Outcome {
-    exited,         // exit_code is its status
-    signaled,       // killed by `signal` (not by a limit of ours)
+    exited,    // exit_code is its status
+    signaled,  // killed by `signal` (not by a limit of ours)
     wall_limit,
     cpu_limit,
     memory_limit,
     output_limit,
     task_limit,
-    interrupted,    // cudalab itself got SIGINT/SIGTERM/SIGHUP and stopped the program
-    start_failed,   // could not start (error says why)
+    interrupted,   // cudalab itself got SIGINT/SIGTERM/SIGHUP and stopped the program
+    start_failed,  // could not start (error says why)
 };
 const char* outcome_name(Outcome o);
 
@@ -38,34 +38,35 @@ enum class OutputMode {
 };
 
 struct ProcessSpec {
-    std::vector<std::string> argv;    // argv[0] is what the program sees as its name
-    std::string executable;           // the file to run (not searched in PATH); empty: argv[0]
-    std::vector<std::string> env;     // the whole environment, KEY=VALUE
-    std::string cwd;                  // empty: ours
+    std::vector<std::string> argv;  // argv[0] is what the program sees as its name
+    std::string executable;         // the file to run (not searched in PATH); empty: argv[0]
+    std::vector<std::string> env;   // the whole environment, KEY=VALUE
+    std::string cwd;                // empty: ours
     Limits limits;
     OutputMode output = OutputMode::pass_through;
-    bool stdin_null = false;          // /dev/null instead of our stdin
+    bool stdin_null = false;  // /dev/null instead of our stdin
 };
 
 struct ProcessResult {
     Outcome outcome = Outcome::start_failed;
-    int exit_code = -1;               // when exited
-    int signal = 0;                   // the signal that ended it; for `interrupted`, the one cudalab got
+    int exit_code = -1;  // when exited
+    int signal = 0;      // the signal that ended it; for `interrupted`, the one cudalab got
     double wall_seconds = 0;
-    double cpu_seconds = 0;           // user + system of the program and its reaped descendants
+    double cpu_seconds = 0;  // user + system of the program and its reaped descendants
     std::uint64_t peak_memory_bytes = 0;
     std::uint64_t peak_tasks = 0;
-    std::uint64_t output_bytes = 0;   // as produced, also past the limit's cut
-    std::string out, err;             // with OutputMode::capture
-    std::string error;                // start_failed: why
-    std::string limit_text() const;   // e.g. "wall-clock limit of 60 s" for the limit outcomes, else ""
-    Limits limits;                    // the limits it ran under (for messages)
+    std::uint64_t output_bytes = 0;  // as produced, also past the limit's cut
+    std::string out, err;            // with OutputMode::capture
+    std::string error;               // start_failed: why
+    std::string
+    limit_text() const;  // e.g. "wall-clock limit of 60 s" for the limit outcomes, else ""
+    Limits limits;       // the limits it ran under (for messages)
 };
 
 ProcessResult run_process(const ProcessSpec& spec);
 
 // Helpers shared with the runner.
-std::string format_bytes(std::uint64_t bytes);                       // "4 GiB", "512 MiB", "100 B"
+std::string format_bytes(std::uint64_t bytes);  // "4 GiB", "512 MiB", "100 B"
 // "4G", "512M", "100k"; a number without a unit is in units of 2^plain_shift bytes (0: bytes).
 bool parse_bytes(const std::string& text, std::uint64_t* out, int plain_shift = 0);
 std::uint64_t physical_memory_bytes();

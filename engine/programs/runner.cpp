@@ -73,7 +73,9 @@ bool gpu_available(std::string* why_not, int* devices) {
         std::error_code ec;
         std::string emu = find_emulated_runtime("", nullptr);
         if (!emu.empty() && fs::equivalent(fs::path(map->l_name).parent_path(), emu, ec)) {
-            if (why_not) *why_not = "the libcuda.so.1 found is cudalab's emulated one (" + std::string(map->l_name) + "), not NVIDIA's driver";
+            if (why_not)
+                *why_not = "the libcuda.so.1 found is cudalab's emulated one (" +
+                           std::string(map->l_name) + "), not NVIDIA's driver";
             ::dlclose(lib);
             return false;
         }
@@ -81,7 +83,10 @@ bool gpu_available(std::string* why_not, int* devices) {
     ::dlclose(lib);
     // cuInit in a child: a driver that hangs or crashes, or leaves state behind, stays there.
     int fds[2];
-    if (::pipe(fds) != 0) { if (why_not) *why_not = "cannot probe the GPU (pipe)"; return false; }
+    if (::pipe(fds) != 0) {
+        if (why_not) *why_not = "cannot probe the GPU (pipe)";
+        return false;
+    }
     pid_t pid = ::fork();
     if (pid == 0) {
         ::close(fds[0]);
@@ -100,7 +105,11 @@ bool gpu_available(std::string* why_not, int* devices) {
         ::_exit(0);
     }
     ::close(fds[1]);
-    if (pid < 0) { ::close(fds[0]); if (why_not) *why_not = "cannot probe the GPU (fork)"; return false; }
+    if (pid < 0) {
+        ::close(fds[0]);
+        if (why_not) *why_not = "cannot probe the GPU (fork)";
+        return false;
+    }
     int answer[2] = {-1, -1};
     bool got = false;
     for (int i = 0; i < 2000 && !got; ++i) {  // 20 s at most
@@ -112,11 +121,25 @@ bool gpu_available(std::string* why_not, int* devices) {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    if (pid > 0) { ::kill(pid, SIGKILL); ::waitpid(pid, nullptr, 0); }
+    if (pid > 0) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+    }
     ::close(fds[0]);
-    if (!got) { if (why_not) *why_not = "the CUDA driver did not answer (cuInit hung or crashed)"; return false; }
-    if (answer[1] != 0) { if (why_not) *why_not = "the CUDA driver found no usable GPU (cuInit/cuDeviceGetCount error " + std::to_string(answer[1]) + ")"; return false; }
-    if (answer[0] <= 0) { if (why_not) *why_not = "the CUDA driver reports no GPU"; return false; }
+    if (!got) {
+        if (why_not) *why_not = "the CUDA driver did not answer (cuInit hung or crashed)";
+        return false;
+    }
+    if (answer[1] != 0) {
+        if (why_not)
+            *why_not = "the CUDA driver found no usable GPU (cuInit/cuDeviceGetCount error " +
+                       std::to_string(answer[1]) + ")";
+        return false;
+    }
+    if (answer[0] <= 0) {
+        if (why_not) *why_not = "the CUDA driver reports no GPU";
+        return false;
+    }
     if (devices) *devices = answer[0];
     return true;
 }
@@ -144,15 +167,15 @@ int run_exit_code(const RunResult& r) {
     if (!r.started) return 2;
     const ProcessResult& p = r.process;
     switch (p.outcome) {
-        case Outcome::exited: return p.exit_code;
-        case Outcome::signaled: return 128 + p.signal;
-        case Outcome::task_limit: return 121;
-        case Outcome::cpu_limit: return 122;
-        case Outcome::output_limit: return 123;
-        case Outcome::wall_limit: return 124;
-        case Outcome::memory_limit: return 125;
-        case Outcome::interrupted: return 128 + (p.signal ? p.signal : SIGINT);
-        case Outcome::start_failed: return 2;
+    case Outcome::exited: return p.exit_code;
+    case Outcome::signaled: return 128 + p.signal;
+    case Outcome::task_limit: return 121;
+    case Outcome::cpu_limit: return 122;
+    case Outcome::output_limit: return 123;
+    case Outcome::wall_limit: return 124;
+    case Outcome::memory_limit: return 125;
+    case Outcome::interrupted: return 128 + (p.signal ? p.signal : SIGINT);
+    case Outcome::start_failed: return 2;
     }
     return 2;
 }
@@ -163,25 +186,35 @@ std::string run_summary(const RunResult& r) {
     if (!r.started) return "cudalab: " + r.message;
     const ProcessResult& p = r.process;
     switch (p.outcome) {
-        case Outcome::exited: return "";
-        case Outcome::signaled: {
-            const char* name = ::strsignal(p.signal);
-            std::string what = "cudalab: the program was killed by signal " + std::to_string(p.signal) + " (" + (name ? name : "?") + ")";
-            if (p.signal == SIGSEGV) what += ": it accessed memory it does not own (on the host side: check host pointers and array bounds)";
-            if (p.signal == SIGKILL) what += "; if nobody killed it, the system may have run out of memory";
-            return what + tail;
-        }
-        case Outcome::start_failed: return "cudalab: " + p.error + tail;
-        case Outcome::interrupted: return "cudalab: the program was stopped (cudalab got signal " + std::to_string(p.signal) + ")" + tail;
-        default: {
-            std::string how = "cudalab: the program was stopped at the " + p.limit_text();
-            if (p.outcome == Outcome::wall_limit) how += "; an endless loop, or a wait that never ends? (raise it with --time-limit SECONDS)";
-            if (p.outcome == Outcome::memory_limit) how += " (peak " + format_bytes(p.peak_memory_bytes) + "; raise it with --memory-limit SIZE)";
-            if (p.outcome == Outcome::output_limit) how += " (raise it with --output-limit SIZE)";
-            if (p.outcome == Outcome::cpu_limit) how += " (raise it with --cpu-limit SECONDS)";
-            if (p.outcome == Outcome::task_limit) how += " (raise it with --tasks-limit N)";
-            return how + tail;
-        }
+    case Outcome::exited: return "";
+    case Outcome::signaled: {
+        const char* name = ::strsignal(p.signal);
+        std::string what = "cudalab: the program was killed by signal " + std::to_string(p.signal) +
+                           " (" + (name ? name : "?") + ")";
+        if (p.signal == SIGSEGV)
+            what += ": it accessed memory it does not own (on the host side: check host pointers "
+                    "and array bounds)";
+        if (p.signal == SIGKILL)
+            what += "; if nobody killed it, the system may have run out of memory";
+        return what + tail;
+    }
+    case Outcome::start_failed: return "cudalab: " + p.error + tail;
+    case Outcome::interrupted:
+        return "cudalab: the program was stopped (cudalab got signal " + std::to_string(p.signal) +
+               ")" + tail;
+    default: {
+        std::string how = "cudalab: the program was stopped at the " + p.limit_text();
+        if (p.outcome == Outcome::wall_limit)
+            how += "; an endless loop, or a wait that never ends? (raise it with --time-limit "
+                   "SECONDS)";
+        if (p.outcome == Outcome::memory_limit)
+            how += " (peak " + format_bytes(p.peak_memory_bytes) +
+                   "; raise it with --memory-limit SIZE)";
+        if (p.outcome == Outcome::output_limit) how += " (raise it with --output-limit SIZE)";
+        if (p.outcome == Outcome::cpu_limit) how += " (raise it with --cpu-limit SECONDS)";
+        if (p.outcome == Outcome::task_limit) how += " (raise it with --tasks-limit N)";
+        return how + tail;
+    }
     }
     return "";
 }
@@ -207,8 +240,11 @@ nlohmann::json run_json(const RunResult& r) {
     j["peak_memory_bytes"] = p.peak_memory_bytes;
     j["peak_tasks"] = p.peak_tasks;
     j["output_bytes"] = p.output_bytes;
-    j["limits"] = {{"wall_seconds", p.limits.wall_seconds}, {"cpu_seconds", p.limits.cpu_seconds},
-                   {"memory_bytes", p.limits.memory_bytes}, {"output_bytes", p.limits.output_bytes}, {"tasks", p.limits.tasks}};
+    j["limits"] = {{"wall_seconds", p.limits.wall_seconds},
+                   {"cpu_seconds", p.limits.cpu_seconds},
+                   {"memory_bytes", p.limits.memory_bytes},
+                   {"output_bytes", p.limits.output_bytes},
+                   {"tasks", p.limits.tasks}};
     j["runtime"] = r.runtime;
     j["timeline_written"] = r.timeline_written;
     if (!r.notes.empty()) j["notes"] = r.notes;
@@ -239,7 +275,8 @@ struct ScratchDir {
         std::random_device rd;
         std::error_code ec;
         for (int i = 0; i < 8 && path.empty(); ++i) {
-            fs::path p = fs::temp_directory_path(ec) / ("cudalab-run-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+            fs::path p = fs::temp_directory_path(ec) /
+                         ("cudalab-run-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
             if (fs::create_directory(p, ec)) path = p;
         }
     }
@@ -253,7 +290,10 @@ bool copy_out(const fs::path& from, const std::string& to, std::string* why) {
     std::error_code ec;
     if (!fs::exists(from, ec)) return false;
     fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
-    if (ec) { *why = "cannot write " + to + ": " + ec.message(); return false; }
+    if (ec) {
+        *why = "cannot write " + to + ": " + ec.message();
+        return false;
+    }
     return true;
 }
 
@@ -264,10 +304,13 @@ RunResult run_program(const RunRequest& req) {
         return refuse("unknown backend '" + req.backend + "' (emu, gpu or auto)");
     std::error_code ec;
     fs::path cwd = req.cwd.empty() ? fs::current_path() : fs::path(req.cwd);
-    fs::path exe = fs::absolute(fs::path(req.executable).is_absolute() ? fs::path(req.executable) : cwd / req.executable, ec);
+    fs::path exe = fs::absolute(fs::path(req.executable).is_absolute() ? fs::path(req.executable)
+                                                                       : cwd / req.executable,
+                                ec);
     if (!fs::exists(exe, ec)) return refuse(req.executable + ": no such file");
     if (!fs::is_regular_file(exe, ec)) return refuse(req.executable + ": not a file");
-    if (::access(exe.c_str(), X_OK) != 0) return refuse(req.executable + ": not executable (chmod +x it?)");
+    if (::access(exe.c_str(), X_OK) != 0)
+        return refuse(req.executable + ": not executable (chmod +x it?)");
 
     RunResult r;
     // The backend.
@@ -276,7 +319,8 @@ RunResult run_program(const RunRequest& req) {
     if (backend == "auto") {
         if (emu_only) {
             backend = "emu";
-            r.backend_reason = "an emulator-only option (--trace, --driver-version, --budget) was given";
+            r.backend_reason =
+                "an emulator-only option (--trace, --driver-version, --budget) was given";
         } else if (gpu_available(&why_no_gpu)) {
             backend = "gpu";
             r.backend_reason = "a CUDA driver and a GPU were found";
@@ -285,14 +329,20 @@ RunResult run_program(const RunRequest& req) {
             r.backend_reason = why_no_gpu;
         }
     } else if (backend == "gpu") {
-        if (emu_only) return refuse("--trace, --driver-version and --budget are the emulator's; use them with --backend emu");
-        if (!gpu_available(&why_no_gpu)) return refuse("--backend gpu: " + why_no_gpu + "; --backend emu runs the program on the emulator");
+        if (emu_only)
+            return refuse("--trace, --driver-version and --budget are the emulator's; use them "
+                          "with --backend emu");
+        if (!gpu_available(&why_no_gpu))
+            return refuse("--backend gpu: " + why_no_gpu +
+                          "; --backend emu runs the program on the emulator");
     }
     r.backend = backend;
 
     std::vector<std::string> env = current_environment();
     ScratchDir scratch;
-    if (scratch.path.empty()) return refuse("cannot create a temporary folder in " + fs::temp_directory_path(ec).string());
+    if (scratch.path.empty())
+        return refuse("cannot create a temporary folder in " +
+                      fs::temp_directory_path(ec).string());
     // In the sandbox the runtime writes into the scratch folder, which is copied out afterwards.
     auto out_path = [&](const std::string& user_path, const char* name) -> std::string {
         if (user_path.empty()) return "";
@@ -308,26 +358,35 @@ RunResult run_program(const RunRequest& req) {
         std::string dir = find_emulated_runtime(req.cudart_dir, &looked);
         if (dir.empty())
             return refuse("the emulated CUDA runtime is not built: no " + looked +
-                          " (build cudalab with `cmake --build build`, or set CUDALAB_CUDART_DIR to its folder)");
+                          " (build cudalab with `cmake --build build`, or set CUDALAB_CUDART_DIR "
+                          "to its folder)");
         if (!req.built_by_cudalab) {
             ElfInfo info;
             std::string err;
             if (!read_elf_info(exe.string(), &info, &err)) return refuse(err);
             if (info.is_elf && !info.needs_cudart() && info.has_cuda_fatbin)
-                return refuse(req.executable +
-                              " is linked with the static CUDA runtime (nvcc's default), which the emulator cannot replace. "
-                              "Rebuild it with the shared runtime: nvcc -cudart shared ... (in a Makefile, add -cudart shared "
-                              "to NVCCFLAGS; with CMake, set CMAKE_CUDA_RUNTIME_LIBRARY=Shared or the target's "
-                              "CUDA_RUNTIME_LIBRARY property to Shared), or run it on a GPU with --backend gpu");
+                return refuse(req.executable + " is linked with the static CUDA runtime (nvcc's "
+                                               "default), which the emulator cannot replace. "
+                                               "Rebuild it with the shared runtime: nvcc -cudart "
+                                               "shared ... (in a Makefile, add -cudart shared "
+                                               "to NVCCFLAGS; with CMake, set "
+                                               "CMAKE_CUDA_RUNTIME_LIBRARY=Shared or the target's "
+                                               "CUDA_RUNTIME_LIBRARY property to Shared), or run "
+                                               "it on a GPU with --backend gpu");
         }
         set_env(env, "LD_LIBRARY_PATH", prepend_path(get_env(env, "LD_LIBRARY_PATH"), dir).c_str());
         // By soname the preload also satisfies a DT_NEEDED libcudart.so.13 that a RUNPATH would
         // otherwise resolve to the toolkit's copy.
-        set_env(env, "LD_PRELOAD", (dir + "/libcudart.so.13" + (get_env(env, "LD_PRELOAD") ? std::string(":") + get_env(env, "LD_PRELOAD") : "")).c_str());
+        set_env(env, "LD_PRELOAD",
+                (dir + "/libcudart.so.13" +
+                 (get_env(env, "LD_PRELOAD") ? std::string(":") + get_env(env, "LD_PRELOAD") : ""))
+                    .c_str());
         if (req.devices > 0) set_env(env, "CUDALAB_DEVICES", std::to_string(req.devices).c_str());
         if (!trace_path.empty()) set_env(env, "CUDALAB_TRACE", trace_path.c_str());
-        if (!trace_path.empty() && req.trace_launch) set_env(env, "CUDALAB_TRACE_LAUNCH", std::to_string(req.trace_launch).c_str());
-        if (req.driver_version) set_env(env, "CUDALAB_DRIVER_VERSION", std::to_string(req.driver_version).c_str());
+        if (!trace_path.empty() && req.trace_launch)
+            set_env(env, "CUDALAB_TRACE_LAUNCH", std::to_string(req.trace_launch).c_str());
+        if (req.driver_version)
+            set_env(env, "CUDALAB_DRIVER_VERSION", std::to_string(req.driver_version).c_str());
         if (req.budget) set_env(env, "CUDALAB_BUDGET", std::to_string(req.budget).c_str());
         read_only.push_back(dir);
     } else {
@@ -340,7 +399,9 @@ RunResult run_program(const RunRequest& req) {
         if (!timeline_path.empty()) {
             std::string looked;
             std::string lib = find_cupti_library(req.cupti_library, &looked);
-            if (lib.empty()) return refuse("--timeline on a GPU needs cudalab's CUPTI library, not found at " + looked + " (build cudalab, or set CUDALAB_CUPTI_LIB)");
+            if (lib.empty())
+                return refuse("--timeline on a GPU needs cudalab's CUPTI library, not found at " +
+                              looked + " (build cudalab, or set CUDALAB_CUPTI_LIB)");
             set_env(env, "CUDA_INJECTION64_PATH", lib.c_str());
             read_only.push_back(lib);
         }
@@ -349,7 +410,9 @@ RunResult run_program(const RunRequest& req) {
     set_env(env, "CUDALAB_RESULT", result_path.c_str());
     for (const auto& [name, value] : req.environment) set_env(env, name.c_str(), value.c_str());
     // A file left by an earlier run must not pass for this one's.
-    if (!req.sandbox) for (const auto& p : {timeline_path, trace_path}) if (!p.empty()) fs::remove(p, ec);
+    if (!req.sandbox)
+        for (const auto& p : {timeline_path, trace_path})
+            if (!p.empty()) fs::remove(p, ec);
 
     ProcessSpec spec;
     spec.limits = req.limits;
@@ -391,13 +454,15 @@ RunResult run_program(const RunRequest& req) {
     if (r.process.outcome == Outcome::start_failed) return refuse(r.process.error);
     r.started = true;
     ProcessResult& p = r.process;
-    if (req.sandbox && p.outcome == Outcome::exited && p.exit_code > 128 && p.exit_code < 128 + 65) {
+    if (req.sandbox && p.outcome == Outcome::exited && p.exit_code > 128 &&
+        p.exit_code < 128 + 65) {
         // bwrap exits with 128+N when the program is killed by signal N (its own exit status
         // above 128 reads the same; programs rarely use those).
         p.outcome = Outcome::signaled;
         p.signal = p.exit_code - 128;
         p.exit_code = -1;
-        if (p.limits.cpu_seconds > 0 && (p.signal == SIGXCPU || (p.signal == SIGKILL && p.cpu_seconds >= p.limits.cpu_seconds)))
+        if (p.limits.cpu_seconds > 0 &&
+            (p.signal == SIGXCPU || (p.signal == SIGKILL && p.cpu_seconds >= p.limits.cpu_seconds)))
             p.outcome = Outcome::cpu_limit;
     }
 
@@ -407,7 +472,8 @@ RunResult run_program(const RunRequest& req) {
         try {
             r.runtime = nlohmann::json::parse(result);
         } catch (const std::exception& e) {
-            r.notes.push_back(std::string("the runtime's result file could not be read: ") + e.what());
+            r.notes.push_back(std::string("the runtime's result file could not be read: ") +
+                              e.what());
         }
     }
     std::string why;
@@ -420,7 +486,9 @@ RunResult run_program(const RunRequest& req) {
     }
     if (!req.timeline.empty() && !r.timeline_written)
         r.notes.push_back("no timeline was written to " + req.timeline +
-                          (r.process.outcome == Outcome::exited ? "" : " (the program did not reach its normal exit)"));
+                          (r.process.outcome == Outcome::exited
+                               ? ""
+                               : " (the program did not reach its normal exit)"));
     return r;
 }
 

@@ -30,40 +30,41 @@
 namespace cudalab::programs {
 
 struct RunRequest {
-    std::string executable;             // the program
-    std::string argv0;                  // its argv[0] (empty: the executable's path)
-    std::vector<std::string> args;      // its arguments
-    std::string backend = "auto";       // emu | gpu | auto
-    bool built_by_cudalab = false;      // false: the executable's linkage is checked for emu
-    std::string cwd;                    // empty: ours
-    int devices = 0;                    // emulated GPUs (0: the runtime's default)
-    std::string timeline;               // Chrome trace JSON to write
-    std::string trace;                  // the emulator's trace
-    std::uint64_t trace_launch = 0;     // with `trace`: trace launch number N (1-based), 0: the runtime's choice
-    long driver_version = 0;            // emulated driver version (e.g. 12080), 0: the runtime's
-    std::uint64_t budget = 0;           // emulator instruction budget, 0: the runtime's
+    std::string executable;         // the program
+    std::string argv0;              // its argv[0] (empty: the executable's path)
+    std::vector<std::string> args;  // its arguments
+    std::string backend = "auto";   // emu | gpu | auto
+    bool built_by_cudalab = false;  // false: the executable's linkage is checked for emu
+    std::string cwd;                // empty: ours
+    int devices = 0;                // emulated GPUs (0: the runtime's default)
+    std::string timeline;           // Chrome trace JSON to write
+    std::string trace;              // the emulator's trace
+    std::uint64_t trace_launch =
+        0;  // with `trace`: trace launch number N (1-based), 0: the runtime's choice
+    long driver_version = 0;   // emulated driver version (e.g. 12080), 0: the runtime's
+    std::uint64_t budget = 0;  // emulator instruction budget, 0: the runtime's
     bool sandbox = false;
     bool sandbox_readonly_cwd = false;
     Limits limits;
     OutputMode output = OutputMode::pass_through;
     bool stdin_null = false;
-    std::string cudart_dir;             // overrides the emulated runtime's folder (tests)
-    std::string cupti_library;          // overrides the injection library (tests)
+    std::string cudart_dir;     // overrides the emulated runtime's folder (tests)
+    std::string cupti_library;  // overrides the injection library (tests)
     // More settings for the program's environment (e.g. CUDALAB_INJECT), set last. In the sandbox
     // only CUDALAB_* and CUDA_* names reach it (sandbox_keeps_variable).
     std::vector<std::pair<std::string, std::string>> environment;
 };
 
 struct RunResult {
-    bool started = false;               // false: could not start; message says why (exit 2)
+    bool started = false;  // false: could not start; message says why (exit 2)
     std::string message;
-    std::string backend;                // "emu" or "gpu", as run
-    std::string backend_reason;         // why (for auto)
+    std::string backend;         // "emu" or "gpu", as run
+    std::string backend_reason;  // why (for auto)
     ProcessResult process;
-    nlohmann::json runtime;             // what the runtime wrote to CUDALAB_RESULT, or null
+    nlohmann::json runtime;  // what the runtime wrote to CUDALAB_RESULT, or null
     bool timeline_written = false;
-    std::vector<std::string> notes;     // things worth saying (a timeline not written, ...)
-    std::vector<std::string> command;   // what was started (bwrap's command line in the sandbox)
+    std::vector<std::string> notes;    // things worth saying (a timeline not written, ...)
+    std::vector<std::string> command;  // what was started (bwrap's command line in the sandbox)
 };
 
 RunResult run_program(const RunRequest& request);

@@ -40,33 +40,52 @@ const SandboxSupport& sandbox_support() {
         s.bwrap = find_in_path("bwrap");
         s.prlimit = find_in_path("prlimit");
         if (s.bwrap.empty()) {
-            s.why_not = "bubblewrap (bwrap) is not installed; install the Debian package `bubblewrap` "
-                        "(scripts/setup.sh does), or run without --sandbox";
+            s.why_not =
+                "bubblewrap (bwrap) is not installed; install the Debian package `bubblewrap` "
+                "(scripts/setup.sh does), or run without --sandbox";
             return;
         }
         ProcessSpec probe;
-        probe.argv = {s.bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc",
-                      "--dev", "/dev", "--tmpfs", "/tmp", "--", "/bin/true"};
+        probe.argv = {s.bwrap,
+                      "--unshare-all",
+                      "--die-with-parent",
+                      "--ro-bind",
+                      "/",
+                      "/",
+                      "--proc",
+                      "/proc",
+                      "--dev",
+                      "/dev",
+                      "--tmpfs",
+                      "/tmp",
+                      "--",
+                      "/bin/true"};
         probe.env = current_environment();
         probe.output = OutputMode::capture;
         probe.stdin_null = true;
         probe.limits.wall_seconds = 20;
         ProcessResult r = run_process(probe);
-        if (r.outcome == Outcome::exited && r.exit_code == 0) { s.ok = true; return; }
+        if (r.outcome == Outcome::exited && r.exit_code == 0) {
+            s.ok = true;
+            return;
+        }
         std::string said = r.err.empty() ? r.error : r.err;
         while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
-        s.why_not = "bubblewrap cannot create its namespaces on this machine (bwrap: " + said +
-                    "). The sandbox needs unprivileged user namespaces: enable them (sysctl "
-                    "kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also "
-                    "kernel.apparmor_restrict_unprivileged_userns=0; in a container, run it with user "
-                    "namespaces allowed), or run without --sandbox";
+        s.why_not =
+            "bubblewrap cannot create its namespaces on this machine (bwrap: " + said +
+            "). The sandbox needs unprivileged user namespaces: enable them (sysctl "
+            "kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also "
+            "kernel.apparmor_restrict_unprivileged_userns=0; in a container, run it with user "
+            "namespaces allowed), or run without --sandbox";
     });
     return s;
 }
 
 bool sandbox_keeps_variable(const std::string& name) {
-    static const char* exact[] = {"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TERM", "TZ", "COLUMNS",
-                                  "LINES", "NO_COLOR", "LD_LIBRARY_PATH", "LD_PRELOAD", "OMP_NUM_THREADS"};
+    static const char* exact[] = {"PATH",       "HOME",           "USER",     "LOGNAME",
+                                  "LANG",       "LANGUAGE",       "TERM",     "TZ",
+                                  "COLUMNS",    "LINES",          "NO_COLOR", "LD_LIBRARY_PATH",
+                                  "LD_PRELOAD", "OMP_NUM_THREADS"};
     for (const char* e : exact)
         if (name == e) return true;
     for (const char* prefix : {"LC_", "CUDA_", "CUDALAB_", "NVIDIA_", "NVCC_"})
@@ -74,15 +93,28 @@ bool sandbox_keeps_variable(const std::string& name) {
     return false;
 }
 
-std::vector<std::string> sandbox_command(const SandboxSupport& s, const SandboxSpec& spec, const std::vector<std::string>& argv) {
-    std::vector<std::string> c = {s.bwrap, "--unshare-all", "--die-with-parent", "--new-session",
-                                  "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"};
+std::vector<std::string> sandbox_command(const SandboxSupport& s, const SandboxSpec& spec,
+                                         const std::vector<std::string>& argv) {
+    std::vector<std::string> c = {s.bwrap,
+                                  "--unshare-all",
+                                  "--die-with-parent",
+                                  "--new-session",
+                                  "--ro-bind",
+                                  "/",
+                                  "/",
+                                  "--proc",
+                                  "/proc",
+                                  "--dev",
+                                  "/dev",
+                                  "--tmpfs",
+                                  "/tmp"};
     if (spec.gpu) {
         // The driver talks to the GPU through these.
         if (DIR* d = ::opendir("/dev")) {
             while (dirent* e = ::readdir(d)) {
                 std::string n = e->d_name;
-                if (n.rfind("nvidia", 0) == 0) c.insert(c.end(), {"--dev-bind-try", "/dev/" + n, "/dev/" + n});
+                if (n.rfind("nvidia", 0) == 0)
+                    c.insert(c.end(), {"--dev-bind-try", "/dev/" + n, "/dev/" + n});
             }
             ::closedir(d);
         }
@@ -120,7 +152,8 @@ std::vector<std::string> sandbox_command(const SandboxSupport& s, const SandboxS
     c.push_back("--");
     // RLIMIT_NPROC set inside the sandbox counts the sandbox's own processes only (its user
     // namespace has its own count); set outside, it would count every process of the user.
-    if (spec.tasks && !s.prlimit.empty()) c.insert(c.end(), {s.prlimit, "--nproc=" + std::to_string(spec.tasks), "--"});
+    if (spec.tasks && !s.prlimit.empty())
+        c.insert(c.end(), {s.prlimit, "--nproc=" + std::to_string(spec.tasks), "--"});
     if (!spec.program_env.empty()) {
         c.push_back("/usr/bin/env");
         c.insert(c.end(), spec.program_env.begin(), spec.program_env.end());

@@ -11,7 +11,7 @@
 namespace cudalab::programs {
 
 class Sha256 {
-public:
+  public:
     Sha256();
     void update(const void* data, std::size_t size);
     void update(std::string_view s) { update(s.data(), s.size()); }
@@ -19,7 +19,7 @@ public:
     void field(std::string_view s);
     std::string hex();  // finishes; the object is spent afterwards
 
-private:
+  private:
     void block(const std::uint8_t* p);
     std::uint32_t h_[8];
     std::uint8_t buf_[64];

@@ -9,8 +9,8 @@ namespace cudalab::ptx {
 namespace {
 
 bool ends_block(const Instruction& in) {
-    return in.op == Opcode::bra || in.op == Opcode::brx || in.op == Opcode::ret || in.op == Opcode::exit ||
-           in.op == Opcode::trap;
+    return in.op == Opcode::bra || in.op == Opcode::brx || in.op == Opcode::ret ||
+           in.op == Opcode::exit || in.op == Opcode::trap;
 }
 
 struct Bitset {
@@ -50,9 +50,12 @@ void compute_reconvergence(Function& fn) {
     for (int b = 0; b < blocks; ++b) {
         int end = (b + 1 < blocks ? block_start[size_t(b) + 1] : n) - 1;
         const Instruction& last = fn.code[size_t(end)];
-        auto fallthrough = [&] { succ[size_t(b)].push_back(end + 1 < n ? block_of[size_t(end) + 1] : exit_node); };
+        auto fallthrough = [&] {
+            succ[size_t(b)].push_back(end + 1 < n ? block_of[size_t(end) + 1] : exit_node);
+        };
         if (last.op == Opcode::bra) {
-            succ[size_t(b)].push_back(last.target >= 0 && last.target < n ? block_of[size_t(last.target)] : exit_node);
+            succ[size_t(b)].push_back(
+                last.target >= 0 && last.target < n ? block_of[size_t(last.target)] : exit_node);
             if (last.guard >= 0) fallthrough();
         } else if (last.op == Opcode::ret || last.op == Opcode::exit || last.op == Opcode::trap) {
             succ[size_t(b)].push_back(exit_node);
@@ -73,9 +76,13 @@ void compute_reconvergence(Function& fn) {
             Bitset next(nodes, true);
             if (succ[size_t(b)].empty()) next = Bitset(nodes);  // no way out (infinite loop)
             for (int s : succ[size_t(b)])
-                for (size_t w = 0; w < next.words.size(); ++w) next.words[w] &= pdom[size_t(s)].words[w];
+                for (size_t w = 0; w < next.words.size(); ++w)
+                    next.words[w] &= pdom[size_t(s)].words[w];
             next.set(size_t(b));
-            if (!(next == pdom[size_t(b)])) { pdom[size_t(b)] = next; changed = true; }
+            if (!(next == pdom[size_t(b)])) {
+                pdom[size_t(b)] = next;
+                changed = true;
+            }
         }
     }
     // Immediate post-dominator: the strict post-dominator that all the others post-dominate.

@@ -13,141 +13,259 @@
 namespace cudalab::ptx {
 
 // Scalar types (PTX ISA 5.2). `pred` is a 1-bit predicate.
+// Grouped by kind, by hand.
+// clang-format off
 enum class Type : std::uint8_t {
     none, b8, b16, b32, b64, b128, u8, u16, u32, u64, s8, s16, s32, s64,
     f16, f16x2, bf16, bf16x2, f32, f64, pred,
     u2, s2, u4, s4,  // cvt.pack destinations only
 };
+// clang-format on
 // Inline: the interpreter asks these on every memory instruction.
 constexpr int type_bits(Type t) {
     switch (t) {
-    case Type::u2: case Type::s2: return 2;
-    case Type::u4: case Type::s4: return 4;
-    case Type::b8: case Type::u8: case Type::s8: return 8;
-    case Type::b16: case Type::u16: case Type::s16: case Type::f16: case Type::bf16: return 16;
-    case Type::b32: case Type::u32: case Type::s32: case Type::f32: case Type::f16x2: case Type::bf16x2: return 32;
-    case Type::b64: case Type::u64: case Type::s64: case Type::f64: return 64;
+    case Type::u2:
+    case Type::s2: return 2;
+    case Type::u4:
+    case Type::s4: return 4;
+    case Type::b8:
+    case Type::u8:
+    case Type::s8: return 8;
+    case Type::b16:
+    case Type::u16:
+    case Type::s16:
+    case Type::f16:
+    case Type::bf16: return 16;
+    case Type::b32:
+    case Type::u32:
+    case Type::s32:
+    case Type::f32:
+    case Type::f16x2:
+    case Type::bf16x2: return 32;
+    case Type::b64:
+    case Type::u64:
+    case Type::s64:
+    case Type::f64: return 64;
     case Type::b128: return 128;
     case Type::pred: return 1;
     default: return 0;
     }
 }
 constexpr bool type_is_float(Type t) {
-    return t == Type::f16 || t == Type::f16x2 || t == Type::bf16 || t == Type::bf16x2 || t == Type::f32 || t == Type::f64;
+    return t == Type::f16 || t == Type::f16x2 || t == Type::bf16 || t == Type::bf16x2 ||
+           t == Type::f32 || t == Type::f64;
 }
 constexpr bool type_is_signed(Type t) {
-    return t == Type::s8 || t == Type::s16 || t == Type::s32 || t == Type::s64 || t == Type::s2 || t == Type::s4;
+    return t == Type::s8 || t == Type::s16 || t == Type::s32 || t == Type::s64 || t == Type::s2 ||
+           t == Type::s4;
 }
 const char* type_name(Type t);
 
 enum class Space : std::uint8_t { none, generic, global, shared, local, param, constant, reg };
 
 // Comparison operators for setp/set (9.7.5.1), including the unordered float forms.
-enum class Cmp : std::uint8_t { none, eq, ne, lt, le, gt, ge, lo, ls, hi, hs, equ, neu, ltu, leu, gtu, geu, num, nan };
+enum class Cmp : std::uint8_t {
+    none,
+    eq,
+    ne,
+    lt,
+    le,
+    gt,
+    ge,
+    lo,
+    ls,
+    hi,
+    hs,
+    equ,
+    neu,
+    ltu,
+    leu,
+    gtu,
+    geu,
+    num,
+    nan
+};
 
 enum class Rounding : std::uint8_t { none, rn, rz, rm, rp, rni, rzi, rmi, rpi, rna };
 
 // Modifier flags that change an instruction's meaning.
 enum Flag : std::uint32_t {
-    f_ftz = 1u << 0, f_sat = 1u << 1, f_approx = 1u << 2, f_full = 1u << 3,
-    f_hi = 1u << 4, f_lo = 1u << 5, f_wide = 1u << 6, f_uni = 1u << 7,
-    f_sync = 1u << 8, f_aligned = 1u << 9, f_cc = 1u << 10, f_volatile = 1u << 11,
-    f_nc = 1u << 12, f_shift_clamp = 1u << 13, f_shift_left = 1u << 14,
-    f_relu = 1u << 15, f_arrive = 1u << 16, f_red = 1u << 17, f_noftz = 1u << 18,
-    f_to = 1u << 19,  // cvta.to
-    f_nan = 1u << 20,        // min/max.NaN: a NaN operand gives NaN
-    f_satfinite = 1u << 21,  // cvt.satfinite: out-of-range results clamp to the largest finite value
-    f_shiftamt = 1u << 22,   // bfind.shiftamt
+    f_ftz = 1u << 0,
+    f_sat = 1u << 1,
+    f_approx = 1u << 2,
+    f_full = 1u << 3,
+    f_hi = 1u << 4,
+    f_lo = 1u << 5,
+    f_wide = 1u << 6,
+    f_uni = 1u << 7,
+    f_sync = 1u << 8,
+    f_aligned = 1u << 9,
+    f_cc = 1u << 10,
+    f_volatile = 1u << 11,
+    f_nc = 1u << 12,
+    f_shift_clamp = 1u << 13,
+    f_shift_left = 1u << 14,
+    f_relu = 1u << 15,
+    f_arrive = 1u << 16,
+    f_red = 1u << 17,
+    f_noftz = 1u << 18,
+    f_to = 1u << 19,   // cvta.to
+    f_nan = 1u << 20,  // min/max.NaN: a NaN operand gives NaN
+    f_satfinite =
+        1u << 21,           // cvt.satfinite: out-of-range results clamp to the largest finite value
+    f_shiftamt = 1u << 22,  // bfind.shiftamt
 };
 
 // Sub-operations: atom/red operation, shfl mode, vote mode, bool op of setp, redux op, ...
 enum class SubOp : std::uint8_t {
     none,
     // atom / red / redux / bar.red
-    add, min, max, inc, dec, and_, or_, xor_, exch, cas, popc,
+    add,
+    min,
+    max,
+    inc,
+    dec,
+    and_,
+    or_,
+    xor_,
+    exch,
+    cas,
+    popc,
     // shfl
-    up, down, bfly, idx,
+    up,
+    down,
+    bfly,
+    idx,
     // vote
-    all, any, uni, ballot,
+    all,
+    any,
+    uni,
+    ballot,
     // match
-    match_any, match_all,
+    match_any,
+    match_all,
     // prmt modes (9.7.8.7); none is the default byte selection
-    prmt_f4e, prmt_b4e, prmt_rc8, prmt_ecl, prmt_ecr, prmt_rc16,
+    prmt_f4e,
+    prmt_b4e,
+    prmt_rc8,
+    prmt_ecl,
+    prmt_ecr,
+    prmt_rc16,
     // testp properties (9.7.3.20)
-    testp_finite, testp_infinite, testp_number, testp_notanumber, testp_normal, testp_subnormal,
+    testp_finite,
+    testp_infinite,
+    testp_number,
+    testp_notanumber,
+    testp_normal,
+    testp_subnormal,
 };
 
 // Special registers (10.x). Per-lane constants (tid, laneid, lanemask_*) are materialised into
 // ordinary registers when a warp starts; the rest are read when executed.
 enum class Special : std::uint8_t {
-    none, tid_x, tid_y, tid_z, ntid_x, ntid_y, ntid_z, ctaid_x, ctaid_y, ctaid_z,
-    nctaid_x, nctaid_y, nctaid_z, laneid, warpid, nwarpid, smid, nsmid, gridid,
-    lanemask_eq, lanemask_lt, lanemask_le, lanemask_gt, lanemask_ge,
-    clock, clock64, globaltimer, globaltimer_lo, globaltimer_hi, dynamic_smem_size,
-    total_smem_size, warpsz,
-    envreg0, envreg1, envreg2,  // driver ABI: 1 and 2 hold the cooperative grid workspace's address
+    none,
+    tid_x,
+    tid_y,
+    tid_z,
+    ntid_x,
+    ntid_y,
+    ntid_z,
+    ctaid_x,
+    ctaid_y,
+    ctaid_z,
+    nctaid_x,
+    nctaid_y,
+    nctaid_z,
+    laneid,
+    warpid,
+    nwarpid,
+    smid,
+    nsmid,
+    gridid,
+    lanemask_eq,
+    lanemask_lt,
+    lanemask_le,
+    lanemask_gt,
+    lanemask_ge,
+    clock,
+    clock64,
+    globaltimer,
+    globaltimer_lo,
+    globaltimer_hi,
+    dynamic_smem_size,
+    total_smem_size,
+    warpsz,
+    envreg0,
+    envreg1,
+    envreg2,  // driver ABI: 1 and 2 hold the cooperative grid workspace's address
     count_
 };
 
 enum class OperandKind : std::uint8_t {
-        none,
-        reg,       // a register (ordinary, materialised special or materialised immediate)
-        imm,       // an immediate (value); also materialised into `reg` by the loader
-        special,   // a special register read at execution time (%clock, %smid, ...)
-        address,   // [reg + offset] or [symbol + offset]; symbol resolved to `symbol`
-        symbol,    // a symbol used as a value (mov %rd, sym): its address
-        label,     // a branch target
-        vector,    // {r1, r2, r3, r4}
-    sink,      // _
+    none,
+    reg,      // a register (ordinary, materialised special or materialised immediate)
+    imm,      // an immediate (value); also materialised into `reg` by the loader
+    special,  // a special register read at execution time (%clock, %smid, ...)
+    address,  // [reg + offset] or [symbol + offset]; symbol resolved to `symbol`
+    symbol,   // a symbol used as a value (mov %rd, sym): its address
+    label,    // a branch target
+    vector,   // {r1, r2, r3, r4}
+    sink,     // _
 };
 
 struct Operand {
     OperandKind kind = OperandKind::none;
-    bool negate = false;        // !%p
-    std::int32_t reg = -1;      // register index (reg, address base; -1: none)
-    std::int64_t value = 0;     // immediate bits / address offset
-    enum Scope : std::uint8_t { module_scope, function_scope, param_scope, return_scope, code_scope };
-    Scope scope = module_scope; // where `symbol` indexes: Module::globals, Function::locals,
-                                // Function::params, Function::returns, Module::functions (a
-                                // function's address: function pointers)
-    std::int32_t symbol = -1;   // symbol index (address, symbol operands); -1: none
+    bool negate = false;     // !%p
+    std::int32_t reg = -1;   // register index (reg, address base; -1: none)
+    std::int64_t value = 0;  // immediate bits / address offset
+    enum Scope : std::uint8_t {
+        module_scope,
+        function_scope,
+        param_scope,
+        return_scope,
+        code_scope
+    };
+    Scope scope = module_scope;  // where `symbol` indexes: Module::globals, Function::locals,
+                                 // Function::params, Function::returns, Module::functions (a
+                                 // function's address: function pointers)
+    std::int32_t symbol = -1;    // symbol index (address, symbol operands); -1: none
     Special special = Special::none;
     std::int32_t vec[4] = {-1, -1, -1, -1};
     std::uint8_t vec_count = 0;
-    std::string name;           // label or callee name (resolved after parsing)
+    std::string name;  // label or callee name (resolved after parsing)
 };
 
 struct Instruction {
     Opcode op = Opcode::mov;
-    Type type = Type::none;      // the (last) instruction type: add.s32 -> s32, cvt.f32.s32 -> f32
-    Type type2 = Type::none;     // second type: cvt source, setp compare type when different, ...
-    Space space = Space::none;   // ld/st/atom/cvta/isspacep state space
+    Type type = Type::none;     // the (last) instruction type: add.s32 -> s32, cvt.f32.s32 -> f32
+    Type type2 = Type::none;    // second type: cvt source, setp compare type when different, ...
+    Space space = Space::none;  // ld/st/atom/cvta/isspacep state space
     Cmp cmp = Cmp::none;
-    SubOp sub = SubOp::none;     // atom op, shfl mode, vote mode
-    SubOp bool_op = SubOp::none; // setp.lt.and: and/or/xor
+    SubOp sub = SubOp::none;      // atom op, shfl mode, vote mode
+    SubOp bool_op = SubOp::none;  // setp.lt.and: and/or/xor
     Rounding rounding = Rounding::none;
-    std::uint8_t vector = 1;     // .v2 / .v4
+    std::uint8_t vector = 1;  // .v2 / .v4
     std::uint32_t flags = 0;
-    std::int32_t guard = -1;     // @%p guard register, -1 for none
+    std::int32_t guard = -1;  // @%p guard register, -1 for none
     bool guard_negated = false;
     std::uint8_t operand_count = 0;
     Operand operands[6];
-    std::int32_t target = -1;    // bra: target pc; call: callee function index
+    std::int32_t target = -1;  // bra: target pc; call: callee function index
     std::vector<std::int32_t> call_results, call_args;  // call: the call site's .param symbols
                                                         // (Function::locals indices), in order
     std::int32_t reconverge = -1;  // bra: immediate post-dominator pc (-1: function exit)
-    std::uint32_t line = 0;      // source line from .loc (0: none)
-    std::uint32_t file = 0;      // .file index
-    std::uint32_t ptx_line = 0;  // line in the PTX text (for errors)
-    std::string text;            // the instruction as written (for views and errors)
+    std::uint32_t line = 0;        // source line from .loc (0: none)
+    std::uint32_t file = 0;        // .file index
+    std::uint32_t ptx_line = 0;    // line in the PTX text (for errors)
+    std::string text;              // the instruction as written (for views and errors)
 };
 
 // An initialiser that holds an address, resolved when the module is loaded:
 // `.global .u64 table[2] = {_Z3addi, _Z3subi};`, `= {generic(data)}`, `= {data+8}`.
 struct Relocation {
-    std::uint64_t offset = 0;   // where in the symbol's bytes (8 bytes are written)
-    std::string target;         // a function or a module-scope variable
-    bool generic = false;       // generic(var): the variable's generic address
+    std::uint64_t offset = 0;  // where in the symbol's bytes (8 bytes are written)
+    std::string target;        // a function or a module-scope variable
+    bool generic = false;      // generic(var): the variable's generic address
     std::int64_t addend = 0;
 };
 
@@ -156,26 +274,26 @@ struct Symbol {
     Space space = Space::none;
     Type type = Type::none;
     std::uint32_t align = 1;
-    std::uint64_t size = 0;         // bytes (0 for extern .shared [] )
-    std::uint64_t offset = 0;       // assigned by the loader / parser within its space
+    std::uint64_t size = 0;    // bytes (0 for extern .shared [] )
+    std::uint64_t offset = 0;  // assigned by the loader / parser within its space
     bool is_extern = false;
-    std::vector<std::uint8_t> init; // initialiser bytes, if any
+    std::vector<std::uint8_t> init;  // initialiser bytes, if any
     std::vector<Relocation> relocations;
 };
 
 struct Param {
     std::string name;
     Type type = Type::none;
-    std::uint32_t size = 0;     // bytes (.param .align 8 .b8 p[16] -> 16)
+    std::uint32_t size = 0;  // bytes (.param .align 8 .b8 p[16] -> 16)
     std::uint32_t align = 0;
-    std::uint32_t offset = 0;   // within the parameter buffer
+    std::uint32_t offset = 0;      // within the parameter buffer
     bool is_pointer_hint = false;  // .ptr attribute
 };
 
 struct Function {
     std::string name;
     bool is_entry = false;
-    bool is_extern = false;           // declared only (e.g. vprintf)
+    bool is_extern = false;  // declared only (e.g. vprintf)
     std::vector<Param> params;
     std::vector<Param> returns;
     std::uint32_t param_bytes = 0;
@@ -183,10 +301,10 @@ struct Function {
     std::vector<std::string> register_names;  // index -> name
     std::vector<Type> register_types;
     std::unordered_map<std::string, std::int32_t> registers;  // name -> index
-    std::vector<Symbol> locals;       // .local / .shared / .param declared inside the body
+    std::vector<Symbol> locals;  // .local / .shared / .param declared inside the body
     std::vector<Instruction> code;
     std::unordered_map<std::string, std::int32_t> labels;  // label -> pc
-    std::uint32_t first_line = 0;     // source line of the function's first .loc
+    std::uint32_t first_line = 0;  // source line of the function's first .loc
     // Performance directives.
     std::uint32_t maxntid[3] = {0, 0, 0};
     std::uint32_t reqntid[3] = {0, 0, 0};
@@ -200,7 +318,7 @@ struct Module {
     std::string target;
     int address_size = 64;
     std::vector<Function> functions;
-    std::vector<Symbol> globals;  // .global, .const, .shared at module scope
+    std::vector<Symbol> globals;                 // .global, .const, .shared at module scope
     std::map<std::uint32_t, std::string> files;  // .file index -> path
     std::unordered_map<std::string, std::int32_t> function_index;
 

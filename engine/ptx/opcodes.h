@@ -6,7 +6,19 @@
 
 namespace cudalab::ptx {
 
-enum class OpClass : std::uint8_t { arith, logic, compare, convert, move, memory, atomic, control, barrier, warp, special };
+enum class OpClass : std::uint8_t {
+    arith,
+    logic,
+    compare,
+    convert,
+    move,
+    memory,
+    atomic,
+    control,
+    barrier,
+    warp,
+    special
+};
 
 enum class Opcode : std::uint8_t {
 #define PTX_OP(id, mnemonic, cls, section) id,

@@ -14,10 +14,10 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <cerrno>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
@@ -28,7 +28,8 @@ namespace {
 
 struct ParseError : std::runtime_error {
     std::uint32_t line;
-    ParseError(std::uint32_t line, const std::string& what) : std::runtime_error(what), line(line) {}
+    ParseError(std::uint32_t line, const std::string& what)
+        : std::runtime_error(what), line(line) {}
 };
 
 // [SECTION] Text utilities ------------------------------------------------------------------------
@@ -82,39 +83,41 @@ bool is_ident_char(char c) {
 
 const std::unordered_map<std::string_view, Type>& type_names() {
     static const std::unordered_map<std::string_view, Type> m = {
-        {"b8", Type::b8},     {"b16", Type::b16},     {"b32", Type::b32},   {"b64", Type::b64},
-        {"b128", Type::b128}, {"u8", Type::u8},       {"u16", Type::u16},   {"u32", Type::u32},
-        {"u64", Type::u64},   {"s8", Type::s8},       {"s16", Type::s16},   {"s32", Type::s32},
-        {"s64", Type::s64},   {"f16", Type::f16},     {"f16x2", Type::f16x2}, {"bf16", Type::bf16},
-        {"bf16x2", Type::bf16x2}, {"f32", Type::f32}, {"f64", Type::f64},   {"pred", Type::pred},
-        {"u2", Type::u2},     {"s2", Type::s2},       {"u4", Type::u4},     {"s4", Type::s4},
+        {"b8", Type::b8},         {"b16", Type::b16}, {"b32", Type::b32},     {"b64", Type::b64},
+        {"b128", Type::b128},     {"u8", Type::u8},   {"u16", Type::u16},     {"u32", Type::u32},
+        {"u64", Type::u64},       {"s8", Type::s8},   {"s16", Type::s16},     {"s32", Type::s32},
+        {"s64", Type::s64},       {"f16", Type::f16}, {"f16x2", Type::f16x2}, {"bf16", Type::bf16},
+        {"bf16x2", Type::bf16x2}, {"f32", Type::f32}, {"f64", Type::f64},     {"pred", Type::pred},
+        {"u2", Type::u2},         {"s2", Type::s2},   {"u4", Type::u4},       {"s4", Type::s4},
     };
     return m;
 }
 
 const std::unordered_map<std::string_view, Cmp>& cmp_names() {
     static const std::unordered_map<std::string_view, Cmp> m = {
-        {"eq", Cmp::eq},   {"ne", Cmp::ne},   {"lt", Cmp::lt},   {"le", Cmp::le},   {"gt", Cmp::gt},
-        {"ge", Cmp::ge},   {"lo", Cmp::lo},   {"ls", Cmp::ls},   {"hi", Cmp::hi},   {"hs", Cmp::hs},
-        {"equ", Cmp::equ}, {"neu", Cmp::neu}, {"ltu", Cmp::ltu}, {"leu", Cmp::leu}, {"gtu", Cmp::gtu},
-        {"geu", Cmp::geu}, {"num", Cmp::num}, {"nan", Cmp::nan},
+        {"eq", Cmp::eq},   {"ne", Cmp::ne},   {"lt", Cmp::lt},   {"le", Cmp::le},
+        {"gt", Cmp::gt},   {"ge", Cmp::ge},   {"lo", Cmp::lo},   {"ls", Cmp::ls},
+        {"hi", Cmp::hi},   {"hs", Cmp::hs},   {"equ", Cmp::equ}, {"neu", Cmp::neu},
+        {"ltu", Cmp::ltu}, {"leu", Cmp::leu}, {"gtu", Cmp::gtu}, {"geu", Cmp::geu},
+        {"num", Cmp::num}, {"nan", Cmp::nan},
     };
     return m;
 }
 
 const std::unordered_map<std::string_view, Rounding>& rounding_names() {
     static const std::unordered_map<std::string_view, Rounding> m = {
-        {"rn", Rounding::rn},   {"rz", Rounding::rz},   {"rm", Rounding::rm},   {"rp", Rounding::rp},
-        {"rni", Rounding::rni}, {"rzi", Rounding::rzi}, {"rmi", Rounding::rmi}, {"rpi", Rounding::rpi},
-        {"rna", Rounding::rna},
+        {"rn", Rounding::rn},   {"rz", Rounding::rz},   {"rm", Rounding::rm},
+        {"rp", Rounding::rp},   {"rni", Rounding::rni}, {"rzi", Rounding::rzi},
+        {"rmi", Rounding::rmi}, {"rpi", Rounding::rpi}, {"rna", Rounding::rna},
     };
     return m;
 }
 
 const std::unordered_map<std::string_view, Space>& space_names() {
     static const std::unordered_map<std::string_view, Space> m = {
-        {"global", Space::global}, {"shared", Space::shared}, {"shared::cta", Space::shared},
-        {"local", Space::local},   {"param", Space::param},   {"const", Space::constant},
+        {"global", Space::global},      {"shared", Space::shared},
+        {"shared::cta", Space::shared}, {"local", Space::local},
+        {"param", Space::param},        {"const", Space::constant},
         {"param::entry", Space::param}, {"param::func", Space::param},
     };
     return m;
@@ -122,11 +125,26 @@ const std::unordered_map<std::string_view, Space>& space_names() {
 
 const std::unordered_map<std::string_view, std::uint32_t>& flag_names() {
     static const std::unordered_map<std::string_view, std::uint32_t> m = {
-        {"ftz", f_ftz},   {"sat", f_sat},       {"approx", f_approx}, {"full", f_full},
-        {"wide", f_wide}, {"uni", f_uni},       {"sync", f_sync},     {"aligned", f_aligned},
-        {"cc", f_cc},     {"volatile", f_volatile}, {"nc", f_nc},     {"clamp", f_shift_clamp},
-        {"l", f_shift_left}, {"relu", f_relu},  {"arrive", f_arrive}, {"to", f_to},
-        {"noftz", f_noftz}, {"NaN", f_nan},  {"satfinite", f_satfinite}, {"shiftamt", f_shiftamt},
+        {"ftz", f_ftz},
+        {"sat", f_sat},
+        {"approx", f_approx},
+        {"full", f_full},
+        {"wide", f_wide},
+        {"uni", f_uni},
+        {"sync", f_sync},
+        {"aligned", f_aligned},
+        {"cc", f_cc},
+        {"volatile", f_volatile},
+        {"nc", f_nc},
+        {"clamp", f_shift_clamp},
+        {"l", f_shift_left},
+        {"relu", f_relu},
+        {"arrive", f_arrive},
+        {"to", f_to},
+        {"noftz", f_noftz},
+        {"NaN", f_nan},
+        {"satfinite", f_satfinite},
+        {"shiftamt", f_shiftamt},
     };
     return m;
 }
@@ -135,9 +153,10 @@ const std::unordered_map<std::string_view, std::uint32_t>& flag_names() {
 // time in a fixed order, so they do not change results; accepting them is correct, not a shortcut.
 bool is_ignorable_modifier(std::string_view m) {
     static const char* const names[] = {
-        "ca", "cg", "cs", "lu", "cv", "wb", "wt", "relaxed", "acquire", "release", "acq_rel", "sc",
-        "cta", "gpu", "sys", "gl", "cluster", "weak", "mmio", "unified", "wrap", "nanosleep", "mask", "sem", "release.gpu", "L2", "level",
-        "ws", "aligned", "oob",
+        "ca",          "cg",      "cs",      "lu",      "cv",      "wb",        "wt",   "relaxed",
+        "acquire",     "release", "acq_rel", "sc",      "cta",     "gpu",       "sys",  "gl",
+        "cluster",     "weak",    "mmio",    "unified", "wrap",    "nanosleep", "mask", "sem",
+        "release.gpu", "L2",      "level",   "ws",      "aligned", "oob",
     };
     if (starts_with(m, "L1::") || starts_with(m, "L2::") || starts_with(m, "level::")) return true;
     for (const char* n : names)
@@ -173,9 +192,10 @@ SubOp sub_op_of(Opcode op, std::string_view m) {
     if (op == Opcode::atom || op == Opcode::red || op == Opcode::redux || op == Opcode::bar ||
         op == Opcode::barrier) {
         static const std::pair<const char*, SubOp> names[] = {
-            {"add", SubOp::add}, {"min", SubOp::min}, {"max", SubOp::max}, {"inc", SubOp::inc},
-            {"dec", SubOp::dec}, {"and", SubOp::and_}, {"or", SubOp::or_}, {"xor", SubOp::xor_},
-            {"exch", SubOp::exch}, {"cas", SubOp::cas}, {"popc", SubOp::popc},
+            {"add", SubOp::add}, {"min", SubOp::min},   {"max", SubOp::max},
+            {"inc", SubOp::inc}, {"dec", SubOp::dec},   {"and", SubOp::and_},
+            {"or", SubOp::or_},  {"xor", SubOp::xor_},  {"exch", SubOp::exch},
+            {"cas", SubOp::cas}, {"popc", SubOp::popc},
         };
         for (auto& [n, s] : names)
             if (m == n) return s;
@@ -194,21 +214,40 @@ const std::unordered_map<std::string_view, Opcode>& opcode_names() {
 
 const std::unordered_map<std::string_view, Special>& special_names() {
     static const std::unordered_map<std::string_view, Special> m = {
-        {"%tid.x", Special::tid_x},       {"%tid.y", Special::tid_y},     {"%tid.z", Special::tid_z},
-        {"%ntid.x", Special::ntid_x},     {"%ntid.y", Special::ntid_y},   {"%ntid.z", Special::ntid_z},
-        {"%ctaid.x", Special::ctaid_x},   {"%ctaid.y", Special::ctaid_y}, {"%ctaid.z", Special::ctaid_z},
-        {"%nctaid.x", Special::nctaid_x}, {"%nctaid.y", Special::nctaid_y},
-        {"%nctaid.z", Special::nctaid_z}, {"%laneid", Special::laneid},   {"%warpid", Special::warpid},
-        {"%nwarpid", Special::nwarpid},   {"%smid", Special::smid},       {"%nsmid", Special::nsmid},
-        {"%gridid", Special::gridid},     {"%lanemask_eq", Special::lanemask_eq},
-        {"%envreg0", Special::envreg0},   {"%envreg1", Special::envreg1}, {"%envreg2", Special::envreg2},
-        {"%lanemask_lt", Special::lanemask_lt}, {"%lanemask_le", Special::lanemask_le},
-        {"%lanemask_gt", Special::lanemask_gt}, {"%lanemask_ge", Special::lanemask_ge},
-        {"%clock", Special::clock},       {"%clock64", Special::clock64},
-        {"%globaltimer", Special::globaltimer}, {"%globaltimer_lo", Special::globaltimer_lo},
+        {"%tid.x", Special::tid_x},
+        {"%tid.y", Special::tid_y},
+        {"%tid.z", Special::tid_z},
+        {"%ntid.x", Special::ntid_x},
+        {"%ntid.y", Special::ntid_y},
+        {"%ntid.z", Special::ntid_z},
+        {"%ctaid.x", Special::ctaid_x},
+        {"%ctaid.y", Special::ctaid_y},
+        {"%ctaid.z", Special::ctaid_z},
+        {"%nctaid.x", Special::nctaid_x},
+        {"%nctaid.y", Special::nctaid_y},
+        {"%nctaid.z", Special::nctaid_z},
+        {"%laneid", Special::laneid},
+        {"%warpid", Special::warpid},
+        {"%nwarpid", Special::nwarpid},
+        {"%smid", Special::smid},
+        {"%nsmid", Special::nsmid},
+        {"%gridid", Special::gridid},
+        {"%lanemask_eq", Special::lanemask_eq},
+        {"%envreg0", Special::envreg0},
+        {"%envreg1", Special::envreg1},
+        {"%envreg2", Special::envreg2},
+        {"%lanemask_lt", Special::lanemask_lt},
+        {"%lanemask_le", Special::lanemask_le},
+        {"%lanemask_gt", Special::lanemask_gt},
+        {"%lanemask_ge", Special::lanemask_ge},
+        {"%clock", Special::clock},
+        {"%clock64", Special::clock64},
+        {"%globaltimer", Special::globaltimer},
+        {"%globaltimer_lo", Special::globaltimer_lo},
         {"%globaltimer_hi", Special::globaltimer_hi},
         {"%dynamic_smem_size", Special::dynamic_smem_size},
-        {"%total_smem_size", Special::total_smem_size}, {"WARP_SZ", Special::warpsz},
+        {"%total_smem_size", Special::total_smem_size},
+        {"WARP_SZ", Special::warpsz},
     };
     return m;
 }
@@ -221,7 +260,10 @@ std::uint64_t parse_integer(std::string_view s, std::uint32_t line, bool* ok = n
     std::string t(s);
     bool neg = false;
     size_t i = 0;
-    if (i < t.size() && (t[i] == '-' || t[i] == '+')) { neg = t[i] == '-'; ++i; }
+    if (i < t.size() && (t[i] == '-' || t[i] == '+')) {
+        neg = t[i] == '-';
+        ++i;
+    }
     if (!t.empty() && (t.back() == 'U' || t.back() == 'u')) t.pop_back();
     const char* begin = t.c_str() + i;
     char* end = nullptr;
@@ -231,12 +273,13 @@ std::uint64_t parse_integer(std::string_view s, std::uint32_t line, bool* ok = n
         v = std::strtoull(begin + 2, &end, 16);
     else if (t.size() > i + 1 && t[i] == '0' && (t[i + 1] == 'b' || t[i + 1] == 'B'))
         v = std::strtoull(begin + 2, &end, 2);
-    else if (t.size() > i + 1 && t[i] == '0')
-        v = std::strtoull(begin, &end, 8);
-    else
-        v = std::strtoull(begin, &end, 10);
+    else if (t.size() > i + 1 && t[i] == '0') v = std::strtoull(begin, &end, 8);
+    else v = std::strtoull(begin, &end, 10);
     bool good = end && *end == '\0' && end != begin && errno == 0;
-    if (ok) { *ok = good; return neg ? ~v + 1 : v; }
+    if (ok) {
+        *ok = good;
+        return neg ? ~v + 1 : v;
+    }
     if (!good) throw ParseError(line, "bad number '" + std::string(s) + "'");
     return neg ? ~v + 1 : v;
 }
@@ -261,9 +304,13 @@ bool parse_immediate(std::string_view s, Type type, std::uint32_t line, std::int
     if (s.empty()) return false;
     std::string_view body = s;
     bool neg = false;
-    if (body[0] == '-') { neg = true; body.remove_prefix(1); }
+    if (body[0] == '-') {
+        neg = true;
+        body.remove_prefix(1);
+    }
     if (body.size() == 10 && (starts_with(body, "0f") || starts_with(body, "0F"))) {
-        std::uint32_t bits = std::uint32_t(std::strtoul(std::string(body.substr(2)).c_str(), nullptr, 16));
+        std::uint32_t bits =
+            std::uint32_t(std::strtoul(std::string(body.substr(2)).c_str(), nullptr, 16));
         if (neg) bits ^= 0x80000000u;
         if (type == Type::f64) {  // f32 literal in an f64 instruction: widen
             *out = float_bits(double(std::bit_cast<float>(bits)), type);
@@ -283,9 +330,10 @@ bool parse_immediate(std::string_view s, Type type, std::uint32_t line, std::int
         return true;
     }
     if (!(std::isdigit((unsigned char)body[0]))) return false;
-    bool is_float_text = body.find('.') != std::string_view::npos ||
-                         ((body.find('e') != std::string_view::npos || body.find('E') != std::string_view::npos) &&
-                          !starts_with(body, "0x") && !starts_with(body, "0X"));
+    bool is_float_text =
+        body.find('.') != std::string_view::npos ||
+        ((body.find('e') != std::string_view::npos || body.find('E') != std::string_view::npos) &&
+         !starts_with(body, "0x") && !starts_with(body, "0X"));
     if (is_float_text) {
         *out = float_bits(std::strtod(std::string(s).c_str(), nullptr), type);
         return true;
@@ -306,14 +354,14 @@ struct Decl {
     Type type = Type::none;
     std::uint32_t align = 0;
     std::string name;
-    std::int64_t array = -1;     // -1: scalar; 0: [] (extern); n: [n]
-    std::int64_t array2 = -1;    // second dimension, when given
-    std::string init;            // text after '='
+    std::int64_t array = -1;   // -1: scalar; 0: [] (extern); n: [n]
+    std::int64_t array2 = -1;  // second dimension, when given
+    std::string init;          // text after '='
     bool is_extern = false;
     bool is_ptr = false;
-    std::int64_t reg_count = -1; // %r<17>
-    bool is_list = false;        // more names follow, separated by commas
-    std::string names;           // the text from the (first) name on
+    std::int64_t reg_count = -1;  // %r<17>
+    bool is_list = false;         // more names follow, separated by commas
+    std::string names;            // the text from the (first) name on
 };
 
 // ".shared .align 4 .b8 name[1024] = {...}" and ".param .u64 .ptr .global .align 1 name".
@@ -325,10 +373,14 @@ Decl parse_decl(std::string_view text, std::uint32_t line) {
         text = trim(text.substr(0, eq));
     }
     d.init = std::string(init);
-    // ".reg.b32 f" (inline asm in the CUDA headers) is ".reg .b32 f": split attribute words at dots.
+    // ".reg.b32 f" (inline asm in the CUDA headers) is ".reg .b32 f": split attribute words at
+    // dots.
     std::vector<std::string_view> ws;
     for (std::string_view w : words(text)) {
-        if (w.size() < 2 || w[0] != '.' || w.find('.', 1) == std::string_view::npos) { ws.push_back(w); continue; }
+        if (w.size() < 2 || w[0] != '.' || w.find('.', 1) == std::string_view::npos) {
+            ws.push_back(w);
+            continue;
+        }
         size_t start = 0;
         while (start < w.size()) {
             size_t next = w.find('.', start + 1);
@@ -340,8 +392,8 @@ Decl parse_decl(std::string_view text, std::uint32_t line) {
     for (size_t i = 0; i < ws.size(); ++i) {
         std::string_view w = ws[i];
         if (w == ".extern") d.is_extern = true;
-        else if (w == ".visible" || w == ".weak" || w == ".common") {}
-        else if (w == ".ptr") d.is_ptr = true;
+        else if (w == ".visible" || w == ".weak" || w == ".common") {
+        } else if (w == ".ptr") d.is_ptr = true;
         else if (w == ".align") {
             if (i + 1 >= ws.size()) throw ParseError(line, "'.align' needs a value");
             d.align = std::uint32_t(parse_integer(ws[++i], line));
@@ -353,9 +405,13 @@ Decl parse_decl(std::string_view text, std::uint32_t line) {
             else if (k == "global" || k == "shared" || k == "local" || k == "const") {
                 // .param .u64 .ptr .global: the pointee's space, an attribute only.
                 if (d.space == Space::none)
-                    d.space = k == "shared" ? Space::shared : k == "local" ? Space::local : Space::constant;
+                    d.space = k == "shared"  ? Space::shared
+                              : k == "local" ? Space::local
+                                             : Space::constant;
             } else if (k == "param") d.space = Space::param;
-            else if (k == "v2" || k == "v4") throw ParseError(line, "vector declarations are not supported: " + std::string(text));
+            else if (k == "v2" || k == "v4")
+                throw ParseError(line,
+                                 "vector declarations are not supported: " + std::string(text));
             else throw ParseError(line, "unknown declaration attribute '" + std::string(w) + "'");
         } else {
             // The name, possibly with [n], [n][m] or <n>.
@@ -411,7 +467,8 @@ std::uint64_t decl_size(const Decl& d, std::uint32_t line = 0) {
 // Initialiser "{1, 2, 3}" or "5" into bytes of the element type; address items (module scope
 // only) become relocations.
 constexpr std::uint64_t max_initializer_bytes = 256u << 20;
-std::vector<std::uint8_t> parse_initializer(const Decl& d, std::uint32_t line, std::vector<Relocation>* relocations) {
+std::vector<std::uint8_t> parse_initializer(const Decl& d, std::uint32_t line,
+                                            std::vector<Relocation>* relocations) {
     std::vector<std::uint8_t> bytes;
     if (d.init.empty()) return bytes;
     std::string_view s = trim(d.init);
@@ -453,10 +510,14 @@ std::vector<std::uint8_t> parse_initializer(const Decl& d, std::uint32_t line, s
             relocations->push_back(std::move(r));
             v = 0;
         }
-        for (int b = 0; b < elem; ++b) bytes.push_back(b < 8 ? std::uint8_t(std::uint64_t(v) >> (8 * b)) : 0);  // .b128: high half 0
+        for (int b = 0; b < elem; ++b)
+            bytes.push_back(b < 8 ? std::uint8_t(std::uint64_t(v) >> (8 * b))
+                                  : 0);  // .b128: high half 0
         if (bytes.size() > max_initializer_bytes) throw ParseError(line, "initialiser too large");
     }
-    bytes.resize(std::max<std::uint64_t>(bytes.size(), std::min<std::uint64_t>(decl_size(d), max_initializer_bytes)), 0);
+    bytes.resize(std::max<std::uint64_t>(
+                     bytes.size(), std::min<std::uint64_t>(decl_size(d), max_initializer_bytes)),
+                 0);
     return bytes;
 }
 
@@ -468,7 +529,8 @@ Symbol symbol_from(const Decl& d, std::uint32_t line) {
     s.align = d.align ? d.align : std::max(1, type_bits(d.type) / 8);
     s.size = decl_size(d, line);
     s.is_extern = d.is_extern || d.array == 0;
-    s.init = parse_initializer(d, line, d.space == Space::global || d.space == Space::constant ? &s.relocations : nullptr);
+    s.init = parse_initializer(
+        d, line, d.space == Space::global || d.space == Space::constant ? &s.relocations : nullptr);
     return s;
 }
 
@@ -485,7 +547,7 @@ Param param_from(const Decl& d) {
 // [SECTION] Instructions --------------------------------------------------------------------------
 
 class FunctionParser {
-public:
+  public:
     static constexpr std::int64_t max_registers = 1 << 20;
 
     FunctionParser(Module& module, Function& fn) : module_(module), fn_(fn) {}
@@ -494,8 +556,11 @@ public:
         Decl d = parse_decl(text, line);
         if (d.space == Space::reg) {
             if (d.reg_count >= 0) {
-                if (d.reg_count > max_registers) throw ParseError(line, "more than " + std::to_string(max_registers) + " registers declared");
-                for (std::int64_t i = 0; i < d.reg_count; ++i) add_register(d.name + std::to_string(i), d.type);
+                if (d.reg_count > max_registers)
+                    throw ParseError(line, "more than " + std::to_string(max_registers) +
+                                               " registers declared");
+                for (std::int64_t i = 0; i < d.reg_count; ++i)
+                    add_register(d.name + std::to_string(i), d.type);
             } else {
                 for (std::string_view name : split_top(d.names, ',')) {
                     if (name.empty() || !std::all_of(name.begin(), name.end(), is_ident_char))
@@ -504,26 +569,33 @@ public:
                 }
             }
             if (fn_.register_names.size() > std::size_t(max_registers))
-                throw ParseError(line, "more than " + std::to_string(max_registers) + " registers declared");
+                throw ParseError(line, "more than " + std::to_string(max_registers) +
+                                           " registers declared");
             return;
         }
-        if (d.is_list) throw ParseError(line, "a list of names is supported in .reg declarations only: " + std::string(text));
+        if (d.is_list)
+            throw ParseError(line, "a list of names is supported in .reg declarations only: " +
+                                       std::string(text));
         if (d.space == Space::param || d.space == Space::local || d.space == Space::shared ||
             d.space == Space::constant || d.space == Space::global) {
             Symbol s = symbol_from(d, line);
             fn_.locals.push_back(s);
             auto previous = local_names_.find(s.name);
             if (!scopes_.empty() && !declared_in_scope(scopes_.back().symbols, s.name))
-                scopes_.back().symbols.push_back({s.name, previous == local_names_.end() ? -1 : previous->second});
+                scopes_.back().symbols.push_back(
+                    {s.name, previous == local_names_.end() ? -1 : previous->second});
             local_names_[s.name] = std::int32_t(fn_.locals.size() - 1);  // an inner scope shadows
             return;
         }
         throw ParseError(line, "unsupported declaration in function body: " + std::string(text));
     }
 
-    void label(std::string_view name) { fn_.labels[std::string(name)] = std::int32_t(fn_.code.size()); }
+    void label(std::string_view name) {
+        fn_.labels[std::string(name)] = std::int32_t(fn_.code.size());
+    }
 
-    void instruction(std::string_view text, std::uint32_t line, std::uint32_t src_file, std::uint32_t src_line) {
+    void instruction(std::string_view text, std::uint32_t line, std::uint32_t src_file,
+                     std::uint32_t src_line) {
         Instruction in;
         in.ptx_line = line;
         in.file = src_file;
@@ -534,7 +606,10 @@ public:
             size_t sp = 1;
             while (sp < s.size() && !std::isspace((unsigned char)s[sp])) ++sp;
             std::string_view g = s.substr(1, sp - 1);
-            if (!g.empty() && g[0] == '!') { in.guard_negated = true; g.remove_prefix(1); }
+            if (!g.empty() && g[0] == '!') {
+                in.guard_negated = true;
+                g.remove_prefix(1);
+            }
             in.guard = reg_index(g, line);
             s = trim(s.substr(sp));
         }
@@ -567,7 +642,7 @@ public:
         }
     }
 
-private:
+  private:
     // A register declared in a nested { } scope (inline asm in the CUDA headers declares
     // `.reg .u32 %r1, ...` that way) is a new register that hides an outer one of the same name
     // until the scope closes; a repeated declaration in the same scope is the same register.
@@ -584,13 +659,14 @@ private:
         fn_.registers[std::move(name)] = index;
     }
 
-    static bool declared_in_scope(const std::vector<std::pair<std::string, std::int32_t>>& list, const std::string& name) {
+    static bool declared_in_scope(const std::vector<std::pair<std::string, std::int32_t>>& list,
+                                  const std::string& name) {
         for (const auto& entry : list)
             if (entry.first == name) return true;
         return false;
     }
 
-public:
+  public:
     void open_scope() { scopes_.emplace_back(); }
     void close_scope() {
         if (scopes_.empty()) return;
@@ -606,11 +682,11 @@ public:
         scopes_.pop_back();
     }
 
-private:
-
+  private:
     std::int32_t reg_index(std::string_view name, std::uint32_t line) {
         auto it = fn_.registers.find(std::string(name));
-        if (it == fn_.registers.end()) throw ParseError(line, "undeclared register '" + std::string(name) + "'");
+        if (it == fn_.registers.end())
+            throw ParseError(line, "undeclared register '" + std::string(name) + "'");
         return it->second;
     }
 
@@ -619,7 +695,8 @@ private:
         size_t start = 0;
         for (size_t i = 0; i <= mnemonic.size(); ++i) {
             if (i == mnemonic.size() || mnemonic[i] == '.') {
-                // "shared::cta" and "L1::no_allocate" contain dots? No: '::' only. Keep as one part.
+                // "shared::cta" and "L1::no_allocate" contain dots? No: '::' only. Keep as one
+                // part.
                 parts.push_back(mnemonic.substr(start, i - start));
                 start = i + 1;
             }
@@ -635,68 +712,131 @@ private:
         }
         if (first_modifier == 1) {
             auto it = ops.find(parts[0]);
-            if (it == ops.end()) throw ParseError(line, "unknown instruction '" + std::string(mnemonic) + "'");
+            if (it == ops.end())
+                throw ParseError(line, "unknown instruction '" + std::string(mnemonic) + "'");
             in.op = it->second;
         }
         std::vector<Type> types;
         const bool is_compare = in.op == Opcode::setp || in.op == Opcode::set;
         for (size_t i = first_modifier; i < parts.size(); ++i) {
             std::string_view m = parts[i];
-            if (auto t = type_names().find(m); t != type_names().end()) { types.push_back(t->second); continue; }
+            if (auto t = type_names().find(m); t != type_names().end()) {
+                types.push_back(t->second);
+                continue;
+            }
             if (is_compare) {
-                if (auto c = cmp_names().find(m); c != cmp_names().end() && in.cmp == Cmp::none) { in.cmp = c->second; continue; }
-                if (m == "and") { in.bool_op = SubOp::and_; continue; }
-                if (m == "or") { in.bool_op = SubOp::or_; continue; }
-                if (m == "xor") { in.bool_op = SubOp::xor_; continue; }
+                if (auto c = cmp_names().find(m); c != cmp_names().end() && in.cmp == Cmp::none) {
+                    in.cmp = c->second;
+                    continue;
+                }
+                if (m == "and") {
+                    in.bool_op = SubOp::and_;
+                    continue;
+                }
+                if (m == "or") {
+                    in.bool_op = SubOp::or_;
+                    continue;
+                }
+                if (m == "xor") {
+                    in.bool_op = SubOp::xor_;
+                    continue;
+                }
             }
             if (in.op == Opcode::testp) {
                 static const std::pair<const char*, SubOp> properties[] = {
-                    {"finite", SubOp::testp_finite}, {"infinite", SubOp::testp_infinite}, {"number", SubOp::testp_number},
-                    {"notanumber", SubOp::testp_notanumber}, {"normal", SubOp::testp_normal}, {"subnormal", SubOp::testp_subnormal},
+                    {"finite", SubOp::testp_finite}, {"infinite", SubOp::testp_infinite},
+                    {"number", SubOp::testp_number}, {"notanumber", SubOp::testp_notanumber},
+                    {"normal", SubOp::testp_normal}, {"subnormal", SubOp::testp_subnormal},
                 };
                 bool found = false;
                 for (auto& [name, property] : properties)
-                    if (m == name) { in.sub = property; found = true; }
+                    if (m == name) {
+                        in.sub = property;
+                        found = true;
+                    }
                 if (found) continue;
             }
-            if (SubOp so = sub_op_of(in.op, m); so != SubOp::none && in.sub == SubOp::none) { in.sub = so; continue; }
-            if (m == "hi") { in.flags |= f_hi; continue; }
-            if (m == "lo") { in.flags |= f_lo; continue; }
-            if (auto r = rounding_names().find(m); r != rounding_names().end()) { in.rounding = r->second; continue; }
-            if (auto sp = space_names().find(m); sp != space_names().end()) { in.space = sp->second; continue; }
-            if (m == "v2") { in.vector = 2; continue; }
-            if (m == "v4") { in.vector = 4; continue; }
-            if (m == "v8") { in.vector = 8; continue; }
-            if (m == "r" && in.op == Opcode::shf) continue;  // shf.r: right is the default (no f_shift_left)
-            if (auto f = flag_names().find(m); f != flag_names().end()) { in.flags |= f->second; continue; }
+            if (SubOp so = sub_op_of(in.op, m); so != SubOp::none && in.sub == SubOp::none) {
+                in.sub = so;
+                continue;
+            }
+            if (m == "hi") {
+                in.flags |= f_hi;
+                continue;
+            }
+            if (m == "lo") {
+                in.flags |= f_lo;
+                continue;
+            }
+            if (auto r = rounding_names().find(m); r != rounding_names().end()) {
+                in.rounding = r->second;
+                continue;
+            }
+            if (auto sp = space_names().find(m); sp != space_names().end()) {
+                in.space = sp->second;
+                continue;
+            }
+            if (m == "v2") {
+                in.vector = 2;
+                continue;
+            }
+            if (m == "v4") {
+                in.vector = 4;
+                continue;
+            }
+            if (m == "v8") {
+                in.vector = 8;
+                continue;
+            }
+            if (m == "r" && in.op == Opcode::shf)
+                continue;  // shf.r: right is the default (no f_shift_left)
+            if (auto f = flag_names().find(m); f != flag_names().end()) {
+                in.flags |= f->second;
+                continue;
+            }
             if (in.op == Opcode::bar || in.op == Opcode::barrier) {
-                if (m == "red") { in.flags |= f_red; continue; }
+                if (m == "red") {
+                    in.flags |= f_red;
+                    continue;
+                }
             }
             if (in.op == Opcode::fence && (m == "proxy" || m == "alias" || m == "async")) continue;
             if (is_ignorable_modifier(m)) continue;
             if (m.find("::") != std::string_view::npos) {
                 auto sp = space_names().find(m);
-                if (sp != space_names().end()) { in.space = sp->second; continue; }
-                if (starts_with(m, "shared")) { in.space = Space::shared; continue; }
+                if (sp != space_names().end()) {
+                    in.space = sp->second;
+                    continue;
+                }
+                if (starts_with(m, "shared")) {
+                    in.space = Space::shared;
+                    continue;
+                }
                 continue;  // cache hints such as L1::no_allocate
             }
-            throw ParseError(line, "unknown modifier '." + std::string(m) + "' in '" + std::string(mnemonic) + "'");
+            throw ParseError(line, "unknown modifier '." + std::string(m) + "' in '" +
+                                       std::string(mnemonic) + "'");
         }
         if (!types.empty()) {
             in.type = types[0];
             in.type2 = types.size() > 1 ? types[1] : types[0];
         }
-        if ((in.op == Opcode::ld || in.op == Opcode::st || in.op == Opcode::ldu || in.op == Opcode::atom ||
-             in.op == Opcode::red || in.op == Opcode::prefetch) && in.space == Space::none)
+        if ((in.op == Opcode::ld || in.op == Opcode::st || in.op == Opcode::ldu ||
+             in.op == Opcode::atom || in.op == Opcode::red || in.op == Opcode::prefetch) &&
+            in.space == Space::none)
             in.space = Space::generic;
-        if (in.vector > 4) throw ParseError(line, "vectors of more than 4 elements are not supported");
+        if (in.vector > 4)
+            throw ParseError(line, "vectors of more than 4 elements are not supported");
     }
 
     Operand operand(std::string_view s, const Instruction& in, std::uint32_t line) {
         Operand o;
         s = trim(s);
         if (s.empty()) throw ParseError(line, "empty operand");
-        if (s == "_") { o.kind = OperandKind::sink; return o; }
+        if (s == "_") {
+            o.kind = OperandKind::sink;
+            return o;
+        }
         if (s.front() == '[') {
             if (s.back() != ']') throw ParseError(line, "missing ']' in '" + std::string(s) + "'");
             address(o, trim(s.substr(1, s.size() - 2)), line);
@@ -737,13 +877,15 @@ private:
             }
             throw ParseError(line, "undeclared register '" + std::string(s) + "'");
         }
-        if (auto it = fn_.registers.find(std::string(s)); it != fn_.registers.end()) {  // inline asm: __$temp3
+        if (auto it = fn_.registers.find(std::string(s));
+            it != fn_.registers.end()) {  // inline asm: __$temp3
             o.kind = OperandKind::reg;
             o.reg = it->second;
             return o;
         }
         std::int64_t v;
-        if ((std::isdigit((unsigned char)s[0]) || s[0] == '-') && parse_immediate(s, in.type, line, &v)) {
+        if ((std::isdigit((unsigned char)s[0]) || s[0] == '-') &&
+            parse_immediate(s, in.type, line, &v)) {
             o.kind = OperandKind::imm;
             o.value = v;
             return o;
@@ -799,13 +941,26 @@ private:
             return true;
         }
         for (size_t i = 0; i < fn_.params.size(); ++i)
-            if (fn_.params[i].name == name) { o.scope = Operand::param_scope; o.symbol = std::int32_t(i); return true; }
+            if (fn_.params[i].name == name) {
+                o.scope = Operand::param_scope;
+                o.symbol = std::int32_t(i);
+                return true;
+            }
         for (size_t i = 0; i < fn_.returns.size(); ++i)
-            if (fn_.returns[i].name == name) { o.scope = Operand::return_scope; o.symbol = std::int32_t(i); return true; }
+            if (fn_.returns[i].name == name) {
+                o.scope = Operand::return_scope;
+                o.symbol = std::int32_t(i);
+                return true;
+            }
         for (size_t i = 0; i < module_.globals.size(); ++i)
-            if (module_.globals[i].name == name) { o.scope = Operand::module_scope; o.symbol = std::int32_t(i); return true; }
+            if (module_.globals[i].name == name) {
+                o.scope = Operand::module_scope;
+                o.symbol = std::int32_t(i);
+                return true;
+            }
         for (const Function& f : module_.functions)
-            if (f.name == name) {  // a function's address; its index is settled once the module is read
+            if (f.name ==
+                name) {  // a function's address; its index is settled once the module is read
                 o.scope = Operand::code_scope;
                 o.name = name;
                 return true;
@@ -817,14 +972,18 @@ private:
     void parse_call(Instruction& in, std::string_view rest, std::uint32_t line) {
         auto parts = split_top(rest, ',');
         size_t i = 0;
-        auto is_list = [&](size_t k) { return k < parts.size() && !parts[k].empty() && parts[k].front() == '('; };
+        auto is_list = [&](size_t k) {
+            return k < parts.size() && !parts[k].empty() && parts[k].front() == '(';
+        };
         auto symbol_list = [&](std::string_view list, std::vector<std::int32_t>& out) {
             list = trim(list);
-            if (list.size() < 2 || list.front() != '(' || list.back() != ')') throw ParseError(line, "call: expected '(...)'");
+            if (list.size() < 2 || list.front() != '(' || list.back() != ')')
+                throw ParseError(line, "call: expected '(...)'");
             for (auto item : split_top(list.substr(1, list.size() - 2), ',')) {
                 if (item.empty()) continue;
                 auto it = local_names_.find(std::string(item));
-                if (it == local_names_.end()) throw ParseError(line, "call: unknown parameter '" + std::string(item) + "'");
+                if (it == local_names_.end())
+                    throw ParseError(line, "call: unknown parameter '" + std::string(item) + "'");
                 out.push_back(it->second);
             }
         };
@@ -838,11 +997,13 @@ private:
             // call through a function pointer: `call (r), %rd8, (p), prototype_0;`
             callee.kind = OperandKind::reg;
             callee.reg = fn_.registers.at(callee.name);
-            if (i < parts.size() && !parts[i].empty() && parts[i].front() != '(') ++i;  // the prototype
+            if (i < parts.size() && !parts[i].empty() && parts[i].front() != '(')
+                ++i;  // the prototype
         } else if (callee.name[0] == '%') {
             throw ParseError(line, "call: undeclared register '" + callee.name + "'");
         }
-        if (i < parts.size()) throw ParseError(line, "call: unexpected '" + std::string(parts[i]) + "'");
+        if (i < parts.size())
+            throw ParseError(line, "call: unexpected '" + std::string(parts[i]) + "'");
         Operand results, args;
         results.kind = args.kind = OperandKind::vector;
         in.operands[0] = results;
@@ -862,7 +1023,8 @@ private:
 
 // Function header: ".visible .entry name(.param ...)" or ".func (.param .b32 r) name(.param ...)"
 // followed by performance directives.
-void parse_function_header(Module& module, Function& fn, std::string_view text, std::uint32_t line) {
+void parse_function_header(Module& module, Function& fn, std::string_view text,
+                           std::uint32_t line) {
     std::string_view s = trim(text);
     auto ws = words(s);
     size_t pos = 0;
@@ -873,8 +1035,15 @@ void parse_function_header(Module& module, Function& fn, std::string_view text, 
         while (end < s.size() && !std::isspace((unsigned char)s[end]) && s[end] != '(') ++end;
         std::string_view w = s.substr(pos, end - pos);
         pos = end;
-        if (w == ".entry") { is_entry = true; found = true; break; }
-        if (w == ".func") { found = true; break; }
+        if (w == ".entry") {
+            is_entry = true;
+            found = true;
+            break;
+        }
+        if (w == ".func") {
+            found = true;
+            break;
+        }
         if (w == ".visible" || w == ".extern" || w == ".weak") {
             if (w == ".extern") fn.is_extern = true;
             continue;
@@ -891,7 +1060,10 @@ void parse_function_header(Module& module, Function& fn, std::string_view text, 
         size_t close = 0;
         for (size_t i = 0; i < r.size(); ++i) {
             if (r[i] == '(') ++depth;
-            if (r[i] == ')' && --depth == 0) { close = i; break; }
+            if (r[i] == ')' && --depth == 0) {
+                close = i;
+                break;
+            }
         }
         if (close == 0) throw ParseError(line, "unterminated parameter list");
         for (auto item : split_top(r.substr(1, close - 1), ',')) {
@@ -950,7 +1122,7 @@ void parse_function_header(Module& module, Function& fn, std::string_view text, 
 // [SECTION] Statement splitting and the driver ----------------------------------------------------
 
 class Parser {
-public:
+  public:
     explicit Parser(const std::string& text) : text_(text) {}
 
     Module run() {
@@ -964,12 +1136,15 @@ public:
             pos = end + 1;
             ++line;
         }
-        if (!pending_blank_) throw ParseError(pending_line_, "unterminated statement: " + std::string(trim(pending_)));
+        if (!pending_blank_)
+            throw ParseError(pending_line_,
+                             "unterminated statement: " + std::string(trim(pending_)));
         if (section_depth_ != 0) throw ParseError(line, "unterminated .section");
         if (current_) throw ParseError(line, "unterminated function body");
         // A function declared first and defined later appears twice; its definition counts.
         for (size_t i = 0; i < module_.functions.size(); ++i) {
-            auto [it, fresh] = module_.function_index.emplace(module_.functions[i].name, std::int32_t(i));
+            auto [it, fresh] =
+                module_.function_index.emplace(module_.functions[i].name, std::int32_t(i));
             if (!fresh && !module_.functions[i].is_extern) it->second = std::int32_t(i);
         }
         for (Function& fn : module_.functions) resolve_calls(fn);
@@ -989,15 +1164,17 @@ public:
         return end == std::string::npos ? std::string() : text.substr(start, end - start);
     }
 
-private:
+  private:
     void strip_comments() {
         clean_.reserve(text_.size());
         bool in_block = false, in_string = false;
         for (size_t i = 0; i < text_.size(); ++i) {
             char c = text_[i];
             if (in_block) {
-                if (c == '*' && i + 1 < text_.size() && text_[i + 1] == '/') { in_block = false; ++i; }
-                else if (c == '\n') clean_ += '\n';
+                if (c == '*' && i + 1 < text_.size() && text_[i + 1] == '/') {
+                    in_block = false;
+                    ++i;
+                } else if (c == '\n') clean_ += '\n';
                 continue;
             }
             if (in_string) {
@@ -1005,13 +1182,21 @@ private:
                 if (c == '"') in_string = false;
                 continue;
             }
-            if (c == '"') { in_string = true; clean_ += c; continue; }
+            if (c == '"') {
+                in_string = true;
+                clean_ += c;
+                continue;
+            }
             if (c == '/' && i + 1 < text_.size() && text_[i + 1] == '/') {
                 while (i < text_.size() && text_[i] != '\n') ++i;
                 clean_ += '\n';
                 continue;
             }
-            if (c == '/' && i + 1 < text_.size() && text_[i + 1] == '*') { in_block = true; ++i; continue; }
+            if (c == '/' && i + 1 < text_.size() && text_[i + 1] == '*') {
+                in_block = true;
+                ++i;
+                continue;
+            }
             clean_ += c;
         }
     }
@@ -1019,16 +1204,32 @@ private:
     void line_text(std::string_view raw, std::uint32_t line) {
         std::string_view t = trim(raw);
         if (t.empty()) return;
-        if (section_depth_ > 0) { skip_section(t, line); return; }
+        if (section_depth_ > 0) {
+            skip_section(t, line);
+            return;
+        }
         if (pending_blank_) {
             // Directives that end at the end of the line rather than at ';'.
-            if (starts_with(t, ".loc") && t.size() > 4 && std::isspace((unsigned char)t[4])) { loc(t, line); return; }
-            if (starts_with(t, ".file") && t.size() > 5 && std::isspace((unsigned char)t[5])) { file(t, line); return; }
-            if (starts_with(t, ".version")) { module_.version = std::string(trim(t.substr(8))); return; }
-            if (starts_with(t, ".target")) { module_.target = std::string(trim(t.substr(7))); return; }
+            if (starts_with(t, ".loc") && t.size() > 4 && std::isspace((unsigned char)t[4])) {
+                loc(t, line);
+                return;
+            }
+            if (starts_with(t, ".file") && t.size() > 5 && std::isspace((unsigned char)t[5])) {
+                file(t, line);
+                return;
+            }
+            if (starts_with(t, ".version")) {
+                module_.version = std::string(trim(t.substr(8)));
+                return;
+            }
+            if (starts_with(t, ".target")) {
+                module_.target = std::string(trim(t.substr(7)));
+                return;
+            }
             if (starts_with(t, ".address_size")) {
                 module_.address_size = int(parse_integer(trim(t.substr(13)), line));
-                if (module_.address_size != 64) throw ParseError(line, "only .address_size 64 is supported");
+                if (module_.address_size != 64)
+                    throw ParseError(line, "only .address_size 64 is supported");
                 return;
             }
             if (starts_with(t, ".section")) {
@@ -1041,20 +1242,37 @@ private:
                 return;
             }
         }
-        if (section_depth_ < 0) { skip_section(t, line); return; }
+        if (section_depth_ < 0) {
+            skip_section(t, line);
+            return;
+        }
         for (char c : t) {
             if (pending_blank_ && !std::isspace((unsigned char)c)) pending_line_ = line;
-            if (pending_has_equals_ && (c == '{' || c == '}')) { pending_ += c; pending_blank_ = false; continue; }
+            if (pending_has_equals_ && (c == '{' || c == '}')) {
+                pending_ += c;
+                pending_blank_ = false;
+                continue;
+            }
             if (c == ';') {
-                if (operand_braces_ != 0) throw ParseError(line, "unbalanced '{' in '" + std::string(trim(pending_)) + "'");
+                if (operand_braces_ != 0)
+                    throw ParseError(line,
+                                     "unbalanced '{' in '" + std::string(trim(pending_)) + "'");
                 flush_statement(';');
             } else if (c == '{') {
                 // Inside a function, '{' after the start of an instruction opens a vector operand
                 // ({%r1, %r2}); otherwise it opens a block (a function body or a nested scope).
-                if (current_ && !pending_blank_) { pending_ += c; ++operand_braces_; continue; }
+                if (current_ && !pending_blank_) {
+                    pending_ += c;
+                    ++operand_braces_;
+                    continue;
+                }
                 flush_statement('{');
             } else if (c == '}') {
-                if (operand_braces_ > 0) { pending_ += c; --operand_braces_; continue; }
+                if (operand_braces_ > 0) {
+                    pending_ += c;
+                    --operand_braces_;
+                    continue;
+                }
                 if (!pending_blank_) throw ParseError(line, "missing ';' before '}'");
                 pending_.clear();
                 close_brace(line);
@@ -1064,7 +1282,9 @@ private:
                 pending_blank_ = true;
             } else {
                 if (pending_.size() > max_statement_bytes)
-                    throw ParseError(pending_line_, "statement longer than " + std::to_string(max_statement_bytes) + " bytes");
+                    throw ParseError(pending_line_, "statement longer than " +
+                                                        std::to_string(max_statement_bytes) +
+                                                        " bytes");
                 pending_ += c;
                 if (c == '=') pending_has_equals_ = true;
                 if (!std::isspace((unsigned char)c)) pending_blank_ = false;
@@ -1112,7 +1332,8 @@ private:
         std::string_view ln = parts[1];
         if (!ln.empty() && ln.back() == ',') ln.remove_suffix(1);
         loc_line_ = std::uint32_t(parse_integer(ln, line));
-        if (current_ && current_->first_line == 0 && loc_line_ != 0) current_->first_line = loc_line_;
+        if (current_ && current_->first_line == 0 && loc_line_ != 0)
+            current_->first_line = loc_line_;
     }
 
     void file(std::string_view t, std::uint32_t line) {
@@ -1123,23 +1344,27 @@ private:
         std::string_view name = trim(rest.substr(sp));
         auto q1 = name.find('"');
         auto q2 = name.find('"', q1 + 1);
-        if (q1 == std::string_view::npos || q2 == std::string_view::npos) throw ParseError(line, "bad .file");
+        if (q1 == std::string_view::npos || q2 == std::string_view::npos)
+            throw ParseError(line, "bad .file");
         module_.files[index] = std::string(name.substr(q1 + 1, q2 - q1 - 1));
     }
 
     void statement(std::string_view s, std::uint32_t line, char terminator) {
         if (current_) {
             if (terminator == '{') {
-                if (!s.empty()) throw ParseError(line, "unexpected '{' after '" + std::string(s) + "'");
+                if (!s.empty())
+                    throw ParseError(line, "unexpected '{' after '" + std::string(s) + "'");
                 ++depth_;
                 current_parser_->open_scope();
                 return;
             }
             if (s.empty()) return;
             if (s[0] == '.') {
-                if (starts_with(s, ".pragma") || starts_with(s, ".callprototype")) return;  // prototypes: types only
-                if (starts_with(s, ".reg") || starts_with(s, ".local") || starts_with(s, ".shared") ||
-                    starts_with(s, ".param") || starts_with(s, ".const") || starts_with(s, ".global") ||
+                if (starts_with(s, ".pragma") || starts_with(s, ".callprototype"))
+                    return;  // prototypes: types only
+                if (starts_with(s, ".reg") || starts_with(s, ".local") ||
+                    starts_with(s, ".shared") || starts_with(s, ".param") ||
+                    starts_with(s, ".const") || starts_with(s, ".global") ||
                     starts_with(s, ".align")) {
                     current_parser_->declare(s, line);
                     return;
@@ -1154,7 +1379,11 @@ private:
         auto ws = words(s);
         bool is_function = false;
         for (auto w : ws) {
-            if (w == ".entry" || w == ".func" || starts_with(w, ".entry") || starts_with(w, ".func")) { is_function = true; break; }
+            if (w == ".entry" || w == ".func" || starts_with(w, ".entry") ||
+                starts_with(w, ".func")) {
+                is_function = true;
+                break;
+            }
             if (w[0] != '.') break;
         }
         if (is_function) {
@@ -1173,7 +1402,8 @@ private:
             }
             return;
         }
-        if (terminator == '{') throw ParseError(line, "unexpected '{' after '" + std::string(s) + "'");
+        if (terminator == '{')
+            throw ParseError(line, "unexpected '{' after '" + std::string(s) + "'");
         // Module-scope variable.
         Decl d = parse_decl(s, line);
         if (d.space != Space::global && d.space != Space::constant && d.space != Space::shared)
@@ -1183,7 +1413,10 @@ private:
 
     void close_brace(std::uint32_t line) {
         if (!current_) throw ParseError(line, "unmatched '}'");
-        if (--depth_ > 0) { current_parser_->close_scope(); return; }
+        if (--depth_ > 0) {
+            current_parser_->close_scope();
+            return;
+        }
         current_parser_->finish();
         current_ = nullptr;
         current_parser_.reset();
@@ -1199,7 +1432,8 @@ private:
             if (in.op != Opcode::call || in.operands[1].kind == OperandKind::reg) continue;
             const std::string& callee = in.operands[1].name;
             auto it = module_.function_index.find(callee);
-            if (it == module_.function_index.end()) throw ParseError(in.ptx_line, "call to unknown function '" + callee + "'");
+            if (it == module_.function_index.end())
+                throw ParseError(in.ptx_line, "call to unknown function '" + callee + "'");
             in.target = it->second;
         }
     }
@@ -1209,10 +1443,10 @@ private:
     Module module_;
     static constexpr size_t max_statement_bytes = 64u << 20;
     std::string pending_;
-    bool pending_blank_ = true;       // pending_ holds only whitespace
-    bool pending_has_equals_ = false; // an initialiser: its braces belong to the statement
-    int operand_braces_ = 0;          // open '{' of a vector operand
-    int section_depth_ = 0;           // > 0: inside a skipped .section; -1: its '{' is still to come
+    bool pending_blank_ = true;        // pending_ holds only whitespace
+    bool pending_has_equals_ = false;  // an initialiser: its braces belong to the statement
+    int operand_braces_ = 0;           // open '{' of a vector operand
+    int section_depth_ = 0;  // > 0: inside a skipped .section; -1: its '{' is still to come
     std::uint32_t pending_line_ = 1;
     Function* current_ = nullptr;
     size_t current_index_ = 0;
@@ -1243,15 +1477,16 @@ ParseResult parse(const std::string& ptx_text) {
 // Type helpers ------------------------------------------------------------------------------------
 
 const char* type_name(Type t) {
-    static const char* names[] = {"none", "b8",  "b16", "b32",  "b64",   "b128", "u8",     "u16", "u32", "u64", "s8",
-                                  "s16",  "s32", "s64", "f16",  "f16x2", "bf16", "bf16x2", "f32", "f64", "pred",
-                                  "u2",   "s2",  "u4",  "s4"};
+    static const char* names[] = {"none", "b8",    "b16",  "b32",    "b64", "b128", "u8",
+                                  "u16",  "u32",   "u64",  "s8",     "s16", "s32",  "s64",
+                                  "f16",  "f16x2", "bf16", "bf16x2", "f32", "f64",  "pred",
+                                  "u2",   "s2",    "u4",   "s4"};
     return names[int(t)];
 }
 
 const char* op_class_name(OpClass c) {
-    static const char* names[] = {"arith", "logic", "compare", "convert", "move", "memory",
-                                  "atomic", "control", "barrier", "warp", "special"};
+    static const char* names[] = {"arith",  "logic",   "compare", "convert", "move",   "memory",
+                                  "atomic", "control", "barrier", "warp",    "special"};
     return names[int(c)];
 }
 

@@ -11,7 +11,7 @@ namespace cudalab::ptx {
 struct ParseResult {
     bool ok = false;
     Module module;
-    std::string error;   // "ptx:123: unknown instruction 'foo.bar'"
+    std::string error;              // "ptx:123: unknown instruction 'foo.bar'"
     std::uint32_t error_line = 0;   // the PTX line
     std::uint32_t source_line = 0;  // the learner's source line there (.loc), when known
     std::string source_file;        // the file of source_line as the PTX names it (.file)

@@ -18,11 +18,13 @@ struct TextStyle {
 };
 
 std::string text(const lessons::CheckReport& r, const TextStyle& style = {});
-std::string text_summary(const std::vector<lessons::CheckReport>& reports, const TextStyle& style = {});
+std::string text_summary(const std::vector<lessons::CheckReport>& reports,
+                         const TextStyle& style = {});
 nlohmann::json json(const lessons::CheckReport& r);
 // One launch of a report (`index`, 0-based): its shape, the checks that measured it and its
 // figures per source line of `source` (the file checked), as the app's code gutter shows them.
-std::string launch_text(const lessons::CheckReport& r, int index, const std::string& source, const TextStyle& style = {});
+std::string launch_text(const lessons::CheckReport& r, int index, const std::string& source,
+                        const TextStyle& style = {});
 std::string junit(const std::vector<lessons::CheckReport>& reports);
 nlohmann::json gradescope(const std::vector<lessons::CheckReport>& reports);
 

@@ -17,10 +17,19 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i, char32_t* code) {
     }
     std::size_t n;
     char32_t c, min;
-    if ((b0 & 0xe0) == 0xc0) { n = 2; c = b0 & 0x1f; min = 0x80; }
-    else if ((b0 & 0xf0) == 0xe0) { n = 3; c = b0 & 0x0f; min = 0x800; }
-    else if ((b0 & 0xf8) == 0xf0) { n = 4; c = b0 & 0x07; min = 0x10000; }
-    else return 0;
+    if ((b0 & 0xe0) == 0xc0) {
+        n = 2;
+        c = b0 & 0x1f;
+        min = 0x80;
+    } else if ((b0 & 0xf0) == 0xe0) {
+        n = 3;
+        c = b0 & 0x0f;
+        min = 0x800;
+    } else if ((b0 & 0xf8) == 0xf0) {
+        n = 4;
+        c = b0 & 0x07;
+        min = 0x10000;
+    } else return 0;
     if (i + n > s.size()) return 0;
     for (std::size_t k = 1; k < n; ++k) {
         if ((byte(i + k) & 0xc0) != 0x80) return 0;
@@ -41,10 +50,10 @@ std::string safe_text(std::string_view text, std::size_t max_bytes) {
         char32_t code = 0;
         const std::size_t n = utf8_sequence(text, i, &code);
         std::string_view piece;
-        if (n == 0) piece = "\xef\xbf\xbd";                     // U+FFFD for a byte that is not UTF-8
+        if (n == 0) piece = "\xef\xbf\xbd";  // U+FFFD for a byte that is not UTF-8
         else if (code == '\n' || code == '\t') piece = text.substr(i, 1);
-        else if (code < 0x20 || code == 0x7f) piece = " ";        // escapes would redraw a terminal
-        else if (code >= 0x80 && code < 0xa0) piece = " ";        // C1 controls
+        else if (code < 0x20 || code == 0x7f) piece = " ";  // escapes would redraw a terminal
+        else if (code >= 0x80 && code < 0xa0) piece = " ";  // C1 controls
         else if (code == 0xfffe || code == 0xffff) piece = "\xef\xbf\xbd";
         else piece = text.substr(i, n);
         if (out.size() + piece.size() > max_bytes) {

@@ -4,9 +4,10 @@
 //
 // Every backend supports:
 //   [x] load a compiled module (PTX)           load()
-//   [x] device memory                          allocate() / release() / copy_to_device() / copy_to_host()
-//   [x] launch a kernel by name                launch(kernel, grid, block, dynamic shared, args)
-//   [x] report faults as a status with a message naming kernel, line, block and thread where known
+//   [x] device memory                          allocate() / release() / copy_to_device() /
+//   copy_to_host() [x] launch a kernel by name                launch(kernel, grid, block, dynamic
+//   shared, args) [x] report faults as a status with a message naming kernel, line, block and
+//   thread where known
 // Optional (returns empty where a backend cannot know):
 //   [ ] trace of warp instructions             emulator only
 //   [ ] last writer of an address              emulator only (for "element 17 was written by ...")
@@ -62,15 +63,16 @@ struct LaunchStats {
 };
 
 struct LaunchResult {
-    Status status;                 // kernel_fault carries the diagnostic in status.message
+    Status status;                      // kernel_fault carries the diagnostic in status.message
     std::vector<std::string> warnings;  // e.g. reads of uninitialised shared memory
     // Instructions that read shared memory no thread of the block had written, and the warning
     // for the first of them (the emulator starts shared memory at 0; a GPU does not).
     std::uint32_t uninitialised_shared_reads = 0;
     std::string first_uninitialised_shared_read;
     // Words of global memory that two blocks of the launch wrote, or that one block read or updated
-    // after another wrote it with a plain store: blocks run in no fixed order, so the result depends
-    // on timing. The emulator runs blocks in an order that can hide this; lessons fail the launch.
+    // after another wrote it with a plain store: blocks run in no fixed order, so the result
+    // depends on timing. The emulator runs blocks in an order that can hide this; lessons fail the
+    // launch.
     std::uint32_t global_races = 0;
     std::string first_global_race;
     LaunchStats stats;
@@ -103,9 +105,9 @@ struct Writer {
 };
 
 class Backend {
-public:
+  public:
     virtual ~Backend() = default;
-    virtual std::string name() const = 0;  // "emu" or "gpu"
+    virtual std::string name() const = 0;         // "emu" or "gpu"
     virtual std::string description() const = 0;  // for "running on ..."
     virtual Status load(std::shared_ptr<const compiler::CompileResult> module) = 0;
     virtual Status allocate(std::size_t bytes, DevicePtr* out) = 0;
@@ -121,12 +123,14 @@ public:
     virtual TimedResult time_launch(const std::string& kernel, const LaunchConfig& config,
                                     const std::vector<KernelArg>& args, int warmup, int repeats) {
         TimedResult r;
-        r.status = Status::error(StatusCode::backend_unavailable, "timed runs need a GPU (--backend gpu)");
+        r.status =
+            Status::error(StatusCode::backend_unavailable, "timed runs need a GPU (--backend gpu)");
         return r;
     }
     virtual std::optional<DevicePeakFigures> device_peak() { return std::nullopt; }
     // cuOccupancyMaxActiveBlocksPerMultiprocessor for the kernel at this block size.
-    virtual std::optional<int> max_active_blocks(const std::string& kernel, const LaunchConfig& config) {
+    virtual std::optional<int> max_active_blocks(const std::string& kernel,
+                                                 const LaunchConfig& config) {
         return std::nullopt;
     }
 };

@@ -2,7 +2,6 @@
 
 #include <cstdio>
 
-
 namespace cudalab {
 
 std::string Dim3::str() const {

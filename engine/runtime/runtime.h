@@ -20,7 +20,7 @@ template <class T> struct DeviceBuffer {
 };
 
 class Runtime {
-public:
+  public:
     explicit Runtime(std::unique_ptr<Backend> backend);
     ~Runtime();
     Backend& backend() { return *backend_; }
@@ -36,7 +36,8 @@ public:
         return s;
     }
     template <class T> Status upload(const DeviceBuffer<T>& dst, const std::vector<T>& src) {
-        return backend_->copy_to_device(dst.ptr, src.data(), std::min(dst.bytes(), src.size() * sizeof(T)));
+        return backend_->copy_to_device(dst.ptr, src.data(),
+                                        std::min(dst.bytes(), src.size() * sizeof(T)));
     }
     template <class T> Status download(std::vector<T>* dst, const DeviceBuffer<T>& src) {
         dst->resize(src.count);
@@ -53,14 +54,15 @@ public:
         return backend_->launch(kernel, config, packed, trace);
     }
 
-    template <class T> static KernelArg pack(const DeviceBuffer<T>& b) { return KernelArg::of(b.ptr); }
+    template <class T> static KernelArg pack(const DeviceBuffer<T>& b) {
+        return KernelArg::of(b.ptr);
+    }
     template <class T> static KernelArg pack(const T& v) {
         static_assert(std::is_trivially_copyable_v<T>, "kernel arguments are plain values");
         return KernelArg::of(v);
     }
 
-private:
-
+  private:
     std::unique_ptr<Backend> backend_;
     std::vector<DevicePtr> allocations_;
 };

@@ -21,7 +21,8 @@ const char* mem_op_name(MemOp op);
 
 struct TraceOptions {
     bool enabled = true;
-    // Linear block ids (x + y*gx + z*gx*gy) recorded in full. Empty: the first `auto_detail_blocks`.
+    // Linear block ids (x + y*gx + z*gx*gy) recorded in full. Empty: the first
+    // `auto_detail_blocks`.
     std::vector<std::uint32_t> detail_blocks;
     std::uint32_t auto_detail_blocks = 4;
     std::uint64_t max_events = 2'000'000;  // detail events beyond this are counted, not stored
@@ -34,9 +35,9 @@ struct TraceOptions {
 struct MemAccess {
     MemSpace space = MemSpace::global;  // resolved space (generic addresses are resolved)
     MemOp op = MemOp::load;
-    std::uint8_t bytes_per_lane = 4;    // access width per lane (v4.f32 -> 16)
-    std::uint32_t mask = 0;             // lanes that accessed
-    std::uint64_t base = 0;             // lowest address among the lanes
+    std::uint8_t bytes_per_lane = 4;         // access width per lane (v4.f32 -> 16)
+    std::uint32_t mask = 0;                  // lanes that accessed
+    std::uint64_t base = 0;                  // lowest address among the lanes
     std::array<std::uint32_t, 32> offset{};  // lane address = base + offset[lane]
     std::uint64_t address(int lane) const { return base + offset[lane]; }
 };
@@ -51,34 +52,34 @@ enum class EventKind : std::uint8_t {
 
 // One warp instruction of a detail block, in the order the emulator executed it.
 struct WarpEvent {
-    std::uint64_t seq = 0;      // global order of execution within the launch
-    std::uint32_t block = 0;    // linear block id
-    std::uint16_t warp = 0;     // warp within the block
+    std::uint64_t seq = 0;    // global order of execution within the launch
+    std::uint32_t block = 0;  // linear block id
+    std::uint16_t warp = 0;   // warp within the block
     EventKind kind = EventKind::instruction;
-    std::uint8_t sm = 0;        // modelled SM the block ran on
-    std::uint32_t pc = 0;       // index into the kernel's instructions
-    std::uint32_t active = 0;   // lanes executing (after divergence)
+    std::uint8_t sm = 0;              // modelled SM the block ran on
+    std::uint32_t pc = 0;             // index into the kernel's instructions
+    std::uint32_t active = 0;         // lanes executing (after divergence)
     std::uint32_t predicated_on = 0;  // active lanes whose guard predicate held
-    std::uint32_t taken = 0;    // branch: lanes that jumped
-    std::int32_t mem = -1;      // index into Trace::accesses, or -1
+    std::uint32_t taken = 0;          // branch: lanes that jumped
+    std::int32_t mem = -1;            // index into Trace::accesses, or -1
 };
 
 // Counters for one PTX instruction (pc) over every warp of every block.
 struct PcCounters {
     std::uint64_t warp_executions = 0;
-    std::uint64_t active_lanes = 0;        // sum over executions of popc(active)
-    std::uint64_t predicated_lanes = 0;    // ... of lanes that also passed the guard
+    std::uint64_t active_lanes = 0;      // sum over executions of popc(active)
+    std::uint64_t predicated_lanes = 0;  // ... of lanes that also passed the guard
     // Global memory (rule in docs/design.md): one request per warp instruction.
     std::uint64_t requests = 0;
-    std::uint64_t sectors = 0;             // distinct 32-byte sectors touched
-    std::uint64_t lines = 0;               // distinct 128-byte lines
+    std::uint64_t sectors = 0;  // distinct 32-byte sectors touched
+    std::uint64_t lines = 0;    // distinct 128-byte lines
     std::uint64_t requested_bytes = 0;
     // Shared memory: wavefronts actually needed vs the minimum for the access width.
     std::uint64_t shared_wavefronts = 0;
     std::uint64_t shared_ideal_wavefronts = 0;
     // Branches: executions whose lanes split both ways.
     std::uint64_t divergent_branches = 0;
-    std::uint64_t atomics = 0;             // lane-level atomic operations
+    std::uint64_t atomics = 0;  // lane-level atomic operations
     // Constant memory: warp instructions that read it, and the constant-cache requests they
     // needed (one per distinct address among the lanes: 1 is a broadcast, more serialise).
     std::uint64_t constant_loads = 0;
@@ -86,12 +87,12 @@ struct PcCounters {
 };
 
 struct KernelInfo {
-    std::string name;          // source name
-    std::string entry;         // PTX entry
+    std::string name;   // source name
+    std::string entry;  // PTX entry
     std::uint32_t grid[3] = {1, 1, 1};
     std::uint32_t block[3] = {1, 1, 1};
     std::uint32_t dynamic_shared_bytes = 0;
-    std::uint32_t num_sms = 0;    // modelled SMs
+    std::uint32_t num_sms = 0;  // modelled SMs
 };
 
 // Static facts about each pc (shared by views): source line, opcode text, class.

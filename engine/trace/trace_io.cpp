@@ -12,7 +12,9 @@ constexpr std::uint32_t version = 3;  // 3: PcCounters gained the constant-cache
 
 struct Writer {
     std::ofstream& out;
-    template <class T> void pod(const T& v) { out.write(reinterpret_cast<const char*>(&v), sizeof(T)); }
+    template <class T> void pod(const T& v) {
+        out.write(reinterpret_cast<const char*>(&v), sizeof(T));
+    }
     void str(const std::string& s) {
         pod(std::uint32_t(s.size()));
         out.write(s.data(), std::streamsize(s.size()));
@@ -33,7 +35,10 @@ struct Reader {
     void str(std::string& s) {
         std::uint32_t n = 0;
         pod(n);
-        if (!ok || n > (1u << 24)) { ok = false; return; }
+        if (!ok || n > (1u << 24)) {
+            ok = false;
+            return;
+        }
         s.resize(n);
         in.read(s.data(), n);
         ok = ok && bool(in);
@@ -41,7 +46,10 @@ struct Reader {
     template <class T> void vec(std::vector<T>& v) {
         std::uint64_t n = 0;
         pod(n);
-        if (!ok || n > (1ull << 32) / sizeof(T)) { ok = false; return; }
+        if (!ok || n > (1ull << 32) / sizeof(T)) {
+            ok = false;
+            return;
+        }
         v.resize(n);
         in.read(reinterpret_cast<char*>(v.data()), std::streamsize(n * sizeof(T)));
         ok = ok && bool(in);
@@ -52,7 +60,10 @@ struct Reader {
 
 bool write_trace(const Trace& t, const std::string& path, std::string* error) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) { *error = "cannot write " + path; return false; }
+    if (!out) {
+        *error = "cannot write " + path;
+        return false;
+    }
     Writer w{out};
     out.write(magic, sizeof magic);
     w.pod(version);
@@ -78,20 +89,32 @@ bool write_trace(const Trace& t, const std::string& path, std::string* error) {
     w.vec(t.block_wave);
     w.pod(t.dropped_events);
     w.pod(t.barriers);
-    if (!out) { *error = "error writing " + path; return false; }
+    if (!out) {
+        *error = "error writing " + path;
+        return false;
+    }
     return true;
 }
 
 bool read_trace(const std::string& path, Trace* t, std::string* error) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) { *error = "cannot read " + path; return false; }
+    if (!in) {
+        *error = "cannot read " + path;
+        return false;
+    }
     char m[sizeof magic] = {};
     in.read(m, sizeof m);
-    if (!in || std::memcmp(m, magic, sizeof magic) != 0) { *error = path + " is not a cudalab trace"; return false; }
+    if (!in || std::memcmp(m, magic, sizeof magic) != 0) {
+        *error = path + " is not a cudalab trace";
+        return false;
+    }
     Reader r{in};
     std::uint32_t v = 0;
     r.pod(v);
-    if (v != version) { *error = path + ": trace version " + std::to_string(v) + " is not supported"; return false; }
+    if (v != version) {
+        *error = path + ": trace version " + std::to_string(v) + " is not supported";
+        return false;
+    }
     r.str(t->kernel.name);
     r.str(t->kernel.entry);
     r.pod(t->kernel.grid);
@@ -100,7 +123,10 @@ bool read_trace(const std::string& path, Trace* t, std::string* error) {
     r.pod(t->kernel.num_sms);
     std::uint64_t n = 0;
     r.pod(n);
-    if (!r.ok || n > (1u << 24)) { *error = path + ": damaged trace"; return false; }
+    if (!r.ok || n > (1u << 24)) {
+        *error = path + ": damaged trace";
+        return false;
+    }
     t->pcs.resize(n);
     for (auto& p : t->pcs) {
         r.pod(p.line);
@@ -117,7 +143,10 @@ bool read_trace(const std::string& path, Trace* t, std::string* error) {
     r.vec(t->block_wave);
     r.pod(t->dropped_events);
     r.pod(t->barriers);
-    if (!r.ok) { *error = path + ": damaged or truncated trace"; return false; }
+    if (!r.ok) {
+        *error = path + ": damaged or truncated trace";
+        return false;
+    }
     return true;
 }
 

@@ -13,7 +13,8 @@ namespace {
 using cudalab::lessons::ProgramRun;
 using cudalab::lessons::ProgramSession;
 
-bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, const ProgramRun** run_out) {
+bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n,
+                     const ProgramRun** run_out) {
     std::vector<float> a(n), b(n);
     std::uniform_real_distribution<float> dist(-100.f, 100.f);
     for (auto& x : a) x = dist(s.rng());
@@ -24,28 +25,33 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, con
     std::memcpy(file.data() + 4 + 4 * std::size_t(n), b.data(), 4 * std::size_t(n));
     std::remove((s.work_dir() + "/out.bin").c_str());
     if (!s.write_file("in.bin", file.data(), file.size())) {
-        s.check(name, false, 1, "the lesson could not write in.bin in " + s.work_dir(), "free some space in the temporary folder");
+        s.check(name, false, 1, "the lesson could not write in.bin in " + s.work_dir(),
+                "free some space in the temporary folder");
         return false;
     }
     const ProgramRun& run = s.run({"in.bin", "out.bin"});
     *run_out = &run;
     const std::string what = "n = " + std::to_string(n) + ": ";
     if (!run.completed) {
-        s.check(name, false, 1, what + run.failure + (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
-                "run it yourself with `cudalab run exercises/02b-host-program.cu -- in.bin out.bin`");
+        s.check(
+            name, false, 1,
+            what + run.failure + (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+            "run it yourself with `cudalab run exercises/02b-host-program.cu -- in.bin out.bin`");
         return false;
     }
     const std::string faults = run.faults();
     if (run.exit_code != 0 || !faults.empty()) {
         s.check(name, false, 1,
                 what + "the program exited with status " + std::to_string(run.exit_code) +
-                    (faults.empty() ? "" : "; the runtime reports: " + faults) + (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                    (faults.empty() ? "" : "; the runtime reports: " + faults) +
+                    (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
                 "read the message above: CHECK names the call that failed and why");
         return false;
     }
     std::vector<unsigned char> bytes;
     if (!s.read_file("out.bin", &bytes) || bytes.size() != 4 * std::size_t(n)) {
-        s.check(name, false, 1, what + "out.bin is missing or not n floats long", "write exactly the n floats of c to argv[2]");
+        s.check(name, false, 1, what + "out.bin is missing or not n floats long",
+                "write exactly the n floats of c to argv[2]");
         return false;
     }
     std::vector<float> c(n);
@@ -55,9 +61,12 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, con
         if (!(c[i] == a[i] + b[i]) && bad++ == 0) first = i;  // one float addition: exact
     if (bad) {
         s.check(name, false, double(bad),
-                what + std::to_string(bad) + " of " + std::to_string(n) + " values of c are wrong; the first at index " +
-                    std::to_string(first) + " (expected " + std::to_string(a[first] + b[first]) + ", got " + std::to_string(c[first]) + ")",
-                "the kernel is right: the device buffers must be filled from a and b before the launch (cudaMemcpy "
+                what + std::to_string(bad) + " of " + std::to_string(n) +
+                    " values of c are wrong; the first at index " + std::to_string(first) +
+                    " (expected " + std::to_string(a[first] + b[first]) + ", got " +
+                    std::to_string(c[first]) + ")",
+                "the kernel is right: the device buffers must be filled from a and b before the "
+                "launch (cudaMemcpy "
                 "HostToDevice), and c copied back after it (cudaMemcpy DeviceToHost)");
         return false;
     }
@@ -73,18 +82,26 @@ void run(ProgramSession& s) {
 
     // Leaks: the emulated runtime lists the device allocations still held at exit.
     if (!large || !large->completed) {
-        s.check("every device allocation is freed", false, 1, "not run: the program did not complete", "make it run first");
-    } else if (large->runtime.is_object() && large->runtime.contains("leaks") && large->runtime["leaks"].is_object()) {
+        s.check("every device allocation is freed", false, 1,
+                "not run: the program did not complete", "make it run first");
+    } else if (large->runtime.is_object() && large->runtime.contains("leaks") &&
+               large->runtime["leaks"].is_object()) {
         const auto& leaks = large->runtime["leaks"];
-        const double count = leaks.contains("count") && leaks["count"].is_number() ? leaks["count"].get<double>() : 0;
-        const double leaked = leaks.contains("bytes") && leaks["bytes"].is_number() ? leaks["bytes"].get<double>() : 0;
+        const double count = leaks.contains("count") && leaks["count"].is_number()
+                                 ? leaks["count"].get<double>()
+                                 : 0;
+        const double leaked = leaks.contains("bytes") && leaks["bytes"].is_number()
+                                  ? leaks["bytes"].get<double>()
+                                  : 0;
         s.check("every device allocation is freed", count == 0, count,
                 count == 0 ? "no device memory was left allocated at exit"
-                           : std::to_string(int(count)) + " device allocation(s), " + std::to_string((long long)leaked) + " bytes, were never freed",
+                           : std::to_string(int(count)) + " device allocation(s), " +
+                                 std::to_string((long long)leaked) + " bytes, were never freed",
                 "free each cudaMalloc'd buffer with cudaFree once you no longer need it");
     } else {
         // NVIDIA's runtime keeps no such list.
-        s.check("every device allocation is freed", true, 0, "not checked on this backend (the emulated runtime counts leaks)", "");
+        s.check("every device allocation is freed", true, 0,
+                "not checked on this backend (the emulated runtime counts leaks)", "");
     }
 }
 

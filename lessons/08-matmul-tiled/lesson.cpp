@@ -5,11 +5,11 @@
 // tile, a single row, a single column), and checks every element of C against a CPU reference.
 // Then, on every launch (one of a shape chosen at run time), a deterministic performance check
 // from the trace: floats read from global memory per multiply-add (atomics count as reads), the
-// worst launch against its own bound. The naive kernel loads 2 per FMA (a row of A and a column of B
-// for every output); a block that stages 16 x 16 tiles of A and B in shared memory loads
-// 2 / 16. The same trace gives the kernel's point on the roofline (a log line). On a GPU, a timed
-// run at n = 2048 is compared with cuBLAS SGEMM on the same device.
-// Anatomy: CPU reference -> shapes -> launch -> validate -> performance -> roofline -> GPU timing.
+// worst launch against its own bound. The naive kernel loads 2 per FMA (a row of A and a column of
+// B for every output); a block that stages 16 x 16 tiles of A and B in shared memory loads 2 / 16.
+// The same trace gives the kernel's point on the roofline (a log line). On a GPU, a timed run at n
+// = 2048 is compared with cuBLAS SGEMM on the same device. Anatomy: CPU reference -> shapes ->
+// launch -> validate -> performance -> roofline -> GPU timing.
 #include "lessons/lesson.h"
 
 #include "analysis/metrics.h"
@@ -60,9 +60,7 @@ std::vector<float> cpu_matmul(const std::vector<float>& a, const std::vector<flo
 // Inputs in [-1, 1]: a sum of K products is about sqrt(K) / 3 in size, and float rounding in k
 // order leaves errors of a few 1e-6 at K ~ 130. 1e-6 * K leaves ten times that; a product lost
 // or counted twice (a tile step missed, an edge not zeroed) is off by ~0.3.
-Tolerance tolerance_for(int k) {
-    return Tolerance{1e-6 * k, 1e-6};
-}
+Tolerance tolerance_for(int k) { return Tolerance{1e-6 * k, 1e-6}; }
 
 struct Shape {
     int m, n, k;  // A is m x k, B is k x n, C is m x n
@@ -88,7 +86,8 @@ Outcome multiply_and_check(Session& s, const Shape& shape, bool chosen_at_run_ti
 
     Outcome outcome;
     outcome.grid = grid_for(shape);
-    static_cast<LaunchOutcome&>(outcome) = s.launch_outcome("matmul", outcome.grid, Dim3{kTile, kTile}, 0, da, db, dc, shape.m, shape.n, shape.k);
+    static_cast<LaunchOutcome&>(outcome) = s.launch_outcome(
+        "matmul", outcome.grid, Dim3{kTile, kTile}, 0, da, db, dc, shape.m, shape.n, shape.k);
     if (!outcome.launched) return outcome;
 
     // A mismatch at C[row][col] was computed by thread (col % 16, row % 16) of block
@@ -108,7 +107,8 @@ Outcome multiply_and_check(Session& s, const Shape& shape, bool chosen_at_run_ti
     const std::string dims = std::to_string(shape.m) + " x " + std::to_string(shape.k) + " times " +
                              std::to_string(shape.k) + " x " + std::to_string(shape.n) + ", grid " +
                              std::to_string(outcome.grid.x) + "x" + std::to_string(outcome.grid.y);
-    const std::string name = "C = A * B, " + (chosen_at_run_time ? std::string("shape chosen at run time") : dims);
+    const std::string name =
+        "C = A * B, " + (chosen_at_run_time ? std::string("shape chosen at run time") : dims);
     if (chosen_at_run_time) s.log().push_back("the shape chosen at run time: " + dims);
     outcome.correct = s.check_close(name, dc, cpu_matmul(a, b, shape.m, shape.n, shape.k),
                                     tolerance_for(shape.k), where);
@@ -144,11 +144,11 @@ void log_roofline(Session& s, const Shape& shape, const analysis::Figures& f) {
     std::ostringstream line;
     line << "roofline: " << fixed(flops / 1e6, 2) << " MFLOP over " << fixed(bytes / 1e6, 3)
          << " MB of 32-byte sectors requested from global memory (" << f.global_load_sectors
-         << " loaded, " << f.global_store_sectors << " stored; caches not modelled) = "
-         << fixed(intensity, 2) << " FLOP/byte; on " << roof.device << " ("
-         << fixed(roof.peak_flops / 1e12, 1) << " TFLOP/s, "
-         << fixed(roof.peak_bytes_per_second / 1e12, 2) << " TB/s, ridge "
-         << fixed(roof.ridge(), 1) << " FLOP/byte) that is "
+         << " loaded, " << f.global_store_sectors
+         << " stored; caches not modelled) = " << fixed(intensity, 2) << " FLOP/byte; on "
+         << roof.device << " (" << fixed(roof.peak_flops / 1e12, 1) << " TFLOP/s, "
+         << fixed(roof.peak_bytes_per_second / 1e12, 2) << " TB/s, ridge " << fixed(roof.ridge(), 1)
+         << " FLOP/byte) that is "
          << (roof.memory_bound(intensity) ? "memory-bound" : "compute-bound") << ": at most "
          << fixed(attainable / 1e12, 2) << " TFLOP/s, "
          << fixed(100 * attainable / roof.peak_flops, 0) << "% of the peak";
@@ -200,10 +200,10 @@ void time_against_cublas(Session& s) {
 void run(Session& s) {
     std::vector<Shape> shapes = {
         {150, 110, 130},  // 7 x 10 blocks, 9 steps along k; every edge tile is partial
-        {97, 97, 97},    // square, odd
-        {20, 37, 5},     // K smaller than one tile: a single, partial step
-        {1, 45, 70},     // a single row of C
-        {40, 1, 33},     // a single column of C
+        {97, 97, 97},     // square, odd
+        {20, 37, 5},      // K smaller than one tile: a single, partial step
+        {1, 45, 70},      // a single row of C
+        {40, 1, 33},      // a single column of C
     };
     const std::vector<int> sides = s.random_ints(3, 17, 120);
     shapes.push_back({sides[0], sides[1], sides[2]});  // a shape no kernel can expect
@@ -233,10 +233,11 @@ void run(Session& s) {
             worst = per_fma / bound;
             worst_launch = s.launch_index();  // the launch the app shows for the check
             std::ostringstream msg;
-            msg << "worst launch " << shape.m << " x " << shape.k << " times " << shape.k << " x " << shape.n
-                << ": " << f.read_bytes() / sizeof(float) << " floats read from global memory ("
-                << f.read_requests() << " warp requests, atomics included) for " << std::uint64_t(fmas)
-                << " FMAs, " << fixed(per_fma, 3) << " per FMA; 16 x 16 tiles need " << fixed(bound, 4)
+            msg << "worst launch " << shape.m << " x " << shape.k << " times " << shape.k << " x "
+                << shape.n << ": " << f.read_bytes() / sizeof(float)
+                << " floats read from global memory (" << f.read_requests()
+                << " warp requests, atomics included) for " << std::uint64_t(fmas) << " FMAs, "
+                << fixed(per_fma, 3) << " per FMA; 16 x 16 tiles need " << fixed(bound, 4)
                 << " with this shape's partial edge tiles (2/16 = 0.125 for whole tiles)";
             worst_text = msg.str();
         }
@@ -255,7 +256,9 @@ void run(Session& s) {
             "by all those of its column. Let the block load a 16 x 16 tile of A and one of B "
             "into __shared__ arrays, one element of each per thread, __syncthreads(), and "
             "take the 16 products of the step from the tiles; then step along k.",
-            Session::MeasuredOn{all_correct, "C on some launch", "Make C right first; the failed checks above name the block and thread."});
+            Session::MeasuredOn{
+                all_correct, "C on some launch",
+                "Make C right first; the failed checks above name the block and thread."});
     }
 
     if (!s.has_timing()) {

@@ -31,7 +31,7 @@ using namespace cudalab;
 using namespace cudalab::lessons;
 
 constexpr int kFeatures = 256;  // IN in the kernel
-constexpr int kOutputs = 48;   // OUT in the kernel
+constexpr int kOutputs = 48;    // OUT in the kernel
 constexpr const char* kArch = "sm_90";
 constexpr std::uint32_t kDynamicShared = 0;  // the host passes no dynamic shared memory
 
@@ -58,9 +58,7 @@ std::vector<float> cpu_layer(const std::vector<float>& x, const std::vector<floa
     return y;
 }
 
-int round_up(int v, int unit) {
-    return (v + unit - 1) / unit * unit;
-}
+int round_up(int v, int unit) { return (v + unit - 1) / unit * unit; }
 
 // block_size, read from the learner's compiled file, checked as cudaLaunchKernel would check it.
 // Returns 0 (after a failed check) when it cannot be launched at all.
@@ -101,8 +99,8 @@ int checked_block_size(Session& s, const compiler::KernelResources* kernel) {
 }
 
 // The arithmetic of the four limits, in words.
-std::string occupancy_arithmetic(const hw::ArchLimits& a, const analysis::Occupancy& o,
-                                 int threads, int registers, int shared) {
+std::string occupancy_arithmetic(const hw::ArchLimits& a, const analysis::Occupancy& o, int threads,
+                                 int registers, int shared) {
     const int warps = (threads + 31) / 32;
     std::ostringstream m;
     m << "blocks of " << threads << " threads (" << warps << (warps == 1 ? " warp" : " warps")
@@ -156,7 +154,8 @@ Outcome layer_and_check(Session& s, int n, int block_size) {
     auto dy = s.alloc<float>(std::size_t(kOutputs) * std::size_t(n));  // NaN until written
 
     const unsigned blocks = unsigned((n + block_size - 1) / block_size);
-    Outcome outcome = s.launch_outcome("layer", Dim3{blocks}, Dim3{unsigned(block_size)}, kDynamicShared, dx, dw, dy, n);
+    Outcome outcome = s.launch_outcome("layer", Dim3{blocks}, Dim3{unsigned(block_size)},
+                                       kDynamicShared, dx, dw, dy, n);
     if (!outcome.launched) return outcome;
 
     auto where = [n, block_size](std::size_t index) {
@@ -169,8 +168,8 @@ Outcome layer_and_check(Session& s, int n, int block_size) {
     // The name leaves the block size out: it is the learner's choice, and every submission gets
     // checks of the same names.
     const std::string name = "layer, n = " + std::to_string(n) + " samples";
-    s.log().push_back(name + ": " + std::to_string(blocks) + (blocks == 1 ? " block of " : " blocks of ") +
-                      std::to_string(block_size));
+    s.log().push_back(name + ": " + std::to_string(blocks) +
+                      (blocks == 1 ? " block of " : " blocks of ") + std::to_string(block_size));
     outcome.correct =
         s.check_close(name, dy, cpu_layer(x, w, n), Tolerance{1e-6 * kFeatures, 1e-6}, where);
     s.check_shared_initialised(
@@ -275,7 +274,10 @@ void run(Session& s) {
     for (int n : {330, 45}) {
         Outcome o_n = layer_and_check(s, n, block_size);
         if (!o_n.launched) return;
-        if (n == 330) { measured = o_n; s.measure(s.launch_index()); }
+        if (n == 330) {
+            measured = o_n;
+            s.measure(s.launch_index());
+        }
     }
 
     // 3. Theoretical occupancy, from ptxas's registers and shared memory for sm_90.
@@ -298,8 +300,7 @@ void run(Session& s) {
               << " bytes of spill loads per thread (ptxas, " << kArch << ")";
         }
         s.check_at_most(
-            "register spills (bytes)", spilled,
-            kMaxSpillBytes, m.str(),
+            "register spills (bytes)", spilled, kMaxSpillBytes, m.str(),
             "ptxas was asked to fit fewer registers than the kernel's 48 sums and their "
             "operands need, so it keeps some of them in local memory (global memory, through "
             "the L1 cache). Ask __launch_bounds__ for fewer blocks per SM, or free shared "

@@ -23,39 +23,49 @@ unsigned mix_reference(unsigned v) {
 const char* kFixFirst = "make out.bin right first (the correctness checks above say what is wrong)";
 
 // Writes n random values, runs the program, compares. Returns true when out.bin is right.
-bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, const ProgramRun** run_out) {
+bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n,
+                     const ProgramRun** run_out) {
     std::vector<unsigned> in(std::size_t(n) + 1);
     in[0] = n;
     std::uniform_int_distribution<unsigned> dist;
     for (unsigned i = 1; i <= n; ++i) in[i] = dist(s.rng());
     std::remove((s.work_dir() + "/out.bin").c_str());
     if (!s.write_file("in.bin", in.data(), in.size() * sizeof(unsigned))) {
-        s.check(name, false, 1, "the lesson could not write in.bin in " + s.work_dir(), "free some space in the temporary folder");
+        s.check(name, false, 1, "the lesson could not write in.bin in " + s.work_dir(),
+                "free some space in the temporary folder");
         return false;
     }
     const ProgramRun& run = s.run({"in.bin", "out.bin"});
     *run_out = &run;
     const std::string what = "n = " + std::to_string(n) + ": ";
     if (!run.completed) {
-        s.check(name, false, 1, what + run.failure + (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
-                "run it yourself with `cudalab run exercises/14-streams.cu -- in.bin out.bin` and look at what it prints");
+        s.check(name, false, 1,
+                what + run.failure +
+                    (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                "run it yourself with `cudalab run exercises/14-streams.cu -- in.bin out.bin` and "
+                "look at what it prints");
         return false;
     }
     const std::string faults = run.faults();
     if (run.exit_code != 0 || !faults.empty()) {
         s.check(name, false, 1,
                 what + "the program exited with status " + std::to_string(run.exit_code) +
-                    (faults.empty() ? "" : "; the runtime reports: " + faults) + (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
-                "every CUDA call must succeed: read the message above, and check each call's cudaError_t");
+                    (faults.empty() ? "" : "; the runtime reports: " + faults) +
+                    (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                "every CUDA call must succeed: read the message above, and check each call's "
+                "cudaError_t");
         return false;
     }
     std::vector<unsigned char> bytes;
     if (!s.read_file("out.bin", &bytes)) {
-        s.check(name, false, 1, what + "the program wrote no out.bin", "write the n results to the file named by argv[2]");
+        s.check(name, false, 1, what + "the program wrote no out.bin",
+                "write the n results to the file named by argv[2]");
         return false;
     }
     if (bytes.size() != std::size_t(n) * sizeof(unsigned)) {
-        s.check(name, false, 1, what + "out.bin has " + std::to_string(bytes.size()) + " bytes, not " + std::to_string(std::size_t(n) * 4),
+        s.check(name, false, 1,
+                what + "out.bin has " + std::to_string(bytes.size()) + " bytes, not " +
+                    std::to_string(std::size_t(n) * 4),
                 "write exactly n 32-bit values, nothing before them");
         return false;
     }
@@ -65,10 +75,13 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, con
     for (unsigned i = 0; i < n; ++i)
         if (out[i] != mix_reference(in[std::size_t(i) + 1]) && bad++ == 0) first_bad = i;
     if (bad) {
-        s.check(name, false, double(bad),
-                what + std::to_string(bad) + " of " + std::to_string(n) + " values differ; the first at index " + std::to_string(first_bad),
-                "a chunk that was never copied in, computed or copied out leaves its values wrong: check each chunk's offset "
-                "and count (the last one is shorter), and synchronise before the host writes out.bin");
+        s.check(
+            name, false, double(bad),
+            what + std::to_string(bad) + " of " + std::to_string(n) +
+                " values differ; the first at index " + std::to_string(first_bad),
+            "a chunk that was never copied in, computed or copied out leaves its values wrong: "
+            "check each chunk's offset "
+            "and count (the last one is shorter), and synchronise before the host writes out.bin");
         return false;
     }
     s.check(name, true, 0, what + "all " + std::to_string(n) + " values match", "");
@@ -77,16 +90,19 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, con
 
 // The share of one direction's copy time during which some kernel runs; `kernel_us` gets the time
 // some kernel was running.
-double hidden_fraction(const ProgramRun& run, const std::string& direction, double* copy_us, double* kernel_us) {
+double hidden_fraction(const ProgramRun& run, const std::string& direction, double* copy_us,
+                       double* kernel_us) {
     std::vector<Interval> kernels;
     for (const auto& e : run.timeline)
-        if (e.pid >= 1 && e.category == "kernel") kernels.push_back({e.start_ns / 1e3, e.end_ns / 1e3});
+        if (e.pid >= 1 && e.category == "kernel")
+            kernels.push_back({e.start_ns / 1e3, e.end_ns / 1e3});
     const auto merged = cudalab::lessons::merge_intervals(kernels);
     *kernel_us = 0;
     for (const auto& k : merged) *kernel_us += k.end - k.start;
     double total = 0, hidden = 0;
     for (const auto& e : run.timeline) {
-        if (e.pid < 1 || e.category != "memcpy" || e.name.find(direction) == std::string::npos) continue;
+        if (e.pid < 1 || e.category != "memcpy" || e.name.find(direction) == std::string::npos)
+            continue;
         const Interval c{e.start_ns / 1e3, e.end_ns / 1e3};
         total += c.end - c.start;
         hidden += cudalab::lessons::covered(c, merged);
@@ -100,7 +116,8 @@ void run(ProgramSession& s) {
     const ProgramRun* large = nullptr;
     std::uniform_int_distribution<unsigned> small_n(1000, 1100), large_n(1200000, 1300000);
     run_and_compare(s, "out.bin is right for a small input", small_n(s.rng()), &small);
-    const bool correct = run_and_compare(s, "out.bin is right for a large input", large_n(s.rng()), &large);
+    const bool correct =
+        run_and_compare(s, "out.bin is right for a large input", large_n(s.rng()), &large);
 
     // The performance checks read the large run's timeline.
     const bool timeline = large && large->timeline_written;
@@ -112,31 +129,42 @@ void run(ProgramSession& s) {
             if (e.pid >= 1 && e.category == "memcpy") {
                 ++copies;
                 if (!e.args.is_object() || !e.args.contains("pinned")) continue;
-                const auto& pinned = e.args["pinned"];  // a boolean (or "false" from older runtimes)
-                if ((pinned.is_boolean() && !pinned.get<bool>()) || (pinned.is_string() && pinned.get<std::string>() == "false"))
+                const auto& pinned =
+                    e.args["pinned"];  // a boolean (or "false" from older runtimes)
+                if ((pinned.is_boolean() && !pinned.get<bool>()) ||
+                    (pinned.is_string() && pinned.get<std::string>() == "false"))
                     ++pageable;
             }
     s.check_at_most("no copies from or to pageable memory", double(pageable), 0,
-                    std::to_string(pageable) + " of " + std::to_string(copies) + " copies used pageable host memory",
-                    "allocate the host buffers with cudaMallocHost: a copy from malloc'd memory makes the host wait, and "
+                    std::to_string(pageable) + " of " + std::to_string(copies) +
+                        " copies used pageable host memory",
+                    "allocate the host buffers with cudaMallocHost: a copy from malloc'd memory "
+                    "makes the host wait, and "
                     "cannot overlap a kernel",
                     measured, kFixFirst);
     // Kernels can hide at most their own time's worth of copies: where the copies take longer than
-    // the kernels (on an H200 the kernels are fast and PCIe is the bottleneck), at most kernel time /
-    // copy time of the copies can run under a kernel. The check asks for 40 % of what can be hidden
-    // (the solution hides 55-65 % of it on an H200, 82 % on the emulated runtime).
-    for (const auto& [direction, label] : {std::pair<std::string, std::string>{"HtoD", "host-to-device"}, {"DtoH", "device-to-host"}}) {
+    // the kernels (on an H200 the kernels are fast and PCIe is the bottleneck), at most kernel time
+    // / copy time of the copies can run under a kernel. The check asks for 40 % of what can be
+    // hidden (the solution hides 55-65 % of it on an H200, 82 % on the emulated runtime).
+    for (const auto& [direction, label] :
+         {std::pair<std::string, std::string>{"HtoD", "host-to-device"},
+          {"DtoH", "device-to-host"}}) {
         double copy_us = 0, kernel_us = 0;
         const double f = large ? hidden_fraction(*large, direction, &copy_us, &kernel_us) : 0;
         const double can_hide = copy_us > 0 ? std::min(1.0, kernel_us / copy_us) : 1.0;
         const double bound = 0.4 * can_hide;
         char text[300];
-        std::snprintf(text, sizeof text, "%.0f %% of %.1f us of %s copies ran while a kernel ran (kernels ran for %.1f us: at most %.0f %% can be hidden)",
+        std::snprintf(text, sizeof text,
+                      "%.0f %% of %.1f us of %s copies ran while a kernel ran (kernels ran for "
+                      "%.1f us: at most %.0f %% can be hidden)",
                       100 * f, copy_us, label.c_str(), kernel_us, 100 * can_hide);
-        s.check_at_least(label + " copies overlap kernels", f, bound, copy_us > 0 ? text : "no " + label + " copies on the timeline",
-                         "split the work into 8 or more chunks over 4 non-blocking streams, each chunk copy in, kernel, copy "
-                         "out in its stream: one stream runs its work in order, so it overlaps nothing",
-                         measured, kFixFirst);
+        s.check_at_least(
+            label + " copies overlap kernels", f, bound,
+            copy_us > 0 ? text : "no " + label + " copies on the timeline",
+            "split the work into 8 or more chunks over 4 non-blocking streams, each chunk copy in, "
+            "kernel, copy "
+            "out in its stream: one stream runs its work in order, so it overlaps nothing",
+            measured, kFixFirst);
     }
 }
 

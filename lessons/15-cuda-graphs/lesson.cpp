@@ -57,9 +57,11 @@ Figures read_figures(const ProgramRun& run) {
             // records and waits that order the streams (CUPTI names carry a suffix: _v7000).
             const std::string& n = e.name;
             if (n.find("Launch") != std::string::npos || n.rfind("cudaEventRecord", 0) == 0 ||
-                n.rfind("cudaStreamWaitEvent", 0) == 0 || n.rfind("cuEventRecord", 0) == 0 || n.rfind("cuStreamWaitEvent", 0) == 0)
+                n.rfind("cudaStreamWaitEvent", 0) == 0 || n.rfind("cuEventRecord", 0) == 0 ||
+                n.rfind("cuStreamWaitEvent", 0) == 0)
                 f.issue_us += double(e.end_ns - e.start_ns) / 1e3;
-            if (n.rfind("cudaGraphInstantiate", 0) == 0 || n.rfind("cuGraphInstantiate", 0) == 0) ++f.instantiations;
+            if (n.rfind("cudaGraphInstantiate", 0) == 0 || n.rfind("cuGraphInstantiate", 0) == 0)
+                ++f.instantiations;
         }
     }
     return f;
@@ -67,7 +69,8 @@ Figures read_figures(const ProgramRun& run) {
 
 // Writes the state, runs the program, compares. Returns true when out.bin is right; `figures`
 // gets the run's timeline figures.
-bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, unsigned steps, Figures* figures) {
+bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, unsigned steps,
+                     Figures* figures) {
     std::vector<unsigned> in(std::size_t(n) + 2);
     in[0] = n;
     in[1] = steps;
@@ -75,15 +78,19 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, uns
     for (unsigned i = 0; i < n; ++i) in[std::size_t(i) + 2] = dist(s.rng());
     std::remove((s.work_dir() + "/out.bin").c_str());
     if (!s.write_file("in.bin", in.data(), in.size() * sizeof(unsigned))) {
-        s.check(name, false, 1, "the lesson could not write in.bin in " + s.work_dir(), "free some space in the temporary folder");
+        s.check(name, false, 1, "the lesson could not write in.bin in " + s.work_dir(),
+                "free some space in the temporary folder");
         return false;
     }
     const ProgramRun& run = s.run({"in.bin", "out.bin"});
     *figures = read_figures(run);
     const std::string what = "n = " + std::to_string(n) + ", " + std::to_string(steps) + " steps: ";
     if (!run.completed) {
-        s.check(name, false, 1, what + run.failure + (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
-                "run it yourself with `cudalab run exercises/15-cuda-graphs.cu -- in.bin out.bin` (the input format is at the "
+        s.check(name, false, 1,
+                what + run.failure +
+                    (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                "run it yourself with `cudalab run exercises/15-cuda-graphs.cu -- in.bin out.bin` "
+                "(the input format is at the "
                 "top of the file) and look at what it prints");
         return false;
     }
@@ -91,18 +98,24 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, uns
     if (run.exit_code != 0 || !faults.empty()) {
         s.check(name, false, 1,
                 what + "the program exited with status " + std::to_string(run.exit_code) +
-                    (faults.empty() ? "" : "; the runtime reports: " + faults) + (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
-                "every CUDA call must succeed: read the message above (a call the capture does not allow, such as a "
-                "synchronisation inside it, ends the capture with an error), and check each call's cudaError_t");
+                    (faults.empty() ? "" : "; the runtime reports: " + faults) +
+                    (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                "every CUDA call must succeed: read the message above (a call the capture does not "
+                "allow, such as a "
+                "synchronisation inside it, ends the capture with an error), and check each call's "
+                "cudaError_t");
         return false;
     }
     std::vector<unsigned char> bytes;
     if (!s.read_file("out.bin", &bytes)) {
-        s.check(name, false, 1, what + "the program wrote no out.bin", "write the n values of the final state to the file named by argv[2]");
+        s.check(name, false, 1, what + "the program wrote no out.bin",
+                "write the n values of the final state to the file named by argv[2]");
         return false;
     }
     if (bytes.size() != std::size_t(n) * sizeof(unsigned)) {
-        s.check(name, false, 1, what + "out.bin has " + std::to_string(bytes.size()) + " bytes, not " + std::to_string(std::size_t(n) * 4),
+        s.check(name, false, 1,
+                what + "out.bin has " + std::to_string(bytes.size()) + " bytes, not " +
+                    std::to_string(std::size_t(n) * 4),
                 "write exactly n 32-bit values, nothing before them");
         return false;
     }
@@ -113,11 +126,15 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, uns
     for (unsigned i = 0; i < n; ++i)
         if (out[i] != expected[i] && bad++ == 0) first_bad = i;
     if (bad) {
-        s.check(name, false, double(bad),
-                what + std::to_string(bad) + " of " + std::to_string(n) + " values differ; the first at index " + std::to_string(first_bad),
-                "every step must run all 10 kernels once, in the step's order: a graph launched fewer or more times than "
-                "there are steps, a capture that missed the side stream's chain (it joins the capture only through the "
-                "fork event), or reading the state before the last launch finished all leave it wrong");
+        s.check(
+            name, false, double(bad),
+            what + std::to_string(bad) + " of " + std::to_string(n) +
+                " values differ; the first at index " + std::to_string(first_bad),
+            "every step must run all 10 kernels once, in the step's order: a graph launched fewer "
+            "or more times than "
+            "there are steps, a capture that missed the side stream's chain (it joins the capture "
+            "only through the "
+            "fork event), or reading the state before the last launch finished all leave it wrong");
         return false;
     }
     s.check(name, true, 0, what + "all " + std::to_string(n) + " values match", "");
@@ -129,24 +146,32 @@ void run(ProgramSession& s) {
     std::uniform_int_distribution<unsigned> small_n(1000, 1100), large_n(4000, 5000);
     run_and_compare(s, "out.bin is right after a few steps", small_n(s.rng()), 3, &few);
     const unsigned steps = 60;
-    const bool correct = run_and_compare(s, "out.bin is right after many steps", large_n(s.rng()), steps, &many);
+    const bool correct =
+        run_and_compare(s, "out.bin is right after many steps", large_n(s.rng()), steps, &many);
     if (correct && !many.timeline) s.log().push_back("the larger run wrote no timeline");
     const bool measured = correct && many.timeline;
     char text[300];
 
     const double from_graphs = many.graph_kernels / steps;
-    std::snprintf(text, sizeof text, "%.2f kernels per step ran as nodes of graph launches (%.0f in all)", from_graphs, many.graph_kernels);
+    std::snprintf(text, sizeof text,
+                  "%.2f kernels per step ran as nodes of graph launches (%.0f in all)", from_graphs,
+                  many.graph_kernels);
     s.check_at_least("kernels per step run by graph launches", from_graphs, 1.0, text,
-                     "the step's kernels must run on the device, from a graph: capture issue_step into a graph once and "
+                     "the step's kernels must run on the device, from a graph: capture issue_step "
+                     "into a graph once and "
                      "launch it with cudaGraphLaunch once per step",
                      measured, kFixFirst);
 
     const double direct = many.direct_kernels / steps;
-    std::snprintf(text, sizeof text, "%.2f kernels per step were launched one by one (%.0f in all); %.0f ran as nodes of graph launches",
+    std::snprintf(text, sizeof text,
+                  "%.2f kernels per step were launched one by one (%.0f in all); %.0f ran as nodes "
+                  "of graph launches",
                   direct, many.direct_kernels, many.graph_kernels);
     s.check_at_most("kernels launched one by one per step", direct, 0.1, text,
-                    "capture the step once (cudaStreamBeginCapture(main_s, cudaStreamCaptureModeGlobal); issue_step(s); "
-                    "cudaStreamEndCapture(main_s, &graph)), instantiate it once, and call cudaGraphLaunch(exec, main_s) in the "
+                    "capture the step once (cudaStreamBeginCapture(main_s, "
+                    "cudaStreamCaptureModeGlobal); issue_step(s); "
+                    "cudaStreamEndCapture(main_s, &graph)), instantiate it once, and call "
+                    "cudaGraphLaunch(exec, main_s) in the "
                     "loop instead of issue_step",
                     measured, kFixFirst);
 
@@ -157,17 +182,22 @@ void run(ProgramSession& s) {
     const bool on_gpu = s.backend() == "gpu";
     const double bound = on_gpu ? 36.0 : 8.0;
     const double issue = many.issue_us / steps;
-    std::snprintf(text, sizeof text, "the host spent %.1f us per step in the calls that issue work (launches, event records and waits)%s",
+    std::snprintf(text, sizeof text,
+                  "the host spent %.1f us per step in the calls that issue work (launches, event "
+                  "records and waits)%s",
                   issue, on_gpu ? ", as CUPTI measured it on the GPU" : "");
     s.check_at_most("host time issuing work per step (us)", issue, bound, text,
-                    "each launch costs the host a few microseconds, so 10 kernels and 4 event calls per step add up; one "
+                    "each launch costs the host a few microseconds, so 10 kernels and 4 event "
+                    "calls per step add up; one "
                     "cudaGraphLaunch per step issues them all",
                     measured, kFixFirst);
 
     const double instantiated = many.instantiations / steps;
-    std::snprintf(text, sizeof text, "%.0f graph instantiations over %u steps", many.instantiations, steps);
+    std::snprintf(text, sizeof text, "%.0f graph instantiations over %u steps", many.instantiations,
+                  steps);
     s.check_at_most("graph instantiations per step", instantiated, 0.1, text,
-                    "capture and instantiate the graph once, before the loop: instantiation checks and prepares every node, "
+                    "capture and instantiate the graph once, before the loop: instantiation checks "
+                    "and prepares every node, "
                     "the work that launching it then saves; redone every step it saves nothing",
                     measured, kFixFirst);
 }

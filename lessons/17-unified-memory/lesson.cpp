@@ -29,23 +29,31 @@ std::string excerpt(std::string text) {
 }
 
 // Checks one run's out.bin; true when right.
-bool compare(ProgramSession& s, const std::string& check, const ProgramRun& run, const std::vector<unsigned>& expected,
-             const std::string& where) {
+bool compare(ProgramSession& s, const std::string& check, const ProgramRun& run,
+             const std::vector<unsigned>& expected, const std::string& where) {
     const std::string n = "n = " + std::to_string(expected.size()) + where + ": ";
     if (!run.completed)
         return s.check(check, false, 1, n + run.failure + "; its stderr: " + excerpt(run.err),
-                       "run it yourself: `cudalab run exercises/17-unified-memory.cu -- in.bin out.bin` with any in.bin");
+                       "run it yourself: `cudalab run exercises/17-unified-memory.cu -- in.bin "
+                       "out.bin` with any in.bin");
     const std::string faults = run.faults();
     if (run.exit_code != 0 || !faults.empty())
-        return s.check(check, false, 1,
-                       n + "the program exited with status " + std::to_string(run.exit_code) +
-                           (faults.empty() ? "" : "; the runtime reports: " + faults) + "; its stderr: " + excerpt(run.err),
-                       "every CUDA call must succeed: read the message above. A prefetch takes a cudaMemLocation "
-                       "({cudaMemLocationTypeDevice, device} or {cudaMemLocationTypeHost, 0}) in CUDA 13");
+        return s.check(
+            check, false, 1,
+            n + "the program exited with status " + std::to_string(run.exit_code) +
+                (faults.empty() ? "" : "; the runtime reports: " + faults) +
+                "; its stderr: " + excerpt(run.err),
+            "every CUDA call must succeed: read the message above. A prefetch takes a "
+            "cudaMemLocation "
+            "({cudaMemLocationTypeDevice, device} or {cudaMemLocationTypeHost, 0}) in CUDA 13");
     std::vector<unsigned char> bytes;
-    if (!s.read_file("out.bin", &bytes)) return s.check(check, false, 1, n + "the program wrote no out.bin", "write the n values to argv[2]");
+    if (!s.read_file("out.bin", &bytes))
+        return s.check(check, false, 1, n + "the program wrote no out.bin",
+                       "write the n values to argv[2]");
     if (bytes.size() != expected.size() * 4)
-        return s.check(check, false, 1, n + "out.bin has " + std::to_string(bytes.size()) + " bytes, not " + std::to_string(expected.size() * 4),
+        return s.check(check, false, 1,
+                       n + "out.bin has " + std::to_string(bytes.size()) + " bytes, not " +
+                           std::to_string(expected.size() * 4),
                        "write exactly n 32-bit values");
     std::vector<unsigned> out(expected.size());
     std::memcpy(out.data(), bytes.data(), bytes.size());
@@ -54,9 +62,12 @@ bool compare(ProgramSession& s, const std::string& check, const ProgramRun& run,
         if (out[i] != expected[i] && bad++ == 0) first = i;
     if (bad)
         return s.check(check, false, double(bad),
-                       n + std::to_string(bad) + " values differ, the first at index " + std::to_string(first),
-                       "every value gets the 4 rounds, in order, on one side or the other: wait for the kernel "
-                       "(cudaDeviceSynchronize) before a round's values are used again, and let the GPU's and the host's "
+                       n + std::to_string(bad) + " values differ, the first at index " +
+                           std::to_string(first),
+                       "every value gets the 4 rounds, in order, on one side or the other: wait "
+                       "for the kernel "
+                       "(cudaDeviceSynchronize) before a round's values are used again, and let "
+                       "the GPU's and the host's "
                        "shares together cover all n values exactly once");
     return s.check(check, true, 0, n + "all values match", "");
 }
@@ -64,7 +75,9 @@ bool compare(ProgramSession& s, const std::string& check, const ProgramRun& run,
 std::uint64_t counter(const ProgramRun& run, const char* key) {
     if (!run.runtime.is_object() || !run.runtime.contains("managed")) return 0;
     const auto& m = run.runtime["managed"];
-    return m.is_object() && m.contains(key) && m[key].is_number_unsigned() ? m[key].get<std::uint64_t>() : 0;
+    return m.is_object() && m.contains(key) && m[key].is_number_unsigned()
+               ? m[key].get<std::uint64_t>()
+               : 0;
 }
 
 void run(ProgramSession& s) {
@@ -85,10 +98,13 @@ void run(ProgramSession& s) {
     RunSettings emu;
     emu.backend = "emu";
     const ProgramRun& counted = s.run({"in.bin", "out.bin"}, emu);
-    bool correct = compare(s, "out.bin is right", counted, data, s.backend() == "gpu" ? " (emulated runtime)" : "");
+    bool correct = compare(s, "out.bin is right", counted, data,
+                           s.backend() == "gpu" ? " (emulated runtime)" : "");
     if (s.backend() == "gpu") {
         std::remove((s.work_dir() + "/out.bin").c_str());
-        correct = compare(s, "out.bin is right on the GPU", s.run({"in.bin", "out.bin"}), data, " (GPU)") && correct;
+        correct = compare(s, "out.bin is right on the GPU", s.run({"in.bin", "out.bin"}), data,
+                          " (GPU)") &&
+                  correct;
     }
 
     // Managed memory, no copies, and the GPU does its share: the lesson is about letting pages move
@@ -101,7 +117,9 @@ void run(ProgramSession& s) {
             ++kernels;
             unsigned g[3] = {0, 0, 0}, b[3] = {0, 0, 0};
             const auto text = [&](const char* key) {
-                return e.args.is_object() && e.args.contains(key) && e.args[key].is_string() ? e.args[key].get<std::string>() : std::string();
+                return e.args.is_object() && e.args.contains(key) && e.args[key].is_string()
+                           ? e.args[key].get<std::string>()
+                           : std::string();
             };
             if (std::sscanf(text("grid").c_str(), "(%u,%u,%u)", &g[0], &g[1], &g[2]) == 3 &&
                 std::sscanf(text("block").c_str(), "(%u,%u,%u)", &b[0], &b[1], &b[2]) == 3)
@@ -111,35 +129,49 @@ void run(ProgramSession& s) {
         managed += e.name.rfind("cudaMallocManaged", 0) == 0;
         copies += e.name.rfind("cudaMemcpy", 0) == 0;
     }
-    const std::string calls = std::to_string(managed) + " cudaMallocManaged and " + std::to_string(copies) + " cudaMemcpy calls, " +
-                              std::to_string(kernels) + " launches of " + std::to_string(std::uint64_t(threads)) + " threads in all";
+    const std::string calls = std::to_string(managed) + " cudaMallocManaged and " +
+                              std::to_string(copies) + " cudaMemcpy calls, " +
+                              std::to_string(kernels) + " launches of " +
+                              std::to_string(std::uint64_t(threads)) + " threads in all";
     if (!counted.timeline_written)
-        s.check(check, false, 1, "the run wrote no timeline, so the calls cannot be read", "let the program exit normally (return from main)");
+        s.check(check, false, 1, "the run wrote no timeline, so the calls cannot be read",
+                "let the program exit normally (return from main)");
     else if (managed == 0 || copies)
         s.check(check, false, 1, calls,
-                "keep the values and the table in cudaMallocManaged memory, as the exercise does, with no explicit copies: "
+                "keep the values and the table in cudaMallocManaged memory, as the exercise does, "
+                "with no explicit copies: "
                 "this lesson is about making the pages move well, and prefetches are its copies");
     else if (kernels < std::size_t(kRounds) || threads < double(kRounds) * n / 2)
-        s.check(check, false, 1, calls + ", fewer than one thread per value for half the values in each of the 4 rounds",
-                "the GPU takes about seven eighths of the values each round, the host the rest: keep the kernel doing its share");
+        s.check(check, false, 1,
+                calls +
+                    ", fewer than one thread per value for half the values in each of the 4 rounds",
+                "the GPU takes about seven eighths of the values each round, the host the rest: "
+                "keep the kernel doing its share");
     else s.check(check, true, 0, calls, "");
 
-    const std::uint64_t h2d = counter(counted, "host_to_device_pages"), d2h = counter(counted, "device_to_host_pages");
+    const std::uint64_t h2d = counter(counted, "host_to_device_pages"),
+                        d2h = counter(counted, "device_to_host_pages");
     const std::uint64_t prefetched = counter(counted, "prefetched_bytes");
     const double pages = double(n) * 4 / 4096;
     char text[320];
     std::snprintf(text, sizeof text,
-                  "%llu pages moved on demand (%llu to the device, %llu to the host) for %.0f pages of values and 4 of table over %d "
+                  "%llu pages moved on demand (%llu to the device, %llu to the host) for %.0f "
+                  "pages of values and 4 of table over %d "
                   "rounds; %.1f MB prefetched",
-                  (unsigned long long)(h2d + d2h), (unsigned long long)h2d, (unsigned long long)d2h, pages, kRounds,
-                  double(prefetched) / 1e6);
+                  (unsigned long long)(h2d + d2h), (unsigned long long)h2d, (unsigned long long)d2h,
+                  pages, kRounds, double(prefetched) / 1e6);
     s.check_at_most("page migrations on demand", double(h2d + d2h), 4, text,
-                    "each page a kernel touches first moves over on its own, and back when the host touches it. Prefetch the "
-                    "GPU's share to the device before the first launch and back to the host before the host reads it "
-                    "(cudaMemPrefetchAsync); advise the table read-mostly (cudaMemAdvise, cudaMemAdviseSetReadMostly) so both "
-                    "sides keep a copy; and cut the two shares on a page boundary (a multiple of 64 KB), or the page they "
+                    "each page a kernel touches first moves over on its own, and back when the "
+                    "host touches it. Prefetch the "
+                    "GPU's share to the device before the first launch and back to the host before "
+                    "the host reads it "
+                    "(cudaMemPrefetchAsync); advise the table read-mostly (cudaMemAdvise, "
+                    "cudaMemAdviseSetReadMostly) so both "
+                    "sides keep a copy; and cut the two shares on a page boundary (a multiple of "
+                    "64 KB), or the page they "
                     "share moves twice per round",
-                    correct && counted.runtime.is_object(), "make out.bin right first (the check above says what is wrong)");
+                    correct && counted.runtime.is_object(),
+                    "make out.bin right first (the check above says what is wrong)");
 }
 
 }  // namespace

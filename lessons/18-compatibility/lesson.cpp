@@ -73,18 +73,21 @@ std::string verdict(ProgramSession& s, const ProgramRun& run, const Input& in) {
     if (!run.completed) return run.failure + "; its stderr: " + excerpt(run.err);
     if (run.exit_code != 0 || !run.faults().empty())
         return "the program exited with status " + std::to_string(run.exit_code) +
-               (run.faults().empty() ? "" : "; the runtime reports: " + run.faults()) + "; its stderr: " + excerpt(run.err);
+               (run.faults().empty() ? "" : "; the runtime reports: " + run.faults()) +
+               "; its stderr: " + excerpt(run.err);
     std::vector<unsigned char> bytes;
     if (!s.read_file("out.bin", &bytes)) return "the program wrote no out.bin";
     if (bytes.size() != in.expected.size() * 4)
-        return "out.bin has " + std::to_string(bytes.size()) + " bytes, not " + std::to_string(in.expected.size() * 4);
+        return "out.bin has " + std::to_string(bytes.size()) + " bytes, not " +
+               std::to_string(in.expected.size() * 4);
     std::vector<unsigned> out(in.expected.size());
     std::memcpy(out.data(), bytes.data(), bytes.size());
     std::size_t bad = 0;
     for (std::size_t i = 0; i < out.size(); ++i) bad += out[i] != in.expected[i];
     if (bad)
         return std::to_string(bad) + " of " + std::to_string(out.size()) +
-               " values are wrong (the program exited with status 0: did a launch fail without anyone checking? its stderr: " +
+               " values are wrong (the program exited with status 0: did a launch fail without "
+               "anyone checking? its stderr: " +
                excerpt(run.err) + ")";
     // The GPU did the work: kernels of at least one thread per value ran.
     double threads = 0;
@@ -92,14 +95,16 @@ std::string verdict(ProgramSession& s, const ProgramRun& run, const Input& in) {
         if (e.pid < 1 || e.category != "kernel" || !e.args.is_object()) continue;
         unsigned g[3] = {0, 0, 0}, b[3] = {0, 0, 0};
         const auto text = [&](const char* key) {
-            return e.args.contains(key) && e.args[key].is_string() ? e.args[key].get<std::string>() : std::string();
+            return e.args.contains(key) && e.args[key].is_string() ? e.args[key].get<std::string>()
+                                                                   : std::string();
         };
         if (std::sscanf(text("grid").c_str(), "(%u,%u,%u)", &g[0], &g[1], &g[2]) == 3 &&
             std::sscanf(text("block").c_str(), "(%u,%u,%u)", &b[0], &b[1], &b[2]) == 3)
             threads += double(g[0]) * g[1] * g[2] * b[0] * b[1] * b[2];
     }
     if (threads < double(in.expected.size()))
-        return "the values are right, but kernels of only " + std::to_string(std::uint64_t(threads)) + " threads ran for " +
+        return "the values are right, but kernels of only " +
+               std::to_string(std::uint64_t(threads)) + " threads ran for " +
                std::to_string(in.expected.size()) + " values: the GPU must do the mixing";
     return "";
 }
@@ -122,7 +127,8 @@ void run(ProgramSession& s) {
             failed += (failed.empty() ? "sm_" : ", sm_") + std::to_string(arch);
             if (first_failure.empty()) first_failure = "on sm_" + std::to_string(arch) + ": " + why;
         }
-        if (arch == 90 && why.empty() && run.runtime.is_object() && run.runtime.contains("driver_module_loads") &&
+        if (arch == 90 && why.empty() && run.runtime.is_object() &&
+            run.runtime.contains("driver_module_loads") &&
             run.runtime["driver_module_loads"].is_number_unsigned()) {
             loads_on_90 = run.runtime["driver_module_loads"].get<std::uint64_t>();
             measured = true;
@@ -133,17 +139,22 @@ void run(ProgramSession& s) {
         s.check("out.bin is right on every GPU from sm_75 to sm_120", true, 0,
                 "right on sm_75, sm_80, sm_86, sm_89, sm_90, sm_100 and sm_120", "");
     else
-        s.check("out.bin is right on every GPU from sm_75 to sm_120", false, double(std::size(kArchs) - passed),
+        s.check("out.bin is right on every GPU from sm_75 to sm_120", false,
+                double(std::size(kArchs) - passed),
                 "wrong or failed on " + failed + "; " + first_failure,
-                "built with -arch=sm_90 the program holds sm_90 machine code and compute_90 PTX: a GPU older than sm_90 can "
-                "run neither (cudaErrorNoKernelImageForDevice, from cudaGetLastError after the launch). Compile the kernel "
-                "when the program runs, for the GPU that is there: NVRTC to PTX for compute_<major><minor> "
-                "(cudaDevAttrComputeCapabilityMajor/Minor), cuModuleLoadData, cuModuleGetFunction, cuLaunchKernel");
+                "built with -arch=sm_90 the program holds sm_90 machine code and compute_90 PTX: a "
+                "GPU older than sm_90 can "
+                "run neither (cudaErrorNoKernelImageForDevice, from cudaGetLastError after the "
+                "launch). Compile the kernel "
+                "when the program runs, for the GPU that is there: NVRTC to PTX for "
+                "compute_<major><minor> "
+                "(cudaDevAttrComputeCapabilityMajor/Minor), cuModuleLoadData, cuModuleGetFunction, "
+                "cuLaunchKernel");
     if (s.backend() == "gpu") {
         const Input in = write_input(s);
         const std::string why = verdict(s, s.run({"in.bin", "out.bin"}), in);
-        s.check("out.bin is right on this machine's GPU", why.empty(), 1, why.empty() ? "right on the GPU" : why,
-                "read the message above");
+        s.check("out.bin is right on this machine's GPU", why.empty(), 1,
+                why.empty() ? "right on the GPU" : why, "read the message above");
     }
 
     // 2. A driver older than the runtime.
@@ -158,28 +169,42 @@ void run(ProgramSession& s) {
         const bool named = err.find("cudaErrorInsufficientDriver") != std::string::npos ||
                            err.find("CUDA_ERROR_UNSUPPORTED_PTX_VERSION") != std::string::npos;
         std::vector<unsigned char> out;
-        if (!run.completed) s.check(check, false, 1, "with a CUDA 12.8 driver: " + run.failure, "run it yourself with CUDALAB_DRIVER_VERSION=12080");
+        if (!run.completed)
+            s.check(check, false, 1, "with a CUDA 12.8 driver: " + run.failure,
+                    "run it yourself with CUDALAB_DRIVER_VERSION=12080");
         else if (!named)
-            s.check(check, false, 1,
-                    "with a CUDA 12.8 driver (CUDALAB_DRIVER_VERSION=12080) the program's stderr names neither "
-                    "cudaErrorInsufficientDriver nor CUDA_ERROR_UNSUPPORTED_PTX_VERSION (exit status " + std::to_string(run.exit_code) +
-                        "); it printed: " + excerpt(err),
-                    "a CUDA 13 runtime needs a CUDA 13 driver: every runtime call returns cudaErrorInsufficientDriver. Check "
-                    "the first one and print cudaGetErrorName(err)");
+            s.check(
+                check, false, 1,
+                "with a CUDA 12.8 driver (CUDALAB_DRIVER_VERSION=12080) the program's stderr names "
+                "neither "
+                "cudaErrorInsufficientDriver nor CUDA_ERROR_UNSUPPORTED_PTX_VERSION (exit status " +
+                    std::to_string(run.exit_code) + "); it printed: " + excerpt(err),
+                "a CUDA 13 runtime needs a CUDA 13 driver: every runtime call returns "
+                "cudaErrorInsufficientDriver. Check "
+                "the first one and print cudaGetErrorName(err)");
         else if (run.exit_code == 0 || s.read_file("out.bin", &out))
             s.check(check, false, 1,
-                    "with a CUDA 12.8 driver the program named the error but exited with status " + std::to_string(run.exit_code) +
-                        (out.empty() ? "" : " and wrote out.bin"),
-                    "nothing can run on this machine until its driver is updated: exit with a non-zero status, writing nothing");
-        else s.check(check, true, 0, "with a CUDA 12.8 driver the program named the error and exited with status " + std::to_string(run.exit_code), "");
+                    "with a CUDA 12.8 driver the program named the error but exited with status " +
+                        std::to_string(run.exit_code) + (out.empty() ? "" : " and wrote out.bin"),
+                    "nothing can run on this machine until its driver is updated: exit with a "
+                    "non-zero status, writing nothing");
+        else
+            s.check(check, true, 0,
+                    "with a CUDA 12.8 driver the program named the error and exited with status " +
+                        std::to_string(run.exit_code),
+                    "");
     }
 
     // 3. Compile once.
-    s.check_at_most("the kernel is compiled and loaded once per run", double(loads_on_90), 1,
-                    std::to_string(loads_on_90) + " modules loaded with cuModuleLoadData in the run on sm_90 (4 launches)",
-                    "compiling with NVRTC and loading the PTX costs tens of milliseconds on a GPU: do it once, before the loop, "
-                    "and launch the one CUfunction as often as needed",
-                    everywhere && measured, "make the program right on every architecture first (the check above says what is wrong)");
+    s.check_at_most(
+        "the kernel is compiled and loaded once per run", double(loads_on_90), 1,
+        std::to_string(loads_on_90) +
+            " modules loaded with cuModuleLoadData in the run on sm_90 (4 launches)",
+        "compiling with NVRTC and loading the PTX costs tens of milliseconds on a GPU: do it once, "
+        "before the loop, "
+        "and launch the one CUfunction as often as needed",
+        everywhere && measured,
+        "make the program right on every architecture first (the check above says what is wrong)");
 }
 
 }  // namespace

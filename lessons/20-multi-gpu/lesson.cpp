@@ -22,7 +22,8 @@ using cudalab::lessons::ProgramSession;
 using cudalab::lessons::RunSettings;
 
 constexpr int kGpus = 4;
-constexpr double kNvlink = 450e9;  // engine/cudart/device_model.h: one direction of one GPU's NVLink
+constexpr double kNvlink =
+    450e9;  // engine/cudart/device_model.h: one direction of one GPU's NVLink
 
 std::string excerpt(std::string text) {
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
@@ -34,7 +35,8 @@ std::uint64_t arg_number(const cudalab::programs::TimelineEvent& e, const char* 
     if (!e.args.is_object() || !e.args.contains(key)) return 0;
     const auto& v = e.args[key];
     if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-    if (v.is_number_integer()) return std::uint64_t(std::max<std::int64_t>(0, v.get<std::int64_t>()));
+    if (v.is_number_integer())
+        return std::uint64_t(std::max<std::int64_t>(0, v.get<std::int64_t>()));
     return 0;
 }
 
@@ -59,9 +61,10 @@ void run(ProgramSession& s) {
         const int gpus = cudalab::lessons::gpus_on_this_machine();
         if (gpus < int(kGpus)) {
             four.backend = "emu";
-            s.log().push_back("this machine has " + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") +
-                              ", the lesson needs " + std::to_string(kGpus) + ": the all-reduce ran on " + std::to_string(kGpus) +
-                              " emulated GPUs");
+            s.log().push_back("this machine has " + std::to_string(gpus) + " GPU" +
+                              (gpus == 1 ? "" : "s") + ", the lesson needs " +
+                              std::to_string(kGpus) + ": the all-reduce ran on " +
+                              std::to_string(kGpus) + " emulated GPUs");
         }
     }
     const ProgramRun& run = s.run({"in.bin", "out.bin"}, four);
@@ -73,16 +76,20 @@ void run(ProgramSession& s) {
     std::vector<unsigned char> bytes;
     if (!run.completed)
         s.check(check, false, 1, what + run.failure + "; its stderr: " + excerpt(run.err),
-                "run it yourself: `cudalab run --devices 4 exercises/20-multi-gpu.cu -- in.bin out.bin` with any in.bin");
+                "run it yourself: `cudalab run --devices 4 exercises/20-multi-gpu.cu -- in.bin "
+                "out.bin` with any in.bin");
     else if (run.exit_code != 0 || !run.faults().empty())
         s.check(check, false, 1,
                 what + "the program exited with status " + std::to_string(run.exit_code) +
-                    (run.faults().empty() ? "" : "; the runtime reports: " + run.faults()) + "; its stderr: " + excerpt(run.err),
-                "every CUDA call must succeed: read the message above (cudaSetDevice(d) before working with GPU d's "
+                    (run.faults().empty() ? "" : "; the runtime reports: " + run.faults()) +
+                    "; its stderr: " + excerpt(run.err),
+                "every CUDA call must succeed: read the message above (cudaSetDevice(d) before "
+                "working with GPU d's "
                 "memory, streams and events)");
     else if (!s.read_file("out.bin", &bytes) || bytes.size() != std::size_t(n) * kGpus * 4)
-        s.check(check, false, 1, what + "out.bin is missing or has " + std::to_string(bytes.size()) + " bytes, not " +
-                                     std::to_string(std::size_t(n) * kGpus * 4),
+        s.check(check, false, 1,
+                what + "out.bin is missing or has " + std::to_string(bytes.size()) +
+                    " bytes, not " + std::to_string(std::size_t(n) * kGpus * 4),
                 "write the 4 vectors one after the other, GPU 0's first");
     else {
         std::vector<unsigned> out(std::size_t(n) * kGpus);
@@ -91,16 +98,22 @@ void run(ProgramSession& s) {
         int first_gpu = -1;
         for (int d = 0; d < kGpus; ++d)
             for (unsigned i = 0; i < n; ++i)
-                if (out[std::size_t(d) * n + i] != sum[i] && bad[d]++ == 0 && first_gpu < 0) first_gpu = d, first_bad = i;
+                if (out[std::size_t(d) * n + i] != sum[i] && bad[d]++ == 0 && first_gpu < 0)
+                    first_gpu = d, first_bad = i;
         std::string per;
         for (int d = 0; d < kGpus; ++d) per += (d ? ", " : "") + std::to_string(bad[d]);
         if (first_gpu >= 0)
             s.check(check, false, double(bad[0] + bad[1] + bad[2] + bad[3]),
-                    what + "wrong values per GPU: " + per + "; the first on GPU " + std::to_string(first_gpu) + " at index " +
-                        std::to_string(first_bad) + " (chunk " + std::to_string(first_bad / ((n + kGpus - 1) / kGpus)) + " of 4)",
-                    "follow one chunk around the ring on paper: in reduce-scatter step s GPU d sends chunk (d - s) mod 4 and "
-                    "the next GPU adds it to its own; after 3 steps GPU d has the whole sum of chunk (d + 1) mod 4, which 3 "
-                    "all-gather steps copy round. A wrong chunk usually means a copy or an add read data another stream had "
+                    what + "wrong values per GPU: " + per + "; the first on GPU " +
+                        std::to_string(first_gpu) + " at index " + std::to_string(first_bad) +
+                        " (chunk " + std::to_string(first_bad / ((n + kGpus - 1) / kGpus)) +
+                        " of 4)",
+                    "follow one chunk around the ring on paper: in reduce-scatter step s GPU d "
+                    "sends chunk (d - s) mod 4 and "
+                    "the next GPU adds it to its own; after 3 steps GPU d has the whole sum of "
+                    "chunk (d + 1) mod 4, which 3 "
+                    "all-gather steps copy round. A wrong chunk usually means a copy or an add "
+                    "read data another stream had "
                     "not finished: record an event after it and make the other stream wait for it");
         else correct = s.check(check, true, 0, what + "every GPU's vector is the sum", "");
     }
@@ -112,32 +125,40 @@ void run(ProgramSession& s) {
         if (e.pid < 1) continue;
         const bool copy = e.category == "memcpy";
         if (copy && e.name.find("HtoD") != std::string::npos) to_device += arg_number(e, "bytes");
-        else if (copy && e.name.find("DtoH") != std::string::npos) to_host += arg_number(e, "bytes");
+        else if (copy && e.name.find("DtoH") != std::string::npos)
+            to_host += arg_number(e, "bytes");
         else if (copy && e.name.find("PtoP") != std::string::npos) peer += arg_number(e, "bytes");
-        if ((copy && e.name.find("HtoD") == std::string::npos && e.name.find("DtoH") == std::string::npos &&
+        if ((copy && e.name.find("HtoD") == std::string::npos &&
+             e.name.find("DtoH") == std::string::npos &&
              e.name.find("HtoH") == std::string::npos) ||
             e.category == "kernel" || e.category == "memset")
             busy.push_back({e.start_ns / 1e3, e.end_ns / 1e3});
     }
     const std::uint64_t vector_bytes = std::uint64_t(n) * 4, all = vector_bytes * kGpus;
-    const std::uint64_t ring_bytes = 2 * (kGpus - 1) * vector_bytes;  // every GPU sends 2 (N-1)/N of its vector
+    const std::uint64_t ring_bytes =
+        2 * (kGpus - 1) * vector_bytes;  // every GPU sends 2 (N-1)/N of its vector
     const bool timeline = run.timeline_written;
     bool moved_right = false;
-    const std::string moved = std::to_string(to_device) + " bytes to the GPUs and " + std::to_string(to_host) +
-                              " back over PCIe, " + std::to_string(peer) + " between GPUs (the inputs and the results are " +
-                              std::to_string(all) + " bytes each way; a ring moves " + std::to_string(ring_bytes) +
-                              " between GPUs)";
+    const std::string moved = std::to_string(to_device) + " bytes to the GPUs and " +
+                              std::to_string(to_host) + " back over PCIe, " + std::to_string(peer) +
+                              " between GPUs (the inputs and the results are " +
+                              std::to_string(all) + " bytes each way; a ring moves " +
+                              std::to_string(ring_bytes) + " between GPUs)";
     if (!timeline)
-        s.check("no staging through the host", false, 1, "the run wrote no timeline, so the copies cannot be read",
+        s.check("no staging through the host", false, 1,
+                "the run wrote no timeline, so the copies cannot be read",
                 "let the program exit normally (return from main)");
     else if (to_device > all || to_host > all)
         s.check("no staging through the host", false, 1, moved,
-                "copy between GPUs with cudaMemcpyPeerAsync (or cudaMemcpyAsync of device pointers): a copy to the host "
+                "copy between GPUs with cudaMemcpyPeerAsync (or cudaMemcpyAsync of device "
+                "pointers): a copy to the host "
                 "and back crosses PCIe twice, at an eighth of NVLink's bandwidth");
     else if (peer * 100 < ring_bytes * 99)
         s.check("no staging through the host", false, 1, moved,
-                "the vectors must travel between the GPUs as peer copies (cudaMemcpyPeerAsync): the lesson times the "
-                "copies; a kernel that reads another GPU's memory directly works too on a GPU, but is not what this "
+                "the vectors must travel between the GPUs as peer copies (cudaMemcpyPeerAsync): "
+                "the lesson times the "
+                "copies; a kernel that reads another GPU's memory directly works too on a GPU, but "
+                "is not what this "
                 "lesson practises");
     else moved_right = s.check("no staging through the host", true, 0, moved, "");
 
@@ -152,16 +173,22 @@ void run(ProgramSession& s) {
     const double allowed = 2.5;
     char text[300];
     std::snprintf(text, sizeof text,
-                  "the all-reduce kept the GPUs busy for %.1f us (modelled); the ring's bandwidth bound is %.1f us "
+                  "the all-reduce kept the GPUs busy for %.1f us (modelled); the ring's bandwidth "
+                  "bound is %.1f us "
                   "(2 x 3/4 x %.1f MB at 450 GB/s): %.2fx",
                   us, bound_us, double(vector_bytes) / 1e6, bound_us > 0 ? us / bound_us : 0);
-    s.check_at_most("all-reduce time against the ring's bound", bound_us > 0 ? us / bound_us : 0, allowed, text,
-                    "gathering everything on one GPU makes its link carry 3 whole vectors in and 3 out, one after the other. "
-                    "In a ring every GPU sends a quarter of its vector to the next at each of 6 steps, all links at once: "
-                    "give each GPU its own stream, issue each step's copies in the receiving GPU's stream after a "
-                    "cudaStreamWaitEvent on the sender's event, and do not synchronise the host between steps",
-                    correct && timeline && moved_right,
-                    "make every GPU's vector right first, with peer copies (the checks above say what is wrong)");
+    s.check_at_most(
+        "all-reduce time against the ring's bound", bound_us > 0 ? us / bound_us : 0, allowed, text,
+        "gathering everything on one GPU makes its link carry 3 whole vectors in and 3 out, one "
+        "after the other. "
+        "In a ring every GPU sends a quarter of its vector to the next at each of 6 steps, all "
+        "links at once: "
+        "give each GPU its own stream, issue each step's copies in the receiving GPU's stream "
+        "after a "
+        "cudaStreamWaitEvent on the sender's event, and do not synchronise the host between steps",
+        correct && timeline && moved_right,
+        "make every GPU's vector right first, with peer copies (the checks above say what is "
+        "wrong)");
 }
 
 }  // namespace

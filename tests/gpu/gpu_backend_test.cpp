@@ -6,9 +6,9 @@
 #include <cstdlib>
 
 #include "analysis/occupancy.h"
+#include "backends/factory.h"
 #include "compiler/compiler.h"
 #include "gpu/gpu_backend.h"
-#include "backends/factory.h"
 #include "lessons/course.h"
 #include "lessons/data_lesson.h"
 #include "runtime/runtime.h"
@@ -46,7 +46,8 @@ TEST_CASE("every lesson solution passes on the GPU and agrees with the emulator 
         Runtime rt(std::move(backend));
         lessons::Session session(rt, module, 20261130);
         if (l.data) {
-            // A data lesson: the solution on the GPU, the same solution on the emulator as the oracle.
+            // A data lesson: the solution on the GPU, the same solution on the emulator as the
+            // oracle.
             lessons::Oracle oracle;
             Status st;
             std::string note;
@@ -71,7 +72,8 @@ TEST_CASE("every lesson solution passes on the GPU and agrees with the emulator 
         for (const auto& d : differences) MESSAGE(l.id << ": GPU and emulator differ: " << d);
         // Integer lessons must agree exactly; float lessons whose solutions use only IEEE-exact
         // operations (add, mul, fma) too. Differences are listed above for docs/gpu.md.
-        CHECK_MESSAGE(differences.empty(), l.id << ": the GPU's outputs differ from the emulator's");
+        CHECK_MESSAGE(differences.empty(),
+                      l.id << ": the GPU's outputs differ from the emulator's");
     }
 }
 
@@ -90,12 +92,14 @@ TEST_CASE("theoretical occupancy agrees with cuOccupancyMaxActiveBlocksPerMultip
         if (l.is_program()) continue;  // whole programs: nvcc's, not NVRTC's
         auto module = compiler.compile_file(l.solution_path, o);
         REQUIRE(module->ok);
-        for (const auto& k : module->kernels) CHECK_MESSAGE(k.registers > 0, k.source_name << ": no register count from ptxas");
+        for (const auto& k : module->kernels)
+            CHECK_MESSAGE(k.registers > 0, k.source_name << ": no register count from ptxas");
         modules.push_back({l.id, module});
     }
     auto g = open_gpu();
     if (g->device().arch() != arch) {
-        MESSAGE("occupancy comparison skipped: the device is " << g->device().arch() << ", the kernels were built for " << arch);
+        MESSAGE("occupancy comparison skipped: the device is "
+                << g->device().arch() << ", the kernels were built for " << arch);
         return;
     }
     const auto* limits = hw::arch_limits(arch);
@@ -105,19 +109,24 @@ TEST_CASE("theoretical occupancy agrees with cuOccupancyMaxActiveBlocksPerMultip
         REQUIRE(g->load(module).ok());
         for (const auto& k : module->kernels) {
             for (unsigned threads : {64u, 128u, 256u, 512u, 1024u}) {
-                if (k.max_threads_per_block && threads > unsigned(k.max_threads_per_block)) continue;
+                if (k.max_threads_per_block && threads > unsigned(k.max_threads_per_block))
+                    continue;
                 LaunchConfig c{Dim3{1}, Dim3{threads}, 0};
                 auto driver = g->max_active_blocks(k.source_name, c);
                 REQUIRE(driver);
-                auto model = analysis::theoretical_occupancy(*limits, int(threads), k.registers, k.static_shared_bytes);
-                CHECK_MESSAGE(model.blocks_per_sm == *driver, id << " " << k.source_name << " at " << threads << " threads ("
-                                                                 << k.registers << " registers, " << k.static_shared_bytes
-                                                                 << " B shared): model " << model.blocks_per_sm << ", driver "
-                                                                 << *driver);
+                auto model = analysis::theoretical_occupancy(*limits, int(threads), k.registers,
+                                                             k.static_shared_bytes);
+                CHECK_MESSAGE(model.blocks_per_sm == *driver,
+                              id << " " << k.source_name << " at " << threads << " threads ("
+                                 << k.registers << " registers, " << k.static_shared_bytes
+                                 << " B shared): model " << model.blocks_per_sm << ", driver "
+                                 << *driver);
                 if (threads == 256)
-                    MESSAGE(id << " " << k.source_name << ": " << k.registers << " registers, " << k.static_shared_bytes
-                               << " B shared, 256 threads: model " << model.blocks_per_sm << " blocks/SM (" << std::string(analysis::to_string(model.limiter))
-                               << "), driver " << *driver);
+                    MESSAGE(id << " " << k.source_name << ": " << k.registers << " registers, "
+                               << k.static_shared_bytes << " B shared, 256 threads: model "
+                               << model.blocks_per_sm << " blocks/SM ("
+                               << std::string(analysis::to_string(model.limiter)) << "), driver "
+                               << *driver);
                 ++compared;
             }
         }
@@ -127,7 +136,8 @@ TEST_CASE("theoretical occupancy agrees with cuOccupancyMaxActiveBlocksPerMultip
 
 // Runs in a process of its own (scripts/device/gpu-check.sh): an illegal address can leave the
 // driver refusing all further work in the process that caused it.
-TEST_CASE("an illegal address on the GPU is reported by name and the backend survives it" * doctest::skip(std::getenv("CUDALAB_GPU_FAULT_TEST") == nullptr)) {
+TEST_CASE("an illegal address on the GPU is reported by name and the backend survives it" *
+          doctest::skip(std::getenv("CUDALAB_GPU_FAULT_TEST") == nullptr)) {
     auto g = open_gpu();
     g->shadow_enabled = false;  // let the bad access reach the GPU
     compiler::Compiler compiler;
@@ -140,8 +150,9 @@ __global__ void fill(int* p, int n) { int i = blockIdx.x * blockDim.x + threadId
     REQUIRE(g->load(module).ok());
     DevicePtr p;
     REQUIRE(g->allocate(1024, &p).ok());
-    LaunchResult bad = g->launch("poke", LaunchConfig{Dim3{1}, Dim3{32}, 0},
-                                 {KernelArg::of(p), KernelArg::of((long long)1 << 36)}, TraceOptions{});
+    LaunchResult bad =
+        g->launch("poke", LaunchConfig{Dim3{1}, Dim3{32}, 0},
+                  {KernelArg::of(p), KernelArg::of((long long)1 << 36)}, TraceOptions{});
     CHECK(bad.status.code == StatusCode::kernel_fault);
     CHECK(bad.status.message.find("CUDA_ERROR_ILLEGAL_ADDRESS") != std::string::npos);
     CHECK(bad.status.message.find("--backend emu") != std::string::npos);
@@ -150,12 +161,14 @@ __global__ void fill(int* p, int n) { int i = blockIdx.x * blockDim.x + threadId
     DevicePtr q;
     Status again = g->allocate(400, &q);
     if (!again.ok()) {
-        CHECK(bad.status.message.find("a new run of cudalab can use the GPU again") != std::string::npos);
+        CHECK(bad.status.message.find("a new run of cudalab can use the GPU again") !=
+              std::string::npos);
         CHECK(again.code == StatusCode::backend_unavailable);
         MESSAGE("the driver refuses work in this process after the fault: " << again.message);
         return;
     }
-    LaunchResult good = g->launch("fill", LaunchConfig{Dim3{1}, Dim3{128}, 0}, {KernelArg::of(q), KernelArg::of(100)}, TraceOptions{});
+    LaunchResult good = g->launch("fill", LaunchConfig{Dim3{1}, Dim3{128}, 0},
+                                  {KernelArg::of(q), KernelArg::of(100)}, TraceOptions{});
     REQUIRE_MESSAGE(good.status.ok(), good.status.message);
     std::vector<int> out(100);
     REQUIRE(g->copy_to_host(out.data(), q, 400).ok());
@@ -166,8 +179,9 @@ TEST_CASE("the device's peaks are measured and cached") {
     auto g = open_gpu();
     auto p = g->device_peak();
     REQUIRE(p);
-    MESSAGE(g->description() << ": copy " << p->copy_bytes_per_second / 1e9 << " GB/s, FMA " << p->fma_flops / 1e12
-                             << " TFLOP/s" << std::string(p->cached ? " (cached)" : ""));
+    MESSAGE(g->description() << ": copy " << p->copy_bytes_per_second / 1e9 << " GB/s, FMA "
+                             << p->fma_flops / 1e12 << " TFLOP/s"
+                             << std::string(p->cached ? " (cached)" : ""));
     CHECK(p->copy_bytes_per_second > 1e11);
     CHECK(p->fma_flops > 1e12);
     auto again = g->device_peak();

@@ -43,16 +43,28 @@ int main(int argc, char** argv) {
             colors.insert(c);
             const int column = x < w * 26 / 100 ? 0 : x < w * 60 / 100 ? 1 : 2;
             ++totals[column];
-            if (!empty.count(c)) { ++foreground; ++counts[column]; }
+            if (!empty.count(c)) {
+                ++foreground;
+                ++counts[column];
+            }
         }
     stbi_image_free(px);
     const double fraction = double(foreground) / double(std::size_t(w) * std::size_t(h));
-    std::printf("%s: %dx%d, %zu distinct colours, %.1f%% foreground (lesson %.1f%%, code %.1f%%, views %.1f%%)\n", argv[1], w, h,
-                colors.size(), 100 * fraction, 100.0 * double(counts[0]) / double(totals[0]), 100.0 * double(counts[1]) / double(totals[1]),
+    std::printf("%s: %dx%d, %zu distinct colours, %.1f%% foreground (lesson %.1f%%, code %.1f%%, "
+                "views %.1f%%)\n",
+                argv[1], w, h, colors.size(), 100 * fraction,
+                100.0 * double(counts[0]) / double(totals[0]),
+                100.0 * double(counts[1]) / double(totals[1]),
                 100.0 * double(counts[2]) / double(totals[2]));
     bool ok = true;
-    if (int(colors.size()) < min_colors) { std::printf("FAIL: fewer than %d distinct colours\n", min_colors); ok = false; }
-    if (fraction < min_foreground) { std::printf("FAIL: less than %.0f%% of the pixels are drawn\n", 100 * min_foreground); ok = false; }
+    if (int(colors.size()) < min_colors) {
+        std::printf("FAIL: fewer than %d distinct colours\n", min_colors);
+        ok = false;
+    }
+    if (fraction < min_foreground) {
+        std::printf("FAIL: less than %.0f%% of the pixels are drawn\n", 100 * min_foreground);
+        ok = false;
+    }
     for (int c = 0; c < 3; ++c)
         if (double(counts[c]) / double(totals[c]) < min_foreground / 4) {
             std::printf("FAIL: column %d (lesson, code, views) is nearly empty\n", c);

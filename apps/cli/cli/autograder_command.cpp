@@ -39,9 +39,10 @@ std::uint32_t crc32(const std::string& data) {
 
 // A zip archive of stored entries (APPNOTE 6.3: local headers, central directory, end record).
 class Zip {
-public:
+  public:
     void add(const std::string& name, const std::string& data, bool executable) {
-        Entry e{name, crc32(data), std::uint32_t(data.size()), std::uint32_t(out_.size()), executable};
+        Entry e{name, crc32(data), std::uint32_t(data.size()), std::uint32_t(out_.size()),
+                executable};
         put32(0x04034b50);
         header(e);
         out_ += name;
@@ -54,9 +55,9 @@ public:
             put32(0x02014b50);
             put16(3 << 8 | 20);  // made by: Unix (the permissions below are read), zip 2.0
             header(e);
-            put16(0);            // comment
-            put16(0);            // disk
-            put16(0);            // internal attributes
+            put16(0);  // comment
+            put16(0);  // disk
+            put16(0);  // internal attributes
             put32(std::uint32_t(e.executable ? 0100755 : 0100644) << 16);
             put32(e.offset);
             out_ += e.name;
@@ -75,19 +76,25 @@ public:
     std::size_t size() const { return out_.size(); }
     std::size_t count() const { return entries_.size(); }
 
-private:
+  private:
     struct Entry {
         std::string name;
         std::uint32_t crc, size, offset;
         bool executable;
     };
-    void put16(std::uint16_t v) { out_ += char(v & 0xFF); out_ += char(v >> 8); }
-    void put32(std::uint32_t v) { put16(std::uint16_t(v & 0xFFFF)); put16(std::uint16_t(v >> 16)); }
+    void put16(std::uint16_t v) {
+        out_ += char(v & 0xFF);
+        out_ += char(v >> 8);
+    }
+    void put32(std::uint32_t v) {
+        put16(std::uint16_t(v & 0xFFFF));
+        put16(std::uint16_t(v >> 16));
+    }
     void header(const Entry& e) {
-        put16(20);       // version needed
-        put16(0x0800);   // names in UTF-8
-        put16(0);        // stored
-        put16(0);        // time 00:00
+        put16(20);          // version needed
+        put16(0x0800);      // names in UTF-8
+        put16(0);           // stored
+        put16(0);           // time 00:00
         put16(1 << 5 | 1);  // date 1980-01-01: the same bytes from the same files
         put32(e.crc);
         put32(e.size);
@@ -110,7 +117,8 @@ std::string read_file(const fs::path& p) {
 bool add_tree(Zip& zip, const fs::path& dir, const std::string& prefix, std::string* error) {
     std::vector<fs::path> files;
     std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(dir, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         const std::string name = it->path().filename().string();
         if (name[0] == '.' || name == "build" || name == "__pycache__" || it->is_symlink(ec)) {
             if (it->is_directory(ec)) it.disable_recursion_pending();
@@ -118,7 +126,10 @@ bool add_tree(Zip& zip, const fs::path& dir, const std::string& prefix, std::str
         }
         if (it->is_regular_file(ec)) files.push_back(it->path());
     }
-    if (ec) { *error = dir.string() + ": " + ec.message(); return false; }
+    if (ec) {
+        *error = dir.string() + ": " + ec.message();
+        return false;
+    }
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
         struct stat st;
@@ -131,7 +142,9 @@ bool add_tree(Zip& zip, const fs::path& dir, const std::string& prefix, std::str
 }  // namespace
 
 void add_autograder_options(CLI::App* cmd, AutograderArgs& a) {
-    cmd->add_option("platform", a.platform, "the grading platform: gradescope")->required()->check(CLI::IsMember({"gradescope"}));
+    cmd->add_option("platform", a.platform, "the grading platform: gradescope")
+        ->required()
+        ->check(CLI::IsMember({"gradescope"}));
     cmd->add_option("--lessons", a.lessons, "lessons the assignment grades, ID,ID,...")->required();
     cmd->add_option("-o,--output", a.output, "the zip to write (default autograder.zip)");
 }
@@ -141,23 +154,32 @@ int run_autograder(const lessons::Course& course, const AutograderArgs& a) {
     {
         std::string cur;
         for (char c : a.lessons + ",") {
-            if (c != ',') { if (c != ' ') cur += c; continue; }
+            if (c != ',') {
+                if (c != ' ') cur += c;
+                continue;
+            }
             if (cur.empty()) continue;
             if (!course.find(cur)) {
-                std::cerr << "cudalab: --lessons: no lesson '" << cur << "' (the lessons: " << course.ids() << ")\n";
+                std::cerr << "cudalab: --lessons: no lesson '" << cur
+                          << "' (the lessons: " << course.ids() << ")\n";
                 return 2;
             }
             if (std::find(ids.begin(), ids.end(), cur) == ids.end()) ids.push_back(cur);
             cur.clear();
         }
     }
-    if (ids.empty()) { std::cerr << "cudalab: --lessons names no lesson\n"; return 2; }
+    if (ids.empty()) {
+        std::cerr << "cudalab: --lessons names no lesson\n";
+        return 2;
+    }
     const fs::path source = CUDALAB_SOURCE_DIR;
     const fs::path templates = source / "scripts" / "autograder" / "gradescope";
     std::error_code ec;
     for (const char* f : {"setup.sh", "run_autograder"})
         if (!fs::is_regular_file(templates / f, ec)) {
-            std::cerr << "cudalab: " << (templates / f).string() << " is missing: the bundle is made from the sources cudalab was built from\n";
+            std::cerr
+                << "cudalab: " << (templates / f).string()
+                << " is missing: the bundle is made from the sources cudalab was built from\n";
             return 2;
         }
     Zip zip;
@@ -168,28 +190,41 @@ int run_autograder(const lessons::Course& course, const AutograderArgs& a) {
     zip.add("lessons.txt", list + "\n", false);
     std::string error;
     // The sources setup.sh builds (no tests, benchmarks or docs: the grader needs the CLI only).
-    for (const char* f : {"CMakeLists.txt", "README.md"}) zip.add(std::string("cudalab/") + f, read_file(source / f), false);
-    for (const char* d : {"cmake", "engine", "apps", "lessons", "exercises", "solutions", "assets", "scripts"})
-        if (fs::is_directory(source / d, ec) && !add_tree(zip, source / d, std::string("cudalab/") + d + "/", &error)) {
+    for (const char* f : {"CMakeLists.txt", "README.md"})
+        zip.add(std::string("cudalab/") + f, read_file(source / f), false);
+    for (const char* d :
+         {"cmake", "engine", "apps", "lessons", "exercises", "solutions", "assets", "scripts"})
+        if (fs::is_directory(source / d, ec) &&
+            !add_tree(zip, source / d, std::string("cudalab/") + d + "/", &error)) {
             std::cerr << "cudalab: " << error << "\n";
             return 2;
         }
     // A course of its own (cudalab --course DIR): shipped beside the sources, graded from there.
-    const bool own_course = fs::weakly_canonical(course.root, ec) != fs::weakly_canonical(source, ec);
+    const bool own_course =
+        fs::weakly_canonical(course.root, ec) != fs::weakly_canonical(source, ec);
     if (own_course && !add_tree(zip, course.root, "course/", &error)) {
         std::cerr << "cudalab: " << error << "\n";
         return 2;
     }
-    if (zip.count() >= 0xFFFF) { std::cerr << "cudalab: too many files for a zip without ZIP64\n"; return 2; }
+    if (zip.count() >= 0xFFFF) {
+        std::cerr << "cudalab: too many files for a zip without ZIP64\n";
+        return 2;
+    }
     const std::string bytes = zip.finish();
-    if (fs::path(a.output).has_parent_path()) fs::create_directories(fs::path(a.output).parent_path(), ec);
+    if (fs::path(a.output).has_parent_path())
+        fs::create_directories(fs::path(a.output).parent_path(), ec);
     std::ofstream out(a.output, std::ios::binary | std::ios::trunc);
     out << bytes;
     out.close();
-    if (!out) { std::cerr << "cudalab: cannot write " << a.output << "\n"; return 2; }
-    std::cout << "wrote " << a.output << " (" << zip.count() << " files, " << bytes.size() / 1024 << " KB): Gradescope autograder for "
-              << list << (own_course ? " (course from " + course.root + ")" : "")
-              << ".\nUpload it under Configure Autograder, on the Ubuntu 24.04 base image (docs/instructors.md).\n";
+    if (!out) {
+        std::cerr << "cudalab: cannot write " << a.output << "\n";
+        return 2;
+    }
+    std::cout << "wrote " << a.output << " (" << zip.count() << " files, " << bytes.size() / 1024
+              << " KB): Gradescope autograder for " << list
+              << (own_course ? " (course from " + course.root + ")" : "")
+              << ".\nUpload it under Configure Autograder, on the Ubuntu 24.04 base image "
+                 "(docs/instructors.md).\n";
     return 0;
 }
 

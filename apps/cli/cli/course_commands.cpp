@@ -42,7 +42,8 @@ bool take_course_option(int& argc, char** argv, std::string* error) {
             }
             std::error_code ec;
             const fs::path abs = fs::absolute(value, ec);
-            ::setenv("CUDALAB_COURSE", (ec ? fs::path(value) : abs).lexically_normal().string().c_str(), 1);
+            ::setenv("CUDALAB_COURSE",
+                     (ec ? fs::path(value) : abs).lexically_normal().string().c_str(), 1);
             continue;
         }
         argv[out++] = argv[i];
@@ -71,7 +72,8 @@ bool write_new(const fs::path& path, const std::string& text) {
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     if (fs::exists(path, ec)) {
-        std::cerr << "cudalab new-lesson: " << path.string() << " exists already; nothing written over it\n";
+        std::cerr << "cudalab new-lesson: " << path.string()
+                  << " exists already; nothing written over it\n";
         return false;
     }
     std::ofstream out(path, std::ios::binary);
@@ -98,7 +100,8 @@ std::string toml_string(const std::string& s) {
 int run_new_lesson(const NewLessonArgs& args) {
     const std::string& id = args.id;
     if (!std::regex_match(id, std::regex(R"(\d\d[a-z]?-[a-z0-9-]+)"))) {
-        std::cerr << "cudalab new-lesson: '" << id << "' is not an id: NN-slug, e.g. 03-scale (lower-case letters, digits, -)\n";
+        std::cerr << "cudalab new-lesson: '" << id
+                  << "' is not an id: NN-slug, e.g. 03-scale (lower-case letters, digits, -)\n";
         return 2;
     }
     const fs::path root = course_root();
@@ -116,7 +119,8 @@ int run_new_lesson(const NewLessonArgs& args) {
             return 2;
         }
         if (course.find(id)) {
-            std::cerr << "cudalab new-lesson: the course has a lesson " << id << " already (" << manifest << ")\n";
+            std::cerr << "cudalab new-lesson: the course has a lesson " << id << " already ("
+                      << manifest << ")\n";
             return 2;
         }
     }
@@ -127,12 +131,14 @@ int run_new_lesson(const NewLessonArgs& args) {
         title[0] = char(std::toupper((unsigned char)title[0]));
     }
 
-    const std::string toml = R"X(# Lesson )X" + id + R"X(: the host side, as data. docs/instructors.md lists every key.
+    const std::string toml = R"X(# Lesson )X" + id +
+                             R"X(: the host side, as data. docs/instructors.md lists every key.
 #
 # As scaffolded: `scale` multiplies every element of `in` by `factor` into `out`, launched with
 # one thread per element and then on a small grid (only a grid-stride loop covers every element
 # there), on sizes that are not multiples of the block and one chosen at run time. `out` is
-# checked against what solutions/)X" + id + R"X(.cu computes from the same inputs; then the
+# checked against what solutions/)X" +
+                             id + R"X(.cu computes from the same inputs; then the
 # sectors the loads and stores moved against those the data needs. Change all of it.
 
 kernel = "scale"
@@ -216,12 +222,15 @@ cudalab check )X" + id + R"X(
 ```
 )X";
 
-    const std::string exercise = "// Lesson " + id + R"X( (exercise): out[i] = factor * in[i] for every i in [0, n).
+    const std::string exercise = "// Lesson " + id +
+                                 R"X( (exercise): out[i] = factor * in[i] for every i in [0, n).
 //
-// The host side (lessons/)X" + id + R"X(/lesson.toml) launches this kernel with one thread per
+// The host side (lessons/)X" + id +
+                                 R"X(/lesson.toml) launches this kernel with one thread per
 // element, and on a small grid where each thread must take several elements.
 //
-// Run the checks with:  cudalab check )X" + id + R"X(
+// Run the checks with:  cudalab check )X" +
+                                 id + R"X(
 
 __global__ void scale(const float* in, float* out, float factor, int n)
 {
@@ -246,17 +255,24 @@ __global__ void scale(const float* in, float* out, float factor, int n)
 
     std::string entry;
     if (new_course)
-        entry += "# A cudalab course (docs/instructors.md): one [[lesson]] table per lesson, in course order.\n"
-                 "[course]\nname = " + toml_string(root.filename().string().empty() ? "course" : root.filename().string()) + "\n";
-    entry += "\n[[lesson]]\nid = " + toml_string(id) + "\ntitle = " + toml_string(title) +
-             "\npart = \"TODO: the part of the course\"\nviews = [\"grid\", \"memory\"]\nhints = [\n"
-             "    \"TODO: a gentle nudge: what to look at first.\",\n"
-             "    \"TODO: the idea, without the code.\",\n"
-             "    \"TODO: nearly the answer.\",\n]\n";
+        entry +=
+            "# A cudalab course (docs/instructors.md): one [[lesson]] table per lesson, in course "
+            "order.\n"
+            "[course]\nname = " +
+            toml_string(root.filename().string().empty() ? "course" : root.filename().string()) +
+            "\n";
+    entry +=
+        "\n[[lesson]]\nid = " + toml_string(id) + "\ntitle = " + toml_string(title) +
+        "\npart = \"TODO: the part of the course\"\nviews = [\"grid\", \"memory\"]\nhints = [\n"
+        "    \"TODO: a gentle nudge: what to look at first.\",\n"
+        "    \"TODO: the idea, without the code.\",\n"
+        "    \"TODO: nearly the answer.\",\n]\n";
 
     const fs::path dir = root / "lessons" / id;
-    for (const auto& [path, body] : {std::pair{dir / "lesson.toml", toml}, {dir / "lesson.md", text},
-                                      {root / "exercises" / (id + ".cu"), exercise}, {root / "solutions" / (id + ".cu"), solution}})
+    for (const auto& [path, body] : {std::pair{dir / "lesson.toml", toml},
+                                     {dir / "lesson.md", text},
+                                     {root / "exercises" / (id + ".cu"), exercise},
+                                     {root / "solutions" / (id + ".cu"), solution}})
         if (!write_new(path, body)) return 2;
     std::ofstream m(manifest_file, std::ios::app | std::ios::binary);
     m << entry;
@@ -279,8 +295,10 @@ __global__ void scale(const float* in, float* out, float factor, int n)
 
 void add_lint_options(CLI::App* cmd, LintArgs& args) {
     cmd->add_option("--lesson", args.lesson, "lint only this lesson");
-    cmd->add_flag("--static", args.static_only, "only the files, texts, hints and views: compile and run nothing");
-    cmd->add_option("--backend", args.backend, "emu, gpu or auto (default emu: the figures are deterministic)")
+    cmd->add_flag("--static", args.static_only,
+                  "only the files, texts, hints and views: compile and run nothing");
+    cmd->add_option("--backend", args.backend,
+                    "emu, gpu or auto (default emu: the figures are deterministic)")
         ->check(CLI::IsMember({"emu", "gpu", "auto"}));
 }
 
@@ -293,7 +311,8 @@ int run_lint(const LintArgs& args) {
         return 2;
     }
     if (!args.lesson.empty() && !course.find(args.lesson)) {
-        std::cerr << "cudalab lint: no lesson '" << args.lesson << "'. The lessons are: " << course.ids() << "\n";
+        std::cerr << "cudalab lint: no lesson '" << args.lesson
+                  << "'. The lessons are: " << course.ids() << "\n";
         return 2;
     }
     compiler::Compiler compiler;
@@ -308,11 +327,13 @@ int run_lint(const LintArgs& args) {
     const auto findings = lessons::lint_course(course, compiler, o);
     int errors = 0, warnings = 0;
     for (const auto& f : findings) {
-        std::cout << (f.error ? "error: " : "warning: ") << (f.lesson.empty() ? "" : f.lesson + ": ") << f.message << "\n";
+        std::cout << (f.error ? "error: " : "warning: ")
+                  << (f.lesson.empty() ? "" : f.lesson + ": ") << f.message << "\n";
         (f.error ? errors : warnings)++;
     }
-    std::cout << (errors ? "lint failed: " : "lint passed: ") << errors << " error" << (errors == 1 ? "" : "s") << ", " << warnings
-              << " warning" << (warnings == 1 ? "" : "s") << "\n";
+    std::cout << (errors ? "lint failed: " : "lint passed: ") << errors << " error"
+              << (errors == 1 ? "" : "s") << ", " << warnings << " warning"
+              << (warnings == 1 ? "" : "s") << "\n";
     return errors ? 1 : 0;
 }
 

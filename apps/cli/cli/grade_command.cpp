@@ -56,7 +56,10 @@ namespace cli {
 unsigned shard_of(const std::string& student, const std::string& lesson, unsigned shards) {
     // FNV-1a over "student\nlesson": fixed by the names alone, the same on every machine.
     std::uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : student + "\n" + lesson) { h ^= c; h *= 1099511628211ull; }
+    for (unsigned char c : student + "\n" + lesson) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
     return unsigned(h % shards);
 }
 
@@ -76,7 +79,9 @@ std::string read_file(const fs::path& p) {
     return s.str();
 }
 
-std::string dump(const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; }
+std::string dump(const nlohmann::json& j) {
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
 
 // [SECTION] The results store
 
@@ -94,8 +99,10 @@ struct Grade {
 };
 
 class Store {
-public:
-    ~Store() { if (db_) sqlite3_close(db_); }
+  public:
+    ~Store() {
+        if (db_) sqlite3_close(db_);
+    }
     bool open(const std::string& path, bool read_only, std::string* error) {
         int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
         if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
@@ -104,13 +111,14 @@ public:
         }
         sqlite3_busy_timeout(db_, 10000);
         if (read_only) return exec("SELECT count(*) FROM grades", error);
-        return exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-                    "CREATE TABLE IF NOT EXISTS grades(student TEXT NOT NULL, lesson TEXT NOT NULL,"
-                    " submission_sha256 TEXT NOT NULL, seed TEXT NOT NULL, outcome TEXT NOT NULL,"
-                    " passed INTEGER NOT NULL, score REAL NOT NULL, max_score REAL NOT NULL,"
-                    " checks_passed INTEGER NOT NULL, checks INTEGER NOT NULL, reason TEXT NOT NULL,"
-                    " seconds REAL NOT NULL, graded_at TEXT NOT NULL, PRIMARY KEY(student, lesson))",
-                    error);
+        return exec(
+            "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+            "CREATE TABLE IF NOT EXISTS grades(student TEXT NOT NULL, lesson TEXT NOT NULL,"
+            " submission_sha256 TEXT NOT NULL, seed TEXT NOT NULL, outcome TEXT NOT NULL,"
+            " passed INTEGER NOT NULL, score REAL NOT NULL, max_score REAL NOT NULL,"
+            " checks_passed INTEGER NOT NULL, checks INTEGER NOT NULL, reason TEXT NOT NULL,"
+            " seconds REAL NOT NULL, graded_at TEXT NOT NULL, PRIMARY KEY(student, lesson))",
+            error);
     }
     bool exec(const std::string& sql, std::string* error) {
         char* msg = nullptr;
@@ -124,15 +132,19 @@ public:
     std::optional<std::string> meta(const std::string& key) {
         sqlite3_stmt* st = nullptr;
         std::optional<std::string> v;
-        if (sqlite3_prepare_v2(db_, "SELECT value FROM meta WHERE key = ?", -1, &st, nullptr) != SQLITE_OK) return v;
+        if (sqlite3_prepare_v2(db_, "SELECT value FROM meta WHERE key = ?", -1, &st, nullptr) !=
+            SQLITE_OK)
+            return v;
         sqlite3_bind_text(st, 1, key.c_str(), -1, SQLITE_TRANSIENT);
-        if (sqlite3_step(st) == SQLITE_ROW) v = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
         sqlite3_finalize(st);
         return v;
     }
     bool set_meta(const std::string& key, const std::string& value, std::string* error) {
         sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", -1, &st, nullptr) != SQLITE_OK)
+        if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", -1, &st,
+                               nullptr) != SQLITE_OK)
             return *error = sqlite3_errmsg(db_), false;
         sqlite3_bind_text(st, 1, key.c_str(), -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(st, 2, value.c_str(), -1, SQLITE_TRANSIENT);
@@ -144,9 +156,9 @@ public:
     // One statement, its own transaction: a kill -9 after it keeps the pair, before it loses it.
     bool put(const Grade& g, std::string* error) {
         sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v2(db_,
-                               "INSERT OR REPLACE INTO grades VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st,
-                               nullptr) != SQLITE_OK)
+        if (sqlite3_prepare_v2(
+                db_, "INSERT OR REPLACE INTO grades VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                -1, &st, nullptr) != SQLITE_OK)
             return *error = sqlite3_errmsg(db_), false;
         int i = 1;
         for (const std::string* s : {&g.student, &g.lesson, &g.hash, &g.seed, &g.outcome})
@@ -167,10 +179,14 @@ public:
     std::vector<Grade> all() {
         std::vector<Grade> out;
         sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v2(db_, "SELECT * FROM grades ORDER BY student, lesson", -1, &st, nullptr) != SQLITE_OK) return out;
+        if (sqlite3_prepare_v2(db_, "SELECT * FROM grades ORDER BY student, lesson", -1, &st,
+                               nullptr) != SQLITE_OK)
+            return out;
         auto text = [st](int c) {
             const unsigned char* t = sqlite3_column_text(st, c);
-            return t ? std::string(reinterpret_cast<const char*>(t), std::size_t(sqlite3_column_bytes(st, c))) : std::string();
+            return t ? std::string(reinterpret_cast<const char*>(t),
+                                   std::size_t(sqlite3_column_bytes(st, c)))
+                     : std::string();
         };
         while (sqlite3_step(st) == SQLITE_ROW) {
             Grade g;
@@ -193,7 +209,7 @@ public:
         return out;
     }
 
-private:
+  private:
     sqlite3* db_ = nullptr;
 };
 
@@ -202,14 +218,16 @@ private:
 struct Pair {
     std::string student;
     const lessons::LessonInfo* lesson = nullptr;
-    std::string hash;  // of the submitted file; "missing", "refused:WHY" when there is none to grade
+    std::string
+        hash;  // of the submitted file; "missing", "refused:WHY" when there is none to grade
 };
 
 // The file's hash, or why there is no file to grade. A submission is the student's own regular
 // file: a link (to another student's file, a solution, /dev/zero) is refused unread.
 std::string submission_hash(const fs::path& file) {
     struct stat st;
-    if (::lstat(file.c_str(), &st) != 0) return errno == ENOENT ? "missing" : "refused:" + std::string(std::strerror(errno));
+    if (::lstat(file.c_str(), &st) != 0)
+        return errno == ENOENT ? "missing" : "refused:" + std::string(std::strerror(errno));
     if (S_ISLNK(st.st_mode)) return "refused:it is a symbolic link; submit the file itself";
     if (!S_ISREG(st.st_mode)) return "refused:it is not a regular file";
     if (st.st_size > (8 << 20)) return "refused:it is larger than 8 MB";
@@ -238,7 +256,8 @@ fs::path lesson_base(const fs::path& out, const std::string& student, const std:
 
 // The four formats of one pair's report, written by whoever made it (a worker, or the parent for a
 // worker that died).
-void write_pair_reports(const fs::path& out, const std::string& student, const lessons::CheckReport& r) {
+void write_pair_reports(const fs::path& out, const std::string& student,
+                        const lessons::CheckReport& r) {
     const std::string base = lesson_base(out, student, r.lesson).string();
     cudalab::write_file_atomically(base + ".txt", report::text(r, {false, false}));
     cudalab::write_file_atomically(base + ".json", dump(report::json(r)));
@@ -268,7 +287,10 @@ Grade summarize(const lessons::CheckReport& r, const std::string& outcome_if_err
     } else {
         g.outcome = "failed";
         for (const auto& c : r.checks)
-            if (!c.passed) { g.reason = c.name + ": " + first_line(c.message); break; }
+            if (!c.passed) {
+                g.reason = c.name + ": " + first_line(c.message);
+                break;
+            }
     }
     return g;
 }
@@ -276,8 +298,9 @@ Grade summarize(const lessons::CheckReport& r, const std::string& outcome_if_err
 // A pair with no file to grade: the lesson's own checks (learned from a compile of nothing, which
 // check_lesson() fills out from the solution's list), each failed with the reason, so the pair's
 // maximum is the lesson's like everyone else's.
-lessons::CheckReport ungraded_report(const Setup& s, const lessons::LessonInfo& l, const std::string& shown,
-                                     const std::string& why, compiler::Compiler& compiler) {
+lessons::CheckReport ungraded_report(const Setup& s, const lessons::LessonInfo& l,
+                                     const std::string& shown, const std::string& why,
+                                     compiler::Compiler& compiler) {
     lessons::CheckOptions o = s.options;
     o.source_path = "/nonexistent/cudalab-grade/" + l.id + ".cu";
     lessons::CheckReport r = lessons::check_lesson(s.course, l, o, compiler);
@@ -295,14 +318,16 @@ lessons::CheckReport ungraded_report(const Setup& s, const lessons::LessonInfo& 
 
 Grade grade_pair(const Setup& s, const Pair& p, compiler::Compiler& compiler) {
     const auto started = std::chrono::steady_clock::now();
-    const std::string rel = p.student + "/" + p.lesson->id + ".cu";  // a worker runs in SUBMISSIONS/
+    const std::string rel =
+        p.student + "/" + p.lesson->id + ".cu";  // a worker runs in SUBMISSIONS/
     lessons::CheckReport r;
     std::string outcome;
     if (p.hash == "missing") {
         r = ungraded_report(s, *p.lesson, rel, "not submitted: there is no " + rel, compiler);
         outcome = "not_submitted";
     } else if (p.hash.rfind("refused:", 0) == 0) {
-        r = ungraded_report(s, *p.lesson, rel, "not graded: " + rel + ": " + p.hash.substr(8), compiler);
+        r = ungraded_report(s, *p.lesson, rel, "not graded: " + rel + ": " + p.hash.substr(8),
+                            compiler);
         outcome = "refused";
     } else {
         lessons::CheckOptions o = s.options;
@@ -337,9 +362,10 @@ bool write_all(int fd, const std::string& s) {
 }
 
 // The worker's life: read a pair's index, grade it, answer with one JSON line; end at EOF.
-[[noreturn]] void worker_main(const Setup& s, const std::vector<Pair>& pairs, int in, int out, const fs::path& log) {
+[[noreturn]] void worker_main(const Setup& s, const std::vector<Pair>& pairs, int in, int out,
+                              const fs::path& log) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a parent killed with -9 takes its workers along
-    ::setpgid(0, 0);                     // its compile helpers die with it when the parent kills the group
+    ::setpgid(0, 0);  // its compile helpers die with it when the parent kills the group
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
     if (int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644); fd >= 0) {
         ::dup2(fd, 1);  // the check's own messages must not garble the progress bar
@@ -354,14 +380,20 @@ bool write_all(int fd, const std::string& s) {
         ssize_t n = ::read(in, &c, 1);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
-        if (c != '\n') { line += c; continue; }
+        if (c != '\n') {
+            line += c;
+            continue;
+        }
         const std::size_t index = std::stoul(line);
         line.clear();
         Grade g = grade_pair(s, pairs.at(index), compiler);
-        nlohmann::json j = {{"i", index},          {"outcome", g.outcome}, {"passed", g.passed},
-                            {"score", g.score},    {"max_score", g.max_score}, {"checks_passed", g.checks_passed},
-                            {"checks", g.checks},  {"reason", g.reason},  {"seconds", g.seconds}};
-        if (!write_all(out, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) break;
+        nlohmann::json j = {
+            {"i", index},         {"outcome", g.outcome},     {"passed", g.passed},
+            {"score", g.score},   {"max_score", g.max_score}, {"checks_passed", g.checks_passed},
+            {"checks", g.checks}, {"reason", g.reason},       {"seconds", g.seconds}};
+        if (!write_all(out,
+                       j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"))
+            break;
     }
     std::fflush(nullptr);
     ::_exit(0);
@@ -384,7 +416,8 @@ std::string num(double v) {
 
 // Everything under RESULTS/ but the store and the lessons' own reports is made from the store's
 // rows, so a resumed run, a merge and an uninterrupted run write the same files.
-bool write_summaries(const fs::path& out, const std::vector<Grade>& grades, const std::string& seed, std::string* error) {
+bool write_summaries(const fs::path& out, const std::vector<Grade>& grades, const std::string& seed,
+                     std::string* error) {
     std::set<std::string> lesson_ids;
     std::map<std::string, std::vector<const Grade*>> by_student;
     for (const auto& g : grades) {
@@ -392,16 +425,24 @@ bool write_summaries(const fs::path& out, const std::vector<Grade>& grades, cons
         by_student[g.student].push_back(&g);
     }
     std::ostringstream rows, students;
-    rows << "student,lesson,outcome,score,max_score,checks_passed,checks,reason,submission_sha256\n";
+    rows
+        << "student,lesson,outcome,score,max_score,checks_passed,checks,reason,submission_sha256\n";
     for (const auto& g : grades)
-        rows << csv(g.student) << "," << g.lesson << "," << g.outcome << "," << num(g.score) << "," << num(g.max_score) << ","
-             << g.checks_passed << "," << g.checks << "," << csv(g.reason) << "," << g.hash << "\n";
+        rows << csv(g.student) << "," << g.lesson << "," << g.outcome << "," << num(g.score) << ","
+             << num(g.max_score) << "," << g.checks_passed << "," << g.checks << ","
+             << csv(g.reason) << "," << g.hash << "\n";
     students << "student,score,max_score,lessons_passed,lessons_graded";
     for (const auto& id : lesson_ids) students << "," << id;
     students << "\n";
-    nlohmann::json summary = {{"seed", seed}, {"students", nlohmann::json::object()}, {"lessons", nlohmann::json::object()}};
+    nlohmann::json summary = {{"seed", seed},
+                              {"students", nlohmann::json::object()},
+                              {"lessons", nlohmann::json::object()}};
     for (const auto& id : lesson_ids)
-        summary["lessons"][id] = {{"graded", 0}, {"passed", 0}, {"not_submitted", 0}, {"mean_score", 0.0}, {"max_score", 0.0}};
+        summary["lessons"][id] = {{"graded", 0},
+                                  {"passed", 0},
+                                  {"not_submitted", 0},
+                                  {"mean_score", 0.0},
+                                  {"max_score", 0.0}};
     for (const auto& [student, list] : by_student) {
         double score = 0, max_score = 0;
         int passed = 0;
@@ -412,9 +453,11 @@ bool write_summaries(const fs::path& out, const std::vector<Grade>& grades, cons
             max_score += g->max_score;
             passed += g->passed;
             of[g->lesson] = g;
-            lessons_j[g->lesson] = {{"outcome", g->outcome}, {"score", g->score}, {"max_score", g->max_score},
-                                    {"checks_passed", g->checks_passed}, {"checks", g->checks}, {"reason", g->reason},
-                                    {"seconds", g->seconds}, {"submission_sha256", g->hash}};
+            lessons_j[g->lesson] = {
+                {"outcome", g->outcome},     {"score", g->score},
+                {"max_score", g->max_score}, {"checks_passed", g->checks_passed},
+                {"checks", g->checks},       {"reason", g->reason},
+                {"seconds", g->seconds},     {"submission_sha256", g->hash}};
             auto& lj = summary["lessons"][g->lesson];
             lj["graded"] = lj["graded"].get<int>() + 1;
             lj["passed"] = lj["passed"].get<int>() + g->passed;
@@ -422,10 +465,14 @@ bool write_summaries(const fs::path& out, const std::vector<Grade>& grades, cons
             lj["mean_score"] = lj["mean_score"].get<double>() + g->score;
             lj["max_score"] = std::max(lj["max_score"].get<double>(), g->max_score);
         }
-        students << csv(student) << "," << num(score) << "," << num(max_score) << "," << passed << "," << list.size();
-        for (const auto& id : lesson_ids) students << "," << (of.count(id) ? num(of[id]->score) : "");
+        students << csv(student) << "," << num(score) << "," << num(max_score) << "," << passed
+                 << "," << list.size();
+        for (const auto& id : lesson_ids)
+            students << "," << (of.count(id) ? num(of[id]->score) : "");
         students << "\n";
-        summary["students"][student] = {{"score", score}, {"max_score", max_score}, {"lessons_passed", passed},
+        summary["students"][student] = {{"score", score},
+                                        {"max_score", max_score},
+                                        {"lessons_passed", passed},
                                         {"lessons", lessons_j}};
 
         // The student's reports: the lessons' own, put together.
@@ -444,7 +491,8 @@ bool write_summaries(const fs::path& out, const std::vector<Grade>& grades, cons
                 for (auto& t : one["tests"]) gs["tests"].push_back(t);
                 gs_score += one.value("score", 0.0);
             } catch (const std::exception& e) {
-                *error = base + ".json: " + e.what() + " (delete RESULTS/grades.db's row or the folder and grade again)";
+                *error = base + ".json: " + e.what() +
+                         " (delete RESULTS/grades.db's row or the folder and grade again)";
                 return false;
             }
             // The lesson's <testsuite> elements, and its counts from the <testsuites> line.
@@ -457,25 +505,28 @@ bool write_summaries(const fs::path& out, const std::vector<Grade>& grades, cons
             failures += count("failures");
             errors += count("errors");
             const std::size_t from = xml.find("  <testsuite "), to = xml.rfind("</testsuites>");
-            if (from != std::string::npos && to != std::string::npos && to > from) suites += xml.substr(from, to - from);
+            if (from != std::string::npos && to != std::string::npos && to > from)
+                suites += xml.substr(from, to - from);
         }
         std::ostringstream table;
-        table << "== " << student << ": score " << num(score) << " of " << num(max_score) << ", " << passed << " of "
-              << list.size() << " lessons passed (seed " << seed << ")\n";
+        table << "== " << student << ": score " << num(score) << " of " << num(max_score) << ", "
+              << passed << " of " << list.size() << " lessons passed (seed " << seed << ")\n";
         for (const Grade* g : list) {
             char buf[160];
-            std::snprintf(buf, sizeof buf, "  %-22s %-14s %6s/%-6s ", g->lesson.c_str(), g->outcome.c_str(), num(g->score).c_str(),
-                          num(g->max_score).c_str());
+            std::snprintf(buf, sizeof buf, "  %-22s %-14s %6s/%-6s ", g->lesson.c_str(),
+                          g->outcome.c_str(), num(g->score).c_str(), num(g->max_score).c_str());
             table << buf << g->reason << "\n";
         }
         gs["score"] = gs_score;
-        gs["output"] = "cudalab grade: " + std::to_string(list.size()) + " lesson(s); input seed " + seed +
-                       " (cudalab check ID --seed " + seed + " repeats a lesson's inputs)";
-        std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cudalab\" tests=\"" + std::to_string(tests) +
-                          "\" failures=\"" + std::to_string(failures) + "\" errors=\"" + std::to_string(errors) + "\">\n" + suites +
-                          "</testsuites>\n";
+        gs["output"] = "cudalab grade: " + std::to_string(list.size()) + " lesson(s); input seed " +
+                       seed + " (cudalab check ID --seed " + seed + " repeats a lesson's inputs)";
+        std::string xml =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cudalab\" tests=\"" +
+            std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\" errors=\"" +
+            std::to_string(errors) + "\">\n" + suites + "</testsuites>\n";
         std::string err;
-        if (!cudalab::write_file_atomically((dir / "report.txt").string(), table.str() + "\n" + text, &err) ||
+        if (!cudalab::write_file_atomically((dir / "report.txt").string(),
+                                            table.str() + "\n" + text, &err) ||
             !cudalab::write_file_atomically((dir / "report.json").string(), dump(all), &err) ||
             !cudalab::write_file_atomically((dir / "results.json").string(), dump(gs), &err) ||
             !cudalab::write_file_atomically((dir / "junit.xml").string(), xml, &err)) {
@@ -484,7 +535,8 @@ bool write_summaries(const fs::path& out, const std::vector<Grade>& grades, cons
         }
     }
     for (auto& [id, lj] : summary["lessons"].items())
-        if (lj["graded"].get<int>() > 0) lj["mean_score"] = lj["mean_score"].get<double>() / lj["graded"].get<int>();
+        if (lj["graded"].get<int>() > 0)
+            lj["mean_score"] = lj["mean_score"].get<double>() / lj["graded"].get<int>();
     std::string err;
     if (!cudalab::write_file_atomically((out / "results.csv").string(), rows.str(), &err) ||
         !cudalab::write_file_atomically((out / "students.csv").string(), students.str(), &err) ||
@@ -503,24 +555,31 @@ int run_merge(const GradeArgs& a) {
     fs::create_directories(out, ec);
     std::string error;
     Store store;
-    if (!store.open((out / "grades.db").string(), false, &error)) { std::cerr << "cudalab: " << error << "\n"; return 2; }
+    if (!store.open((out / "grades.db").string(), false, &error)) {
+        std::cerr << "cudalab: " << error << "\n";
+        return 2;
+    }
     std::string seed = store.meta("seed").value_or("");
     int rows = 0;
     for (const auto& in_text : a.merge) {
         const fs::path in = fs::absolute(in_text);
         if (fs::equivalent(in, out, ec)) {
-            std::cerr << "cudalab: --merge " << in_text << " is the --out folder; merge into a new folder\n";
+            std::cerr << "cudalab: --merge " << in_text
+                      << " is the --out folder; merge into a new folder\n";
             return 2;
         }
         Store shard;
         if (!shard.open((in / "grades.db").string(), true, &error)) {
-            std::cerr << "cudalab: --merge " << in_text << ": not a folder of `cudalab grade` results (" << error << ")\n";
+            std::cerr << "cudalab: --merge " << in_text
+                      << ": not a folder of `cudalab grade` results (" << error << ")\n";
             return 2;
         }
         const std::string s = shard.meta("seed").value_or("");
         if (!seed.empty() && !s.empty() && s != seed) {
-            std::cerr << "cudalab: --merge " << in_text << " was graded with seed " << s << ", the others with " << seed
-                      << ": shards of one class must share a seed (grade each with the same --seed)\n";
+            std::cerr
+                << "cudalab: --merge " << in_text << " was graded with seed " << s
+                << ", the others with " << seed
+                << ": shards of one class must share a seed (grade each with the same --seed)\n";
             return 2;
         }
         if (seed.empty()) seed = s;
@@ -530,9 +589,16 @@ int run_merge(const GradeArgs& a) {
                 const fs::path to = lesson_base(out, g.student, g.lesson).string() + ext;
                 fs::create_directories(to.parent_path(), ec);
                 fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
-                if (ec) { std::cerr << "cudalab: cannot copy " << from.string() << ": " << ec.message() << "\n"; return 2; }
+                if (ec) {
+                    std::cerr << "cudalab: cannot copy " << from.string() << ": " << ec.message()
+                              << "\n";
+                    return 2;
+                }
             }
-            if (!store.put(g, &error)) { std::cerr << "cudalab: " << error << "\n"; return 2; }
+            if (!store.put(g, &error)) {
+                std::cerr << "cudalab: " << error << "\n";
+                return 2;
+            }
             ++rows;
         }
     }
@@ -540,8 +606,8 @@ int run_merge(const GradeArgs& a) {
         std::cerr << "cudalab: " << error << "\n";
         return 2;
     }
-    std::cout << "merged " << rows << " graded pairs from " << a.merge.size() << " folders into " << out.string()
-              << " (results.csv, students.csv, summary.json)\n";
+    std::cout << "merged " << rows << " graded pairs from " << a.merge.size() << " folders into "
+              << out.string() << " (results.csv, students.csv, summary.json)\n";
     return 0;
 }
 
@@ -554,8 +620,10 @@ std::vector<std::string> split(const std::string& s, char sep) {
     std::vector<std::string> out;
     std::string cur;
     for (char c : s) {
-        if (c == sep) { if (!cur.empty()) out.push_back(cur); cur.clear(); }
-        else if (c != ' ') cur += c;
+        if (c == sep) {
+            if (!cur.empty()) out.push_back(cur);
+            cur.clear();
+        } else if (c != ' ') cur += c;
     }
     if (!cur.empty()) out.push_back(cur);
     return out;
@@ -572,33 +640,53 @@ std::string duration_text(double s) {
 }  // namespace
 
 void add_grade_options(CLI::App* cmd, GradeArgs& a) {
-    cmd->add_option("submissions", a.submissions, "folder of students' folders, each with ID.cu files as in exercises/");
-    cmd->add_option("--out", a.out, "results folder (created; a second run there resumes)")->required();
+    cmd->add_option("submissions", a.submissions,
+                    "folder of students' folders, each with ID.cu files as in exercises/");
+    cmd->add_option("--out", a.out, "results folder (created; a second run there resumes)")
+        ->required();
     cmd->add_option("--lessons", a.lessons, "lessons to grade, ID,ID,... (default: every lesson)");
     cmd->add_option("--jobs", a.jobs, "worker processes (default: one per core)");
-    cmd->add_option("--seed", a.seed, "seed of every check's inputs (default: the one RESULTS/ recorded, else a new one)");
-    cmd->add_option("--shard", a.shard, "grade only part K of N of the pairs (1 <= K <= N), for a job array");
-    cmd->add_option("--backend", a.backend, "emu, gpu or auto")->check(CLI::IsMember({"emu", "gpu", "auto"}));
-    cmd->add_option("--merge", a.merge, "merge these results folders (shards) into --out instead of grading")->expected(1, -1);
+    cmd->add_option(
+        "--seed", a.seed,
+        "seed of every check's inputs (default: the one RESULTS/ recorded, else a new one)");
+    cmd->add_option("--shard", a.shard,
+                    "grade only part K of N of the pairs (1 <= K <= N), for a job array");
+    cmd->add_option("--backend", a.backend, "emu, gpu or auto")
+        ->check(CLI::IsMember({"emu", "gpu", "auto"}));
+    cmd->add_option("--merge", a.merge,
+                    "merge these results folders (shards) into --out instead of grading")
+        ->expected(1, -1);
     add_limit_options(cmd, a.limits, true);
 }
 
 int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
     if (!a.merge.empty()) {
-        if (!a.submissions.empty()) { std::cerr << "cudalab: --merge takes results folders, not a submissions folder\n"; return 2; }
+        if (!a.submissions.empty()) {
+            std::cerr << "cudalab: --merge takes results folders, not a submissions folder\n";
+            return 2;
+        }
         return run_merge(a);
     }
-    if (a.submissions.empty()) { std::cerr << "cudalab: grade needs a SUBMISSIONS folder (or --merge RESULTS...)\n"; return 2; }
+    if (a.submissions.empty()) {
+        std::cerr << "cudalab: grade needs a SUBMISSIONS folder (or --merge RESULTS...)\n";
+        return 2;
+    }
     std::string error;
     Setup s;
     std::error_code ec;
     s.submissions = fs::absolute(a.submissions);
     s.out = fs::absolute(a.out);
-    if (!fs::is_directory(s.submissions, ec)) { std::cerr << "cudalab: " << a.submissions << ": no such folder\n"; return 2; }
+    if (!fs::is_directory(s.submissions, ec)) {
+        std::cerr << "cudalab: " << a.submissions << ": no such folder\n";
+        return 2;
+    }
     unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
     if (!a.jobs.empty()) {
         auto n = parse_unsigned(a.jobs, 1, 256, "--jobs", &error);
-        if (!n) { std::cerr << "cudalab: " << error << "\n"; return 2; }
+        if (!n) {
+            std::cerr << "cudalab: " << error << "\n";
+            return 2;
+        }
         jobs = unsigned(*n);
     }
     unsigned shard = 0, shards = 1;
@@ -607,28 +695,42 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
         std::optional<std::uint64_t> k, n;
         if (slash != std::string::npos) {
             n = parse_unsigned(a.shard.substr(slash + 1), 1, 100000, "--shard N", &error);
-            if (n) k = parse_unsigned(a.shard.substr(0, slash), 1, *n, "--shard K (1 to N)", &error);
+            if (n)
+                k = parse_unsigned(a.shard.substr(0, slash), 1, *n, "--shard K (1 to N)", &error);
         } else error = "--shard takes K/N, e.g. 2/8";
-        if (!k) { std::cerr << "cudalab: " << error << "\n"; return 2; }
+        if (!k) {
+            std::cerr << "cudalab: " << error << "\n";
+            return 2;
+        }
         shard = unsigned(*k - 1);
         shards = unsigned(*n);
     }
     Limits limits;
-    if (!parse_limits(a.limits, &limits, &error)) { std::cerr << "cudalab: " << error << "\n"; return 2; }
+    if (!parse_limits(a.limits, &limits, &error)) {
+        std::cerr << "cudalab: " << error << "\n";
+        return 2;
+    }
 
     // The course, with its paths absolute (workers run in SUBMISSIONS/).
     s.course = loaded;
-    auto absolute = [](std::string& p) { if (!p.empty()) p = fs::absolute(p).string(); };
+    auto absolute = [](std::string& p) {
+        if (!p.empty()) p = fs::absolute(p).string();
+    };
     absolute(s.course.root);
     for (auto& l : s.course.lessons)
-        for (std::string* p : {&l.text_path, &l.exercise_path, &l.solution_path, &l.host_path}) absolute(*p);
+        for (std::string* p : {&l.text_path, &l.exercise_path, &l.solution_path, &l.host_path})
+            absolute(*p);
     std::vector<const lessons::LessonInfo*> chosen;
     if (a.lessons.empty() || a.lessons == "all") {
         for (const auto& l : s.course.lessons) chosen.push_back(&l);
     } else {
         for (const auto& id : split(a.lessons, ',')) {
             const lessons::LessonInfo* l = s.course.find(id);
-            if (!l) { std::cerr << "cudalab: --lessons: no lesson '" << id << "' (the lessons: " << s.course.ids() << ")\n"; return 2; }
+            if (!l) {
+                std::cerr << "cudalab: --lessons: no lesson '" << id
+                          << "' (the lessons: " << s.course.ids() << ")\n";
+                return 2;
+            }
             if (std::find(chosen.begin(), chosen.end(), l) == chosen.end()) chosen.push_back(l);
         }
     }
@@ -639,16 +741,22 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
         const std::string name = e.path().filename().string();
         if (name.empty() || name[0] == '.' || e.is_symlink(ec) || !e.is_directory(ec)) continue;
         std::error_code same;
-        if (fs::equivalent(e.path(), s.out, same)) continue;  // --out inside SUBMISSIONS/ is no student
-        for (const char* taken : {"grades.db", "grades.db-journal", "results.csv", "students.csv", "summary.json", "grade.log"})
+        if (fs::equivalent(e.path(), s.out, same))
+            continue;  // --out inside SUBMISSIONS/ is no student
+        for (const char* taken : {"grades.db", "grades.db-journal", "results.csv", "students.csv",
+                                  "summary.json", "grade.log"})
             if (name == taken) {
-                std::cerr << "cudalab: " << (s.submissions / name).string() << ": a student's folder may not be named " << name
+                std::cerr << "cudalab: " << (s.submissions / name).string()
+                          << ": a student's folder may not be named " << name
                           << ", a file of the results; rename it\n";
                 return 2;
             }
         students.push_back(name);
     }
-    if (ec) { std::cerr << "cudalab: cannot read " << a.submissions << ": " << ec.message() << "\n"; return 2; }
+    if (ec) {
+        std::cerr << "cudalab: cannot read " << a.submissions << ": " << ec.message() << "\n";
+        return 2;
+    }
     std::sort(students.begin(), students.end());
 
     fs::create_directories(s.out, ec);
@@ -657,11 +765,15 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
         std::cerr << "cudalab: --out " << a.out << ": " << (ec ? ec.message() : error) << "\n";
         return 2;
     }
-    // The seed: given, else the one this folder was graded with (a resumed run goes on with it), else new.
+    // The seed: given, else the one this folder was graded with (a resumed run goes on with it),
+    // else new.
     const std::optional<std::string> recorded = store.meta("seed");
     if (!a.seed.empty()) {
         auto v = parse_unsigned(a.seed, 0, UINT64_MAX, "--seed", &error);
-        if (!v) { std::cerr << "cudalab: " << error << "\n"; return 2; }
+        if (!v) {
+            std::cerr << "cudalab: " << error << "\n";
+            return 2;
+        }
         s.seed = std::to_string(*v);
     } else if (recorded && !recorded->empty()) {
         s.seed = *recorded;
@@ -669,7 +781,8 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
         std::random_device rd;
         s.seed = std::to_string((std::uint64_t(rd()) << 32) | rd());
     }
-    if (!store.set_meta("seed", s.seed, &error) || !store.set_meta("course", s.course.root, &error)) {
+    if (!store.set_meta("seed", s.seed, &error) ||
+        !store.set_meta("course", s.course.root, &error)) {
         std::cerr << "cudalab: " << error << "\n";
         return 2;
     }
@@ -686,7 +799,8 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
     if (limits.compile_memory_mb) s.options.compile_limits.memory_mb = limits.compile_memory_mb;
     s.options.trace.auto_detail_blocks = 0;  // the checks need counters only (as `cudalab check`)
 
-    // The work: this shard's pairs, less those graded already from the same file with the same seed.
+    // The work: this shard's pairs, less those graded already from the same file with the same
+    // seed.
     std::map<std::pair<std::string, std::string>, Grade> done;
     for (auto& g : store.all()) done[{g.student, g.lesson}] = g;
     std::vector<Pair> pairs;
@@ -707,21 +821,28 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
             }
             pairs.push_back(std::move(p));
         }
-    std::cerr << "cudalab grade: " << students.size() << " students x " << chosen.size() << " lessons";
-    if (shards > 1) std::cerr << ", shard " << shard + 1 << "/" << shards << " (" << in_shard << " pairs)";
-    std::cerr << "; seed " << s.seed << (recorded && *recorded == s.seed && a.seed.empty() ? " (recorded in " + a.out + ")" : "")
-              << "; " << kept << " already graded, " << pairs.size() << " to grade with " << std::min<std::size_t>(jobs, std::max<std::size_t>(pairs.size(), 1))
-              << " worker" << (jobs == 1 ? "" : "s") << "\n";
+    std::cerr << "cudalab grade: " << students.size() << " students x " << chosen.size()
+              << " lessons";
+    if (shards > 1)
+        std::cerr << ", shard " << shard + 1 << "/" << shards << " (" << in_shard << " pairs)";
+    std::cerr << "; seed " << s.seed
+              << (recorded && *recorded == s.seed && a.seed.empty() ? " (recorded in " + a.out + ")"
+                                                                    : "")
+              << "; " << kept << " already graded, " << pairs.size() << " to grade with "
+              << std::min<std::size_t>(jobs, std::max<std::size_t>(pairs.size(), 1)) << " worker"
+              << (jobs == 1 ? "" : "s") << "\n";
 
     // The pool. A pair's worker is killed past this (the check's own limits stop it long before).
     const double compile_s = limits.compile_time_limit_s > 0 ? limits.compile_time_limit_s : 60;
     const double run_s = limits.time_limit_s > 0 ? limits.time_limit_s : 300;
-    const double watchdog_s = 2 * (compile_s + run_s) + 60;  // the submission's check, and the solution's
+    const double watchdog_s =
+        2 * (compile_s + run_s) + 60;  // the submission's check, and the solution's
     const fs::path log = s.out / "grade.log";
     struct sigaction sa {};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    struct sigaction old_int {}, old_term {}, old_hup {};
+    struct sigaction old_int {
+    }, old_term{}, old_hup{};
     ::sigaction(SIGINT, &sa, &old_int);
     ::sigaction(SIGTERM, &sa, &old_term);
     ::sigaction(SIGHUP, &sa, &old_hup);
@@ -731,14 +852,24 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
     auto start_worker = [&](Worker& w) -> bool {
         int task[2], result[2];
         if (::pipe2(task, O_CLOEXEC) != 0) return false;
-        if (::pipe2(result, O_CLOEXEC) != 0) { ::close(task[0]); ::close(task[1]); return false; }
+        if (::pipe2(result, O_CLOEXEC) != 0) {
+            ::close(task[0]);
+            ::close(task[1]);
+            return false;
+        }
         std::fflush(nullptr);
         const pid_t pid = ::fork();
-        if (pid < 0) { for (int fd : {task[0], task[1], result[0], result[1]}) ::close(fd); return false; }
+        if (pid < 0) {
+            for (int fd : {task[0], task[1], result[0], result[1]}) ::close(fd);
+            return false;
+        }
         if (pid == 0) {
             // Only its own ends: another worker's pipes held open here would hide that one's end.
             for (const auto& other : workers)
-                if (&other != &w) { if (other.to >= 0) ::close(other.to); if (other.from >= 0) ::close(other.from); }
+                if (&other != &w) {
+                    if (other.to >= 0) ::close(other.to);
+                    if (other.from >= 0) ::close(other.from);
+                }
             ::close(task[1]);
             ::close(result[0]);
             worker_main(s, pairs, task[0], result[1], log);
@@ -764,26 +895,35 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
         w = Worker{};
     };
     for (auto& w : workers)
-        if (!start_worker(w)) { std::cerr << "cudalab: cannot start a worker process: " << std::strerror(errno) << "\n"; return 2; }
+        if (!start_worker(w)) {
+            std::cerr << "cudalab: cannot start a worker process: " << std::strerror(errno) << "\n";
+            return 2;
+        }
 
     const bool tty = ::isatty(2);
     const auto t0 = std::chrono::steady_clock::now();
     std::size_t next = 0, finished = 0, passed_n = 0;
     auto last_line = t0;
     auto progress = [&](bool final) {
-        const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double el =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const double left = finished ? el / double(finished) * double(pairs.size() - finished) : 0;
         char buf[256];
         if (tty) {
-            const int width = 30, filled = pairs.empty() ? width : int(width * finished / pairs.size());
-            std::snprintf(buf, sizeof buf, "\r[%s%s] %zu/%zu pairs, %zu passed, %s%s%s", std::string(std::size_t(filled), '#').c_str(),
-                          std::string(std::size_t(width - filled), '.').c_str(), finished, pairs.size(), passed_n,
-                          duration_text(el).c_str(), finished && !final ? ", about " : "",
+            const int width = 30,
+                      filled = pairs.empty() ? width : int(width * finished / pairs.size());
+            std::snprintf(buf, sizeof buf, "\r[%s%s] %zu/%zu pairs, %zu passed, %s%s%s",
+                          std::string(std::size_t(filled), '#').c_str(),
+                          std::string(std::size_t(width - filled), '.').c_str(), finished,
+                          pairs.size(), passed_n, duration_text(el).c_str(),
+                          finished && !final ? ", about " : "",
                           finished && !final ? (duration_text(left) + " left").c_str() : "");
             std::cerr << buf << "\033[K" << (final ? "\n" : "") << std::flush;
-        } else if (final || std::chrono::steady_clock::now() - last_line > std::chrono::seconds(10)) {
-            std::snprintf(buf, sizeof buf, "graded %zu of %zu pairs (%zu passed) in %s%s%s\n", finished, pairs.size(), passed_n,
-                          duration_text(el).c_str(), finished && !final ? ", about " : "",
+        } else if (final ||
+                   std::chrono::steady_clock::now() - last_line > std::chrono::seconds(10)) {
+            std::snprintf(buf, sizeof buf, "graded %zu of %zu pairs (%zu passed) in %s%s%s\n",
+                          finished, pairs.size(), passed_n, duration_text(el).c_str(),
+                          finished && !final ? ", about " : "",
                           finished && !final ? (duration_text(left) + " left").c_str() : "");
             std::cerr << buf << std::flush;
             last_line = std::chrono::steady_clock::now();
@@ -811,7 +951,8 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
         r.status = Status::error(StatusCode::kernel_fault, why);
         write_pair_reports(s.out, p.student, r);
         Grade g = summarize(r, outcome);
-        g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - w.started).count();
+        g.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - w.started).count();
         const bool ok = record(std::size_t(w.task), g);
         stop_worker(w);
         return ok && start_worker(w);
@@ -824,7 +965,8 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
                 w.task = int(next);
                 w.started = std::chrono::steady_clock::now();
                 if (!write_all(w.to, std::to_string(next) + "\n")) {
-                    failed = !lost(w, "the grader's worker process could not take the pair", "crashed");
+                    failed =
+                        !lost(w, "the grader's worker process could not take the pair", "crashed");
                     ++next;
                     continue;
                 }
@@ -833,7 +975,11 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
         std::vector<pollfd> fds;
         for (auto& w : workers) fds.push_back({w.from, POLLIN, 0});
         const int n = ::poll(fds.data(), nfds_t(fds.size()), 250);
-        if (n < 0 && errno != EINTR) { error = std::string("poll: ") + std::strerror(errno); failed = true; break; }
+        if (n < 0 && errno != EINTR) {
+            error = std::string("poll: ") + std::strerror(errno);
+            failed = true;
+            break;
+        }
         for (std::size_t i = 0; i < workers.size() && !failed; ++i) {
             Worker& w = workers[i];
             if (n > 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR))) {
@@ -862,46 +1008,76 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
                         failed = true;
                         break;
                     }
-                    if (int(index) != w.task) { error = "a worker answered for another pair"; failed = true; break; }
+                    if (int(index) != w.task) {
+                        error = "a worker answered for another pair";
+                        failed = true;
+                        break;
+                    }
                     w.task = -1;
-                    if (!record(index, g)) { failed = true; break; }
+                    if (!record(index, g)) {
+                        failed = true;
+                        break;
+                    }
                     progress(false);
                 }
                 if (got <= 0 && !failed) {  // the worker ended: it died, with a pair or without
                     int status = 0;
                     ::waitpid(w.pid, &status, 0);
                     w.pid = -1;
-                    const std::string how = WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status)) +
-                                                                      (WTERMSIG(status) == SIGKILL ? " (out of memory?)" : "")
-                                                                : "exited with status " + std::to_string(WEXITSTATUS(status));
-                    if (w.task >= 0) failed = !lost(w, "the grader's worker process " + how + " while checking this submission", "crashed");
-                    else { stop_worker(w); failed = !start_worker(w); }
+                    const std::string how =
+                        WIFSIGNALED(status)
+                            ? "was killed by signal " + std::to_string(WTERMSIG(status)) +
+                                  (WTERMSIG(status) == SIGKILL ? " (out of memory?)" : "")
+                            : "exited with status " + std::to_string(WEXITSTATUS(status));
+                    if (w.task >= 0)
+                        failed = !lost(w,
+                                       "the grader's worker process " + how +
+                                           " while checking this submission",
+                                       "crashed");
+                    else {
+                        stop_worker(w);
+                        failed = !start_worker(w);
+                    }
                 }
             }
             if (!failed && w.task >= 0 &&
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - w.started).count() > watchdog_s) {
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - w.started)
+                        .count() > watchdog_s) {
                 char why[160];
-                std::snprintf(why, sizeof why, "stopped by the grader after %.0f s (the check's own limits did not end it)", watchdog_s);
+                std::snprintf(
+                    why, sizeof why,
+                    "stopped by the grader after %.0f s (the check's own limits did not end it)",
+                    watchdog_s);
                 failed = !lost(w, why, "error");
             }
         }
-        progress(false);  // a terminal's clock moves on during a long pair; a log gets a line every 10 s
+        progress(
+            false);  // a terminal's clock moves on during a long pair; a log gets a line every 10 s
     }
     for (auto& w : workers) stop_worker(w);
     ::sigaction(SIGINT, &old_int, nullptr);
     ::sigaction(SIGTERM, &old_term, nullptr);
     ::sigaction(SIGHUP, &old_hup, nullptr);
     progress(true);
-    if (failed) { std::cerr << "cudalab: " << error << "\n"; return 2; }
-    if (!write_summaries(s.out, store.all(), s.seed, &error)) { std::cerr << "cudalab: " << error << "\n"; return 2; }
+    if (failed) {
+        std::cerr << "cudalab: " << error << "\n";
+        return 2;
+    }
+    if (!write_summaries(s.out, store.all(), s.seed, &error)) {
+        std::cerr << "cudalab: " << error << "\n";
+        return 2;
+    }
     if (interrupted) {
         std::cerr << "cudalab grade: interrupted after " << finished << " of " << pairs.size()
-                  << " pairs; the summaries hold what was graded. Run the same command again to grade the rest.\n";
+                  << " pairs; the summaries hold what was graded. Run the same command again to "
+                     "grade the rest.\n";
         return 130;
     }
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::cout << "graded " << finished << " pairs in " << duration_text(el) << " (" << kept << " kept from an earlier run); seed "
-              << s.seed << "\nresults: " << (s.out / "results.csv").string() << ", students.csv, summary.json, and per student "
+    std::cout << "graded " << finished << " pairs in " << duration_text(el) << " (" << kept
+              << " kept from an earlier run); seed " << s.seed
+              << "\nresults: " << (s.out / "results.csv").string()
+              << ", students.csv, summary.json, and per student "
               << "STUDENT/report.txt, report.json, junit.xml, results.json\n";
     return 0;
 }

@@ -63,7 +63,8 @@ nvcc options (-I -D -U -l -L -std= -rdc=true -O3 -Xcompiler ... and any other) p
 nvcc. Exit codes: the program's own; 2 could not build or start; 128+N killed by signal N.
 )";
 
-const char* kBuildUsage = R"(usage: cudalab build [-o FILE] [NVCC OPTIONS] PROG.cu [MORE.cu|.cpp|.o ...]
+const char* kBuildUsage =
+    R"(usage: cudalab build [-o FILE] [NVCC OPTIONS] PROG.cu [MORE.cu|.cpp|.o ...]
 
 Builds a whole CUDA program as `cudalab run` does (nvcc -cudart shared -lineinfo -g, PTX for
 sm_90-class devices, cached) and writes the executable to FILE (default: the first source's name
@@ -73,10 +74,15 @@ options: -o FILE, --compile-time-limit SECONDS, --rebuild, --json, -v/--verbose
 
 // [SECTION] arguments
 
-const char* kRunOptions[] = {"--backend", "--devices", "--timeline", "--trace", "--driver-version", "--budget", "--exe",
-                             "--sandbox", "--sandbox-readonly-cwd", "--time-limit", "--memory-limit", "--output-limit",
-                             "--cpu-limit", "--tasks-limit", "--compile-time-limit", "--rebuild", "--json", "--verbose", "--help"};
-const char* kBuildOptions[] = {"--compile-time-limit", "--rebuild", "--json", "--verbose", "--help"};
+const char* kRunOptions[] = {"--backend",    "--devices",        "--timeline",
+                             "--trace",      "--driver-version", "--budget",
+                             "--exe",        "--sandbox",        "--sandbox-readonly-cwd",
+                             "--time-limit", "--memory-limit",   "--output-limit",
+                             "--cpu-limit",  "--tasks-limit",    "--compile-time-limit",
+                             "--rebuild",    "--json",           "--verbose",
+                             "--help"};
+const char* kBuildOptions[] = {"--compile-time-limit", "--rebuild", "--json", "--verbose",
+                               "--help"};
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
     std::vector<std::size_t> row(b.size() + 1);
@@ -146,7 +152,9 @@ Args parse(int argc, char** argv) {
     for (std::size_t i = 0; i < in.size(); ++i) {
         std::string arg = in[i];
         if (arg == "--") {
-            if (a.build_only) throw UsageError{"`cudalab build` takes no program arguments (nothing goes after --)"};
+            if (a.build_only)
+                throw UsageError{
+                    "`cudalab build` takes no program arguments (nothing goes after --)"};
             a.program_args.assign(in.begin() + long(i) + 1, in.end());
             break;
         }
@@ -166,14 +174,17 @@ Args parse(int argc, char** argv) {
         auto seconds = [&](std::optional<double>* out) {
             std::string v = value();
             double s;
-            if (!parse_seconds(v, &s)) throw UsageError{name + " " + v + ": not a number of seconds (0 or more; 0: no limit)"};
+            if (!parse_seconds(v, &s))
+                throw UsageError{name + " " + v +
+                                 ": not a number of seconds (0 or more; 0: no limit)"};
             *out = s;
         };
         // A plain number is in MB for memory and KB for output, as in `check` and `exec`.
         auto bytes = [&](std::optional<std::uint64_t>* out, int plain_shift, const char* example) {
             std::string v = value();
             std::uint64_t b;
-            if (!parse_bytes(v, &b, plain_shift)) throw UsageError{name + " " + v + ": not a size (" + example + "; 0: no limit)"};
+            if (!parse_bytes(v, &b, plain_shift))
+                throw UsageError{name + " " + v + ": not a size (" + example + "; 0: no limit)"};
             *out = b;
         };
         auto flag = [&]() {
@@ -181,41 +192,60 @@ Args parse(int argc, char** argv) {
         };
         const bool run_only = !a.build_only;
         if (name == "-h" || name == "--help") throw UsageError{""};
-        else if (name == "-v" || name == "--verbose") { flag(); a.verbose = true; }
-        else if (name == "--json") { flag(); a.json = true; }
-        else if (name == "--rebuild") { flag(); a.rebuild = true; }
-        else if (name == "--compile-time-limit") seconds(&a.compile_time_limit);
+        else if (name == "-v" || name == "--verbose") {
+            flag();
+            a.verbose = true;
+        } else if (name == "--json") {
+            flag();
+            a.json = true;
+        } else if (name == "--rebuild") {
+            flag();
+            a.rebuild = true;
+        } else if (name == "--compile-time-limit") seconds(&a.compile_time_limit);
         else if (a.build_only && name == "-o") a.output = value();
         else if (run_only && name == "--backend") {
             a.backend = value();
-            if (a.backend != "emu" && a.backend != "gpu" && a.backend != "auto") throw UsageError{"--backend " + a.backend + ": emu, gpu or auto"};
+            if (a.backend != "emu" && a.backend != "gpu" && a.backend != "auto")
+                throw UsageError{"--backend " + a.backend + ": emu, gpu or auto"};
         } else if (run_only && name == "--devices") {
             std::uint64_t n;
             std::string v = value();
-            if (!parse_uint(v, 16, &n) || n == 0) throw UsageError{"--devices " + v + ": a number of GPUs from 1 to 16"};
+            if (!parse_uint(v, 16, &n) || n == 0)
+                throw UsageError{"--devices " + v + ": a number of GPUs from 1 to 16"};
             a.devices = int(n);
         } else if (run_only && name == "--timeline") a.timeline = value();
         else if (run_only && name == "--trace") a.trace = value();
         else if (run_only && name == "--driver-version") {
             std::uint64_t n;
             std::string v = value();
-            if (!parse_uint(v, 999999, &n) || n < 1000) throw UsageError{"--driver-version " + v + ": a CUDA version number such as 12080 (12.8) or 13000"};
+            if (!parse_uint(v, 999999, &n) || n < 1000)
+                throw UsageError{"--driver-version " + v +
+                                 ": a CUDA version number such as 12080 (12.8) or 13000"};
             a.driver_version = long(n);
         } else if (run_only && name == "--budget") {
             std::uint64_t n;
             std::string v = value();
-            if (!parse_uint(v, UINT64_MAX, &n) || n == 0) throw UsageError{"--budget " + v + ": a positive number of instructions"};
+            if (!parse_uint(v, UINT64_MAX, &n) || n == 0)
+                throw UsageError{"--budget " + v + ": a positive number of instructions"};
             a.budget = n;
-        } else if (run_only && name == "--sandbox") { flag(); a.sandbox = true; }
-        else if (run_only && name == "--sandbox-readonly-cwd") { flag(); a.readonly_cwd = true; }
-        else if (run_only && name == "--time-limit") seconds(&a.time_limit);
+        } else if (run_only && name == "--sandbox") {
+            flag();
+            a.sandbox = true;
+        } else if (run_only && name == "--sandbox-readonly-cwd") {
+            flag();
+            a.readonly_cwd = true;
+        } else if (run_only && name == "--time-limit") seconds(&a.time_limit);
         else if (run_only && name == "--cpu-limit") seconds(&a.cpu_limit);
-        else if (run_only && name == "--memory-limit") bytes(&a.memory_limit, 20, "MB, or with a unit: 512M, 4G");
-        else if (run_only && name == "--output-limit") bytes(&a.output_limit, 10, "KB, or with a unit: 100k, 8M");
+        else if (run_only && name == "--memory-limit")
+            bytes(&a.memory_limit, 20, "MB, or with a unit: 512M, 4G");
+        else if (run_only && name == "--output-limit")
+            bytes(&a.output_limit, 10, "KB, or with a unit: 100k, 8M");
         else if (run_only && name == "--tasks-limit") {
             std::uint64_t n;
             std::string v = value();
-            if (!parse_uint(v, 1000000, &n)) throw UsageError{"--tasks-limit " + v + ": a number of processes and threads (0: no limit)"};
+            if (!parse_uint(v, 1000000, &n))
+                throw UsageError{"--tasks-limit " + v +
+                                 ": a number of processes and threads (0: no limit)"};
             a.tasks_limit = n;
         } else if (run_only && name == "--exe") {
             a.exe = value();
@@ -229,7 +259,9 @@ Args parse(int argc, char** argv) {
             // near miss of one of cudalab's own options is a typo, not an nvcc option.
             if (a.build_only)
                 for (const char* o : kRunOptions)
-                    if (name == o) throw UsageError{name + " is an option of `cudalab run`, not of `cudalab build`"};
+                    if (name == o)
+                        throw UsageError{name +
+                                         " is an option of `cudalab run`, not of `cudalab build`"};
             if (arg.rfind("--", 0) == 0 && !nvcc_option_takes_value(name))
                 if (std::string near = nearest_own_option(name, a.build_only); !near.empty())
                     throw UsageError{"unknown option " + name + " (did you mean " + near + "?)"};
@@ -241,19 +273,24 @@ Args parse(int argc, char** argv) {
         } else if (is_build_input(arg)) {
             a.inputs.push_back(arg);
         } else {
-            throw UsageError{"'" + arg + "' is not a source file (.cu .cpp .cc .cxx .c .o .a .so)" +
-                             std::string(a.build_only ? "" : "; the program's own arguments go after --")};
+            throw UsageError{
+                "'" + arg + "' is not a source file (.cu .cpp .cc .cxx .c .o .a .so)" +
+                std::string(a.build_only ? "" : "; the program's own arguments go after --")};
         }
     }
     if (!a.exe.empty() && (!a.inputs.empty() || !a.nvcc.empty()))
-        throw UsageError{"--exe runs a program built elsewhere: give either --exe PROGRAM or sources to build, not both"};
-    if (a.exe.empty() && a.inputs.empty()) throw UsageError{"no program: give PROG.cu (and any more sources), or --exe PROGRAM"};
+        throw UsageError{"--exe runs a program built elsewhere: give either --exe PROGRAM or "
+                         "sources to build, not both"};
+    if (a.exe.empty() && a.inputs.empty())
+        throw UsageError{"no program: give PROG.cu (and any more sources), or --exe PROGRAM"};
     return a;
 }
 
 // [SECTION] helpers
 
-std::string dump(const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); }
+std::string dump(const nlohmann::json& j) {
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 nlohmann::json build_json(const BuildResult& b) {
     nlohmann::json j;
@@ -284,10 +321,14 @@ BuildResult do_build(const Args& a) {
     req.sandbox = a.sandbox;
     req.limits = default_build_limits();
     if (a.compile_time_limit) req.limits.wall_seconds = *a.compile_time_limit;
-    if (a.verbose) std::cerr << "cudalab: building " << a.inputs.front() << (a.inputs.size() > 1 ? " ..." : "") << "\n";
+    if (a.verbose)
+        std::cerr << "cudalab: building " << a.inputs.front() << (a.inputs.size() > 1 ? " ..." : "")
+                  << "\n";
     BuildResult b = build_program(req);
     if (a.verbose) {
-        if (b.cached) std::cerr << "cudalab: built before (cache " << b.key.substr(0, 12) << "), " << int(b.seconds * 1000) << " ms\n";
+        if (b.cached)
+            std::cerr << "cudalab: built before (cache " << b.key.substr(0, 12) << "), "
+                      << int(b.seconds * 1000) << " ms\n";
         else if (!b.command.empty()) {
             std::cerr << "cudalab:";
             for (const auto& c : b.command) std::cerr << " " << c;
@@ -320,7 +361,8 @@ int run_program_command(int argc, char** argv) {
             std::cout << (build_only ? kBuildUsage : kRunUsage);
             return 0;
         }
-        std::cerr << "cudalab " << argv[1] << ": " << e.message << "\n(cudalab " << argv[1] << " --help for the options)\n";
+        std::cerr << "cudalab " << argv[1] << ": " << e.message << "\n(cudalab " << argv[1]
+                  << " --help for the options)\n";
         return 2;
     }
 
@@ -332,7 +374,12 @@ int run_program_command(int argc, char** argv) {
             std::error_code ec;
             fs::path tmp = out + ".cudalab-tmp";
             fs::copy_file(b.executable, tmp, fs::copy_options::overwrite_existing, ec);
-            if (!ec) fs::permissions(tmp, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec, ec);
+            if (!ec)
+                fs::permissions(tmp,
+                                fs::perms::owner_all | fs::perms::group_read |
+                                    fs::perms::group_exec | fs::perms::others_read |
+                                    fs::perms::others_exec,
+                                ec);
             if (!ec) fs::rename(tmp, out, ec);
             if (ec) {
                 fs::remove(tmp, ec);
@@ -340,7 +387,8 @@ int run_program_command(int argc, char** argv) {
                 b.message = "cannot write " + out + ": " + ec.message();
                 if (!a.json) std::cerr << "cudalab: " << b.message << "\n";
             } else if (!a.json) {
-                std::cerr << "cudalab: built " << out << (b.cached ? " (unchanged: from the cache)" : "") << "\n";
+                std::cerr << "cudalab: built " << out
+                          << (b.cached ? " (unchanged: from the cache)" : "") << "\n";
             }
         }
         if (a.json) {
@@ -393,7 +441,8 @@ int run_program_command(int argc, char** argv) {
         std::cerr << "\n";
     }
     if (a.verbose && r.started) {
-        std::cerr << "cudalab: ran on " << r.backend << (r.backend_reason.empty() ? "" : " (" + r.backend_reason + ")") << " in "
+        std::cerr << "cudalab: ran on " << r.backend
+                  << (r.backend_reason.empty() ? "" : " (" + r.backend_reason + ")") << " in "
                   << r.process.wall_seconds << " s\n";
     }
     int code = run_exit_code(r);

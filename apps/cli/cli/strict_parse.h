@@ -10,10 +10,12 @@
 namespace cli {
 
 // A decimal integer in [min, max] (hex with 0x when `allow_hex`); nullopt and *error otherwise.
-std::optional<std::uint64_t> parse_unsigned(const std::string& text, std::uint64_t min, std::uint64_t max,
-                                            const std::string& what, std::string* error, bool allow_hex = false);
-std::optional<std::int64_t> parse_signed(const std::string& text, std::int64_t min, std::int64_t max,
-                                         const std::string& what, std::string* error, bool allow_hex = false);
+std::optional<std::uint64_t> parse_unsigned(const std::string& text, std::uint64_t min,
+                                            std::uint64_t max, const std::string& what,
+                                            std::string* error, bool allow_hex = false);
+std::optional<std::int64_t> parse_signed(const std::string& text, std::int64_t min,
+                                         std::int64_t max, const std::string& what,
+                                         std::string* error, bool allow_hex = false);
 // A finite or infinite number (nan, inf allowed), all of the text; out of the type's range fails.
 std::optional<double> parse_real(const std::string& text, bool single, const std::string& what,
                                  std::string* error);

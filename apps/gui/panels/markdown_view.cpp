@@ -46,8 +46,9 @@ void MarkdownView::set(viewmodel::Document document) {
 
 // Lays out runs from (x0, y) wrapping at x1; returns the y below the last line. With
 // measure_only, nothing is recorded and natural_width receives the unwrapped width.
-float MarkdownView::layout_runs(const std::vector<Run>& runs, float x0, float x1, float y, ImFont* base,
-                                ImU32 base_color, bool measure_only, float* natural_width) {
+float MarkdownView::layout_runs(const std::vector<Run>& runs, float x0, float x1, float y,
+                                ImFont* base, ImU32 base_color, bool measure_only,
+                                float* natural_width) {
     const float s = fonts().scale;
     const float line_h = std::round(base->FontSize * 1.42f);
     float x = x0;
@@ -62,8 +63,11 @@ float MarkdownView::layout_runs(const std::vector<Run>& runs, float x0, float x1
         }
         ImFont* font = font_for(run.style, base);
         const bool code = run.style & viewmodel::run_code;
-        ImU32 color = code ? colors::md_code : (run.style & viewmodel::run_link) ? colors::info : base_color;
-        if ((run.style & viewmodel::run_bold) && !code && base == fonts().ui) color = colors::text_strong;
+        ImU32 color = code                                ? colors::md_code
+                      : (run.style & viewmodel::run_link) ? colors::info
+                                                          : base_color;
+        if ((run.style & viewmodel::run_bold) && !code && base == fonts().ui)
+            color = colors::text_strong;
         const float baseline_shift = std::round((base->FontSize - font->FontSize) * 0.55f);
         const char* p = run.text.c_str();
         const char* end = p + run.text.size();
@@ -78,7 +82,10 @@ float MarkdownView::layout_runs(const std::vector<Run>& runs, float x0, float x1
                 y += line_h;
                 x = x0;
                 line_empty = true;
-                if (w == p) { p = sp; continue; }  // no leading spaces on a new line
+                if (w == p) {
+                    p = sp;
+                    continue;
+                }  // no leading spaces on a new line
             }
             if (!measure_only && w > p) {
                 if (code) {
@@ -86,17 +93,23 @@ float MarkdownView::layout_runs(const std::vector<Run>& runs, float x0, float x1
                     const float pad = 3 * s;
                     const bool more = sp < end;
                     boxes_.push_back({ImVec2(x - pad * 0.6f, y + baseline_shift - 1 * s),
-                                      ImVec2(x + (more ? full_w : word_w + pad * 0.6f), y + baseline_shift + font->FontSize + 2 * s),
+                                      ImVec2(x + (more ? full_w : word_w + pad * 0.6f),
+                                             y + baseline_shift + font->FontSize + 2 * s),
                                       colors::md_code_box, more ? 0.0f : 3 * s, false});
                 }
                 // Chinese is laid out a character at a time: a character that follows the last
                 // piece directly, in its font and colour, joins it (one draw call, not one each).
                 Piece* last = pieces_.empty() ? nullptr : &pieces_.back();
-                if (!code && last && last->font == font && last->color == color && last->pos.y == y + baseline_shift &&
-                    std::fabs(last->pos.x + text_width(font, last->text.data(), last->text.data() + last->text.size()) - x) < 0.01f)
+                if (!code && last && last->font == font && last->color == color &&
+                    last->pos.y == y + baseline_shift &&
+                    std::fabs(
+                        last->pos.x +
+                        text_width(font, last->text.data(), last->text.data() + last->text.size()) -
+                        x) < 0.01f)
                     last->text.append(p, w);
                 else
-                    pieces_.push_back({font, color, ImVec2(x, y + baseline_shift), std::string(p, w)});
+                    pieces_.push_back(
+                        {font, color, ImVec2(x, y + baseline_shift), std::string(p, w)});
             }
             x += full_w + (code && sp > w ? 0 : 0);
             widest = std::max(widest, x - x0);
@@ -140,14 +153,16 @@ void MarkdownView::layout(float width) {
             float text_x = x0;
             if (!b.bullet.empty()) {
                 ImFont* bf = b.bullet.size() > 3 || b.bullet.back() == '.' ? f.ui : f.ui_bold;
-                const float bw = text_width(bf, b.bullet.c_str(), b.bullet.c_str() + b.bullet.size());
+                const float bw =
+                    text_width(bf, b.bullet.c_str(), b.bullet.c_str() + b.bullet.size());
                 pieces_.push_back({bf, b.bullet.back() == '.' ? colors::text_dim : colors::accent,
                                    ImVec2(x0 - bw - 6 * s + indent_step * 0.5f, y), b.bullet});
                 text_x = x0 + indent_step * 0.5f;
             }
             y = layout_runs(b.runs, text_x, width, y, f.ui, colors::text, false, nullptr);
             // Items of one list sit closer together than paragraphs.
-            const bool next_is_item = bi + 1 < document_.blocks.size() && !document_.blocks[bi + 1].bullet.empty() &&
+            const bool next_is_item = bi + 1 < document_.blocks.size() &&
+                                      !document_.blocks[bi + 1].bullet.empty() &&
                                       document_.blocks[bi + 1].indent > 0;
             y += (b.bullet.empty() || !next_is_item) ? para_gap : 2 * s;
             break;
@@ -162,26 +177,34 @@ void MarkdownView::layout(float width) {
                 float x = x0 + pad;
                 const char* line = b.code.c_str() + hl.offset;
                 for (const auto& t : hl.tokens) {
-                    pieces_.push_back({f.mono, token_color(t.kind), ImVec2(x, y), std::string(line + t.begin, line + t.end), width - pad});
+                    pieces_.push_back({f.mono, token_color(t.kind), ImVec2(x, y),
+                                       std::string(line + t.begin, line + t.end), width - pad});
                     x += text_width(f.mono, line + t.begin, line + t.end);
                 }
                 y += line_h;
             }
             y += pad;
             boxes_.push_back({ImVec2(x0, top), ImVec2(width, y), colors::md_quote, 5 * s, false});
-            boxes_.push_back({ImVec2(x0, top), ImVec2(x0 + 3 * s, y), colors::accent_line, 0, false});
+            boxes_.push_back(
+                {ImVec2(x0, top), ImVec2(x0 + 3 * s, y), colors::accent_line, 0, false});
             y += para_gap;
             break;
         }
         case BlockKind::table: {
-            const std::size_t cols = b.rows.empty() ? 0 : std::max_element(b.rows.begin(), b.rows.end(), [](auto& a, auto& c) { return a.size() < c.size(); })->size();
+            const std::size_t cols =
+                b.rows.empty()
+                    ? 0
+                    : std::max_element(b.rows.begin(), b.rows.end(), [](auto& a, auto& c) {
+                          return a.size() < c.size();
+                      })->size();
             if (cols == 0) break;
             const float cell_pad = 7 * s;
             std::vector<float> natural(cols, 0);
             for (std::size_t r = 0; r < b.rows.size(); ++r)
                 for (std::size_t c = 0; c < b.rows[r].size(); ++c) {
                     float w = 0;
-                    layout_runs(b.rows[r][c].runs, 0, 1e9f, 0, r == 0 ? f.ui_bold : f.ui, colors::text, true, &w);
+                    layout_runs(b.rows[r][c].runs, 0, 1e9f, 0, r == 0 ? f.ui_bold : f.ui,
+                                colors::text, true, &w);
                     natural[c] = std::max(natural[c], w + 2 * cell_pad);
                 }
             const float avail = width - x0;
@@ -189,12 +212,14 @@ void MarkdownView::layout(float width) {
             for (float w : natural) total += w;
             std::vector<float> widths = natural;
             if (total > avail) {
-                // Shrink the wide columns first: each keeps at least an even share or its natural width.
+                // Shrink the wide columns first: each keeps at least an even share or its natural
+                // width.
                 const float fair_share = avail / float(cols);
                 float fixed = 0, flexible = 0;
                 for (float w : natural) (w <= fair_share ? fixed : flexible) += w;
                 for (std::size_t c = 0; c < cols; ++c)
-                    widths[c] = natural[c] <= fair_share ? natural[c] : natural[c] / flexible * (avail - fixed);
+                    widths[c] = natural[c] <= fair_share ? natural[c]
+                                                         : natural[c] / flexible * (avail - fixed);
             }
             y += 2 * s;
             for (std::size_t r = 0; r < b.rows.size(); ++r) {
@@ -202,17 +227,22 @@ void MarkdownView::layout(float width) {
                 float row_bottom = y;
                 const std::size_t box_index = boxes_.size();
                 for (std::size_t c = 0; c < b.rows[r].size(); ++c) {
-                    float bottom = layout_runs(b.rows[r][c].runs, x + cell_pad, x + widths[c] - cell_pad, y + cell_pad * 0.6f,
-                                               r == 0 ? f.ui_bold : f.ui, r == 0 ? colors::text_strong : colors::text, false, nullptr);
+                    float bottom =
+                        layout_runs(b.rows[r][c].runs, x + cell_pad, x + widths[c] - cell_pad,
+                                    y + cell_pad * 0.6f, r == 0 ? f.ui_bold : f.ui,
+                                    r == 0 ? colors::text_strong : colors::text, false, nullptr);
                     row_bottom = std::max(row_bottom, bottom + cell_pad * 0.4f);
                     x += widths[c];
                 }
                 const float right = x0 + sum(widths);
-                ImU32 bg = r == 0 ? colors::table_header : (r % 2 ? colors::table_row_alt : colors::panel);
-                boxes_.insert(boxes_.begin() + std::ptrdiff_t(box_index), Box{ImVec2(x0, y), ImVec2(right, row_bottom), bg, 0, false});
+                ImU32 bg =
+                    r == 0 ? colors::table_header : (r % 2 ? colors::table_row_alt : colors::panel);
+                boxes_.insert(boxes_.begin() + std::ptrdiff_t(box_index),
+                              Box{ImVec2(x0, y), ImVec2(right, row_bottom), bg, 0, false});
                 y = row_bottom;
             }
-            boxes_.push_back({ImVec2(x0, y_start + 2 * s), ImVec2(x0 + sum(widths), y), colors::border, 3 * s, true});
+            boxes_.push_back({ImVec2(x0, y_start + 2 * s), ImVec2(x0 + sum(widths), y),
+                              colors::border, 3 * s, true});
             y += para_gap + 4 * s;
             break;
         }
@@ -223,7 +253,8 @@ void MarkdownView::layout(float width) {
             break;
         }
         if (b.quote > 0)
-            boxes_.push_back({ImVec2(quote_x - 10 * s, y_start), ImVec2(quote_x - 7 * s, y - para_gap), colors::text_faint, 0, false});
+            boxes_.push_back({ImVec2(quote_x - 10 * s, y_start),
+                              ImVec2(quote_x - 7 * s, y - para_gap), colors::text_faint, 0, false});
     }
     height_ = y;
     laid_out_width_ = width;
@@ -247,9 +278,11 @@ void MarkdownView::draw(float width) {
         if (p.clip_right > 0) {
             if (at.x > origin.x + p.clip_right) continue;
             const ImVec4 fine(clip.x, clip.y, std::min(clip.z, origin.x + p.clip_right), clip.w);
-            dl->AddText(p.font, p.font->FontSize, at, p.color, p.text.c_str(), p.text.c_str() + p.text.size(), 0.0f, &fine);
+            dl->AddText(p.font, p.font->FontSize, at, p.color, p.text.c_str(),
+                        p.text.c_str() + p.text.size(), 0.0f, &fine);
         } else {
-            dl->AddText(p.font, p.font->FontSize, at, p.color, p.text.c_str(), p.text.c_str() + p.text.size());
+            dl->AddText(p.font, p.font->FontSize, at, p.color, p.text.c_str(),
+                        p.text.c_str() + p.text.size());
         }
     }
     ImGui::Dummy(ImVec2(width, height_));

@@ -14,13 +14,13 @@
 namespace cudalab::gui {
 
 class MarkdownView {
-public:
+  public:
     void set(viewmodel::Document document);
     // Draws at the cursor, `width` wide; reserves the height it takes.
     void draw(float width);
     bool empty() const { return document_.blocks.empty(); }
 
-private:
+  private:
     struct Piece {
         ImFont* font;
         ImU32 color;
@@ -35,8 +35,8 @@ private:
         bool outline;
     };
     void layout(float width);
-    float layout_runs(const std::vector<viewmodel::Run>& runs, float x0, float x1, float y, ImFont* base,
-                      ImU32 base_color, bool measure_only, float* natural_width);
+    float layout_runs(const std::vector<viewmodel::Run>& runs, float x0, float x1, float y,
+                      ImFont* base, ImU32 base_color, bool measure_only, float* natural_width);
 
     viewmodel::Document document_;
     float laid_out_width_ = -1;

@@ -19,19 +19,23 @@ namespace {
 
 // Latin, Greek, punctuation, arrows, maths, box drawing, shapes and dingbats (✓ ✗): what lesson
 // texts and the UI's symbols use.
+// Pairs of first and last code point, ending in 0.
+// clang-format off
 const ImWchar kTextRanges[] = {
-    0x0020, 0x00FF, 0x0100, 0x017F, 0x0370, 0x03FF, 0x2000, 0x206F, 0x2070, 0x209F, 0x20A0, 0x20CF,
-    0x2100, 0x214F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0x2300, 0x23FF, 0x2500, 0x257F, 0x2580, 0x259F,
-    0x25A0, 0x25FF, 0x2600, 0x26FF, 0x2700, 0x27BF, 0,
+    0x0020, 0x00FF,  0x0100, 0x017F,  0x0370, 0x03FF,  0x2000, 0x206F,  0x2070, 0x209F,
+    0x20A0, 0x20CF,  0x2100, 0x214F,  0x2190, 0x21FF,  0x2200, 0x22FF,  0x2300, 0x23FF,
+    0x2500, 0x257F,  0x2580, 0x259F,  0x25A0, 0x25FF,  0x2600, 0x26FF,  0x2700, 0x27BF,  0,
 };
 const ImWchar kCodeRanges[] = {
-    0x0020, 0x00FF, 0x0100, 0x017F, 0x2000, 0x206F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0x2500, 0x257F, 0,
+    0x0020, 0x00FF,  0x0100, 0x017F,  0x2000, 0x206F,  0x2190, 0x21FF,  0x2200, 0x22FF,
+    0x2500, 0x257F,  0,
 };
+// clang-format on
 
 std::string font_dir() {
     if (const char* d = std::getenv("CUDALAB_FONT_DIR"); d && *d) return d;
-    for (const char* d : {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu", "/usr/share/fonts/TTF",
-                          "/usr/local/share/fonts/dejavu"})
+    for (const char* d : {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu",
+                          "/usr/share/fonts/TTF", "/usr/local/share/fonts/dejavu"})
         if (fs::exists(fs::path(d) / "DejaVuSans.ttf")) return d;
     return "/usr/share/fonts/truetype/dejavu";
 }
@@ -50,7 +54,8 @@ struct CjkFile {
 // Runs fc-match for `pattern` and keeps its answer only when the font covers Simplified Chinese:
 // fc-match always answers with some font (DejaVu when no CJK font is installed).
 std::optional<CjkFile> fc_match(const std::string& pattern) {
-    const std::string command = "fc-match -f '%{file}\\n%{index}\\n%{lang}\\n' '" + pattern + "' 2>/dev/null";
+    const std::string command =
+        "fc-match -f '%{file}\\n%{index}\\n%{lang}\\n' '" + pattern + "' 2>/dev/null";
     FILE* pipe = ::popen(command.c_str(), "r");
     if (!pipe) return std::nullopt;
     std::string out;
@@ -74,17 +79,21 @@ std::optional<CjkFile> find_cjk_font(bool bold) {
         const std::string v = e;
         CjkFile f{v, 0};
         const std::size_t colon = v.rfind(':');
-        if (colon != std::string::npos && colon + 1 < v.size() && v.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+        if (colon != std::string::npos && colon + 1 < v.size() &&
+            v.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
             f.path = v.substr(0, colon);
             f.index = std::atoi(v.c_str() + colon + 1);
         }
         if (fs::exists(f.path, ec)) return f;
         return std::nullopt;
     }
-    if (auto f = fc_match(std::string("Noto Sans CJK SC:lang=zh-cn") + (bold ? ":bold" : ""))) return f;
-    // No fontconfig tools: where Debian's fonts-noto-cjk puts them (SC is face 2 of the collection).
+    if (auto f = fc_match(std::string("Noto Sans CJK SC:lang=zh-cn") + (bold ? ":bold" : "")))
+        return f;
+    // No fontconfig tools: where Debian's fonts-noto-cjk puts them (SC is face 2 of the
+    // collection).
     const char* name = bold ? "NotoSansCJK-Bold.ttc" : "NotoSansCJK-Regular.ttc";
-    for (const char* d : {"/usr/share/fonts/opentype/noto", "/usr/share/fonts/noto-cjk", "/usr/share/fonts/google-noto-cjk"})
+    for (const char* d : {"/usr/share/fonts/opentype/noto", "/usr/share/fonts/noto-cjk",
+                          "/usr/share/fonts/google-noto-cjk"})
         if (fs::exists(fs::path(d) / name, ec)) return CjkFile{(fs::path(d) / name).string(), 2};
     return std::nullopt;
 }
@@ -97,7 +106,8 @@ struct CjkFace {
 };
 
 bool load_face(const CjkFile& file, CjkFace* face) {
-    if (face->file.path == file.path && face->file.index == file.index && !face->bytes.empty()) return true;
+    if (face->file.path == file.path && face->file.index == file.index && !face->bytes.empty())
+        return true;
     std::ifstream in(file.path, std::ios::binary);
     face->bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     face->file = file;
@@ -156,14 +166,19 @@ bool load_fonts(float scale, std::string* warning) {
     f.scale = scale;
     const std::string dir = font_dir();
     auto path = [&](const char* name) { return (fs::path(dir) / name).string(); };
-    for (const char* required : {"DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf",
-                                 "DejaVuSans-BoldOblique.ttf", "DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf"}) {
+    for (const char* required :
+         {"DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf",
+          "DejaVuSans-BoldOblique.ttf", "DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf"}) {
         if (!fs::exists(path(required))) {
-            if (warning) *warning = "cudalab-gui: " + path(required) + " not found (install fonts-dejavu-core, or set CUDALAB_FONT_DIR); using ImGui's built-in font";
+            if (warning)
+                *warning = "cudalab-gui: " + path(required) +
+                           " not found (install fonts-dejavu-core, or set CUDALAB_FONT_DIR); using "
+                           "ImGui's built-in font";
             ImFontConfig cfg;
             cfg.SizePixels = 13.0f * scale;
             ImFont* d = io.Fonts->AddFontDefault(&cfg);
-            f.ui = f.ui_bold = f.ui_italic = f.ui_bold_italic = f.small = f.mono = f.mono_bold = f.mono_small = f.h1 = f.h2 = f.h3 = d;
+            f.ui = f.ui_bold = f.ui_italic = f.ui_bold_italic = f.small = f.mono = f.mono_bold =
+                f.mono_small = f.h1 = f.h2 = f.h3 = d;
             return false;
         }
     }
@@ -177,10 +192,12 @@ bool load_fonts(float scale, std::string* warning) {
         const auto regular = find_cjk_font(false);
         const auto bold = find_cjk_font(true);
         if (!regular) {
-            cjk_note = "cudalab-gui: note: no Chinese font found (install fonts-noto-cjk, or set CUDALAB_CJK_FONT=FILE[:INDEX]); "
+            cjk_note = "cudalab-gui: note: no Chinese font found (install fonts-noto-cjk, or set "
+                       "CUDALAB_CJK_FONT=FILE[:INDEX]); "
                        "Chinese text shows as '?'";
         } else if (!load_face(*regular, &cjk_regular)) {
-            cjk_note = "cudalab-gui: note: cannot read " + regular->path + "; Chinese text shows as '?'";
+            cjk_note =
+                "cudalab-gui: note: cannot read " + regular->path + "; Chinese text shows as '?'";
         } else {
             cjk = true;
             if (!bold || !load_face(*bold, &cjk_bold)) cjk_bold = cjk_regular;
@@ -194,11 +211,14 @@ bool load_fonts(float scale, std::string* warning) {
     cfg.OversampleV = 1;
     cfg.PixelSnapH = false;
     auto add = [&](const char* name, float size, const ImWchar* ranges, Cjk which = Cjk::used) {
-        ImFont* font = io.Fonts->AddFontFromFileTTF(path(name).c_str(), std::round(size * scale), &cfg, ranges);
+        ImFont* font = io.Fonts->AddFontFromFileTTF(path(name).c_str(), std::round(size * scale),
+                                                    &cfg, ranges);
         if (cjk && font) {
             const bool bold = std::string(name).find("Bold") != std::string::npos;
             CjkFace& face = bold ? cjk_bold : cjk_regular;
-            const ImVector<ImWchar>& r = which == Cjk::all ? cjk_ranges.all : which == Cjk::used ? cjk_ranges.used : cjk_ranges.headings;
+            const ImVector<ImWchar>& r = which == Cjk::all    ? cjk_ranges.all
+                                         : which == Cjk::used ? cjk_ranges.used
+                                                              : cjk_ranges.headings;
             ImFontConfig m;
             m.MergeMode = true;
             // ImGui copies font data it does not own, once per font: 20 MB for each of the 11
@@ -206,13 +226,15 @@ bool load_fonts(float scale, std::string* warning) {
             // taken back right after the build below, so ImGui never frees it.
             m.FontDataOwnedByAtlas = true;
             m.FontNo = face.file.index;
-            m.OversampleH = 1;  // ideographs are dense already; oversampling them would double the atlas
+            m.OversampleH =
+                1;  // ideographs are dense already; oversampling them would double the atlas
             m.OversampleV = 1;
             m.PixelSnapH = true;
             // At one pixel size Noto CJK's ideographs come out a fifth smaller than DejaVu's
             // letters (its ascent and descent span more of the em); enlarged to match. The
             // baseline stays DejaVu's: ImGui places merged glyphs on the font they join.
-            io.Fonts->AddFontFromMemoryTTF(face.bytes.data(), int(face.bytes.size()), std::round(size * scale * 1.18f), &m, r.Data);
+            io.Fonts->AddFontFromMemoryTTF(face.bytes.data(), int(face.bytes.size()),
+                                           std::round(size * scale * 1.18f), &m, r.Data);
         }
         return font;
     };
@@ -221,7 +243,8 @@ bool load_fonts(float scale, std::string* warning) {
     f.ui_italic = add("DejaVuSans-Oblique.ttf", 15.0f, kTextRanges);
     f.ui_bold_italic = add("DejaVuSans-BoldOblique.ttf", 15.0f, kTextRanges);
     f.small = add("DejaVuSans.ttf", 12.5f, kTextRanges);
-    f.mono = add("DejaVuSansMono.ttf", 14.0f, kCodeRanges, Cjk::all);  // the editor: a learner may type Chinese comments
+    f.mono = add("DejaVuSansMono.ttf", 14.0f, kCodeRanges,
+                 Cjk::all);  // the editor: a learner may type Chinese comments
     f.mono_bold = add("DejaVuSansMono-Bold.ttf", 14.0f, kCodeRanges);
     f.mono_small = add("DejaVuSansMono.ttf", 11.5f, kCodeRanges);
     f.h1 = add("DejaVuSans-Bold.ttf", 24.0f, kTextRanges, Cjk::headings);
@@ -242,9 +265,11 @@ bool load_fonts(float scale, std::string* warning) {
         for (const ImFont* font : io.Fonts->Fonts) glyphs += font->Glyphs.Size;
         char summary[700];
         std::snprintf(summary, sizeof summary,
-                      "Chinese font %s:%d merged (%zu characters and punctuation from the texts); %d glyphs in 11 fonts, atlas %dx%d",
-                      cjk_regular.file.path.c_str(), cjk_regular.file.index, range_glyphs(cjk_ranges.used), glyphs,
-                      io.Fonts->TexWidth, io.Fonts->TexHeight);
+                      "Chinese font %s:%d merged (%zu characters and punctuation from the texts); "
+                      "%d glyphs in 11 fonts, atlas %dx%d",
+                      cjk_regular.file.path.c_str(), cjk_regular.file.index,
+                      range_glyphs(cjk_ranges.used), glyphs, io.Fonts->TexWidth,
+                      io.Fonts->TexHeight);
         g_cjk_summary = summary;
     }
     if (!cjk_note.empty()) {

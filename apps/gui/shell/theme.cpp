@@ -21,7 +21,8 @@ ImU32 mix(ImU32 a, ImU32 b, float t) {
         float x = float((a >> shift) & 0xFF), y = float((b >> shift) & 0xFF);
         return ImU32(x + (y - x) * t) << shift;
     };
-    return ch(IM_COL32_R_SHIFT) | ch(IM_COL32_G_SHIFT) | ch(IM_COL32_B_SHIFT) | ch(IM_COL32_A_SHIFT);
+    return ch(IM_COL32_R_SHIFT) | ch(IM_COL32_G_SHIFT) | ch(IM_COL32_B_SHIFT) |
+           ch(IM_COL32_A_SHIFT);
 }
 
 ImU32 lane_color(viewmodel::LaneState s) {
@@ -135,7 +136,8 @@ void apply_style(float scale) {
     s.IndentSpacing = 18;
     ImVec4* c = s.Colors;
     auto v = [](std::uint32_t hex, float a = 1.0f) {
-        return ImVec4(float((hex >> 16) & 0xFF) / 255.f, float((hex >> 8) & 0xFF) / 255.f, float(hex & 0xFF) / 255.f, a);
+        return ImVec4(float((hex >> 16) & 0xFF) / 255.f, float((hex >> 8) & 0xFF) / 255.f,
+                      float(hex & 0xFF) / 255.f, a);
     };
     c[ImGuiCol_Text] = v(0xdfe3ea);
     c[ImGuiCol_TextDisabled] = v(0x8a91a0);

@@ -37,21 +37,21 @@ constexpr ImU32 rgb(std::uint32_t hex, std::uint8_t alpha = 255) {
 // The frame is cleared to `background` and panels are drawn as outlines over it, not filled: under
 // a software rasteriser (llvmpipe) every full-window layer of fill costs about 9 ms at 1600x1000.
 inline const ImU32 background = rgb(0x181b21);
-inline const ImU32 chrome = rgb(0x121419);       // toolbar and status bar
+inline const ImU32 chrome = rgb(0x121419);  // toolbar and status bar
 inline const ImU32 panel = rgb(0x1b1e25);
 inline const ImU32 panel_light = rgb(0x232731);
 inline const ImU32 border = rgb(0x2e3340);
 inline const ImU32 text = rgb(0xdfe3ea);
 inline const ImU32 text_dim = rgb(0x8a91a0);
 inline const ImU32 text_faint = rgb(0x5c6373);
-inline const ImU32 accent = rgb(0x76b900);       // NVIDIA green: active, passed
+inline const ImU32 accent = rgb(0x76b900);  // NVIDIA green: active, passed
 inline const ImU32 accent_soft = rgb(0x76b900, 60);
 inline const ImU32 good = rgb(0x6cc04a);
 inline const ImU32 fair = rgb(0xe0b43c);
 inline const ImU32 poor = rgb(0xe5534b);
 inline const ImU32 info = rgb(0x5b9cf0);
-inline const ImU32 load = rgb(0x4fc3f7);         // memory read
-inline const ImU32 store = rgb(0xffa94d);        // memory write
+inline const ImU32 load = rgb(0x4fc3f7);   // memory read
+inline const ImU32 store = rgb(0xffa94d);  // memory write
 inline const ImU32 atomic = rgb(0xf06595);
 inline const ImU32 current_line = rgb(0x76b900, 38);
 // Roles of the panels and views (every colour the app draws is named here).
@@ -82,8 +82,9 @@ inline const ImU32 hover_tint = rgb(0xffffff, 14);
 inline const ImU32 hover_tint_strong = rgb(0xffffff, 18);
 // outlines over coloured cells
 inline const ImU32 outline_strong = rgb(0xffffff, 200);
-inline const ImU32 block_outline = rgb(0xffffff, 220);   // the open block in the grid
-inline const ImU32 sector_outline = rgb(0xffffff, 230);  // a sector the request moves (linear buffers)
+inline const ImU32 block_outline = rgb(0xffffff, 220);  // the open block in the grid
+inline const ImU32 sector_outline =
+    rgb(0xffffff, 230);  // a sector the request moves (linear buffers)
 // marks that must stand out: the playhead, the caret, traced blocks
 inline const ImU32 white = rgb(0xffffff);
 // a failed check's name
@@ -146,11 +147,11 @@ inline const ImVec4 clear4 = ImVec4(0, 0, 0, 0);
 
 // Spacing roles, in pixels at scale 1 (multiply by fonts().scale).
 namespace spacing {
-constexpr float tab_pad_x = 12, tab_pad_y = 6;    // the view tabs' frame padding
+constexpr float tab_pad_x = 12, tab_pad_y = 6;     // the view tabs' frame padding
 constexpr float view_pad_x = 12, view_pad_y = 10;  // inside the view's box
-constexpr float item_x = 8, item_y = 6;           // between items inside a view
-constexpr float legend_gap = 12;                  // between legend entries
-constexpr float section_gap = 6;                  // between a view's parts (the box and the playback bar, buffers)
+constexpr float item_x = 8, item_y = 6;            // between items inside a view
+constexpr float legend_gap = 12;                   // between legend entries
+constexpr float section_gap = 6;  // between a view's parts (the box and the playback bar, buffers)
 }  // namespace spacing
 
 ImU32 lane_color(viewmodel::LaneState s);

@@ -1,8 +1,10 @@
 #include "shell/window.h"
 
-#include <algorithm>
+// glad declares the OpenGL API and must come before GLFW, which would include the system's GL.
 #include <glad/gl.h>
+
 #include <GLFW/glfw3.h>
+#include <algorithm>
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
@@ -38,9 +40,13 @@ void set_icon(GLFWwindow* window) {
             const unsigned char r = lit ? 0x76 : 0x4a, g = lit ? 0xb9 : 0x52, b = lit ? 0x00 : 0x66;
             for (int y = 0; y < cell; ++y)
                 for (int x = 0; x < cell; ++x) {
-                    const int px_x = margin + bx * (cell + gap) + x, px_y = margin + by * (cell + gap) + y;
+                    const int px_x = margin + bx * (cell + gap) + x,
+                              px_y = margin + by * (cell + gap) + y;
                     unsigned char* p = &px[(std::size_t(px_y) * size + std::size_t(px_x)) * 4];
-                    p[0] = r; p[1] = g; p[2] = b; p[3] = 255;
+                    p[0] = r;
+                    p[1] = g;
+                    p[2] = b;
+                    p[3] = 255;
                 }
         }
     GLFWimage image{size, size, px.data()};
@@ -71,7 +77,8 @@ bool Window::open(const WindowOptions& options, std::string* why) {
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-    window_ = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
+    window_ =
+        glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
     if (!window_) {
         *why = "could not open an OpenGL 3.3 core window (" + g_glfw_error + ")";
         glfwTerminate();
@@ -166,19 +173,25 @@ void Window::end_frame() {
     glfwGetFramebufferSize(window_, &w, &h);
     glViewport(0, 0, w, h);
     const ImU32 bg = colors::background;
-    glClearColor(float(bg & 0xFF) / 255.f, float((bg >> 8) & 0xFF) / 255.f, float((bg >> 16) & 0xFF) / 255.f, 1.0f);
+    glClearColor(float(bg & 0xFF) / 255.f, float((bg >> 8) & 0xFF) / 255.f,
+                 float((bg >> 16) & 0xFF) / 255.f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }
 
 void Window::present() { glfwSwapBuffers(window_); }
 void Window::finish() { glFinish(); }
-int Window::last_vertex_count() const { return ImGui::GetDrawData() ? ImGui::GetDrawData()->TotalVtxCount : 0; }
+int Window::last_vertex_count() const {
+    return ImGui::GetDrawData() ? ImGui::GetDrawData()->TotalVtxCount : 0;
+}
 
 bool Window::save_png(const std::string& path, std::string* error, const float* crop) const {
     int w = 0, h = 0;
     glfwGetFramebufferSize(window_, &w, &h);
-    if (w <= 0 || h <= 0) { *error = "the window has no size"; return false; }
+    if (w <= 0 || h <= 0) {
+        *error = "the window has no size";
+        return false;
+    }
     int ww = 0, wh = 0;
     glfwGetWindowSize(window_, &ww, &wh);
     // The part kept, in framebuffer pixels (a scaled display has more of them than coordinates).
@@ -201,7 +214,9 @@ bool Window::save_png(const std::string& path, std::string* error, const float* 
         for (int x = 0; x < cw; ++x)
             for (int c = 0; c < 3; ++c)
                 rgb[(std::size_t(y) * std::size_t(cw) + std::size_t(x)) * 3 + std::size_t(c)] =
-                    rgba[(std::size_t(h - 1 - (cy + y)) * std::size_t(w) + std::size_t(cx + x)) * 4 + std::size_t(c)];
+                    rgba[(std::size_t(h - 1 - (cy + y)) * std::size_t(w) + std::size_t(cx + x)) *
+                             4 +
+                         std::size_t(c)];
     if (!stbi_write_png(path.c_str(), cw, ch, 3, rgb.data(), cw * 3)) {
         *error = "could not write " + path;
         return false;
@@ -212,7 +227,8 @@ bool Window::save_png(const std::string& path, std::string* error, const float* 
 std::string Window::renderer() const {
     const GLubyte* r = glGetString(GL_RENDERER);
     const GLubyte* v = glGetString(GL_VERSION);
-    return std::string(r ? reinterpret_cast<const char*>(r) : "?") + ", OpenGL " + (v ? reinterpret_cast<const char*>(v) : "?");
+    return std::string(r ? reinterpret_cast<const char*>(r) : "?") + ", OpenGL " +
+           (v ? reinterpret_cast<const char*>(v) : "?");
 }
 
 }  // namespace cudalab::gui

@@ -22,16 +22,16 @@ struct KeyPress {
 struct WindowOptions {
     int width = 1600, height = 1000;  // in screen coordinates
     bool vsync = true;
-    float scale = 0;                  // UI scale; 0: the monitor's content scale
+    float scale = 0;  // UI scale; 0: the monitor's content scale
     std::string title = "cudalab";
-    std::string ini_path;             // ImGui's settings file; empty: none
+    std::string ini_path;  // ImGui's settings file; empty: none
 };
 
 // True when a display server is named in the environment (DISPLAY or WAYLAND_DISPLAY).
 bool display_available();
 
 class Window {
-public:
+  public:
     Window() = default;
     ~Window();
     Window(const Window&) = delete;
@@ -56,14 +56,15 @@ public:
     void finish();
     int last_vertex_count() const;
     // The back buffer as drawn by end_frame(), as a PNG.
-    // `crop` (optional): x, y, width, height in window coordinates; the rest of the frame is left out.
+    // `crop` (optional): x, y, width, height in window coordinates; the rest of the frame is left
+    // out.
     bool save_png(const std::string& path, std::string* error, const float* crop = nullptr) const;
 
     float scale() const { return scale_; }
     GLFWwindow* handle() const { return window_; }
     std::string renderer() const;  // "llvmpipe (LLVM 15.0.6, 256 bits)", ...
 
-private:
+  private:
     GLFWwindow* window_ = nullptr;
     bool imgui_ = false;
     float scale_ = 1.0f;

@@ -61,9 +61,10 @@ void CheckRunner::run() {
         }
         CheckOutcome out;
         const auto started = Clock::now();
-        const std::string path = r.options.source_path.empty()
-                                     ? (r.options.solution ? r.lesson.solution_path : r.lesson.exercise_path)
-                                     : r.options.source_path;
+        const std::string path =
+            r.options.source_path.empty()
+                ? (r.options.solution ? r.lesson.solution_path : r.lesson.exercise_path)
+                : r.options.source_path;
         read_file(path, &out.source);
         out.report = lessons::check_lesson(course_, r.lesson, r.options, compiler_);
         const auto checked = Clock::now();
@@ -71,21 +72,24 @@ void CheckRunner::run() {
         // The launch the grader measured, not merely the last: that is the one whose figures the
         // failing check quotes.
         const auto& traces = out.report.launch_traces;
-        out.launch = r.launch >= 0 && r.launch < int(traces.size()) ? r.launch : out.report.focus_launch();
+        out.launch =
+            r.launch >= 0 && r.launch < int(traces.size()) ? r.launch : out.report.focus_launch();
         if (out.launch >= 0 && out.launch < int(traces.size()) && traces[std::size_t(out.launch)])
-            out.views = build_trace_views(traces[std::size_t(out.launch)], out.source, out.report.module.get(), "sm_90",
-                                          &out.report.shapes);
+            out.views = build_trace_views(traces[std::size_t(out.launch)], out.source,
+                                          out.report.module.get(), "sm_90", &out.report.shapes);
         else if (out.report.last_trace)
-            out.views = build_trace_views(out.report.last_trace, out.source, out.report.module.get(), "sm_90",
-                                          &out.report.shapes);
+            out.views = build_trace_views(out.report.last_trace, out.source,
+                                          out.report.module.get(), "sm_90", &out.report.shapes);
         if (!out.report.program_timeline.empty()) {
             auto streams = std::make_shared<StreamsTimeline>();
-            if (parse_streams_timeline(out.report.program_timeline, streams.get(), &out.streams_error)) {
+            if (parse_streams_timeline(out.report.program_timeline, streams.get(),
+                                       &out.streams_error)) {
                 streams->run = out.report.program_timeline_run;
                 out.streams = std::move(streams);
             }
         } else if (out.report.program && out.report.status.ok()) {
-            out.streams_error = "the program's runs wrote no timeline the app can draw (the Output tab says why)";
+            out.streams_error =
+                "the program's runs wrote no timeline the app can draw (the Output tab says why)";
         }
         out.finished = Clock::now();
         out.views_seconds = std::chrono::duration<double>(out.finished - checked).count();

@@ -26,27 +26,28 @@ struct CheckRequest {
     lessons::CheckOptions options;
     Clock::time_point requested{};  // when the edit / click happened, for the latency figure
     std::string reason;             // "saved", "changed on disk", "re-run", ...
-    int launch = -1;                // the launch to show (index into the report's launches); -1: the
-                                    // one the first failing check measured (CheckReport::focus_launch)
-    std::uint64_t id = 0;           // set by the runner
+    int launch = -1;       // the launch to show (index into the report's launches); -1: the
+                           // one the first failing check measured (CheckReport::focus_launch)
+    std::uint64_t id = 0;  // set by the runner
 };
 
 struct CheckOutcome {
     CheckRequest request;
     lessons::CheckReport report;
-    std::shared_ptr<const TraceViews> views;  // of `launch`; null when nothing ran (compile error, fault before a launch)
-    int launch = -1;                          // which launch `views` shows (index into report.launches)
+    std::shared_ptr<const TraceViews>
+        views;        // of `launch`; null when nothing ran (compile error, fault before a launch)
+    int launch = -1;  // which launch `views` shows (index into report.launches)
     // A program lesson's streams timeline (its run's timeline file); null when it wrote none.
     std::shared_ptr<const StreamsTimeline> streams;
-    std::string streams_error;                // why there is none, or why it is incomplete
-    std::string source;                       // the file's text as checked
-    double check_seconds = 0;                 // compile + run + checks
-    double views_seconds = 0;                 // building the view data
+    std::string streams_error;  // why there is none, or why it is incomplete
+    std::string source;         // the file's text as checked
+    double check_seconds = 0;   // compile + run + checks
+    double views_seconds = 0;   // building the view data
     Clock::time_point finished{};
 };
 
 class CheckRunner {
-public:
+  public:
     // `on_finished` (optional) is called on the worker thread after each check: the app wakes its
     // event loop with it, so a result is drawn as soon as it exists.
     explicit CheckRunner(lessons::Course course, std::function<void()> on_finished = nullptr);
@@ -60,7 +61,7 @@ public:
     bool busy() const;
     const lessons::Course& course() const { return course_; }
 
-private:
+  private:
     void run();
 
     lessons::Course course_;

@@ -18,10 +18,10 @@ struct LineAnnotation {
     std::uint32_t line = 0;
     bool ran = false;
     std::uint64_t warp_instructions = 0;
-    double lane_utilisation = 1;       // active lanes / 32 per warp instruction
+    double lane_utilisation = 1;  // active lanes / 32 per warp instruction
     bool has_global = false;
     double sectors_per_request = 0;
-    double sector_efficiency = 1;      // requested bytes / (32 x sectors)
+    double sector_efficiency = 1;  // requested bytes / (32 x sectors)
     Verdict memory = Verdict::none;
     bool has_shared = false;
     std::uint64_t bank_conflicts = 0;  // extra wavefronts
@@ -29,7 +29,7 @@ struct LineAnnotation {
     Verdict banks = Verdict::none;
     std::uint64_t branches = 0, divergent_branches = 0;
     Verdict divergence = Verdict::none;
-    double heat = 0;                   // warp instructions relative to the busiest line, 0..1
+    double heat = 0;  // warp instructions relative to the busiest line, 0..1
 };
 
 struct CodeAnnotations {

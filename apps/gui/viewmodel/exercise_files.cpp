@@ -41,7 +41,11 @@ bool read_file(const std::string& path, std::string* contents) {
 int run_capture(const std::vector<std::string>& argv, std::string* out, std::string* err) {
     int out_pipe[2], err_pipe[2];
     if (pipe(out_pipe) != 0) return -1;
-    if (pipe(err_pipe) != 0) { close(out_pipe[0]); close(out_pipe[1]); return -1; }
+    if (pipe(err_pipe) != 0) {
+        close(out_pipe[0]);
+        close(out_pipe[1]);
+        return -1;
+    }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
@@ -56,13 +60,20 @@ int run_capture(const std::vector<std::string>& argv, std::string* out, std::str
     posix_spawn_file_actions_destroy(&actions);
     close(out_pipe[1]);
     close(err_pipe[1]);
-    if (rc != 0) { close(out_pipe[0]); close(err_pipe[0]); if (err) *err = std::strerror(rc); return -1; }
+    if (rc != 0) {
+        close(out_pipe[0]);
+        close(err_pipe[0]);
+        if (err) *err = std::strerror(rc);
+        return -1;
+    }
     // Both pipes are drained; error output is small, so reading stdout first cannot deadlock on
     // anything but a pathological program.
     char buf[4096];
     ssize_t n;
-    while ((n = read(out_pipe[0], buf, sizeof buf)) > 0) if (out) out->append(buf, std::size_t(n));
-    while ((n = read(err_pipe[0], buf, sizeof buf)) > 0) if (err) err->append(buf, std::size_t(n));
+    while ((n = read(out_pipe[0], buf, sizeof buf)) > 0)
+        if (out) out->append(buf, std::size_t(n));
+    while ((n = read(err_pipe[0], buf, sizeof buf)) > 0)
+        if (err) err->append(buf, std::size_t(n));
     close(out_pipe[0]);
     close(err_pipe[0]);
     int status = 0;
@@ -87,13 +98,15 @@ ResetResult reset_exercise(const std::string& exercise_path, std::time_t now) {
     const fs::path p(exercise_path);
     const std::string dir = p.parent_path().empty() ? "." : p.parent_path().string();
     std::string pristine, err;
-    int rc = run_capture({"git", "-C", dir, "show", "HEAD:./" + p.filename().string()}, &pristine, &err);
+    int rc =
+        run_capture({"git", "-C", dir, "show", "HEAD:./" + p.filename().string()}, &pristine, &err);
     if (rc != 0) {
         std::string why = err.substr(0, err.find('\n'));
         if (rc < 0) why = "git is not installed";
         r.message = "Cannot reset " + p.filename().string() +
                     ": the shipped version comes from git, and this folder is not a git checkout "
-                    "holding it (" + why + "). Your file was not touched.";
+                    "holding it (" +
+                    why + "). Your file was not touched.";
         return r;
     }
     std::string current;
@@ -107,22 +120,25 @@ ResetResult reset_exercise(const std::string& exercise_path, std::time_t now) {
         r.backup_path = backup_name(exercise_path, now);
         std::string werr;
         if (!write_file_atomically(r.backup_path, current, &werr)) {
-            r.message = "Cannot reset: could not save your version to " + r.backup_path + " (" + werr +
-                        "). Your file was not touched.";
+            r.message = "Cannot reset: could not save your version to " + r.backup_path + " (" +
+                        werr + "). Your file was not touched.";
             r.backup_path.clear();
             return r;
         }
     }
     std::string werr;
     if (!write_file_atomically(exercise_path, pristine, &werr)) {
-        r.message = "Cannot reset: writing " + exercise_path + " failed (" + werr + ")." +
-                    (r.backup_path.empty() ? "" : " Your version is also in " + r.backup_path + ".");
+        r.message =
+            "Cannot reset: writing " + exercise_path + " failed (" + werr + ")." +
+            (r.backup_path.empty() ? "" : " Your version is also in " + r.backup_path + ".");
         return r;
     }
     r.ok = true;
     r.changed = true;
     r.message = "Reset " + p.filename().string() + " to the shipped version." +
-                (r.backup_path.empty() ? "" : " Your version is kept in " + fs::path(r.backup_path).filename().string() + ".");
+                (r.backup_path.empty() ? ""
+                                       : " Your version is kept in " +
+                                             fs::path(r.backup_path).filename().string() + ".");
     return r;
 }
 
@@ -136,13 +152,15 @@ std::vector<std::string> split_words(const std::string& s) {
 }
 bool terminal_editor(const std::string& program) {
     const std::string name = fs::path(program).filename().string();
-    for (const char* t : {"vi", "vim", "nvim", "nano", "emacs", "micro", "hx", "helix", "kak", "joe", "ne", "mg", "ed"})
+    for (const char* t : {"vi", "vim", "nvim", "nano", "emacs", "micro", "hx", "helix", "kak",
+                          "joe", "ne", "mg", "ed"})
         if (name == t) return true;
     return false;
 }
 bool line_flag_editor(const std::string& program) {
     const std::string name = fs::path(program).filename().string();
-    for (const char* t : {"vi", "vim", "nvim", "nano", "emacs", "micro", "kak", "gedit", "kate", "mousepad", "joe", "ne"})
+    for (const char* t : {"vi", "vim", "nvim", "nano", "emacs", "micro", "kak", "gedit", "kate",
+                          "mousepad", "joe", "ne"})
         if (name == t) return true;
     return false;
 }
@@ -153,7 +171,10 @@ std::vector<std::string> editor_command(const std::string& path, int line, const
     std::vector<std::string> cmd;
     for (const char* var : {"VISUAL", "EDITOR"}) {
         const char* v = env(var);
-        if (v && *v) { cmd = split_words(v); break; }
+        if (v && *v) {
+            cmd = split_words(v);
+            break;
+        }
     }
     if (cmd.empty()) return {"xdg-open", path};
     const std::string program = fs::path(cmd[0]).filename().string();
@@ -164,7 +185,8 @@ std::vector<std::string> editor_command(const std::string& path, int line, const
         if (line > 0 && line_flag_editor(cmd[0])) cmd.push_back("+" + std::to_string(line));
         cmd.push_back(path);
     }
-    if (terminal_editor(cmd[0]) && on_path("x-terminal-emulator")) cmd.insert(cmd.begin(), {"x-terminal-emulator", "-e"});
+    if (terminal_editor(cmd[0]) && on_path("x-terminal-emulator"))
+        cmd.insert(cmd.begin(), {"x-terminal-emulator", "-e"});
     return cmd;
 }
 
@@ -172,7 +194,10 @@ bool spawn_detached(const std::vector<std::string>& argv, std::string* error) {
     if (argv.empty()) return false;
     // Double fork: the grandchild is adopted by init, so no zombie is left behind.
     pid_t child = fork();
-    if (child < 0) { if (error) *error = std::strerror(errno); return false; }
+    if (child < 0) {
+        if (error) *error = std::strerror(errno);
+        return false;
+    }
     if (child == 0) {
         setsid();
         pid_t grandchild = fork();
@@ -181,7 +206,9 @@ bool spawn_detached(const std::vector<std::string>& argv, std::string* error) {
         for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
         args.push_back(nullptr);
         int devnull = open("/dev/null", O_RDWR);
-        if (devnull >= 0) { dup2(devnull, 0); }
+        if (devnull >= 0) {
+            dup2(devnull, 0);
+        }
         execvp(args[0], args.data());
         _exit(127);
     }

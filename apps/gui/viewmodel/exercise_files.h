@@ -16,7 +16,9 @@ struct FileStamp {
     bool exists = false;
     std::filesystem::file_time_type modified{};
     std::uintmax_t size = 0;
-    bool operator==(const FileStamp& o) const { return exists == o.exists && modified == o.modified && size == o.size; }
+    bool operator==(const FileStamp& o) const {
+        return exists == o.exists && modified == o.modified && size == o.size;
+    }
     bool operator!=(const FileStamp& o) const { return !(*this == o); }
 };
 FileStamp stamp_of(const std::string& path);
@@ -28,9 +30,9 @@ int run_capture(const std::vector<std::string>& argv, std::string* out, std::str
 
 struct ResetResult {
     bool ok = false;
-    bool changed = false;       // false: the file already was as shipped
-    std::string message;        // for the learner
-    std::string backup_path;    // where their version went
+    bool changed = false;     // false: the file already was as shipped
+    std::string message;      // for the learner
+    std::string backup_path;  // where their version went
 };
 // Replaces the exercise with the version of the last commit (git show HEAD:./NAME in its folder).
 // Outside a git checkout, or when the file is not committed, it refuses and says why.

@@ -29,7 +29,9 @@ std::uint32_t line_of(const Trace& t, const WarpEvent& e) {
     return e.kind != EventKind::barrier_release && e.pc < t.pcs.size() ? t.pcs[e.pc].line : 0;
 }
 
-bool divergent_branch(const WarpEvent& e) { return e.kind == EventKind::branch && e.taken != 0 && e.taken != e.active; }
+bool divergent_branch(const WarpEvent& e) {
+    return e.kind == EventKind::branch && e.taken != 0 && e.taken != e.active;
+}
 
 __attribute__((format(printf, 1, 2))) std::string format(const char* fmt, ...) {
     char buf[400];
@@ -54,10 +56,12 @@ FirstPicture worst_access(const TraceViews& v, std::size_t block) {
     for (std::size_t s = 0; s < b.steps(); ++s) {
         const WarpEvent& e = t.events[b.begin + s];
         if (const MemAccess* m = access_of(t, e, MemSpace::global)) {
-            const auto cost = analysis::global_access_cost(lane_addresses(*m), m->mask, m->bytes_per_lane);
+            const auto cost =
+                analysis::global_access_cost(lane_addresses(*m), m->mask, m->bytes_per_lane);
             LineTraffic& l = by_line[line_of(t, e)];
             l.sectors += cost.sectors;
-            l.ideal += std::max<std::uint32_t>(1, (cost.requested_bytes + hw::sector_bytes - 1) / hw::sector_bytes);
+            l.ideal += std::max<std::uint32_t>(1, (cost.requested_bytes + hw::sector_bytes - 1) /
+                                                      hw::sector_bytes);
             l.writes |= m->op != MemOp::load;
         }
     }
@@ -67,7 +71,10 @@ FirstPicture worst_access(const TraceViews& v, std::size_t block) {
         std::uint32_t hot = 0;
         std::uint64_t most = 0;
         for (const auto& [line, l] : by_line)
-            if ((!writes_only || l.writes) && l.sectors > most) { most = l.sectors; hot = line; }
+            if ((!writes_only || l.writes) && l.sectors > most) {
+                most = l.sectors;
+                hot = line;
+            }
         return hot;
     };
     std::uint32_t hot_line = hottest(false);
@@ -93,9 +100,11 @@ FirstPicture worst_access(const TraceViews& v, std::size_t block) {
         const bool is_atomic = m->op == MemOp::atomic;
         // Atomics: the most lanes per address; loads and stores: the most sectors.
         // (Ties: the request with more lanes, the fuller picture.)
-        const std::uint32_t mine = lanes * best_distinct, theirs = best_lanes * std::uint32_t(distinct.size());
-        const bool better = best < 0 || (is_atomic ? mine > theirs || (mine == theirs && lanes > best_lanes)
-                                                   : cost.sectors > best_cost.sectors);
+        const std::uint32_t mine = lanes * best_distinct,
+                            theirs = best_lanes * std::uint32_t(distinct.size());
+        const bool better =
+            best < 0 || (is_atomic ? mine > theirs || (mine == theirs && lanes > best_lanes)
+                                   : cost.sectors > best_cost.sectors);
         if (better) {
             best = std::int64_t(s);
             best_cost = cost;
@@ -107,25 +116,32 @@ FirstPicture worst_access(const TraceViews& v, std::size_t block) {
     p.step = best;
     const WarpEvent& e = t.events[b.begin + std::size_t(best)];
     const MemAccess& m = t.accesses[std::size_t(e.mem)];
-    const std::uint32_t ideal = std::max<std::uint32_t>(1, (best_cost.requested_bytes + hw::sector_bytes - 1) / hw::sector_bytes);
+    const std::uint32_t ideal = std::max<std::uint32_t>(
+        1, (best_cost.requested_bytes + hw::sector_bytes - 1) / hw::sector_bytes);
     const char* verb = m.op == MemOp::load ? "reads" : "writes";
     if (atomic && best_distinct == best_lanes)
-        p.caption = format("Line %u: warp %u's %u atomic updates each go to an address of their own: no lane waits for "
+        p.caption = format("Line %u: warp %u's %u atomic updates each go to an address of their "
+                           "own: no lane waits for "
                            "another. The cells glow by how often the traced block hit them.",
                            hot_line, unsigned(e.warp), best_lanes);
     else if (atomic)
-        p.caption = format("Line %u: warp %u's %u atomic updates land on %u different addresses; lanes on the same one "
-                           "wait for each other. The cells glow by how often the traced block hit them.",
-                           hot_line, unsigned(e.warp), best_lanes, best_distinct);
+        p.caption =
+            format("Line %u: warp %u's %u atomic updates land on %u different addresses; lanes on "
+                   "the same one "
+                   "wait for each other. The cells glow by how often the traced block hit them.",
+                   hot_line, unsigned(e.warp), best_lanes, best_distinct);
     else if (best_cost.sectors > ideal)
-        p.caption = format("Line %u moves the most sectors: here warp %u %s %u B with %u lanes and touches %u sectors, "
+        p.caption = format("Line %u moves the most sectors: here warp %u %s %u B with %u lanes and "
+                           "touches %u sectors, "
                            "where %u would do. The lit cells are its lanes.",
-                           hot_line, unsigned(e.warp), verb, best_cost.requested_bytes, best_lanes, best_cost.sectors, ideal);
+                           hot_line, unsigned(e.warp), verb, best_cost.requested_bytes, best_lanes,
+                           best_cost.sectors, ideal);
     else
-        p.caption = format("Line %u moves the most sectors: warp %u %s %u B with %u lanes in %u sector%s, the fewest "
+        p.caption = format("Line %u moves the most sectors: warp %u %s %u B with %u lanes in %u "
+                           "sector%s, the fewest "
                            "possible: neighbouring lanes, neighbouring cells.",
-                           hot_line, unsigned(e.warp), verb, best_cost.requested_bytes, best_lanes, best_cost.sectors,
-                           best_cost.sectors == 1 ? "" : "s");
+                           hot_line, unsigned(e.warp), verb, best_cost.requested_bytes, best_lanes,
+                           best_cost.sectors, best_cost.sectors == 1 ? "" : "s");
     return p;
 }
 
@@ -140,19 +156,23 @@ FirstPicture first_split(const TraceViews& v, std::size_t block) {
         const WarpState& w = warps[e.warp];
         const unsigned running = unsigned(__builtin_popcount(e.active));
         const unsigned waiting = unsigned(__builtin_popcount(w.lanes & ~w.exited & ~e.active));
-        p.caption = format("The first split: warp %u runs line %u with %u lane%s while %u wait%s for the other side of "
+        p.caption = format("The first split: warp %u runs line %u with %u lane%s while %u wait%s "
+                           "for the other side of "
                            "the branch. Both sides take the warp's time.",
-                           unsigned(e.warp), line_of(t, e), running, running == 1 ? "" : "s", waiting, waiting == 1 ? "s" : "");
+                           unsigned(e.warp), line_of(t, e), running, running == 1 ? "" : "s",
+                           waiting, waiting == 1 ? "s" : "");
         return p;
     }
     p.step = find_step(v, block, "barrier");
     if (p.step >= 0) {
-        p.caption = "No warp of this block splits at a branch. Here the warps meet at __syncthreads(): each waits until "
+        p.caption = "No warp of this block splits at a branch. Here the warps meet at "
+                    "__syncthreads(): each waits until "
                     "the last arrives.";
         return p;
     }
     p.step = find_step(v, block, "global");
-    p.caption = "No warp of this block splits at a branch: all 32 lanes of a warp run every instruction together.";
+    p.caption = "No warp of this block splits at a branch: all 32 lanes of a warp run every "
+                "instruction together.";
     return p;
 }
 
@@ -165,7 +185,8 @@ FirstPicture first_conflict(const TraceViews& v, std::size_t block) {
         const WarpEvent& e = t.events[b.begin + std::size_t(p.step)];
         const MemAccess& m = t.accesses[std::size_t(e.mem)];
         const auto cost = analysis::shared_access_cost(lane_addresses(m), m.mask, m.bytes_per_lane);
-        p.caption = format("The first bank conflict: line %u needs %u wavefronts where %u would do; the lanes stacked in "
+        p.caption = format("The first bank conflict: line %u needs %u wavefronts where %u would "
+                           "do; the lanes stacked in "
                            "one bank are served one after another.",
                            line_of(t, e), cost.wavefronts, cost.ideal);
         return p;
@@ -180,17 +201,22 @@ FirstPicture first_conflict(const TraceViews& v, std::size_t block) {
         const int l0 = __builtin_ctz(m->mask), l1 = __builtin_ctz(m->mask & ~(1u << l0));
         const std::uint64_t a0 = m->address(l0), a1 = m->address(l1);
         const std::uint64_t stride = (a1 > a0 ? a1 - a0 : a0 - a1) / std::uint64_t(l1 - l0);
-        if (widest < 0 || stride > widest_stride) { widest = std::int64_t(s); widest_stride = stride; }
+        if (widest < 0 || stride > widest_stride) {
+            widest = std::int64_t(s);
+            widest_stride = stride;
+        }
     }
     p.step = widest >= 0 ? widest : find_step(v, block, "shared");
     if (p.step >= 0) {
         const WarpEvent& e = t.events[b.begin + std::size_t(p.step)];
         if (widest >= 0 && widest_stride > 4)
-            p.caption = format("Line %u: neighbouring lanes are %llu bytes apart, yet each lands in its own bank: one pass, "
+            p.caption = format("Line %u: neighbouring lanes are %llu bytes apart, yet each lands "
+                               "in its own bank: one pass, "
                                "no conflict.",
                                line_of(t, e), static_cast<unsigned long long>(widest_stride));
         else
-            p.caption = format("Line %u: the lanes reach shared memory in distinct banks (or share a word): one pass, no "
+            p.caption = format("Line %u: the lanes reach shared memory in distinct banks (or share "
+                               "a word): one pass, no "
                                "conflict.",
                                line_of(t, e));
         return p;
@@ -202,23 +228,26 @@ FirstPicture first_barrier(const TraceViews& v, std::size_t block) {
     FirstPicture p;
     p.step = find_step(v, block, "barrier");
     if (p.step >= 0) {
-        p.caption = "The first __syncthreads(): warps that arrived early wait (grey) until the block's last warp gets "
+        p.caption = "The first __syncthreads(): warps that arrived early wait (grey) until the "
+                    "block's last warp gets "
                     "there; the marks on the strip are the barriers.";
         return p;
     }
     p.step = find_step(v, block, "divergence");
-    p.caption = "No barrier in this block: each warp runs on its own; the strip shows which warp ran when.";
+    p.caption =
+        "No barrier in this block: each warp runs on its own; the strip shows which warp ran when.";
     return p;
 }
 
 }  // namespace
 
 bool is_step_kind(const std::string& kind) {
-    return kind == "global" || kind == "shared" || kind == "conflict" || kind == "barrier" || kind == "divergence" ||
-           kind == "exit";
+    return kind == "global" || kind == "shared" || kind == "conflict" || kind == "barrier" ||
+           kind == "divergence" || kind == "exit";
 }
 
-std::int64_t find_step(const TraceViews& views, std::size_t block, const std::string& kind, std::int64_t from) {
+std::int64_t find_step(const TraceViews& views, std::size_t block, const std::string& kind,
+                       std::int64_t from) {
     const auto& blocks = views.model.detail_blocks();
     if (block >= blocks.size() || !is_step_kind(kind)) return -1;
     const Trace& t = views.trace();
@@ -230,7 +259,8 @@ std::int64_t find_step(const TraceViews& views, std::size_t block, const std::st
         else if (kind == "shared") match = access_of(t, e, MemSpace::shared) != nullptr;
         else if (kind == "conflict") {
             if (const MemAccess* m = access_of(t, e, MemSpace::shared))
-                match = analysis::shared_access_cost(lane_addresses(*m), m->mask, m->bytes_per_lane).conflicts() > 0;
+                match = analysis::shared_access_cost(lane_addresses(*m), m->mask, m->bytes_per_lane)
+                            .conflicts() > 0;
         } else if (kind == "barrier") match = e.kind == EventKind::barrier_release;
         else if (kind == "exit") match = e.kind == EventKind::exit;
         else if (kind == "divergence" && divergent_branch(e)) {
@@ -254,19 +284,23 @@ FirstPicture first_picture(const TraceViews& views, std::size_t block, const std
     if (view == "shared") return first_conflict(views, block);
     if (view == "timeline") return first_barrier(views, block);
     if (view == "grid") {
-        FirstPicture p = find_step(views, block, "divergence") >= 0 ? first_split(views, block) : worst_access(views, block);
+        FirstPicture p = find_step(views, block, "divergence") >= 0 ? first_split(views, block)
+                                                                    : worst_access(views, block);
         const unsigned warps = views.model.warps_per_block();
         const unsigned blocks = views.model.block_count();
-        p.caption = format("%u block%s of %u threads (%u warp%s each); the outlined block is traced step by step, its "
+        p.caption = format("%u block%s of %u threads (%u warp%s each); the outlined block is "
+                           "traced step by step, its "
                            "threads coloured by what they do now.",
-                           blocks, blocks == 1 ? "" : "s", views.model.threads_per_block(), warps, warps == 1 ? "" : "s");
+                           blocks, blocks == 1 ? "" : "s", views.model.threads_per_block(), warps,
+                           warps == 1 ? "" : "s");
         return p;
     }
     // memory, hierarchy
     FirstPicture p = worst_access(views, block);
     if (view == "hierarchy" && p.step >= 0) {
         const auto& f = views.figures.total;
-        p.caption = format("Over the whole launch: loads move %.1f sectors per request, stores %.1f (32 neighbouring "
+        p.caption = format("Over the whole launch: loads move %.1f sectors per request, stores "
+                           "%.1f (32 neighbouring "
                            "floats need 4).",
                            f.load_sectors_per_request(), f.store_sectors_per_request());
     }

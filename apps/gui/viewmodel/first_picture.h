@@ -18,7 +18,8 @@ namespace cudalab::viewmodel {
 // "conflict" (a shared access with a bank conflict), "barrier", "divergence" (the first step a
 // warp runs split: the instruction after a branch whose lanes went both ways), "exit". -1 when
 // none matches or the kind is unknown.
-std::int64_t find_step(const TraceViews& views, std::size_t block, const std::string& kind, std::int64_t from = 0);
+std::int64_t find_step(const TraceViews& views, std::size_t block, const std::string& kind,
+                       std::int64_t from = 0);
 bool is_step_kind(const std::string& kind);
 
 struct FirstPicture {

@@ -18,9 +18,12 @@ std::string compact_count(std::uint64_t n) {
 
 std::string byte_count(std::uint64_t bytes) {
     char buf[32];
-    if (bytes < 1024) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-    else if (bytes < 1024ull * 1024) std::snprintf(buf, sizeof buf, "%.1f KB", double(bytes) / 1024.0);
-    else if (bytes < 1024ull * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / (1024.0 * 1024.0));
+    if (bytes < 1024)
+        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+    else if (bytes < 1024ull * 1024)
+        std::snprintf(buf, sizeof buf, "%.1f KB", double(bytes) / 1024.0);
+    else if (bytes < 1024ull * 1024 * 1024)
+        std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / (1024.0 * 1024.0));
     else std::snprintf(buf, sizeof buf, "%.1f GB", double(bytes) / (1024.0 * 1024.0 * 1024.0));
     return buf;
 }

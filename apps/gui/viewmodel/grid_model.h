@@ -31,7 +31,8 @@ struct GridModel {
     GridLayout layout(float width, float height, float min_tile, float max_tile) const;
     // The block at a tile, or -1 (past the last block of a wrapped 1D grid).
     std::int64_t block_at(const GridLayout& layout, std::uint32_t column, std::uint32_t row) const;
-    void tile_of(const GridLayout& layout, std::uint32_t block, std::uint32_t* column, std::uint32_t* row) const;
+    void tile_of(const GridLayout& layout, std::uint32_t block, std::uint32_t* column,
+                 std::uint32_t* row) const;
 };
 
 }  // namespace cudalab::viewmodel

@@ -3,7 +3,8 @@
 namespace cudalab::viewmodel {
 
 HierarchyFigures hierarchy_figures(const analysis::KernelFigures& k, const KernelInfo& kernel,
-                                   const compiler::KernelResources* resources, const std::string& arch) {
+                                   const compiler::KernelResources* resources,
+                                   const std::string& arch) {
     HierarchyFigures h;
     const analysis::Figures& f = k.total;
     h.load_requested_bytes = f.global_load_bytes;
@@ -30,10 +31,11 @@ HierarchyFigures hierarchy_figures(const analysis::KernelFigures& k, const Kerne
     h.arch = arch;
     if (resources) {
         h.registers_per_thread = resources->registers;
-        h.shared_bytes_per_block = resources->static_shared_bytes + int(kernel.dynamic_shared_bytes);
+        h.shared_bytes_per_block =
+            resources->static_shared_bytes + int(kernel.dynamic_shared_bytes);
         if (const hw::ArchLimits* limits = hw::arch_limits(arch)) {
-            h.occupancy = analysis::theoretical_occupancy(*limits, h.threads_per_block, h.registers_per_thread,
-                                                          h.shared_bytes_per_block);
+            h.occupancy = analysis::theoretical_occupancy(
+                *limits, h.threads_per_block, h.registers_per_thread, h.shared_bytes_per_block);
             h.has_occupancy = true;
         }
     }

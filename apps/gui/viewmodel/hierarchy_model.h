@@ -22,7 +22,7 @@ struct HierarchyFigures {
     std::uint64_t load_sectors = 0, store_sectors = 0;
     std::uint64_t load_moved_bytes() const { return load_sectors * 32; }
     std::uint64_t store_moved_bytes() const { return store_sectors * 32; }
-    double load_efficiency = 0, store_efficiency = 0;       // requested / moved
+    double load_efficiency = 0, store_efficiency = 0;  // requested / moved
     double load_sectors_per_request = 0, store_sectors_per_request = 0;
     // Shared memory.
     std::uint64_t shared_requests = 0, shared_wavefronts = 0, shared_ideal_wavefronts = 0;
@@ -39,6 +39,7 @@ struct HierarchyFigures {
 };
 
 HierarchyFigures hierarchy_figures(const analysis::KernelFigures& figures, const KernelInfo& kernel,
-                                   const compiler::KernelResources* resources, const std::string& arch);
+                                   const compiler::KernelResources* resources,
+                                   const std::string& arch);
 
 }  // namespace cudalab::viewmodel

@@ -17,8 +17,8 @@ struct ListState {
 struct Builder {
     Document doc;
     Block current;
-    bool open = false;          // `current` is being filled
-    bool fresh_item = false;    // `current` is a list item with no text yet
+    bool open = false;        // `current` is being filled
+    bool fresh_item = false;  // `current` is a list item with no text yet
     std::vector<ListState> lists;
     int quote = 0;
     int bold = 0, italic = 0, code = 0, link = 0;
@@ -36,7 +36,8 @@ struct Builder {
     }
 
     void flush() {
-        if (open && (current.kind != BlockKind::paragraph || !current.runs.empty() || !current.bullet.empty()))
+        if (open && (current.kind != BlockKind::paragraph || !current.runs.empty() ||
+                     !current.bullet.empty()))
             doc.blocks.push_back(std::move(current));
         current = Block{};
         open = false;
@@ -64,7 +65,8 @@ struct Builder {
         std::vector<Run>* r = runs();
         if (!r || text.empty()) return;
         fresh_item = false;
-        if (!r->empty() && r->back().style == s && !r->back().line_break) r->back().text.append(text);
+        if (!r->empty() && r->back().style == s && !r->back().line_break)
+            r->back().text.append(text);
         else r->push_back(Run{std::string(text), s, false});
     }
 
@@ -89,14 +91,25 @@ std::string decode_entity(std::string_view e) {
     if (e == "&mdash;") return "\xE2\x80\x94";
     if (e == "&ndash;") return "\xE2\x80\x93";
     if (e.size() > 3 && e[1] == '#') {
-        unsigned long cp = (e[2] == 'x' || e[2] == 'X') ? std::strtoul(std::string(e.substr(3)).c_str(), nullptr, 16)
-                                                         : std::strtoul(std::string(e.substr(2)).c_str(), nullptr, 10);
+        unsigned long cp = (e[2] == 'x' || e[2] == 'X')
+                               ? std::strtoul(std::string(e.substr(3)).c_str(), nullptr, 16)
+                               : std::strtoul(std::string(e.substr(2)).c_str(), nullptr, 10);
         std::string out;
         if (cp == 0 || cp > 0x10FFFF) return "\xEF\xBF\xBD";
         if (cp < 0x80) out += char(cp);
-        else if (cp < 0x800) { out += char(0xC0 | (cp >> 6)); out += char(0x80 | (cp & 0x3F)); }
-        else if (cp < 0x10000) { out += char(0xE0 | (cp >> 12)); out += char(0x80 | ((cp >> 6) & 0x3F)); out += char(0x80 | (cp & 0x3F)); }
-        else { out += char(0xF0 | (cp >> 18)); out += char(0x80 | ((cp >> 12) & 0x3F)); out += char(0x80 | ((cp >> 6) & 0x3F)); out += char(0x80 | (cp & 0x3F)); }
+        else if (cp < 0x800) {
+            out += char(0xC0 | (cp >> 6));
+            out += char(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            out += char(0xE0 | (cp >> 12));
+            out += char(0x80 | ((cp >> 6) & 0x3F));
+            out += char(0x80 | (cp & 0x3F));
+        } else {
+            out += char(0xF0 | (cp >> 18));
+            out += char(0x80 | ((cp >> 12) & 0x3F));
+            out += char(0x80 | ((cp >> 6) & 0x3F));
+            out += char(0x80 | (cp & 0x3F));
+        }
         return out;
     }
     return std::string(e);
@@ -106,8 +119,14 @@ int enter_block(MD_BLOCKTYPE type, void* detail, void* user) {
     Builder& b = *static_cast<Builder*>(user);
     switch (type) {
     case MD_BLOCK_DOC: break;
-    case MD_BLOCK_QUOTE: b.flush(); ++b.quote; break;
-    case MD_BLOCK_UL: b.flush(); b.lists.push_back({false, 1}); break;
+    case MD_BLOCK_QUOTE:
+        b.flush();
+        ++b.quote;
+        break;
+    case MD_BLOCK_UL:
+        b.flush();
+        b.lists.push_back({false, 1});
+        break;
     case MD_BLOCK_OL: {
         b.flush();
         auto* d = static_cast<MD_BLOCK_OL_DETAIL*>(detail);
@@ -121,7 +140,10 @@ int enter_block(MD_BLOCKTYPE type, void* detail, void* user) {
         b.fresh_item = true;
         break;
     }
-    case MD_BLOCK_HR: b.start(BlockKind::rule); b.flush(); break;
+    case MD_BLOCK_HR:
+        b.start(BlockKind::rule);
+        b.flush();
+        break;
     case MD_BLOCK_H:
         b.start(BlockKind::heading);
         b.current.level = int(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level);
@@ -146,9 +168,11 @@ int enter_block(MD_BLOCKTYPE type, void* detail, void* user) {
         b.table.indent = int(b.lists.size());
         b.table.quote = b.quote;
         break;
-    case MD_BLOCK_THEAD: case MD_BLOCK_TBODY: break;
+    case MD_BLOCK_THEAD:
+    case MD_BLOCK_TBODY: break;
     case MD_BLOCK_TR: b.table.rows.emplace_back(); break;
-    case MD_BLOCK_TH: case MD_BLOCK_TD:
+    case MD_BLOCK_TH:
+    case MD_BLOCK_TD:
         if (!b.table.rows.empty()) b.table.rows.back().emplace_back();
         break;
     }
@@ -158,10 +182,19 @@ int enter_block(MD_BLOCKTYPE type, void* detail, void* user) {
 int leave_block(MD_BLOCKTYPE type, void* detail, void* user) {
     Builder& b = *static_cast<Builder*>(user);
     switch (type) {
-    case MD_BLOCK_QUOTE: b.flush(); --b.quote; break;
-    case MD_BLOCK_UL: case MD_BLOCK_OL: b.flush(); if (!b.lists.empty()) b.lists.pop_back(); break;
+    case MD_BLOCK_QUOTE:
+        b.flush();
+        --b.quote;
+        break;
+    case MD_BLOCK_UL:
+    case MD_BLOCK_OL:
+        b.flush();
+        if (!b.lists.empty()) b.lists.pop_back();
+        break;
     case MD_BLOCK_LI: b.flush(); break;
-    case MD_BLOCK_H: case MD_BLOCK_P: case MD_BLOCK_HTML: b.flush(); break;
+    case MD_BLOCK_H:
+    case MD_BLOCK_P:
+    case MD_BLOCK_HTML: b.flush(); break;
     case MD_BLOCK_CODE:
         while (!b.current.code.empty() && b.current.code.back() == '\n') b.current.code.pop_back();
         b.in_code_block = false;
@@ -209,7 +242,8 @@ int text(MD_TEXTTYPE type, const MD_CHAR* data, MD_SIZE size, void* user) {
         return 0;
     }
     switch (type) {
-    case MD_TEXT_NORMAL: case MD_TEXT_CODE: b.append(t, b.style()); break;
+    case MD_TEXT_NORMAL:
+    case MD_TEXT_CODE: b.append(t, b.style()); break;
     case MD_TEXT_BR: b.hard_break(); break;
     case MD_TEXT_SOFTBR: b.append(" ", b.style()); break;
     case MD_TEXT_ENTITY: b.append(decode_entity(t), b.style()); break;
@@ -226,7 +260,8 @@ Document parse_markdown(std::string_view markdown) {
     Builder b;
     MD_PARSER parser{};
     parser.abi_version = 0;
-    parser.flags = MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_PERMISSIVEAUTOLINKS | MD_FLAG_NOHTML;
+    parser.flags =
+        MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH | MD_FLAG_PERMISSIVEAUTOLINKS | MD_FLAG_NOHTML;
     parser.enter_block = enter_block;
     parser.leave_block = leave_block;
     parser.enter_span = enter_span;

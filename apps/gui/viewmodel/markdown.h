@@ -34,13 +34,13 @@ struct TableCell {
 
 struct Block {
     BlockKind kind = BlockKind::paragraph;
-    int level = 0;         // heading: 1..6
-    int indent = 0;        // list nesting depth: 0 outside lists
-    std::string bullet;    // the first paragraph of a list item: "•" or "3."
-    int quote = 0;         // block-quote depth
-    std::vector<Run> runs;     // heading, paragraph
-    std::string code;          // code block: the text, without the final newline
-    std::string language;      // code block: the info string ("cpp")
+    int level = 0;                             // heading: 1..6
+    int indent = 0;                            // list nesting depth: 0 outside lists
+    std::string bullet;                        // the first paragraph of a list item: "•" or "3."
+    int quote = 0;                             // block-quote depth
+    std::vector<Run> runs;                     // heading, paragraph
+    std::string code;                          // code block: the text, without the final newline
+    std::string language;                      // code block: the info string ("cpp")
     std::vector<std::vector<TableCell>> rows;  // table: the first row is the header
 };
 

@@ -28,7 +28,7 @@ std::string_view source_line(std::string_view source, std::uint32_t line) {
 }
 
 struct Interval {
-    std::uint64_t lo = ~0ull, hi = 0;  // [lo, hi)
+    std::uint64_t lo = ~0ull, hi = 0;               // [lo, hi)
     std::map<std::uint32_t, std::uint64_t> widths;  // bytes per lane -> accesses
     std::vector<std::uint32_t> pcs;
     bool loaded = false, stored = false, atomic = false;
@@ -48,9 +48,17 @@ std::vector<std::string> operands(const std::string& text, std::string* opcode) 
     std::size_t start = 0;
     while (start <= rest.size()) {
         std::size_t comma = rest.find(',', start);
-        std::string op = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        op.erase(std::remove_if(op.begin(), op.end(), [](char c) { return c == ' ' || c == '\t' || c == '[' || c == ']' || c == ';'; }), op.end());
-        if (std::size_t plus = op.find('+'); plus != std::string::npos && op.rfind("_param_", plus) == std::string::npos) op = op.substr(0, plus);
+        std::string op =
+            rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        op.erase(std::remove_if(op.begin(), op.end(),
+                                [](char c) {
+                                    return c == ' ' || c == '\t' || c == '[' || c == ']' ||
+                                           c == ';';
+                                }),
+                 op.end());
+        if (std::size_t plus = op.find('+');
+            plus != std::string::npos && op.rfind("_param_", plus) == std::string::npos)
+            op = op.substr(0, plus);
         out.push_back(op);
         if (comma == std::string::npos) break;
         start = comma + 1;
@@ -58,12 +66,14 @@ std::vector<std::string> operands(const std::string& text, std::string* opcode) 
     return out;
 }
 
-int resolve_parameter(const Trace& t, std::uint32_t first_pc, std::uint32_t before, const std::string& reg, int depth) {
+int resolve_parameter(const Trace& t, std::uint32_t first_pc, std::uint32_t before,
+                      const std::string& reg, int depth) {
     if (depth > 24 || reg.rfind("%rd", 0) != 0) return -1;
     for (std::uint32_t pc = before; pc-- > first_pc;) {
         std::string op;
         const std::vector<std::string> ops = operands(t.pcs[pc].text, &op);
-        if (ops.empty() || ops[0] != reg || op.rfind("st", 0) == 0 || op.rfind("bra", 0) == 0) continue;
+        if (ops.empty() || ops[0] != reg || op.rfind("st", 0) == 0 || op.rfind("bra", 0) == 0)
+            continue;
         if (op.rfind("ld.param", 0) == 0 && ops.size() >= 2) {
             const std::size_t p = ops[1].rfind("_param_");
             if (p == std::string::npos) return -1;
@@ -94,7 +104,8 @@ int parameter_of_address(const Trace& trace, std::uint32_t pc) {
     return resolve_parameter(trace, first, pc, ops[index], 0);
 }
 
-std::vector<std::string> kernel_parameter_names(std::string_view source, const std::string& kernel) {
+std::vector<std::string> kernel_parameter_names(std::string_view source,
+                                                const std::string& kernel) {
     std::vector<std::string> names;
     const std::string name = kernel.substr(0, kernel.find('<'));
     if (name.empty()) return names;
@@ -102,22 +113,40 @@ std::vector<std::string> kernel_parameter_names(std::string_view source, const s
     while ((at = source.find(name, at)) != std::string_view::npos) {
         const bool starts = at == 0 || !ident_char(source[at - 1]);
         std::size_t open = at + name.size();
-        if (!starts || (open < source.size() && ident_char(source[open]))) { at = open; continue; }
-        while (open < source.size() && std::isspace(static_cast<unsigned char>(source[open]))) ++open;
-        // A definition or declaration with __global__ before it on the way back to the last ';' or '}'.
+        if (!starts || (open < source.size() && ident_char(source[open]))) {
+            at = open;
+            continue;
+        }
+        while (open < source.size() && std::isspace(static_cast<unsigned char>(source[open])))
+            ++open;
+        // A definition or declaration with __global__ before it on the way back to the last ';' or
+        // '}'.
         const std::size_t stmt = source.find_last_of(";}", at);
-        const std::string_view head = source.substr(stmt == std::string_view::npos ? 0 : stmt, at - (stmt == std::string_view::npos ? 0 : stmt));
-        if (open >= source.size() || source[open] != '(' || head.find("__global__") == std::string_view::npos) { at = open; continue; }
+        const std::string_view head =
+            source.substr(stmt == std::string_view::npos ? 0 : stmt,
+                          at - (stmt == std::string_view::npos ? 0 : stmt));
+        if (open >= source.size() || source[open] != '(' ||
+            head.find("__global__") == std::string_view::npos) {
+            at = open;
+            continue;
+        }
         int depth = 0;
         std::string param;
         for (std::size_t i = open + 1; i < source.size(); ++i) {
             const char c = source[i];
             if (c == '(' || c == '<' || c == '[') ++depth;
-            if ((c == ')' || c == '>' || c == ']') && depth > 0) { --depth; param += c; continue; }
+            if ((c == ')' || c == '>' || c == ']') && depth > 0) {
+                --depth;
+                param += c;
+                continue;
+            }
             if ((c == ',' || c == ')') && depth == 0) {
                 std::string p = param.substr(0, param.find('='));
-                // Drop array extents ("tile[33]", "(*tile)[33]"): the name is the last identifier left.
-                for (std::size_t lb; (lb = p.find('[')) != std::string::npos;) p.erase(lb, p.find(']', lb) == std::string::npos ? std::string::npos : p.find(']', lb) - lb + 1);
+                // Drop array extents ("tile[33]", "(*tile)[33]"): the name is the last identifier
+                // left.
+                for (std::size_t lb; (lb = p.find('[')) != std::string::npos;)
+                    p.erase(lb, p.find(']', lb) == std::string::npos ? std::string::npos
+                                                                     : p.find(']', lb) - lb + 1);
                 while (!p.empty() && !ident_char(p.back())) p.pop_back();
                 std::size_t b = p.size();
                 while (b > 0 && ident_char(p[b - 1])) --b;
@@ -143,17 +172,30 @@ IndexedNames indexed_names(std::string_view line) {
     for (std::size_t i = 0; i < line.size(); ++i) {
         if (line[i] != '=') continue;
         char prev = i ? line[i - 1] : ' ', next = i + 1 < line.size() ? line[i + 1] : ' ';
-        if (next == '=') { ++i; continue; }
-        if (prev == '=' || prev == '!' || ((prev == '<' || prev == '>') && !(i >= 2 && line[i - 2] == prev))) continue;
+        if (next == '=') {
+            ++i;
+            continue;
+        }
+        if (prev == '=' || prev == '!' ||
+            ((prev == '<' || prev == '>') && !(i >= 2 && line[i - 2] == prev)))
+            continue;
         assign = i;
         compound = std::string_view("+-*/%&|^<>").find(prev) != std::string_view::npos;
         break;
     }
     int depth = 0;  // inside [...]: an index, so read even left of the assignment
     for (std::size_t i = 0; i < line.size(); ++i) {
-        if (line[i] == '[') { ++depth; continue; }
-        if (line[i] == ']') { depth = std::max(0, depth - 1); continue; }
-        if (!(std::isalpha(static_cast<unsigned char>(line[i])) || line[i] == '_') || (i && ident_char(line[i - 1]))) continue;
+        if (line[i] == '[') {
+            ++depth;
+            continue;
+        }
+        if (line[i] == ']') {
+            depth = std::max(0, depth - 1);
+            continue;
+        }
+        if (!(std::isalpha(static_cast<unsigned char>(line[i])) || line[i] == '_') ||
+            (i && ident_char(line[i - 1])))
+            continue;
         std::size_t j = i;
         while (j < line.size() && ident_char(line[j])) ++j;
         std::size_t k = j;
@@ -219,14 +261,17 @@ MemoryModel MemoryModel::build(const Trace& trace, std::string_view source,
     std::vector<Interval> merged;
     {
         std::vector<std::pair<std::uint32_t, Interval>> sorted(by_pc.begin(), by_pc.end());
-        std::sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second.lo < b.second.lo; });
+        std::sort(sorted.begin(), sorted.end(),
+                  [](auto& a, auto& b) { return a.second.lo < b.second.lo; });
         for (auto& [pc, iv] : sorted) {
             if (!merged.empty() && iv.lo <= merged.back().hi) {
                 Interval& m = merged.back();
                 m.hi = std::max(m.hi, iv.hi);
                 for (auto& [w, n] : iv.widths) m.widths[w] += n;
                 m.pcs.push_back(pc);
-                m.loaded |= iv.loaded; m.stored |= iv.stored; m.atomic |= iv.atomic;
+                m.loaded |= iv.loaded;
+                m.stored |= iv.stored;
+                m.atomic |= iv.atomic;
             } else {
                 iv.pcs.push_back(pc);
                 merged.push_back(iv);
@@ -240,12 +285,18 @@ MemoryModel MemoryModel::build(const Trace& trace, std::string_view source,
         r.end = (iv.hi + 127) / 128 * 128;
         std::uint64_t best = 0;
         for (auto& [w, n] : iv.widths)
-            if (n > best && w > 0 && 128 % w == 0) { best = n; r.element_bytes = w; }
-        r.loaded = iv.loaded; r.stored = iv.stored; r.atomic = iv.atomic;
+            if (n > best && w > 0 && 128 % w == 0) {
+                best = n;
+                r.element_bytes = w;
+            }
+        r.loaded = iv.loaded;
+        r.stored = iv.stored;
+        r.atomic = iv.atomic;
         std::sort(iv.pcs.begin(), iv.pcs.end());
         for (std::uint32_t pc : iv.pcs) {
             std::uint32_t line = pc < trace.pcs.size() ? trace.pcs[pc].line : 0;
-            if (line && std::find(r.source_lines.begin(), r.source_lines.end(), line) == r.source_lines.end())
+            if (line && std::find(r.source_lines.begin(), r.source_lines.end(), line) ==
+                            r.source_lines.end())
                 r.source_lines.push_back(line);
         }
         if (const auto* sh = shape_of(r.first_address); sh && sh->address == r.first_address) {
@@ -253,9 +304,15 @@ MemoryModel MemoryModel::build(const Trace& trace, std::string_view source,
             r.shape_kind = sh->kind;
             // Bins in rows of 32: one row per 32 banks' worth, legible as a heat map.
             r.shape_rows = sh->kind == lessons::ShapeKind::bins ? (sh->cols + 31) / 32 : sh->rows;
-            r.shape_cols = sh->kind == lessons::ShapeKind::bins ? std::min<std::uint32_t>(32, sh->cols) : sh->cols;
-            r.declared_name = sh->name;  // the PTX parameter's name, found below, wins when there is one
-            r.end = std::max(r.end, (sh->address + std::uint64_t(r.shape_rows) * r.shape_cols * r.element_bytes + 127) / 128 * 128);
+            r.shape_cols = sh->kind == lessons::ShapeKind::bins
+                               ? std::min<std::uint32_t>(32, sh->cols)
+                               : sh->cols;
+            r.declared_name =
+                sh->name;  // the PTX parameter's name, found below, wins when there is one
+            r.end = std::max(
+                r.end,
+                (sh->address + std::uint64_t(r.shape_rows) * r.shape_cols * r.element_bytes + 127) /
+                    128 * 128);
         }
         if (r.elements() <= kMaxElementsKept) {
             r.touches.assign(r.elements(), 0);
@@ -274,7 +331,8 @@ MemoryModel MemoryModel::build(const Trace& trace, std::string_view source,
     }
     // 3b. Else from the source line: per line, the regions stored / loaded there, in pc order,
     //     against the arrays written / read on that line, in source order.
-    std::map<std::uint32_t, std::vector<std::pair<int, MemOp>>> line_regions;  // line -> (region, op) in pc order
+    std::map<std::uint32_t, std::vector<std::pair<int, MemOp>>>
+        line_regions;  // line -> (region, op) in pc order
     for (auto& [pc, iv] : by_pc) {
         if (pc >= trace.pcs.size()) continue;
         int region = model.region_of(iv.lo);
@@ -282,7 +340,8 @@ MemoryModel MemoryModel::build(const Trace& trace, std::string_view source,
         MemOp op = iv.stored ? MemOp::store : iv.atomic ? MemOp::atomic : MemOp::load;
         auto& list = line_regions[trace.pcs[pc].line];
         bool seen = false;
-        for (auto& [r, o] : list) if (r == region && o == op) seen = true;
+        for (auto& [r, o] : list)
+            if (r == region && o == op) seen = true;
         if (!seen) list.emplace_back(region, op);
     }
     for (auto& [line, list] : line_regions) {
@@ -291,17 +350,22 @@ MemoryModel MemoryModel::build(const Trace& trace, std::string_view source,
         for (auto& [r, op] : list) (op == MemOp::load ? loads : stores).push_back(r);
         auto assign = [&](const std::vector<int>& regions, const std::vector<std::string>& arrays) {
             std::vector<std::string> distinct;
-            for (const auto& a : arrays) if (std::find(distinct.begin(), distinct.end(), a) == distinct.end()) distinct.push_back(a);
+            for (const auto& a : arrays)
+                if (std::find(distinct.begin(), distinct.end(), a) == distinct.end())
+                    distinct.push_back(a);
             if (regions.size() != distinct.size()) return;
             for (std::size_t i = 0; i < regions.size(); ++i)
-                if (model.regions[std::size_t(regions[i])].name.empty()) model.regions[std::size_t(regions[i])].name = distinct[i];
+                if (model.regions[std::size_t(regions[i])].name.empty())
+                    model.regions[std::size_t(regions[i])].name = distinct[i];
         };
         assign(stores, names.stored);
         assign(loads, names.loaded);
     }
     int unnamed = 0;
     for (MemoryRegion& r : model.regions)
-        if (r.name.empty()) r.name = !r.declared_name.empty() ? r.declared_name : "buffer " + std::to_string(++unnamed);
+        if (r.name.empty())
+            r.name =
+                !r.declared_name.empty() ? r.declared_name : "buffer " + std::to_string(++unnamed);
     // 4. Heat and first touch per element.
     for (std::size_t i = 0; i < trace.events.size(); ++i) {
         const WarpEvent& e = trace.events[i];
@@ -348,13 +412,15 @@ AccessView access_at(const Trace& trace, const MemoryModel& model, std::size_t e
         for (int l = 0; l < 32; ++l) {
             if (!(m.mask >> l & 1)) continue;
             const std::uint64_t sector = hw::sector_bytes;
-            for (std::uint64_t s = v.address[std::size_t(l)] / sector; s <= (v.address[std::size_t(l)] + m.bytes_per_lane - 1) / sector; ++s)
+            for (std::uint64_t s = v.address[std::size_t(l)] / sector;
+                 s <= (v.address[std::size_t(l)] + m.bytes_per_lane - 1) / sector; ++s)
                 v.sectors.push_back(s * sector);
         }
         std::sort(v.sectors.begin(), v.sectors.end());
         v.sectors.erase(std::unique(v.sectors.begin(), v.sectors.end()), v.sectors.end());
         for (std::uint64_t s : v.sectors)
-            if (v.lines.empty() || v.lines.back() != s / hw::line_bytes * hw::line_bytes) v.lines.push_back(s / hw::line_bytes * hw::line_bytes);
+            if (v.lines.empty() || v.lines.back() != s / hw::line_bytes * hw::line_bytes)
+                v.lines.push_back(s / hw::line_bytes * hw::line_bytes);
     }
     return v;
 }

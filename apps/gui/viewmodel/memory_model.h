@@ -28,9 +28,9 @@ constexpr std::uint32_t kNoEvent = std::numeric_limits<std::uint32_t>::max();
 
 struct MemoryRegion {
     std::string name;
-    std::uint64_t first_address = 0;  // the lowest byte a traced access touched
-    std::uint64_t begin = 0, end = 0; // shown range, whole 128-byte lines
-    std::uint32_t element_bytes = 4;  // the commonest access width
+    std::uint64_t first_address = 0;   // the lowest byte a traced access touched
+    std::uint64_t begin = 0, end = 0;  // shown range, whole 128-byte lines
+    std::uint32_t element_bytes = 4;   // the commonest access width
     bool loaded = false, stored = false, atomic = false;
     std::vector<std::uint32_t> source_lines;  // lines of the instructions that touch it
     // Per element of [begin, end): traced accesses, and the first event (index into
@@ -58,7 +58,8 @@ struct MemoryRegion {
 struct MemoryModel {
     std::vector<MemoryRegion> regions;  // by address
     int region_of(std::uint64_t address) const;
-    // `shapes`: the lesson's declared buffer shapes (may be empty); a buffer with one is kept whole.
+    // `shapes`: the lesson's declared buffer shapes (may be empty); a buffer with one is kept
+    // whole.
     static MemoryModel build(const Trace& trace, std::string_view source,
                              const std::vector<lessons::BufferShape>& shapes = {});
 };
@@ -76,7 +77,7 @@ struct AccessView {
     std::vector<std::uint64_t> lines;    // 128-byte line addresses touched
     analysis::GlobalAccessCost cost;     // from the analysis (what the checks count)
     std::uint32_t source_line = 0;
-    std::string instruction;             // PTX text
+    std::string instruction;  // PTX text
 };
 
 // The access of Trace::events[event_index], if it has one.

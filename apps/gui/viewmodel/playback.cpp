@@ -7,7 +7,11 @@ namespace cudalab::viewmodel {
 
 void Playback::reset(std::size_t steps) {
     steps_ = steps;
-    if (steps_ == 0) { position_ = -1; playing_ = false; return; }
+    if (steps_ == 0) {
+        position_ = -1;
+        playing_ = false;
+        return;
+    }
     position_ = std::clamp<std::int64_t>(position_, 0, std::int64_t(steps_) - 1);
     carry_ = 0;
 }
@@ -19,7 +23,9 @@ void Playback::play() {
     carry_ = 0;
 }
 
-void Playback::set_speed(double steps_per_second) { speed_ = std::clamp(steps_per_second, 0.5, 100000.0); }
+void Playback::set_speed(double steps_per_second) {
+    speed_ = std::clamp(steps_per_second, 0.5, 100000.0);
+}
 
 bool Playback::seek(std::int64_t position) {
     if (steps_ == 0) return false;

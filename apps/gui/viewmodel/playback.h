@@ -8,7 +8,7 @@
 namespace cudalab::viewmodel {
 
 class Playback {
-public:
+  public:
     // A new set of steps; the position is kept where it was, clamped into range.
     void reset(std::size_t steps);
     std::size_t steps() const { return steps_; }
@@ -27,7 +27,7 @@ public:
     bool step(std::int64_t delta);
     bool advance(double seconds);
 
-private:
+  private:
     std::size_t steps_ = 0;
     std::int64_t position_ = -1;
     bool playing_ = false;

@@ -26,13 +26,16 @@ SharedModel SharedModel::build(const Trace& trace) {
         // are costed one by one (a large trace holds 100 000s of shared accesses).
         if (e.pc < trace.per_pc.size()) {
             const PcCounters& pc = trace.per_pc[e.pc];
-            if (pc.shared_wavefronts > 0 && pc.shared_wavefronts == pc.shared_ideal_wavefronts) continue;
+            if (pc.shared_wavefronts > 0 && pc.shared_wavefronts == pc.shared_ideal_wavefronts)
+                continue;
         }
-        auto cost = analysis::shared_access_cost([&] {
-            std::array<std::uint64_t, 32> ad{};
-            for (int l = 0; l < 32; ++l) ad[std::size_t(l)] = a.address(l);
-            return ad;
-        }(), a.mask, a.bytes_per_lane);
+        auto cost = analysis::shared_access_cost(
+            [&] {
+                std::array<std::uint64_t, 32> ad{};
+                for (int l = 0; l < 32; ++l) ad[std::size_t(l)] = a.address(l);
+                return ad;
+            }(),
+            a.mask, a.bytes_per_lane);
         if (cost.conflicts() > 0) ++m.conflicted_requests;
     }
     if (!m.used) return m;
@@ -51,7 +54,8 @@ SharedModel SharedModel::build(const Trace& trace) {
                 std::uint64_t word = (a.address(l) - m.base) / 4 + w;
                 if (word >= m.touches.size()) continue;
                 m.max_touches = std::max(m.max_touches, ++m.touches[std::size_t(word)]);
-                if (m.first_event[std::size_t(word)] == ~0u) m.first_event[std::size_t(word)] = std::uint32_t(i);
+                if (m.first_event[std::size_t(word)] == ~0u)
+                    m.first_event[std::size_t(word)] = std::uint32_t(i);
             }
         }
     }
@@ -82,14 +86,17 @@ SharedAccessView shared_access_at(const Trace& trace, std::size_t event_index) {
         for (std::uint32_t w = 0; w < words_per_lane; ++w) {
             const std::uint64_t word = v.address[std::size_t(l)] / 4 + w;
             auto& bank = v.banks[std::size_t(word % 32)];
-            auto it = std::find_if(bank.begin(), bank.end(), [&](const BankWord& b) { return b.word == word; });
+            auto it = std::find_if(bank.begin(), bank.end(),
+                                   [&](const BankWord& b) { return b.word == word; });
             if (it == bank.end()) bank.push_back({word, 1u << l});
             else it->lanes |= 1u << l;
         }
     }
     for (auto& bank : v.banks) {
-        std::sort(bank.begin(), bank.end(), [](const BankWord& a, const BankWord& b) { return a.word < b.word; });
-        v.busiest_bank_words = std::max<std::uint32_t>(v.busiest_bank_words, std::uint32_t(bank.size()));
+        std::sort(bank.begin(), bank.end(),
+                  [](const BankWord& a, const BankWord& b) { return a.word < b.word; });
+        v.busiest_bank_words =
+            std::max<std::uint32_t>(v.busiest_bank_words, std::uint32_t(bank.size()));
     }
     return v;
 }

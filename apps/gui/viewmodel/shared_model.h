@@ -15,19 +15,20 @@
 namespace cudalab::viewmodel {
 
 struct SharedModel {
-    bool used = false;           // any traced shared access
-    std::uint64_t base = 0;      // lowest touched address, rounded down to 128 bytes
-    std::uint64_t rows = 0;      // 128-byte rows (one word per bank) up to the highest touched
-    std::vector<std::uint32_t> touches;      // per word from base
-    std::vector<std::uint32_t> first_event;  // per word: the first event (Trace::events) touching it
+    bool used = false;       // any traced shared access
+    std::uint64_t base = 0;  // lowest touched address, rounded down to 128 bytes
+    std::uint64_t rows = 0;  // 128-byte rows (one word per bank) up to the highest touched
+    std::vector<std::uint32_t> touches;  // per word from base
+    std::vector<std::uint32_t>
+        first_event;  // per word: the first event (Trace::events) touching it
     std::uint32_t max_touches = 0;
     std::uint64_t conflicted_requests = 0;  // traced accesses with more wavefronts than ideal
     static SharedModel build(const Trace& trace);
 };
 
 struct BankWord {
-    std::uint64_t word = 0;     // address / 4
-    std::uint32_t lanes = 0;    // lanes that touch it
+    std::uint64_t word = 0;   // address / 4
+    std::uint32_t lanes = 0;  // lanes that touch it
 };
 
 struct SharedAccessView {
@@ -37,9 +38,9 @@ struct SharedAccessView {
     std::uint32_t mask = 0;
     std::array<std::uint64_t, 32> address{};
     std::array<std::vector<BankWord>, 32> banks;  // distinct words per bank, ascending
-    std::uint32_t phases = 1;      // 8-byte accesses: 2 half-warp phases; 16-byte: 4
-    std::uint32_t busiest_bank_words = 0;  // the most distinct words any bank serves
-    analysis::SharedAccessCost cost;       // from the analysis (what the checks count)
+    std::uint32_t phases = 1;                     // 8-byte accesses: 2 half-warp phases; 16-byte: 4
+    std::uint32_t busiest_bank_words = 0;         // the most distinct words any bank serves
+    analysis::SharedAccessCost cost;              // from the analysis (what the checks count)
     std::uint32_t source_line = 0;
     std::string instruction;
 };

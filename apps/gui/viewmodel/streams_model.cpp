@@ -51,8 +51,10 @@ StreamEngine engine_of(const std::string& category, const std::string& name, boo
     if (host) return StreamEngine::api;
     if (category == "kernel") return StreamEngine::kernel;
     if (category == "memcpy") {
-        if (name.find("HtoD") != std::string::npos || name == "prefetch to device") return StreamEngine::h2d;
-        if (name.find("DtoH") != std::string::npos || name == "prefetch to host") return StreamEngine::d2h;
+        if (name.find("HtoD") != std::string::npos || name == "prefetch to device")
+            return StreamEngine::h2d;
+        if (name.find("DtoH") != std::string::npos || name == "prefetch to host")
+            return StreamEngine::d2h;
         return StreamEngine::copy;
     }
     if (category == "memset") return StreamEngine::memset;
@@ -91,12 +93,15 @@ void lay_out(GraphDag& g) {
     // The runtime numbers nodes in a topological order, so every kept edge goes forwards.
     std::vector<std::pair<int, int>> sorted = g.edges;
     std::sort(sorted.begin(), sorted.end(), [](auto& x, auto& y) { return x.second < y.second; });
-    for (const auto& [from, to] : sorted) g.level[std::size_t(to)] = std::max(g.level[std::size_t(to)], g.level[std::size_t(from)] + 1);
+    for (const auto& [from, to] : sorted)
+        g.level[std::size_t(to)] =
+            std::max(g.level[std::size_t(to)], g.level[std::size_t(from)] + 1);
     g.levels = 0;
     for (int l : g.level) g.levels = std::max(g.levels, l + 1);
     std::vector<int> filled(std::size_t(std::max(g.levels, 1)), 0);
     g.slot.assign(std::size_t(n), 0);
-    for (int i = 0; i < n; ++i) g.slot[std::size_t(i)] = filled[std::size_t(g.level[std::size_t(i)])]++;
+    for (int i = 0; i < n; ++i)
+        g.slot[std::size_t(i)] = filled[std::size_t(g.level[std::size_t(i)])]++;
     g.widest = 0;
     for (int f : filled) g.widest = std::max(g.widest, f);
 }
@@ -142,7 +147,9 @@ const char* stream_engine_short(StreamEngine e) {
 bool PageMap::on_device(int allocation, std::uint64_t page, double t) const {
     bool here = false;
     for (const auto& m : moves)
-        if (m.allocation == allocation && m.start_us <= t && page >= m.first && page - m.first < m.count) here = m.to_device;
+        if (m.allocation == allocation && m.start_us <= t && page >= m.first &&
+            page - m.first < m.count)
+            here = m.to_device;
     return here;
 }
 
@@ -182,7 +189,8 @@ std::size_t StreamsTimeline::device_streams() const {
     return std::size_t(std::unique(seen.begin(), seen.end()) - seen.begin());
 }
 
-const StreamRow* StreamsTimeline::row_of(int device, std::int64_t stream, StreamEngine engine) const {
+const StreamRow* StreamsTimeline::row_of(int device, std::int64_t stream,
+                                         StreamEngine engine) const {
     for (const auto& r : rows)
         if (r.device == device && r.stream == stream && r.engine == engine) return &r;
     return nullptr;
@@ -194,18 +202,24 @@ std::string StreamsTimeline::describe(std::size_t index) const {
     std::string s = i.name + "\n";
     for (const auto& r : rows)
         if (r.device == i.device && r.stream == i.stream && r.engine == i.engine) {
-            s += (r.device >= 0 ? r.name + " on GPU " + std::to_string(r.device) : "host, " + r.name) + " \xC2\xB7 " +
-                 stream_engine_name(r.engine) + "\n";
+            s += (r.device >= 0 ? r.name + " on GPU " + std::to_string(r.device)
+                                : "host, " + r.name) +
+                 " \xC2\xB7 " + stream_engine_name(r.engine) + "\n";
             break;
         }
-    s += "start " + micros(i.start_us) + (i.instant() ? " (an instant)" : " \xC2\xB7 duration " + micros(i.duration_us())) + "\n";
-    if (i.bytes) s += byte_size(i.bytes) + (i.duration_us() > 0 && i.engine != StreamEngine::pages
-                                                ? " at " + fixed(double(i.bytes) / i.duration_us() / 1e3, 1) + " GB/s"
-                                                : std::string()) + "\n";
+    s += "start " + micros(i.start_us) +
+         (i.instant() ? " (an instant)" : " \xC2\xB7 duration " + micros(i.duration_us())) + "\n";
+    if (i.bytes)
+        s += byte_size(i.bytes) +
+             (i.duration_us() > 0 && i.engine != StreamEngine::pages
+                  ? " at " + fixed(double(i.bytes) / i.duration_us() / 1e3, 1) + " GB/s"
+                  : std::string()) +
+             "\n";
     if (!i.grid.empty()) s += "grid " + i.grid + " x block " + i.block + "\n";
     if (i.graph >= 0 && std::size_t(i.graph) < graphs.size())
         s += std::to_string(graphs[std::size_t(i.graph)].nodes.size()) + " nodes, " +
-             std::to_string(graphs[std::size_t(i.graph)].edges.size()) + " edges (the Graph tab draws them)\n";
+             std::to_string(graphs[std::size_t(i.graph)].edges.size()) +
+             " edges (the Graph tab draws them)\n";
     for (const auto& [k, v] : i.args) {
         if (k == "nodes" || k == "edges" || k == "bytes" || k == "grid" || k == "block") continue;
         s += k + ": " + v + "\n";
@@ -214,10 +228,12 @@ std::string StreamsTimeline::describe(std::size_t index) const {
     return s;
 }
 
-bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out, std::string* error) {
+bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out,
+                            std::string* error) {
     *out = StreamsTimeline{};
     nlohmann::json j = nlohmann::json::parse(json_text, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("traceEvents") || !j["traceEvents"].is_array()) {
+    if (j.is_discarded() || !j.is_object() || !j.contains("traceEvents") ||
+        !j["traceEvents"].is_array()) {
         *error = "the timeline is not a Trace Event JSON object ({\"traceEvents\": [...]})";
         return false;
     }
@@ -230,7 +246,8 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out, 
         if (!e.is_object()) continue;
         const std::string ph = text_of(e, "ph");
         if (ph == "M" && text_of(e, "name") == "thread_name" && e.contains("args"))
-            thread_names[{std::int64_t(number_of(e, "pid")), std::int64_t(number_of(e, "tid"))}] = text_of(e["args"], "name");
+            thread_names[{std::int64_t(number_of(e, "pid")), std::int64_t(number_of(e, "tid"))}] =
+                text_of(e["args"], "name");
         if (ph != "X") continue;
         const std::int64_t pid = std::int64_t(std::clamp(number_of(e, "pid"), -1e9, 1e9));
         if (pid < 0 || pid > 4096) continue;
@@ -244,7 +261,8 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out, 
         it.engine = engine_of(it.category, it.name, it.device < 0);
         if (e.contains("args") && e["args"].is_object()) {
             const auto& a = e["args"];
-            for (auto kv = a.begin(); kv != a.end() && it.args.size() < 24; ++kv) it.args.push_back({kv.key(), arg_text(kv.value())});
+            for (auto kv = a.begin(); kv != a.end() && it.args.size() < 24; ++kv)
+                it.args.push_back({kv.key(), arg_text(kv.value())});
             it.bytes = std::uint64_t(std::clamp(number_of(a, "bytes"), 0.0, 1e18));
             it.launch = std::uint64_t(std::clamp(number_of(a, "launch"), 0.0, 1e18));
             it.grid = text_of(a, "grid");
@@ -257,10 +275,14 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out, 
                 }
                 if (a.contains("edges") && a["edges"].is_array())
                     for (const auto& ed : a["edges"]) {
-                        if (!ed.is_array() || ed.size() != 2 || !ed[0].is_number_integer() || !ed[1].is_number_integer()) continue;
+                        if (!ed.is_array() || ed.size() != 2 || !ed[0].is_number_integer() ||
+                            !ed[1].is_number_integer())
+                            continue;
                         const auto from = ed[0].get<std::int64_t>(), to = ed[1].get<std::int64_t>();
-                        // Forward edges only (the runtime writes them so): a cycle cannot be laid out.
-                        if (from >= 0 && to > from && to < std::int64_t(g.nodes.size()) && g.edges.size() < 4096)
+                        // Forward edges only (the runtime writes them so): a cycle cannot be laid
+                        // out.
+                        if (from >= 0 && to > from && to < std::int64_t(g.nodes.size()) &&
+                            g.edges.size() < 4096)
                             g.edges.push_back({int(from), int(to)});
                     }
                 g.item = out->items.size();
@@ -270,10 +292,13 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out, 
             }
             if (it.engine == StreamEngine::pages) {
                 const std::string base = text_of(a, "allocation");
-                const auto pages = std::uint64_t(std::clamp(number_of(a, "allocation_pages"), 0.0, 1e15));
+                const auto pages =
+                    std::uint64_t(std::clamp(number_of(a, "allocation_pages"), 0.0, 1e15));
                 int index = -1;
                 for (std::size_t k = 0; k < out->pages.allocations.size(); ++k)
-                    if (out->pages.allocations[k].base == base && out->pages.allocations[k].device == it.device) index = int(k);
+                    if (out->pages.allocations[k].base == base &&
+                        out->pages.allocations[k].device == it.device)
+                        index = int(k);
                 if (index < 0 && out->pages.allocations.size() < 256) {
                     index = int(out->pages.allocations.size());
                     out->pages.allocations.push_back({base, pages, it.device});
@@ -289,7 +314,8 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out, 
                     m.cause = text_of(a, "cause");
                     auto& alloc = out->pages.allocations[std::size_t(index)];
                     alloc.pages = std::max(alloc.pages, m.first + m.count);
-                    (m.to_device ? out->pages.to_device_pages : out->pages.to_host_pages) += m.count;
+                    (m.to_device ? out->pages.to_device_pages : out->pages.to_host_pages) +=
+                        m.count;
                     if (m.cause == "prefetch") out->pages.prefetched_pages += m.count;
                     out->pages.moves.push_back(std::move(m));
                 }
@@ -304,10 +330,17 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out, 
         return true;
     }
     // Times from the first event.
-    for (auto& i : out->items) { i.start_us -= first; i.end_us -= first; }
-    for (auto& m : out->pages.moves) { m.start_us -= first; m.end_us -= first; }
-    std::stable_sort(out->pages.moves.begin(), out->pages.moves.end(),
-                     [](const PageMap::Move& a, const PageMap::Move& b) { return a.start_us < b.start_us; });
+    for (auto& i : out->items) {
+        i.start_us -= first;
+        i.end_us -= first;
+    }
+    for (auto& m : out->pages.moves) {
+        m.start_us -= first;
+        m.end_us -= first;
+    }
+    std::stable_sort(
+        out->pages.moves.begin(), out->pages.moves.end(),
+        [](const PageMap::Move& a, const PageMap::Move& b) { return a.start_us < b.start_us; });
 
     // Rows: each device's streams (by id), each with one row per engine it used, then the
     // device's page row; then the host's threads.
@@ -317,7 +350,8 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out, 
         const auto& it = out->items[i];
         // The host after every device; a device's page row after its streams.
         const int device_key = it.device < 0 ? 1 << 20 : it.device;
-        const std::int64_t stream_key = it.engine == StreamEngine::pages ? std::numeric_limits<std::int64_t>::max() : it.stream;
+        const std::int64_t stream_key =
+            it.engine == StreamEngine::pages ? std::numeric_limits<std::int64_t>::max() : it.stream;
         keys.push_back({device_key, stream_key, int(it.engine)});
     }
     std::vector<std::tuple<int, std::int64_t, int>> sorted = keys;
@@ -333,14 +367,18 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out, 
         // its parenthesis ("stream 3 (non-blocking)" -> "stream 3"), and the engine's short name.
         if (r.device < 0) {
             auto n = thread_names.find({0, r.stream});
-            r.name = n != thread_names.end() && !n->second.empty() ? n->second : "thread " + std::to_string(r.stream);
+            r.name = n != thread_names.end() && !n->second.empty()
+                         ? n->second
+                         : "thread " + std::to_string(r.stream);
             r.label = "host \xC2\xB7 " + r.name;
         } else if (r.engine == StreamEngine::pages) {
             r.name = "GPU " + std::to_string(r.device) + " managed pages";
             r.label = "GPU " + std::to_string(r.device) + " \xC2\xB7 pages";
         } else {
             auto n = thread_names.find({r.device + 1, r.stream});
-            r.name = n != thread_names.end() && !n->second.empty() ? n->second : "stream " + std::to_string(r.stream);
+            r.name = n != thread_names.end() && !n->second.empty()
+                         ? n->second
+                         : "stream " + std::to_string(r.stream);
             std::string shown = r.name.substr(0, r.name.find(" ("));
             if (shown.empty()) shown = r.name;
             r.label = shown + " \xC2\xB7 " + stream_engine_short(r.engine);
@@ -349,23 +387,32 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out, 
         row_index[k] = out->rows.size();
         out->rows.push_back(std::move(r));
     }
-    for (std::size_t i = 0; i < out->items.size(); ++i) out->rows[row_index[keys[i]]].items.push_back(i);
+    for (std::size_t i = 0; i < out->items.size(); ++i)
+        out->rows[row_index[keys[i]]].items.push_back(i);
     for (auto& r : out->rows)
-        std::stable_sort(r.items.begin(), r.items.end(),
-                         [&](std::size_t a, std::size_t b) { return out->items[a].start_us < out->items[b].start_us; });
+        std::stable_sort(r.items.begin(), r.items.end(), [&](std::size_t a, std::size_t b) {
+            return out->items[a].start_us < out->items[b].start_us;
+        });
 
     // The extent: the device's work (the host's teardown after the last copy is not the point).
     double lo = std::numeric_limits<double>::infinity(), hi = 0;
     for (const auto& i : out->items)
-        if (i.device >= 0) { lo = std::min(lo, i.start_us); hi = std::max(hi, i.end_us); }
+        if (i.device >= 0) {
+            lo = std::min(lo, i.start_us);
+            hi = std::max(hi, i.end_us);
+        }
     if (!std::isfinite(lo))
-        for (const auto& i : out->items) { lo = std::min(lo, i.start_us); hi = std::max(hi, i.end_us); }
+        for (const auto& i : out->items) {
+            lo = std::min(lo, i.start_us);
+            hi = std::max(hi, i.end_us);
+        }
     out->start_us = lo;
     out->end_us = std::max(hi, lo + 1.0);
     return true;
 }
 
-bool export_streams_timeline(const std::string& json_text, const std::string& path, std::string* error) {
+bool export_streams_timeline(const std::string& json_text, const std::string& path,
+                             std::string* error) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     if (f) f.write(json_text.data(), std::streamsize(json_text.size()));
     if (!f) {

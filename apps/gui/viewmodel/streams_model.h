@@ -20,30 +20,44 @@
 namespace cudalab::viewmodel {
 
 // What an item is; the order is the order of a stream's rows.
-enum class StreamEngine { h2d, kernel, d2h, copy, memset, host_function, event, graph, alloc, pages, api };
+enum class StreamEngine {
+    h2d,
+    kernel,
+    d2h,
+    copy,
+    memset,
+    host_function,
+    event,
+    graph,
+    alloc,
+    pages,
+    api
+};
 constexpr int kStreamEngineCount = 11;
 const char* stream_engine_name(StreamEngine e);   // "H2D copies", "kernels", ...
 const char* stream_engine_short(StreamEngine e);  // "H2D", "kernels", ... (row labels)
 
 struct StreamItem {
-    std::string name;            // as the runtime wrote it: "memcpy HtoD", "scale", "event record"
-    std::string category;        // the file's "cat"
+    std::string name;      // as the runtime wrote it: "memcpy HtoD", "scale", "event record"
+    std::string category;  // the file's "cat"
     StreamEngine engine = StreamEngine::api;
-    int device = -1;             // -1: the host
-    std::int64_t stream = 0;     // the file's tid: the stream id (a device), the thread (the host)
+    int device = -1;          // -1: the host
+    std::int64_t stream = 0;  // the file's tid: the stream id (a device), the thread (the host)
     double start_us = 0, end_us = 0;  // from the first event of the file
-    std::uint64_t bytes = 0;     // copies, memsets, page moves (0: none said)
-    std::uint64_t launch = 0;    // kernels: the runtime's launch number (1-based, CUDALAB_TRACE_LAUNCH); 0: unknown
-    std::string grid, block;     // kernels
-    int graph = -1;              // graph launches: index into StreamsTimeline::graphs
-    std::vector<std::pair<std::string, std::string>> args;  // every argument, as text, for the hover
+    std::uint64_t bytes = 0;          // copies, memsets, page moves (0: none said)
+    std::uint64_t launch =
+        0;  // kernels: the runtime's launch number (1-based, CUDALAB_TRACE_LAUNCH); 0: unknown
+    std::string grid, block;  // kernels
+    int graph = -1;           // graph launches: index into StreamsTimeline::graphs
+    std::vector<std::pair<std::string, std::string>>
+        args;  // every argument, as text, for the hover
     double duration_us() const { return end_us - start_us; }
     bool instant() const { return end_us <= start_us; }
 };
 
 struct StreamRow {
-    std::string label;           // short: "stream 13 · kernels", "host · main thread", "GPU 0 · pages"
-    std::string name;            // the stream or thread as the runtime named it ("stream 13 (non-blocking)")
+    std::string label;  // short: "stream 13 · kernels", "host · main thread", "GPU 0 · pages"
+    std::string name;   // the stream or thread as the runtime named it ("stream 13 (non-blocking)")
     int device = -1;
     std::int64_t stream = 0;
     StreamEngine engine = StreamEngine::api;
@@ -51,9 +65,9 @@ struct StreamRow {
 };
 
 struct GraphDag {
-    std::size_t item = 0;                      // the graph launch it belongs to
-    std::vector<std::string> nodes;            // "kernel scale", "memcpy", ...
-    std::vector<std::pair<int, int>> edges;    // (from, to), indices into nodes
+    std::size_t item = 0;                    // the graph launch it belongs to
+    std::vector<std::string> nodes;          // "kernel scale", "memcpy", ...
+    std::vector<std::pair<int, int>> edges;  // (from, to), indices into nodes
     // A layout: each node's level (the longest path from a root) and its place in that level.
     std::vector<int> level, slot;
     int levels = 0, widest = 0;
@@ -61,8 +75,8 @@ struct GraphDag {
 
 struct PageMap {
     struct Allocation {
-        std::string base;             // "0x7f..." as the runtime wrote it
-        std::uint64_t pages = 0;      // 4 KB pages
+        std::string base;         // "0x7f..." as the runtime wrote it
+        std::uint64_t pages = 0;  // 4 KB pages
         int device = 0;
     };
     struct Move {
@@ -70,10 +84,10 @@ struct PageMap {
         std::uint64_t first = 0, count = 0;
         bool to_device = false;
         double start_us = 0, end_us = 0;
-        std::string cause;            // "kernel touch", "host touch", "prefetch"
+        std::string cause;  // "kernel touch", "host touch", "prefetch"
     };
     std::vector<Allocation> allocations;
-    std::vector<Move> moves;          // by time
+    std::vector<Move> moves;  // by time
     std::uint64_t to_device_pages = 0, to_host_pages = 0, prefetched_pages = 0;
     // Where page `page` of allocation `a` lives after every move up to time `t` (pages start on
     // the host, as cudaMallocManaged leaves them in cudalab's runtime).
@@ -86,12 +100,13 @@ struct StreamsTimeline {
     std::vector<StreamRow> rows;
     std::vector<GraphDag> graphs;
     PageMap pages;
-    double start_us = 0, end_us = 0;   // the extent of the device items (else of everything)
-    std::uint64_t dropped = 0;         // events the runtime did not record (its limit)
-    std::string run;                   // the command line of the run ("./program in.bin out.bin")
+    double start_us = 0, end_us = 0;  // the extent of the device items (else of everything)
+    std::uint64_t dropped = 0;        // events the runtime did not record (its limit)
+    std::string run;                  // the command line of the run ("./program in.bin out.bin")
 
     // The time during which items of engine `a` (on any device stream) run while an item of engine
-    // `b` runs, in microseconds: e.g. (h2d, kernel) is how much copying in is hidden behind kernels.
+    // `b` runs, in microseconds: e.g. (h2d, kernel) is how much copying in is hidden behind
+    // kernels.
     double overlap_us(StreamEngine a, StreamEngine b) const;
     // The total time of engine `a`'s items (their union).
     double busy_us(StreamEngine a) const;
@@ -107,6 +122,7 @@ struct StreamsTimeline {
 bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out, std::string* error);
 
 // Writes the timeline as the runtime wrote it (Perfetto and chrome://tracing open it).
-bool export_streams_timeline(const std::string& json_text, const std::string& path, std::string* error);
+bool export_streams_timeline(const std::string& json_text, const std::string& path,
+                             std::string* error);
 
 }  // namespace cudalab::viewmodel

@@ -10,12 +10,12 @@
 namespace cudalab::viewmodel {
 
 enum class TokenKind : std::uint8_t {
-    text,          // identifiers, spaces
-    keyword,       // if, for, return, ...
-    type,          // int, float, unsigned, dim3, ...
-    cuda,          // __global__, __shared__, __syncthreads, threadIdx, blockDim, ...
+    text,     // identifiers, spaces
+    keyword,  // if, for, return, ...
+    type,     // int, float, unsigned, dim3, ...
+    cuda,     // __global__, __shared__, __syncthreads, threadIdx, blockDim, ...
     number,
-    string,        // "..." and '...'
+    string,  // "..." and '...'
     comment,
     preprocessor,  // #include ...
     todo,          // TODO inside a comment
@@ -29,9 +29,9 @@ struct Token {
 };
 
 struct HighlightedLine {
-    std::uint32_t offset = 0;  // where the line starts in the source
-    std::uint32_t length = 0;  // without the newline
-    std::vector<Token> tokens; // cover the line in order, without gaps
+    std::uint32_t offset = 0;   // where the line starts in the source
+    std::uint32_t length = 0;   // without the newline
+    std::vector<Token> tokens;  // cover the line in order, without gaps
 };
 
 std::vector<HighlightedLine> highlight(std::string_view source);

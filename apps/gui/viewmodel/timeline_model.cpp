@@ -20,7 +20,8 @@ const char* step_class_name(StepClass c) {
 
 StepClass classify(const Trace& trace, const WarpEvent& e) {
     if (e.kind == EventKind::exit) return StepClass::exit;
-    if (e.kind == EventKind::barrier_arrive || e.kind == EventKind::barrier_release) return StepClass::barrier;
+    if (e.kind == EventKind::barrier_arrive || e.kind == EventKind::barrier_release)
+        return StepClass::barrier;
     if (e.mem >= 0) {
         MemSpace s = trace.accesses[std::size_t(e.mem)].space;
         return s == MemSpace::shared ? StepClass::shared_memory : StepClass::global_memory;
@@ -32,7 +33,8 @@ StepClass classify(const Trace& trace, const WarpEvent& e) {
 
 std::uint32_t TimelineStrip::column_of(std::size_t step) const {
     if (steps == 0 || columns == 0) return 0;
-    return std::min<std::uint32_t>(columns - 1, std::uint32_t(double(step) * columns / double(steps)));
+    return std::min<std::uint32_t>(columns - 1,
+                                   std::uint32_t(double(step) * columns / double(steps)));
 }
 
 namespace {
@@ -52,18 +54,21 @@ int priority(StepClass c) {
 }
 }  // namespace
 
-TimelineStrip build_timeline(const TraceModel& model, std::size_t detail_block, std::uint32_t max_columns) {
+TimelineStrip build_timeline(const TraceModel& model, std::size_t detail_block,
+                             std::uint32_t max_columns) {
     TimelineStrip s;
     if (detail_block >= model.detail_blocks().size()) return s;
     const BlockEvents& b = model.detail_blocks()[detail_block];
     const Trace& trace = model.trace();
     s.warps = model.warps_per_block();
     s.steps = b.steps();
-    s.columns = std::max<std::uint32_t>(1, std::min<std::uint32_t>(max_columns, std::uint32_t(std::max<std::size_t>(1, s.steps))));
+    s.columns = std::max<std::uint32_t>(
+        1, std::min<std::uint32_t>(max_columns, std::uint32_t(std::max<std::size_t>(1, s.steps))));
     s.cls.assign(std::size_t(s.warps) * s.columns, StepClass::none);
     s.active_lanes.assign(std::size_t(s.warps) * s.columns, 0);
     s.barriers = b.barrier_steps;
-    std::vector<std::uint32_t> lane_sum(std::size_t(s.warps) * s.columns, 0), count(std::size_t(s.warps) * s.columns, 0);
+    std::vector<std::uint32_t> lane_sum(std::size_t(s.warps) * s.columns, 0),
+        count(std::size_t(s.warps) * s.columns, 0);
     std::vector<bool> waiting(s.warps, false);
     std::uint32_t column = 0;
     auto mark_waiting = [&](std::uint32_t col) {
@@ -102,7 +107,9 @@ TimelineStrip build_timeline(const TraceModel& model, std::size_t detail_block, 
             const std::size_t at = std::size_t(w) * s.columns + col;
             if (count[at]) {
                 s.issued[at] = 1;
-                last = s.cls[at] == StepClass::exit || s.cls[at] == StepClass::barrier ? StepClass::none : s.cls[at];
+                last = s.cls[at] == StepClass::exit || s.cls[at] == StepClass::barrier
+                           ? StepClass::none
+                           : s.cls[at];
                 last_lanes = s.active_lanes[at];
             } else if (s.cls[at] == StepClass::none && last != StepClass::none) {
                 s.cls[at] = last;

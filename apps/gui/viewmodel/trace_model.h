@@ -29,27 +29,27 @@ enum class LaneState : std::uint8_t {
 const char* lane_state_name(LaneState s);
 
 struct WarpState {
-    std::uint32_t lanes = 0;           // threads that exist in this warp
+    std::uint32_t lanes = 0;  // threads that exist in this warp
     std::uint32_t exited = 0;
-    std::uint32_t active = 0;          // at its last instruction
-    std::uint32_t predicated_on = 0;   // ... whose guard held
-    bool waiting = false;              // at a barrier
-    std::int64_t last_step = -1;       // its last event (block-relative), -1: none yet
+    std::uint32_t active = 0;         // at its last instruction
+    std::uint32_t predicated_on = 0;  // ... whose guard held
+    bool waiting = false;             // at a barrier
+    std::int64_t last_step = -1;      // its last event (block-relative), -1: none yet
     LaneState lane(int lane) const;
     bool done() const { return lanes != 0 && (exited & lanes) == lanes; }
 };
 
 struct BlockEvents {
-    std::uint32_t block = 0;          // linear block id
+    std::uint32_t block = 0;  // linear block id
     std::uint32_t coords[3] = {0, 0, 0};
-    std::size_t begin = 0, end = 0;   // range in Trace::events
+    std::size_t begin = 0, end = 0;  // range in Trace::events
     std::uint8_t sm = 0;
     std::vector<std::size_t> barrier_steps;  // block-relative steps of barrier releases
     std::size_t steps() const { return end - begin; }
 };
 
 class TraceModel {
-public:
+  public:
     static constexpr std::size_t kCheckpointInterval = 256;
 
     explicit TraceModel(std::shared_ptr<const Trace> trace);
@@ -66,14 +66,16 @@ public:
 
     // Every warp of detail block `b` after step `step` (-1: before the first).
     std::vector<WarpState> warps_at(std::size_t b, std::int64_t step) const;
-    const WarpEvent& event(std::size_t b, std::size_t step) const { return trace_->events[blocks_[b].begin + step]; }
+    const WarpEvent& event(std::size_t b, std::size_t step) const {
+        return trace_->events[blocks_[b].begin + step];
+    }
     // The first barrier release after `step`, or -1.
     std::int64_t next_barrier(std::size_t b, std::int64_t step) const;
     // The block's coordinates "(x, y, z)" with trailing 1-dimensions dropped: "(5)", "(2, 3)".
     std::string block_label(std::uint32_t linear) const;
     void block_coords(std::uint32_t linear, std::uint32_t out[3]) const;
 
-private:
+  private:
     void apply(std::vector<WarpState>& warps, const WarpEvent& e, std::int64_t step) const;
 
     std::shared_ptr<const Trace> trace_;

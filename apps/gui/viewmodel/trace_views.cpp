@@ -4,15 +4,17 @@
 
 namespace cudalab::viewmodel {
 
-std::shared_ptr<const TraceViews> build_trace_views(std::shared_ptr<const Trace> trace, std::string source,
-                                                    const compiler::CompileResult* module, const std::string& arch,
-                                                    const std::vector<lessons::BufferShape>* shapes) {
+std::shared_ptr<const TraceViews>
+build_trace_views(std::shared_ptr<const Trace> trace, std::string source,
+                  const compiler::CompileResult* module, const std::string& arch,
+                  const std::vector<lessons::BufferShape>* shapes) {
     if (!trace) return nullptr;
     const auto started = std::chrono::steady_clock::now();
     auto v = std::make_shared<TraceViews>(trace);
     v->source = std::move(source);
     v->grid = GridModel::build(*trace);
-    v->memory = shapes ? MemoryModel::build(*trace, v->source, *shapes) : MemoryModel::build(*trace, v->source);
+    v->memory = shapes ? MemoryModel::build(*trace, v->source, *shapes)
+                       : MemoryModel::build(*trace, v->source);
     v->shared = SharedModel::build(*trace);
     v->figures = analysis::analyze(*trace);
     v->annotations = annotate(v->figures);
@@ -22,7 +24,8 @@ std::shared_ptr<const TraceViews> build_trace_views(std::shared_ptr<const Trace>
         if (!resources) resources = module->kernel(trace->kernel.name);
     }
     v->hierarchy = hierarchy_figures(v->figures, trace->kernel, resources, arch);
-    v->build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    v->build_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return v;
 }
 

@@ -27,7 +27,7 @@ struct TraceViews {
     analysis::KernelFigures figures;
     CodeAnnotations annotations;
     HierarchyFigures hierarchy;
-    std::string source;      // the kernel source the trace ran (for names and the code panel)
+    std::string source;  // the kernel source the trace ran (for names and the code panel)
     double build_seconds = 0;
     const Trace& trace() const { return model.trace(); }
 };
@@ -35,9 +35,9 @@ struct TraceViews {
 // `module` may be null (a trace loaded from a file): then there is no occupancy.
 // `shapes` (optional): the buffer shapes the lesson declared; a buffer drawn with one is drawn in
 // its shape (an image as an image, bins as a heat map).
-std::shared_ptr<const TraceViews> build_trace_views(std::shared_ptr<const Trace> trace, std::string source,
-                                                    const compiler::CompileResult* module,
-                                                    const std::string& arch = "sm_90",
-                                                    const std::vector<lessons::BufferShape>* shapes = nullptr);
+std::shared_ptr<const TraceViews>
+build_trace_views(std::shared_ptr<const Trace> trace, std::string source,
+                  const compiler::CompileResult* module, const std::string& arch = "sm_90",
+                  const std::vector<lessons::BufferShape>* shapes = nullptr);
 
 }  // namespace cudalab::viewmodel

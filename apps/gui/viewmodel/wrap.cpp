@@ -12,7 +12,10 @@ char32_t decode(const char* p, const char* end, int* len) {
     char32_t cp = n == 1 ? c : n == 2 ? (c & 0x1Fu) : n == 3 ? (c & 0x0Fu) : (c & 0x07u);
     for (int i = 1; i < n; ++i) {
         const unsigned char k = static_cast<unsigned char>(p[i]);
-        if ((k & 0xC0) != 0x80) { *len = 1; return c; }
+        if ((k & 0xC0) != 0x80) {
+            *len = 1;
+            return c;
+        }
         cp = (cp << 6) | (k & 0x3Fu);
     }
     *len = n;
@@ -22,16 +25,45 @@ char32_t decode(const char* p, const char* end, int* len) {
 // Punctuation that may not start a line (it closes or ends something) or end one (it opens).
 bool closing(char32_t c) {
     switch (c) {
-    case U'，': case U'。': case U'、': case U'；': case U'：': case U'！': case U'？': case U'）': case U'」': case U'』':
-    case U'》': case U'〉': case U'】': case U'”': case U'’': case U'…': case U'—': case U'·':
-    case U',': case U'.': case U';': case U':': case U'!': case U'?': case U')': case U']':
-        return true;
+    case U'，':
+    case U'。':
+    case U'、':
+    case U'；':
+    case U'：':
+    case U'！':
+    case U'？':
+    case U'）':
+    case U'」':
+    case U'』':
+    case U'》':
+    case U'〉':
+    case U'】':
+    case U'”':
+    case U'’':
+    case U'…':
+    case U'—':
+    case U'·':
+    case U',':
+    case U'.':
+    case U';':
+    case U':':
+    case U'!':
+    case U'?':
+    case U')':
+    case U']': return true;
     default: return false;
     }
 }
 bool opening(char32_t c) {
     switch (c) {
-    case U'（': case U'「': case U'『': case U'《': case U'〈': case U'【': case U'“': case U'‘': return true;
+    case U'（':
+    case U'「':
+    case U'『':
+    case U'《':
+    case U'〈':
+    case U'【':
+    case U'“':
+    case U'‘': return true;
     default: return false;
     }
 }
@@ -39,8 +71,9 @@ bool opening(char32_t c) {
 }  // namespace
 
 bool is_cjk(char32_t c) {
-    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
-           (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFFEF) || (c >= 0x20000 && c <= 0x3FFFF) || c == U'“' ||
+    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) ||
+           (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
+           (c >= 0xFF00 && c <= 0xFFEF) || (c >= 0x20000 && c <= 0x3FFFF) || c == U'“' ||
            c == U'”' || c == U'‘' || c == U'’' || c == U'…' || c == U'—';
 }
 
@@ -89,10 +122,14 @@ std::vector<std::string> wrap_text(const std::string& text, float width,
         while (sp < end && *sp == ' ') ++sp;
         const std::string spaces(p, sp);
         if (sp >= end) break;
-        if (*sp == '\n') { p = sp; continue; }
+        if (*sp == '\n') {
+            p = sp;
+            continue;
+        }
         const char* u = unit_end(sp, end);
         const float w = measure(sp, u);
-        const float space_w = spaces.empty() ? 0 : measure(spaces.data(), spaces.data() + spaces.size());
+        const float space_w =
+            spaces.empty() ? 0 : measure(spaces.data(), spaces.data() + spaces.size());
         if (!line.empty() && line_w + space_w + w > width) {
             lines.push_back(line);
             line.assign(sp, u);

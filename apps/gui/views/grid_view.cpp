@@ -33,16 +33,19 @@ void block_map(ViewContext& c, float height) {
     ImGui::Text("Block %s, thread by thread", model.block_label(b->block).c_str());
     ImGui::PopFont();
     ImGui::SameLine();
-    text_dim(one_d ? "in rows of 32: each row is one warp" : "threadIdx.x across, .y down; warps alternate in shade");
+    text_dim(one_d ? "in rows of 32: each row is one warp"
+                   : "threadIdx.x across, .y down; warps alternate in shade");
     const float avail_w = ImGui::GetContentRegionAvail().x - 60 * s;
     const float avail_h = height - ImGui::GetTextLineHeightWithSpacing() - 8 * s;
-    const float cell = std::clamp(std::floor(std::min(avail_w / float(cols), avail_h / float(rows))), 3 * s, 20 * s);
+    const float cell = std::clamp(
+        std::floor(std::min(avail_w / float(cols), avail_h / float(rows))), 3 * s, 20 * s);
     const float gap = cell >= 8 * s ? 1 : 0;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float x0 = p.x + 40 * s;
     const ImVec2 mouse = ImGui::GetIO().MousePos;
-    const int current_warp = c.event && c.event->kind != EventKind::barrier_release ? int(c.event->warp) : -1;
+    const int current_warp =
+        c.event && c.event->kind != EventKind::barrier_release ? int(c.event->warp) : -1;
     ImFont* f = fonts().mono_small;
     // Row labels never closer together than a line of text (every 2nd, 4th, ... row when small).
     std::uint32_t label_every = 1;
@@ -51,7 +54,9 @@ void block_map(ViewContext& c, float height) {
         if (r % label_every == 0) {
             char label[16];
             std::snprintf(label, sizeof label, one_d ? "w%u" : "y%u", r);
-            dl->AddText(f, f->FontSize, ImVec2(p.x, p.y + float(r) * cell + (cell - f->FontSize) * 0.5f), colors::text_faint, label);
+            dl->AddText(f, f->FontSize,
+                        ImVec2(p.x, p.y + float(r) * cell + (cell - f->FontSize) * 0.5f),
+                        colors::text_faint, label);
         }
         for (std::uint32_t x = 0; x < cols; ++x) {
             const std::uint32_t t = one_d ? r * 32 + x : x + r * k.block[0];
@@ -62,11 +67,14 @@ void block_map(ViewContext& c, float height) {
             ImU32 col = lane_color(st);
             if (w % 2) col = mix(col, colors::black, 0.28f);  // odd warps darker
             if (int(w) != current_warp && current_warp >= 0) col = mix(colors::panel, col, 0.8f);
-            const ImVec2 a(x0 + float(x) * cell, p.y + float(r) * cell), z(a.x + cell - gap, a.y + cell - gap);
+            const ImVec2 a(x0 + float(x) * cell, p.y + float(r) * cell),
+                z(a.x + cell - gap, a.y + cell - gap);
             dl->AddRectFilled(a, z, col);
-            if (mouse.x >= a.x && mouse.x < z.x && mouse.y >= a.y && mouse.y < z.y && ImGui::IsWindowHovered()) {
+            if (mouse.x >= a.x && mouse.x < z.x && mouse.y >= a.y && mouse.y < z.y &&
+                ImGui::IsWindowHovered()) {
                 ImGui::BeginTooltip();
-                ImGui::Text("threadIdx = (%u, %u, %u)", t % k.block[0], (t / k.block[0]) % k.block[1], t / (k.block[0] * k.block[1]));
+                ImGui::Text("threadIdx = (%u, %u, %u)", t % k.block[0],
+                            (t / k.block[0]) % k.block[1], t / (k.block[0] * k.block[1]));
                 ImGui::Text("warp %u, lane %u", w, lane);
                 text_dim("%s", viewmodel::lane_state_name(st));
                 ImGui::EndTooltip();
@@ -100,19 +108,22 @@ void draw_grid_view(ViewContext& c) {
 
     view_heading("Grid", k.name.empty() ? "" : "kernel " + k.name);
     char dims[256];
-    std::snprintf(dims, sizeof dims, "gridDim (%u, %u, %u)  \xC3\x97  blockDim (%u, %u, %u)", k.grid[0], k.grid[1], k.grid[2],
-                  k.block[0], k.block[1], k.block[2]);
+    std::snprintf(dims, sizeof dims, "gridDim (%u, %u, %u)  \xC3\x97  blockDim (%u, %u, %u)",
+                  k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2]);
     ImGui::PushFont(fonts().mono);
     ImGui::TextUnformatted(dims);
     ImGui::PopFont();
     ImGui::PushTextWrapPos(0);
-    text_dim("%u block%s of %u threads = %s threads, run as %s warps (%u per block); %u modelled SMs, %u wave%s",
-             g.blocks, g.blocks == 1 ? "" : "s", g.threads_per_block, viewmodel::compact_count(threads).c_str(),
-             viewmodel::compact_count(std::uint64_t(g.blocks) * warps_per_block).c_str(), warps_per_block, g.num_sms, g.waves,
-             g.waves == 1 ? "" : "s");
+    text_dim("%u block%s of %u threads = %s threads, run as %s warps (%u per block); %u modelled "
+             "SMs, %u wave%s",
+             g.blocks, g.blocks == 1 ? "" : "s", g.threads_per_block,
+             viewmodel::compact_count(threads).c_str(),
+             viewmodel::compact_count(std::uint64_t(g.blocks) * warps_per_block).c_str(),
+             warps_per_block, g.num_sms, g.waves, g.waves == 1 ? "" : "s");
     if (g.threads_per_block % 32 != 0)
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(colors::fair),
-                           "%u threads per block is not a multiple of 32: the last warp of every block has %u empty lanes.",
+                           "%u threads per block is not a multiple of 32: the last warp of every "
+                           "block has %u empty lanes.",
                            g.threads_per_block, 32 - g.threads_per_block % 32);
     ImGui::PopTextWrapPos();
 
@@ -133,15 +144,19 @@ void draw_grid_view(ViewContext& c) {
     const float gap = std::max(2.0f, 3 * s);
     // The tiles take what they need, at most 60% when a traced block's map is shown below.
     const float tiles_max_h = c.block() ? total_h * 0.6f : total_h;
-    viewmodel::GridLayout layout = g.layout(ImGui::GetContentRegionAvail().x - 14 * s, tiles_max_h, 12 * s, 56 * s);
-    const ImVec2 avail(ImGui::GetContentRegionAvail().x, std::min(tiles_max_h, float(layout.rows) * layout.tile + 4 * s));
+    viewmodel::GridLayout layout =
+        g.layout(ImGui::GetContentRegionAvail().x - 14 * s, tiles_max_h, 12 * s, 56 * s);
+    const ImVec2 avail(ImGui::GetContentRegionAvail().x,
+                       std::min(tiles_max_h, float(layout.rows) * layout.tile + 4 * s));
     const float tile = layout.tile;
-    ImGui::BeginChild("##tiles", avail, false, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBackground);
+    ImGui::BeginChild("##tiles", avail, false,
+                      ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBackground);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec4 clip = clip_rect(dl);
     const std::uint32_t first_row = std::uint32_t(std::max(0.0f, (clip.y - origin.y) / tile));
-    const std::uint32_t last_row = std::min<std::uint32_t>(layout.rows, std::uint32_t((clip.w - origin.y) / tile) + 1);
+    const std::uint32_t last_row =
+        std::min<std::uint32_t>(layout.rows, std::uint32_t((clip.w - origin.y) / tile) + 1);
     const auto* open = c.block();
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     std::int64_t hovered = -1;
@@ -152,20 +167,32 @@ void draw_grid_view(ViewContext& c) {
             if (b < 0) continue;
             const ImVec2 a(origin.x + float(col) * tile, origin.y + float(row) * tile);
             const ImVec2 z(a.x + tile - gap, a.y + tile - gap);
-            const std::uint32_t sm = b < std::int64_t(c.views->trace().block_sm.size()) ? c.views->trace().block_sm[std::size_t(b)] : 0;
-            const std::uint32_t wave = b < std::int64_t(c.views->trace().block_wave.size()) ? c.views->trace().block_wave[std::size_t(b)] : 0;
+            const std::uint32_t sm = b < std::int64_t(c.views->trace().block_sm.size())
+                                         ? c.views->trace().block_sm[std::size_t(b)]
+                                         : 0;
+            const std::uint32_t wave = b < std::int64_t(c.views->trace().block_wave.size())
+                                           ? c.views->trace().block_wave[std::size_t(b)]
+                                           : 0;
             const bool traced = g.traced[std::size_t(b)];
-            ImU32 fill = c.grid_coloring == 0 ? sm_color(sm, traced ? 1.0f : 0.8f) : sm_color(wave * 7 + 1, traced ? 1.0f : 0.8f);
-            const bool is_hover = mouse.x >= a.x && mouse.x < z.x && mouse.y >= a.y && mouse.y < z.y && ImGui::IsWindowHovered();
-            if (is_hover) { hovered = b; fill = mix(fill, colors::white, 0.25f); }
+            ImU32 fill = c.grid_coloring == 0 ? sm_color(sm, traced ? 1.0f : 0.8f)
+                                              : sm_color(wave * 7 + 1, traced ? 1.0f : 0.8f);
+            const bool is_hover = mouse.x >= a.x && mouse.x < z.x && mouse.y >= a.y &&
+                                  mouse.y < z.y && ImGui::IsWindowHovered();
+            if (is_hover) {
+                hovered = b;
+                fill = mix(fill, colors::white, 0.25f);
+            }
             dl->AddRectFilled(a, z, fill, 3 * s);
-            if (traced) dl->AddCircleFilled(ImVec2(z.x - 5 * s, a.y + 5 * s), 2.5f * s, colors::white, 8);
+            if (traced)
+                dl->AddCircleFilled(ImVec2(z.x - 5 * s, a.y + 5 * s), 2.5f * s, colors::white, 8);
             if (open && open->block == std::uint32_t(b)) {
                 // How far the playhead is through the open block.
                 const float done = open->steps() ? float(c.step() + 1) / float(open->steps()) : 0;
-                dl->AddRectFilled(ImVec2(a.x + 3 * s, z.y - 5 * s), ImVec2(a.x + 3 * s + (z.x - a.x - 6 * s) * done, z.y - 3 * s),
+                dl->AddRectFilled(ImVec2(a.x + 3 * s, z.y - 5 * s),
+                                  ImVec2(a.x + 3 * s + (z.x - a.x - 6 * s) * done, z.y - 3 * s),
                                   colors::block_outline, 1 * s);
-                dl->AddRect(ImVec2(a.x - 2 * s, a.y - 2 * s), ImVec2(z.x + 2 * s, z.y + 2 * s), colors::accent, 4 * s, 0, 2.5f * s);
+                dl->AddRect(ImVec2(a.x - 2 * s, a.y - 2 * s), ImVec2(z.x + 2 * s, z.y + 2 * s),
+                            colors::accent, 4 * s, 0, 2.5f * s);
             }
             if (tile >= 26 * s) {
                 char label[32];
@@ -175,7 +202,8 @@ void draw_grid_view(ViewContext& c) {
                 else std::snprintf(label, sizeof label, "%u,%u", co[0], co[1]);
                 const ImVec2 ts = label_font->CalcTextSizeA(label_font->FontSize, 1e9f, 0, label);
                 if (ts.x < tile - gap - 4 * s)
-                    dl->AddText(label_font, label_font->FontSize, ImVec2(a.x + 4 * s, a.y + 3 * s), colors::ink_soft, label);
+                    dl->AddText(label_font, label_font->FontSize, ImVec2(a.x + 4 * s, a.y + 3 * s),
+                                colors::ink_soft, label);
             }
         }
     }
@@ -192,26 +220,33 @@ void draw_grid_view(ViewContext& c) {
         ImGui::PopFont();
         ImGui::Text("blockIdx = (%u, %u, %u), linear id %u", co[0], co[1], co[2], b);
         if (g.is_1d() && k.block[1] == 1 && k.block[2] == 1)
-            ImGui::Text("global ids %llu \xE2\x80\x93 %llu", static_cast<unsigned long long>(first_thread),
+            ImGui::Text("global ids %llu \xE2\x80\x93 %llu",
+                        static_cast<unsigned long long>(first_thread),
                         static_cast<unsigned long long>(first_thread + g.threads_per_block - 1));
-        ImGui::Text("modelled SM %u, wave %u", unsigned(c.views->trace().block_sm[b]), c.views->trace().block_wave[b]);
-        text_dim(traced ? "Traced in full: click to open it in the warps, memory and timeline views."
-                        : "Counted, not traced: click to run again with this block traced in full.");
+        ImGui::Text("modelled SM %u, wave %u", unsigned(c.views->trace().block_sm[b]),
+                    c.views->trace().block_wave[b]);
+        text_dim(traced
+                     ? "Traced in full: click to open it in the warps, memory and timeline views."
+                     : "Counted, not traced: click to run again with this block traced in full.");
         ImGui::EndTooltip();
         if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
             const int d = model.find_detail_block(b);
             if (d >= 0) c.select_block(std::size_t(d));
             else c.trace_block_request = b;
         }
-        if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && traced) c.switch_view = ViewId::warps;
+        if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && traced)
+            c.switch_view = ViewId::warps;
     }
     ImGui::EndChild();
     ImGui::Dummy(ImVec2(0, 6 * s));
     block_map(c, total_h - avail.y - 10 * s);
     if (open) {
-        ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), ImGui::GetWindowHeight() - footer - ImGui::GetStyle().WindowPadding.y));
+        ImGui::SetCursorPosY(
+            std::max(ImGui::GetCursorPosY(),
+                     ImGui::GetWindowHeight() - footer - ImGui::GetStyle().WindowPadding.y));
         ImGui::PushTextWrapPos(0);
-        text_dim("Open: block %s on SM %u, %zu steps traced. Click another traced block (white dot) to open it; "
+        text_dim("Open: block %s on SM %u, %zu steps traced. Click another traced block (white "
+                 "dot) to open it; "
                  "double-click to see its warps.",
                  model.block_label(open->block).c_str(), unsigned(open->sm), open->steps());
         ImGui::PopTextWrapPos();

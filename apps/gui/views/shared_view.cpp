@@ -27,9 +27,12 @@ void draw_shared_unused() {
     ImGui::Dummy(ImVec2(0, 8 * s));
     ImGui::PushTextWrapPos(0);
     ImGui::TextUnformatted("This kernel does not use shared memory.");
-    text_dim("Shared memory is the block's own fast scratchpad (__shared__). It is split into 32 banks; a warp's "
-             "request is served in one pass when its lanes touch different banks, or the same word of a bank. Lanes "
-             "that want different words of one bank are served one word per pass: a bank conflict. In a kernel that "
+    text_dim("Shared memory is the block's own fast scratchpad (__shared__). It is split into 32 "
+             "banks; a warp's "
+             "request is served in one pass when its lanes touch different banks, or the same word "
+             "of a bank. Lanes "
+             "that want different words of one bank are served one word per pass: a bank conflict. "
+             "In a kernel that "
              "uses shared memory, this view shows every access bank by bank.");
     ImGui::PopTextWrapPos();
 }
@@ -45,7 +48,9 @@ void draw_shared_summary(ViewContext& c) {
         ImGui::SameLine();
         if (ImGui::SmallButton("Next shared access \xE2\x86\x92")) {
             const Trace& t = c.views->trace();
-            seek_next(c, [&](const WarpEvent& e) { return e.mem >= 0 && t.accesses[std::size_t(e.mem)].space == MemSpace::shared; });
+            seek_next(c, [&](const WarpEvent& e) {
+                return e.mem >= 0 && t.accesses[std::size_t(e.mem)].space == MemSpace::shared;
+            });
         }
         ImGui::SameLine();
         if (sm.conflicted_requests > 0 && ImGui::SmallButton("Next conflict \xE2\x86\x92")) {
@@ -60,24 +65,33 @@ void draw_shared_summary(ViewContext& c) {
             });
         }
     } else {
-        const ImU32 verdict = a.cost.conflicts() == 0 ? colors::good : a.cost.conflicts() <= a.cost.ideal ? colors::fair : colors::poor;
+        const ImU32 verdict = a.cost.conflicts() == 0              ? colors::good
+                              : a.cost.conflicts() <= a.cost.ideal ? colors::fair
+                                                                   : colors::poor;
         ImGui::PushFont(fonts().ui_bold);
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(a.op == MemOp::load ? colors::load : colors::store), "%s",
-                           a.op == MemOp::load ? "LOAD" : a.op == MemOp::store ? "STORE" : "ATOMIC");
+        ImGui::TextColored(
+            ImGui::ColorConvertU32ToFloat4(a.op == MemOp::load ? colors::load : colors::store),
+            "%s",
+            a.op == MemOp::load    ? "LOAD"
+            : a.op == MemOp::store ? "STORE"
+                                   : "ATOMIC");
         ImGui::PopFont();
         ImGui::SameLine();
         ImGui::Text("%d lanes \xC3\x97 %u B", __builtin_popcount(a.mask), a.bytes_per_lane);
         ImGui::SameLine(0, 4 * s);
         ImGui::TextUnformatted("\xE2\x86\x92");
         ImGui::SameLine(0, 4 * s);
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(verdict), "%u wavefront%s (ideal %u): %s", a.cost.wavefronts,
-                           a.cost.wavefronts == 1 ? "" : "s", a.cost.ideal,
-                           a.cost.conflicts() == 0 ? "no bank conflict"
-                                                   : (std::to_string(a.busiest_bank_words) + "-way bank conflict, " +
-                                                      std::to_string(a.cost.conflicts()) + " extra").c_str());
-        if (a.phases > 1) text_dim("%u-byte accesses run as %u phases of %u lanes each.", a.bytes_per_lane, a.phases, 32 / a.phases);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(verdict), "%u wavefront%s (ideal %u): %s",
+                           a.cost.wavefronts, a.cost.wavefronts == 1 ? "" : "s", a.cost.ideal,
+                           a.cost.conflicts() == 0
+                               ? "no bank conflict"
+                               : (std::to_string(a.busiest_bank_words) + "-way bank conflict, " +
+                                  std::to_string(a.cost.conflicts()) + " extra")
+                                     .c_str());
+        if (a.phases > 1)
+            text_dim("%u-byte accesses run as %u phases of %u lanes each.", a.bytes_per_lane,
+                     a.phases, 32 / a.phases);
     }
-
 }
 
 // Lanes on top, the 32 banks below, a line from each lane to its bank; a bank asked for several
@@ -95,8 +109,11 @@ void draw_banks(const ViewContext& c, const SharedLayout& g) {
     const float lane_y = p.y;
     const float lane_h = col_w * 0.8f;
     const float bank_y = lane_y + lane_h + 46 * s;
-    dl->AddText(fonts().small, fonts().small->FontSize, ImVec2(p.x, lane_y + (lane_h - fonts().small->FontSize) * 0.5f), colors::text_dim, "lanes");
-    dl->AddText(fonts().small, fonts().small->FontSize, ImVec2(p.x, bank_y + 2 * s), colors::text_dim, "banks");
+    dl->AddText(fonts().small, fonts().small->FontSize,
+                ImVec2(p.x, lane_y + (lane_h - fonts().small->FontSize) * 0.5f), colors::text_dim,
+                "lanes");
+    dl->AddText(fonts().small, fonts().small->FontSize, ImVec2(p.x, bank_y + 2 * s),
+                colors::text_dim, "banks");
     for (int l = 0; l < 32; ++l) {
         const bool on = a.valid && (a.mask >> l & 1);
         const ImVec2 la(col_x(l) + 1, lane_y), lz(col_x(l) + col_w - 2, lane_y + lane_h);
@@ -105,7 +122,10 @@ void draw_banks(const ViewContext& c, const SharedLayout& g) {
             char n[4];
             std::snprintf(n, sizeof n, "%d", l);
             const float tw = f->CalcTextSizeA(f->FontSize, 1e9f, 0, n).x;
-            dl->AddText(f, f->FontSize, ImVec2(la.x + (col_w - 3 - tw) * 0.5f, la.y + (lane_h - f->FontSize) * 0.5f), on ? colors::ink : colors::text_faint, n);
+            dl->AddText(
+                f, f->FontSize,
+                ImVec2(la.x + (col_w - 3 - tw) * 0.5f, la.y + (lane_h - f->FontSize) * 0.5f),
+                on ? colors::ink : colors::text_faint, n);
         }
     }
     for (int b = 0; b < 32; ++b) {
@@ -117,8 +137,10 @@ void draw_banks(const ViewContext& c, const SharedLayout& g) {
         std::snprintf(n, sizeof n, "%d", b);
         const float tw = f->CalcTextSizeA(f->FontSize, 1e9f, 0, n).x;
         if (tw < col_w - 2 && (col_w >= 18 * s || b % 4 == 0))
-            dl->AddText(f, f->FontSize, ImVec2(ba.x + (col_w - 3 - tw) * 0.5f, ba.y + (bz.y - ba.y - f->FontSize) * 0.5f),
-                        words ? colors::white : colors::text_faint, n);
+            dl->AddText(
+                f, f->FontSize,
+                ImVec2(ba.x + (col_w - 3 - tw) * 0.5f, ba.y + (bz.y - ba.y - f->FontSize) * 0.5f),
+                words ? colors::white : colors::text_faint, n);
         // How many distinct words this bank must serve: more than one is a conflict.
         if (words > 1) {
             char k[24];
@@ -127,8 +149,10 @@ void draw_banks(const ViewContext& c, const SharedLayout& g) {
             const float kw = kf->CalcTextSizeA(kf->FontSize * 0.85f, 1e9f, 0, k).x;
             const float cx = col_x(b) + col_w * 0.5f;
             const ImVec2 ka(std::max(p.x + label_w - 4 * s, cx - kw * 0.5f - 4 * s), bz.y + 3 * s);
-            dl->AddRectFilled(ka, ImVec2(ka.x + kw + 8 * s, ka.y + kf->FontSize * 0.85f + 4 * s), colors::poor, 3 * s);
-            dl->AddText(kf, kf->FontSize * 0.85f, ImVec2(ka.x + 4 * s, ka.y + 2 * s), colors::white, k);
+            dl->AddRectFilled(ka, ImVec2(ka.x + kw + 8 * s, ka.y + kf->FontSize * 0.85f + 4 * s),
+                              colors::poor, 3 * s);
+            dl->AddText(kf, kf->FontSize * 0.85f, ImVec2(ka.x + 4 * s, ka.y + 2 * s), colors::white,
+                        k);
         }
     }
     if (a.valid)
@@ -136,11 +160,13 @@ void draw_banks(const ViewContext& c, const SharedLayout& g) {
             if (!(a.mask >> l & 1)) continue;
             const int bank = int((a.address[std::size_t(l)] / 4) % 32);
             const bool conflict = a.banks[std::size_t(bank)].size() > 1;
-            dl->AddLine(ImVec2(col_x(l) + col_w * 0.5f, lane_y + lane_h), ImVec2(col_x(bank) + col_w * 0.5f, bank_y),
-                        conflict ? colors::conflict_line : colors::accent_line, conflict ? 1.6f * s : 1.2f * s);
+            dl->AddLine(ImVec2(col_x(l) + col_w * 0.5f, lane_y + lane_h),
+                        ImVec2(col_x(bank) + col_w * 0.5f, bank_y),
+                        conflict ? colors::conflict_line : colors::accent_line,
+                        conflict ? 1.6f * s : 1.2f * s);
         }
-    ImGui::Dummy(ImVec2(label_w + 32 * col_w, bank_y + lane_h + 6 * s + fonts().ui_bold->FontSize + 14 * s - p.y));
-
+    ImGui::Dummy(ImVec2(label_w + 32 * col_w,
+                        bank_y + lane_h + 6 * s + fonts().ui_bold->FontSize + 14 * s - p.y));
 }
 
 // Shared memory, 128 bytes (one word per bank) a row, shaded by use; this access's words lit.
@@ -158,7 +184,8 @@ void draw_shared_rows(const ViewContext& c, const SharedLayout& g) {
     const float row_h = std::max(col_w * 0.8f, 9 * s);
     const ImVec4 clip = clip_rect(dl);
     const std::uint64_t first_row = std::uint64_t(std::max(0.0f, (clip.y - origin.y) / row_h));
-    const std::uint64_t last_row = std::min<std::uint64_t>(sm.rows, std::uint64_t(std::max(0.0f, (clip.w - origin.y) / row_h)) + 1);
+    const std::uint64_t last_row = std::min<std::uint64_t>(
+        sm.rows, std::uint64_t(std::max(0.0f, (clip.w - origin.y) / row_h)) + 1);
     const bool lane_numbers = col_w >= f->CalcTextSizeA(f->FontSize, 1e9f, 0, "00").x + 3 * s;
     const std::size_t now = c.block()->begin + std::size_t(std::max<std::int64_t>(0, c.step()));
     std::uint64_t lit_lo = ~0ull, lit_hi = 0;
@@ -166,12 +193,16 @@ void draw_shared_rows(const ViewContext& c, const SharedLayout& g) {
         const float y = origin.y + float(row) * row_h;
         char label[24];
         std::snprintf(label, sizeof label, "+%llu", static_cast<unsigned long long>(row * 128));
-        dl->AddText(f, f->FontSize, ImVec2(origin.x, y + (row_h - f->FontSize) * 0.5f - 1), colors::text_faint, label);
+        dl->AddText(f, f->FontSize, ImVec2(origin.x, y + (row_h - f->FontSize) * 0.5f - 1),
+                    colors::text_faint, label);
         for (int b = 0; b < 32; ++b) {
             const std::size_t w = std::size_t(row * 32 + std::uint64_t(b));
             const std::uint32_t t = w < sm.touches.size() ? sm.touches[w] : 0;
             const bool before = w < sm.first_event.size() && sm.first_event[w] <= now;
-            ImU32 col = t && before ? heat_color(float(t) / float(std::max<std::uint32_t>(1, sm.max_touches))) : colors::cell_empty;
+            ImU32 col =
+                t && before
+                    ? heat_color(float(t) / float(std::max<std::uint32_t>(1, sm.max_touches)))
+                    : colors::cell_empty;
             const ImVec2 ca(col_x(b) + 1, y), cz(col_x(b) + col_w - 2, y + row_h - 2);
             dl->AddRectFilled(ca, cz, col);
         }
@@ -187,13 +218,18 @@ void draw_shared_rows(const ViewContext& c, const SharedLayout& g) {
                 if (row < first_row || row >= last_row) continue;
                 const float y = origin.y + float(row) * row_h;
                 const ImVec2 ca(col_x(b) + 1, y), cz(col_x(b) + col_w - 2, y + row_h - 2);
-                dl->AddRectFilled(ca, cz, a.op == MemOp::load ? colors::load : colors::store, 2 * s);
-                if (conflict) dl->AddRect(ImVec2(ca.x - 1, ca.y - 1), ImVec2(cz.x + 1, cz.y + 1), colors::poor, 2 * s, 0, 2 * s);
+                dl->AddRectFilled(ca, cz, a.op == MemOp::load ? colors::load : colors::store,
+                                  2 * s);
+                if (conflict)
+                    dl->AddRect(ImVec2(ca.x - 1, ca.y - 1), ImVec2(cz.x + 1, cz.y + 1),
+                                colors::poor, 2 * s, 0, 2 * s);
                 if (lane_numbers) {
                     char n[4];
                     std::snprintf(n, sizeof n, "%d", __builtin_ctz(bw.lanes));
                     const float tw = f->CalcTextSizeA(f->FontSize, 1e9f, 0, n).x;
-                    dl->AddText(f, f->FontSize, ImVec2(ca.x + (cz.x - ca.x - tw) * 0.5f, ca.y + (cz.y - ca.y - f->FontSize) * 0.5f),
+                    dl->AddText(f, f->FontSize,
+                                ImVec2(ca.x + (cz.x - ca.x - tw) * 0.5f,
+                                       ca.y + (cz.y - ca.y - f->FontSize) * 0.5f),
                                 colors::ink, n);
                 }
             }
@@ -218,12 +254,16 @@ void draw_shared_view(ViewContext& c) {
         draw_shared_unused();
         return;
     }
-    if (!c.block()) { draw_no_trace("No block was traced in full."); return; }
+    if (!c.block()) {
+        draw_no_trace("No block was traced in full.");
+        return;
+    }
     current_step_card(c);
     draw_shared_summary(c);
     SharedLayout g;
     g.label_w = 64 * s;
-    g.col_w = std::clamp(std::floor((ImGui::GetContentRegionAvail().x - g.label_w - 4 * s) / 32.0f), 8 * s, 30 * s);
+    g.col_w = std::clamp(std::floor((ImGui::GetContentRegionAvail().x - g.label_w - 4 * s) / 32.0f),
+                         8 * s, 30 * s);
     draw_banks(c, g);
     draw_shared_rows(c, g);
 }

@@ -19,8 +19,8 @@ std::optional<ProgramView> program_view_from_name(const std::string& name);
 
 struct StreamsViewContext {
     std::shared_ptr<const viewmodel::StreamsTimeline> timeline;
-    std::string json;     // the file as the runtime wrote it (what "Export" writes)
-    std::string lesson;   // names the exported file
+    std::string json;    // the file as the runtime wrote it (what "Export" writes)
+    std::string lesson;  // names the exported file
     // The visible time window (microseconds); reset to the whole run when the timeline changes.
     double view_start = 0, view_end = 0;
     const viewmodel::StreamsTimeline* fitted_for = nullptr;
@@ -30,7 +30,7 @@ struct StreamsViewContext {
     bool message_error = false;
     // Requests a view makes of the app: trace this kernel launch (the runtime's number).
     std::optional<std::uint64_t> trace_launch_request;
-    bool can_trace = false;               // the app can re-run the lesson to trace a launch
+    bool can_trace = false;  // the app can re-run the lesson to trace a launch
 };
 
 void draw_streams_view(StreamsViewContext& c);

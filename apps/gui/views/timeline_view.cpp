@@ -30,25 +30,35 @@ void phase_ruler(ViewContext& c, float label_w, float strip_w) {
         if (bs + 1 < b->steps()) starts.push_back(bs + 1);
     const std::size_t n = starts.size();
     const float h = fonts().small->FontSize + 6 * s;
-    const float min_w = std::min(strip_w / float(n), fonts().small->CalcTextSizeA(fonts().small->FontSize, 1e9f, 0, "00").x + 8 * s);
+    const float min_w =
+        std::min(strip_w / float(n),
+                 fonts().small->CalcTextSizeA(fonts().small->FontSize, 1e9f, 0, "00").x + 8 * s);
     const float spare = std::max(0.0f, strip_w - min_w * float(n));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    dl->AddText(fonts().small, fonts().small->FontSize, ImVec2(p.x, p.y + 3 * s), colors::text_dim, "phases");
+    dl->AddText(fonts().small, fonts().small->FontSize, ImVec2(p.x, p.y + 3 * s), colors::text_dim,
+                "phases");
     float x = p.x + label_w;
     for (std::size_t i = 0; i < n; ++i) {
         const std::size_t begin = starts[i], end = i + 1 < n ? starts[i + 1] : b->steps();
         const float w = min_w + spare * float(end - begin) / float(b->steps());
         const bool current = c.step() >= std::int64_t(begin) && c.step() < std::int64_t(end);
         const ImVec2 a(x, p.y), z(x + w - 1, p.y + h);
-        dl->AddRectFilled(a, z, current ? colors::phase_current : i % 2 ? colors::phase_odd : colors::phase_even, 2 * s);
-        if (i > 0) dl->AddLine(ImVec2(x, p.y - 1 * s), ImVec2(x, p.y + h + 1 * s), colors::barrier, 1.5f * s);
+        dl->AddRectFilled(a, z,
+                          current ? colors::phase_current
+                          : i % 2 ? colors::phase_odd
+                                  : colors::phase_even,
+                          2 * s);
+        if (i > 0)
+            dl->AddLine(ImVec2(x, p.y - 1 * s), ImVec2(x, p.y + h + 1 * s), colors::barrier,
+                        1.5f * s);
         char label[32];
         std::snprintf(label, sizeof label, w > 70 * s ? "phase %zu" : "%zu", i + 1);
         const float tw = fonts().small->CalcTextSizeA(fonts().small->FontSize, 1e9f, 0, label).x;
         if (tw + 4 * s <= w)
-            dl->AddText(fonts().small, fonts().small->FontSize, ImVec2(x + (w - tw) * 0.5f, p.y + 3 * s), current ? colors::text : colors::text_dim,
-                        label);
+            dl->AddText(fonts().small, fonts().small->FontSize,
+                        ImVec2(x + (w - tw) * 0.5f, p.y + 3 * s),
+                        current ? colors::text : colors::text_dim, label);
         ImGui::SetCursorScreenPos(a);
         ImGui::PushID(int(i));
         if (ImGui::InvisibleButton("##phase", ImVec2(std::max(1.0f, w - 1), h))) {
@@ -57,8 +67,11 @@ void phase_ruler(ViewContext& c, float label_w, float strip_w) {
         }
         if (ImGui::IsItemHovered()) {
             ImGui::BeginTooltip();
-            ImGui::Text("phase %zu: steps %zu\xE2\x80\x93%zu (%zu steps)", i + 1, begin + 1, end, end - begin);
-            text_dim(i == 0 ? "from the start to the first barrier" : i + 1 == n ? "after the last barrier" : "between two barriers");
+            ImGui::Text("phase %zu: steps %zu\xE2\x80\x93%zu (%zu steps)", i + 1, begin + 1, end,
+                        end - begin);
+            text_dim(i == 0       ? "from the start to the first barrier"
+                     : i + 1 == n ? "after the last barrier"
+                                  : "between two barriers");
             text_dim("click: go to its first step");
             ImGui::EndTooltip();
         }
@@ -80,11 +93,13 @@ void draw_timeline_view(ViewContext& c) {
     }
     const auto& model = c.views->model;
     char sub[200];
-    std::snprintf(sub, sizeof sub, "block %s: %zu warp instructions over %u warps, %zu barrier%s", model.block_label(b->block).c_str(),
-                  b->steps(), model.warps_per_block(), b->barrier_steps.size(), b->barrier_steps.size() == 1 ? "" : "s");
+    std::snprintf(sub, sizeof sub, "block %s: %zu warp instructions over %u warps, %zu barrier%s",
+                  model.block_label(b->block).c_str(), b->steps(), model.warps_per_block(),
+                  b->barrier_steps.size(), b->barrier_steps.size() == 1 ? "" : "s");
     view_heading("Timeline", sub);
-    const StepClass legend[] = {StepClass::compute, StepClass::global_memory, StepClass::shared_memory, StepClass::control,
-                                StepClass::barrier, StepClass::waiting, StepClass::exit};
+    const StepClass legend[] = {
+        StepClass::compute, StepClass::global_memory, StepClass::shared_memory, StepClass::control,
+        StepClass::barrier, StepClass::waiting,       StepClass::exit};
     for (StepClass k : legend) {
         const float w = ImGui::CalcTextSize(viewmodel::step_class_name(k)).x + 30 * s;
         if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
@@ -102,7 +117,9 @@ void draw_timeline_view(ViewContext& c) {
     c.ensure_strip(columns);
     const auto& strip = c.strip;
     const std::uint32_t warps = strip.warps;
-    const float row_h = std::clamp(std::floor((ImGui::GetContentRegionAvail().y * 0.55f) / float(std::max<std::uint32_t>(1, warps))), 5 * s, 22 * s);
+    const float row_h = std::clamp(std::floor((ImGui::GetContentRegionAvail().y * 0.55f) /
+                                              float(std::max<std::uint32_t>(1, warps))),
+                                   5 * s, 22 * s);
     const float col_w = strip_w / float(std::max<std::uint32_t>(1, strip.columns));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -111,40 +128,53 @@ void draw_timeline_view(ViewContext& c) {
     dl->AddRectFilled(ImVec2(x0, p.y), ImVec2(x0 + strip_w, p.y + height), colors::well, 3 * s);
     for (std::uint32_t w = 0; w < warps; ++w) {
         const float y = p.y + float(w) * row_h;
-        if (row_h >= fonts().small->FontSize || w % std::max<std::uint32_t>(1, std::uint32_t(fonts().small->FontSize / row_h) + 1) == 0) {
+        if (row_h >= fonts().small->FontSize ||
+            w % std::max<std::uint32_t>(1, std::uint32_t(fonts().small->FontSize / row_h) + 1) ==
+                0) {
             char label[24];
             std::snprintf(label, sizeof label, "warp %u", w);
-            dl->AddText(fonts().small, fonts().small->FontSize, ImVec2(p.x, y + (row_h - fonts().small->FontSize) * 0.5f), colors::text_dim, label);
+            dl->AddText(fonts().small, fonts().small->FontSize,
+                        ImVec2(p.x, y + (row_h - fonts().small->FontSize) * 0.5f), colors::text_dim,
+                        label);
         }
         // Runs of equal columns as one rectangle each.
         std::uint32_t start = 0;
         for (std::uint32_t col = 1; col <= strip.columns; ++col) {
-            const bool boundary = col == strip.columns || strip.at(w, col) != strip.at(w, start) ||
-                                  strip.issued_at(w, col) != strip.issued_at(w, start) ||
-                                  std::abs(int(strip.lanes_at(w, col)) - int(strip.lanes_at(w, start))) > 3;
+            const bool boundary =
+                col == strip.columns || strip.at(w, col) != strip.at(w, start) ||
+                strip.issued_at(w, col) != strip.issued_at(w, start) ||
+                std::abs(int(strip.lanes_at(w, col)) - int(strip.lanes_at(w, start))) > 3;
             if (!boundary) continue;
             const StepClass k = strip.at(w, start);
             if (k != StepClass::none) {
-                const float lanes = k == StepClass::waiting ? 32.0f : float(strip.lanes_at(w, start));
+                const float lanes =
+                    k == StepClass::waiting ? 32.0f : float(strip.lanes_at(w, start));
                 ImU32 col_c = step_color(k);
-                col_c = mix(colors::well, col_c, (0.35f + 0.65f * lanes / 32.0f) * (strip.issued_at(w, start) || k == StepClass::waiting ? 1.0f : 0.38f));
-                dl->AddRectFilled(ImVec2(x0 + float(start) * col_w, y + 1), ImVec2(x0 + float(col) * col_w, y + row_h - 1), col_c);
+                col_c =
+                    mix(colors::well, col_c,
+                        (0.35f + 0.65f * lanes / 32.0f) *
+                            (strip.issued_at(w, start) || k == StepClass::waiting ? 1.0f : 0.38f));
+                dl->AddRectFilled(ImVec2(x0 + float(start) * col_w, y + 1),
+                                  ImVec2(x0 + float(col) * col_w, y + row_h - 1), col_c);
             }
             start = col;
         }
     }
     for (std::size_t bs : strip.barriers) {
         const float x = x0 + float(strip.column_of(bs)) * col_w + col_w * 0.5f;
-        dl->AddLine(ImVec2(x, p.y - 3 * s), ImVec2(x, p.y + height + 3 * s), colors::barrier, 1.5f * s);
+        dl->AddLine(ImVec2(x, p.y - 3 * s), ImVec2(x, p.y + height + 3 * s), colors::barrier,
+                    1.5f * s);
     }
     // The playhead.
     if (c.step() >= 0 && strip.steps) {
         const float x = x0 + (float(c.step()) + 0.5f) / float(strip.steps) * strip_w;
         dl->AddLine(ImVec2(x, p.y - 6 * s), ImVec2(x, p.y + height + 6 * s), colors::white, 2 * s);
-        dl->AddTriangleFilled(ImVec2(x - 5 * s, p.y - 8 * s), ImVec2(x + 5 * s, p.y - 8 * s), ImVec2(x, p.y - 2 * s), colors::white);
+        dl->AddTriangleFilled(ImVec2(x - 5 * s, p.y - 8 * s), ImVec2(x + 5 * s, p.y - 8 * s),
+                              ImVec2(x, p.y - 2 * s), colors::white);
         if (c.event && c.event->warp < warps && c.event->kind != EventKind::barrier_release) {
             const float y = p.y + float(c.event->warp) * row_h;
-            dl->AddRect(ImVec2(x - 4 * s, y - 1), ImVec2(x + 4 * s, y + row_h + 1), colors::accent, 2 * s, 0, 2 * s);
+            dl->AddRect(ImVec2(x - 4 * s, y - 1), ImVec2(x + 4 * s, y + row_h + 1), colors::accent,
+                        2 * s, 0, 2 * s);
         }
     }
     ImGui::SetCursorScreenPos(ImVec2(x0, p.y - 6 * s));
@@ -156,15 +186,20 @@ void draw_timeline_view(ViewContext& c) {
     }
     if (ImGui::IsItemHovered() && strip.steps) {
         const ImVec2 m = ImGui::GetIO().MousePos;
-        const std::uint32_t col = std::min(strip.columns - 1, std::uint32_t(std::max(0.0f, (m.x - x0) / col_w)));
+        const std::uint32_t col =
+            std::min(strip.columns - 1, std::uint32_t(std::max(0.0f, (m.x - x0) / col_w)));
         const std::int64_t w = std::int64_t((m.y - p.y) / row_h);
         ImGui::BeginTooltip();
-        const std::size_t a = strip.column_start(col), z = std::max(a, strip.column_start(col + 1) - (col + 1 < strip.columns ? 1 : 0));
+        const std::size_t a = strip.column_start(col),
+                          z = std::max(a, strip.column_start(col + 1) -
+                                              (col + 1 < strip.columns ? 1 : 0));
         ImGui::Text("steps %zu\xE2\x80\x93%zu", a + 1, std::min(z + 1, strip.steps));
         if (w >= 0 && w < std::int64_t(warps)) {
             const StepClass k = strip.at(std::uint32_t(w), col);
             ImGui::Text("warp %lld: %s", static_cast<long long>(w), viewmodel::step_class_name(k));
-            if (k != StepClass::none && k != StepClass::waiting) text_dim("%u of 32 lanes active on average", unsigned(strip.lanes_at(std::uint32_t(w), col)));
+            if (k != StepClass::none && k != StepClass::waiting)
+                text_dim("%u of 32 lanes active on average",
+                         unsigned(strip.lanes_at(std::uint32_t(w), col)));
         }
         text_dim("click or drag to move the playhead");
         ImGui::EndTooltip();
@@ -174,8 +209,12 @@ void draw_timeline_view(ViewContext& c) {
     // The last steps up to the playhead.
     section_title("Steps up to the playhead");
     const auto& trace = model.trace();
-    const int shown = std::max(3, int((ImGui::GetContentRegionAvail().y - 8 * s) / ImGui::GetTextLineHeightWithSpacing()) - 1);
-    if (ImGui::BeginTable("##recent", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_NoHostExtendX)) {
+    const int shown = std::max(
+        3, int((ImGui::GetContentRegionAvail().y - 8 * s) / ImGui::GetTextLineHeightWithSpacing()) -
+               1);
+    if (ImGui::BeginTable("##recent", 5,
+                          ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
+                              ImGuiTableFlags_NoHostExtendX)) {
         ImGui::TableSetupColumn("step");
         ImGui::TableSetupColumn("warp");
         ImGui::TableSetupColumn("line");
@@ -203,14 +242,17 @@ void draw_timeline_view(ViewContext& c) {
                 ImDrawList* tdl = ImGui::GetWindowDrawList();
                 tdl->AddRectFilled(ImVec2(q.x, y), ImVec2(q.x + bw, y + bh), colors::track, 2 * s);
                 if (e.kind != EventKind::barrier_release)
-                    tdl->AddRectFilled(ImVec2(q.x, y), ImVec2(q.x + bw * float(__builtin_popcount(e.active)) / 32.0f, y + bh),
-                                       step_color(viewmodel::classify(trace, e)), 2 * s);
+                    tdl->AddRectFilled(
+                        ImVec2(q.x, y),
+                        ImVec2(q.x + bw * float(__builtin_popcount(e.active)) / 32.0f, y + bh),
+                        step_color(viewmodel::classify(trace, e)), 2 * s);
                 ImGui::Dummy(ImVec2(bw, ImGui::GetTextLineHeight()));
             }
             ImGui::TableNextColumn();
             ImGui::PushFont(fonts().mono_small);
             if (e.kind == EventKind::barrier_release) ImGui::TextUnformatted("barrier released");
-            else ImGui::TextUnformatted(e.pc < trace.pcs.size() ? trace.pcs[e.pc].text.c_str() : "");
+            else
+                ImGui::TextUnformatted(e.pc < trace.pcs.size() ? trace.pcs[e.pc].text.c_str() : "");
             ImGui::PopFont();
         }
         ImGui::EndTable();

@@ -26,7 +26,11 @@ template <class F> bool seek_next(ViewContext& c, F match) {
     const auto* b = c.block();
     const auto& ev = c.views->trace().events;
     for (std::size_t s = std::size_t(c.step() + 1); s < b->steps(); ++s)
-        if (match(ev[b->begin + s])) { c.playback.pause(); c.playback.seek(std::int64_t(s)); return true; }
+        if (match(ev[b->begin + s])) {
+            c.playback.pause();
+            c.playback.seek(std::int64_t(s));
+            return true;
+        }
     return false;
 }
 

@@ -34,13 +34,16 @@ std::optional<ViewId> view_from_name(const std::string& name) {
     return std::nullopt;
 }
 
-bool ViewContext::has_steps() const { return views && detail_block < views->model.detail_blocks().size(); }
+bool ViewContext::has_steps() const {
+    return views && detail_block < views->model.detail_blocks().size();
+}
 
 const viewmodel::BlockEvents* ViewContext::block() const {
     return has_steps() ? &views->model.detail_blocks()[detail_block] : nullptr;
 }
 
-void ViewContext::set_views(std::shared_ptr<const viewmodel::TraceViews> v, std::optional<std::uint32_t> prefer_block) {
+void ViewContext::set_views(std::shared_ptr<const viewmodel::TraceViews> v,
+                            std::optional<std::uint32_t> prefer_block) {
     std::uint32_t previous = block() ? block()->block : 0;
     views = std::move(v);
     detail_block = 0;
@@ -76,15 +79,18 @@ void ViewContext::refresh() {
     warps = model.warps_at(detail_block, s);
     const std::size_t index = block()->begin + std::size_t(s);
     event = &model.trace().events[index];
-    if (event->kind != EventKind::barrier_release && event->pc < model.trace().pcs.size()) line = model.trace().pcs[event->pc].line;
+    if (event->kind != EventKind::barrier_release && event->pc < model.trace().pcs.size())
+        line = model.trace().pcs[event->pc].line;
     access = viewmodel::access_at(model.trace(), views->memory, index);
     // The current warp's recent instructions: a bounded look back, so the cost does not grow
     // with the trace.
     if (event->kind != EventKind::barrier_release) {
         constexpr std::size_t kHistory = 12, kLookBack = 4096;
-        for (std::int64_t st = s; st >= 0 && std::size_t(s - st) < kLookBack && warp_history.size() < kHistory; --st) {
+        for (std::int64_t st = s;
+             st >= 0 && std::size_t(s - st) < kLookBack && warp_history.size() < kHistory; --st) {
             const WarpEvent& e = model.event(detail_block, std::size_t(st));
-            if (e.kind != EventKind::barrier_release && e.warp == event->warp) warp_history.push_back(std::size_t(st));
+            if (e.kind != EventKind::barrier_release && e.warp == event->warp)
+                warp_history.push_back(std::size_t(st));
         }
         std::reverse(warp_history.begin(), warp_history.end());
     }
@@ -93,11 +99,13 @@ void ViewContext::refresh() {
 
 void ViewContext::ensure_strip(std::uint32_t columns) {
     columns = std::max<std::uint32_t>(16, columns);
-    if (strip_views_ == views.get() && strip_block_ == detail_block && strip_columns == columns) return;
+    if (strip_views_ == views.get() && strip_block_ == detail_block && strip_columns == columns)
+        return;
     strip_views_ = views.get();
     strip_block_ = detail_block;
     strip_columns = columns;
-    strip = has_steps() ? viewmodel::build_timeline(views->model, detail_block, columns) : viewmodel::TimelineStrip{};
+    strip = has_steps() ? viewmodel::build_timeline(views->model, detail_block, columns)
+                        : viewmodel::TimelineStrip{};
 }
 
 }  // namespace cudalab::gui

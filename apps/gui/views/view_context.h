@@ -18,8 +18,8 @@ namespace cudalab::gui {
 
 enum class ViewId { grid, warps, memory, shared, timeline, hierarchy };
 constexpr int kViewCount = 6;
-const char* view_name(ViewId v);     // "grid", ... (the --view argument)
-const char* view_title(ViewId v);    // "Grid", ... (the tab)
+const char* view_name(ViewId v);   // "grid", ... (the --view argument)
+const char* view_title(ViewId v);  // "Grid", ... (the tab)
 std::optional<ViewId> view_from_name(const std::string& name);
 
 struct ViewContext {
@@ -31,12 +31,12 @@ struct ViewContext {
     std::vector<viewmodel::WarpState> warps;
     viewmodel::AccessView access;
     viewmodel::SharedAccessView shared_access;
-    const WarpEvent* event = nullptr;  // the current step's event
+    const WarpEvent* event = nullptr;       // the current step's event
     std::vector<std::size_t> warp_history;  // the current warp's last steps, oldest first
-    std::uint32_t line = 0;            // its source line
+    std::uint32_t line = 0;                 // its source line
     viewmodel::TimelineStrip strip;
     std::uint32_t strip_columns = 0;
-    bool step_changed = false;         // this frame (views scroll to follow it)
+    bool step_changed = false;  // this frame (views scroll to follow it)
 
     // View settings.
     int grid_coloring = 0;  // 0 SM, 1 wave
@@ -49,12 +49,13 @@ struct ViewContext {
     bool has_steps() const;
     const viewmodel::BlockEvents* block() const;
     std::int64_t step() const { return playback.position(); }
-    void set_views(std::shared_ptr<const viewmodel::TraceViews> v, std::optional<std::uint32_t> prefer_block);
+    void set_views(std::shared_ptr<const viewmodel::TraceViews> v,
+                   std::optional<std::uint32_t> prefer_block);
     void select_block(std::size_t detail_index);
     void refresh();
     void ensure_strip(std::uint32_t columns);
 
-private:
+  private:
     const viewmodel::TraceViews* cached_views_ = nullptr;
     std::int64_t cached_step_ = -2;
     std::size_t cached_block_ = ~std::size_t(0);

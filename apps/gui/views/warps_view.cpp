@@ -32,16 +32,21 @@ void draw_lane_numbers(const ViewContext& c, const WarpsLayout& g) {
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImFont* f = fonts().mono_small;
     const int every = g.cell >= 18 * s ? 2 : g.cell >= 11 * s ? 4 : 8;
-    dl->AddText(fonts().small, fonts().small->FontSize, ImVec2(p.x, p.y), colors::text_faint, "lane");
+    dl->AddText(fonts().small, fonts().small->FontSize, ImVec2(p.x, p.y), colors::text_faint,
+                "lane");
     for (int l = 0; l < 32; l += every) {
         char n[4];
         std::snprintf(n, sizeof n, "%d", l);
         const float tw = f->CalcTextSizeA(f->FontSize, 1e9f, 0, n).x;
-        dl->AddText(f, f->FontSize, ImVec2(p.x + g.label_w + float(l) * g.cell + (g.cell - g.gap - tw) * 0.5f, p.y), colors::text_faint, n);
+        dl->AddText(f, f->FontSize,
+                    ImVec2(p.x + g.label_w + float(l) * g.cell + (g.cell - g.gap - tw) * 0.5f, p.y),
+                    colors::text_faint, n);
     }
     for (int l = 8; l < 32; l += 8)
-        dl->AddLine(ImVec2(p.x + g.label_w + float(l) * g.cell - g.gap * 0.5f - 1, p.y + f->FontSize + 2 * s),
-                    ImVec2(p.x + g.label_w + float(l) * g.cell - g.gap * 0.5f - 1, p.y + f->FontSize + 2 * s + g.row_h * float(c.warps.size())),
+        dl->AddLine(ImVec2(p.x + g.label_w + float(l) * g.cell - g.gap * 0.5f - 1,
+                           p.y + f->FontSize + 2 * s),
+                    ImVec2(p.x + g.label_w + float(l) * g.cell - g.gap * 0.5f - 1,
+                           p.y + f->FontSize + 2 * s + g.row_h * float(c.warps.size())),
                     colors::hover_tint_strong);
     ImGui::Dummy(ImVec2(g.avail_w, f->FontSize + 4 * s));
 }
@@ -56,13 +61,16 @@ void lane_tooltip(const ViewContext& c, std::size_t w, int l, LaneState st) {
     ImGui::PushFont(fonts().ui_bold);
     ImGui::Text("warp %zu, lane %d", w, l);
     ImGui::PopFont();
-    if (st == LaneState::no_thread) text_dim("No thread: the block has %u threads.", model.threads_per_block());
+    if (st == LaneState::no_thread)
+        text_dim("No thread: the block has %u threads.", model.threads_per_block());
     else {
-        const std::uint32_t tx = t % k.block[0], ty = (t / k.block[0]) % k.block[1], tz = t / (k.block[0] * k.block[1]);
+        const std::uint32_t tx = t % k.block[0], ty = (t / k.block[0]) % k.block[1],
+                            tz = t / (k.block[0] * k.block[1]);
         ImGui::Text("threadIdx = (%u, %u, %u)", tx, ty, tz);
         if (model.trace().kernel.grid[1] == 1 && k.block[1] == 1)
-            ImGui::Text("global id = %u \xC3\x97 %u + %u = %llu", b->coords[0], k.block[0], tx,
-                        static_cast<unsigned long long>(std::uint64_t(b->coords[0]) * k.block[0] + tx));
+            ImGui::Text(
+                "global id = %u \xC3\x97 %u + %u = %llu", b->coords[0], k.block[0], tx,
+                static_cast<unsigned long long>(std::uint64_t(b->coords[0]) * k.block[0] + tx));
         ImGui::Text("%s", viewmodel::lane_state_name(st));
     }
     ImGui::EndTooltip();
@@ -81,21 +89,27 @@ void draw_warp_row(const ViewContext& c, const WarpsLayout& g, std::size_t w, Im
     const float cell = g.cell;
     const bool is_current = int(w) == g.current_warp;
     if (is_current)
-        dl->AddRectFilled(ImVec2(origin.x - 4 * s, y - 2 * s), ImVec2(origin.x + g.avail_w, y + cell + 2 * s), colors::accent_band, 4 * s);
+        dl->AddRectFilled(ImVec2(origin.x - 4 * s, y - 2 * s),
+                          ImVec2(origin.x + g.avail_w, y + cell + 2 * s), colors::accent_band,
+                          4 * s);
     char label[48];
     std::snprintf(label, sizeof label, "warp %zu", w);
     dl->AddText(is_current ? fonts().ui_bold : fonts().ui, fonts().ui->FontSize,
-                ImVec2(origin.x + 9 * s, y + (cell - fonts().ui->FontSize) * 0.5f), is_current ? colors::accent : colors::text, label);
+                ImVec2(origin.x + 9 * s, y + (cell - fonts().ui->FontSize) * 0.5f),
+                is_current ? colors::accent : colors::text, label);
     if (is_current)
-        dl->AddTriangleFilled(ImVec2(origin.x, y + cell * 0.5f - 4 * s), ImVec2(origin.x, y + cell * 0.5f + 4 * s),
+        dl->AddTriangleFilled(ImVec2(origin.x, y + cell * 0.5f - 4 * s),
+                              ImVec2(origin.x, y + cell * 0.5f + 4 * s),
                               ImVec2(origin.x + 6 * s, y + cell * 0.5f), colors::accent);
     char range[32];
     const std::uint32_t t0 = std::uint32_t(w) * 32;
     const std::uint32_t t1 = std::min<std::uint32_t>(t0 + 31, model.threads_per_block() - 1);
-    if (k.block[1] == 1 && k.block[2] == 1) std::snprintf(range, sizeof range, "t%u\xE2\x80\x93%u", t0, t1);
+    if (k.block[1] == 1 && k.block[2] == 1)
+        std::snprintf(range, sizeof range, "t%u\xE2\x80\x93%u", t0, t1);
     else std::snprintf(range, sizeof range, "%u\xE2\x80\x93%u", t0, t1);
     dl->AddText(fonts().mono_small, fonts().mono_small->FontSize,
-                ImVec2(origin.x + 64 * s, y + (cell - fonts().mono_small->FontSize) * 0.5f), colors::text_faint, range);
+                ImVec2(origin.x + 64 * s, y + (cell - fonts().mono_small->FontSize) * 0.5f),
+                colors::text_faint, range);
     const float dim = is_current || g.current_warp < 0 ? 1.0f : 0.55f;
     for (int l = 0; l < 32; ++l) {
         const LaneState st = ws.lane(l);
@@ -107,13 +121,18 @@ void draw_warp_row(const ViewContext& c, const WarpsLayout& g, std::size_t w, Im
             if (dim < 1) col = mix(colors::panel, col, dim);
             dl->AddRectFilled(a, z, col);  // square: rounded cells cost many more vertices
             if (st == LaneState::exited && cell >= 10 * s) {
-                dl->AddLine(ImVec2(a.x + 3 * s, a.y + 3 * s), ImVec2(z.x - 3 * s, z.y - 3 * s), colors::no_thread_cross, 1.0f);
-                dl->AddLine(ImVec2(z.x - 3 * s, a.y + 3 * s), ImVec2(a.x + 3 * s, z.y - 3 * s), colors::no_thread_cross, 1.0f);
+                dl->AddLine(ImVec2(a.x + 3 * s, a.y + 3 * s), ImVec2(z.x - 3 * s, z.y - 3 * s),
+                            colors::no_thread_cross, 1.0f);
+                dl->AddLine(ImVec2(z.x - 3 * s, a.y + 3 * s), ImVec2(a.x + 3 * s, z.y - 3 * s),
+                            colors::no_thread_cross, 1.0f);
             }
             if (st == LaneState::predicated_off && cell >= 10 * s)
-                dl->AddLine(ImVec2(a.x + 2 * s, z.y - 2 * s), ImVec2(z.x - 2 * s, a.y + 2 * s), colors::predicated_stroke, 1.5f * s);
+                dl->AddLine(ImVec2(a.x + 2 * s, z.y - 2 * s), ImVec2(z.x - 2 * s, a.y + 2 * s),
+                            colors::predicated_stroke, 1.5f * s);
         }
-        if (mouse.x >= a.x && mouse.x < z.x && mouse.y >= a.y && mouse.y < z.y && ImGui::IsWindowHovered()) lane_tooltip(c, w, l, st);
+        if (mouse.x >= a.x && mouse.x < z.x && mouse.y >= a.y && mouse.y < z.y &&
+            ImGui::IsWindowHovered())
+            lane_tooltip(c, w, l, st);
     }
     std::string status;
     if (ws.done()) status = "exited";
@@ -124,15 +143,20 @@ void draw_warp_row(const ViewContext& c, const WarpsLayout& g, std::size_t w, Im
         status = "line " + std::to_string(e.pc < pcs.size() ? pcs[e.pc].line : 0) + " \xC2\xB7 " +
                  std::to_string(__builtin_popcount(ws.active & ~ws.exited)) + "/32";
     }
-    draw_text_clipped(dl, fonts().small, ImVec2(origin.x + g.label_w + 32 * cell + 10 * s, y + (cell - fonts().small->FontSize) * 0.5f),
+    draw_text_clipped(dl, fonts().small,
+                      ImVec2(origin.x + g.label_w + 32 * cell + 10 * s,
+                             y + (cell - fonts().small->FontSize) * 0.5f),
                       is_current ? colors::text : colors::text_dim, status, g.status_w - 12 * s);
 }
 
 // The rows, in a child that scrolls to keep the current warp in view.
 void draw_warp_rows(const ViewContext& c, const WarpsLayout& g) {
     const float s = g.s;
-    const float list_h = std::max(g.row_h * 2, ImGui::GetContentRegionAvail().y * 0.62f - ImGui::GetTextLineHeightWithSpacing() * 3.2f);
-    ImGui::BeginChild("##warp_rows", ImVec2(0, std::min(list_h, g.row_h * float(c.warps.size()) + 4 * s)), false, ImGuiWindowFlags_NoBackground);
+    const float list_h = std::max(g.row_h * 2, ImGui::GetContentRegionAvail().y * 0.62f -
+                                                   ImGui::GetTextLineHeightWithSpacing() * 3.2f);
+    ImGui::BeginChild("##warp_rows",
+                      ImVec2(0, std::min(list_h, g.row_h * float(c.warps.size()) + 4 * s)), false,
+                      ImGuiWindowFlags_NoBackground);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     for (std::size_t w = 0; w < c.warps.size(); ++w) draw_warp_row(c, g, w, origin);
     ImGui::Dummy(ImVec2(g.avail_w, g.row_h * float(c.warps.size())));
@@ -150,14 +174,17 @@ void draw_lane_legend(const ViewContext& c, float s) {
     for (const auto& w : c.warps)
         for (int l = 0; l < 32; ++l) ++counts[int(w.lane(l))];
     ImGui::Dummy(ImVec2(0, 4 * s));
-    const LaneState order[] = {LaneState::active, LaneState::predicated_off, LaneState::masked, LaneState::waiting,
-                               LaneState::exited, LaneState::not_started, LaneState::no_thread};
+    const LaneState order[] = {
+        LaneState::active, LaneState::predicated_off, LaneState::masked,   LaneState::waiting,
+        LaneState::exited, LaneState::not_started,    LaneState::no_thread};
     for (LaneState st : order) {
         char label[64];
-        std::snprintf(label, sizeof label, "%s %d", viewmodel::lane_state_name(st), counts[int(st)]);
+        std::snprintf(label, sizeof label, "%s %d", viewmodel::lane_state_name(st),
+                      counts[int(st)]);
         const float w = ImGui::CalcTextSize(label).x + 30 * s;
         if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
-        legend_item(st == LaneState::no_thread ? colors::idle : lane_color(st), label, st == LaneState::no_thread);
+        legend_item(st == LaneState::no_thread ? colors::idle : lane_color(st), label,
+                    st == LaneState::no_thread);
         ImGui::SameLine(0, 14 * s);
     }
     ImGui::NewLine();
@@ -180,7 +207,8 @@ void draw_warp_history(const ViewContext& c, const WarpsLayout& g) {
     const float hcell = std::min(cell, 14 * s);
     const float hrow = std::max(hcell, fonts().mono_small->FontSize) + 3 * s;
     const ImVec2 hp = ImGui::GetCursorScreenPos();
-    const std::size_t fit = std::size_t(std::max(1.0f, (ImGui::GetContentRegionAvail().y - 4 * s) / hrow));
+    const std::size_t fit =
+        std::size_t(std::max(1.0f, (ImGui::GetContentRegionAvail().y - 4 * s) / hrow));
     const std::size_t from = c.warp_history.size() > fit ? c.warp_history.size() - fit : 0;
     const std::uint32_t lanes = c.warps.empty() ? 0xffffffffu : c.warps[c.event->warp].lanes;
     for (std::size_t i = from; i < c.warp_history.size(); ++i) {
@@ -190,25 +218,37 @@ void draw_warp_history(const ViewContext& c, const WarpsLayout& g) {
         const bool now = st == std::size_t(c.step());
         char label[32];
         std::snprintf(label, sizeof label, "%zu", st + 1);
-        dl->AddText(fonts().mono_small, fonts().mono_small->FontSize, ImVec2(hp.x, y), now ? colors::accent : colors::text_faint, label);
+        dl->AddText(fonts().mono_small, fonts().mono_small->FontSize, ImVec2(hp.x, y),
+                    now ? colors::accent : colors::text_faint, label);
         char ln[16];
         const std::uint32_t hl = e.pc < pcs.size() ? pcs[e.pc].line : 0;
         if (hl) std::snprintf(ln, sizeof ln, "L%u", hl);
         else std::snprintf(ln, sizeof ln, "L\xE2\x80\x93");
-        dl->AddText(fonts().mono_small, fonts().mono_small->FontSize, ImVec2(hp.x + 44 * s, y), now ? colors::accent : colors::text_dim, ln);
+        dl->AddText(fonts().mono_small, fonts().mono_small->FontSize, ImVec2(hp.x + 44 * s, y),
+                    now ? colors::accent : colors::text_dim, ln);
         for (int l = 0; l < 32; ++l) {
             const std::uint32_t bit = 1u << l;
-            const ImVec2 a(hp.x + g.label_w + float(l) * cell, y), z(a.x + hcell - 1, y + hcell - 1);
-            if (!(lanes & bit)) { dl->AddRect(a, z, colors::lane_outline_faint, 0.0f); continue; }
-            const std::uint32_t on = e.kind == EventKind::branch ? e.active : e.predicated_on;  // as TraceModel
-            const LaneState st_l = (e.active & bit) ? ((on & bit) ? LaneState::active : LaneState::predicated_off) : LaneState::exited;
+            const ImVec2 a(hp.x + g.label_w + float(l) * cell, y),
+                z(a.x + hcell - 1, y + hcell - 1);
+            if (!(lanes & bit)) {
+                dl->AddRect(a, z, colors::lane_outline_faint, 0.0f);
+                continue;
+            }
+            const std::uint32_t on =
+                e.kind == EventKind::branch ? e.active : e.predicated_on;  // as TraceModel
+            const LaneState st_l =
+                (e.active & bit) ? ((on & bit) ? LaneState::active : LaneState::predicated_off)
+                                 : LaneState::exited;
             ImU32 col = st_l == LaneState::exited ? colors::exited : lane_color(st_l);
             if (!now) col = mix(colors::panel, col, 0.75f);
             dl->AddRectFilled(a, z, col);
         }
         if (e.pc < pcs.size())
-            draw_text_clipped(dl, fonts().mono_small, ImVec2(hp.x + g.label_w + 32 * cell + 10 * s, y), now ? colors::text : colors::text_dim,
-                              pcs[e.pc].text, g.status_w + ImGui::GetContentRegionAvail().x - (g.label_w + 32 * cell + g.status_w) - 12 * s);
+            draw_text_clipped(dl, fonts().mono_small,
+                              ImVec2(hp.x + g.label_w + 32 * cell + 10 * s, y),
+                              now ? colors::text : colors::text_dim, pcs[e.pc].text,
+                              g.status_w + ImGui::GetContentRegionAvail().x -
+                                  (g.label_w + 32 * cell + g.status_w) - 12 * s);
     }
     ImGui::Dummy(ImVec2(g.avail_w, float(c.warp_history.size() - from) * hrow));
 }
@@ -225,8 +265,9 @@ void draw_warps_view(ViewContext& c) {
         return;
     }
     char sub[160];
-    std::snprintf(sub, sizeof sub, "block %s: %u threads in %u warps of 32", model.block_label(b->block).c_str(),
-                  model.threads_per_block(), model.warps_per_block());
+    std::snprintf(sub, sizeof sub, "block %s: %u threads in %u warps of 32",
+                  model.block_label(b->block).c_str(), model.threads_per_block(),
+                  model.warps_per_block());
     view_heading("Warps", sub);
     current_step_card(c);
     ImGui::Dummy(ImVec2(0, 4 * s));
@@ -239,7 +280,8 @@ void draw_warps_view(ViewContext& c) {
     g.cell = std::clamp(std::floor((g.avail_w - g.label_w - g.status_w) / 32.0f), 7 * s, 26 * s);
     g.gap = g.cell >= 12 * s ? 2 * s : 1;
     g.row_h = g.cell + 6 * s;
-    g.current_warp = c.event && c.event->kind != EventKind::barrier_release ? int(c.event->warp) : -1;
+    g.current_warp =
+        c.event && c.event->kind != EventKind::barrier_release ? int(c.event->warp) : -1;
     draw_lane_numbers(c, g);
     draw_warp_rows(c, g);
     draw_lane_legend(c, s);

@@ -9,17 +9,21 @@
 namespace cudalab::gui {
 
 namespace {
-bool splitter(const char* id, float* fraction, float total, float min_f, float max_f, ImVec2 size, bool vertical) {
+bool splitter(const char* id, float* fraction, float total, float min_f, float max_f, ImVec2 size,
+              bool vertical) {
     ImGui::InvisibleButton(id, size);
     const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
-    if (hovered || active) ImGui::SetMouseCursor(vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
+    if (hovered || active)
+        ImGui::SetMouseCursor(vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
     if (active && total > 0) {
         const float d = vertical ? ImGui::GetIO().MouseDelta.x : ImGui::GetIO().MouseDelta.y;
         *fraction = std::clamp(*fraction + d / total, min_f, max_f);
     }
     ImDrawList* dl = ImGui::GetWindowDrawList();
     ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-    const ImU32 c = active ? colors::accent : hovered ? with_alpha(colors::accent, 0.6f) : colors::border;
+    const ImU32 c = active    ? colors::accent
+                    : hovered ? with_alpha(colors::accent, 0.6f)
+                              : colors::border;
     if (vertical) {
         float x = std::floor((a.x + b.x) * 0.5f);
         dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), c, active || hovered ? 2.0f : 1.0f);
@@ -31,11 +35,13 @@ bool splitter(const char* id, float* fraction, float total, float min_f, float m
 }
 }  // namespace
 
-bool vertical_splitter(const char* id, float* fraction, float total, float min_f, float max_f, float height) {
+bool vertical_splitter(const char* id, float* fraction, float total, float min_f, float max_f,
+                       float height) {
     return splitter(id, fraction, total, min_f, max_f, ImVec2(6 * fonts().scale, height), true);
 }
 
-bool horizontal_splitter(const char* id, float* fraction, float total, float min_f, float max_f, float width) {
+bool horizontal_splitter(const char* id, float* fraction, float total, float min_f, float max_f,
+                         float width) {
     return splitter(id, fraction, total, min_f, max_f, ImVec2(width, 6 * fonts().scale), false);
 }
 
@@ -48,7 +54,8 @@ void chip(const char* text, ImU32 background, ImU32 foreground) {
     const float frame_h = ImGui::GetFrameHeight();
     const float y = p.y + (frame_h - size.y - 2 * pad.y) * 0.5f;
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    dl->AddRectFilled(ImVec2(p.x, y), ImVec2(p.x + size.x + 2 * pad.x, y + size.y + 2 * pad.y), background, 10 * s);
+    dl->AddRectFilled(ImVec2(p.x, y), ImVec2(p.x + size.x + 2 * pad.x, y + size.y + 2 * pad.y),
+                      background, 10 * s);
     dl->AddText(font, font->FontSize, ImVec2(p.x + pad.x, y + pad.y), foreground, text);
     ImGui::Dummy(ImVec2(size.x + 2 * pad.x, frame_h));
 }
@@ -106,25 +113,50 @@ bool icon_button(const char* id, Icon icon, const char* tip, bool enabled) {
     const ImVec2 c((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f);
     const float r = h * 0.24f;
     const ImU32 col = enabled ? colors::text : colors::text_faint;
-    auto tri_right = [&](float cx) { dl->AddTriangleFilled(ImVec2(cx - r * 0.7f, c.y - r), ImVec2(cx - r * 0.7f, c.y + r), ImVec2(cx + r * 0.8f, c.y), col); };
-    auto tri_left = [&](float cx) { dl->AddTriangleFilled(ImVec2(cx + r * 0.7f, c.y - r), ImVec2(cx + r * 0.7f, c.y + r), ImVec2(cx - r * 0.8f, c.y), col); };
-    auto bar = [&](float x) { dl->AddRectFilled(ImVec2(x - 1.2f * s, c.y - r), ImVec2(x + 1.2f * s, c.y + r), col); };
+    auto tri_right = [&](float cx) {
+        dl->AddTriangleFilled(ImVec2(cx - r * 0.7f, c.y - r), ImVec2(cx - r * 0.7f, c.y + r),
+                              ImVec2(cx + r * 0.8f, c.y), col);
+    };
+    auto tri_left = [&](float cx) {
+        dl->AddTriangleFilled(ImVec2(cx + r * 0.7f, c.y - r), ImVec2(cx + r * 0.7f, c.y + r),
+                              ImVec2(cx - r * 0.8f, c.y), col);
+    };
+    auto bar = [&](float x) {
+        dl->AddRectFilled(ImVec2(x - 1.2f * s, c.y - r), ImVec2(x + 1.2f * s, c.y + r), col);
+    };
     switch (icon) {
     case Icon::play: tri_right(c.x + r * 0.1f); break;
-    case Icon::pause: bar(c.x - r * 0.45f); bar(c.x + r * 0.45f); break;
-    case Icon::step_forward: tri_right(c.x - r * 0.3f); bar(c.x + r * 0.75f); break;
-    case Icon::step_back: tri_left(c.x + r * 0.3f); bar(c.x - r * 0.75f); break;
-    case Icon::to_start: tri_left(c.x + r * 0.2f); tri_left(c.x - r * 0.6f); break;
-    case Icon::to_end: tri_right(c.x - r * 0.2f); tri_right(c.x + r * 0.6f); break;
+    case Icon::pause:
+        bar(c.x - r * 0.45f);
+        bar(c.x + r * 0.45f);
+        break;
+    case Icon::step_forward:
+        tri_right(c.x - r * 0.3f);
+        bar(c.x + r * 0.75f);
+        break;
+    case Icon::step_back:
+        tri_left(c.x + r * 0.3f);
+        bar(c.x - r * 0.75f);
+        break;
+    case Icon::to_start:
+        tri_left(c.x + r * 0.2f);
+        tri_left(c.x - r * 0.6f);
+        break;
+    case Icon::to_end:
+        tri_right(c.x - r * 0.2f);
+        tri_right(c.x + r * 0.6f);
+        break;
     case Icon::next_barrier:
         tri_right(c.x - r * 0.5f);
-        dl->AddRectFilled(ImVec2(c.x + r * 0.55f, c.y - r * 1.15f), ImVec2(c.x + r * 0.95f, c.y + r * 1.15f), colors::barrier);
+        dl->AddRectFilled(ImVec2(c.x + r * 0.55f, c.y - r * 1.15f),
+                          ImVec2(c.x + r * 0.95f, c.y + r * 1.15f), colors::barrier);
         break;
     }
     return pressed;
 }
 
-void draw_text_clipped(ImDrawList* dl, ImFont* font, ImVec2 pos, ImU32 color, const std::string& text, float max_width) {
+void draw_text_clipped(ImDrawList* dl, ImFont* font, ImVec2 pos, ImU32 color,
+                       const std::string& text, float max_width) {
     const float w = font->CalcTextSizeA(font->FontSize, 1e9f, 0, text.c_str()).x;
     if (w <= max_width) {
         dl->AddText(font, font->FontSize, pos, color, text.c_str());
@@ -133,8 +165,12 @@ void draw_text_clipped(ImDrawList* dl, ImFont* font, ImVec2 pos, ImU32 color, co
     const char* ellipsis = "\xE2\x80\xA6";
     const float ew = font->CalcTextSizeA(font->FontSize, 1e9f, 0, ellipsis).x;
     std::size_t n = text.size();
-    while (n > 0 && font->CalcTextSizeA(font->FontSize, 1e9f, 0, text.c_str(), text.c_str() + n).x + ew > max_width) --n;
-    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;  // whole UTF-8 characters
+    while (n > 0 &&
+           font->CalcTextSizeA(font->FontSize, 1e9f, 0, text.c_str(), text.c_str() + n).x + ew >
+               max_width)
+        --n;
+    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80)
+        --n;  // whole UTF-8 characters
     std::string cut = text.substr(0, n) + ellipsis;
     dl->AddText(font, font->FontSize, pos, color, cut.c_str());
 }

@@ -9,10 +9,13 @@
 
 namespace cudalab::gui {
 
-// A vertical bar between two columns; dragging it moves `fraction` (of `total`). True while dragged.
-bool vertical_splitter(const char* id, float* fraction, float total, float min_fraction, float max_fraction, float height);
+// A vertical bar between two columns; dragging it moves `fraction` (of `total`). True while
+// dragged.
+bool vertical_splitter(const char* id, float* fraction, float total, float min_fraction,
+                       float max_fraction, float height);
 // A horizontal bar between two rows.
-bool horizontal_splitter(const char* id, float* fraction, float total, float min_fraction, float max_fraction, float width);
+bool horizontal_splitter(const char* id, float* fraction, float total, float min_fraction,
+                         float max_fraction, float width);
 
 // A rounded label with a background ("✓ passed").
 void chip(const char* text, ImU32 background, ImU32 foreground);
@@ -29,7 +32,8 @@ enum class Icon { play, pause, step_forward, step_back, to_start, to_end, next_b
 bool icon_button(const char* id, Icon icon, const char* tip, bool enabled = true);
 
 // Text drawn into the window's draw list, clipped to a width (with "…" when cut).
-void draw_text_clipped(ImDrawList* dl, ImFont* font, ImVec2 pos, ImU32 color, const std::string& text, float max_width);
+void draw_text_clipped(ImDrawList* dl, ImFont* font, ImVec2 pos, ImU32 color,
+                       const std::string& text, float max_width);
 
 }  // namespace cudalab::gui
 

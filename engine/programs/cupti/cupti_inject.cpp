@@ -35,7 +35,8 @@ bool ok(CUptiResult r, const char* what) {
     said = true;
     const char* msg = nullptr;
     cuptiGetResultString(r, &msg);
-    std::fprintf(stderr, "cudalab timeline: %s failed: %s (the timeline may be incomplete)\n", what, msg ? msg : "?");
+    std::fprintf(stderr, "cudalab timeline: %s failed: %s (the timeline may be incomplete)\n", what,
+                 msg ? msg : "?");
     return false;
 }
 
@@ -54,14 +55,16 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
     *max_records = 0;
 }
 
-void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t size, size_t valid) {
+void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t size,
+                               size_t valid) {
     CUpti_Activity* record = nullptr;
     std::lock_guard<std::mutex> lock(g_mutex);
     while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
         if (auto e = cupti::to_event(record, api_name, &g_names)) g_events.push_back(std::move(*e));
     }
     size_t dropped = 0;
-    if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS) g_dropped += dropped;
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS)
+        g_dropped += dropped;
     std::free(buffer);
 }
 
@@ -70,7 +73,8 @@ void write_timeline() {
     ok(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
     std::lock_guard<std::mutex> lock(g_mutex);
     cupti::add_graph_launches(g_events);
-    nlohmann::json j = timeline_json(g_events, g_names, {{"clock", "CUPTI (GPU)"}, {"dropped_events", g_dropped}});
+    nlohmann::json j =
+        timeline_json(g_events, g_names, {{"clock", "CUPTI (GPU)"}, {"dropped_events", g_dropped}});
     std::ofstream out(g_path);
     out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     if (!out) std::fprintf(stderr, "cudalab timeline: cannot write %s\n", g_path.c_str());
@@ -83,9 +87,15 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     const char* path = std::getenv("CUDALAB_TIMELINE");
     if (!path || !*path || g_started) return 1;
     g_path = path;
-    if (!ok(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks")) return 1;
-    const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_DEVICE,  CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                        CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET};
+    if (!ok(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
+            "cuptiActivityRegisterCallbacks"))
+        return 1;
+    const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_DEVICE,
+                                        CUPTI_ACTIVITY_KIND_RUNTIME,
+                                        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                        CUPTI_ACTIVITY_KIND_MEMCPY,
+                                        CUPTI_ACTIVITY_KIND_MEMCPY2,
+                                        CUPTI_ACTIVITY_KIND_MEMSET};
     for (auto k : kinds) ok(cuptiActivityEnable(k), "cuptiActivityEnable");
     g_started = true;
     std::atexit(write_timeline);

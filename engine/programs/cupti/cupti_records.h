@@ -18,7 +18,8 @@ using ApiNamer = std::function<std::string(CUpti_CallbackId)>;
 
 // The event for one record, or nothing for kinds that are not drawn (device records update
 // `names` instead).
-std::optional<TimelineEvent> to_event(const CUpti_Activity* record, const ApiNamer& api_name, TimelineNames* names);
+std::optional<TimelineEvent> to_event(const CUpti_Activity* record, const ApiNamer& api_name,
+                                      TimelineNames* names);
 
 // One "graph launch" event per launch of a graph, spanning the work of its nodes (the kernel,
 // memcpy and memset records with the same graph id and correlation id). CUPTI's own graph-level
