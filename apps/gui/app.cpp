@@ -67,7 +67,7 @@ App::App(AppOptions options, lessons::Course course)
         trace_only_ = true;
         load_trace_file();
     } else {
-        const lessons::LessonInfo* l = course_.find(options_.lesson);
+        const lessons::LessonInfo* l = course_.resolve(options_.lesson);  // an id or a number
         if (!l && !course_.lessons.empty()) l = &course_.lessons.front();
         if (l) open_lesson(*l);
     }

@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
                      options.source_file.c_str());
         return 2;
     }
-    if (options.trace_file.empty() && !course.find(options.lesson)) {
+    if (options.trace_file.empty() && !course.resolve(options.lesson)) {
         std::fprintf(stderr, "cudalab gui: no lesson '%s'. The lessons are: %s\n",
                      options.lesson.c_str(), course.ids().c_str());
         return 2;
