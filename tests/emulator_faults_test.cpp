@@ -71,8 +71,8 @@ void check_fault(const FaultRun& r, const std::string& kernel, const std::string
     CHECK(r.message.rfind(at_line(marker) + "error: " + kind, 0) == 0);  // file:line: error: what
     CHECK(r.message.find("in kernel '" + kernel + "'") != std::string::npos);
     CHECK(r.message.find("  block (0,0,0), " + who) != std::string::npos);
-    CHECK(r.message.find("// FAULT(" + marker + ")") !=
-          std::string::npos);  // the source line is shown
+    // the source line is shown
+    CHECK(r.message.find("// FAULT(" + marker + ")") != std::string::npos);
     CHECK(r.message.find("\n  try: ") != std::string::npos);
 }
 
@@ -166,8 +166,8 @@ TEST_CASE("warps meeting at different __syncthreads() calls") {
                 "warp 1 (threads (32,0,0) to (63,0,0))");
     CHECK(r.message.find("line " + std::to_string(line_of("divergent_barrier_other"))) !=
           std::string::npos);
-    CHECK(r.message.find("// FAULT(divergent_barrier_other)") !=
-          std::string::npos);  // both source lines shown
+    // both source lines shown
+    CHECK(r.message.find("// FAULT(divergent_barrier_other)") != std::string::npos);
 }
 
 TEST_CASE("a __syncthreads() inside a branch half of each warp takes: the threads that did not "
@@ -185,8 +185,8 @@ TEST_CASE("a __syncthreads() inside a branch half of each warp takes: the thread
     CHECK(r.message.find("threads (16,0,0) to (31,0,0) did not arrive there; they went on and "
                          "reached the __syncthreads() of line " +
                          std::to_string(line_of("barrier_in_branch_other"))) != std::string::npos);
-    CHECK(r.message.find("// FAULT(barrier_in_branch_other)") !=
-          std::string::npos);  // both source lines shown
+    // both source lines shown
+    CHECK(r.message.find("// FAULT(barrier_in_branch_other)") != std::string::npos);
     CHECK(r.message.find("move it out of the if") != std::string::npos);
 }
 

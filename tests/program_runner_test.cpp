@@ -343,8 +343,8 @@ TEST_CASE("run: output, arguments and exit code pass through, and settings reach
 
     r = run(quote(kProbe) + " -- exit 42");
     CHECK(r.exit_code == 42);
-    CHECK(r.output.find("cudalab:") ==
-          std::string::npos);  // a plain exit needs no word from cudalab
+    // a plain exit needs no word from cudalab
+    CHECK(r.output.find("cudalab:") == std::string::npos);
 
     r = run(quote(kProbe) + " --backend emu --devices 3 -- devices");
     CHECK(r.exit_code == 0);

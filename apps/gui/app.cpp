@@ -26,8 +26,8 @@ using viewmodel::Clock;
 
 namespace {
 
-constexpr double kPollSeconds =
-    0.025;  // how often the exercise file's time stamp is looked at (a stat() call)
+// how often the exercise file's time stamp is looked at (a stat() call)
+constexpr double kPollSeconds = 0.025;
 
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
@@ -103,8 +103,8 @@ void App::open_lesson(const lessons::LessonInfo& lesson) {
     lesson_text_.set(viewmodel::parse_markdown(
         text.note.empty() ? text.markdown : "> " + text.note + "\n\n" + text.markdown));
     lesson_hints_ = text.hints;
-    hints_lang_ =
-        text.hints != lesson.hints ? options_.lang : "en";  // the hints fall back on their own
+    // the hints fall back on their own
+    hints_lang_ = text.hints != lesson.hints ? options_.lang : "en";
     editor_ = Editor{};
     editor_.path = !options_.source_file.empty() ? options_.source_file
                    : options_.solution           ? lesson.solution_path
@@ -162,8 +162,8 @@ void App::apply_outcome(viewmodel::CheckOutcome o) {
         streams_.timeline = o.streams;
         streams_.json = o.report.program_timeline;
         streams_.lesson = lesson_->id;
-        streams_.can_trace =
-            o.report.backend == "emu";  // only the emulated runtime traces a launch
+        // only the emulated runtime traces a launch
+        streams_.can_trace = o.report.backend == "emu";
         if (o.request.options.program_trace_launch && o.request.reason == "trace launch") {
             const std::uint64_t n = o.request.options.program_trace_launch;
             if (o.views) {

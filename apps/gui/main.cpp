@@ -146,8 +146,8 @@ int main(int argc, char** argv) {
            "--lang", lang,
            "language of lesson texts and hints: en or zh (default: $CUDALAB_LANG, else the locale)")
         ->check(CLI::IsMember({"en", "zh"}))
-        ->multi_option_policy(
-            CLI::MultiOptionPolicy::TakeLast);  // `cudalab --lang zh gui ... --lang en`: the last
+        // `cudalab --lang zh gui ... --lang en`: the last
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     std::string course_dir;
     cli.add_option("--course", course_dir,
                    "read the course in DIR instead of the built-in one (default: $CUDALAB_COURSE)");

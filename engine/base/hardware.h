@@ -60,8 +60,8 @@ inline constexpr std::uint32_t max_grid_x = 0x7fffffffu;  // 2147483647
 inline constexpr std::uint32_t max_grid_yz = 65535;
 inline constexpr std::uint32_t constant_memory_bytes = 64 * 1024;
 inline constexpr std::uint32_t max_local_bytes_per_thread = 512 * 1024;
-inline constexpr std::uint32_t default_shared_per_block =
-    48 * 1024;  // without the opt-in attribute
+// without the opt-in attribute
+inline constexpr std::uint32_t default_shared_per_block = 48 * 1024;
 
 // [SECTION] Memory geometry (what the grading rules count)
 

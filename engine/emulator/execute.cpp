@@ -2251,8 +2251,8 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
             const std::size_t words = (a->size + 3) / 4;
             // Two words per word of the buffer: the block shadow, then for the warp-level check
             // the sync interval (Warp::stamp) and lane of the last plain write, stamp << 5 | lane.
-            x.launch.global_shadow.emplace_back(
-                a, std::make_unique<std::uint32_t[]>(words * 2));  // zeroed
+            // zeroed
+            x.launch.global_shadow.emplace_back(a, std::make_unique<std::uint32_t[]>(words * 2));
             found = x.launch.global_shadow.back().second.get();
         }
     }
@@ -3854,8 +3854,8 @@ bool switch_path(LaunchState& launch, Warp& warp) {
             same_frame = stack[std::size_t(j)].frame == top.frame;
         if (!same_frame) break;
         if (sibling >= 0) {
-            const SimtEntry& runs =
-                stack[std::size_t(child - 1)];  // the top of the sibling's range
+            // the top of the sibling's range
+            const SimtEntry& runs = stack[std::size_t(child - 1)];
             if (runs.mask != 0 && runs.pc != runs.reconverge) {
                 if (runs.wait != 1) {
                     first = sibling;

@@ -368,8 +368,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
             if (out_fd < 0) goto failed;
             struct termios t;
             if (::tcgetattr(out_fd, &t) == 0) {
-                t.c_oflag &=
-                    ~tcflag_t(OPOST);  // no "\n" -> "\r\n": the bytes reach our terminal as written
+                // no "\n" -> "\r\n": the bytes reach our terminal as written
+                t.c_oflag &= ~tcflag_t(OPOST);
                 t.c_lflag &= ~tcflag_t(ECHO);
                 ::tcsetattr(out_fd, TCSANOW, &t);
             }

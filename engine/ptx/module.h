@@ -111,8 +111,8 @@ enum Flag : std::uint32_t {
     f_noftz = 1u << 18,
     f_to = 1u << 19,   // cvta.to
     f_nan = 1u << 20,  // min/max.NaN: a NaN operand gives NaN
-    f_satfinite =
-        1u << 21,           // cvt.satfinite: out-of-range results clamp to the largest finite value
+    // cvt.satfinite: out-of-range results clamp to the largest finite value
+    f_satfinite = 1u << 21,
     f_shiftamt = 1u << 22,  // bfind.shiftamt
 };
 

@@ -959,8 +959,8 @@ class FunctionParser {
                 return true;
             }
         for (const Function& f : module_.functions)
-            if (f.name ==
-                name) {  // a function's address; its index is settled once the module is read
+            // a function's address; its index is settled once the module is read
+            if (f.name == name) {
                 o.scope = Operand::code_scope;
                 o.name = name;
                 return true;

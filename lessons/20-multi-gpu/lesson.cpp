@@ -22,8 +22,8 @@ using cudalab::lessons::ProgramSession;
 using cudalab::lessons::RunSettings;
 
 constexpr int kGpus = 4;
-constexpr double kNvlink =
-    450e9;  // engine/cudart/device_model.h: one direction of one GPU's NVLink
+// engine/cudart/device_model.h: one direction of one GPU's NVLink
+constexpr double kNvlink = 450e9;
 
 std::string excerpt(std::string text) {
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
@@ -135,8 +135,8 @@ void run(ProgramSession& s) {
             busy.push_back({e.start_ns / 1e3, e.end_ns / 1e3});
     }
     const std::uint64_t vector_bytes = std::uint64_t(n) * 4, all = vector_bytes * kGpus;
-    const std::uint64_t ring_bytes =
-        2 * (kGpus - 1) * vector_bytes;  // every GPU sends 2 (N-1)/N of its vector
+    // every GPU sends 2 (N-1)/N of its vector
+    const std::uint64_t ring_bytes = 2 * (kGpus - 1) * vector_bytes;
     const bool timeline = run.timeline_written;
     bool moved_right = false;
     const std::string moved = std::to_string(to_device) + " bytes to the GPUs and " +

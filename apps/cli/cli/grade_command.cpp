@@ -321,8 +321,8 @@ lessons::CheckReport ungraded_report(const Setup& s, const lessons::LessonInfo& 
 
 Grade grade_pair(const Setup& s, const Pair& p, compiler::Compiler& compiler) {
     const auto started = std::chrono::steady_clock::now();
-    const std::string rel =
-        p.student + "/" + p.lesson->id + ".cu";  // a worker runs in SUBMISSIONS/
+    // a worker runs in SUBMISSIONS/
+    const std::string rel = p.student + "/" + p.lesson->id + ".cu";
     lessons::CheckReport r;
     std::string outcome;
     if (p.hash == "missing") {

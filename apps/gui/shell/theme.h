@@ -83,8 +83,8 @@ inline const ImU32 hover_tint_strong = rgb(0xffffff, 18);
 // outlines over coloured cells
 inline const ImU32 outline_strong = rgb(0xffffff, 200);
 inline const ImU32 block_outline = rgb(0xffffff, 220);  // the open block in the grid
-inline const ImU32 sector_outline =
-    rgb(0xffffff, 230);  // a sector the request moves (linear buffers)
+// a sector the request moves (linear buffers)
+inline const ImU32 sector_outline = rgb(0xffffff, 230);
 // marks that must stand out: the playhead, the caret, traced blocks
 inline const ImU32 white = rgb(0xffffff);
 // a failed check's name

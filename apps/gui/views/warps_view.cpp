@@ -234,8 +234,8 @@ void draw_warp_history(const ViewContext& c, const WarpsLayout& g) {
                 dl->AddRect(a, z, colors::lane_outline_faint, 0.0f);
                 continue;
             }
-            const std::uint32_t on =
-                e.kind == EventKind::branch ? e.active : e.predicated_on;  // as TraceModel
+            // as TraceModel
+            const std::uint32_t on = e.kind == EventKind::branch ? e.active : e.predicated_on;
             const LaneState st_l =
                 (e.active & bit) ? ((on & bit) ? LaneState::active : LaneState::predicated_off)
                                  : LaneState::exited;
