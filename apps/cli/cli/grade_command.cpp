@@ -1053,8 +1053,8 @@ class Pool {
     const std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_line_ = t0_;
     std::size_t next_ = 0, finished_ = 0, passed_ = 0;
-    struct sigaction old_int_ {
-    }, old_term_{}, old_hup_{};
+    using Action = struct sigaction;  // the struct, not the function of the same name
+    Action old_int_{}, old_term_{}, old_hup_{};
 };
 
 }  // namespace
