@@ -171,7 +171,7 @@ void run(ProgramSession& s) {
         // The emulated runtime's count, beside the GPU's own (below) or instead of it.
         const auto gpu = cudalab::lessons::unified_memory::gpu_paging(*on_gpu);
         message +=
-            gpu.measured || !on_gpu->timeline_written
+            gpu.measured
                 ? " (emulated runtime)"
                 : " (emulated runtime; on the GPU the count was not measured: " + gpu.why_not + ")";
     }
