@@ -211,6 +211,39 @@ TEST_CASE("program lessons: 17-unified-memory bounds the migrations and page fau
     }
 }
 
+TEST_CASE("program lessons: 17-unified-memory's timeline on the emulated runtime has a page event "
+          "for every page its counters count, freed allocations' included") {
+    std::string looked;
+    if (programs::find_nvcc(&looked).empty()) {
+        MESSAGE("SKIPPED: no nvcc (" << looked
+                                     << "): program lessons need the CUDA toolkit's nvcc");
+        return;
+    }
+    Course course;
+    REQUIRE(load_course(find_course_root(), &course).ok());
+    const LessonInfo* l = course.find("17-unified-memory");
+    REQUIRE(l);
+    compiler::Compiler compiler;
+    CheckOptions o;
+    o.backend = "emu";
+    o.seed = 17;
+    // The exercise: its last moves (the checksum's host touches) happen just before it frees the
+    // values, so the allocation is gone when the runtime would put them on the timeline at exit.
+    CheckReport ex = check_lesson(course, *l, o, compiler);
+    REQUIRE_MESSAGE(ex.status.ok(), ex.status.message);
+    const nlohmann::json t = nlohmann::json::parse(ex.program_timeline, nullptr, false);
+    REQUIRE(t.is_object());
+    std::uint64_t to_device = 0, to_host = 0;
+    for (const auto& e : t["traceEvents"])
+        if (e.value("cat", "") == "page" && e["args"].value("cause", "") != "prefetch")
+            (e["args"].value("to", "") == "device" ? to_device : to_host) +=
+                e["args"].value("pages", std::uint64_t(0));
+    const auto& other = t["otherData"];
+    CHECK(other["managed_host_to_device_pages"].get<std::uint64_t>() > 200);
+    CHECK(to_device == other["managed_host_to_device_pages"].get<std::uint64_t>());
+    CHECK(to_host == other["managed_device_to_host_pages"].get<std::uint64_t>());
+}
+
 TEST_CASE(
     "program lessons: 14-streams passes the pipeline, fails the serial exercise and a cheat") {
     std::string looked;
