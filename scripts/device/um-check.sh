@@ -9,6 +9,8 @@
 #      the sandbox where bwrap is there and outside it, and on the emulated runtime for comparison;
 #   3. a summary of each timeline's unified memory records (um-summary.txt): whether CUPTI counted,
 #      bytes moved by cause, GPU and CPU page faults, and the two figures the lesson bounds.
+#   4. what the counters cost other lessons: the GPU figures of 14-streams and 15-cuda-graphs
+#      (solutions, seed 1) with the counters on and off (CUDALAB_CUPTI_UNIFIED_MEMORY=0).
 # Everything goes to ${OUT:-/tmp/cudalab-um}: summary.txt, um-summary.txt, the timelines, logs/.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -118,3 +120,16 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "timeline-*.json"))):
           f"{cpu_after} CPU faults from the first launch on = {gpu_faults + cpu_after} "
           f"({cpu_before} CPU faults before it)")
 EOF
+
+echo "== 4. lessons 14 and 15 on the GPU, unified memory counters on and off" | tee -a "$out/summary.txt"
+for id in 14-streams 15-cuda-graphs; do
+  for um in on off; do
+    if [[ $um == off ]]; then
+      CUDALAB_CUPTI_UNIFIED_MEMORY=0 $cl check $id --solution --backend gpu --seed 1 > "$logs/check-$id-um-$um.txt" 2>&1
+    else
+      $cl check $id --solution --backend gpu --seed 1 > "$logs/check-$id-um-$um.txt" 2>&1
+    fi
+    echo "$id solution, counters $um: exit $?" | tee -a "$out/summary.txt"
+    grep -E "^\s*(PASS|FAIL)" -A1 "$logs/check-$id-um-$um.txt" | sed "s/^/  /" >> "$out/summary.txt"
+  done
+done

@@ -166,8 +166,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
                                         CUPTI_ACTIVITY_KIND_MEMORY2};
     for (auto k : kinds) ok(cuptiActivityEnable(k), "cuptiActivityEnable");
     // Unified memory: its failure is reported in the timeline, not on the program's stderr.
+    // CUDALAB_CUPTI_UNIFIED_MEMORY=0 leaves the counters off (to measure what they cost).
     CUptiResult um = CUPTI_SUCCESS;
-    g_unified_memory = configure_unified_memory(&um);
+    const char* um_setting = std::getenv("CUDALAB_CUPTI_UNIFIED_MEMORY");
+    if (um_setting && std::string(um_setting) == "0")
+        g_unified_memory = "not available: turned off (CUDALAB_CUPTI_UNIFIED_MEMORY=0)";
+    else g_unified_memory = configure_unified_memory(&um);
     if (!final_refusal(um)) {
         if (cuptiSubscribe(&g_subscriber, on_callback, nullptr) == CUPTI_SUCCESS &&
             cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE,
