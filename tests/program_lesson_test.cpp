@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../lessons/17-unified-memory/gpu_paging.h"
 #include "lessons/course.h"
 #include "lessons/program_lesson.h"
 #include "programs/build.h"
+#include "programs/cupti/cupti_records.h"
 #include "report/report.h"
 #include "support.h"
 
@@ -24,6 +26,65 @@ const CheckResult* find_check(const CheckReport& r, const std::string& name) {
     return nullptr;
 }
 
+// A run on a GPU as the lesson sees it: its timeline made by the CUPTI library's conversion from
+// unified memory records made by hand (no GPU here), written and kept as the session keeps it.
+struct UmTimeline {
+    std::vector<programs::TimelineEvent> events;
+    programs::TimelineNames names;
+    programs::cupti::ManagedAllocations managed;
+
+    void add(CUpti_ActivityUnifiedMemoryCounterKind kind, std::uint64_t value, std::uint32_t flags,
+             std::uint64_t start, int times = 1) {
+        for (int i = 0; i < times; ++i) {
+            CUpti_ActivityUnifiedMemoryCounter3 u{};
+            u.kind = CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER;
+            u.counterKind = kind;
+            u.value = value;
+            u.address = 0x7f0000000000ull + std::uint64_t(i) * 65536;
+            const bool to_device =
+                kind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD;
+            u.srcId = to_device ? CUPTI_UNIFIED_MEMORY_CPU_DEVICE_ID : 0;
+            u.dstId = to_device ? 0 : CUPTI_UNIFIED_MEMORY_CPU_DEVICE_ID;
+            u.flags = flags;
+            u.start = start + std::uint64_t(i) * 10;
+            u.end = u.start + 5;
+            if (auto e = programs::cupti::to_event(reinterpret_cast<CUpti_Activity*>(&u), nullptr,
+                                                   &names, &managed))
+                events.push_back(*e);
+        }
+    }
+    void kernel(std::uint64_t start) {
+        programs::TimelineEvent k;
+        k.name = "mix_kernel";
+        k.category = "kernel";
+        k.pid = 1;
+        k.tid = 7;
+        k.start_ns = start;
+        k.end_ns = start + 50000;
+        events.push_back(k);
+    }
+    ProgramRun run(const std::string& availability) {
+        programs::cupti::place_page_moves(events, managed);
+        ProgramRun r;
+        r.completed = true;
+        r.exit_code = 0;
+        r.backend = "gpu";
+        r.timeline = events;
+        r.timeline_written = true;
+        r.timeline_text =
+            programs::timeline_json(events, names,
+                                    programs::cupti::unified_memory_summary(events, availability))
+                .dump();
+        return r;
+    }
+};
+
+const CheckResult* find_check(const std::vector<CheckResult>& checks, const std::string& name) {
+    for (const auto& c : checks)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
 }  // namespace
 
 TEST_CASE("program lessons: interval arithmetic of the timeline checks") {
@@ -33,6 +94,154 @@ TEST_CASE("program lessons: interval arithmetic of the timeline checks") {
     CHECK(m[0].end == 3);
     CHECK(covered({2, 6}, m) == doctest::Approx(2.0));  // [2,3) and [5,6)
     CHECK(covered({8, 9}, m) == 0);
+}
+
+TEST_CASE("program lessons: 17-unified-memory bounds the migrations and page faults CUPTI counted "
+          "on a GPU, and says when they were not counted") {
+    namespace um = cudalab::lessons::unified_memory;
+    const std::string migrations = "page migrations on demand on the GPU",
+                      faults = "page faults on the GPU";
+    const auto htod = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+               dtoh = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
+               gpu_fault = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT,
+               cpu_fault = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT;
+    const auto user = CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER,
+               coherence = CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE,
+               speculative = CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH;
+
+    // As the solution should look: the host fills the values (CPU faults before any kernel, not
+    // counted), both prefetches (not on demand), the table's first copy to the GPU on a fault.
+    UmTimeline good;
+    good.add(cpu_fault, 0x401000, 0, 1000, 270);
+    good.add(htod, 917504, user, 50000);
+    good.kernel(100000);
+    good.add(gpu_fault, 1, CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_READ, 100400);
+    good.add(htod, 16384, coherence, 100500);
+    good.add(dtoh, 917504, user, 900000);
+    good.add(cpu_fault, 0x401000, 0, 950000, 2);
+    const ProgramRun solution = good.run("measured");
+    const um::GpuPaging p = um::gpu_paging(solution);
+    CHECK(p.measured);
+    CHECK(p.to_device_bytes == 16384);
+    CHECK(p.to_host_bytes == 0);
+    CHECK(p.prefetched_bytes == 2 * 917504);
+    CHECK(p.gpu_faults == 1);
+    CHECK(p.cpu_faults == 2);
+    CHECK(p.cpu_faults_before == 270);
+    {
+        ProgramSession s("", fs::temp_directory_path().string(), "gpu", 1, 0);
+        CHECK(um::check_gpu_paging(s, solution, true));
+        REQUIRE(s.checks().size() == 2);
+        const CheckResult* m = find_check(s.checks(), migrations);
+        REQUIRE(m);
+        CHECK(m->passed);
+        CHECK(m->value == doctest::Approx(16.0));  // KiB
+        CHECK(m->threshold == um::kGpuOnDemandKiB);
+        CHECK(m->message.find("16 KiB moved on demand") != std::string::npos);
+        const CheckResult* f = find_check(s.checks(), faults);
+        REQUIRE(f);
+        CHECK(f->passed);
+        CHECK(f->value == 3);
+        CHECK(f->message.find("270 CPU page faults before it") != std::string::npos);
+    }
+
+    // As the shipped exercise: the GPU's share over on faults and back on the host's, the table
+    // and the split's page every round.
+    UmTimeline bad;
+    bad.add(cpu_fault, 0x401000, 0, 1000, 270);
+    bad.kernel(100000);
+    bad.add(gpu_fault, 1, CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_WRITE, 100100, 120);
+    bad.add(htod, 65536, coherence, 101000, 14);
+    bad.add(htod, 65536, speculative, 102000, 4);
+    bad.add(dtoh, 65536, coherence, 300000, 16);
+    bad.add(cpu_fault, 0x401000, 0, 300000, 230);
+    {
+        ProgramSession s("", fs::temp_directory_path().string(), "gpu", 1, 0);
+        CHECK(um::check_gpu_paging(s, bad.run("measured"), true));
+        const CheckResult* m = find_check(s.checks(), migrations);
+        REQUIRE(m);
+        CHECK_FALSE(m->passed);
+        CHECK(m->value == doctest::Approx(34.0 * 64));  // the speculative ones count too
+        CHECK(m->advice.find("cudaMemPrefetchAsync") != std::string::npos);
+        const CheckResult* f = find_check(s.checks(), faults);
+        REQUIRE(f);
+        CHECK_FALSE(f->passed);
+        CHECK(f->value == 120 + 230);
+    }
+
+    // CUPTI could not count (a virtual machine, say): no GPU checks, the log says why; the
+    // emulated runtime's count is the bound (the lesson's own check says so).
+    {
+        UmTimeline none;
+        none.kernel(100000);
+        const ProgramRun r = none.run("not available: cuptiActivityConfigureUnifiedMemoryCounter: "
+                                      "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED (at cuInit)");
+        CHECK_FALSE(um::gpu_paging(r).measured);
+        CHECK(um::gpu_paging(r).why_not.find("UM_PROFILING_NOT_SUPPORTED") != std::string::npos);
+        ProgramSession s("", fs::temp_directory_path().string(), "gpu", 1, 0);
+        CHECK_FALSE(um::check_gpu_paging(s, r, true));
+        CHECK(s.checks().empty());
+        CHECK_FALSE(s.failed());
+        REQUIRE(s.log().size() == 1);
+        CHECK(s.log()[0].find("not measured") != std::string::npos);
+        // A timeline that does not say (an older CUPTI library) is not taken as measured.
+        ProgramRun old = r;
+        old.timeline_text = R"j({"traceEvents":[],"otherData":{"clock":"CUPTI (GPU)"}})j";
+        CHECK_FALSE(um::gpu_paging(old).measured);
+    }
+
+    // A wrong result: the checks are there, failed, "not measured". No timeline (the run did not
+    // exit normally, or no CUPTI library): no checks, a line in the log.
+    {
+        ProgramSession s("", fs::temp_directory_path().string(), "gpu", 1, 0);
+        um::check_gpu_paging(s, solution, false);
+        REQUIRE(s.checks().size() == 2);
+        for (const auto& c : s.checks()) {
+            CHECK_FALSE(c.passed);
+            CHECK_FALSE(c.measured);
+        }
+        ProgramRun nothing;
+        nothing.completed = true;
+        nothing.exit_code = 0;
+        ProgramSession t("", fs::temp_directory_path().string(), "gpu", 1, 0);
+        CHECK_FALSE(um::check_gpu_paging(t, nothing, true));
+        CHECK(t.checks().empty());
+        REQUIRE(t.log().size() == 1);
+        CHECK(t.log()[0].find("wrote no timeline") != std::string::npos);
+    }
+}
+
+TEST_CASE("program lessons: 17-unified-memory's timeline on the emulated runtime has a page event "
+          "for every page its counters count, freed allocations' included") {
+    std::string looked;
+    if (programs::find_nvcc(&looked).empty()) {
+        MESSAGE("SKIPPED: no nvcc (" << looked
+                                     << "): program lessons need the CUDA toolkit's nvcc");
+        return;
+    }
+    Course course;
+    REQUIRE(load_course(find_course_root(), &course).ok());
+    const LessonInfo* l = course.find("17-unified-memory");
+    REQUIRE(l);
+    compiler::Compiler compiler;
+    CheckOptions o;
+    o.backend = "emu";
+    o.seed = 17;
+    // The exercise: its last moves (the checksum's host touches) happen just before it frees the
+    // values, so the allocation is gone when the runtime would put them on the timeline at exit.
+    CheckReport ex = check_lesson(course, *l, o, compiler);
+    REQUIRE_MESSAGE(ex.status.ok(), ex.status.message);
+    const nlohmann::json t = nlohmann::json::parse(ex.program_timeline, nullptr, false);
+    REQUIRE(t.is_object());
+    std::uint64_t to_device = 0, to_host = 0;
+    for (const auto& e : t["traceEvents"])
+        if (e.value("cat", "") == "page" && e["args"].value("cause", "") != "prefetch")
+            (e["args"].value("to", "") == "device" ? to_device : to_host) +=
+                e["args"].value("pages", std::uint64_t(0));
+    const auto& other = t["otherData"];
+    CHECK(other["managed_host_to_device_pages"].get<std::uint64_t>() > 200);
+    CHECK(to_device == other["managed_host_to_device_pages"].get<std::uint64_t>());
+    CHECK(to_host == other["managed_device_to_host_pages"].get<std::uint64_t>());
 }
 
 TEST_CASE(
