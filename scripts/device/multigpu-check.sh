@@ -45,8 +45,7 @@ echo "exercise exit $?" | tee -a "$sum"
 cat "$logs/check-solution.txt" "$logs/check-exercise.txt" >> "$sum"
 
 echo "== 3. cudalab run --backend gpu solutions/20-multi-gpu.cu on $g GPUs" | tee -a "$sum"
-work="$out/run"
-mkdir -p "$work"
+work="$(mktemp -d)"  # in.bin and out.bin (16 MB each for 2 GPUs) stay out of $OUT
 python3 - "$work/in.bin" "$g" <<'PY'
 import os, struct, sys
 n, g = 2050001, int(sys.argv[2])
@@ -55,6 +54,7 @@ with open(sys.argv[1], "wb") as f:
 PY
 (cd "$work" && timeout 120 "$cl" run --backend gpu --devices "$g" "$root/solutions/20-multi-gpu.cu" \
    --timeline timeline.json -- in.bin out.bin) 2>&1 | tee -a "$sum"
+cp "$work/timeline.json" "$out/solution-timeline.json" 2>/dev/null
 python3 - "$work" "$g" <<'PY' 2>&1 | tee -a "$sum"
 import json, struct, sys, collections
 work, g = sys.argv[1], int(sys.argv[2])
@@ -86,6 +86,7 @@ print("timeline: events per (device, name):", dict(kinds))
 print("timeline: streams per device:", {d: sorted(s) for d, s in streams.items()})
 print("timeline: peer bytes per (src, dst):", dict(peer))
 PY
+rm -rf "$work"
 
 echo "== 4. one GPU visible: the lesson falls back to 4 emulated GPUs" | tee -a "$sum"
 CUDA_VISIBLE_DEVICES=0 timeout 300 $cl check 20-multi-gpu --solution --backend gpu --seed 1 > "$logs/check-one-gpu.txt" 2>&1
