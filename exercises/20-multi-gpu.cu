@@ -48,7 +48,7 @@ int main(int argc, char** argv)
         return 1;
     }
     if (gpus > kMaxGpus) {
-        std::fprintf(stderr, "this program handles at most %d GPUs, there are %d: show it fewer (CUDA_VISIBLE_DEVICES=0,1,2,3)\n", kMaxGpus, gpus);
+        std::fprintf(stderr, "this program handles at most %d GPUs, there are %d: show it fewer (CUDA_VISIBLE_DEVICES=0,1,2,3 on GPUs, cudalab run --devices 4 emulated)\n", kMaxGpus, gpus);
         return 1;
     }
     FILE* f = std::fopen(argv[1], "rb");
