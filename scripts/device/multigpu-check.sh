@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # On a GPU machine with 2 or more GPUs: lesson 20 (ring all-reduce) on the real GPUs. Builds cudalab
 # there (against .devdeps from scripts/device/prepare.sh), then
-#   1. the peer bandwidth of one plain cudaMemcpyPeerAsync (lessons/20-multi-gpu/peer-bandwidth.cu),
-#      which the lesson's bound uses on real GPUs;
+#   1. the peer bandwidth of one plain cudaMemcpyPeerAsync (lessons/20-multi-gpu/peer-bandwidth.cu,
+#      which the lesson runs itself on real GPUs for its bound), at 8.2 MB and 65.6 MB;
 #   2. `cudalab check 20-multi-gpu` on the solution and the shipped exercise with --backend gpu;
-#   3. the solution under `cudalab run --backend gpu` on an in.bin for G GPUs, its out.bin checked,
-#      and what CUPTI's timeline holds (peer copies with their devices, streams per GPU);
+#   3. the solution under `cudalab run --backend gpu` on an in.bin for G GPUs (8.2 MB vectors), its
+#      out.bin checked, and what CUPTI's timeline holds (peer copies with their devices, streams
+#      per GPU);
 #   4. the 1-GPU fallback (CUDA_VISIBLE_DEVICES=0: 4 emulated GPUs, said in the report).
 # Summary in ${OUT:-/tmp/cudalab-multigpu}/multigpu-summary.txt; logs in its logs/ folder.
 set -uo pipefail
@@ -34,8 +35,10 @@ gpus=$(nvidia-smi -L | wc -l)
 g=$(( gpus < 4 ? gpus : 4 ))
 echo "== $gpus GPUs, the lesson uses $g" | tee -a "$sum"
 
-echo "== 1. peer bandwidth (one vector of 2050000 values, 8.2 MB)" | tee -a "$sum"
-timeout 120 $cl run --backend gpu --devices 2 lessons/20-multi-gpu/peer-bandwidth.cu -- 2050000 2>&1 | tee -a "$sum"
+echo "== 1. peer bandwidth: one vector of 8.2 MB (the emulator's size) and of 65.6 MB (the lesson's on GPUs)" | tee -a "$sum"
+for n in 2050000 16400000; do
+  timeout 120 $cl run --backend gpu --devices 2 lessons/20-multi-gpu/peer-bandwidth.cu -- $n 2>&1 | tee -a "$sum"
+done
 
 echo "== 2. cudalab check 20-multi-gpu --backend gpu (solution: exit 0 expected; exercise: 1)" | tee -a "$sum"
 timeout 300 $cl check 20-multi-gpu --solution --backend gpu --seed 1 > "$logs/check-solution.txt" 2>&1
@@ -44,7 +47,7 @@ timeout 300 $cl check 20-multi-gpu --backend gpu --seed 1 > "$logs/check-exercis
 echo "exercise exit $?" | tee -a "$sum"
 cat "$logs/check-solution.txt" "$logs/check-exercise.txt" >> "$sum"
 
-echo "== 3. cudalab run --backend gpu solutions/20-multi-gpu.cu on $g GPUs" | tee -a "$sum"
+echo "== 3. cudalab run --backend gpu solutions/20-multi-gpu.cu on $g GPUs, 8.2 MB vectors" | tee -a "$sum"
 work="$(mktemp -d)"  # in.bin and out.bin (16 MB each for 2 GPUs) stay out of $OUT
 python3 - "$work/in.bin" "$g" <<'PY'
 import os, struct, sys
