@@ -173,7 +173,7 @@ void run(ProgramSession& s) {
     const Machine machine = choose_gpus(s);
     const int G = machine.gpus;
     // On real GPUs the host's time to issue a step is real (a few microseconds per call, more
-    // under CUPTI's tracing, about 10 calls per GPU and step): with 8 MB vectors a ring step is
+    // under CUPTI's tracing, about 7 calls per GPU and step): with 8 MB vectors a ring step is
     // over before the host has issued the next and the figure would time the host. Vectors 8
     // times longer (64 MB) keep the host ahead of the GPUs after the first step.
     const unsigned scale = machine.real ? 8 : 1;
