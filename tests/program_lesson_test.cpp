@@ -695,4 +695,83 @@ TEST_CASE("program lessons: 20-multi-gpu runs on 4 emulated GPUs and times the a
     const CheckResult* gather = find_check(ex, "all-reduce time against the ring's bound");
     CHECK_FALSE(gather->passed);
     CHECK(gather->value > 4);  // GPU 0's link carries 6 vectors
+    // The report shows the learner's run, not the lesson's peer-bandwidth measurement before it.
+    CHECK(ex.program_timeline_run == "./program in.bin out.bin");
+    CHECK(ex.printf_output.find("all-reduced 4 vectors") != std::string::npos);
+    bool measured = false;
+    for (const auto& line : ex.log) measured |= line.find("./peer-bandwidth ") != std::string::npos;
+    CHECK_MESSAGE(measured, "the lesson runs lessons/20-multi-gpu/peer-bandwidth.cu first");
+}
+
+TEST_CASE("program lessons: 20-multi-gpu on 2 and 3 emulated GPUs (CUDALAB_DEVICES)") {
+    std::string looked;
+    if (programs::find_nvcc(&looked).empty()) {
+        MESSAGE("SKIPPED: no nvcc (" << looked
+                                     << "): program lessons need the CUDA toolkit's nvcc");
+        return;
+    }
+    Course course;
+    REQUIRE(load_course(find_course_root(), &course).ok());
+    const LessonInfo* l = course.find("20-multi-gpu");
+    REQUIRE(l);
+    compiler::Compiler compiler;
+    struct Devices {  // the checker's CUDALAB_DEVICES picks the lesson's G on the emulator
+        explicit Devices(const char* n) { ::setenv("CUDALAB_DEVICES", n, 1); }
+        ~Devices() { ::unsetenv("CUDALAB_DEVICES"); }
+    };
+    const char* const counts[] = {"2", "3"};
+    for (const char* count : counts) {
+        CAPTURE(count);
+        Devices devices(count);
+        const std::string g = count;
+        CheckOptions o;
+        o.backend = "emu";
+        o.seed = 2020;
+        o.solution = true;
+        CheckReport sol = check_lesson(course, *l, o, compiler);
+        REQUIRE_MESSAGE(sol.status.ok(), sol.status.message);
+        for (const auto& c : sol.checks) CHECK_MESSAGE(c.passed, c.name << ": " << c.message);
+        CHECK(sol.printf_output.find("all-reduced " + g + " vectors") != std::string::npos);
+        const CheckResult* ring = find_check(sol, "all-reduce time against the ring's bound");
+        REQUIRE(ring);
+        // The allowance is 1 + 3G/8: 1.75 for 2 GPUs, 2.125 for 3; the model's ring reaches about
+        // 1.56 and 1.75 (two and four steps, each with a 2 us copy start-up, and the adds).
+        CHECK(ring->threshold == doctest::Approx(1.0 + 3.0 * std::stoi(g) / 8));
+        CHECK(ring->value > 1.2);
+        CHECK(ring->value < ring->threshold);
+        // The bound's arithmetic reads for this G: "2 x 1/2" (an exchange), "2 x 2/3".
+        CHECK_MESSAGE(ring->message.find("2 x " + std::to_string(std::stoi(g) - 1) + "/" + g +
+                                         " x ") != std::string::npos,
+                      ring->message);
+        CHECK(find_check(sol, "every GPU holds the sum")->message.find(g + " emulated GPUs") !=
+              std::string::npos);
+
+        o.solution = false;
+        CheckReport ex = check_lesson(course, *l, o, compiler);
+        REQUIRE_MESSAGE(ex.status.ok(), ex.status.message);
+        CHECK(find_check(ex, "every GPU holds the sum")->passed);
+        CHECK(find_check(ex, "no staging through the host")->passed);
+        const CheckResult* gather = find_check(ex, "all-reduce time against the ring's bound");
+        CHECK_FALSE(gather->passed);
+        CHECK(gather->value > std::stoi(g));  // a gather takes at least G x the bound
+        CHECK_MESSAGE(gather->advice.find("carry " + std::to_string(std::stoi(g) - 1) +
+                                          " whole vector") != std::string::npos,
+                      gather->advice);
+
+        // A program written for exactly 4 GPUs stops with its own message, and the lesson says
+        // what the contract is.
+        o.source_path = (fs::path(course.root) / "tests" / "submissions" / "20-multi-gpu" /
+                         "pass-sender-streams.cu")
+                            .string();
+        CheckReport four = check_lesson(course, *l, o, compiler);
+        REQUIRE_MESSAGE(four.status.ok(), four.status.message);
+        const CheckResult* sum = find_check(four, "every GPU holds the sum");
+        CHECK_FALSE(sum->passed);
+        CHECK_MESSAGE(sum->message.find("needs 4 GPUs, there are " + g) != std::string::npos,
+                      sum->message);
+        CHECK_MESSAGE(sum->advice.find("cudaGetDeviceCount reports (here " + g + ")") !=
+                          std::string::npos,
+                      sum->advice);
+        CHECK_FALSE(find_check(four, "no staging through the host")->passed);
+    }
 }
