@@ -797,34 +797,35 @@ TEST_CASE("CUPTI's unified memory records become the emulated runtime's page eve
     CHECK(device_row);
     CHECK(host_row);
     CHECK(t["otherData"]["managed_gpu_page_faults"] == 1);
-    TEST_CASE(
-        "CUPTI's peer-to-peer copy records become 'memcpy PtoP' with their devices (lesson 20)") {
-        // Lesson 20 counts peer bytes by the name and each GPU's share by src_device/dst_device; a
-        // copy between GPUs comes as a MEMCPY2 record (or a MEMCPY record of kind PTOP).
-        TimelineNames names;
-        CUpti_ActivityMemcpyPtoP4 p{};
-        p.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
-        p.bytes = 8200000;
-        p.start = 2000;
-        p.end = 24000;
-        p.deviceId = 1;
-        p.streamId = 15;
-        p.srcDeviceId = 0;
-        p.dstDeviceId = 1;
-        auto pe = cupti::to_event(reinterpret_cast<CUpti_Activity*>(&p), nullptr, &names);
-        REQUIRE(pe);
-        CHECK(pe->name == "memcpy PtoP");
-        CHECK(pe->category == "memcpy");
-        CHECK(pe->pid == 2);
-        CHECK(pe->tid == 15);
-        CHECK(pe->args["bytes"] == 8200000);
-        CHECK(pe->args["src_device"] == 0);
-        CHECK(pe->args["dst_device"] == 1);
-        CUpti_ActivityMemcpy6 m{};
-        m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-        m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
-        m.bytes = 64;
-        auto me = cupti::to_event(reinterpret_cast<CUpti_Activity*>(&m), nullptr, &names);
-        REQUIRE(me);
-        CHECK(me->name == "memcpy PtoP");
-    }
+}
+
+TEST_CASE("CUPTI's peer-to-peer copy records become 'memcpy PtoP' with their devices (lesson 20)") {
+    // Lesson 20 counts peer bytes by the name and each GPU's share by src_device/dst_device; a
+    // copy between GPUs comes as a MEMCPY2 record (or a MEMCPY record of kind PTOP).
+    TimelineNames names;
+    CUpti_ActivityMemcpyPtoP4 p{};
+    p.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+    p.bytes = 8200000;
+    p.start = 2000;
+    p.end = 24000;
+    p.deviceId = 1;
+    p.streamId = 15;
+    p.srcDeviceId = 0;
+    p.dstDeviceId = 1;
+    auto pe = cupti::to_event(reinterpret_cast<CUpti_Activity*>(&p), nullptr, &names);
+    REQUIRE(pe);
+    CHECK(pe->name == "memcpy PtoP");
+    CHECK(pe->category == "memcpy");
+    CHECK(pe->pid == 2);
+    CHECK(pe->tid == 15);
+    CHECK(pe->args["bytes"] == 8200000);
+    CHECK(pe->args["src_device"] == 0);
+    CHECK(pe->args["dst_device"] == 1);
+    CUpti_ActivityMemcpy6 m{};
+    m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+    m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+    m.bytes = 64;
+    auto me = cupti::to_event(reinterpret_cast<CUpti_Activity*>(&m), nullptr, &names);
+    REQUIRE(me);
+    CHECK(me->name == "memcpy PtoP");
+}

@@ -16,16 +16,16 @@ namespace cudalab::lessons::unified_memory {
 
 // [SECTION] the bounds on a GPU
 //
-// AWAITING THE H200 MEASUREMENT (scripts/device/um-check.sh; docs/measurements/part4-h200.md):
-// these are estimates, not measurements. The solution prefetches the GPU's share both ways
-// (cudaMemPrefetchAsync: not on demand) and advises the table read-mostly, so what should move on
-// demand is the table's first copy to the GPU (16 KB, in the driver's pieces of up to 64 KB) and
-// what should fault is that copy's first touch. The shipped exercise moves its whole GPU share
-// (about 0.9 MB) to the device on the kernel's faults and back on the host's, and the table and
-// the page at the split every round: megabytes and hundreds of faults. Set each bound between the
-// two, with room above the solution's figure for the driver's run-to-run differences.
+// Measured on an H200 (CUDA 13.0, driver 580; scripts/device/um-check.sh, seeds 1-3): the
+// solution moved 28-36 KiB on demand (the table's first copy to the GPU, in the driver's pieces),
+// the shipped exercise 2560-3968 KiB (its GPU share to the device on the kernel's faults and back
+// on the host's, every round). The bound sits between, with room above the solution for the
+// driver's run-to-run differences.
+//
+// Page faults are reported, not bounded: the solution took 6-14 (GPU faults plus CPU faults from
+// the first launch on) and the exercise 12-18, because the driver moves a fault's neighbourhood
+// in one go, so the fault count does not tell a program that prefetches from one that does not.
 constexpr double kGpuOnDemandKiB = 512;  // bytes moved on demand, both ways, in KiB
-constexpr double kGpuPageFaults = 64;    // GPU page faults + CPU page faults after the first launch
 
 // [SECTION] reading the timeline
 
@@ -89,7 +89,7 @@ inline GpuPaging gpu_paging(const ProgramRun& run) {
 
 // [SECTION] the checks
 
-// "page migrations on demand on the GPU" and "page faults on the GPU", from the run on the GPU
+// "page migrations on demand on the GPU", from the run on the GPU
 // (`correct`: its out.bin was right). Counters that were not available, or a run that wrote no
 // timeline, add no checks but a line in the log, and the caller says so with the emulated
 // runtime's count: a correct program never fails for what CUPTI could not count. The solution's
@@ -97,16 +97,12 @@ inline GpuPaging gpu_paging(const ProgramRun& run) {
 // submission (one that stops at a wrong result gets the solution's list, course.cpp). Returns
 // whether the counts were measured.
 inline bool check_gpu_paging(ProgramSession& s, const ProgramRun& run, bool correct) {
-    const std::string migrations = "page migrations on demand on the GPU",
-                      faults = "page faults on the GPU";
+    const std::string migrations = "page migrations on demand on the GPU";
     const std::string advice_migrations =
         "on the GPU, too, pages move on demand when a kernel touches what the host has and back "
         "when the host touches them: prefetch the GPU's share to the device before the first "
         "launch and to the host before the host reads it (cudaMemPrefetchAsync), advise the table "
         "read-mostly, and cut the shares on a 64 KB boundary";
-    const std::string advice_faults =
-        "each fault stops the warps (or the host thread) that touched a page until the driver has "
-        "moved it: pages prefetched before they are touched do not fault";
     const std::string fix_first = "make out.bin right on the GPU first (the check above says what "
                                   "is wrong)";
     const GpuPaging p = gpu_paging(run);
@@ -115,22 +111,18 @@ inline bool check_gpu_paging(ProgramSession& s, const ProgramRun& run, bool corr
                           "); the emulated runtime's count is the bound");
         return false;
     }
-    char text[400];
+    char text[600];
     std::snprintf(text, sizeof text,
                   "%.0f KiB moved on demand on the GPU (%.0f KiB to the device, %.0f KiB to the "
-                  "host), as CUPTI counted them; %.2f MB prefetched",
+                  "host), as CUPTI counted them; %.2f MB prefetched; %llu GPU page faults and %llu "
+                  "CPU page faults from the first launch on (%llu CPU page faults before it, as "
+                  "the host filled fresh managed pages)",
                   double(p.to_device_bytes + p.to_host_bytes) / 1024,
                   double(p.to_device_bytes) / 1024, double(p.to_host_bytes) / 1024,
-                  double(p.prefetched_bytes) / 1e6);
+                  double(p.prefetched_bytes) / 1e6, (unsigned long long)p.gpu_faults,
+                  (unsigned long long)p.cpu_faults, (unsigned long long)p.cpu_faults_before);
     s.check_at_most(migrations, double(p.to_device_bytes + p.to_host_bytes) / 1024, kGpuOnDemandKiB,
                     text, advice_migrations, correct, fix_first);
-    std::snprintf(text, sizeof text,
-                  "%llu GPU page faults and %llu CPU page faults from the first launch on (%llu "
-                  "CPU page faults before it, as the host filled fresh managed pages, not counted)",
-                  (unsigned long long)p.gpu_faults, (unsigned long long)p.cpu_faults,
-                  (unsigned long long)p.cpu_faults_before);
-    s.check_at_most(faults, double(p.gpu_faults + p.cpu_faults), kGpuPageFaults, text,
-                    advice_faults, correct, fix_first);
     return true;
 }
 
