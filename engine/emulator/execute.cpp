@@ -1284,7 +1284,15 @@ template <class T> void float_fma(Exec& x) {
     RoundingScope rs(x.in->rounding);
     if (!ftz && !sat) {  // the common form, vectorised (float_lanes.cpp), in the mode set above
         if constexpr (std::is_same_v<T, float>) return lanes::fma_f32(d, a, b, c, x.mask);
-        else return lanes::fma_f64(d, a, b, c, x.mask);
+        else {
+            lanes::fma_f64(d, a, b, c, x.mask);
+            FOR_LANES(x.mask, {  // a NaN operand's payload, as the general form gives it
+                if (std::isnan(get<double>(d[l])))
+                    d[l] = put(nan_operand(get<double>(d[l]), get<double>(a[l]), get<double>(b[l]),
+                                           get<double>(c[l])));
+            });
+            return;
+        }
     }
     FOR_LANES(x.mask, {
         T va = get<T>(a[l]), vb = get<T>(b[l]), vc = get<T>(c[l]);
@@ -1376,6 +1384,15 @@ void exec_sad(Exec& x) {
 // 9.7.1.8 div (integer: division by zero gives all ones, as the hardware does), 9.7.3.6 div (float)
 void exec_div(Exec& x) {
     const Type t = x.in->type;
+    // div.approx.f32 is a * (1 / b) on the GPU, and 9.7.3.6 gives it 0 for |b| in [2^126, 2^128]
+    // (1/b would be subnormal): an H200 returns a signed zero there for every finite a.
+    if (t == Type::f32 && (x.in->flags & ptx::f_approx))
+        return float_binary<float>(
+            x, +[](float a, float b) {
+                if (std::isfinite(a) && std::isfinite(b) && std::fabs(b) >= 0x1p126f)
+                    return std::signbit(a) != std::signbit(b) ? -0.0f : 0.0f;
+                return a / b;
+            });
     if (t == Type::f32)
         return float_binary<float>(
             x, +[](float a, float b) { return a / b; });
@@ -1656,29 +1673,54 @@ void exec_sqrt(Exec& x) {
         x, [](double v, bool f32) { return f32 ? double(std::sqrt(float(v))) : std::sqrt(v); });
 }
 void exec_rsqrt(Exec& x) {
-    float_unary(x, [](double v, bool f32) {
-        return f32 ? double(1.0f / std::sqrt(float(v))) : 1.0 / std::sqrt(v);
-    });
+    float_unary(x, [](double v, bool) { return 1.0 / std::sqrt(v); });  // rounded once
+}
+// sin.approx, cos.approx (f32 only): the GPU first scales the argument by 1/(2 pi) in f32 (a
+// subnormal product is flushed) and takes the sine of that many turns, so a large argument loses
+// its fraction as the f32 product does: sin(1e9) is 0 there, sin(pi) exactly 0. Modelled so, in
+// double; what remains is the hardware's absolute error near zeros (docs/emulator.md).
+double turns_of(double v) {
+    float t = float(v) * float(0.15915494309189535);
+    if (std::fabs(t) < std::numeric_limits<float>::min()) t = std::copysign(0.0f, t);
+    return double(t) - std::trunc(double(t));
+}
+// sin(2 pi t) for t in (-1, 1), reduced by quarter turns so that a whole quarter gives exactly
+// 0 or 1 (an H200: sin(pi) is +0, not the 1.2e-16 of sin(double(pi))).
+double sin_of_turns(double t) {
+    const double quarter = std::nearbyint(t * 4);
+    const double rest = 6.283185307179586 * (t - quarter / 4);
+    double r = 0;
+    switch (int(quarter) & 3) {
+    case 0: r = std::sin(rest); break;
+    case 1: r = std::cos(rest); break;
+    case 2: r = -std::sin(rest); break;
+    default: r = -std::cos(rest); break;
+    }
+    return r == 0 ? 0.0 : r;
 }
 void exec_sin(Exec& x) {
-    float_unary(x,
-                [](double v, bool f32) { return f32 ? double(std::sin(float(v))) : std::sin(v); });
+    float_unary(x, [](double v, bool f32) {
+        if (!f32) return std::sin(v);
+        if (!std::isfinite(v)) return std::numeric_limits<double>::quiet_NaN();
+        const double turns = turns_of(v);
+        return turns == 0 ? std::copysign(0.0, v) : sin_of_turns(turns);
+    });
 }
 void exec_cos(Exec& x) {
-    float_unary(x,
-                [](double v, bool f32) { return f32 ? double(std::cos(float(v))) : std::cos(v); });
+    float_unary(x, [](double v, bool f32) {
+        if (!f32) return std::cos(v);
+        if (!std::isfinite(v)) return std::numeric_limits<double>::quiet_NaN();
+        return sin_of_turns(turns_of(v) + 0.25);
+    });
 }
 void exec_lg2(Exec& x) {
-    float_unary(
-        x, [](double v, bool f32) { return f32 ? double(std::log2(float(v))) : std::log2(v); });
+    float_unary(x, [](double v, bool) { return std::log2(v); });
 }
 void exec_ex2(Exec& x) {
-    float_unary(
-        x, [](double v, bool f32) { return f32 ? double(std::exp2(float(v))) : std::exp2(v); });
+    float_unary(x, [](double v, bool) { return std::exp2(v); });
 }
 void exec_tanh(Exec& x) {
-    float_unary(
-        x, [](double v, bool f32) { return f32 ? double(std::tanh(float(v))) : std::tanh(v); });
+    float_unary(x, [](double v, bool) { return std::tanh(v); });
 }
 
 // 9.7.3.19 copysign: magnitude of b, sign of a
