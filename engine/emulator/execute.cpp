@@ -1675,12 +1675,17 @@ void exec_sqrt(Exec& x) {
 void exec_rsqrt(Exec& x) {
     float_unary(x, [](double v, bool) { return 1.0 / std::sqrt(v); });  // rounded once
 }
-// sin.approx, cos.approx (f32 only): the GPU first scales the argument by 1/(2 pi) in f32 (a
-// subnormal product is flushed) and takes the sine of that many turns, so a large argument loses
-// its fraction as the f32 product does: sin(1e9) is 0 there, sin(pi) exactly 0. Modelled so, in
-// double; what remains is the hardware's absolute error near zeros (docs/emulator.md).
+// sin.approx, cos.approx (f32 only): the GPU first scales the argument by 1/(2 pi) in f32 (rounded
+// toward zero; a subnormal product is flushed) and takes the sine of that many turns, so a large
+// argument loses its fraction as the f32 product does: sin(1e9) is 0 there, sin(pi) exactly 0.
+// Modelled so, in double; what remains is the hardware's absolute error near zeros
+// (docs/emulator.md).
 double turns_of(double v) {
-    float t = float(v) * float(0.15915494309189535);
+    // The product is rounded toward zero (an H200's large arguments agree only so: sin(65504) is
+    // the sine of 10425 + 291/1024 turns, not of the nearest f32, 10425 + 292/1024).
+    const double exact = v * double(float(0.15915494309189535));  // 24 x 24 bits: exact in double
+    float t = float(exact);
+    if (std::fabs(double(t)) > std::fabs(exact)) t = std::nextafter(t, 0.0f);
     if (std::fabs(t) < std::numeric_limits<float>::min()) t = std::copysign(0.0f, t);
     return double(t) - std::trunc(double(t));
 }
