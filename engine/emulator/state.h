@@ -66,6 +66,9 @@ struct Program {
     std::uint32_t total_pcs = 0;              // instructions over all functions
     bool uses_global_atomics = false;
     bool uses_device_malloc = false;  // calls malloc/free: blocks run in order
+    // Per function: the function (itself or one it may call) holding the first instruction the
+    // emulator cannot run (ptx::Function::unsupported) that a call from it can reach; -1: none.
+    std::vector<std::int32_t> unrunnable;
 };
 
 // An emulator fault, thrown from an instruction and caught by the block runner.
