@@ -746,6 +746,9 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
             if (special == ptx::Special::ctaid_x || special == ptx::Special::ctaid_y ||
                 special == ptx::Special::ctaid_z)
                 pf.block_specials.push_back({r, special});
+            else if (special == ptx::Special::tid_x || special == ptx::Special::tid_y ||
+                     special == ptx::Special::tid_z)
+                pf.warp_specials.push_back({r, special});
     }
     for (const auto& pf : program->functions) {
         // The GPU's limits: 512 KB of local memory per thread, 227 KB of shared memory per block.
