@@ -2432,28 +2432,36 @@ void record_writers(Exec& x, Allocation* a, std::uint32_t mask, const std::uint6
 // behaviour, found by UBSan). A full warp over consecutive elements (lane l at lane 0's address + l
 // * Bytes, the coalesced pattern the lessons teach) moves as one block of memory. Each lane reads
 // its address before its destination is written, so the address register may be the destination.
+// Whether a full warp's addresses are consecutive Bytes-sized elements (lane l at lane 0's + l *
+// Bytes).
+template <int Bytes> inline bool consecutive_lanes(std::uint32_t mask, const std::uint64_t* base) {
+    if (mask != 0xffffffffu) return false;
+    std::uint64_t diff = 0;
+    for (int l = 0; l < 32; ++l) diff |= base[l] ^ (base[0] + std::uint64_t(l) * Bytes);
+    return diff == 0;
+}
+
+// A full warp's 32 consecutive elements at p, to or from the lanes' registers.
+template <bool Store, int Bytes> inline void move_block(std::uint8_t* p, std::uint64_t* v) {
+    using Word = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
+    if (Store) {
+        for (int l = 0; l < 32; ++l) {
+            const Word w = Word(v[l]);
+            std::memcpy(p + l * Bytes, &w, Bytes);
+        }
+    } else {
+        Word w[32];
+        std::memcpy(w, p, sizeof w);
+        for (int l = 0; l < 32; ++l) v[l] = w[l];
+    }
+}
+
 template <bool Store, int Bytes>
 void move_lanes(std::uint32_t mask, std::uint8_t* data, std::uint64_t shift,
                 const std::uint64_t* base, std::uint64_t* v) {
     using Word = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
-    bool consecutive = false;
-    if (mask == 0xffffffffu) {
-        std::uint64_t diff = 0;
-        for (int l = 0; l < 32; ++l) diff |= base[l] ^ (base[0] + std::uint64_t(l) * Bytes);
-        consecutive = diff == 0;
-    }
-    if (consecutive) {
-        std::uint8_t* p = data + (base[0] + shift);
-        if (Store) {
-            for (int l = 0; l < 32; ++l) {
-                const Word w = Word(v[l]);
-                std::memcpy(p + l * Bytes, &w, Bytes);
-            }
-        } else {
-            Word w[32];
-            std::memcpy(w, p, sizeof w);
-            for (int l = 0; l < 32; ++l) v[l] = w[l];
-        }
+    if (consecutive_lanes<Bytes>(mask, base)) {
+        move_block<Store, Bytes>(data + (base[0] + shift), v);
     } else if (Store) {
         FOR_LANES(mask, {
             const Word w = Word(v[l]);
@@ -3569,6 +3577,25 @@ template <bool Store, int Bytes> void global_access(Exec& x) {
     const Operand& vo = x.in->operands[Store ? 1 : 0];
     const std::uint64_t* base = x.reg(ao.reg);
     const std::uint64_t offset = std::uint64_t(ao.value);
+    // The coalesced pattern first (a full warp over consecutive elements): one pass over the
+    // addresses, then the first and last element's place in one buffer decide it.
+    constexpr std::uint64_t span = 32 * Bytes;
+    if (consecutive_lanes<Bytes>(x.mask, base)) {
+        const std::uint64_t first = base[0] + offset;
+        Allocation* a = first >= global_base && first <= ~0ull - span
+                            ? find_buffer(x, first, first + span)
+                            : nullptr;
+        if (a && !a->freed && a->size >= span && first >= a->base &&
+            first - a->base <= a->size - span && ((first - a->base) & (Bytes - 1)) == 0) {
+            record_lanes(x, MemSpace::global, Store ? MemOp::store : MemOp::load, base, offset,
+                         Bytes);
+            if (Store) record_writers(x, a, x.mask, base, offset, Bytes);
+            global_races(x, a, x.mask, base, offset, Bytes,
+                         Store ? GlobalUse::write : GlobalUse::read);
+            move_block<Store, Bytes>(a->bytes() + (first - a->base), x.reg(vo.reg));
+            return;
+        }
+    }
     Allocation* a = warp_buffer(x, x.mask, base, offset, Bytes);
     if (!a) return load_store<Store>(x);
     record_lanes(x, MemSpace::global, Store ? MemOp::store : MemOp::load, base, offset, Bytes);
