@@ -3841,6 +3841,10 @@ void prepare_registers(LaunchState& launch, Block& block, Warp& warp) {
             for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = v;
         for (auto& [r, s] : kernel.lane_specials)
             fill_lane_special(launch, block, warp, s, f.regs.data() + std::size_t(r) * 32);
+        for (const auto& c : kernel.launch_constants) {
+            const std::uint64_t v = read_value(launch.params.data() + c.offset, c.bytes, c.sign);
+            std::fill_n(f.regs.data() + std::size_t(c.reg) * 32, 32, v);
+        }
         f.prepared_launch = launch.serial;
         f.prepared_warp = warp.id;
     }
@@ -3891,6 +3895,8 @@ void record_instruction(Exec& x) {
         block.events.push_back(e);
     }
 }
+
+void exec_folded(Exec&) {}
 
 void select_handlers(PreparedFunction& pf, bool specialise) {
     pf.handlers.resize(pf.fn.code.size());

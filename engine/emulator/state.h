@@ -54,6 +54,16 @@ struct PreparedFunction {
     // those that differ between the warps of a block (%tid.*).
     std::vector<std::pair<std::int32_t, ptx::Special>> block_specials;
     std::vector<std::pair<std::int32_t, ptx::Special>> warp_specials;
+    // Registers a kernel loads from its parameters once and never writes again (ld.param into a
+    // register with one definition): filled with the launch's value when a warp's registers are
+    // set up for the launch, and the ld.param itself does nothing (fold_uniform_moves).
+    struct LaunchConstant {
+        std::int32_t reg = -1;
+        std::uint32_t offset = 0;  // in the kernel's parameter buffer
+        std::uint8_t bytes = 0;
+        bool sign = false;
+    };
+    std::vector<LaunchConstant> launch_constants;
 };
 
 struct Program {
