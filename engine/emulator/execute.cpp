@@ -3610,6 +3610,37 @@ template <bool Store, int Bytes> void shared_access(Exec& x) {
     const Operand& vo = x.in->operands[Store ? 1 : 0];
     const std::uint64_t* base = x.reg(ao.reg);
     const std::uint64_t offset = std::uint64_t(ao.value);
+    if (x.mask == 0xffffffffu) {
+        // The two patterns of tiled kernels, found in one pass over the addresses: a full warp
+        // over consecutive elements (a tile's row), or every lane at one element (a broadcast
+        // load, As[ty][k]). Each lies inside shared memory when its first and last element do.
+        std::uint64_t consecutive = 0, same = 0;
+        for (int l = 0; l < 32; ++l) {
+            consecutive |= base[l] ^ (base[0] + std::uint64_t(l) * Bytes);
+            same |= base[l] ^ base[0];
+        }
+        const std::uint64_t first = base[0] + offset, extent = x.block.shared.size();
+        const std::uint64_t span = consecutive == 0 ? 32 * Bytes : Bytes;
+        if ((consecutive == 0 || (!Store && same == 0)) && (first & (Bytes - 1)) == 0 &&
+            first <= extent && span <= extent - first) {
+            record_lanes(x, MemSpace::shared, Store ? MemOp::store : MemOp::load, base, offset,
+                         Bytes);
+            if (x.launch.detect_races) {
+                FOR_LANES(x.mask, shared_shadow(x, std::uint32_t(base[l] + offset), Bytes,
+                                                Store ? SharedUse::write : SharedUse::read, l));
+            }
+            std::uint8_t* p = x.block.shared.data() + first;
+            std::uint64_t* v = x.reg(vo.reg);
+            if (consecutive == 0) {
+                move_block<Store, Bytes>(p, v);
+            } else {  // (a load: a broadcast store is left to the general loop, lane 31 last)
+                std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t> w;
+                std::memcpy(&w, p, Bytes);
+                for (int l = 0; l < 32; ++l) v[l] = w;
+            }
+            return;
+        }
+    }
     if (x.mask == 0 || !lanes_inside(x.mask, base, offset, x.block.shared.size(), Bytes))
         return load_store<Store>(x);
     record_lanes(x, MemSpace::shared, Store ? MemOp::store : MemOp::load, base, offset, Bytes);
