@@ -2804,9 +2804,9 @@ void pop_finished(Warp& w) {
         break;
     }
     // A frame ends when no entry of it remains (every calling lane returned or exited). The
-    // kernel's frame stays when the warp finishes: start_warp reuses its registers for the same
-    // warp of the worker's next block (freeing and allocating them per block cost a tenth of a
-    // short kernel's time).
+    // kernel's frame stays when the warp finishes: prepare_registers reuses its registers for
+    // the next warp that starts, in this block or the worker's next (freeing and allocating them
+    // per block cost a tenth of a short kernel's time).
     while (w.frames.size() > (w.stack.empty() ? 1u : w.stack.back().frame + 1u))
         w.frames.pop_back();
 }

@@ -89,7 +89,8 @@ void select_handlers(PreparedFunction& pf, bool specialise = true);
 // like any instruction, and does nothing.
 void exec_folded(Exec& x);
 
-// Sets up a warp's first frame (registers, per-lane constants) at the kernel entry.
+// Sets up a warp's first frame at the kernel entry; its registers (per-lane constants, special
+// registers, parameters) are filled when the warp first runs (run_warp).
 void start_warp(LaunchState& launch, Block& block, Warp& warp);
 
 }  // namespace cudalab::emu
