@@ -408,12 +408,26 @@ void flush_counts(LaunchState& launch, Block& block) {
     block.warp_instructions = block.thread_instructions = 0;
 }
 
+// A warp waiting on an mbarrier (execute.cpp, mbarrier_wait) runs again once another warp changed
+// the barrier (its try_wait then looks again), or after one round when it only paused.
+void wake_mbarrier_waiter(Block& block, Warp& warp) {
+    if (warp.barrier_id == Block::mbarrier_barrier) {
+        std::uint64_t word = 0;
+        if (std::size_t(warp.mbarrier_offset) + 8 <= block.shared.size())
+            std::memcpy(&word, block.shared.data() + warp.mbarrier_offset, 8);
+        if (word == warp.mbarrier_word) return;
+    }
+    warp.waiting = false;
+}
+
 // One round of a block: every runnable warp runs up to `quantum` warp instructions, then the
 // barriers every live warp has reached are released. Returns true once the block has finished.
 bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOutput& out,
                 std::uint64_t max_events, int quantum) {
     bool progressed = false;
     for (Warp& warp : block.warps) {
+        if (warp.waiting && warp.barrier_id >= Block::barrier_count)
+            wake_mbarrier_waiter(block, warp);
         if (warp.done() || warp.waiting) continue;
         // A warp runs at most what is left of the budget (at least 1000 instructions, at most the
         // round's quantum) before the budget is looked at again.
@@ -485,19 +499,29 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
         f.kind = "barrier deadlock";
         std::ostringstream d;
         d << "every live warp of the block waits at a barrier that cannot complete:";
+        bool on_mbarrier = false;
         const char* separator = " ";
         for (Warp& w : block.warps) {
             if (w.done() || !w.waiting) continue;
             const auto& fn = launch.program.functions[std::size_t(w.frames.back().function)].fn;
-            d << separator << "warp " << w.id << " at line " << fn.code[w.barrier_pc].line
-              << " (barrier " << w.barrier_id << ")";
+            d << separator << "warp " << w.id << " at line " << fn.code[w.barrier_pc].line;
+            if (w.barrier_id == Block::mbarrier_barrier) {
+                d << " (waiting for the phase of the mbarrier at shared offset "
+                  << w.mbarrier_offset << " to complete)";
+                on_mbarrier = true;
+            } else {
+                d << " (barrier " << w.barrier_id << ")";
+            }
             separator = ", ";
         }
         d << ".";
         f.detail = d.str();
-        f.advice = "every thread of a block must reach the same __syncthreads(); do not put it "
-                   "inside a branch "
-                   "that only some threads take";
+        f.advice = on_mbarrier
+                       ? "a phase of an mbarrier (cuda::barrier) completes when as many arrivals "
+                         "as its count have come: check the count given to init() against the "
+                         "threads that arrive, and that no thread waits without arriving first"
+                       : "every thread of a block must reach the same __syncthreads(); do not put "
+                         "it inside a branch that only some threads take";
         f.block = block.linear;
         f.function = launch.kernel;
         for (Warp& w : block.warps)

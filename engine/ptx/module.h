@@ -114,6 +114,10 @@ enum Flag : std::uint32_t {
     f_satfinite =
         1u << 21,           // cvt.satfinite: out-of-range results clamp to the largest finite value
     f_shiftamt = 1u << 22,  // bfind.shiftamt
+    f_parity = 1u << 23,    // mbarrier.test_wait/try_wait.parity: the operand is a phase parity
+    f_no_complete = 1u << 24,  // mbarrier.arrive.noComplete: must not complete the phase
+    f_expect_tx = 1u << 25,    // mbarrier.arrive.expect_tx: also expect a transaction count
+    f_noinc = 1u << 26,        // cp.async.mbarrier.arrive.noinc
 };
 
 // Sub-operations: atom/red operation, shfl mode, vote mode, bool op of setp, redux op, ...
@@ -158,6 +162,11 @@ enum class SubOp : std::uint8_t {
     testp_notanumber,
     testp_normal,
     testp_subnormal,
+    // cp.async forms (9.7.9): none is the copy itself
+    cp_commit_group,
+    cp_wait_group,
+    cp_wait_all,
+    cp_mbarrier_arrive,
 };
 
 // Special registers (10.x). Per-lane constants (tid, laneid, lanemask_*) are materialised into

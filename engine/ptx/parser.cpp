@@ -145,6 +145,10 @@ const std::unordered_map<std::string_view, std::uint32_t>& flag_names() {
         {"NaN", f_nan},
         {"satfinite", f_satfinite},
         {"shiftamt", f_shiftamt},
+        {"parity", f_parity},
+        {"noComplete", f_no_complete},
+        {"expect_tx", f_expect_tx},
+        {"noinc", f_noinc},
     };
     return m;
 }
@@ -801,6 +805,29 @@ class FunctionParser {
                 }
             }
             if (in.op == Opcode::fence && (m == "proxy" || m == "alias" || m == "async")) continue;
+            if (in.op == Opcode::cp_async) {
+                // cp.async.commit_group / wait_group / wait_all / mbarrier.arrive; the copy itself
+                // names its state spaces (.shared.global), which the handler knows.
+                static const std::pair<const char*, SubOp> forms[] = {
+                    {"commit_group", SubOp::cp_commit_group},
+                    {"wait_group", SubOp::cp_wait_group},
+                    {"wait_all", SubOp::cp_wait_all},
+                    {"mbarrier", SubOp::cp_mbarrier_arrive},
+                };
+                bool found = false;
+                for (auto& [name, form] : forms)
+                    if (m == name) {
+                        in.sub = form;
+                        found = true;
+                    }
+                if (found) continue;
+                if (m == "bulk")
+                    throw ParseError(line, "cp.async.bulk (the tensor memory accelerator's bulk "
+                                           "copies) is not implemented by the emulator: '" +
+                                               std::string(mnemonic) + "'");
+            }
+            if (in.op == Opcode::griddepcontrol && (m == "wait" || m == "launch_dependents"))
+                continue;  // dependent grids start after their primary ends: both are no-ops
             if (is_ignorable_modifier(m)) continue;
             if (m.find("::") != std::string_view::npos) {
                 auto sp = space_names().find(m);
@@ -822,7 +849,11 @@ class FunctionParser {
             in.type2 = types.size() > 1 ? types[1] : types[0];
         }
         if ((in.op == Opcode::ld || in.op == Opcode::st || in.op == Opcode::ldu ||
-             in.op == Opcode::atom || in.op == Opcode::red || in.op == Opcode::prefetch) &&
+             in.op == Opcode::atom || in.op == Opcode::red || in.op == Opcode::prefetch ||
+             in.op == Opcode::mbarrier_init || in.op == Opcode::mbarrier_inval ||
+             in.op == Opcode::mbarrier_expect_tx || in.op == Opcode::mbarrier_complete_tx ||
+             in.op == Opcode::mbarrier_arrive || in.op == Opcode::mbarrier_arrive_drop ||
+             in.op == Opcode::mbarrier_test_wait || in.op == Opcode::mbarrier_try_wait) &&
             in.space == Space::none)
             in.space = Space::generic;
         if (in.vector > 4)
@@ -853,7 +884,8 @@ class FunctionParser {
         }
         if (auto bar = s.find('|'); bar != std::string_view::npos) {  // d|p destinations
             o.kind = OperandKind::vector;
-            o.vec[0] = reg_index(trim(s.substr(0, bar)), line);
+            const auto d = trim(s.substr(0, bar));
+            o.vec[0] = d == "_" && in.op == Opcode::elect ? -1 : reg_index(d, line);
             auto p = trim(s.substr(bar + 1));
             o.vec[1] = p == "_" ? -1 : reg_index(p, line);
             o.vec_count = 2;
