@@ -4,9 +4,11 @@
 #include <cstdio>
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "cudart/api.h"
+#include "cudart/nvrtc_cubin.h"
 
 using namespace cudalab;
 using namespace cudalab::cudart;
@@ -246,7 +248,9 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, C
     auto m = std::make_unique<Module>();
     m->from_driver_api = true;
     std::string error;
-    if (!read_fatbin_data(image, &m->images, &error)) {
+    // A cubin NVRTC compiled here for a real GPU: its PTX (nvrtc_cubin.cpp).
+    const std::string* nvrtc_ptx = ptx_of_nvrtc_cubin(image);
+    if (!read_fatbin_data(nvrtc_ptx ? nvrtc_ptx->c_str() : image, &m->images, &error)) {
         rt.warn("cuModuleLoadData: " + error);
         return CUDA_ERROR_INVALID_IMAGE;
     }
@@ -336,11 +340,26 @@ CUresult cuModuleGetGlobal(CUdeviceptr* address, size_t* bytes, CUmodule module,
     return CUDA_SUCCESS;
 }
 
-CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attr, CUfunction) {
-    if (!value) return CUDA_ERROR_INVALID_VALUE;
-    *value = attr == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024
-             : attr == CU_FUNC_ATTRIBUTE_NUM_REGS            ? 32
-                                                             : 0;
+// The runtime's figures for the function (cudaFuncGetAttributes: static shared and local memory
+// from the PTX); registers are PTX's guess of 32, which no allocation confirms.
+CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attr, CUfunction f) {
+    if (!value || !f) return CUDA_ERROR_INVALID_VALUE;
+    cudaFuncAttributes a{};
+    if (CUresult e = as_driver(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(f))))
+        return e;
+    switch (attr) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = a.maxThreadsPerBlock; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = int(a.sharedSizeBytes); break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *value = int(a.constSizeBytes); break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *value = int(a.localSizeBytes); break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *value = a.numRegs ? a.numRegs : 32; break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *value = a.ptxVersion; break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *value = a.binaryVersion; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        *value = a.maxDynamicSharedSizeBytes;
+        break;
+    default: *value = 0; break;
+    }
     return CUDA_SUCCESS;
 }
 
@@ -348,6 +367,67 @@ CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attr, int value) 
     if (attr == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
         reinterpret_cast<Function*>(f)->max_dynamic_shared = value;
     return CUDA_SUCCESS;
+}
+
+// Occupancy, as the runtime computes it (cudaOccupancyMaxActiveBlocksPerMultiprocessor).
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, CUfunction f,
+                                                              int block_size, size_t dynamic_shared,
+                                                              unsigned int flags) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    return as_driver(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+        blocks, reinterpret_cast<const void*>(f), block_size, dynamic_shared, flags));
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, CUfunction f, int block_size,
+                                                     size_t dynamic_shared) {
+    return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, f, block_size,
+                                                                dynamic_shared, 0);
+}
+
+// The block size (a multiple of the warp size, at most block_size_limit when that is not 0) that
+// keeps the most threads resident per SM, the largest such on a tie, and the grid that fills the
+// device with it: what cudaOccupancyMaxPotentialBlockSize computes in the runtime's header.
+// `shared_for` gives the dynamic shared memory a block size needs, else `dynamic_shared` is used.
+CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int* min_grid, int* block_size, CUfunction f,
+                                                   CUoccupancyB2DSize shared_for,
+                                                   size_t dynamic_shared, int block_size_limit,
+                                                   unsigned int flags) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!min_grid || !block_size || !f) return CUDA_ERROR_INVALID_VALUE;
+    cudaFuncAttributes a{};
+    if (CUresult e = as_driver(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(f))))
+        return e;
+    int limit = a.maxThreadsPerBlock;
+    if (block_size_limit > 0) limit = std::min(limit, block_size_limit);
+    int best_threads = 0, best_size = 0, best_blocks = 0;
+    for (int size = limit - limit % 32; size > 0; size -= 32) {
+        const size_t shared = shared_for ? shared_for(size) : dynamic_shared;
+        int blocks = 0;
+        if (CUresult e = cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocks, f, size,
+                                                                              shared, flags))
+            return e;
+        if (blocks * size > best_threads) {
+            best_threads = blocks * size;
+            best_size = size;
+            best_blocks = blocks;
+        }
+    }
+    *block_size = best_size;
+    *min_grid = best_blocks * Runtime::get().model.sm_count;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuOccupancyMaxPotentialBlockSize(int* min_grid, int* block_size, CUfunction f,
+                                          CUoccupancyB2DSize shared_for, size_t dynamic_shared,
+                                          int block_size_limit) {
+    return cuOccupancyMaxPotentialBlockSizeWithFlags(min_grid, block_size, f, shared_for,
+                                                     dynamic_shared, block_size_limit, 0);
+}
+
+CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, CUfunction f, int blocks_per_sm,
+                                                 int block_size) {
+    return as_driver(cudaOccupancyAvailableDynamicSMemPerBlock(
+        bytes, reinterpret_cast<const void*>(f), blocks_per_sm, block_size));
 }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
