@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs NVIDIA's cuda-samples, unmodified, on cudalab's emulated runtime and writes a
-# table of pass / fail / skipped with the reason (docs/runtime.md quotes it).
+# table of pass / fail / waived (the sample exited with EXIT_WAIVED) / skipped with the reason (docs/runtime.md quotes it).
 #
 #   scripts/samples-sweep.sh CUDA_SAMPLES_DIR [CATEGORY ...]
 #
@@ -20,7 +20,8 @@
 # MPI, OpenMP) are listed as skipped with the reason.
 #
 # Environment: CUDALAB (default build/cudalab), SWEEP_TIME_LIMIT (seconds per sample, default
-# 300), SWEEP_OUT (folder for the table and each sample's log, default a new folder under /tmp),
+# 300), SWEEP_DEVICES (emulated GPUs, default 2: the peer-to-peer samples need two), SWEEP_OUT
+# (folder for the table and each sample's log, default a new folder under /tmp),
 # SWEEP_ONLY (a regular expression: run only the samples whose name matches).
 # Exit status: 0 when the sweep ran (whatever the samples did), 2 on a usage error.
 set -uo pipefail
@@ -37,6 +38,7 @@ categories=("$@")
   categories=(0_Introduction 1_Utilities 2_Concepts_and_Techniques 3_CUDA_Features 6_Performance)
 cudalab=${CUDALAB:-$root/build/cudalab}
 limit=${SWEEP_TIME_LIMIT:-300}
+devices=${SWEEP_DEVICES:-2}
 out=${SWEEP_OUT:-$(mktemp -d /tmp/samples-sweep.XXXXXX)}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -56,8 +58,11 @@ for candidate in "${CUDA_HOME:-}/bin/nvcc" /usr/local/cuda/bin/nvcc "$(command -
   [[ -z $nvcc && -x $candidate ]] && nvcc=$candidate
 done
 
+cuda_include=$(cd "$(dirname "$nvcc")/../include" 2>/dev/null && pwd)
+
 # describe DIR: what the sample's CMakeLists.txt asks for, one "key value" per line:
-#   skip REASON | source FILE | flag FLAG | fatbin KERNEL_SOURCE OUTPUT_NAME | ptx ... | note TEXT
+#   skip REASON | source FILE | flag FLAG | fatbin KERNEL_SOURCE OUTPUT_NAME | ptx ... |
+#   copy FILE FOLDER | copydir FOLDER FOLDER
 describe() {
   python3 - "$1" <<'EOF'
 import os, re, sys
@@ -90,6 +95,15 @@ if "CUDA::cuda_driver" in text:
     print("flag -lcuda")
 if "CUDA::nvrtc" in text:
     print("flag -lnvrtc")
+# Files a POST_BUILD command copies next to the executable from the toolkit's headers (the NVRTC
+# samples compile cooperative_groups.h and libcu++ at run time and look for them there).
+for m in re.finditer(r"-E\s+(copy_if_different|copy_directory)\s+([^)]*)\)", text):
+    args = m.group(2).split()
+    if m.group(1) == "copy_directory" and len(args) == 2:
+        print("copydir %s %s" % (args[0], args[1]))
+    else:
+        for a in args[:-1]:
+            print("copy %s %s" % (a, args[-1]))
 # Driver-API samples: a custom command builds the kernel file the program loads at run time.
 for kind in ("FATBIN", "PTX"):
     for var in re.finditer(r"set\(\s*CUDA_%s_FILE\s+\"?\$\{CMAKE_CURRENT_BINARY_DIR\}/([^\s\"]+)\"?\s*\)" % kind, text):
@@ -101,7 +115,7 @@ EOF
 
 table=$out/table.md
 printf '| sample | result | seconds | why |\n|---|---|---|---|\n' >"$table"
-pass=0 fail=0 skip=0
+pass=0 fail=0 skip=0 waived=0
 for c in "${categories[@]}"; do
   for dir in "$work/Samples/$c"/*/; do
     name=$(basename "$dir")
@@ -113,6 +127,18 @@ for c in "${categories[@]}"; do
       skip) result=skipped why=$rest ;;
       source) sources+=("$rest") ;;
       flag) flags+=("$rest") ;;
+      copy | copydir)
+        # ${CUDA_INCLUDE_DIR}/x -> the sample's folder (where it runs: CMake's binary folder)
+        read -r from to <<<"$rest"
+        from=${from//\$\{CUDA_INCLUDE_DIR\}/$cuda_include}
+        from=${from//\$\{CMAKE_CURRENT_SOURCE_DIR\}/$dir}
+        to=${to//\$\{CMAKE_CURRENT_BINARY_DIR\}/$dir}
+        if [[ $key == copydir ]]; then
+          [[ -d $from && ! -e $to ]] && cp -r "$from" "$to"
+        elif [[ -f $from && ! -e $to/$(basename "$from") ]]; then
+          cp "$from" "$to/"
+        fi
+        ;;
       fatbin | ptx)
         read -r kernel output <<<"$rest"
         (cd "$dir" && "$nvcc" -I../../../Common -arch=compute_90 -code=compute_90 \
@@ -129,7 +155,8 @@ for c in "${categories[@]}"; do
     fi
     start=$(date +%s.%N)
     if [[ -z $result ]]; then
-      (cd "$dir" && "$cudalab" run --backend emu --time-limit "$limit" -I ../../../Common \
+      (cd "$dir" && "$cudalab" run --backend emu --devices "$devices" --time-limit "$limit" \
+        -I ../../../Common \
         "${flags[@]}" "${sources[@]}") >>"$out/$name.log" 2>&1 </dev/null
       rc=$?
     else
@@ -139,6 +166,9 @@ for c in "${categories[@]}"; do
     if [[ -z $result ]]; then
       if [[ $rc -eq 0 ]] && ! grep -q -E 'FAILED|[Tt]est failed|Result = FAIL' "$out/$name.log"; then
         result=pass
+      elif [[ $rc -eq 2 ]] && grep -q -i 'waiv' "$out/$name.log"; then
+        result=waived  # EXIT_WAIVED: the sample found the device lacks what it needs
+        why=$(grep -i -m1 'waiv' "$out/$name.log" | cut -c1-160 | tr '|' '/')
       else
         result=fail
         if [[ $rc -eq 124 ]]; then
@@ -155,9 +185,13 @@ for c in "${categories[@]}"; do
         fi
       fi
     fi
-    [[ $result == pass ]] && pass=$((pass + 1)) || fail=$((fail + 1))
+    case $result in
+    pass) pass=$((pass + 1)) ;;
+    waived) waived=$((waived + 1)) ;;
+    *) fail=$((fail + 1)) ;;
+    esac
     printf '| %s/%s | %s | %s | %s |\n' "$c" "$name" "$result" "$seconds" "$why" >>"$table"
     echo "$c/$name: $result ${seconds}s $why"
   done
 done
-echo "passed $pass, failed $fail, skipped $skip; table: $table, logs: $out/NAME.log"
+echo "passed $pass, failed $fail, waived $waived, skipped $skip; table: $table, logs: $out/NAME.log"

@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "cudart/api.h"
 #include "cudart/nvrtc_cubin.h"
+#include "cudart/ptx_link.h"
 
 using namespace cudalab;
 using namespace cudalab::cudart;
@@ -87,6 +90,25 @@ CUresult cuDeviceGet(CUdevice* device, int ordinal) {
     if (ordinal < 0 || ordinal >= Runtime::get().device_count) return CUDA_ERROR_INVALID_DEVICE;
     *device = ordinal;
     return CUDA_SUCCESS;
+}
+
+// Peer access: every emulated device reaches every other (cudaDeviceCanAccessPeer). A context's
+// device enables access to the peer context's device, as cudaDeviceEnablePeerAccess does.
+CUresult cuDeviceCanAccessPeer(int* can, CUdevice device, CUdevice peer) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    return as_driver(cudaDeviceCanAccessPeer(can, device, peer));
+}
+
+CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!peer || !current()) return CUDA_ERROR_INVALID_CONTEXT;
+    return as_driver(cudaDeviceEnablePeerAccess(reinterpret_cast<Context*>(peer)->device, flags));
+}
+
+CUresult cuCtxDisablePeerAccess(CUcontext peer) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!peer || !current()) return CUDA_ERROR_INVALID_CONTEXT;
+    return as_driver(cudaDeviceDisablePeerAccess(reinterpret_cast<Context*>(peer)->device));
 }
 
 CUresult cuDeviceGetName(char* name, int len, CUdevice device) {
@@ -307,7 +329,121 @@ CUresult cuModuleLoadData(CUmodule* module, const void* image) {
     return cuModuleLoadDataEx(module, image, 0, nullptr, nullptr);
 }
 
+// A module from a file: PTX text, a fat binary (nvcc -fatbin) or a cubin NVRTC made here.
+CUresult cuModuleLoad(CUmodule* module, const char* path) {
+    if (!path) return CUDA_ERROR_INVALID_VALUE;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        Runtime::get().warn(std::string("cuModuleLoad: cannot open '") + path + "'");
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    }
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    const std::string data = bytes.str();  // (zero-terminated: PTX text is read as a C string)
+    return cuModuleLoadDataEx(module, data.c_str(), 0, nullptr, nullptr);
+}
+
+CUresult cuModuleLoadFatBinary(CUmodule* module, const void* image) {
+    return cuModuleLoadDataEx(module, image, 0, nullptr, nullptr);
+}
+
 CUresult cuModuleUnload(CUmodule) { return CUDA_SUCCESS; }
+
+// [SECTION] Linking PTX at run time (cuLink*)
+// ---------------------------------------------------------------------------------------------
+// The JIT linker joins PTX inputs (and the PTX of fat binaries) as nvlink would join relocatable
+// code (ptx_link.cpp); cuLinkComplete hands back the joined PTX, which cuModuleLoadData takes.
+// Options are accepted; the logs it would fill stay empty and the wall time reads 0.
+
+namespace {
+struct LinkState {
+    std::vector<std::string> units;
+    std::string linked;
+};
+
+void clear_jit_outputs(unsigned count, CUjit_option* options, void** values) {
+    for (unsigned i = 0; options && values && i < count; ++i) {
+        if (options[i] == CU_JIT_WALL_TIME) {
+            float zero = 0;
+            std::memcpy(&values[i], &zero, sizeof zero);
+        } else if ((options[i] == CU_JIT_INFO_LOG_BUFFER ||
+                    options[i] == CU_JIT_ERROR_LOG_BUFFER) &&
+                   values[i]) {
+            static_cast<char*>(values[i])[0] = 0;
+        }
+    }
+}
+}  // namespace
+
+CUresult cuLinkCreate(unsigned int count, CUjit_option* options, void** values,
+                      CUlinkState* state) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!state) return CUDA_ERROR_INVALID_VALUE;
+    clear_jit_outputs(count, options, values);
+    *state = reinterpret_cast<CUlinkState>(new LinkState);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLinkAddData(CUlinkState state, CUjitInputType type, void* data, size_t size,
+                       const char* name, unsigned int, CUjit_option*, void**) {
+    if (!state || !data) return CUDA_ERROR_INVALID_VALUE;
+    auto* link = reinterpret_cast<LinkState*>(state);
+    const char* what = name ? name : "input";
+    if (type == CU_JIT_INPUT_PTX) {
+        const char* text = static_cast<const char*>(data);
+        link->units.emplace_back(text, size ? strnlen(text, size) : std::strlen(text));
+        return CUDA_SUCCESS;
+    }
+    if (type == CU_JIT_INPUT_FATBINARY || type == CU_JIT_INPUT_CUBIN) {
+        const std::string* nvrtc_ptx = ptx_of_nvrtc_cubin(data);
+        FatbinContents images;
+        std::string error;
+        if (read_fatbin_data(nvrtc_ptx ? nvrtc_ptx->c_str() : data, &images, &error) &&
+            !images.ptx.empty()) {
+            link->units.push_back(images.ptx.back().ptx);
+            return CUDA_SUCCESS;
+        }
+        Runtime::get().warn(std::string("cuLinkAddData: ") + what +
+                            " holds no PTX (the emulator links and runs PTX)");
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    return as_driver(not_supported("cuLinkAddData", "inputs other than PTX, fat binaries and "
+                                                    "NVRTC's cubins (objects, libraries, LTO IR)"));
+}
+
+CUresult cuLinkAddFile(CUlinkState state, CUjitInputType type, const char* path, unsigned int count,
+                       CUjit_option* options, void** values) {
+    if (!state || !path) return CUDA_ERROR_INVALID_VALUE;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        Runtime::get().warn(std::string("cuLinkAddFile: cannot open '") + path + "'");
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    }
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    std::string data = bytes.str();
+    return cuLinkAddData(state, type, data.data(), data.size(), path, count, options, values);
+}
+
+CUresult cuLinkComplete(CUlinkState state, void** image, size_t* size) {
+    if (!state || !image) return CUDA_ERROR_INVALID_VALUE;
+    auto* link = reinterpret_cast<LinkState*>(state);
+    if (link->units.empty()) return CUDA_ERROR_INVALID_VALUE;
+    std::string error;
+    link->linked = link->units.size() == 1 ? link->units[0] : link_ptx(link->units, &error);
+    if (link->linked.empty()) {
+        Runtime::get().warn("cuLinkComplete: " + error);
+        return CUDA_ERROR_INVALID_PTX;
+    }
+    *image = link->linked.data();
+    if (size) *size = link->linked.size() + 1;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLinkDestroy(CUlinkState state) {
+    delete reinterpret_cast<LinkState*>(state);
+    return CUDA_SUCCESS;
+}
 
 CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
     Runtime& rt = Runtime::get();

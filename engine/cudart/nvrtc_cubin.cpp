@@ -32,15 +32,18 @@ std::vector<Remembered>& registry() {
     return r;
 }
 
-template <class F> F real(const char* name) {
-    return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
-}
+template <class F> F real(const char* name) { return reinterpret_cast<F>(dlsym(RTLD_NEXT, name)); }
 
 // The bytes of an ELF64 file its header accounts for, up to the end of the section header table
 // (NVRTC's cubin may be padded after it). 0 when `image` is no ELF64 file.
 std::size_t elf_size(const void* image) {
     const auto* b = static_cast<const unsigned char*>(image);
-    if (std::memcmp(b, "\x7f" "ELF", 4) != 0 || b[4] != 2) return 0;  // ELFCLASS64
+    if (std::memcmp(b,
+                    "\x7f"
+                    "ELF",
+                    4) != 0 ||
+        b[4] != 2)
+        return 0;  // ELFCLASS64
     std::uint64_t shoff;
     std::uint16_t shentsize, shnum;
     std::memcpy(&shoff, b + 0x28, 8);
@@ -68,9 +71,11 @@ extern "C" __attribute__((visibility("default"))) nvrtcResult nvrtcGetCUBIN(nvrt
     static const auto get_cubin = real<nvrtcResult (*)(nvrtcProgram, char*)>("nvrtcGetCUBIN");
     static const auto cubin_size =
         real<nvrtcResult (*)(nvrtcProgram, std::size_t*)>("nvrtcGetCUBINSize");
-    static const auto ptx_size = real<nvrtcResult (*)(nvrtcProgram, std::size_t*)>("nvrtcGetPTXSize");
+    static const auto ptx_size =
+        real<nvrtcResult (*)(nvrtcProgram, std::size_t*)>("nvrtcGetPTXSize");
     static const auto get_ptx = real<nvrtcResult (*)(nvrtcProgram, char*)>("nvrtcGetPTX");
-    if (!get_cubin) return NVRTC_ERROR_INTERNAL_ERROR;  // no NVRTC loaded: cannot happen in a caller
+    if (!get_cubin)
+        return NVRTC_ERROR_INTERNAL_ERROR;  // no NVRTC loaded: cannot happen in a caller
     const nvrtcResult result = get_cubin(prog, cubin);
     std::size_t size = 0, text_size = 0;
     if (result != NVRTC_SUCCESS || !cubin || !cubin_size || !ptx_size || !get_ptx ||
