@@ -3502,8 +3502,14 @@ template <class F> void for_each_mbarrier(Exec& x, int addr_operand, bool init, 
     std::uint64_t addr[32];
     lane_addresses(x, x.in->operands[addr_operand], addr);
     Allocation* cache = nullptr;
+    // cp.async's barrier operand: a shared address for .bulk (its state spaces name the copy's
+    // ends) and for cp.async.mbarrier.arrive.shared, else a generic one.
+    Space space = x.in->space;
+    if (x.in->op == Opcode::cp_async)
+        space =
+            x.in->sub == SubOp::cp_bulk || space == Space::shared ? Space::shared : Space::generic;
     FOR_LANES(x.mask, {
-        Access acc = resolve(x, x.in->space, addr[l], 8, "mbarrier access", l, cache);
+        Access acc = resolve(x, space, addr[l], 8, "mbarrier access", l, cache);
         if (acc.space != MemSpace::shared)
             x.fault("mbarrier outside shared memory",
                     "the mbarrier at " + hex(addr[l]) + " is in " +
@@ -3668,6 +3674,51 @@ void exec_mbarrier_pending_count(Exec& x) {
     FOR_LANES(x.mask, d[l] = mbarrier::decode(token[l]).pending);
 }
 
+// 9.7.9 cp.async.bulk (sm_90's bulk copies, which libcu++'s cuda::memcpy_async emits for large
+// aligned chunks): [dst], [src], size, [mbar] from global (or another CTA's shared) memory into
+// shared memory, completing `size` bytes of the mbarrier's transaction count; or
+// .global.shared::cta.bulk_group [dst], [src], size from shared to global memory. As with cp.async
+// the bytes move at once; the barrier counts them complete (as mbarrier.complete_tx) right after,
+// so a thread that waits on its phase finds them there. Addresses are 16-byte aligned and the size
+// a multiple of 16. A cluster is one CTA here: .multicast::cluster copies into this CTA only.
+void cp_async_bulk(Exec& x) {
+    const Instruction& in = *x.in;
+    if (in.operand_count < 3) x.unsupported(in.text);
+    const bool to_global = in.flags & ptx::f_bulk_to_global;
+    const Space dst_space = to_global ? Space::global : Space::shared;
+    const Space src_space =
+        to_global || (in.flags & ptx::f_bulk_from_shared) ? Space::shared : Space::global;
+    const std::uint64_t* size = x.src(2);
+    std::uint64_t dst[32], src[32];
+    lane_addresses(x, in.operands[0], dst);
+    lane_addresses(x, in.operands[1], src);
+    Allocation* src_cache = nullptr;
+    Allocation* dst_cache = nullptr;
+    FOR_LANES(x.mask, {
+        const std::uint64_t n = size[l];
+        if (n % 16 != 0 || dst[l] % 16 != 0 || src[l] % 16 != 0)
+            x.fault("misaligned cp.async.bulk",
+                    "a bulk copy of " + std::to_string(n) + " bytes from " + hex(src[l]) + " to " +
+                        hex(dst[l]) +
+                        ": both addresses must be 16-byte aligned and the size a multiple of 16",
+                    "align the buffers to 16 bytes (cuda::aligned_size_t<16>) and copy whole "
+                    "16-byte units",
+                    l);
+        for (std::uint64_t off = 0; off < n; off += 16) {
+            Access s = resolve(x, src_space, src[l] + off, 16, "cp.async.bulk load", l, src_cache);
+            Access d = resolve(x, dst_space, dst[l] + off, 16, "cp.async.bulk store", l, dst_cache);
+            if (d.space == MemSpace::shared)
+                shared_shadow(x, d.shared_offset, 16, SharedUse::write, l);
+            std::memcpy(d.ptr, s.ptr, 16);
+        }
+    });
+    if (to_global || in.operand_count < 4) return;
+    for_each_mbarrier(x, 3, false, [&](mbarrier::State& s, int l) {
+        s.tx -= std::int32_t(size[l]);
+        mbarrier_complete_if_done(s);
+    });
+}
+
 // 9.7.9 cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size | ignore-src}: the copy is
 // done at once (a GPU finishes it by the cp.async.wait_group / wait_all or the mbarrier arrival
 // that follows; reading the destination before those is a race in the program either way), with
@@ -3690,6 +3741,8 @@ void exec_cp_async(Exec& x) {
             mbarrier_complete_if_done(s);
         });
         return;
+    case SubOp::cp_bulk: cp_async_bulk(x); return;
+    case SubOp::cp_bulk_prefetch: return;  // a cache hint
     default: break;
     }
     if (in.operand_count < 3) x.unsupported(in.text);

@@ -115,9 +115,11 @@ enum Flag : std::uint32_t {
         1u << 21,           // cvt.satfinite: out-of-range results clamp to the largest finite value
     f_shiftamt = 1u << 22,  // bfind.shiftamt
     f_parity = 1u << 23,    // mbarrier.test_wait/try_wait.parity: the operand is a phase parity
-    f_no_complete = 1u << 24,  // mbarrier.arrive.noComplete: must not complete the phase
-    f_expect_tx = 1u << 25,    // mbarrier.arrive.expect_tx: also expect a transaction count
-    f_noinc = 1u << 26,        // cp.async.mbarrier.arrive.noinc
+    f_no_complete = 1u << 24,       // mbarrier.arrive.noComplete: must not complete the phase
+    f_expect_tx = 1u << 25,         // mbarrier.arrive.expect_tx: also expect a transaction count
+    f_noinc = 1u << 26,             // cp.async.mbarrier.arrive.noinc
+    f_bulk_to_global = 1u << 27,    // cp.async.bulk.global.shared::cta: shared memory to global
+    f_bulk_from_shared = 1u << 28,  // cp.async.bulk.shared::cluster.shared::cta
 };
 
 // Sub-operations: atom/red operation, shfl mode, vote mode, bool op of setp, redux op, ...
@@ -167,6 +169,8 @@ enum class SubOp : std::uint8_t {
     cp_wait_group,
     cp_wait_all,
     cp_mbarrier_arrive,
+    cp_bulk,           // cp.async.bulk: a copy of any multiple of 16 bytes
+    cp_bulk_prefetch,  // cp.async.bulk.prefetch.L2
 };
 
 // Special registers (10.x). Per-lane constants (tid, laneid, lanemask_*) are materialised into

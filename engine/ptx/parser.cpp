@@ -821,9 +821,18 @@ class FunctionParser {
                         found = true;
                     }
                 if (found) continue;
-                if (m == "bulk")
-                    throw ParseError(line, "cp.async.bulk (the tensor memory accelerator's bulk "
-                                           "copies) is not implemented by the emulator: '" +
+                if (m == "bulk") {
+                    if (in.sub == SubOp::none) in.sub = SubOp::cp_bulk;
+                    continue;
+                }
+                if (m == "prefetch" && in.sub == SubOp::cp_bulk) {
+                    in.sub = SubOp::cp_bulk_prefetch;
+                    continue;
+                }
+                if (m == "bulk_group" || m == "read") continue;  // bulk_group, wait_group.read
+                if (m == "tensor")
+                    throw ParseError(line, "cp.async.bulk.tensor (copies of tensor tiles through a "
+                                           "tensor map) is not implemented by the emulator: '" +
                                                std::string(mnemonic) + "'");
             }
             if (in.op == Opcode::griddepcontrol && (m == "wait" || m == "launch_dependents"))
@@ -856,6 +865,17 @@ class FunctionParser {
              in.op == Opcode::mbarrier_test_wait || in.op == Opcode::mbarrier_try_wait) &&
             in.space == Space::none)
             in.space = Space::generic;
+        if (in.op == Opcode::cp_async && in.sub == SubOp::cp_bulk) {
+            // The destination's state space comes first: .shared::cluster.global (global to
+            // shared), .global.shared::cta (shared to global), .shared::cluster.shared::cta.
+            const auto bulk = mnemonic.find(".bulk.");
+            const auto global = mnemonic.find(".global", bulk);
+            const auto shared = mnemonic.find(".shared", bulk);
+            if (global != std::string_view::npos && global < shared) in.flags |= f_bulk_to_global;
+            else if (shared != std::string_view::npos &&
+                     mnemonic.find(".shared", shared + 1) != std::string_view::npos)
+                in.flags |= f_bulk_from_shared;
+        }
         if (in.vector > 4)
             throw ParseError(line, "vectors of more than 4 elements are not supported");
     }

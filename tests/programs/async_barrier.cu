@@ -9,7 +9,10 @@
 //   4. __pipeline_memcpy_async / __pipeline_commit / __pipeline_wait_prior (cp.async with
 //      commit_group and wait_group), double-buffered;
 //   5. elect.sync (one leader per warp, inline PTX) and the barrier's token API (arrive, then wait
-//      on the token).
+//      on the token);
+//   6. bulk copies (sm_90): cuda::memcpy_async of a 16-byte-aligned size by one thread
+//      (cp.async.bulk completing a barrier's transaction count) and a bulk copy back to global
+//      memory (cp.async.bulk.global.shared::cta.bulk_group).
 // Each result is checked against the host.
 #include <cuda/barrier>
 #include <cuda_pipeline.h>
@@ -84,6 +87,36 @@ __global__ void pipeline_kernel(const float4* in, float* out, int chunks)
         __syncthreads();
     }
     out[threadIdx.x] = sum;
+}
+
+// 6: sm_90's bulk copies. One thread stages the block's whole slice with cuda::memcpy_async of a
+// 16-byte-aligned size (cp.async.bulk into shared memory, completing the barrier's transaction
+// count); after the block changes the tile, one thread writes it back with a bulk copy from shared
+// to global memory (cp.async.bulk.global.shared::cta.bulk_group, commit_group, wait_group).
+__global__ void bulk_kernel(const float4* in, float4* out)
+{
+    __shared__ alignas(16) float4 tile[threads];
+    __shared__ block_barrier bar;
+    if (threadIdx.x == 0) init(&bar, blockDim.x);
+    __syncthreads();
+    const unsigned bytes = sizeof(float4) * blockDim.x;
+    if (threadIdx.x == 0)
+        cuda::memcpy_async(tile, in + blockIdx.x * blockDim.x, cuda::aligned_size_t<16>(bytes), bar);
+    bar.arrive_and_wait();
+    float4 v = tile[(threadIdx.x + 1) % blockDim.x];
+    __syncthreads();
+    tile[threadIdx.x] = make_float4(v.x * 2, v.y * 2, v.z + 1, v.w - 1);
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // generic writes, then bulk reads
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned from = unsigned(__cvta_generic_to_shared(tile));
+        asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(
+                         out + blockIdx.x * blockDim.x),
+                     "r"(from), "r"(bytes)
+                     : "memory");
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    }
 }
 
 // 5: one leader per warp (elect.sync) arrives for the warp with the warp's count; the others only
@@ -180,6 +213,30 @@ int main()
         EXPECT(sums[t] == want, "pipeline: thread %d summed %g, expected %g", t, sums[t], want);
     }
 
+    std::vector<float> q(blocks * threads * 4);
+    for (size_t i = 0; i < q.size(); ++i) q[i] = float(i % 29) - 3;
+    float *d_q, *d_r;
+    CHECK(cudaMalloc(&d_q, q.size() * sizeof(float)));
+    CHECK(cudaMalloc(&d_r, q.size() * sizeof(float)));
+    CHECK(cudaMemcpy(d_q, q.data(), q.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(d_r, 0, q.size() * sizeof(float)));
+    bulk_kernel<<<blocks, threads>>>(reinterpret_cast<const float4*>(d_q),
+                                     reinterpret_cast<float4*>(d_r));
+    CHECK_LAUNCH();
+    std::vector<float> r(q.size());
+    CHECK(cudaMemcpy(r.data(), d_r, r.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int b = 0; b < blocks; ++b)
+        for (int t = 0; t < threads; ++t) {
+            const float* from = &q[(size_t(b) * threads + (t + 1) % threads) * 4];
+            const float want[4] = {from[0] * 2, from[1] * 2, from[2] + 1, from[3] - 1};
+            for (int k = 0; k < 4; ++k)
+                EXPECT(r[(size_t(b) * threads + t) * 4 + k] == want[k],
+                       "bulk: block %d thread %d component %d is %g, expected %g", b, t, k,
+                       r[(size_t(b) * threads + t) * 4 + k], want[k]);
+        }
+    CHECK(cudaFree(d_q));
+    CHECK(cudaFree(d_r));
+
     int* d_leaders;
     CHECK(cudaMalloc(&d_leaders, threads / 32 * sizeof(int)));
     leader_kernel<<<1, threads>>>(d_leaders);
@@ -198,6 +255,6 @@ int main()
     CHECK(cudaFree(d_sum));
     CHECK(cudaFree(d_leaders));
     std::printf("async_barrier: barrier rounds, arrive_and_drop, memcpy_async, pipeline, "
-                "elect.sync: PASS\n");
+                "elect.sync, bulk copies: PASS\n");
     return 0;
 }
