@@ -61,7 +61,12 @@ bool is_lane_constant(ptx::Special s) {
     case Special::total_smem_size:
     case Special::envreg0:
     case Special::envreg1:
-    case Special::envreg2: return false;
+    case Special::envreg2:
+    case Special::reserved_smem_begin:
+    case Special::reserved_smem_end:
+    case Special::reserved_smem_cap:
+    case Special::reserved_smem_0:
+    case Special::reserved_smem_1: return false;
     default: return true;
     }
 }
@@ -153,6 +158,10 @@ void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& sha
                 o = Operand{};
                 o.kind = OperandKind::reg;
                 o.reg = constant(v);
+            } else if (o.kind == OperandKind::special &&
+                       o.special >= ptx::Special::reserved_smem_begin &&
+                       o.special <= ptx::Special::reserved_smem_1) {
+                program.uses_reserved_shared = true;
             } else if (o.kind == OperandKind::special && is_lane_constant(o.special)) {
                 auto it = special_regs.find(o.special);
                 std::int32_t r;
@@ -1048,6 +1057,10 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
                         args[i].bytes.size());
     state.static_shared = static_shared;
     state.shared_bytes = static_shared + config.dynamic_shared_bytes;
+    if (program_->uses_reserved_shared) {
+        state.reserved_shared = std::uint32_t(align_up(state.shared_bytes, 16));
+        state.shared_bytes = state.reserved_shared + reserved_shared_bytes;
+    }
     state.budget = options_.instruction_budget;
     state.detect_races = options_.detect_races;
     state.independent_scheduling = options_.independent_scheduling;

@@ -242,7 +242,15 @@ struct Exec {
         // The grid workspace cooperative_groups::this_grid() reads (cooperative launches only).
         case Special::envreg0: return 0;
         case Special::envreg1: return std::uint32_t(launch.grid_workspace >> 32);  // high half
-        case Special::envreg2: return std::uint32_t(launch.grid_workspace);        // low half
+        case Special::envreg2:
+            return std::uint32_t(launch.grid_workspace);  // low half
+        // The reserved shared memory, after the block's own (emulator.cpp): _0 at its start,
+        // _1 (cooperative groups' scratch, at most 288 bytes) in its second half.
+        case Special::reserved_smem_begin:
+        case Special::reserved_smem_0: return launch.reserved_shared;
+        case Special::reserved_smem_1: return launch.reserved_shared + reserved_shared_bytes / 2;
+        case Special::reserved_smem_end: return launch.reserved_shared + reserved_shared_bytes;
+        case Special::reserved_smem_cap: return reserved_shared_bytes;
         default: return lane_constant(launch, block, warp, s, lane);
         }
     }

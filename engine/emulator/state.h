@@ -66,6 +66,9 @@ struct Program {
     std::uint32_t total_pcs = 0;              // instructions over all functions
     bool uses_global_atomics = false;
     bool uses_device_malloc = false;  // calls malloc/free: blocks run in order
+    // Reads %reserved_smem_offset_*: each block gets the reserved shared memory (1 KB, as on sm_80
+    // and later) after its own, so that cooperative groups' scratch does not overlap the program's.
+    bool uses_reserved_shared = false;
 };
 
 // An emulator fault, thrown from an instruction and caught by the block runner.

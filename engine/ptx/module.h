@@ -211,6 +211,13 @@ enum class Special : std::uint8_t {
     envreg0,
     envreg1,
     envreg2,  // driver ABI: 1 and 2 hold the cooperative grid workspace's address
+    // The reserved shared memory of sm_80 and later (%reserved_smem_offset_begin/end/cap/0/1):
+    // cooperative groups keeps its multi-warp tiles' scratch at %reserved_smem_offset_1.
+    reserved_smem_begin,
+    reserved_smem_end,
+    reserved_smem_cap,
+    reserved_smem_0,
+    reserved_smem_1,
     count_
 };
 
