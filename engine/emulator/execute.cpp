@@ -3806,6 +3806,30 @@ void exec_elect(Exec& x) {
     });
 }
 
+// 9.7.8 bmsk.{clamp,wrap}.b32 d, a, b: a mask of b bits starting at bit a. Both take the low five
+// bits of a and b; .clamp makes a >= 32 an empty mask and b >= 32 a mask up to bit 31, and a mask
+// running past bit 31 ends there.
+void exec_bmsk(Exec& x) {
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+    std::uint64_t* d = x.dst(0);
+    const bool clamp = x.in->flags & ptx::f_shift_clamp;
+    FOR_LANES(x.mask, {
+        const std::uint32_t av = std::uint32_t(a[l]), bv = std::uint32_t(b[l]);
+        const std::uint32_t a1 = av & 31, b1 = bv & 31, sum = a1 + b1;
+        std::uint32_t low = ~0u << a1;                   // bits from a up
+        std::uint32_t high = sum < 32 ? ~0u << sum : 0;  // bits from a + b up
+        bool past = sum >= 32;
+        if (clamp && av >= 32) {
+            low = 0;
+            past = true;
+        }
+        if (clamp && bv >= 32) past = true;
+        if (past) high = 0;
+        else if (b1 == 0) high = ~0u;
+        d[l] = low & ~high;
+    });
+}
+
 // 9.7.13 griddepcontrol.wait / launch_dependents (programmatic dependent launch): kernels run one
 // after another here, so a grid's prerequisites have always finished when it starts
 void exec_griddepcontrol(Exec&) {}
