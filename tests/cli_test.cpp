@@ -37,8 +37,8 @@ TEST_CASE(
         return r.output.substr(at + 1, r.output.find('\n', at + 1) - at - 1);
     };
     CHECK(line_of("02-vector-add").find("passed before, fails now") != std::string::npos);
-    CHECK(line_of("03-matrix-2d").find(" passed ") !=
-          std::string::npos);  // failed, then passed: passed
+    // failed, then passed: passed
+    CHECK(line_of("03-matrix-2d").find(" passed ") != std::string::npos);
     CHECK(line_of("03-matrix-2d").find("fails now") == std::string::npos);
     CHECK(line_of("04-divergence").find("not tried") != std::string::npos);
     // A pass after the failure clears it, also for a store opened anew (the history is read back).
@@ -266,8 +266,8 @@ TEST_CASE("lesson text in a terminal: no raw Markdown markers, tables as columns
     CHECK(r.output.find("**") == std::string::npos);
     CHECK(r.output.find("|---") == std::string::npos);
     CHECK(r.output.find("| naive") == std::string::npos);
-    CHECK(r.output.find("naive (the shipped exercise)") !=
-          std::string::npos);                                  // the table's row, as a column
+    // the table's row, as a column
+    CHECK(r.output.find("naive (the shipped exercise)") != std::string::npos);
     CHECK(r.output.find('\033') == std::string::npos);         // stdout is a pipe here
     CHECK(r.output.find("`A[row][k]`") != std::string::npos);  // code keeps its backticks
 }

@@ -117,3 +117,20 @@ TEST_CASE("course linter: a lesson whose files are missing is named with the fil
     CHECK_FALSE(r.status.ok());
     CHECK(r.status.message.find("exercises/01-threads.cu") != std::string::npos);
 }
+
+TEST_CASE("course: a lesson is named by its id or its number") {
+    const Course course = load();
+    REQUIRE(course.resolve("05-coalescing") != nullptr);
+    CHECK(course.resolve("05-coalescing")->id == "05-coalescing");
+    CHECK(course.resolve("5") == course.resolve("05-coalescing"));
+    CHECK(course.resolve("05") == course.resolve("05-coalescing"));
+    CHECK(course.resolve("02")->id == "02-vector-add");  // not 02b, which only its id names
+    CHECK(course.resolve("02b")->id == "02b-host-program");
+    CHECK(course.resolve("2b")->id == "02b-host-program");
+    CHECK(course.resolve("2B") == nullptr);
+    CHECK(course.resolve("99") == nullptr);
+    CHECK(course.resolve("99999999999999999999") == nullptr);
+    CHECK(course.resolve("-1") == nullptr);
+    CHECK(course.resolve("") == nullptr);
+    CHECK(course.resolve("coalescing") == nullptr);
+}

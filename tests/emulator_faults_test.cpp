@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -71,8 +72,8 @@ void check_fault(const FaultRun& r, const std::string& kernel, const std::string
     CHECK(r.message.rfind(at_line(marker) + "error: " + kind, 0) == 0);  // file:line: error: what
     CHECK(r.message.find("in kernel '" + kernel + "'") != std::string::npos);
     CHECK(r.message.find("  block (0,0,0), " + who) != std::string::npos);
-    CHECK(r.message.find("// FAULT(" + marker + ")") !=
-          std::string::npos);  // the source line is shown
+    // the source line is shown
+    CHECK(r.message.find("// FAULT(" + marker + ")") != std::string::npos);
     CHECK(r.message.find("\n  try: ") != std::string::npos);
 }
 
@@ -166,8 +167,8 @@ TEST_CASE("warps meeting at different __syncthreads() calls") {
                 "warp 1 (threads (32,0,0) to (63,0,0))");
     CHECK(r.message.find("line " + std::to_string(line_of("divergent_barrier_other"))) !=
           std::string::npos);
-    CHECK(r.message.find("// FAULT(divergent_barrier_other)") !=
-          std::string::npos);  // both source lines shown
+    // both source lines shown
+    CHECK(r.message.find("// FAULT(divergent_barrier_other)") != std::string::npos);
 }
 
 TEST_CASE("a __syncthreads() inside a branch half of each warp takes: the threads that did not "
@@ -185,8 +186,8 @@ TEST_CASE("a __syncthreads() inside a branch half of each warp takes: the thread
     CHECK(r.message.find("threads (16,0,0) to (31,0,0) did not arrive there; they went on and "
                          "reached the __syncthreads() of line " +
                          std::to_string(line_of("barrier_in_branch_other"))) != std::string::npos);
-    CHECK(r.message.find("// FAULT(barrier_in_branch_other)") !=
-          std::string::npos);  // both source lines shown
+    // both source lines shown
+    CHECK(r.message.find("// FAULT(barrier_in_branch_other)") != std::string::npos);
     CHECK(r.message.find("move it out of the if") != std::string::npos);
 }
 
@@ -284,20 +285,64 @@ TEST_CASE("an instruction the emulator does not implement is named, with its sou
     CHECK(r.message.find("atom.global.v2.f32.add") != std::string::npos);
 }
 
-TEST_CASE("code the emulator cannot read fails at load with the source and PTX lines") {
+TEST_CASE(
+    "an instruction the emulator cannot read fails the kernels that reach it, not the module") {
     const std::string file = std::string(CUDALAB_TEST_DATA) + "/kernels/faults/unreadable.cu";
     compiler::Compiler compiler;
     const auto compiled = compiler.compile_file(file);
     REQUIRE(compiled->ok);
     emu::EmuBackend backend;
-    const Status s = backend.load(compiled);
-    INFO(s.message);
-    CHECK_FALSE(s.ok());
-    CHECK(s.message.rfind(file + ":" + std::to_string(line_of("texture_fetch", file)) +
-                              ": error: the emulator cannot run this code: ptx:",
-                          0) == 0);
-    CHECK(s.message.find("unknown instruction 'tex.1d.v4.f32.s32'") != std::string::npos);
-    CHECK(s.message.find("--backend gpu") != std::string::npos);
+    const Status loaded = backend.load(compiled);
+    INFO(loaded.message);
+    REQUIRE(loaded.ok());
+    DevicePtr in = 0, out = 0;
+    REQUIRE(backend.allocate(64 * 8, &in).ok());
+    REQUIRE(backend.allocate(64 * 4, &out).ok());
+    std::vector<std::uint64_t> words(64);
+    for (std::uint32_t i = 0; i < 64; ++i) words[i] = 300 + i;
+    REQUIRE(backend.copy_to_device(in, words.data(), 64 * 8).ok());
+    TraceOptions trace;
+    trace.enabled = false;
+    auto launch = [&](const std::string& kernel) {
+        return backend.launch(kernel, LaunchConfig{Dim3{1, 1, 1}, Dim3{64, 1, 1}, 0},
+                              {KernelArg::of(in), KernelArg::of(out)}, trace);
+    };
+    SUBCASE("the kernel that holds it: its source line, the PTX line, what, and what to try") {
+        const LaunchResult r = launch("texture_fetch");
+        INFO(r.status.message);
+        CHECK(r.status.code == StatusCode::compile_error);
+        CHECK(r.status.message.rfind(
+                  file + ":" + std::to_string(line_of("texture_fetch", file)) +
+                      ": error: the emulator cannot run this code in kernel 'texture_fetch': ptx:",
+                  0) == 0);
+        CHECK(r.status.message.find("unknown instruction 'tex.1d.v4.f32.s32': texture and surface "
+                                    "memory are not supported") != std::string::npos);
+        CHECK(r.status.message.find("--backend gpu") != std::string::npos);
+        // The PTX line named is the instruction's.
+        const std::size_t at = r.status.message.find("ptx:") + 4;
+        const std::uint32_t ptx_line = std::uint32_t(std::stoul(r.status.message.substr(at)));
+        std::istringstream ptx(compiled->ptx);
+        std::string text;
+        for (std::uint32_t i = 1; i <= ptx_line; ++i) std::getline(ptx, text);
+        CHECK(text.find("tex.1d.v4.f32.s32") != std::string::npos);
+    }
+    SUBCASE("a kernel that calls a function holding it names the kernel and the function") {
+        const LaunchResult r = launch("calls_texture_fetch");
+        INFO(r.status.message);
+        CHECK(r.status.code == StatusCode::compile_error);
+        CHECK(r.status.message.rfind(file + ":" + std::to_string(line_of("fetch_through", file)) +
+                                         ": error: the emulator cannot run this code in kernel "
+                                         "'calls_texture_fetch' (in function fetch_through): ptx:",
+                                     0) == 0);
+    }
+    SUBCASE("the module's other kernels run") {
+        const LaunchResult r = launch("plain_copy");
+        INFO(r.status.message);
+        REQUIRE(r.status.ok());
+        std::vector<float> got(64);
+        REQUIRE(backend.copy_to_host(got.data(), out, 64 * 4).ok());
+        for (std::uint32_t i = 0; i < 64; ++i) CHECK(got[i] == float((300 + i) & 0xffu));
+    }
 }
 
 TEST_CASE("a faulting launch reports the same fault every time, whatever the host threads do") {

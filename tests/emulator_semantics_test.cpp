@@ -591,8 +591,8 @@ TEST_CASE("--use_fast_math: .ftz flushes subnormals, .approx within bounds") {
         const float a = float(r.in[2 * t] >> 8) / 16777216.0f * 8.0f - 4.0f;
         const std::uint32_t tiny = r.in[2 * t + 1] & 0x807fffffu;
         const float* o = reinterpret_cast<const float*>(r.out.data()) + t * 12;
-        CHECK(bits(o[0]) ==
-              (tiny & 0x80000000u));  // ftz: a subnormal input is a zero of its sign (a + 8 > 0)
+        // ftz: a subnormal input is a zero of its sign (a + 8 > 0)
+        CHECK(bits(o[0]) == (tiny & 0x80000000u));
         CHECK(bits(o[1]) == (tiny & 0x80000000u));
         CHECK(within_ulps<float>(o[2], double(a) / (double(a) + 9.0), 2.5));
         CHECK(within_ulps<float>(o[3], std::sqrt(double(a) + 4.0), 1.5, 1e-30));
@@ -808,8 +808,8 @@ TEST_CASE("vector loads and stores (.v2 / .v4, .nc)") {
         CHECK(bits(out[8 * g + 3]) == bits(w));
         double swapped[2];
         std::memcpy(swapped, out + 8 * g + 4, 16);
-        CHECK(bits(swapped[0]) ==
-              bits(double(in[4 * g + 3])));  // float2 #(2g+1) = (in[4g+2], in[4g+3])
+        // float2 #(2g+1) = (in[4g+2], in[4g+3])
+        CHECK(bits(swapped[0]) == bits(double(in[4 * g + 3])));
         CHECK(bits(swapped[1]) == bits(double(in[4 * g + 2])));
     }
 }

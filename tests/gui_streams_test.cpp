@@ -232,12 +232,16 @@ TEST_CASE("streams view: a timeline file of any shape is read or refused, never 
          "args":{"nodes":["kernel a","memcpy",3],"edges":[[0,1],[1,0],[0,9],[1,2],"x",[0]]}},
         {"ph":"X","name":"pages to device","cat":"page","ts":13,"dur":1,"pid":1,"tid":99999,
          "args":{"allocation":"0x1000","allocation_pages":4,"first_page":1,"pages":2,"to":"device"}},
+        {"ph":"X","name":"GPU page fault","cat":"page fault","ts":13,"dur":0,"pid":1,"tid":99999,
+         "args":{"address":"0x1000","fault_groups":2}},
         {"ph":"X","name":"bad","cat":"api","ts":1,"dur":1,"pid":-3,"tid":0},
         {"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"stream 7"}},
         42, null
     ]})json";
     REQUIRE(parse_streams_timeline(odd, &t, &error));
-    CHECK(t.items.size() == 4);
+    CHECK(t.items.size() == 5);
+    for (const auto& i : t.items)  // a fault is a mark, and the page map holds moves only
+        if (i.name == "GPU page fault") CHECK(i.engine == StreamEngine::event);
     REQUIRE(t.graphs.size() == 1);
     CHECK(t.graphs[0].nodes.size() == 3);
     CHECK(t.graphs[0].edges == std::vector<std::pair<int, int>>{{0, 1}, {1, 2}});

@@ -782,8 +782,8 @@ CheckOutcome run_lesson(const std::string& id, const std::string& source, int la
     CheckRequest r;
     r.lesson = *l;
     r.options.backend = "emu";
-    r.options.seed =
-        20261130;  // the seed scripts/lesson_pictures.sh renders with: the same launches every run
+    // the seed scripts/lesson_pictures.sh renders with: the same launches every run
+    r.options.seed = 20261130;
     r.options.solution = source == "solution";
     if (!source.empty() && source != "solution")
         r.options.source_path = (fs::path(course.root) / source).string();
@@ -948,8 +948,8 @@ TEST_CASE("lesson 08's hierarchy follows the launch its loads check names") {
         find_check(o.report, "global loads per FMA, worst launch against its bound");
     REQUIRE(loads);
     REQUIRE(loads->launch >= 0);
-    CHECK(o.report.focus_launch() ==
-          loads->launch);  // all pass: the launch the performance check measured
+    // all pass: the launch the performance check measured
+    CHECK(o.report.focus_launch() == loads->launch);
     REQUIRE(o.views);
     CHECK(o.launch == loads->launch);
     CHECK(o.views->hierarchy.load_requests ==

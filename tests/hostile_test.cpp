@@ -353,8 +353,8 @@ TEST_CASE("a damaged progress store is reported and kept, never overwritten") {
         CHECK(p.problems()[0].find("damaged") != std::string::npos);
         p.record_check("01-threads", true);
         CHECK(p.save());
-        std::this_thread::sleep_for(
-            std::chrono::milliseconds(1100));  // the kept copy's name has the second
+        // the kept copy's name has the second
+        std::this_thread::sleep_for(std::chrono::milliseconds(1100));
     }
     int kept = 0;
     for (const auto& e : fs::directory_iterator(dir))
@@ -372,8 +372,8 @@ TEST_CASE("an earlier progress.json is migrated once, its values validated") {
         "03-x": {"state": "failed", "hints_shown": 1.5e300},
         "../../etc": {"state": "passed"}}})";
     }
-    lessons::Progress p(
-        (dir / "progress.json").string());  // a .json path names the database beside it
+    // a .json path names the database beside it
+    lessons::Progress p((dir / "progress.json").string());
     CHECK(p.path() == (dir / "progress.db").string());
     CHECK(p.get("01-threads").state == lessons::LessonState::passed);
     CHECK(p.get("01-threads").hints_shown == 2);

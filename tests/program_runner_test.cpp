@@ -343,8 +343,8 @@ TEST_CASE("run: output, arguments and exit code pass through, and settings reach
 
     r = run(quote(kProbe) + " -- exit 42");
     CHECK(r.exit_code == 42);
-    CHECK(r.output.find("cudalab:") ==
-          std::string::npos);  // a plain exit needs no word from cudalab
+    // a plain exit needs no word from cudalab
+    CHECK(r.output.find("cudalab:") == std::string::npos);
 
     r = run(quote(kProbe) + " --backend emu --devices 3 -- devices");
     CHECK(r.exit_code == 0);
@@ -667,4 +667,165 @@ TEST_CASE("CUPTI records become the emulated runtime's trace events: devices as 
     CHECK(events[3].end_ns == 12000);
     CHECK(events[3].args["nodes"] == 2);
     CHECK(events[3].pid == 2);
+}
+
+TEST_CASE("CUPTI's unified memory records become the emulated runtime's page events, placed in "
+          "their managed allocation, with totals in otherData") {
+    TimelineNames names;
+    cupti::ManagedAllocations managed;
+    const std::uint64_t base = 0x7f0000200000ull;
+
+    // A managed allocation of 1 MB (kept), and a device allocation (not managed: ignored).
+    CUpti_ActivityMemory4 alloc{};
+    alloc.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+    alloc.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+    alloc.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_MANAGED;
+    alloc.address = base;
+    alloc.bytes = 1u << 20;
+    CHECK_FALSE(
+        cupti::to_event(reinterpret_cast<CUpti_Activity*>(&alloc), nullptr, &names, &managed));
+    CUpti_ActivityMemory4 device = alloc;
+    device.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    device.address = 0x7f1000000000ull;
+    cupti::to_event(reinterpret_cast<CUpti_Activity*>(&device), nullptr, &names, &managed);
+    REQUIRE(managed.ranges.size() == 1);
+    CHECK(managed.ranges.at(base) == (1u << 20));
+
+    auto um = [](CUpti_ActivityUnifiedMemoryCounterKind kind, std::uint64_t value,
+                 std::uint64_t address, std::uint32_t src, std::uint32_t dst, std::uint32_t flags,
+                 std::uint64_t start) {
+        CUpti_ActivityUnifiedMemoryCounter3 u{};
+        u.kind = CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER;
+        u.counterKind = kind;
+        u.value = value;
+        u.address = address;
+        u.srcId = src;
+        u.dstId = dst;
+        u.flags = flags;
+        u.start = start;
+        u.end = start + 1000;
+        return u;
+    };
+    const std::uint32_t cpu = CUPTI_UNIFIED_MEMORY_CPU_DEVICE_ID;
+    std::vector<TimelineEvent> events;
+    auto add = [&](CUpti_ActivityUnifiedMemoryCounter3 u) {
+        auto e = cupti::to_event(reinterpret_cast<CUpti_Activity*>(&u), nullptr, &names, &managed);
+        if (e) events.push_back(*e);
+        return e;
+    };
+
+    // cudaMemPrefetchAsync to device 1: 64 KB from the allocation's third page.
+    auto prefetch =
+        add(um(CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD, 65536, base + 8192,
+               cpu, 1, CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER, 10000));
+    REQUIRE(prefetch);
+    CHECK(prefetch->name == "pages to device");
+    CHECK(prefetch->category == "page");
+    CHECK(prefetch->pid == 2);
+    CHECK(prefetch->tid == cupti::kPageRow);
+    CHECK(prefetch->args["bytes"] == 65536);
+    CHECK(prefetch->args["pages"] == 16);
+    CHECK(prefetch->args["to"] == "device");
+    CHECK(prefetch->args["cause"] == "prefetch");
+    // A host touch's migration back from device 0, a fault's migration over, the driver's own
+    // speculative one, and one outside every known allocation (5000 bytes: 2 pages).
+    auto back =
+        add(um(CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH, 4096, base + 4096, 0,
+               cpu, CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE, 20000));
+    REQUIRE(back);
+    CHECK(back->name == "pages to host");
+    CHECK(back->pid == 1);
+    CHECK(back->args["to"] == "host");
+    CHECK(back->args["cause"] == "host touch");
+    CHECK(add(um(CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD, 8192, base, cpu, 0,
+                 CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE, 30000))
+              ->args["cause"] == "kernel touch");
+    CHECK(add(um(CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD, 5000,
+                 0x7f2000201000ull, cpu, 0, CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH,
+                 40000))
+              ->args["cause"] == "driver prefetch");
+    // Faults: the GPU's on its device's row, the CPU's on the host (an instant).
+    auto gpu_fault = add(um(CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT, 3, base, 0,
+                            0, CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_WRITE, 29000));
+    REQUIRE(gpu_fault);
+    CHECK(gpu_fault->name == "GPU page fault");
+    CHECK(gpu_fault->category == "page fault");
+    CHECK(gpu_fault->pid == 1);
+    CHECK(gpu_fault->args["fault_groups"] == 3);
+    CHECK(gpu_fault->args["access"] == "write");
+    auto cpu_fault = add(um(CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT,
+                            0x401234, base + 4096, 0, 0, 0, 19000));
+    REQUIRE(cpu_fault);
+    CHECK(cpu_fault->pid == 0);
+    CHECK(cpu_fault->tid == cupti::kPageRow);
+    CHECK(cpu_fault->end_ns == cpu_fault->start_ns);
+    CHECK(cpu_fault->args["pc"] == "0x401234");
+    // Kinds that are not configured are not drawn.
+    CHECK_FALSE(add(um(CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING, 1, base, 0, 0, 0, 1)));
+    REQUIRE(events.size() == 6);
+
+    cupti::place_page_moves(events, managed);
+    CHECK(events[0].args["allocation"] == "0x7f0000200000");
+    CHECK(events[0].args["allocation_pages"] == 256);
+    CHECK(events[0].args["first_page"] == 2);
+    CHECK(events[0].args["allocation_known"] == true);
+    CHECK(events[1].args["first_page"] == 1);
+    CHECK(events[3].args["allocation"] == "0x7f2000200000");  // its 2 MB block
+    CHECK(events[3].args["allocation_pages"] == 512);
+    CHECK(events[3].args["first_page"] == 1);
+    CHECK(events[3].args["pages"] == 2);
+    CHECK(events[3].args["allocation_known"] == false);
+    CHECK_FALSE(events[4].args.contains("allocation"));  // a fault is no move
+
+    const nlohmann::json other = cupti::unified_memory_summary(events, "measured");
+    CHECK(other["unified_memory"] == "measured");
+    CHECK(other["managed_host_to_device_bytes"] == 65536 + 8192 + 5000);
+    CHECK(other["managed_device_to_host_bytes"] == 4096);
+    CHECK(other["managed_prefetched_bytes"] == 65536);
+    CHECK(other["managed_gpu_page_faults"] == 1);
+    CHECK(other["managed_cpu_page_faults"] == 1);
+
+    // The file names the rows as the emulated runtime does.
+    const nlohmann::json t = timeline_json(events, names, other);
+    bool device_row = false, host_row = false;
+    for (const auto& e : t["traceEvents"]) {
+        device_row |= e["ph"] == "M" && e["pid"] == 2 && e["tid"] == cupti::kPageRow &&
+                      e["args"]["name"] == "managed pages";
+        host_row |= e["ph"] == "M" && e["pid"] == 0 && e["tid"] == cupti::kPageRow &&
+                    e["args"]["name"] == "CPU page faults";
+    }
+    CHECK(device_row);
+    CHECK(host_row);
+    CHECK(t["otherData"]["managed_gpu_page_faults"] == 1);
+}
+
+TEST_CASE("CUPTI's peer-to-peer copy records become 'memcpy PtoP' with their devices (lesson 20)") {
+    // Lesson 20 counts peer bytes by the name and each GPU's share by src_device/dst_device; a
+    // copy between GPUs comes as a MEMCPY2 record (or a MEMCPY record of kind PTOP).
+    TimelineNames names;
+    CUpti_ActivityMemcpyPtoP4 p{};
+    p.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+    p.bytes = 8200000;
+    p.start = 2000;
+    p.end = 24000;
+    p.deviceId = 1;
+    p.streamId = 15;
+    p.srcDeviceId = 0;
+    p.dstDeviceId = 1;
+    auto pe = cupti::to_event(reinterpret_cast<CUpti_Activity*>(&p), nullptr, &names);
+    REQUIRE(pe);
+    CHECK(pe->name == "memcpy PtoP");
+    CHECK(pe->category == "memcpy");
+    CHECK(pe->pid == 2);
+    CHECK(pe->tid == 15);
+    CHECK(pe->args["bytes"] == 8200000);
+    CHECK(pe->args["src_device"] == 0);
+    CHECK(pe->args["dst_device"] == 1);
+    CUpti_ActivityMemcpy6 m{};
+    m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+    m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+    m.bytes = 64;
+    auto me = cupti::to_event(reinterpret_cast<CUpti_Activity*>(&m), nullptr, &names);
+    REQUIRE(me);
+    CHECK(me->name == "memcpy PtoP");
 }

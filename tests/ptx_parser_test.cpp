@@ -232,7 +232,7 @@ std::string with_line(const std::string& line) {
 
 }  // namespace
 
-TEST_CASE("unknown syntax is an error that names the PTX line, never skipped") {
+TEST_CASE("malformed PTX is an error that names the PTX line, never skipped") {
     const auto ok = ptx::parse(with_line("add.s32 %r2, %r1, 1;"));
     REQUIRE_MESSAGE(ok.ok, ok.error);
     struct Case {
@@ -240,13 +240,13 @@ TEST_CASE("unknown syntax is an error that names the PTX line, never skipped") {
         const char* message;
     };
     const Case cases[] = {
-        {"frobnicate.s32 %r2, %r1;", "unknown instruction 'frobnicate.s32'"},
-        {"add.wobbly.s32 %r2, %r1, 1;", "unknown modifier '.wobbly'"},
         {"add.s32 %r9, %r1, 1;", "undeclared register '%r9'"},
         {"bra.uni $L__nowhere;", "unknown label '$L__nowhere'"},
         {"ld.global.u32 %r2, [no_such_symbol];", "unknown symbol 'no_such_symbol'"},
         {"add.s32 %r2, %r1, 0xZZ;", "bad number '0xZZ'"},
         {"mov.b64 %rd1, {%r1, %r2;", "unbalanced '{'"},
+        {"add-s32 %r2, %r1, 1;", "malformed instruction 'add-s32'"},
+        {"@%p9 frobnicate.s32 %r2, %r1;", "undeclared register '%p9'"},
     };
     for (const Case& c : cases) {
         CAPTURE(c.line);
@@ -258,9 +258,44 @@ TEST_CASE("unknown syntax is an error that names the PTX line, never skipped") {
     }
     // The emulator's load() passes the error on.
     emu::Emulator emulator;
-    const Status s = emulator.load(with_line("frobnicate.s32 %r2, %r1;"), "k.cu");
+    const Status s = emulator.load(with_line("add.s32 %r2, %r1, 0xZZ;"), "k.cu");
     CHECK_FALSE(s.ok());
-    CHECK(s.message.find("ptx:16: unknown instruction 'frobnicate.s32'") != std::string::npos);
+    CHECK(s.message.find("k.cu:3: error: the emulator cannot run this code: ptx:16: bad number") ==
+          0);
+}
+
+TEST_CASE("an instruction the emulator does not know is recorded against its function") {
+    struct Case {
+        const char* line;
+        const char* message;
+    };
+    const Case cases[] = {
+        {"frobnicate.s32 %r2, %r1;", "ptx:16: unknown instruction 'frobnicate.s32'"},
+        {"add.wobbly.s32 %r2, %r1, 1;", "ptx:16: unknown modifier '.wobbly' in 'add.wobbly.s32'"},
+        {"ld.global.v8.u32 {%r1, %r2, %r3, %r1, %r2, %r3, %r1, %r2}, [%rd2];",
+         "ptx:16: vectors of more than 4 elements are not supported"},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.line);
+        const auto r = ptx::parse(with_line(c.line));
+        REQUIRE_MESSAGE(r.ok, r.error);
+        const ptx::Function& fn = r.module.functions[0];
+        REQUIRE(fn.unsupported.size() == 1);
+        CHECK(fn.unsupported[0].message == c.message);
+        CHECK(fn.unsupported[0].ptx_line == 16);
+        CHECK(fn.unsupported[0].file == 1);
+        CHECK(fn.unsupported[0].line == 3);  // the .loc before it
+        CHECK(fn.code.size() == 5);          // the others, without it
+    }
+    // The module loads; the kernel's launch fails with the load error's words, naming it.
+    emu::Emulator emulator;
+    REQUIRE(emulator.load(with_line("frobnicate.s32 %r2, %r1;"), "k.cu").ok());
+    const LaunchResult r = emulator.launch("k", "k", LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0},
+                                           {KernelArg::of(DevicePtr(0))}, TraceOptions{});
+    CHECK(r.status.code == StatusCode::compile_error);
+    CHECK(r.status.message.rfind("k.cu:3: error: the emulator cannot run this code in kernel 'k': "
+                                 "ptx:16: unknown instruction 'frobnicate.s32'\n  try: ",
+                                 0) == 0);
 }
 
 TEST_CASE("shapes of PTX that NVRTC emits for the CUDA headers and debug info") {

@@ -53,17 +53,8 @@ int load(lessons::Course& course) {
 }
 
 const lessons::LessonInfo* find_or_explain(const lessons::Course& course, const std::string& id) {
-    const lessons::LessonInfo* l = course.find(id);
+    const lessons::LessonInfo* l = course.resolve(id);  // "2" and "02" name 02-vector-add
     if (!l) {
-        // Accept the number alone ("2", "02") as a shortcut for the id (any number of digits:
-        // 99999999999999999999 is simply no lesson).
-        std::string unused;
-        if (auto n = cli::parse_unsigned(id, 0, 999, "lesson number", &unused))
-            for (const auto& c : course.lessons)
-                if (auto m =
-                        cli::parse_unsigned(c.id.substr(0, 2), 0, 99, "lesson number", &unused);
-                    m && *m == *n)
-                    return &c;
         std::cerr << "cudalab: no lesson '" << id << "'. The lessons are:\n";
         for (const auto& c : course.lessons) std::cerr << "  " << c.id << "  " << c.title << "\n";
         return nullptr;

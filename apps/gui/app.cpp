@@ -26,8 +26,8 @@ using viewmodel::Clock;
 
 namespace {
 
-constexpr double kPollSeconds =
-    0.025;  // how often the exercise file's time stamp is looked at (a stat() call)
+// how often the exercise file's time stamp is looked at (a stat() call)
+constexpr double kPollSeconds = 0.025;
 
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
@@ -67,7 +67,7 @@ App::App(AppOptions options, lessons::Course course)
         trace_only_ = true;
         load_trace_file();
     } else {
-        const lessons::LessonInfo* l = course_.find(options_.lesson);
+        const lessons::LessonInfo* l = course_.resolve(options_.lesson);  // an id or a number
         if (!l && !course_.lessons.empty()) l = &course_.lessons.front();
         if (l) open_lesson(*l);
     }
@@ -103,8 +103,8 @@ void App::open_lesson(const lessons::LessonInfo& lesson) {
     lesson_text_.set(viewmodel::parse_markdown(
         text.note.empty() ? text.markdown : "> " + text.note + "\n\n" + text.markdown));
     lesson_hints_ = text.hints;
-    hints_lang_ =
-        text.hints != lesson.hints ? options_.lang : "en";  // the hints fall back on their own
+    // the hints fall back on their own
+    hints_lang_ = text.hints != lesson.hints ? options_.lang : "en";
     editor_ = Editor{};
     editor_.path = !options_.source_file.empty() ? options_.source_file
                    : options_.solution           ? lesson.solution_path
@@ -162,8 +162,8 @@ void App::apply_outcome(viewmodel::CheckOutcome o) {
         streams_.timeline = o.streams;
         streams_.json = o.report.program_timeline;
         streams_.lesson = lesson_->id;
-        streams_.can_trace =
-            o.report.backend == "emu";  // only the emulated runtime traces a launch
+        // only the emulated runtime traces a launch
+        streams_.can_trace = o.report.backend == "emu";
         if (o.request.options.program_trace_launch && o.request.reason == "trace launch") {
             const std::uint64_t n = o.request.options.program_trace_launch;
             if (o.views) {
@@ -643,7 +643,7 @@ void App::draw_toolbar() {
     ImGui::PushFont(fonts().h3);
     ImGui::TextUnformatted("cudalab");
     ImGui::PopFont();
-    ImGui::SameLine(0, 18 * s);
+    ImGui::SameLine(0, spacing::wide_gap * s);
 
     // Lesson picker.
     std::string current =
@@ -671,7 +671,7 @@ void App::draw_toolbar() {
         }
         ImGui::EndCombo();
     }
-    ImGui::SameLine(0, 14 * s);
+    ImGui::SameLine(0, spacing::group_gap * s);
 
     // Status of the last check.
     if (checking_ && !outcome_) chip("checking\xE2\x80\xA6", colors::chip_neutral, colors::text);
@@ -695,7 +695,7 @@ void App::draw_toolbar() {
                 passed_before_ && !options_.solution ? " \xC2\xB7 passed before, fails now" : "");
             chip(buf, colors::chip_fail, colors::chip_fail_text);
         }
-        ImGui::SameLine(0, 10 * s);
+        ImGui::SameLine(0, spacing::label_gap * s);
         ImGui::AlignTextToFramePadding();
         if (checking_) text_dim("re-checking\xE2\x80\xA6");
         else if (r.status.code == StatusCode::compile_error)
@@ -720,9 +720,10 @@ void App::draw_toolbar() {
     const char* labels[] = {"Re-run", "Hint", "Open in editor", "Reset\xE2\x80\xA6"};
     float total = 0;
     for (const char* l : labels)
-        total += ImGui::CalcTextSize(l).x + 2 * ImGui::GetStyle().FramePadding.x + 6 * s;
-    ImGui::SameLine(std::max(ImGui::GetCursorPosX(), w - total - 14 * s));
-    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(6 * s, 0));
+        total += ImGui::CalcTextSize(l).x + 2 * ImGui::GetStyle().FramePadding.x +
+                 spacing::button_gap * s;
+    ImGui::SameLine(std::max(ImGui::GetCursorPosX(), w - total - spacing::group_gap * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(spacing::button_gap * s, 0));
     const bool can_run = lesson_ && !trace_only_;
     if (!can_run) ImGui::BeginDisabled();
     if (ImGui::Button("Re-run")) request_check("re-run", Clock::now());
@@ -1003,7 +1004,7 @@ void App::draw_launch_picker() {
     };
     ImGui::AlignTextToFramePadding();
     text_dim("Launch");
-    ImGui::SameLine(0, 8 * s);
+    ImGui::SameLine(0, spacing::item_x * s);
     const std::string current =
         launch_ >= 0 ? r.launch_shape(launch_) + "  \xC2\xB7  " + summary(launch_) : "none";
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x);
@@ -1029,7 +1030,7 @@ void App::draw_launch_picker() {
     tooltip("The lesson runs the kernel several times; each check measured one launch. The views, "
             "the figures beside the "
             "code and the step search show the launch picked here (cudalab gui --launch N).");
-    ImGui::Dummy(ImVec2(0, 2 * s));
+    ImGui::Dummy(ImVec2(0, spacing::row_gap * s));
 }
 
 // One line under the view's tabs: what the step the view opened on shows. Gone once the

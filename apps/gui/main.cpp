@@ -146,8 +146,8 @@ int main(int argc, char** argv) {
            "--lang", lang,
            "language of lesson texts and hints: en or zh (default: $CUDALAB_LANG, else the locale)")
         ->check(CLI::IsMember({"en", "zh"}))
-        ->multi_option_policy(
-            CLI::MultiOptionPolicy::TakeLast);  // `cudalab --lang zh gui ... --lang en`: the last
+        // `cudalab --lang zh gui ... --lang en`: the last
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     std::string course_dir;
     cli.add_option("--course", course_dir,
                    "read the course in DIR instead of the built-in one (default: $CUDALAB_COURSE)");
@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
                      options.source_file.c_str());
         return 2;
     }
-    if (options.trace_file.empty() && !course.find(options.lesson)) {
+    if (options.trace_file.empty() && !course.resolve(options.lesson)) {
         std::fprintf(stderr, "cudalab gui: no lesson '%s'. The lessons are: %s\n",
                      options.lesson.c_str(), course.ids().c_str());
         return 2;

@@ -25,10 +25,10 @@ struct ArchLimits {
     int registers_per_sm = 65536;
     int max_registers_per_thread = 255;
     int register_unit = 256;  // registers are allocated per warp in units of this many
-    int shared_granularity =
-        128;  // shared memory is allocated per block in units of this many bytes
-    int reserved_shared_per_block =
-        1024;  // the system's share of each block's shared memory (cc >= 8.0)
+    // Shared memory is allocated per block in units of this many bytes,
+    int shared_granularity = 128;
+    // and the system takes this share of each block's (cc >= 8.0).
+    int reserved_shared_per_block = 1024;
 };
 
 inline constexpr ArchLimits arch_table[] = {
@@ -60,8 +60,8 @@ inline constexpr std::uint32_t max_grid_x = 0x7fffffffu;  // 2147483647
 inline constexpr std::uint32_t max_grid_yz = 65535;
 inline constexpr std::uint32_t constant_memory_bytes = 64 * 1024;
 inline constexpr std::uint32_t max_local_bytes_per_thread = 512 * 1024;
-inline constexpr std::uint32_t default_shared_per_block =
-    48 * 1024;  // without the opt-in attribute
+// without the opt-in attribute
+inline constexpr std::uint32_t default_shared_per_block = 48 * 1024;
 
 // [SECTION] Memory geometry (what the grading rules count)
 

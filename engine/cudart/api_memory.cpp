@@ -87,6 +87,9 @@ cudaError_t free_device(void* ptr, const char* api) {
         return cudaErrorInvalidValue;
     }
     if (it->second.kind == MemoryKind::managed) {
+        // The host's moves since the last phase go on the timeline before the allocation does
+        // (its pages' moves are no longer found at the next launch or at exit).
+        record_page_moves(rt, rt.current_device(), rt.issue_time(), rt.issue_time(), "host touch");
         managed::remove(ptr);
         rt.memory->unmap_host(ptr);
         ::munmap(ptr, (it->second.size + managed::page_bytes - 1) / managed::page_bytes *

@@ -30,8 +30,8 @@ struct DeviceModel {
     int registers_per_block = hw::emulated.registers_per_sm;                  // 65536
     std::uint64_t shared_per_sm = std::uint64_t(hw::emulated.shared_per_sm);  // 228 KB
     std::uint64_t shared_per_block = hw::default_shared_per_block;            // without opt-in
-    std::uint64_t shared_per_block_optin =
-        std::uint64_t(hw::emulated.max_shared_per_block);  // 227 KB
+    // 227 KB
+    std::uint64_t shared_per_block_optin = std::uint64_t(hw::emulated.max_shared_per_block);
     std::uint64_t constant_memory = hw::constant_memory_bytes;
     int async_engines = 2;  // copy engines used by the model: one per direction
     // Bandwidths (bytes per second).

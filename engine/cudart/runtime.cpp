@@ -78,8 +78,8 @@ const DeviceModel& device_model() {
 }
 
 Runtime& Runtime::get() {
-    static Runtime* runtime =
-        new Runtime();  // never destroyed before the program's own atexit work
+    // never destroyed before the program's own atexit work
+    static Runtime* runtime = new Runtime();
     return *runtime;
 }
 

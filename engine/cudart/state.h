@@ -53,8 +53,8 @@ struct Function {
     Module* module = nullptr;
     std::string entry;  // PTX entry name (mangled)
     const void* host_function = nullptr;
-    int max_dynamic_shared =
-        int(hw::default_shared_per_block);  // cudaFuncAttributeMaxDynamicSharedMemorySize
+    // cudaFuncAttributeMaxDynamicSharedMemorySize
+    int max_dynamic_shared = int(hw::default_shared_per_block);
     int preferred_carveout = -1;
     int cache_config = 0;
     int traced_launches = 0;  // the timing model's samples (work.cpp)
@@ -255,10 +255,10 @@ class Runtime {
     bool detect_races = false;
     std::vector<Injection> injections;  // CUDALAB_INJECT
     std::uint64_t malloc_calls = 0;     // cudaMalloc calls so far (for malloc:N)
-    std::uint64_t kernel_launches =
-        0;  // kernels run so far, graphs' included (for launch-config:N, illegal-address:N)
-    std::uint64_t driver_module_loads =
-        0;  // cuModuleLoadData(Ex) calls that loaded a module (result file)
+    // kernels run so far, graphs' included (for launch-config:N, illegal-address:N)
+    std::uint64_t kernel_launches = 0;
+    // cuModuleLoadData(Ex) calls that loaded a module (result file)
+    std::uint64_t driver_module_loads = 0;
     // The injection of `fault` due at call `count`, marked fired; null when none.
     Injection* inject(const char* fault, std::uint64_t count);
     std::shared_ptr<emu::DeviceMemory> memory;  // one unified address space for all devices

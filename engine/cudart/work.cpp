@@ -314,6 +314,12 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
         (void)config;
         return cudaErrorInvalidValue;
     }
+    if (r.status.code == StatusCode::compile_error) {
+        // The kernel holds (or calls) an instruction the emulator cannot run: this launch's own
+        // result, not sticky, so the program's other kernels still run (docs/emulator.md).
+        rt.warn(std::string(api) + ": " + r.status.message);
+        return cudaErrorNotSupported;
+    }
     if (keep_trace && r.trace) {
         std::string error;
         if (!write_trace(*r.trace, rt.trace_path, &error))

@@ -320,6 +320,59 @@ void find_zero_registers(PreparedFunction& pf) {
     pf.zero_all_registers = false;
 }
 
+// Which function each function's calls can reach that holds an instruction the emulator cannot
+// run (Program::unrunnable). A call through a pointer may reach any function whose address is
+// taken (an operand or an initialiser names it).
+std::vector<std::int32_t> find_unrunnable(const ptx::Module& m) {
+    const std::size_t n = m.functions.size();
+    std::vector<std::vector<std::int32_t>> callees(n);
+    std::vector<bool> calls_pointer(n, false);
+    std::vector<std::int32_t> address_taken;
+    auto take = [&](std::int32_t f) {
+        if (f >= 0 && std::size_t(f) < n &&
+            std::find(address_taken.begin(), address_taken.end(), f) == address_taken.end())
+            address_taken.push_back(f);
+    };
+    for (const ptx::Symbol& g : m.globals)
+        for (const ptx::Relocation& r : g.relocations)
+            if (auto it = m.function_index.find(r.target); it != m.function_index.end())
+                take(it->second);
+    for (std::size_t i = 0; i < n; ++i)
+        for (const Instruction& in : m.functions[i].code) {
+            for (int k = 0; k < in.operand_count; ++k)
+                if (in.operands[k].kind == OperandKind::symbol &&
+                    in.operands[k].scope == Operand::code_scope)
+                    take(in.operands[k].symbol);
+            if (in.op != Opcode::call) continue;
+            if (in.operands[1].kind == OperandKind::reg) calls_pointer[i] = true;
+            else if (in.target >= 0) callees[i].push_back(in.target);
+        }
+    std::vector<std::int32_t> result(n, -1);
+    for (std::size_t start = 0; start < n; ++start) {
+        if (m.functions[start].unsupported.empty() && callees[start].empty() &&
+            !calls_pointer[start])
+            continue;
+        // Depth first from `start`, itself first: the message names the nearest culprit.
+        std::vector<bool> seen(n, false);
+        std::vector<std::int32_t> stack{std::int32_t(start)};
+        while (!stack.empty() && result[start] < 0) {
+            const std::int32_t f = stack.back();
+            stack.pop_back();
+            if (seen[std::size_t(f)]) continue;
+            seen[std::size_t(f)] = true;
+            if (!m.functions[std::size_t(f)].unsupported.empty()) {
+                result[start] = f;
+                break;
+            }
+            const auto& next = callees[std::size_t(f)];
+            for (auto it = next.rbegin(); it != next.rend(); ++it) stack.push_back(*it);
+            if (calls_pointer[std::size_t(f)])
+                for (std::int32_t g : address_taken) stack.push_back(g);
+        }
+    }
+    return result;
+}
+
 std::string dim_text(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
     return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
 }
@@ -651,15 +704,11 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         else if (parsed.source_line)
             inlined = " (in " + file + ":" + std::to_string(parsed.source_line) +
                       ", a header your code uses)";
-        // Features the emulator does not model, named as the learner wrote them.
-        std::string what = parsed.error;
-        if (what.find("'tex.") != std::string::npos || what.find("'tld4") != std::string::npos ||
-            what.find("'suld") != std::string::npos || what.find("'sust") != std::string::npos ||
-            what.find("'txq") != std::string::npos)
-            what += ": texture and surface memory are not supported by the emulator";
+        // Malformed PTX: the whole module is unreadable. (An instruction the emulator does not
+        // know is no syntax error: it fails only the kernels that reach it, at their launch.)
         return Status::error(
             StatusCode::compile_error,
-            where + ": error: the emulator cannot run this code: " + what + inlined +
+            where + ": error: the emulator cannot run this code: " + parsed.error + inlined +
                 "\n  try: rewrite the construct it names, or run on a GPU with --backend gpu");
     }
     auto program = std::make_unique<Program>();
@@ -760,6 +809,7 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         pc_base += std::uint32_t(m.functions[i].code.size());
     }
     program->total_pcs = pc_base;
+    program->unrunnable = find_unrunnable(m);
     for (const auto& f : m.functions)
         if (f.is_extern && (f.name == "malloc" || f.name == "free"))
             program->uses_device_malloc = true;
@@ -897,6 +947,36 @@ std::string source_line_text(const std::string& path, std::uint32_t line) {
 
 // [SECTION] Fault messages ------------------------------------------------------------------------
 
+// A kernel that reaches an instruction the emulator cannot run, in the words of a load error:
+// where the instruction came from (the learner's line, or the header it was inlined from), the
+// PTX line and what was not understood.
+std::string unrunnable_message(const Program& program, std::int32_t holder,
+                               const std::string& kernel_name) {
+    const ptx::Function& fn = program.functions[std::size_t(holder)].fn;
+    const ptx::Function::Unsupported& u = fn.unsupported.front();
+    std::string where = program.source_path.empty() ? std::string("kernel") : program.source_path;
+    const auto file = program.module.files.find(u.file);
+    const std::string name = file == program.module.files.end()
+                                 ? std::string()
+                                 : std::filesystem::path(file->second).filename().string();
+    std::string inlined;
+    if (u.line && (name.empty() || program.source_path.empty() ||
+                   name == compiler::nvrtc_program_name(program.source_path)))
+        where += ":" + std::to_string(u.line);
+    else if (u.line)
+        inlined = " (in " + name + ":" + std::to_string(u.line) + ", a header your code uses)";
+    std::string what = u.message;
+    // Features the emulator does not model, named as the learner wrote them.
+    if (what.find("'tex.") != std::string::npos || what.find("'tld4") != std::string::npos ||
+        what.find("'suld") != std::string::npos || what.find("'sust") != std::string::npos ||
+        what.find("'txq") != std::string::npos)
+        what += ": texture and surface memory are not supported by the emulator";
+    std::string in = " in kernel '" + kernel_name + "'";
+    if (!fn.is_entry) in += " (in function " + compiler::source_name_of(fn.name) + ")";
+    return where + ": error: the emulator cannot run this code" + in + ": " + what + inlined +
+           "\n  try: rewrite the construct it names, or run on a GPU with --backend gpu";
+}
+
 std::string format_fault(const Program& program, const LaunchConfig& cfg,
                          const std::string& kernel_name, const FaultInfo& f) {
     std::uint32_t line = 0;
@@ -1005,6 +1085,11 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         bad = "the block is larger than the kernel's __launch_bounds__ (" +
               std::to_string(fn->maxntid[0]) + " threads)";
     std::size_t kernel_index = std::size_t(program_->module.function_index.at(entry));
+    if (const std::int32_t holder = program_->unrunnable[kernel_index]; holder >= 0) {
+        result.status = Status::error(StatusCode::compile_error,
+                                      unrunnable_message(*program_, holder, display_name));
+        return result;
+    }
     const PreparedFunction& pk = program_->functions[kernel_index];
     const std::uint32_t static_shared = program_->common_shared_bytes + pk.own_shared_bytes;
     if (bad.empty() && std::uint64_t(static_shared) + config.dynamic_shared_bytes >

@@ -5,6 +5,7 @@
 // [SECTION] The execution context
 // [SECTION] Memory: address resolution, bounds checks, trace counters
 // [SECTION] Half precision: f16 and bf16
+// [SECTION] SIMD integer and video instructions
 // [SECTION] Integer and floating-point arithmetic
 // [SECTION] Comparison, selection, logic
 // [SECTION] Data movement and conversion
@@ -107,6 +108,29 @@ inline double flush(double f) { return f; }  // .ftz applies to f32 only
 // f64 NaNs agree with the host's already (0xfff8000000000000).
 inline float canonical(float r) { return r != r ? std::bit_cast<float>(0x7fffffffu) : r; }
 inline double canonical(double r) { return r; }
+// An f64 result that is NaN because an operand is: the first NaN operand, quieted (an H200 keeps
+// the payload and prefers a over b over c; the host may pick either). f32 NaNs are canonical.
+inline double quiet(double v) {
+    return std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) | (1ull << 51));
+}
+inline float nan_operand(float r, float, float, float = 0) { return r; }
+inline double nan_operand(double r, double a, double b, double c = 0) {
+    if (r == r) return r;
+    if (a != a) return quiet(a);
+    if (b != b) return quiet(b);
+    if (c != c) return quiet(c);
+    return r;
+}
+// An f64 NaN narrowed to a format of `exponent` and `fraction` bits: sign and the top of the
+// payload kept, quiet bit set (an H200's cvt.f32.f64 and cvt.f16.f64; its f32 -> f16 instead gives
+// the canonical NaN).
+inline std::uint32_t narrowed_nan(std::uint64_t bits, int exponent, int fraction) {
+    const std::uint32_t sign = std::uint32_t(bits >> 63) << (exponent + fraction);
+    const std::uint32_t payload = std::uint32_t((bits & ((1ull << 52) - 1)) >> (52 - fraction));
+    return sign | (((1u << exponent) - 1) << fraction) | (1u << (fraction - 1)) | payload;
+}
+// .sat: clamp to [+0, 1]; NaN and -0 become +0 (an H200's cvt.sat.f32.f32 of -0 is +0).
+template <class T> T saturate01(T v) { return v != v || v <= T(0) ? T(0) : std::min(v, T(1)); }
 
 // Directed rounding for the rare instructions that ask for it (expf's range reduction uses
 // fma.rm). This file is compiled with -frounding-math so the compiler honours the mode.
@@ -948,14 +972,124 @@ void half_arith(Exec& x, HalfOp op) {
                 }
                 default: v = 0; break;
                 }
-                if (sat) v = std::isnan(v) ? 0.0 : std::clamp(v, 0.0, 1.0);
-                if (relu && !std::isnan(v) && v < 0) v = 0.0;
+                if (sat) v = saturate01(v);
+                if (relu && !std::isnan(v) && (v < 0 || std::signbit(v))) v = 0.0;
                 h = double_to_half(v, f, r);
                 if (ftz && (h & 0x7fff) < (1u << f.fraction_bits)) h &= 0x8000;
             }
             result |= std::uint64_t(h) << (16 * e);
         }
         d[l] = result;
+    });
+}
+
+// [SECTION] SIMD integer and video instructions --------------------------------------------------
+//
+// Several small integers packed in one 32-bit register, each operated on alone: add, sub, min and
+// max on .u16x2/.s16x2 (PTX ISA 8.0), the SIMD video instructions vop2/vop4 that the __v*2 and
+// __v*4 intrinsics emit, and dp2a.
+
+enum class SimdOp : std::uint8_t { add, sub, avrg, absdiff, min, max };
+
+inline std::int64_t simd_apply(SimdOp op, std::int64_t a, std::int64_t b) {
+    switch (op) {
+    case SimdOp::add: return a + b;
+    case SimdOp::sub: return a - b;
+    case SimdOp::avrg: return a + b >= 0 ? (a + b + 1) >> 1 : (a + b) >> 1;  // rounds up at .5
+    case SimdOp::absdiff: return a > b ? a - b : b - a;
+    case SimdOp::min: return std::min(a, b);
+    case SimdOp::max: return std::max(a, b);
+    }
+    return 0;
+}
+
+inline bool is_simd16(Type t) { return t == Type::u16x2 || t == Type::s16x2; }
+
+// 9.7.1.1 add, 9.7.1.2 sub, 9.7.1.12 min, 9.7.1.13 max on .u16x2/.s16x2: each half-word on its
+// own, wrapping (add, sub); min/max.relu.s16x2 clamps a negative result to 0.
+void simd16(Exec& x, SimdOp op) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+    const bool is_signed = x.in->type == Type::s16x2;
+    const bool relu = (x.in->flags & ptx::f_relu) && is_signed;
+    FOR_LANES(x.mask, {
+        std::uint32_t r = 0;
+        for (int h = 0; h < 2; ++h) {
+            const std::uint32_t ua = std::uint16_t(a[l] >> (16 * h)),
+                                ub = std::uint16_t(b[l] >> (16 * h));
+            std::int64_t v = is_signed ? simd_apply(op, std::int16_t(ua), std::int16_t(ub))
+                                       : simd_apply(op, ua, ub);
+            if (relu && v < 0) v = 0;
+            r |= std::uint32_t(std::uint16_t(v)) << (16 * h);
+        }
+        d[l] = r;
+    });
+}
+
+// The SIMD video instructions: vop2 (PTX ISA 9.7.18.2.1: vadd2, vsub2, vavrg2, vabsdiff2, vmin2,
+// vmax2 on half-words) and vop4 (9.7.18.2.3: the same on bytes). Each element of a and b is sign-
+// or zero-extended by its operand's type (.atype, .btype) and the operation is exact; .sat clamps
+// the result to the element range of .dtype. Then either the secondary accumulate (.add: d = c plus
+// the sum of the elements, 32-bit) or the SIMD merge (d takes the results' elements, and c's
+// elements where the destination mask leaves them out). Only the default element selections are
+// read (a: .b3210/.h10, b: .b7654/.h32, d: every element); the parser refuses others, which are
+// written as operand suffixes (a.b0123) it does not accept.
+template <int Bits> void video_simd(Exec& x, SimdOp op) {
+    constexpr int elements = 32 / Bits;
+    constexpr std::uint32_t element_mask = (1u << Bits) - 1;
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
+    const bool d_signed = x.in->type == Type::s32, a_signed = x.in->type2 == Type::s32,
+               b_signed = x.in->type3 == Type::s32;
+    const bool sat = x.in->flags & ptx::f_sat, accumulate = x.in->sub == SubOp::add;
+    const std::int64_t lo = d_signed ? -(std::int64_t(1) << (Bits - 1)) : 0,
+                       hi = d_signed ? (std::int64_t(1) << (Bits - 1)) - 1 : element_mask;
+    auto element = [](std::uint64_t v, int i, bool is_signed) {
+        const std::uint32_t e = std::uint32_t(v >> (Bits * i)) & element_mask;
+        return is_signed ? std::int64_t(e) - ((e >> (Bits - 1)) ? std::int64_t(1) << Bits : 0)
+                         : std::int64_t(e);
+    };
+    FOR_LANES(x.mask, {
+        std::uint32_t merged = 0, sum = std::uint32_t(c[l]);
+        for (int i = 0; i < elements; ++i) {
+            std::int64_t t = simd_apply(op, element(a[l], i, a_signed), element(b[l], i, b_signed));
+            if (sat && !accumulate) t = std::clamp(t, lo, hi);
+            merged |= (std::uint32_t(t) & element_mask) << (Bits * i);
+            sum += std::uint32_t(t);
+        }
+        d[l] = accumulate ? sum : merged;
+    });
+}
+void exec_vadd2(Exec& x) { video_simd<16>(x, SimdOp::add); }
+void exec_vsub2(Exec& x) { video_simd<16>(x, SimdOp::sub); }
+void exec_vavrg2(Exec& x) { video_simd<16>(x, SimdOp::avrg); }
+void exec_vabsdiff2(Exec& x) { video_simd<16>(x, SimdOp::absdiff); }
+void exec_vmin2(Exec& x) { video_simd<16>(x, SimdOp::min); }
+void exec_vmax2(Exec& x) { video_simd<16>(x, SimdOp::max); }
+void exec_vadd4(Exec& x) { video_simd<8>(x, SimdOp::add); }
+void exec_vsub4(Exec& x) { video_simd<8>(x, SimdOp::sub); }
+void exec_vavrg4(Exec& x) { video_simd<8>(x, SimdOp::avrg); }
+void exec_vabsdiff4(Exec& x) { video_simd<8>(x, SimdOp::absdiff); }
+void exec_vmin4(Exec& x) { video_simd<8>(x, SimdOp::min); }
+void exec_vmax4(Exec& x) { video_simd<8>(x, SimdOp::max); }
+
+// 9.7.1.24 dp2a.lo/.hi: c plus the two-way dot product of a's two half-words with two bytes of b
+// (bytes 0-1 for .lo, 2-3 for .hi), each sign- or zero-extended by its type, in 32 bits.
+void exec_dp2a(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t *a = x.src(1), *b = x.src(2), *c = x.src(3);
+    const bool sa = x.in->type == Type::s32, sb = x.in->type2 == Type::s32;
+    const int first_byte = (x.in->flags & ptx::f_hi) ? 2 : 0;
+    FOR_LANES(x.mask, {
+        std::uint32_t acc = std::uint32_t(c[l]);
+        for (int i = 0; i < 2; ++i) {
+            const std::uint32_t ha = std::uint16_t(a[l] >> (16 * i));
+            const std::uint32_t bb = std::uint8_t(b[l] >> (8 * (first_byte + i)));
+            const std::int64_t va = sa ? std::int64_t(std::int16_t(ha)) : std::int64_t(ha);
+            const std::int64_t vb = sb ? std::int64_t(std::int8_t(bb)) : std::int64_t(bb);
+            acc += std::uint32_t(va * vb);
+        }
+        d[l] = acc;
     });
 }
 
@@ -1003,7 +1137,10 @@ template <class T, class F> void float_binary(Exec& x, F f) {
     const bool sat = x.in->flags & ptx::f_sat;
     RoundingScope rs(x.in->rounding);
     if (!ftz && !sat) {
-        FOR_LANES(x.mask, d[l] = put<T>(canonical(f(get<T>(a[l]), get<T>(b[l])))));
+        FOR_LANES(x.mask, {
+            const T va = get<T>(a[l]), vb = get<T>(b[l]);
+            d[l] = put<T>(canonical(nan_operand(f(va, vb), va, vb)));
+        });
         return;
     }
     FOR_LANES(x.mask, {
@@ -1012,9 +1149,9 @@ template <class T, class F> void float_binary(Exec& x, F f) {
             va = flush(va);
             vb = flush(vb);
         }
-        T r = canonical(f(va, vb));
+        T r = canonical(nan_operand(f(va, vb), va, vb));
         if (ftz) r = flush(r);
-        if (sat) r = std::isnan(r) ? T(0) : std::clamp(r, T(0), T(1));
+        if (sat) r = saturate01(r);
         d[l] = put<T>(r);
     });
 }
@@ -1094,6 +1231,7 @@ template <bool Sub> void add_sub(Exec& x) {
     if (t == Type::f64)
         return float_binary<double>(x, [](double a, double b) { return Sub ? a - b : a + b; });
     if (is_half(t)) return half_arith(x, Sub ? HalfOp::sub : HalfOp::add);
+    if (is_simd16(t)) return simd16(x, Sub ? SimdOp::sub : SimdOp::add);
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
     if ((x.in->flags & ptx::f_sat) && t == Type::s32) {
@@ -1155,7 +1293,15 @@ template <class T> void float_fma(Exec& x) {
     RoundingScope rs(x.in->rounding);
     if (!ftz && !sat) {  // the common form, vectorised (float_lanes.cpp), in the mode set above
         if constexpr (std::is_same_v<T, float>) return lanes::fma_f32(d, a, b, c, x.mask);
-        else return lanes::fma_f64(d, a, b, c, x.mask);
+        else {
+            lanes::fma_f64(d, a, b, c, x.mask);
+            FOR_LANES(x.mask, {  // a NaN operand's payload, as the general form gives it
+                if (std::isnan(get<double>(d[l])))
+                    d[l] = put(nan_operand(get<double>(d[l]), get<double>(a[l]), get<double>(b[l]),
+                                           get<double>(c[l])));
+            });
+            return;
+        }
     }
     FOR_LANES(x.mask, {
         T va = get<T>(a[l]), vb = get<T>(b[l]), vc = get<T>(c[l]);
@@ -1164,9 +1310,9 @@ template <class T> void float_fma(Exec& x) {
             vb = flush(vb);
             vc = flush(vc);
         }
-        T r = canonical(std::fma(va, vb, vc));
+        T r = canonical(nan_operand(std::fma(va, vb, vc), va, vb, vc));
         if (ftz) r = flush(r);
-        if (sat) r = std::isnan(r) ? T(0) : std::clamp(r, T(0), T(1));
+        if (sat) r = saturate01(r);
         d[l] = put<T>(r);
     });
 }
@@ -1247,6 +1393,15 @@ void exec_sad(Exec& x) {
 // 9.7.1.8 div (integer: division by zero gives all ones, as the hardware does), 9.7.3.6 div (float)
 void exec_div(Exec& x) {
     const Type t = x.in->type;
+    // div.approx.f32 is a * (1 / b) on the GPU, and 9.7.3.6 gives it 0 for |b| in [2^126, 2^128]
+    // (1/b would be subnormal): an H200 returns a signed zero there for every finite a.
+    if (t == Type::f32 && (x.in->flags & ptx::f_approx))
+        return float_binary<float>(
+            x, +[](float a, float b) {
+                if (std::isfinite(a) && std::isfinite(b) && std::fabs(b) >= 0x1p126f)
+                    return std::signbit(a) != std::signbit(b) ? -0.0f : 0.0f;
+                return a / b;
+            });
     if (t == Type::f32)
         return float_binary<float>(
             x, +[](float a, float b) { return a / b; });
@@ -1291,7 +1446,8 @@ template <bool Neg> void abs_neg(Exec& x) {
         FOR_LANES(x.mask, {
             float v = get<float>(a[l]);
             if (ftz) v = flush(v);
-            d[l] = put(Neg ? -v : std::fabs(v));
+            d[l] =
+                put(canonical(Neg ? -v : std::fabs(v)));  // an H200: abs/neg of NaN is 0x7fffffff
         });
         return;
     case Type::f64:
@@ -1320,13 +1476,13 @@ void exec_neg(Exec& x) { abs_neg<true>(x); }
 // 9.7.1.12 / 9.7.3.9 min, 9.7.1.13 / 9.7.3.10 max. Float: a NaN operand yields the other operand
 // (.NaN: yields NaN), and -0.0 is below +0.0 (seen on an H200: fminf(-0, +0) is -0).
 template <class T> T float_min(T a, T b) {
-    if (a != a) return b;
+    if (a != a) return b != b ? nan_operand(a, a, b) : b;
     if (b != b) return a;
     if (a == b) return std::signbit(a) ? a : b;
     return a < b ? a : b;
 }
 template <class T> T float_max(T a, T b) {
-    if (a != a) return b;
+    if (a != a) return b != b ? nan_operand(a, a, b) : b;
     if (b != b) return a;
     if (a == b) return std::signbit(a) ? b : a;
     return a > b ? a : b;
@@ -1347,6 +1503,7 @@ template <bool Max> void min_max(Exec& x) {
                                        : Max ? &float_max<double>
                                              : &float_min<double>);
     if (is_half(t)) return half_arith(x, Max ? HalfOp::max : HalfOp::min);
+    if (is_simd16(t)) return simd16(x, Max ? SimdOp::max : SimdOp::min);
     std::uint64_t* d = x.dst(0);
     const std::uint64_t *a = x.src(1), *b = x.src(2);
 #define MINMAX(T)                                                                                  \
@@ -1525,29 +1682,59 @@ void exec_sqrt(Exec& x) {
         x, [](double v, bool f32) { return f32 ? double(std::sqrt(float(v))) : std::sqrt(v); });
 }
 void exec_rsqrt(Exec& x) {
-    float_unary(x, [](double v, bool f32) {
-        return f32 ? double(1.0f / std::sqrt(float(v))) : 1.0 / std::sqrt(v);
-    });
+    float_unary(x, [](double v, bool) { return 1.0 / std::sqrt(v); });  // rounded once
+}
+// sin.approx, cos.approx (f32 only): the GPU first scales the argument by 1/(2 pi) in f32 (rounded
+// toward zero; a subnormal product is flushed) and takes the sine of that many turns, so a large
+// argument loses its fraction as the f32 product does: sin(1e9) is 0 there, sin(pi) exactly 0.
+// Modelled so, in double; what remains is the hardware's absolute error near zeros
+// (docs/emulator.md).
+double turns_of(double v) {
+    // The product is rounded toward zero (an H200's large arguments agree only so: sin(65504) is
+    // the sine of 10425 + 291/1024 turns, not of the nearest f32, 10425 + 292/1024).
+    const double exact = v * double(float(0.15915494309189535));  // 24 x 24 bits: exact in double
+    float t = float(exact);
+    if (std::fabs(double(t)) > std::fabs(exact)) t = std::nextafter(t, 0.0f);
+    if (std::fabs(t) < std::numeric_limits<float>::min()) t = std::copysign(0.0f, t);
+    return double(t) - std::trunc(double(t));
+}
+// sin(2 pi t) for t in (-1, 1), reduced by quarter turns so that a whole quarter gives exactly
+// 0 or 1 (an H200: sin(pi) is +0, not the 1.2e-16 of sin(double(pi))).
+double sin_of_turns(double t) {
+    const double quarter = std::nearbyint(t * 4);
+    const double rest = 6.283185307179586 * (t - quarter / 4);
+    double r = 0;
+    switch (int(quarter) & 3) {
+    case 0: r = std::sin(rest); break;
+    case 1: r = std::cos(rest); break;
+    case 2: r = -std::sin(rest); break;
+    default: r = -std::cos(rest); break;
+    }
+    return r == 0 ? 0.0 : r;
 }
 void exec_sin(Exec& x) {
-    float_unary(x,
-                [](double v, bool f32) { return f32 ? double(std::sin(float(v))) : std::sin(v); });
+    float_unary(x, [](double v, bool f32) {
+        if (!f32) return std::sin(v);
+        if (!std::isfinite(v)) return std::numeric_limits<double>::quiet_NaN();
+        const double turns = turns_of(v);
+        return turns == 0 ? std::copysign(0.0, v) : sin_of_turns(turns);
+    });
 }
 void exec_cos(Exec& x) {
-    float_unary(x,
-                [](double v, bool f32) { return f32 ? double(std::cos(float(v))) : std::cos(v); });
+    float_unary(x, [](double v, bool f32) {
+        if (!f32) return std::cos(v);
+        if (!std::isfinite(v)) return std::numeric_limits<double>::quiet_NaN();
+        return sin_of_turns(turns_of(v) + 0.25);
+    });
 }
 void exec_lg2(Exec& x) {
-    float_unary(
-        x, [](double v, bool f32) { return f32 ? double(std::log2(float(v))) : std::log2(v); });
+    float_unary(x, [](double v, bool) { return std::log2(v); });
 }
 void exec_ex2(Exec& x) {
-    float_unary(
-        x, [](double v, bool f32) { return f32 ? double(std::exp2(float(v))) : std::exp2(v); });
+    float_unary(x, [](double v, bool) { return std::exp2(v); });
 }
 void exec_tanh(Exec& x) {
-    float_unary(
-        x, [](double v, bool f32) { return f32 ? double(std::tanh(float(v))) : std::tanh(v); });
+    float_unary(x, [](double v, bool) { return std::tanh(v); });
 }
 
 // 9.7.3.19 copysign: magnitude of b, sign of a
@@ -1979,11 +2166,60 @@ double as_double(Type t, std::uint64_t v) {
     }
 }
 
-template <class T> std::uint64_t saturating_to_int(double v) {
-    if (std::isnan(v)) return 0;  // the GPU converts NaN to 0
+template <class T> std::uint64_t saturating_to_int(double v, bool nan_is_zero = true) {
+    // NaN: 0 from f32 (and f16, bf16) into 32 bits or fewer; otherwise the destination's sign bit
+    // alone (an H200: f32 -> s64/u64 and f64 -> s32/s64 give 0x80...0).
+    if (std::isnan(v)) return nan_is_zero ? 0 : put<T>(T(std::uint64_t(1) << (8 * sizeof(T) - 1)));
     if (v <= double(std::numeric_limits<T>::min())) return put<T>(std::numeric_limits<T>::min());
     if (v >= double(std::numeric_limits<T>::max())) return put<T>(std::numeric_limits<T>::max());
     return put<T>(T(v));
+}
+
+// 9.7.9.21 cvt to .s8/.s16 in a wider register: the result is sign-extended to the register's
+// width (an H200: cvt.sat.s8.s32 of -1000 into a 32-bit register is 0xffffff80, not 0x80).
+void sign_extend_to_register(Exec& x, std::uint64_t* d) {
+    const int bits = ptx::type_bits(x.in->type);
+    if (!ptx::type_is_signed(x.in->type) || bits >= 32) return;
+    const Operand& o = x.in->operands[0];
+    if (o.kind != OperandKind::reg || std::size_t(o.reg) >= x.fn->fn.register_types.size()) return;
+    const int width = ptx::type_bits(x.fn->fn.register_types[std::size_t(o.reg)]);
+    if (width <= bits) return;
+    const std::uint64_t keep = width >= 64 ? ~0ull : (1ull << width) - 1;
+    FOR_LANES(x.mask, {
+        const std::uint64_t v = d[l] & ((1ull << bits) - 1);
+        d[l] = (v >> (bits - 1) & 1 ? v | ~((1ull << bits) - 1) : v) & keep;
+    });
+}
+
+// 9.7.9.21 cvt.{rna,rn,rz}{.satfinite}.tf32.f32: the f32 rounded to 10 mantissa bits, kept in
+// the upper 19 bits of a 32-bit register (the low 13 bits zero). Subnormals are rounded, not
+// flushed. A NaN keeps its upper bits (an H200 turns 0x7f800001 into 0x7f800000 and 0x7fffffff
+// into 0x7fffe000: the mantissa is cut, not rounded); .satfinite makes it the canonical NaN and an
+// infinite result the largest finite tf32 of its sign.
+void cvt_tf32(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    if (x.in->type2 != Type::f32) x.unsupported(x.in->text);
+    const Rounding r = x.in->rounding;
+    const bool satfinite = x.in->flags & ptx::f_satfinite;
+    FOR_LANES(x.mask, {
+        const std::uint32_t bits = std::uint32_t(a[l]), sign = bits & 0x80000000u,
+                            magnitude = bits & 0x7fffffffu;
+        std::uint32_t m;
+        if (magnitude > 0x7f800000u) {
+            m = satfinite ? 0x7fffffffu : magnitude & 0xffffe000u;
+        } else {
+            const std::uint32_t dropped = magnitude & 0x1fffu;
+            m = magnitude & 0xffffe000u;
+            if (magnitude != 0x7f800000u &&
+                ((r == Rounding::rna && dropped >= 0x1000u) ||
+                 (r == Rounding::rn &&
+                  (dropped > 0x1000u || (dropped == 0x1000u && (m & 0x2000u))))))
+                m += 0x2000u;  // may carry into the exponent, up to infinity
+            if (satfinite && m == 0x7f800000u) m = 0x7f7fe000u;
+        }
+        d[l] = satfinite && magnitude > 0x7f800000u ? m : sign | m;
+    });
 }
 
 // 9.7.9.21 cvt: every direction between integer, f16, bf16, f32 and f64
@@ -1995,6 +2231,7 @@ void exec_cvt(Exec& x) {
     const bool ftz = x.in->flags & ptx::f_ftz, sat = x.in->flags & ptx::f_sat;
     const bool dst_float = ptx::type_is_float(dt), src_float = ptx::type_is_float(st);
     if (st == Type::f16x2 || st == Type::bf16x2) x.unsupported(x.in->text);
+    if (dt == Type::tf32) return cvt_tf32(x);
     const bool satfinite = x.in->flags & ptx::f_satfinite, relu = x.in->flags & ptx::f_relu;
     if (is_half(dt)) {
         // To f16 / bf16 with the instruction's rounding; .f16x2 / .bf16x2 pack two f32 sources,
@@ -2009,9 +2246,11 @@ void exec_cvt(Exec& x) {
             else if (st == Type::s64) v = round_to_odd([&] { return double(std::int64_t(bits)); });
             else v = as_double(st, bits);
             if (ftz && st == Type::f32) v = flush(float(v));
+            if (st == Type::f64 && v != v)
+                return narrowed_nan(bits, f.exponent_bits, f.fraction_bits);
             if (integer_rounding) v = round_int(v, r);
-            if (sat) v = std::isnan(v) ? 0.0 : std::clamp(v, 0.0, 1.0);
-            if (relu && !std::isnan(v) && v < 0) v = 0.0;
+            if (sat) v = saturate01(v);
+            if (relu && !std::isnan(v) && (v < 0 || std::signbit(v))) v = 0.0;
             return double_to_half(v, f, integer_rounding ? Rounding::rn : hr, satfinite);
         };
         if (is_half_pair(dt)) {
@@ -2043,6 +2282,12 @@ void exec_cvt(Exec& x) {
             }
             d[l] = dbits >= 64 ? v : v & ((1ull << dbits) - 1);
         });
+        sign_extend_to_register(x, d);
+        return;
+    }
+    if (dst_float && st == Type::bf16 && dt == Type::f32 && !ftz) {
+        // bf16 is the upper half of an f32: a shift, NaN payloads included (as an H200 does it).
+        FOR_LANES(x.mask, d[l] = (a[l] & 0xffffu) << 16);
         return;
     }
     if (dst_float) {
@@ -2056,12 +2301,14 @@ void exec_cvt(Exec& x) {
             if (r == Rounding::rni || r == Rounding::rzi || r == Rounding::rmi ||
                 r == Rounding::rpi)
                 v = round_int(v, r);
-            if (sat) v = std::isnan(v) ? 0.0 : std::clamp(v, 0.0, 1.0);
+            if (sat) v = saturate01(v);
             switch (dt) {
             case Type::f32: {
                 float f = (st == Type::u64)   ? float(a[l])
                           : (st == Type::s64) ? float(std::int64_t(a[l]))
-                                              : canonical(float(v));
+                          : (st == Type::f64 && v != v)
+                              ? std::bit_cast<float>(narrowed_nan(a[l], 8, 23))
+                              : canonical(float(v));
                 if (ftz) f = flush(f);
                 d[l] = put(f);
                 break;
@@ -2073,22 +2320,24 @@ void exec_cvt(Exec& x) {
         return;
     }
     // float -> integer (saturating, as the hardware does)
+    const bool nan_is_zero = st != Type::f64 && ptx::type_bits(dt) <= 32;
     FOR_LANES(x.mask, {
         double v = as_double(st, a[l]);
         if (ftz && st == Type::f32) v = flush(float(v));
         v = round_int(v, r);
         switch (dt) {
-        case Type::s8: d[l] = saturating_to_int<std::int8_t>(v); break;
-        case Type::s16: d[l] = saturating_to_int<std::int16_t>(v); break;
-        case Type::s32: d[l] = saturating_to_int<std::int32_t>(v); break;
-        case Type::s64: d[l] = saturating_to_int<std::int64_t>(v); break;
-        case Type::u8: d[l] = saturating_to_int<std::uint8_t>(v); break;
-        case Type::u16: d[l] = saturating_to_int<std::uint16_t>(v); break;
-        case Type::u32: d[l] = saturating_to_int<std::uint32_t>(v); break;
-        case Type::u64: d[l] = saturating_to_int<std::uint64_t>(v); break;
+        case Type::s8: d[l] = saturating_to_int<std::int8_t>(v, nan_is_zero); break;
+        case Type::s16: d[l] = saturating_to_int<std::int16_t>(v, nan_is_zero); break;
+        case Type::s32: d[l] = saturating_to_int<std::int32_t>(v, nan_is_zero); break;
+        case Type::s64: d[l] = saturating_to_int<std::int64_t>(v, nan_is_zero); break;
+        case Type::u8: d[l] = saturating_to_int<std::uint8_t>(v, nan_is_zero); break;
+        case Type::u16: d[l] = saturating_to_int<std::uint16_t>(v, nan_is_zero); break;
+        case Type::u32: d[l] = saturating_to_int<std::uint32_t>(v, nan_is_zero); break;
+        case Type::u64: d[l] = saturating_to_int<std::uint64_t>(v, nan_is_zero); break;
         default: x.unsupported(x.in->text);
         }
     });
+    sign_extend_to_register(x, d);
 }
 
 // 9.7.9.22 cvt.pack.sat: two s32 values saturated to a narrow type (s16 u16 s8 u8 s4 u4 s2 u2) and
@@ -2260,8 +2509,8 @@ std::uint32_t* global_shadow_of(Exec& x, const Allocation* a) {
             const std::size_t words = (a->size + 3) / 4;
             // Two words per word of the buffer: the block shadow, then for the warp-level check
             // the sync interval (Warp::stamp) and lane of the last plain write, stamp << 5 | lane.
-            x.launch.global_shadow.emplace_back(
-                a, std::make_unique<std::uint32_t[]>(words * 2));  // zeroed
+            // zeroed
+            x.launch.global_shadow.emplace_back(a, std::make_unique<std::uint32_t[]>(words * 2));
             found = x.launch.global_shadow.back().second.get();
         }
     }
@@ -4009,8 +4258,8 @@ Handler specialised_handler(const Instruction& in) {
     for (int i = 0; i < n; ++i)
         if (!plain(i)) return nullptr;
     const int bits = ptx::type_bits(in.type);
-    const bool integer =
-        !ptx::type_is_float(in.type) && in.type != Type::pred && (bits == 32 || bits == 64);
+    const bool integer = !ptx::type_is_float(in.type) && in.type != Type::pred &&
+                         !is_simd16(in.type) && (bits == 32 || bits == 64);
     const bool wide = in.flags & ptx::f_wide, lo_or_plain = !(in.flags & (ptx::f_hi | ptx::f_wide));
     const std::uint32_t other_flags = in.flags & ~(ptx::f_wide | ptx::f_lo);
     const bool f32_plain = in.type == Type::f32 && in.flags == 0 &&
@@ -4229,8 +4478,8 @@ bool switch_path(LaunchState& launch, Warp& warp) {
             same_frame = stack[std::size_t(j)].frame == top.frame;
         if (!same_frame) break;
         if (sibling >= 0) {
-            const SimtEntry& runs =
-                stack[std::size_t(child - 1)];  // the top of the sibling's range
+            // the top of the sibling's range
+            const SimtEntry& runs = stack[std::size_t(child - 1)];
             if (runs.mask != 0 && runs.pc != runs.reconverge) {
                 if (runs.wait != 1) {
                     first = sibling;

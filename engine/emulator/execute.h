@@ -64,8 +64,8 @@ struct LaunchState {
     std::uint32_t global_races = 0;  // guarded by global_shadow_mutex
     std::string first_global_race;
     int kernel_fences = -1;  // -1: not looked yet; 1: the kernel has a memory fence (__threadfence)
-    const std::uint64_t serial =
-        next_serial();  // tells this launch's cached shadows from another's
+    // tells this launch's cached shadows from another's
+    const std::uint64_t serial = next_serial();
 
     LaunchState(const Program& p, DeviceMemory& m) : program(p), memory(m) {}
     static std::uint64_t next_serial() {

@@ -69,6 +69,9 @@ struct Program {
     // Reads %reserved_smem_offset_*: each block gets the reserved shared memory (1 KB, as on sm_80
     // and later) after its own, so that cooperative groups' scratch does not overlap the program's.
     bool uses_reserved_shared = false;
+    // Per function: the function (itself or one it may call) holding the first instruction the
+    // emulator cannot run (ptx::Function::unsupported) that a call from it can reach; -1: none.
+    std::vector<std::int32_t> unrunnable;
 };
 
 // An emulator fault, thrown from an instruction and caught by the block runner.

@@ -1,6 +1,7 @@
 #include "lessons/course.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -25,6 +26,30 @@ namespace cudalab::lessons {
 const LessonInfo* Course::find(const std::string& id) const {
     for (const auto& l : lessons)
         if (l.id == id) return &l;
+    return nullptr;
+}
+
+namespace {
+// "05" -> {5, ""}, "2b" -> {2, "b"}: a lesson's number and letter (the part of its id before the
+// first '-'), or {-1, ""} when the text is not one.
+std::pair<int, std::string> lesson_number(const std::string& text) {
+    std::size_t digits = 0;
+    while (digits < text.size() && std::isdigit((unsigned char)text[digits])) ++digits;
+    const std::string suffix = text.substr(digits);
+    // Three digits at most: 99999999999999999999 is simply no lesson.
+    if (digits == 0 || digits > 3 || suffix.size() > 1 ||
+        (!suffix.empty() && !std::islower((unsigned char)suffix[0])))
+        return {-1, ""};
+    return {std::stoi(text.substr(0, digits)), suffix};
+}
+}  // namespace
+
+const LessonInfo* Course::resolve(const std::string& id_or_number) const {
+    if (const LessonInfo* l = find(id_or_number)) return l;
+    const auto want = lesson_number(id_or_number);
+    if (want.first < 0) return nullptr;
+    for (const auto& l : lessons)
+        if (lesson_number(l.id.substr(0, l.id.find('-'))) == want) return &l;
     return nullptr;
 }
 

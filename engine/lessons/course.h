@@ -45,13 +45,16 @@ struct LessonInfo {
 
 struct Course {
     std::string root;  // the folder holding lessons/, exercises/, solutions/ (and assets/)
-    std::string
-        manifest;  // ROOT/manifest.toml, or ROOT/lessons/manifest.toml (the built-in course)
+    // ROOT/manifest.toml, or ROOT/lessons/manifest.toml (the built-in course)
+    std::string manifest;
     // What progress is kept under: "" for the built-in course (the repository cudalab was built
     // from), else [course] name in the manifest, else the course folder's absolute path.
     std::string key;
     std::vector<LessonInfo> lessons;
     const LessonInfo* find(const std::string& id) const;
+    // The lesson with this id, or with this number: "5" and "05" name 05-coalescing, "2b" and
+    // "02b" name 02b-host-program (the part of an id before its first '-'); nullptr for neither.
+    const LessonInfo* resolve(const std::string& id_or_number) const;
     std::string ids() const;  // "01-threads, 02-vector-add, ..."
 };
 

@@ -44,8 +44,8 @@ struct CheckResult {
     double points = 1;                 // from the manifest ([lesson.points]); default 1
     bool fault = false;  // the kernel faulted or could not launch (message holds the diagnostic)
     bool timed = false;  // measured on a GPU (varies run to run), not a deterministic metric
-    bool measured =
-        true;  // false: the figure was taken on a wrong result, so reports show "not measured"
+    // false: the figure was taken on a wrong result, so reports show "not measured"
+    bool measured = true;
     // The launch whose run this check measured (index into CheckReport::launches): correctness
     // checks the launch just before them, performance checks the one the lesson named with
     // Session::measure(). -1: none (the kernel faulted before any launch completed).

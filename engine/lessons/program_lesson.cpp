@@ -128,7 +128,7 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
                                       const RunSettings& settings) {
     ProgramRun run;
     programs::RunRequest req;
-    req.executable = executable_;
+    req.executable = settings.executable.empty() ? executable_ : settings.executable;
     req.argv0 = "./program";
     req.args = args;
     req.backend = settings.backend.empty() ? backend_ : settings.backend;
@@ -183,12 +183,18 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
     run.timeline_written = r.timeline_written && why.empty();
     if (!run.timeline_written) run.timeline_text.clear();
     run.args = args;
+    run.learner = settings.executable.empty();
     std::string env;
     for (const auto& [k, v] : settings.environment) env += k + "=" + v + " ";
     if (settings.devices) env += "CUDALAB_DEVICES=" + std::to_string(settings.devices) + " ";
     if (settings.driver_version)
         env += "CUDALAB_DRIVER_VERSION=" + std::to_string(settings.driver_version) + " ";
-    log_.push_back("ran " + env + "./program" +
+    const auto helper = helper_names_.find(settings.executable);
+    const std::string shown_name = settings.executable.empty() ? "./program"
+                                   : helper != helper_names_.end()
+                                       ? helper->second
+                                       : "./" + fs::path(settings.executable).filename().string();
+    log_.push_back("ran " + env + shown_name +
                    [&] {
                        std::string a;
                        for (const auto& x : args) a += " " + x;
@@ -199,6 +205,25 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
                    std::to_string(int(run.wall_seconds * 1000)) + " ms");
     runs_.push_back(std::move(run));
     return runs_.back();
+}
+
+bool ProgramSession::build(const std::string& file, std::string* executable, std::string* why) {
+    programs::BuildRequest b;
+    std::error_code ec;
+    const fs::path source = fs::absolute(fs::path(lesson_dir_) / file, ec);
+    b.inputs = {source.string()};
+    b.cwd = source.parent_path().string();
+    b.limits = programs::default_build_limits();
+    b.sandbox = programs::sandbox_support().ok;
+    programs::BuildResult built = programs::build_program(b);
+    if (!built.ok()) {
+        *why = source.string() + ": " + built.message +
+               (built.log.empty() ? "" : "\n" + built.log.substr(0, 2000));
+        return false;
+    }
+    *executable = built.executable;
+    helper_names_[built.executable] = "./" + fs::path(file).stem().string();
+    return true;
 }
 
 bool ProgramSession::check(const std::string& name, bool passed, double bad,
@@ -425,6 +450,7 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     ProgramSession session(built.executable, work.path.string(), backend, report.seed,
                            options.time_limit_seconds > 0 ? options.time_limit_seconds : 60);
     if (options.program_trace_launch) session.trace_launch(options.program_trace_launch);
+    session.set_lesson_dir(fs::path(lesson.host_path).parent_path().string());
     const auto started = std::chrono::steady_clock::now();
     // --memory-limit bounds each run's resident memory (kernel lessons: the emulator's memory).
     if (options.memory_limit > 0) session.set_memory_limit(options.memory_limit);
@@ -437,10 +463,14 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
         c.points = it == lesson.points.end() ? 1.0 : it->second;
     }
     report.log = session.log();
-    if (const ProgramRun* last = session.last_run()) report.printf_output = last->out;
+    // The report shows the learner's program: its last output and timeline, never a lesson
+    // helper's.
     const ProgramRun* shown = nullptr;
-    for (const auto& r : session.runs())
+    for (const auto& r : session.runs()) {
+        if (!r.learner) continue;
+        report.printf_output = r.out;
         if (r.timeline_written) shown = &r;
+    }
     if (shown) {
         report.program_timeline_run = "./program";
         for (const auto& a : shown->args) report.program_timeline_run += " " + a;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@ struct ProgramRun {
     bool timeline_written = false;
     std::string timeline_text;      // the timeline file as written (for the app and its export)
     std::vector<std::string> args;  // what it was run with
+    bool learner = true;            // the learner's program, not one of the lesson's own
     std::string
         trace_path;  // the traced launch's file (ProgramSession::trace_launch), "" when none
     bool ok() const { return completed && exit_code == 0; }
@@ -58,6 +60,9 @@ struct RunSettings {
     // requests, peak device memory, fault injection): on a GPU a lesson takes those from a second
     // run on it.
     std::string backend;
+    // "" the learner's program; else another one the lesson built (ProgramSession::build), e.g. a
+    // measurement of the machine the learner's figures are compared with.
+    std::string executable;
 };
 
 // The NVIDIA GPUs this machine has (0 without a driver): a lesson that needs several runs on the
@@ -73,6 +78,13 @@ class ProgramSession {
     void trace_launch(std::uint64_t n) { trace_launch_ = n; }
 
     std::mt19937_64& rng() { return rng_; }
+    // The lesson's folder (lessons/ID/), where its own helper programs live.
+    void set_lesson_dir(std::string dir) { lesson_dir_ = std::move(dir); }
+    const std::string& lesson_dir() const { return lesson_dir_; }
+    // Builds `file` (relative to the lesson's folder) with nvcc, through the cache and limits the
+    // learner's program is built with; the executable goes in RunSettings::executable. False,
+    // with `why` (file: and nvcc's message), when it does not build.
+    bool build(const std::string& file, std::string* executable, std::string* why);
     // The resident memory a run may use (the program and its children); 0: the sandbox's default.
     void set_memory_limit(std::uint64_t bytes) { memory_limit_bytes_ = bytes; }
     // The folder the program runs in; the lesson writes its inputs there.
@@ -114,7 +126,8 @@ class ProgramSession {
     bool bounded(const std::string& name, double value, double threshold, bool at_least,
                  const std::string& message, const std::string& advice, bool measured_on_correct,
                  const std::string& fix_first);
-    std::string executable_, work_dir_, backend_;
+    std::string executable_, work_dir_, backend_, lesson_dir_;
+    std::map<std::string, std::string> helper_names_;  // executable -> "./name" for the log
     std::mt19937_64 rng_;
     double time_limit_seconds_;
     std::uint64_t trace_launch_ = 0;

@@ -368,8 +368,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
             if (out_fd < 0) goto failed;
             struct termios t;
             if (::tcgetattr(out_fd, &t) == 0) {
-                t.c_oflag &=
-                    ~tcflag_t(OPOST);  // no "\n" -> "\r\n": the bytes reach our terminal as written
+                // no "\n" -> "\r\n": the bytes reach our terminal as written
+                t.c_oflag &= ~tcflag_t(OPOST);
                 t.c_lflag &= ~tcflag_t(ECHO);
                 ::tcsetattr(out_fd, TCSANOW, &t);
             }
@@ -383,15 +383,12 @@ ProcessResult run_process(const ProcessSpec& spec) {
         if (::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0) goto failed;
         if (!spec.cwd.empty() && ::chdir(spec.cwd.c_str()) != 0) goto failed;
         {
-            struct rlimit no_core {
-                0, 0
-            };
+            const rlimit no_core{0, 0};
             ::setrlimit(RLIMIT_CORE, &no_core);  // no core files in the learner's directory
             if (spec.limits.cpu_seconds > 0) {
                 rlim_t soft = rlim_t(std::ceil(spec.limits.cpu_seconds));
-                struct rlimit cpu {
-                    soft, soft + 2
-                };  // SIGXCPU at the limit, SIGKILL 2 s later
+                // SIGXCPU at the limit, SIGKILL 2 s later.
+                const rlimit cpu{soft, soft + 2};
                 ::setrlimit(RLIMIT_CPU, &cpu);
             }
             struct sigaction dfl {};

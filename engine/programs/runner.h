@@ -39,8 +39,8 @@ struct RunRequest {
     int devices = 0;                // emulated GPUs (0: the runtime's default)
     std::string timeline;           // Chrome trace JSON to write
     std::string trace;              // the emulator's trace
-    std::uint64_t trace_launch =
-        0;  // with `trace`: trace launch number N (1-based), 0: the runtime's choice
+    // with `trace`: trace launch number N (1-based), 0: the runtime's choice
+    std::uint64_t trace_launch = 0;
     long driver_version = 0;   // emulated driver version (e.g. 12080), 0: the runtime's
     std::uint64_t budget = 0;  // emulator instruction budget, 0: the runtime's
     bool sandbox = false;

@@ -21,8 +21,8 @@ struct TimelineEvent {
     std::string category;  // "api", "kernel", "memcpy", "memset", "graph", "sync"
     std::uint64_t start_ns = 0, end_ns = 0;
     std::int64_t pid = 0;  // 0: the host; 1 + device ordinal: a device
-    std::int64_t tid =
-        0;  // host: the thread (0, 1, ... in order of appearance); device: the stream
+    // host: the thread (0, 1, ... in order of appearance); device: the stream
+    std::int64_t tid = 0;
     nlohmann::json args = nlohmann::json::object();
 };
 

@@ -19,6 +19,8 @@ enum class Type : std::uint8_t {
     none, b8, b16, b32, b64, b128, u8, u16, u32, u64, s8, s16, s32, s64,
     f16, f16x2, bf16, bf16x2, f32, f64, pred,
     u2, s2, u4, s4,  // cvt.pack destinations only
+    u16x2, s16x2,    // two 16-bit integers in 32 bits (SIMD add, sub, min, max: PTX 8.0)
+    tf32,            // an f32 with 10 mantissa bits, in 32 bits (cvt destinations only)
 };
 // clang-format on
 // Inline: the interpreter asks these on every memory instruction.
@@ -41,7 +43,10 @@ constexpr int type_bits(Type t) {
     case Type::s32:
     case Type::f32:
     case Type::f16x2:
-    case Type::bf16x2: return 32;
+    case Type::bf16x2:
+    case Type::u16x2:
+    case Type::s16x2:
+    case Type::tf32: return 32;
     case Type::b64:
     case Type::u64:
     case Type::s64:
@@ -111,13 +116,13 @@ enum Flag : std::uint32_t {
     f_noftz = 1u << 18,
     f_to = 1u << 19,   // cvta.to
     f_nan = 1u << 20,  // min/max.NaN: a NaN operand gives NaN
-    f_satfinite =
-        1u << 21,           // cvt.satfinite: out-of-range results clamp to the largest finite value
-    f_shiftamt = 1u << 22,  // bfind.shiftamt
-    f_parity = 1u << 23,    // mbarrier.test_wait/try_wait.parity: the operand is a phase parity
-    f_no_complete = 1u << 24,       // mbarrier.arrive.noComplete: must not complete the phase
-    f_expect_tx = 1u << 25,         // mbarrier.arrive.expect_tx: also expect a transaction count
-    f_noinc = 1u << 26,             // cp.async.mbarrier.arrive.noinc
+    // cvt.satfinite: out-of-range results clamp to the largest finite value
+    f_satfinite = 1u << 21,
+    f_shiftamt = 1u << 22,     // bfind.shiftamt
+    f_parity = 1u << 23,       // mbarrier.test_wait/try_wait.parity: the operand is a phase parity
+    f_no_complete = 1u << 24,  // mbarrier.arrive.noComplete: must not complete the phase
+    f_expect_tx = 1u << 25,    // mbarrier.arrive.expect_tx: also expect a transaction count
+    f_noinc = 1u << 26,        // cp.async.mbarrier.arrive.noinc
     f_bulk_to_global = 1u << 27,    // cp.async.bulk.global.shared::cta: shared memory to global
     f_bulk_from_shared = 1u << 28,  // cp.async.bulk.shared::cluster.shared::cta
 };
@@ -259,6 +264,7 @@ struct Instruction {
     Opcode op = Opcode::mov;
     Type type = Type::none;     // the (last) instruction type: add.s32 -> s32, cvt.f32.s32 -> f32
     Type type2 = Type::none;    // second type: cvt source, setp compare type when different, ...
+    Type type3 = Type::none;    // third type (vadd4.u32.s32.s32: b's), else type2
     Space space = Space::none;  // ld/st/atom/cvta/isspacep state space
     Cmp cmp = Cmp::none;
     SubOp sub = SubOp::none;      // atom op, shfl mode, vote mode
@@ -331,6 +337,15 @@ struct Function {
     std::uint32_t minnctapersm = 0;
     std::uint32_t maxnreg = 0;
     std::uint32_t ptx_line = 0;
+    // Instructions the emulator cannot run (an unknown opcode or modifier), in PTX order. They are
+    // left out of `code`; a launch that reaches this function fails naming the first.
+    struct Unsupported {
+        std::string message;         // "ptx:212: unknown modifier '.u16x2' in 'add.u16x2'"
+        std::uint32_t ptx_line = 0;  // its line in the PTX text
+        std::uint32_t file = 0;      // .file index of its source line (.loc)
+        std::uint32_t line = 0;      // source line (0: none)
+    };
+    std::vector<Unsupported> unsupported;
 };
 
 struct Module {

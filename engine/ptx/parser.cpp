@@ -32,6 +32,13 @@ struct ParseError : std::runtime_error {
         : std::runtime_error(what), line(line) {}
 };
 
+// Well-formed PTX that the emulator cannot run (an opcode or modifier it does not know). It is
+// recorded against the function that holds it (Function::unsupported) instead of failing the
+// module, so that the module's other kernels still run; launching one that reaches it fails.
+struct Unsupported : ParseError {
+    using ParseError::ParseError;
+};
+
 // [SECTION] Text utilities ------------------------------------------------------------------------
 
 std::string_view trim(std::string_view s) {
@@ -83,12 +90,15 @@ bool is_ident_char(char c) {
 
 const std::unordered_map<std::string_view, Type>& type_names() {
     static const std::unordered_map<std::string_view, Type> m = {
-        {"b8", Type::b8},         {"b16", Type::b16}, {"b32", Type::b32},     {"b64", Type::b64},
-        {"b128", Type::b128},     {"u8", Type::u8},   {"u16", Type::u16},     {"u32", Type::u32},
-        {"u64", Type::u64},       {"s8", Type::s8},   {"s16", Type::s16},     {"s32", Type::s32},
-        {"s64", Type::s64},       {"f16", Type::f16}, {"f16x2", Type::f16x2}, {"bf16", Type::bf16},
-        {"bf16x2", Type::bf16x2}, {"f32", Type::f32}, {"f64", Type::f64},     {"pred", Type::pred},
-        {"u2", Type::u2},         {"s2", Type::s2},   {"u4", Type::u4},       {"s4", Type::s4},
+        {"b8", Type::b8},       {"b16", Type::b16},       {"b32", Type::b32},
+        {"b64", Type::b64},     {"b128", Type::b128},     {"u8", Type::u8},
+        {"u16", Type::u16},     {"u32", Type::u32},       {"u64", Type::u64},
+        {"s8", Type::s8},       {"s16", Type::s16},       {"s32", Type::s32},
+        {"s64", Type::s64},     {"f16", Type::f16},       {"f16x2", Type::f16x2},
+        {"bf16", Type::bf16},   {"bf16x2", Type::bf16x2}, {"f32", Type::f32},
+        {"f64", Type::f64},     {"pred", Type::pred},     {"u2", Type::u2},
+        {"s2", Type::s2},       {"u4", Type::u4},         {"s4", Type::s4},
+        {"u16x2", Type::u16x2}, {"s16x2", Type::s16x2},   {"tf32", Type::tf32},
     };
     return m;
 }
@@ -189,6 +199,11 @@ SubOp sub_op_of(Opcode op, std::string_view m) {
         if (m == "ecr") return SubOp::prmt_ecr;
         if (m == "rc16") return SubOp::prmt_rc16;
     }
+    if (m == "add" && (op == Opcode::vadd4 || op == Opcode::vsub4 || op == Opcode::vavrg4 ||
+                       op == Opcode::vabsdiff4 || op == Opcode::vmin4 || op == Opcode::vmax4 ||
+                       op == Opcode::vadd2 || op == Opcode::vsub2 || op == Opcode::vavrg2 ||
+                       op == Opcode::vabsdiff2 || op == Opcode::vmin2 || op == Opcode::vmax2))
+        return SubOp::add;  // the SIMD video instructions' secondary accumulate (9.7.17.2-3)
     if (op == Opcode::match) {
         if (m == "any") return SubOp::match_any;
         if (m == "all") return SubOp::match_all;
@@ -626,7 +641,14 @@ class FunctionParser {
         while (sp < s.size() && !std::isspace((unsigned char)s[sp])) ++sp;
         std::string_view mnemonic = s.substr(0, sp);
         std::string_view rest = trim(s.substr(sp));
-        decode_mnemonic(in, mnemonic, line);
+        try {
+            decode_mnemonic(in, mnemonic, line);
+        } catch (const Unsupported& e) {
+            // Its operands are not read: their forms may be ones only this instruction has.
+            fn_.unsupported.push_back(
+                {"ptx:" + std::to_string(line) + ": " + e.what(), line, src_file, src_line});
+            return;
+        }
         if (in.op == Opcode::call) {
             parse_call(in, rest, line);
         } else if (!rest.empty()) {
@@ -721,8 +743,18 @@ class FunctionParser {
         }
         if (first_modifier == 1) {
             auto it = ops.find(parts[0]);
-            if (it == ops.end())
-                throw ParseError(line, "unknown instruction '" + std::string(mnemonic) + "'");
+            if (it == ops.end()) {
+                // A word of PTX's shape (letters, digits, '_', '.', "::") is an instruction the
+                // emulator does not know; anything else is malformed text.
+                const bool word =
+                    !parts[0].empty() && std::isalpha((unsigned char)parts[0][0]) &&
+                    std::all_of(mnemonic.begin(), mnemonic.end(), [](char c) {
+                        return std::isalnum((unsigned char)c) || c == '_' || c == '.' || c == ':';
+                    });
+                if (!word)
+                    throw ParseError(line, "malformed instruction '" + std::string(mnemonic) + "'");
+                throw Unsupported(line, "unknown instruction '" + std::string(mnemonic) + "'");
+            }
             in.op = it->second;
         }
         std::vector<Type> types;
@@ -836,9 +868,9 @@ class FunctionParser {
                 }
                 if (m == "bulk_group" || m == "read") continue;  // bulk_group, wait_group.read
                 if (m == "tensor")
-                    throw ParseError(line, "cp.async.bulk.tensor (copies of tensor tiles through a "
-                                           "tensor map) is not implemented by the emulator: '" +
-                                               std::string(mnemonic) + "'");
+                    throw Unsupported(line, "cp.async.bulk.tensor (copies of tensor tiles through "
+                                            "a tensor map) is not implemented by the emulator: '" +
+                                                std::string(mnemonic) + "'");
             }
             if (in.op == Opcode::griddepcontrol && (m == "wait" || m == "launch_dependents"))
                 continue;  // dependent grids start after their primary ends: both are no-ops
@@ -855,12 +887,13 @@ class FunctionParser {
                 }
                 continue;  // cache hints such as L1::no_allocate
             }
-            throw ParseError(line, "unknown modifier '." + std::string(m) + "' in '" +
-                                       std::string(mnemonic) + "'");
+            throw Unsupported(line, "unknown modifier '." + std::string(m) + "' in '" +
+                                        std::string(mnemonic) + "'");
         }
         if (!types.empty()) {
             in.type = types[0];
             in.type2 = types.size() > 1 ? types[1] : types[0];
+            in.type3 = types.size() > 2 ? types[2] : in.type2;
         }
         if ((in.op == Opcode::ld || in.op == Opcode::st || in.op == Opcode::ldu ||
              in.op == Opcode::atom || in.op == Opcode::red || in.op == Opcode::prefetch ||
@@ -882,7 +915,7 @@ class FunctionParser {
                 in.flags |= f_bulk_from_shared;
         }
         if (in.vector > 4)
-            throw ParseError(line, "vectors of more than 4 elements are not supported");
+            throw Unsupported(line, "vectors of more than 4 elements are not supported");
     }
 
     Operand operand(std::string_view s, const Instruction& in, std::uint32_t line) {
@@ -1016,8 +1049,8 @@ class FunctionParser {
                 return true;
             }
         for (const Function& f : module_.functions)
-            if (f.name ==
-                name) {  // a function's address; its index is settled once the module is read
+            // a function's address; its index is settled once the module is read
+            if (f.name == name) {
                 o.scope = Operand::code_scope;
                 o.name = name;
                 return true;
@@ -1534,10 +1567,10 @@ ParseResult parse(const std::string& ptx_text) {
 // Type helpers ------------------------------------------------------------------------------------
 
 const char* type_name(Type t) {
-    static const char* names[] = {"none", "b8",    "b16",  "b32",    "b64", "b128", "u8",
-                                  "u16",  "u32",   "u64",  "s8",     "s16", "s32",  "s64",
-                                  "f16",  "f16x2", "bf16", "bf16x2", "f32", "f64",  "pred",
-                                  "u2",   "s2",    "u4",   "s4"};
+    static const char* names[] = {"none", "b8",    "b16",  "b32",    "b64",   "b128",  "u8",
+                                  "u16",  "u32",   "u64",  "s8",     "s16",   "s32",   "s64",
+                                  "f16",  "f16x2", "bf16", "bf16x2", "f32",   "f64",   "pred",
+                                  "u2",   "s2",    "u4",   "s4",     "u16x2", "s16x2", "tf32"};
     return names[int(t)];
 }
 

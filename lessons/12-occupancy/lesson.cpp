@@ -128,20 +128,26 @@ std::string occupancy_arithmetic(const hw::ArchLimits& a, const analysis::Occupa
     return m.str();
 }
 
-std::string occupancy_advice(const analysis::Occupancy& o) {
+std::string occupancy_advice(const hw::ArchLimits& a, const analysis::Occupancy& o) {
     if (o.limiter == analysis::Limiter::shared_memory)
         return "Each block's shared buffer is paid for once per block, however many threads "
                "share it: bigger blocks bring more warps per kilobyte (raise block_size), or a "
                "smaller buffer (stage w in chunks: a smaller CHUNK) lets more blocks fit.";
+    const std::string regs = std::to_string(a.registers_per_sm);
+    const std::string warps = std::to_string(a.max_warps_per_sm);
     if (o.limiter == analysis::Limiter::registers)
-        return "Registers are allocated per warp (registers per thread x 32, in units of 256) "
-               "out of 65536 per SM. __launch_bounds__(THREADS, MIN_BLOCKS) makes ptxas fit "
-               "MIN_BLOCKS blocks of THREADS threads: at most 65536 / (THREADS x MIN_BLOCKS) "
-               "registers per thread. Ask for no more than the kernel can do without spilling.";
+        return "Registers are allocated per warp (registers per thread x 32, in units of " +
+               std::to_string(a.register_unit) + ") out of " + regs +
+               " per SM. __launch_bounds__(THREADS, MIN_BLOCKS) makes ptxas fit MIN_BLOCKS "
+               "blocks of THREADS threads: at most " +
+               regs +
+               " / (THREADS x MIN_BLOCKS) registers per thread. Ask for no more than the kernel "
+               "can do without spilling.";
     if (o.limiter == analysis::Limiter::blocks)
-        return "An SM holds at most 32 blocks: blocks this small cannot fill its 64 warp slots. "
-               "Use bigger blocks.";
-    return "Raise block_size so that whole blocks fill more of the SM's 64 warp slots.";
+        return "An SM holds at most " + std::to_string(a.max_blocks_per_sm) +
+               " blocks: blocks this small cannot fill its " + warps +
+               " warp slots. Use bigger blocks.";
+    return "Raise block_size so that whole blocks fill more of the SM's " + warps + " warp slots.";
 }
 
 using Outcome = LaunchOutcome;
@@ -262,7 +268,7 @@ void run(Session& s) {
         s.add_check(std::move(c));
         if (!fits) {
             s.check_at_least("theoretical occupancy (" + std::string(kArch) + ")", o.occupancy,
-                             kMinOccupancy, arithmetic, occupancy_advice(o));
+                             kMinOccupancy, arithmetic, occupancy_advice(*arch, o));
             s.log().push_back("not launched: the block does not fit on an SM");
             return;
         }
@@ -282,7 +288,7 @@ void run(Session& s) {
 
     // 3. Theoretical occupancy, from ptxas's registers and shared memory for sm_90.
     s.check_at_least("theoretical occupancy (" + std::string(kArch) + ")", o.occupancy,
-                     kMinOccupancy, arithmetic, occupancy_advice(o));
+                     kMinOccupancy, arithmetic, occupancy_advice(*arch, o));
 
     // 4. No spills: occupancy bought with local-memory traffic is no bargain.
     {

@@ -129,8 +129,8 @@ void run(ProgramSession& s) {
             if (e.pid >= 1 && e.category == "memcpy") {
                 ++copies;
                 if (!e.args.is_object() || !e.args.contains("pinned")) continue;
-                const auto& pinned =
-                    e.args["pinned"];  // a boolean (or "false" from older runtimes)
+                // a boolean (or "false" from older runtimes)
+                const auto& pinned = e.args["pinned"];
                 if ((pinned.is_boolean() && !pinned.get<bool>()) ||
                     (pinned.is_string() && pinned.get<std::string>() == "false"))
                     ++pageable;

@@ -32,8 +32,8 @@ unsigned reference_step(std::vector<unsigned>& v, unsigned step) {
 struct Figures {
     bool timeline = false, memory = false;
     double sync_allocations = 0;  // calls that allocate or free and wait for the device
-    double ordered_allocations =
-        0;  // stream-ordered allocations (calls, and graphs' allocation nodes run)
+    // stream-ordered allocations (calls, and graphs' allocation nodes run)
+    double ordered_allocations = 0;
     double peak_bytes = 0, pool_reservations = 0;
 };
 

@@ -310,7 +310,8 @@ int run_lint(const LintArgs& args) {
         std::cerr << "cudalab lint: cannot read the course: " << s.message << "\n";
         return 2;
     }
-    if (!args.lesson.empty() && !course.find(args.lesson)) {
+    const lessons::LessonInfo* only = args.lesson.empty() ? nullptr : course.resolve(args.lesson);
+    if (!args.lesson.empty() && !only) {
         std::cerr << "cudalab lint: no lesson '" << args.lesson
                   << "'. The lessons are: " << course.ids() << "\n";
         return 2;
@@ -318,7 +319,7 @@ int run_lint(const LintArgs& args) {
     compiler::Compiler compiler;
     lessons::LintOptions o;
     o.run = !args.static_only;
-    o.only = args.lesson;
+    o.only = only ? only->id : "";
     o.backend = args.backend;
     o.on_lesson = [](const std::string& id, int errors) {
         std::cerr << "  " << (errors ? "FAIL  " : "ok    ") << id << "\n";

@@ -6,7 +6,10 @@
 //   Workers             forked processes, one pair at a time, each report written by the worker
 //   Summaries           results.csv, students.csv, summary.json, each student's reports
 //   Merge               shards' results into one folder
-//   The command         parse, resume, run the pool with a progress bar
+//   Small helpers       the interrupt flag, lists, durations
+//   Planning            options, the lessons, the students, the seed, the pairs left to grade
+//   The pool            worker processes fed pairs, a progress bar, lost workers replaced
+//   The command         the options, then plan, run the pool, write the summaries
 //
 // Why processes: a submission is untrusted, and although every limit of check_lesson() holds in
 // process, a worker that dies (a bug of the emulator that a hostile kernel finds, the OOM killer)
@@ -318,8 +321,8 @@ lessons::CheckReport ungraded_report(const Setup& s, const lessons::LessonInfo& 
 
 Grade grade_pair(const Setup& s, const Pair& p, compiler::Compiler& compiler) {
     const auto started = std::chrono::steady_clock::now();
-    const std::string rel =
-        p.student + "/" + p.lesson->id + ".cu";  // a worker runs in SUBMISSIONS/
+    // a worker runs in SUBMISSIONS/
+    const std::string rel = p.student + "/" + p.lesson->id + ".cu";
     lessons::CheckReport r;
     std::string outcome;
     if (p.hash == "missing") {
@@ -611,7 +614,7 @@ int run_merge(const GradeArgs& a) {
     return 0;
 }
 
-// [SECTION] The command
+// [SECTION] Small helpers
 
 volatile sig_atomic_t interrupted = 0;
 void on_signal(int) { interrupted = 1; }
@@ -637,7 +640,426 @@ std::string duration_text(double s) {
     return buf;
 }
 
+// [SECTION] Planning: the options read, the course, the lessons, the students and the seed
+
+// What a grading run works from, read from the command line and the results folder.
+struct Plan {
+    Setup s;
+    unsigned jobs = 1;
+    unsigned shard = 0, shards = 1;  // this run grades the pairs of shard `shard` of `shards`
+    Limits limits;
+    std::vector<const lessons::LessonInfo*> chosen;
+    std::vector<std::string> students;
+    std::optional<std::string> recorded_seed;  // the seed the results folder was graded with
+};
+
+// Each step below reads one part of the plan; false means *error says why (exit status 2).
+
+bool parse_jobs_and_shard(const GradeArgs& a, Plan* p, std::string* error) {
+    p->jobs = std::max(1u, std::thread::hardware_concurrency());
+    if (!a.jobs.empty()) {
+        auto n = parse_unsigned(a.jobs, 1, 256, "--jobs", error);
+        if (!n) return false;
+        p->jobs = unsigned(*n);
+    }
+    if (a.shard.empty()) return true;
+    const std::size_t slash = a.shard.find('/');
+    std::optional<std::uint64_t> k, n;
+    if (slash != std::string::npos) {
+        n = parse_unsigned(a.shard.substr(slash + 1), 1, 100000, "--shard N", error);
+        if (n) k = parse_unsigned(a.shard.substr(0, slash), 1, *n, "--shard K (1 to N)", error);
+    } else *error = "--shard takes K/N, e.g. 2/8";
+    if (!k) return false;
+    p->shard = unsigned(*k - 1);
+    p->shards = unsigned(*n);
+    return true;
+}
+
+// The course, with its paths absolute (workers run in SUBMISSIONS/), and the lessons asked for.
+bool choose_lessons(const lessons::Course& loaded, const GradeArgs& a, Plan* p,
+                    std::string* error) {
+    p->s.course = loaded;
+    auto absolute = [](std::string& path) {
+        if (!path.empty()) path = fs::absolute(path).string();
+    };
+    absolute(p->s.course.root);
+    for (auto& l : p->s.course.lessons)
+        for (std::string* path : {&l.text_path, &l.exercise_path, &l.solution_path, &l.host_path})
+            absolute(*path);
+    if (a.lessons.empty() || a.lessons == "all") {
+        for (const auto& l : p->s.course.lessons) p->chosen.push_back(&l);
+        return true;
+    }
+    for (const auto& id : split(a.lessons, ',')) {
+        const lessons::LessonInfo* l = p->s.course.resolve(id);  // an id or a number
+        if (!l) {
+            *error = "--lessons: no lesson '" + id + "' (the lessons: " + p->s.course.ids() + ")";
+            return false;
+        }
+        if (std::find(p->chosen.begin(), p->chosen.end(), l) == p->chosen.end())
+            p->chosen.push_back(l);
+    }
+    return true;
+}
+
+// The students: every folder in SUBMISSIONS/, in byte order (a link to a folder is not one).
+bool list_students(const GradeArgs& a, Plan* p, std::string* error) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(p->s.submissions, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.empty() || name[0] == '.' || e.is_symlink(ec) || !e.is_directory(ec)) continue;
+        std::error_code same;
+        if (fs::equivalent(e.path(), p->s.out, same))
+            continue;  // --out inside SUBMISSIONS/ is no student
+        for (const char* taken : {"grades.db", "grades.db-journal", "results.csv", "students.csv",
+                                  "summary.json", "grade.log"})
+            if (name == taken) {
+                *error = (p->s.submissions / name).string() +
+                         ": a student's folder may not be named " + name +
+                         ", a file of the results; rename it";
+                return false;
+            }
+        p->students.push_back(name);
+    }
+    if (ec) {
+        *error = "cannot read " + a.submissions + ": " + ec.message();
+        return false;
+    }
+    std::sort(p->students.begin(), p->students.end());
+    return true;
+}
+
+// The seed: given, else the one this folder was graded with (a resumed run goes on with it),
+// else new. Recorded in the store with the course.
+bool choose_seed(const GradeArgs& a, Store& store, Plan* p, std::string* error) {
+    p->recorded_seed = store.meta("seed");
+    if (!a.seed.empty()) {
+        auto v = parse_unsigned(a.seed, 0, UINT64_MAX, "--seed", error);
+        if (!v) return false;
+        p->s.seed = std::to_string(*v);
+    } else if (p->recorded_seed && !p->recorded_seed->empty()) {
+        p->s.seed = *p->recorded_seed;
+    } else {
+        std::random_device rd;
+        p->s.seed = std::to_string((std::uint64_t(rd()) << 32) | rd());
+    }
+    return store.set_meta("seed", p->s.seed, error) &&
+           store.set_meta("course", p->s.course.root, error);
+}
+
+// How every check of the run is made.
+void set_check_options(const GradeArgs& a, Plan* p) {
+    lessons::CheckOptions& o = p->s.options;
+    o.backend = a.backend;
+    o.seed = std::stoull(p->s.seed);
+    // One emulator thread per worker: the workers are the parallelism, and blocks run in order, so
+    // a regrade gives the same report word for word (the blocks a race names, for one).
+    o.emulator_threads = 1;
+    o.instruction_budget = p->limits.budget;
+    o.memory_limit = p->limits.memory_mb << 20;
+    o.printf_limit = p->limits.printf_kb << 10;
+    o.time_limit_seconds = p->limits.time_limit_s;
+    if (p->limits.compile_time_limit_s) o.compile_limits.seconds = p->limits.compile_time_limit_s;
+    if (p->limits.compile_memory_mb) o.compile_limits.memory_mb = p->limits.compile_memory_mb;
+    o.trace.auto_detail_blocks = 0;  // the checks need counters only (as `cudalab check`)
+}
+
+// The work: this shard's pairs, less those graded already from the same file with the same seed.
+std::vector<Pair> pairs_to_grade(const Plan& p, Store& store, std::size_t* in_shard,
+                                 std::size_t* kept) {
+    std::map<std::pair<std::string, std::string>, Grade> done;
+    for (auto& g : store.all()) done[{g.student, g.lesson}] = g;
+    std::vector<Pair> pairs;
+    std::error_code ec;
+    for (const auto& student : p.students)
+        for (const auto* l : p.chosen) {
+            if (shard_of(student, l->id, p.shards) != p.shard) continue;
+            ++*in_shard;
+            Pair pair{student, l, submission_hash(p.s.submissions / student / (l->id + ".cu"))};
+            auto it = done.find({student, l->id});
+            // Kept: the same file, graded with the same seed, and not lost to the grader's own
+            // trouble (a worker that died, a check that could not run: tried again).
+            if (it != done.end() && it->second.hash == pair.hash && it->second.seed == p.s.seed &&
+                it->second.outcome != "crashed" && it->second.outcome != "error" &&
+                fs::exists(lesson_base(p.s.out, student, l->id).string() + ".json", ec)) {
+                ++*kept;
+                continue;
+            }
+            pairs.push_back(std::move(pair));
+        }
+    return pairs;
+}
+
+// [SECTION] The pool of worker processes
+
+// Grades the pairs on worker processes, each fed one pair at a time through a pipe, answering one
+// JSON line per pair. A worker that dies or outlives the watchdog is replaced, and its pair is
+// recorded as lost with a report of its own. SIGINT, SIGTERM and SIGHUP stop the run between
+// pairs; what was graded is kept.
+class Pool {
+  public:
+    Pool(const Setup& s, const std::vector<Pair>& pairs, Store& store, unsigned jobs,
+         const Limits& limits)
+        : s_(s), pairs_(pairs), store_(store), log_(s.out / "grade.log"),
+          workers_(std::min<std::size_t>(jobs, pairs.size())) {
+        // A pair's worker is killed past this (the check's own limits stop it long before): the
+        // submission's check and the solution's, each compiled and run.
+        const double compile_s = limits.compile_time_limit_s > 0 ? limits.compile_time_limit_s : 60;
+        const double run_s = limits.time_limit_s > 0 ? limits.time_limit_s : 300;
+        watchdog_s_ = 2 * (compile_s + run_s) + 60;
+    }
+
+    // Grades every pair; false when the grader itself failed (error() says why). An interrupted
+    // run returns true with finished() short of the pairs.
+    bool run() {
+        catch_signals();
+        bool ok = true;
+        for (auto& w : workers_)
+            if (!start_worker(w)) {
+                error_ = std::string("cannot start a worker process: ") + std::strerror(errno);
+                ok = false;
+                break;
+            }
+        while (ok && !interrupted && finished_ < pairs_.size()) {
+            ok = hand_out_pairs() && wait_for_answers();
+            progress(false);  // a terminal's clock moves on during a long pair; a log gets a line
+                              // every 10 s
+        }
+        for (auto& w : workers_) stop_worker(w);
+        restore_signals();
+        progress(true);
+        return ok;
+    }
+
+    std::size_t finished() const { return finished_; }
+    double seconds() const { return elapsed(t0_); }
+    const std::string& error() const { return error_; }
+
+  private:
+    static double elapsed(std::chrono::steady_clock::time_point since) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+    }
+
+    void catch_signals() {
+        struct sigaction sa {};
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        ::sigaction(SIGINT, &sa, &old_int_);
+        ::sigaction(SIGTERM, &sa, &old_term_);
+        ::sigaction(SIGHUP, &sa, &old_hup_);
+        ::signal(SIGPIPE, SIG_IGN);
+    }
+    void restore_signals() {
+        ::sigaction(SIGINT, &old_int_, nullptr);
+        ::sigaction(SIGTERM, &old_term_, nullptr);
+        ::sigaction(SIGHUP, &old_hup_, nullptr);
+    }
+
+    bool start_worker(Worker& w) {
+        int task[2], result[2];
+        if (::pipe2(task, O_CLOEXEC) != 0) return false;
+        if (::pipe2(result, O_CLOEXEC) != 0) {
+            ::close(task[0]);
+            ::close(task[1]);
+            return false;
+        }
+        std::fflush(nullptr);
+        const pid_t pid = ::fork();
+        if (pid < 0) {
+            for (int fd : {task[0], task[1], result[0], result[1]}) ::close(fd);
+            return false;
+        }
+        if (pid == 0) {
+            // Only its own ends: another worker's pipes held open here would hide that one's end.
+            for (const auto& other : workers_)
+                if (&other != &w) {
+                    if (other.to >= 0) ::close(other.to);
+                    if (other.from >= 0) ::close(other.from);
+                }
+            ::close(task[1]);
+            ::close(result[0]);
+            worker_main(s_, pairs_, task[0], result[1], log_);
+        }
+        ::setpgid(pid, pid);  // also here: no race with the child's own call
+        ::close(task[0]);
+        ::close(result[1]);
+        w = Worker{};
+        w.pid = pid;
+        w.to = task[1];
+        w.from = result[0];
+        return true;
+    }
+
+    static void stop_worker(Worker& w) {
+        if (w.pid > 0) {
+            ::kill(-w.pid, SIGKILL);
+            ::kill(w.pid, SIGKILL);
+            int status;
+            ::waitpid(w.pid, &status, 0);
+        }
+        if (w.to >= 0) ::close(w.to);
+        if (w.from >= 0) ::close(w.from);
+        w = Worker{};
+    }
+
+    // A line of progress: redrawn in place on a terminal, every 10 s into a log.
+    void progress(bool final) {
+        const double el = elapsed(t0_);
+        const std::size_t total = pairs_.size();
+        const double left = finished_ ? el / double(finished_) * double(total - finished_) : 0;
+        const bool estimate = finished_ && !final;
+        const std::string eta = estimate ? ", about " + duration_text(left) + " left" : "";
+        char buf[256];
+        if (tty_) {
+            const int width = 30, filled = total ? int(width * finished_ / total) : width;
+            std::snprintf(buf, sizeof buf, "\r[%s%s] %zu/%zu pairs, %zu passed, %s%s",
+                          std::string(std::size_t(filled), '#').c_str(),
+                          std::string(std::size_t(width - filled), '.').c_str(), finished_, total,
+                          passed_, duration_text(el).c_str(), eta.c_str());
+            std::cerr << buf << "\033[K" << (final ? "\n" : "") << std::flush;
+        } else if (final || elapsed(last_line_) > 10) {
+            std::snprintf(buf, sizeof buf, "graded %zu of %zu pairs (%zu passed) in %s%s\n",
+                          finished_, total, passed_, duration_text(el).c_str(), eta.c_str());
+            std::cerr << buf << std::flush;
+            last_line_ = std::chrono::steady_clock::now();
+        }
+    }
+
+    bool record(std::size_t index, Grade g) {
+        const Pair& p = pairs_[index];
+        g.student = p.student;
+        g.lesson = p.lesson->id;
+        g.hash = p.hash;
+        g.seed = s_.seed;
+        g.graded_at = now_iso();
+        ++finished_;
+        passed_ += g.passed;
+        return store_.put(g, &error_);
+    }
+
+    // A worker that died or was stopped: its pair is recorded as such, with a report of its own,
+    // and a new worker takes its place.
+    bool lost(Worker& w, const std::string& why, const std::string& outcome) {
+        const Pair& p = pairs_[std::size_t(w.task)];
+        lessons::CheckReport r;
+        r.lesson = p.lesson->id;
+        r.title = p.lesson->title;
+        r.source = p.student + "/" + p.lesson->id + ".cu";
+        r.status = Status::error(StatusCode::kernel_fault, why);
+        write_pair_reports(s_.out, p.student, r);
+        Grade g = summarize(r, outcome);
+        g.seconds = elapsed(w.started);
+        const bool ok = record(std::size_t(w.task), g);
+        stop_worker(w);
+        return ok && start_worker(w);
+    }
+
+    // Every idle worker gets the next pair.
+    bool hand_out_pairs() {
+        for (auto& w : workers_)
+            if (w.pid > 0 && w.task < 0 && next_ < pairs_.size()) {
+                w.task = int(next_++);
+                w.started = std::chrono::steady_clock::now();
+                if (!write_all(w.to, std::to_string(w.task) + "\n") &&
+                    !lost(w, "the grader's worker process could not take the pair", "crashed"))
+                    return false;
+            }
+        return true;
+    }
+
+    // Waits up to 250 ms for answers, reads them, and deals with workers that ended or overran.
+    bool wait_for_answers() {
+        std::vector<pollfd> fds;
+        for (auto& w : workers_) fds.push_back({w.from, POLLIN, 0});
+        const int n = ::poll(fds.data(), nfds_t(fds.size()), 250);
+        if (n < 0 && errno != EINTR) {
+            error_ = std::string("poll: ") + std::strerror(errno);
+            return false;
+        }
+        for (std::size_t i = 0; i < workers_.size(); ++i) {
+            Worker& w = workers_[i];
+            if (n > 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) && !read_answers(w))
+                return false;
+            if (w.task >= 0 && elapsed(w.started) > watchdog_s_) {
+                char why[160];
+                std::snprintf(
+                    why, sizeof why,
+                    "stopped by the grader after %.0f s (the check's own limits did not end it)",
+                    watchdog_s_);
+                if (!lost(w, why, "error")) return false;
+            }
+        }
+        return true;
+    }
+
+    // Reads what a worker wrote: whole lines are grades; an end of file means the worker ended.
+    bool read_answers(Worker& w) {
+        char buf[4096];
+        const ssize_t got = ::read(w.from, buf, sizeof buf);
+        if (got > 0) w.buffer.append(buf, std::size_t(got));
+        std::size_t nl;
+        while ((nl = w.buffer.find('\n')) != std::string::npos) {
+            const std::string line = w.buffer.substr(0, nl);
+            w.buffer.erase(0, nl + 1);
+            Grade g;
+            std::size_t index = 0;
+            try {
+                auto j = nlohmann::json::parse(line);
+                index = j.at("i").get<std::size_t>();
+                g.outcome = j.at("outcome").get<std::string>();
+                g.passed = j.at("passed").get<bool>();
+                g.score = j.at("score").get<double>();
+                g.max_score = j.at("max_score").get<double>();
+                g.checks_passed = j.at("checks_passed").get<int>();
+                g.checks = j.at("checks").get<int>();
+                g.reason = j.at("reason").get<std::string>();
+                g.seconds = j.at("seconds").get<double>();
+            } catch (const std::exception& e) {
+                error_ = std::string("a worker's answer could not be read: ") + e.what();
+                return false;
+            }
+            if (int(index) != w.task) {
+                error_ = "a worker answered for another pair";
+                return false;
+            }
+            w.task = -1;
+            if (!record(index, g)) return false;
+            progress(false);
+        }
+        if (got > 0) return true;
+        // The worker ended: it died, with a pair or without.
+        int status = 0;
+        ::waitpid(w.pid, &status, 0);
+        w.pid = -1;
+        const std::string how = WIFSIGNALED(status)
+                                    ? "was killed by signal " + std::to_string(WTERMSIG(status)) +
+                                          (WTERMSIG(status) == SIGKILL ? " (out of memory?)" : "")
+                                    : "exited with status " + std::to_string(WEXITSTATUS(status));
+        if (w.task >= 0)
+            return lost(w, "the grader's worker process " + how + " while checking this submission",
+                        "crashed");
+        stop_worker(w);
+        return start_worker(w);
+    }
+
+    const Setup& s_;
+    const std::vector<Pair>& pairs_;
+    Store& store_;
+    const fs::path log_;
+    std::vector<Worker> workers_;
+    double watchdog_s_ = 0;
+    std::string error_;
+    const bool tty_ = ::isatty(2);
+    const std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point last_line_ = t0_;
+    std::size_t next_ = 0, finished_ = 0, passed_ = 0;
+    using Action = struct sigaction;  // the struct, not the function of the same name
+    Action old_int_{}, old_term_{}, old_hup_{};
+};
+
 }  // namespace
+
+// [SECTION] The command
 
 void add_grade_options(CLI::App* cmd, GradeArgs& a) {
     cmd->add_option("submissions", a.submissions,
@@ -671,8 +1093,9 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
         std::cerr << "cudalab: grade needs a SUBMISSIONS folder (or --merge RESULTS...)\n";
         return 2;
     }
+    Plan plan;
+    Setup& s = plan.s;
     std::string error;
-    Setup s;
     std::error_code ec;
     s.submissions = fs::absolute(a.submissions);
     s.out = fs::absolute(a.out);
@@ -680,387 +1103,40 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
         std::cerr << "cudalab: " << a.submissions << ": no such folder\n";
         return 2;
     }
-    unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
-    if (!a.jobs.empty()) {
-        auto n = parse_unsigned(a.jobs, 1, 256, "--jobs", &error);
-        if (!n) {
-            std::cerr << "cudalab: " << error << "\n";
-            return 2;
-        }
-        jobs = unsigned(*n);
-    }
-    unsigned shard = 0, shards = 1;
-    if (!a.shard.empty()) {
-        const std::size_t slash = a.shard.find('/');
-        std::optional<std::uint64_t> k, n;
-        if (slash != std::string::npos) {
-            n = parse_unsigned(a.shard.substr(slash + 1), 1, 100000, "--shard N", &error);
-            if (n)
-                k = parse_unsigned(a.shard.substr(0, slash), 1, *n, "--shard K (1 to N)", &error);
-        } else error = "--shard takes K/N, e.g. 2/8";
-        if (!k) {
-            std::cerr << "cudalab: " << error << "\n";
-            return 2;
-        }
-        shard = unsigned(*k - 1);
-        shards = unsigned(*n);
-    }
-    Limits limits;
-    if (!parse_limits(a.limits, &limits, &error)) {
-        std::cerr << "cudalab: " << error << "\n";
-        return 2;
-    }
-
-    // The course, with its paths absolute (workers run in SUBMISSIONS/).
-    s.course = loaded;
-    auto absolute = [](std::string& p) {
-        if (!p.empty()) p = fs::absolute(p).string();
-    };
-    absolute(s.course.root);
-    for (auto& l : s.course.lessons)
-        for (std::string* p : {&l.text_path, &l.exercise_path, &l.solution_path, &l.host_path})
-            absolute(*p);
-    std::vector<const lessons::LessonInfo*> chosen;
-    if (a.lessons.empty() || a.lessons == "all") {
-        for (const auto& l : s.course.lessons) chosen.push_back(&l);
-    } else {
-        for (const auto& id : split(a.lessons, ',')) {
-            const lessons::LessonInfo* l = s.course.find(id);
-            if (!l) {
-                std::cerr << "cudalab: --lessons: no lesson '" << id
-                          << "' (the lessons: " << s.course.ids() << ")\n";
-                return 2;
-            }
-            if (std::find(chosen.begin(), chosen.end(), l) == chosen.end()) chosen.push_back(l);
-        }
-    }
-
-    // The students: every folder in SUBMISSIONS/, in byte order (a link to a folder is not one).
-    std::vector<std::string> students;
-    for (const auto& e : fs::directory_iterator(s.submissions, ec)) {
-        const std::string name = e.path().filename().string();
-        if (name.empty() || name[0] == '.' || e.is_symlink(ec) || !e.is_directory(ec)) continue;
-        std::error_code same;
-        if (fs::equivalent(e.path(), s.out, same))
-            continue;  // --out inside SUBMISSIONS/ is no student
-        for (const char* taken : {"grades.db", "grades.db-journal", "results.csv", "students.csv",
-                                  "summary.json", "grade.log"})
-            if (name == taken) {
-                std::cerr << "cudalab: " << (s.submissions / name).string()
-                          << ": a student's folder may not be named " << name
-                          << ", a file of the results; rename it\n";
-                return 2;
-            }
-        students.push_back(name);
-    }
-    if (ec) {
-        std::cerr << "cudalab: cannot read " << a.submissions << ": " << ec.message() << "\n";
-        return 2;
-    }
-    std::sort(students.begin(), students.end());
-
-    fs::create_directories(s.out, ec);
     Store store;
-    if (ec || !store.open((s.out / "grades.db").string(), false, &error)) {
-        std::cerr << "cudalab: --out " << a.out << ": " << (ec ? ec.message() : error) << "\n";
-        return 2;
-    }
-    // The seed: given, else the one this folder was graded with (a resumed run goes on with it),
-    // else new.
-    const std::optional<std::string> recorded = store.meta("seed");
-    if (!a.seed.empty()) {
-        auto v = parse_unsigned(a.seed, 0, UINT64_MAX, "--seed", &error);
-        if (!v) {
-            std::cerr << "cudalab: " << error << "\n";
-            return 2;
+    bool ok = parse_jobs_and_shard(a, &plan, &error) &&
+              parse_limits(a.limits, &plan.limits, &error) &&
+              choose_lessons(loaded, a, &plan, &error) && list_students(a, &plan, &error);
+    if (ok) {
+        fs::create_directories(s.out, ec);
+        if (ec || !store.open((s.out / "grades.db").string(), false, &error)) {
+            error = "--out " + a.out + ": " + (ec ? ec.message() : error);
+            ok = false;
         }
-        s.seed = std::to_string(*v);
-    } else if (recorded && !recorded->empty()) {
-        s.seed = *recorded;
-    } else {
-        std::random_device rd;
-        s.seed = std::to_string((std::uint64_t(rd()) << 32) | rd());
     }
-    if (!store.set_meta("seed", s.seed, &error) ||
-        !store.set_meta("course", s.course.root, &error)) {
+    ok = ok && choose_seed(a, store, &plan, &error);
+    if (!ok) {
         std::cerr << "cudalab: " << error << "\n";
         return 2;
     }
-    s.options.backend = a.backend;
-    s.options.seed = std::stoull(s.seed);
-    // One emulator thread per worker: the workers are the parallelism, and blocks run in order, so
-    // a regrade gives the same report word for word (the blocks a race names, for one).
-    s.options.emulator_threads = 1;
-    s.options.instruction_budget = limits.budget;
-    s.options.memory_limit = limits.memory_mb << 20;
-    s.options.printf_limit = limits.printf_kb << 10;
-    s.options.time_limit_seconds = limits.time_limit_s;
-    if (limits.compile_time_limit_s) s.options.compile_limits.seconds = limits.compile_time_limit_s;
-    if (limits.compile_memory_mb) s.options.compile_limits.memory_mb = limits.compile_memory_mb;
-    s.options.trace.auto_detail_blocks = 0;  // the checks need counters only (as `cudalab check`)
+    set_check_options(a, &plan);
 
-    // The work: this shard's pairs, less those graded already from the same file with the same
-    // seed.
-    std::map<std::pair<std::string, std::string>, Grade> done;
-    for (auto& g : store.all()) done[{g.student, g.lesson}] = g;
-    std::vector<Pair> pairs;
     std::size_t in_shard = 0, kept = 0;
-    for (const auto& student : students)
-        for (const auto* l : chosen) {
-            if (shard_of(student, l->id, shards) != shard) continue;
-            ++in_shard;
-            Pair p{student, l, submission_hash(s.submissions / student / (l->id + ".cu"))};
-            auto it = done.find({student, l->id});
-            // Kept: the same file, graded with the same seed, and not lost to the grader's own
-            // trouble (a worker that died, a check that could not run: tried again).
-            if (it != done.end() && it->second.hash == p.hash && it->second.seed == s.seed &&
-                it->second.outcome != "crashed" && it->second.outcome != "error" &&
-                fs::exists(lesson_base(s.out, student, l->id).string() + ".json", ec)) {
-                ++kept;
-                continue;
-            }
-            pairs.push_back(std::move(p));
-        }
-    std::cerr << "cudalab grade: " << students.size() << " students x " << chosen.size()
+    const std::vector<Pair> pairs = pairs_to_grade(plan, store, &in_shard, &kept);
+    std::cerr << "cudalab grade: " << plan.students.size() << " students x " << plan.chosen.size()
               << " lessons";
-    if (shards > 1)
-        std::cerr << ", shard " << shard + 1 << "/" << shards << " (" << in_shard << " pairs)";
-    std::cerr << "; seed " << s.seed
-              << (recorded && *recorded == s.seed && a.seed.empty() ? " (recorded in " + a.out + ")"
-                                                                    : "")
-              << "; " << kept << " already graded, " << pairs.size() << " to grade with "
-              << std::min<std::size_t>(jobs, std::max<std::size_t>(pairs.size(), 1)) << " worker"
-              << (jobs == 1 ? "" : "s") << "\n";
+    if (plan.shards > 1)
+        std::cerr << ", shard " << plan.shard + 1 << "/" << plan.shards << " (" << in_shard
+                  << " pairs)";
+    const bool resumed = plan.recorded_seed && *plan.recorded_seed == s.seed && a.seed.empty();
+    std::cerr << "; seed " << s.seed << (resumed ? " (recorded in " + a.out + ")" : "") << "; "
+              << kept << " already graded, " << pairs.size() << " to grade with "
+              << std::min<std::size_t>(plan.jobs, std::max<std::size_t>(pairs.size(), 1))
+              << " worker" << (plan.jobs == 1 ? "" : "s") << "\n";
 
-    // The pool. A pair's worker is killed past this (the check's own limits stop it long before).
-    const double compile_s = limits.compile_time_limit_s > 0 ? limits.compile_time_limit_s : 60;
-    const double run_s = limits.time_limit_s > 0 ? limits.time_limit_s : 300;
-    const double watchdog_s =
-        2 * (compile_s + run_s) + 60;  // the submission's check, and the solution's
-    const fs::path log = s.out / "grade.log";
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    struct sigaction old_int {
-    }, old_term{}, old_hup{};
-    ::sigaction(SIGINT, &sa, &old_int);
-    ::sigaction(SIGTERM, &sa, &old_term);
-    ::sigaction(SIGHUP, &sa, &old_hup);
-    ::signal(SIGPIPE, SIG_IGN);
-
-    std::vector<Worker> workers(std::min<std::size_t>(jobs, pairs.size()));
-    auto start_worker = [&](Worker& w) -> bool {
-        int task[2], result[2];
-        if (::pipe2(task, O_CLOEXEC) != 0) return false;
-        if (::pipe2(result, O_CLOEXEC) != 0) {
-            ::close(task[0]);
-            ::close(task[1]);
-            return false;
-        }
-        std::fflush(nullptr);
-        const pid_t pid = ::fork();
-        if (pid < 0) {
-            for (int fd : {task[0], task[1], result[0], result[1]}) ::close(fd);
-            return false;
-        }
-        if (pid == 0) {
-            // Only its own ends: another worker's pipes held open here would hide that one's end.
-            for (const auto& other : workers)
-                if (&other != &w) {
-                    if (other.to >= 0) ::close(other.to);
-                    if (other.from >= 0) ::close(other.from);
-                }
-            ::close(task[1]);
-            ::close(result[0]);
-            worker_main(s, pairs, task[0], result[1], log);
-        }
-        ::setpgid(pid, pid);  // also here: no race with the child's own call
-        ::close(task[0]);
-        ::close(result[1]);
-        w = Worker{};
-        w.pid = pid;
-        w.to = task[1];
-        w.from = result[0];
-        return true;
-    };
-    auto stop_worker = [](Worker& w) {
-        if (w.pid > 0) {
-            ::kill(-w.pid, SIGKILL);
-            ::kill(w.pid, SIGKILL);
-            int status;
-            ::waitpid(w.pid, &status, 0);
-        }
-        if (w.to >= 0) ::close(w.to);
-        if (w.from >= 0) ::close(w.from);
-        w = Worker{};
-    };
-    for (auto& w : workers)
-        if (!start_worker(w)) {
-            std::cerr << "cudalab: cannot start a worker process: " << std::strerror(errno) << "\n";
-            return 2;
-        }
-
-    const bool tty = ::isatty(2);
-    const auto t0 = std::chrono::steady_clock::now();
-    std::size_t next = 0, finished = 0, passed_n = 0;
-    auto last_line = t0;
-    auto progress = [&](bool final) {
-        const double el =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const double left = finished ? el / double(finished) * double(pairs.size() - finished) : 0;
-        char buf[256];
-        if (tty) {
-            const int width = 30,
-                      filled = pairs.empty() ? width : int(width * finished / pairs.size());
-            std::snprintf(buf, sizeof buf, "\r[%s%s] %zu/%zu pairs, %zu passed, %s%s%s",
-                          std::string(std::size_t(filled), '#').c_str(),
-                          std::string(std::size_t(width - filled), '.').c_str(), finished,
-                          pairs.size(), passed_n, duration_text(el).c_str(),
-                          finished && !final ? ", about " : "",
-                          finished && !final ? (duration_text(left) + " left").c_str() : "");
-            std::cerr << buf << "\033[K" << (final ? "\n" : "") << std::flush;
-        } else if (final ||
-                   std::chrono::steady_clock::now() - last_line > std::chrono::seconds(10)) {
-            std::snprintf(buf, sizeof buf, "graded %zu of %zu pairs (%zu passed) in %s%s%s\n",
-                          finished, pairs.size(), passed_n, duration_text(el).c_str(),
-                          finished && !final ? ", about " : "",
-                          finished && !final ? (duration_text(left) + " left").c_str() : "");
-            std::cerr << buf << std::flush;
-            last_line = std::chrono::steady_clock::now();
-        }
-    };
-    auto record = [&](std::size_t index, Grade g) -> bool {
-        const Pair& p = pairs[index];
-        g.student = p.student;
-        g.lesson = p.lesson->id;
-        g.hash = p.hash;
-        g.seed = s.seed;
-        g.graded_at = now_iso();
-        ++finished;
-        passed_n += g.passed;
-        if (!store.put(g, &error)) return false;
-        return true;
-    };
-    // A worker that died or was stopped: its pair is recorded as such, with a report of its own.
-    auto lost = [&](Worker& w, const std::string& why, const std::string& outcome) -> bool {
-        const Pair& p = pairs[std::size_t(w.task)];
-        lessons::CheckReport r;
-        r.lesson = p.lesson->id;
-        r.title = p.lesson->title;
-        r.source = p.student + "/" + p.lesson->id + ".cu";
-        r.status = Status::error(StatusCode::kernel_fault, why);
-        write_pair_reports(s.out, p.student, r);
-        Grade g = summarize(r, outcome);
-        g.seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - w.started).count();
-        const bool ok = record(std::size_t(w.task), g);
-        stop_worker(w);
-        return ok && start_worker(w);
-    };
-
-    bool failed = false;
-    while (!interrupted && !failed && finished < pairs.size()) {
-        for (auto& w : workers)
-            if (w.pid > 0 && w.task < 0 && next < pairs.size()) {
-                w.task = int(next);
-                w.started = std::chrono::steady_clock::now();
-                if (!write_all(w.to, std::to_string(next) + "\n")) {
-                    failed =
-                        !lost(w, "the grader's worker process could not take the pair", "crashed");
-                    ++next;
-                    continue;
-                }
-                ++next;
-            }
-        std::vector<pollfd> fds;
-        for (auto& w : workers) fds.push_back({w.from, POLLIN, 0});
-        const int n = ::poll(fds.data(), nfds_t(fds.size()), 250);
-        if (n < 0 && errno != EINTR) {
-            error = std::string("poll: ") + std::strerror(errno);
-            failed = true;
-            break;
-        }
-        for (std::size_t i = 0; i < workers.size() && !failed; ++i) {
-            Worker& w = workers[i];
-            if (n > 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR))) {
-                char buf[4096];
-                const ssize_t got = ::read(w.from, buf, sizeof buf);
-                if (got > 0) w.buffer.append(buf, std::size_t(got));
-                std::size_t nl;
-                while ((nl = w.buffer.find('\n')) != std::string::npos) {
-                    const std::string line = w.buffer.substr(0, nl);
-                    w.buffer.erase(0, nl + 1);
-                    Grade g;
-                    std::size_t index = 0;
-                    try {
-                        auto j = nlohmann::json::parse(line);
-                        index = j.at("i").get<std::size_t>();
-                        g.outcome = j.at("outcome").get<std::string>();
-                        g.passed = j.at("passed").get<bool>();
-                        g.score = j.at("score").get<double>();
-                        g.max_score = j.at("max_score").get<double>();
-                        g.checks_passed = j.at("checks_passed").get<int>();
-                        g.checks = j.at("checks").get<int>();
-                        g.reason = j.at("reason").get<std::string>();
-                        g.seconds = j.at("seconds").get<double>();
-                    } catch (const std::exception& e) {
-                        error = std::string("a worker's answer could not be read: ") + e.what();
-                        failed = true;
-                        break;
-                    }
-                    if (int(index) != w.task) {
-                        error = "a worker answered for another pair";
-                        failed = true;
-                        break;
-                    }
-                    w.task = -1;
-                    if (!record(index, g)) {
-                        failed = true;
-                        break;
-                    }
-                    progress(false);
-                }
-                if (got <= 0 && !failed) {  // the worker ended: it died, with a pair or without
-                    int status = 0;
-                    ::waitpid(w.pid, &status, 0);
-                    w.pid = -1;
-                    const std::string how =
-                        WIFSIGNALED(status)
-                            ? "was killed by signal " + std::to_string(WTERMSIG(status)) +
-                                  (WTERMSIG(status) == SIGKILL ? " (out of memory?)" : "")
-                            : "exited with status " + std::to_string(WEXITSTATUS(status));
-                    if (w.task >= 0)
-                        failed = !lost(w,
-                                       "the grader's worker process " + how +
-                                           " while checking this submission",
-                                       "crashed");
-                    else {
-                        stop_worker(w);
-                        failed = !start_worker(w);
-                    }
-                }
-            }
-            if (!failed && w.task >= 0 &&
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - w.started)
-                        .count() > watchdog_s) {
-                char why[160];
-                std::snprintf(
-                    why, sizeof why,
-                    "stopped by the grader after %.0f s (the check's own limits did not end it)",
-                    watchdog_s);
-                failed = !lost(w, why, "error");
-            }
-        }
-        progress(
-            false);  // a terminal's clock moves on during a long pair; a log gets a line every 10 s
-    }
-    for (auto& w : workers) stop_worker(w);
-    ::sigaction(SIGINT, &old_int, nullptr);
-    ::sigaction(SIGTERM, &old_term, nullptr);
-    ::sigaction(SIGHUP, &old_hup, nullptr);
-    progress(true);
-    if (failed) {
-        std::cerr << "cudalab: " << error << "\n";
+    Pool pool(s, pairs, store, plan.jobs, plan.limits);
+    if (!pool.run()) {
+        std::cerr << "cudalab: " << pool.error() << "\n";
         return 2;
     }
     if (!write_summaries(s.out, store.all(), s.seed, &error)) {
@@ -1068,14 +1144,14 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
         return 2;
     }
     if (interrupted) {
-        std::cerr << "cudalab grade: interrupted after " << finished << " of " << pairs.size()
+        std::cerr << "cudalab grade: interrupted after " << pool.finished() << " of "
+                  << pairs.size()
                   << " pairs; the summaries hold what was graded. Run the same command again to "
                      "grade the rest.\n";
         return 130;
     }
-    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::cout << "graded " << finished << " pairs in " << duration_text(el) << " (" << kept
-              << " kept from an earlier run); seed " << s.seed
+    std::cout << "graded " << pool.finished() << " pairs in " << duration_text(pool.seconds())
+              << " (" << kept << " kept from an earlier run); seed " << s.seed
               << "\nresults: " << (s.out / "results.csv").string()
               << ", students.csv, summary.json, and per student "
               << "STUDENT/report.txt, report.json, junit.xml, results.json\n";

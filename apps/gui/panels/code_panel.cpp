@@ -124,7 +124,7 @@ void App::draw_code_header() {
     ImGui::PushFont(fonts().mono_bold);
     ImGui::TextUnformatted(name.c_str());
     ImGui::PopFont();
-    ImGui::SameLine(0, 10 * s);
+    ImGui::SameLine(0, spacing::label_gap * s);
     if (editor_.read_only) chip("read-only", colors::panel_light, colors::text_dim);
     else if (editor_.modified())
         chip("\xE2\x97\x8F unsaved  \xC2\xB7  Ctrl+S", colors::chip_warn, colors::chip_warn_text);

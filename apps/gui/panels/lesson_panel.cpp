@@ -42,12 +42,13 @@ std::string metric_text(const lessons::CheckResult& c) {
 void App::draw_lesson_panel() {
     const float s = fonts().scale;
     draw_lesson_list();
-    ImGui::Dummy(ImVec2(0, 4 * s));
+    ImGui::Dummy(ImVec2(0, spacing::line_gap * s));
     const float avail_h = ImGui::GetContentRegionAvail().y;
     const float splitter_h = 6 * s;
     const float text_h = std::floor((avail_h - splitter_h) * text_fraction_);
 
-    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(16 * s, 12 * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding,
+                        ImVec2(spacing::panel_pad_x * s, spacing::panel_pad_y * s));
     ImGui::BeginChild("##lesson_text", ImVec2(0, text_h), true,
                       ImGuiWindowFlags_AlwaysUseWindowPadding);
     if (timeline_only_) {
@@ -74,7 +75,8 @@ void App::draw_lesson_panel() {
     horizontal_splitter("##split_text", &text_fraction_, avail_h, 0.2f, 0.85f,
                         ImGui::GetContentRegionAvail().x);
 
-    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(10 * s, 5 * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding,
+                        ImVec2(spacing::button_pad_x * s, spacing::button_pad_y * s));
     if (ImGui::BeginTabBar("##lesson_tabs")) {
         int passed = 0, total = 0;
         if (outcome_)
@@ -105,8 +107,10 @@ void App::draw_lesson_panel() {
     }
     ImGui::PopStyleVar();
     select_lesson_tab_.reset();
-    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(12 * s, 10 * s));
-    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(8 * s, 5 * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding,
+                        ImVec2(spacing::view_pad_x * s, spacing::view_pad_y * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing,
+                        ImVec2(spacing::item_x * s, spacing::dense_item_y * s));
     ImGui::BeginChild("##lesson_bottom", ImVec2(0, 0), true,
                       ImGuiWindowFlags_AlwaysUseWindowPadding);
     if (lesson_tab_ == 0) draw_checks();
@@ -123,7 +127,8 @@ void App::draw_lesson_list() {
         passed += progress_.get(l.id).state == lessons::LessonState::passed;
     std::string header = "Course  \xC2\xB7  " + std::to_string(passed) + " of " +
                          std::to_string(course_.lessons.size()) + " passed###course";
-    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(8 * s, 5 * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding,
+                        ImVec2(spacing::header_pad_x * s, spacing::button_pad_y * s));
     const bool open = ImGui::CollapsingHeader(header.c_str(), ImGuiTreeNodeFlags_DefaultOpen);
     ImGui::PopStyleVar();
     if (!open) return;
@@ -249,7 +254,7 @@ void App::draw_checks() {
         ImGui::Dummy(ImVec2(18 * s, line_h));
         dl->AddText(fonts().ui_bold, fonts().ui_bold->FontSize, at, mark_color,
                     c.passed ? "\xE2\x9C\x93" : "\xE2\x9C\x97");
-        ImGui::SameLine(0, 2 * s);
+        ImGui::SameLine(0, spacing::hairline_gap * s);
         const bool perf = c.kind == lessons::CheckKind::performance;
         const bool open_by_default = !c.passed && !opened_one;
         opened_one |= open_by_default;
@@ -375,7 +380,7 @@ void App::draw_hints() {
         dl->AddRectFilled(ImVec2(at.x, at.y - 4 * s), end, colors::hint_box, 5 * s);
         dl->AddRectFilled(ImVec2(at.x, at.y - 4 * s), ImVec2(at.x + 3 * s, end.y), colors::fair);
         dl->ChannelsMerge();
-        ImGui::Dummy(ImVec2(0, 10 * s));
+        ImGui::Dummy(ImVec2(0, spacing::card_gap * s));
         ImGui::PopID();
     }
     if (shown < total) {

@@ -226,8 +226,8 @@ bool load_fonts(float scale, std::string* warning) {
             // taken back right after the build below, so ImGui never frees it.
             m.FontDataOwnedByAtlas = true;
             m.FontNo = face.file.index;
-            m.OversampleH =
-                1;  // ideographs are dense already; oversampling them would double the atlas
+            // ideographs are dense already; oversampling them would double the atlas
+            m.OversampleH = 1;
             m.OversampleV = 1;
             m.PixelSnapH = true;
             // At one pixel size Noto CJK's ideographs come out a fifth smaller than DejaVu's

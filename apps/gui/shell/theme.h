@@ -83,8 +83,8 @@ inline const ImU32 hover_tint_strong = rgb(0xffffff, 18);
 // outlines over coloured cells
 inline const ImU32 outline_strong = rgb(0xffffff, 200);
 inline const ImU32 block_outline = rgb(0xffffff, 220);  // the open block in the grid
-inline const ImU32 sector_outline =
-    rgb(0xffffff, 230);  // a sector the request moves (linear buffers)
+// a sector the request moves (linear buffers)
+inline const ImU32 sector_outline = rgb(0xffffff, 230);
 // marks that must stand out: the playhead, the caret, traced blocks
 inline const ImU32 white = rgb(0xffffff);
 // a failed check's name
@@ -145,13 +145,31 @@ inline const ImU32 exited = rgb(0x2a2d35);
 inline const ImVec4 clear4 = ImVec4(0, 0, 0, 0);
 }  // namespace colors
 
-// Spacing roles, in pixels at scale 1 (multiply by fonts().scale).
+// Spacing roles, in pixels at scale 1 (multiply by fonts().scale). Horizontal gaps (SameLine),
+// smallest first:
 namespace spacing {
-constexpr float tab_pad_x = 12, tab_pad_y = 6;     // the view tabs' frame padding
-constexpr float view_pad_x = 12, view_pad_y = 10;  // inside the view's box
-constexpr float item_x = 8, item_y = 6;            // between items inside a view
-constexpr float legend_gap = 12;                   // between legend entries
-constexpr float section_gap = 6;  // between a view's parts (the box and the playback bar, buffers)
+constexpr float hairline_gap = 2;  // a mark and the text it marks (a check's tick and its name)
+constexpr float tight_gap = 4;     // a swatch and its label; controls that belong together
+constexpr float button_gap = 6;    // between the toolbar's buttons
+constexpr float item_x = 8;        // between items inside a view
+constexpr float label_gap = 10;    // a title and the chip or label after it
+constexpr float legend_gap = 12;   // between legend entries
+constexpr float group_gap = 14;    // between groups of controls or legends on one line
+constexpr float wide_gap = 20;     // after a heading or an option group that opens a line
+// Vertical gaps (Dummy), smallest first:
+constexpr float row_gap = 2;       // under a legend or status line
+constexpr float line_gap = 4;      // between a view's lines of controls
+constexpr float dense_item_y = 5;  // between the items of a dense list (the check cards)
+constexpr float item_y = 6;        // between items inside a view
+constexpr float section_gap = 6;   // between a view's parts (the box and the playback bar, buffers)
+constexpr float block_gap = 8;     // above a view's explanatory text
+constexpr float card_gap = 10;     // between check cards
+// Padding:
+constexpr float tab_pad_x = 12, tab_pad_y = 6;        // the view tabs' frame padding
+constexpr float view_pad_x = 12, view_pad_y = 10;     // inside the view's box and the check list
+constexpr float panel_pad_x = 16, panel_pad_y = 12;   // inside the lesson text
+constexpr float button_pad_x = 10, button_pad_y = 5;  // the lesson panel's tabs and headers
+constexpr float header_pad_x = 8;                     // the course header
 }  // namespace spacing
 
 ImU32 lane_color(viewmodel::LaneState s);

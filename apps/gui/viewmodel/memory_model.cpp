@@ -307,8 +307,8 @@ MemoryModel MemoryModel::build(const Trace& trace, std::string_view source,
             r.shape_cols = sh->kind == lessons::ShapeKind::bins
                                ? std::min<std::uint32_t>(32, sh->cols)
                                : sh->cols;
-            r.declared_name =
-                sh->name;  // the PTX parameter's name, found below, wins when there is one
+            // the PTX parameter's name, found below, wins when there is one
+            r.declared_name = sh->name;
             r.end = std::max(
                 r.end,
                 (sh->address + std::uint64_t(r.shape_rows) * r.shape_cols * r.element_bytes + 127) /

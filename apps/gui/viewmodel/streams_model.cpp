@@ -62,6 +62,9 @@ StreamEngine engine_of(const std::string& category, const std::string& name, boo
     if (category == "event") return StreamEngine::event;
     if (category == "graph") return StreamEngine::graph;
     if (category == "page") return StreamEngine::pages;
+    // A page fault (CUPTI's unified memory counters, on a GPU) is a mark on its row, not a move
+    // of pages: the page map reads only moves.
+    if (category == "page fault") return StreamEngine::event;
     return StreamEngine::alloc;
 }
 

@@ -45,8 +45,8 @@ struct StreamItem {
     std::int64_t stream = 0;  // the file's tid: the stream id (a device), the thread (the host)
     double start_us = 0, end_us = 0;  // from the first event of the file
     std::uint64_t bytes = 0;          // copies, memsets, page moves (0: none said)
-    std::uint64_t launch =
-        0;  // kernels: the runtime's launch number (1-based, CUDALAB_TRACE_LAUNCH); 0: unknown
+    // kernels: the runtime's launch number (1-based, CUDALAB_TRACE_LAUNCH); 0: unknown
+    std::uint64_t launch = 0;
     std::string grid, block;  // kernels
     int graph = -1;           // graph launches: index into StreamsTimeline::graphs
     std::vector<std::pair<std::string, std::string>>

@@ -91,7 +91,7 @@ void block_map(ViewContext& c, float height) {
         const auto st = viewmodel::LaneState(i);
         if (!present[i] || st == viewmodel::LaneState::no_thread) continue;
         legend_item(lane_color(st), viewmodel::lane_state_name(st));
-        ImGui::SameLine(0, 14 * s);
+        ImGui::SameLine(0, spacing::group_gap * s);
     }
     ImGui::NewLine();
 }
@@ -133,9 +133,9 @@ void draw_grid_view(ViewContext& c) {
     ImGui::RadioButton("SM", &c.grid_coloring, 0);
     ImGui::SameLine();
     ImGui::RadioButton("wave", &c.grid_coloring, 1);
-    ImGui::SameLine(0, 20 * s);
+    ImGui::SameLine(0, spacing::wide_gap * s);
     legend_item(colors::white, "traced in full");
-    ImGui::SameLine(0, 14 * s);
+    ImGui::SameLine(0, spacing::group_gap * s);
     legend_item(colors::accent, "open block", true);
 
     // Tiles.
@@ -238,7 +238,7 @@ void draw_grid_view(ViewContext& c) {
             c.switch_view = ViewId::warps;
     }
     ImGui::EndChild();
-    ImGui::Dummy(ImVec2(0, 6 * s));
+    ImGui::Dummy(ImVec2(0, spacing::section_gap * s));
     block_map(c, total_h - avail.y - 10 * s);
     if (open) {
         ImGui::SetCursorPosY(

@@ -79,7 +79,7 @@ void draw_hierarchy_view(ViewContext& c) {
     const float s = fonts().scale;
     const auto& h = c.views->hierarchy;
     view_heading("Memory hierarchy", "bytes moved over the whole launch, every block");
-    ImGui::Dummy(ImVec2(0, 4 * s));
+    ImGui::Dummy(ImVec2(0, spacing::line_gap * s));
     const float avail_w = ImGui::GetContentRegionAvail().x;
     const float box_h = 50 * s;
     const float gap =

@@ -52,9 +52,9 @@ void access_summary(ViewContext& c) {
     ImGui::SameLine();
     ImGui::Text("%d lanes \xC3\x97 %u B = %u B requested", lanes, a.bytes_per_lane,
                 a.cost.requested_bytes);
-    ImGui::SameLine(0, 4 * s);
+    ImGui::SameLine(0, spacing::tight_gap * s);
     ImGui::TextUnformatted("\xE2\x86\x92");
-    ImGui::SameLine(0, 4 * s);
+    ImGui::SameLine(0, spacing::tight_gap * s);
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(verdict),
                        "%u sector%s (%u B moved) in %u line%s", a.cost.sectors,
                        a.cost.sectors == 1 ? "" : "s", a.cost.sectors * 32, a.cost.lines,
@@ -281,7 +281,7 @@ void shaped_region(ViewContext& c, const viewmodel::MemoryRegion& r, bool curren
 // The legend of the cells' colours, and the "follow" switch.
 void memory_legend(ViewContext& c) {
     const float s = fonts().scale;
-    ImGui::Dummy(ImVec2(0, 2 * s));
+    ImGui::Dummy(ImVec2(0, spacing::row_gap * s));
     legend_item(colors::load, "load");
     ImGui::SameLine(0, spacing::legend_gap * s);
     legend_item(colors::store, "store");
@@ -291,7 +291,7 @@ void memory_legend(ViewContext& c) {
     legend_item(heat_color(0.6f), "touched before");
     ImGui::SameLine(0, spacing::legend_gap * s);
     legend_item(colors::cell_empty, "not yet / never");
-    ImGui::SameLine(0, 16 * s);
+    ImGui::SameLine(0, spacing::group_gap * s);
     if (ImGui::GetContentRegionAvail().x < 90 * s) ImGui::NewLine();
     ImGui::Checkbox("follow", &c.follow);
     tooltip("Scroll each buffer to the cells the current instruction touches");
@@ -317,7 +317,7 @@ void region_title(const ViewContext& c, const viewmodel::MemoryRegion& r, bool c
         else if (r.shape_kind == lessons::ShapeKind::image)
             text_dim("image %u x %u (width x height) \xC2\xB7", r.shape_cols, r.shape_rows);
         else text_dim("matrix %u x %u (rows x cols) \xC2\xB7", r.shape_rows, r.shape_cols);
-        ImGui::SameLine(0, 4 * s);
+        ImGui::SameLine(0, spacing::tight_gap * s);
     }
     text_dim("%s%s%s \xC2\xB7 %s elements of %u B traced \xC2\xB7 line%s %s",
              r.loaded ? "read" : "", r.loaded && r.stored ? " + " : "",

@@ -16,7 +16,8 @@ void draw_playback_bar(ViewContext& c) {
     const float s = fonts().scale;
     auto& pb = c.playback;
     const bool enabled = c.has_steps() && pb.steps() > 0;
-    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(4 * s, 6 * s));
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing,
+                        ImVec2(spacing::tight_gap * s, spacing::item_y * s));
     if (icon_button("##start", Icon::to_start, "First step (Home)", enabled)) pb.seek(0);
     ImGui::SameLine();
     if (icon_button("##back", Icon::step_back,
@@ -46,14 +47,14 @@ void draw_playback_bar(ViewContext& c) {
     ImGui::SameLine();
     if (icon_button("##end", Icon::to_end, "Last step (End)", enabled))
         pb.seek(std::int64_t(pb.steps()) - 1);
-    ImGui::SameLine(0, 14 * s);
+    ImGui::SameLine(0, spacing::group_gap * s);
     ImGui::SetNextItemWidth(150 * s);
     float speed = float(pb.speed());
     if (ImGui::SliderFloat("##speed", &speed, 1.0f, 5000.0f, "%.0f steps/s",
                            ImGuiSliderFlags_Logarithmic))
         pb.set_speed(speed);
     tooltip("Playback speed, in warp instructions per second (+ / -)");
-    ImGui::SameLine(0, 14 * s);
+    ImGui::SameLine(0, spacing::group_gap * s);
     if (c.views && !c.views->model.detail_blocks().empty()) {
         const auto& blocks = c.views->model.detail_blocks();
         std::string label = "block " + c.views->model.block_label(blocks[c.detail_block].block);

@@ -24,7 +24,7 @@ struct SharedLayout {
 // No shared memory in this kernel: what the view would show.
 void draw_shared_unused() {
     const float s = fonts().scale;
-    ImGui::Dummy(ImVec2(0, 8 * s));
+    ImGui::Dummy(ImVec2(0, spacing::block_gap * s));
     ImGui::PushTextWrapPos(0);
     ImGui::TextUnformatted("This kernel does not use shared memory.");
     text_dim("Shared memory is the block's own fast scratchpad (__shared__). It is split into 32 "
@@ -78,9 +78,9 @@ void draw_shared_summary(ViewContext& c) {
         ImGui::PopFont();
         ImGui::SameLine();
         ImGui::Text("%d lanes \xC3\x97 %u B", __builtin_popcount(a.mask), a.bytes_per_lane);
-        ImGui::SameLine(0, 4 * s);
+        ImGui::SameLine(0, spacing::tight_gap * s);
         ImGui::TextUnformatted("\xE2\x86\x92");
-        ImGui::SameLine(0, 4 * s);
+        ImGui::SameLine(0, spacing::tight_gap * s);
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(verdict), "%u wavefront%s (ideal %u): %s",
                            a.cost.wavefronts, a.cost.wavefronts == 1 ? "" : "s", a.cost.ideal,
                            a.cost.conflicts() == 0
@@ -99,7 +99,7 @@ void draw_shared_summary(ViewContext& c) {
 void draw_banks(const ViewContext& c, const SharedLayout& g) {
     const float s = fonts().scale;
     const auto& a = c.shared_access;
-    ImGui::Dummy(ImVec2(0, 4 * s));
+    ImGui::Dummy(ImVec2(0, spacing::line_gap * s));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float label_w = g.label_w, col_w = g.col_w;
     const ImVec2 p = ImGui::GetCursorScreenPos();

@@ -429,9 +429,9 @@ void draw_pages_view(StreamsViewContext& c) {
                               std::to_string(pm.to_host_pages) + " to the host (" +
                               std::to_string(pm.prefetched_pages) + " prefetched)");
     legend_item(colors::accent, "on the device");
-    ImGui::SameLine(0, 14 * s);
+    ImGui::SameLine(0, spacing::group_gap * s);
     legend_item(colors::idle, "on the host");
-    ImGui::SameLine(0, 14 * s);
+    ImGui::SameLine(0, spacing::group_gap * s);
     legend_item(stream_engine_color(StreamEngine::pages), "a migration");
     const StreamsTimeline& t = *c.timeline;
     if (c.fitted_for != &t) fit(c);

@@ -104,10 +104,10 @@ void draw_timeline_view(ViewContext& c) {
         const float w = ImGui::CalcTextSize(viewmodel::step_class_name(k)).x + 30 * s;
         if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
         legend_item(step_color(k), viewmodel::step_class_name(k));
-        ImGui::SameLine(0, 12 * s);
+        ImGui::SameLine(0, spacing::legend_gap * s);
     }
     ImGui::NewLine();
-    ImGui::Dummy(ImVec2(0, 2 * s));
+    ImGui::Dummy(ImVec2(0, spacing::row_gap * s));
 
     const float label_w = 62 * s;
     const float avail_w = ImGui::GetContentRegionAvail().x;

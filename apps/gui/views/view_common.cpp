@@ -15,7 +15,7 @@ void view_heading(const char* title, const std::string& subtitle) {
     ImGui::TextUnformatted(title);
     ImGui::PopFont();
     if (!subtitle.empty()) {
-        ImGui::SameLine(0, 12 * fonts().scale);
+        ImGui::SameLine(0, spacing::legend_gap * fonts().scale);
         ImGui::SetCursorPosY(ImGui::GetCursorPosY() +
                              (fonts().h3->FontSize - fonts().ui->FontSize) * 0.6f);
         text_dim("%s", subtitle.c_str());

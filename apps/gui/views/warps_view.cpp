@@ -173,7 +173,7 @@ void draw_lane_legend(const ViewContext& c, float s) {
     int counts[7] = {};
     for (const auto& w : c.warps)
         for (int l = 0; l < 32; ++l) ++counts[int(w.lane(l))];
-    ImGui::Dummy(ImVec2(0, 4 * s));
+    ImGui::Dummy(ImVec2(0, spacing::line_gap * s));
     const LaneState order[] = {
         LaneState::active, LaneState::predicated_off, LaneState::masked,   LaneState::waiting,
         LaneState::exited, LaneState::not_started,    LaneState::no_thread};
@@ -185,7 +185,7 @@ void draw_lane_legend(const ViewContext& c, float s) {
         if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
         legend_item(st == LaneState::no_thread ? colors::idle : lane_color(st), label,
                     st == LaneState::no_thread);
-        ImGui::SameLine(0, 14 * s);
+        ImGui::SameLine(0, spacing::group_gap * s);
     }
     ImGui::NewLine();
 }
@@ -196,7 +196,7 @@ void draw_warp_history(const ViewContext& c, const WarpsLayout& g) {
     if (c.warp_history.empty() || ImGui::GetContentRegionAvail().y < 60 * s) return;
     const auto& model = c.views->model;
     const auto& pcs = model.trace().pcs;
-    ImGui::Dummy(ImVec2(0, 6 * s));
+    ImGui::Dummy(ImVec2(0, spacing::section_gap * s));
     ImGui::PushFont(fonts().ui_bold);
     ImGui::Text("Warp %u over time", unsigned(c.event->warp));
     ImGui::PopFont();
@@ -234,8 +234,8 @@ void draw_warp_history(const ViewContext& c, const WarpsLayout& g) {
                 dl->AddRect(a, z, colors::lane_outline_faint, 0.0f);
                 continue;
             }
-            const std::uint32_t on =
-                e.kind == EventKind::branch ? e.active : e.predicated_on;  // as TraceModel
+            // as TraceModel
+            const std::uint32_t on = e.kind == EventKind::branch ? e.active : e.predicated_on;
             const LaneState st_l =
                 (e.active & bit) ? ((on & bit) ? LaneState::active : LaneState::predicated_off)
                                  : LaneState::exited;
@@ -270,7 +270,7 @@ void draw_warps_view(ViewContext& c) {
                   model.warps_per_block());
     view_heading("Warps", sub);
     current_step_card(c);
-    ImGui::Dummy(ImVec2(0, 4 * s));
+    ImGui::Dummy(ImVec2(0, spacing::line_gap * s));
 
     WarpsLayout g;
     g.s = s;

@@ -98,6 +98,96 @@ void name_stream(TimelineNames* names, std::uint32_t device, std::uint32_t strea
     names->processes.emplace(device_pid(device), "GPU " + std::to_string(device));
 }
 
+std::string hex(std::uint64_t v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+    return buf;
+}
+
+// A unified memory record names the CPU with this id; a device id that is the CPU's (not expected
+// for the side a transfer or GPU fault is drawn on) is drawn on device 0 rather than on an
+// imaginary device 4294967295.
+std::uint32_t gpu_of(std::uint32_t id) { return id == CUPTI_UNIFIED_MEMORY_CPU_DEVICE_ID ? 0 : id; }
+
+// The cause of a migration in the emulated runtime's words where it has them.
+std::string migration_cause(std::uint32_t flags, bool to_device) {
+    switch (flags) {
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER: return "prefetch";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE:
+        return to_device ? "kernel touch" : "host touch";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH: return "driver prefetch";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_EVICTION: return "eviction";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_ACCESS_COUNTERS: return "access counters";
+    default: return "unknown";
+    }
+}
+
+const char* access_type(std::uint32_t flags) {
+    switch (flags) {
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_READ: return "read";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_WRITE: return "write";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_ATOMIC: return "atomic";
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_PREFETCH: return "prefetch";
+    default: return "unknown";
+    }
+}
+
+std::optional<TimelineEvent> unified_memory_event(const CUpti_ActivityUnifiedMemoryCounter3* u,
+                                                  TimelineNames* names) {
+    TimelineEvent e;
+    e.start_ns = u->start;
+    e.end_ns = u->end;
+    e.tid = kPageRow;
+    switch (u->counterKind) {
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD:
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH: {
+        const bool to_device =
+            u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD;
+        const std::uint32_t device = gpu_of(to_device ? u->dstId : u->srcId);
+        e.name = to_device ? "pages to device" : "pages to host";
+        e.category = "page";
+        e.pid = device_pid(device);
+        e.args = {{"address", hex(u->address)},
+                  {"bytes", u->value},
+                  {"pages", (u->value + kPageBytes - 1) / kPageBytes},
+                  {"to", to_device ? "device" : "host"},
+                  {"cause", migration_cause(u->flags, to_device)}};
+        if (names) {
+            names->threads.emplace(std::make_pair(e.pid, kPageRow), "managed pages");
+            names->processes.emplace(e.pid, "GPU " + std::to_string(device));
+        }
+        return e;
+    }
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT: {
+        const std::uint32_t device = gpu_of(u->srcId);
+        e.name = "GPU page fault";
+        e.category = "page fault";
+        e.pid = device_pid(device);
+        e.args = {{"address", hex(u->address)},
+                  {"fault_groups", u->value},
+                  {"access", access_type(u->flags)}};
+        if (names) {
+            names->threads.emplace(std::make_pair(e.pid, kPageRow), "managed pages");
+            names->processes.emplace(e.pid, "GPU " + std::to_string(device));
+        }
+        return e;
+    }
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT:
+        // The record's end is to be ignored for CPU faults: an instant.
+        e.name = "CPU page fault";
+        e.category = "page fault";
+        e.end_ns = e.start_ns;
+        e.pid = 0;
+        e.args = {{"address", hex(u->address)}, {"pc", hex(u->value)}};
+        if (names) {
+            names->threads.emplace(std::make_pair(std::int64_t(0), kPageRow), "CPU page faults");
+            names->processes.emplace(0, "host");
+        }
+        return e;
+    default: return std::nullopt;  // not configured (thrashing, throttling, remote maps)
+    }
+}
+
 }  // namespace
 
 void add_graph_launches(std::vector<TimelineEvent>& events) {
@@ -126,8 +216,49 @@ void add_graph_launches(std::vector<TimelineEvent>& events) {
     for (auto& [key, g] : launches) events.push_back(std::move(g));
 }
 
+void place_page_moves(std::vector<TimelineEvent>& events, const ManagedAllocations& managed) {
+    constexpr std::uint64_t block = 2u << 20;
+    for (auto& e : events) {
+        if (e.category != "page" || !e.args.contains("address") || !e.args["address"].is_string())
+            continue;
+        const std::uint64_t address =
+            std::strtoull(e.args["address"].get<std::string>().c_str(), nullptr, 16);
+        std::uint64_t base = address / block * block, bytes = block;
+        bool known = false;
+        if (auto it = managed.ranges.upper_bound(address); it != managed.ranges.begin()) {
+            --it;
+            if (address - it->first < it->second) {
+                base = it->first;
+                bytes = it->second;
+                known = true;
+            }
+        }
+        e.args["allocation"] = hex(base);
+        e.args["allocation_pages"] = (bytes + kPageBytes - 1) / kPageBytes;
+        e.args["first_page"] = (address - base) / kPageBytes;
+        e.args["allocation_known"] = known;
+    }
+}
+
+nlohmann::json unified_memory_summary(const std::vector<TimelineEvent>& events,
+                                      const std::string& availability) {
+    std::uint64_t to_device = 0, to_host = 0, prefetched = 0, gpu_faults = 0, cpu_faults = 0;
+    for (const auto& e : events) {
+        if (e.category == "page") {
+            const std::uint64_t bytes = e.args.value("bytes", std::uint64_t(0));
+            (e.name == "pages to device" ? to_device : to_host) += bytes;
+            if (e.args.value("cause", std::string()) == "prefetch") prefetched += bytes;
+        } else if (e.category == "page fault") {
+            ++(e.pid == 0 ? cpu_faults : gpu_faults);
+        }
+    }
+    return {{"unified_memory", availability},          {"managed_host_to_device_bytes", to_device},
+            {"managed_device_to_host_bytes", to_host}, {"managed_prefetched_bytes", prefetched},
+            {"managed_gpu_page_faults", gpu_faults},   {"managed_cpu_page_faults", cpu_faults}};
+}
+
 std::optional<TimelineEvent> to_event(const CUpti_Activity* record, const ApiNamer& api_name,
-                                      TimelineNames* names) {
+                                      TimelineNames* names, ManagedAllocations* managed) {
     TimelineEvent e;
     switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_RUNTIME:
@@ -236,6 +367,17 @@ std::optional<TimelineEvent> to_event(const CUpti_Activity* record, const ApiNam
         e.args = {{"graph", g->graphId}, {"correlation", g->correlationId}};
         name_stream(names, g->deviceId, g->streamId);
         return e;
+    }
+    case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER:
+        return unified_memory_event(
+            reinterpret_cast<const CUpti_ActivityUnifiedMemoryCounter3*>(record), names);
+    case CUPTI_ACTIVITY_KIND_MEMORY2: {
+        auto* m = reinterpret_cast<const CUpti_ActivityMemory4*>(record);
+        if (managed && m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_MANAGED &&
+            m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION &&
+            m->bytes > 0)
+            managed->ranges[m->address] = m->bytes;
+        return std::nullopt;
     }
     case CUPTI_ACTIVITY_KIND_DEVICE: {
         auto* d = reinterpret_cast<const CUpti_ActivityDevice5*>(record);
