@@ -164,14 +164,19 @@ for c in "${categories[@]}"; do
     fi
     seconds=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
     if [[ -z $result ]]; then
-      if [[ $rc -eq 0 ]] && ! grep -q -E 'FAILED|[Tt]est failed|Result = FAIL' "$out/$name.log"; then
+      # (A sample that ignores its kernels' errors exits 0 after cudalab said a kernel failed.)
+      if [[ $rc -eq 0 ]] && ! grep -q -E 'FAILED|[Tt]est failed|Result = FAIL' "$out/$name.log" &&
+        ! grep -q -E '^cudalab: (kernel .* stopped with an error|cannot run kernel)' "$out/$name.log"; then
         result=pass
       elif [[ $rc -eq 2 ]] && grep -q -i 'waiv' "$out/$name.log"; then
         result=waived  # EXIT_WAIVED: the sample found the device lacks what it needs
         why=$(grep -i -m1 'waiv' "$out/$name.log" | cut -c1-160 | tr '|' '/')
       else
         result=fail
-        if [[ $rc -eq 124 ]]; then
+        if [[ $rc -eq 0 ]]; then
+          why="exit 0, but $(grep -m1 -E '^cudalab: (kernel .* stopped with an error|cannot run kernel)' \
+            "$out/$name.log" | cut -c1-160 | tr '|' '/')"
+        elif [[ $rc -eq 124 ]]; then
           why="over the time limit ($limit s)"
         elif [[ $rc -eq 2 ]] && grep -q -E 'error:|error :' "$out/$name.log"; then
           why="build: $(grep -m1 -E 'error:|error :' "$out/$name.log" | cut -c1-160)"
