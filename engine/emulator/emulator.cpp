@@ -373,6 +373,107 @@ std::vector<std::int32_t> find_unrunnable(const ptx::Module& m) {
     return result;
 }
 
+// A kernel's first instructions mostly copy values that never change while a warp runs into
+// registers: its parameters (ld.param), %tid/%ctaid/%ntid (mov), global addresses (cvta, which
+// leaves them as they are). Where such a copy is the only definition of its register, runs
+// unguarded, and every read of the register comes after it on every path (find_zero_registers
+// did not list it), the register always holds the copied value wherever it is read: the reads
+// are pointed at the source instead (a parameter becomes a register filled once per launch) and
+// the copy does nothing (exec_folded). Counters, events and results stay as they were; a register
+// that a shuffle reads, or that appears anywhere the pass cannot tell a read from a write, is
+// left alone. Only with the specialised handlers: the tests compare both ways on every kernel.
+void fold_uniform_moves(PreparedFunction& pf) {
+    if (!pf.fn.is_entry || pf.zero_all_registers) return;
+    auto& code = pf.fn.code;
+    const std::size_t declared = pf.fn.register_names.size();
+    const std::size_t total = pf.register_count;
+    // Registers whose value is the same at every read while a warp runs: materialised constants
+    // and special registers, then the folded ones. fixed_mask: the bits a value may have (a
+    // 32-bit mov keeps only the low half, so it folds only values that fit in it).
+    std::vector<char> fixed(total, 0), zero(total, 0), ambiguous(total, 0);
+    std::vector<std::uint64_t> max_value(total, ~0ull);
+    std::vector<int> defs(total, 0);
+    for (const auto& [r, v] : pf.constants) {
+        fixed[std::size_t(r)] = 1;
+        max_value[std::size_t(r)] = v;
+    }
+    for (const auto& [r, special] : pf.lane_specials) {
+        fixed[std::size_t(r)] = 1;
+        max_value[std::size_t(r)] = 0xffffffffull;  // every one is a 32-bit value
+    }
+    for (std::int32_t r : pf.zero_registers) zero[std::size_t(r)] = 1;
+    auto in_range = [&](std::int32_t r) { return r >= 0 && std::size_t(r) < total; };
+    for (const Instruction& in : code) {
+        for (int i = 0; i < in.operand_count; ++i) {
+            const Operand& o = in.operands[i];
+            if (o.kind == OperandKind::vector) {
+                for (int k = 0; k < o.vec_count && k < 4; ++k)
+                    if (in_range(o.vec[k])) ambiguous[std::size_t(o.vec[k])] = 1;
+            } else if (i == 0 && o.kind == OperandKind::reg && in_range(o.reg)) {
+                if (writes_operand0(in.op)) ++defs[std::size_t(o.reg)];
+                else ambiguous[std::size_t(o.reg)] = 1;  // bar.red's result, or a read
+            }
+        }
+    }
+    std::vector<std::int32_t> alias(total);
+    for (std::size_t r = 0; r < total; ++r) alias[r] = std::int32_t(r);
+    std::vector<char> folded_at(code.size(), 0);
+    bool folded = false;
+    for (std::size_t pc = 0; pc < code.size(); ++pc) {
+        Instruction& in = code[pc];
+        if (in.guard >= 0 || in.operand_count != 2) continue;
+        const Operand& d = in.operands[0];
+        const Operand& a = in.operands[1];
+        if (d.kind != OperandKind::reg || d.negate || d.reg < 0 || std::size_t(d.reg) >= declared)
+            continue;
+        const std::size_t r = std::size_t(d.reg);
+        if (defs[r] != 1 || ambiguous[r] || zero[r] || fixed[r]) continue;
+        const int bits = ptx::type_bits(in.type);
+        if (in.op == Opcode::ld && in.space == Space::param && in.vector == 1 &&
+            a.kind == OperandKind::address && a.reg < 0 && a.symbol >= 0 &&
+            a.scope == Operand::param_scope && std::size_t(a.symbol) < pf.fn.params.size()) {
+            const std::uint64_t offset =
+                std::uint64_t(pf.fn.params[std::size_t(a.symbol)].offset) + std::uint64_t(a.value);
+            const int bytes = std::max(1, bits / 8);
+            if (bytes > 8 || offset > pf.fn.param_bytes ||
+                std::uint64_t(bytes) > pf.fn.param_bytes - offset)
+                continue;
+            const bool sign = ptx::type_is_signed(in.type) && bytes < 8;
+            pf.launch_constants.push_back(
+                {std::int32_t(r), std::uint32_t(offset), std::uint8_t(bytes), sign});
+            fixed[r] = 1;
+            max_value[r] = sign ? ~0ull : bytes == 8 ? ~0ull : (1ull << (8 * bytes)) - 1;
+        } else if ((in.op == Opcode::mov ||
+                    (in.op == Opcode::cvta && in.space == Space::global && bits == 64)) &&
+                   in.type != ptx::Type::pred && (bits == 32 || bits == 64) &&
+                   a.kind == OperandKind::reg && !a.negate && in_range(a.reg) &&
+                   fixed[std::size_t(a.reg)]) {
+            const std::size_t from = std::size_t(a.reg);
+            // mov.b32 keeps the low 32 bits: the source must have none above them.
+            if (bits == 32 && (max_value[from] >> 32) != 0) continue;
+            alias[r] = alias[from];
+            fixed[r] = 1;
+            max_value[r] = max_value[from];
+        } else {
+            continue;
+        }
+        pf.handlers[pc] = &exec_folded;
+        folded_at[pc] = 1;
+        folded = true;
+    }
+    if (!folded) return;
+    for (std::size_t pc = 0; pc < code.size(); ++pc) {
+        if (folded_at[pc]) continue;
+        Instruction& in = code[pc];
+        if (in_range(in.guard)) in.guard = alias[std::size_t(in.guard)];
+        for (int i = 0; i < in.operand_count; ++i) {
+            Operand& o = in.operands[i];
+            if ((o.kind == OperandKind::reg || o.kind == OperandKind::address) && in_range(o.reg))
+                o.reg = alias[std::size_t(o.reg)];
+        }
+    }
+}
+
 std::string dim_text(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
     return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
 }
@@ -825,10 +926,14 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     for (auto& pf : program->functions) {
         select_handlers(pf, options_.specialised_handlers);
         find_zero_registers(pf);
+        if (options_.specialised_handlers) fold_uniform_moves(pf);
         for (const auto& [r, special] : pf.lane_specials)
             if (special == ptx::Special::ctaid_x || special == ptx::Special::ctaid_y ||
                 special == ptx::Special::ctaid_z)
                 pf.block_specials.push_back({r, special});
+            else if (special == ptx::Special::tid_x || special == ptx::Special::tid_y ||
+                     special == ptx::Special::tid_z)
+                pf.warp_specials.push_back({r, special});
     }
     for (const auto& pf : program->functions) {
         // The GPU's limits: 512 KB of local memory per thread, 227 KB of shared memory per block.

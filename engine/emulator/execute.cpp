@@ -2690,28 +2690,36 @@ void record_writers(Exec& x, Allocation* a, std::uint32_t mask, const std::uint6
 // behaviour, found by UBSan). A full warp over consecutive elements (lane l at lane 0's address + l
 // * Bytes, the coalesced pattern the lessons teach) moves as one block of memory. Each lane reads
 // its address before its destination is written, so the address register may be the destination.
+// Whether a full warp's addresses are consecutive Bytes-sized elements (lane l at lane 0's + l *
+// Bytes).
+template <int Bytes> inline bool consecutive_lanes(std::uint32_t mask, const std::uint64_t* base) {
+    if (mask != 0xffffffffu) return false;
+    std::uint64_t diff = 0;
+    for (int l = 0; l < 32; ++l) diff |= base[l] ^ (base[0] + std::uint64_t(l) * Bytes);
+    return diff == 0;
+}
+
+// A full warp's 32 consecutive elements at p, to or from the lanes' registers.
+template <bool Store, int Bytes> inline void move_block(std::uint8_t* p, std::uint64_t* v) {
+    using Word = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
+    if (Store) {
+        for (int l = 0; l < 32; ++l) {
+            const Word w = Word(v[l]);
+            std::memcpy(p + l * Bytes, &w, Bytes);
+        }
+    } else {
+        Word w[32];
+        std::memcpy(w, p, sizeof w);
+        for (int l = 0; l < 32; ++l) v[l] = w[l];
+    }
+}
+
 template <bool Store, int Bytes>
 void move_lanes(std::uint32_t mask, std::uint8_t* data, std::uint64_t shift,
                 const std::uint64_t* base, std::uint64_t* v) {
     using Word = std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>;
-    bool consecutive = false;
-    if (mask == 0xffffffffu) {
-        std::uint64_t diff = 0;
-        for (int l = 0; l < 32; ++l) diff |= base[l] ^ (base[0] + std::uint64_t(l) * Bytes);
-        consecutive = diff == 0;
-    }
-    if (consecutive) {
-        std::uint8_t* p = data + (base[0] + shift);
-        if (Store) {
-            for (int l = 0; l < 32; ++l) {
-                const Word w = Word(v[l]);
-                std::memcpy(p + l * Bytes, &w, Bytes);
-            }
-        } else {
-            Word w[32];
-            std::memcpy(w, p, sizeof w);
-            for (int l = 0; l < 32; ++l) v[l] = w[l];
-        }
+    if (consecutive_lanes<Bytes>(mask, base)) {
+        move_block<Store, Bytes>(data + (base[0] + shift), v);
     } else if (Store) {
         FOR_LANES(mask, {
             const Word w = Word(v[l]);
@@ -3054,9 +3062,9 @@ void pop_finished(Warp& w) {
         break;
     }
     // A frame ends when no entry of it remains (every calling lane returned or exited). The
-    // kernel's frame stays when the warp finishes: start_warp reuses its registers for the same
-    // warp of the worker's next block (freeing and allocating them per block cost a tenth of a
-    // short kernel's time).
+    // kernel's frame stays when the warp finishes: prepare_registers reuses its registers for
+    // the next warp that starts, in this block or the worker's next (freeing and allocating them
+    // per block cost a tenth of a short kernel's time).
     while (w.frames.size() > (w.stack.empty() ? 1u : w.stack.back().frame + 1u))
         w.frames.pop_back();
 }
@@ -3174,6 +3182,7 @@ void exec_call(Exec& x) {
     for (int l = 0; l < 32; ++l)
         if ((x.warp.lanes >> l & 1) && x.warp.local[std::size_t(l)].size() < top_bytes)
             x.warp.local[std::size_t(l)].resize(top_bytes, 0);
+    x.warp.local_empty = false;
     f.regs.assign(std::size_t(callee.register_count) * 32, 0);
     for (auto& [r, v] : callee.constants)
         for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = v;
@@ -4192,6 +4201,25 @@ template <bool Store, int Bytes> void global_access(Exec& x) {
     const Operand& vo = x.in->operands[Store ? 1 : 0];
     const std::uint64_t* base = x.reg(ao.reg);
     const std::uint64_t offset = std::uint64_t(ao.value);
+    // The coalesced pattern first (a full warp over consecutive elements): one pass over the
+    // addresses, then the first and last element's place in one buffer decide it.
+    constexpr std::uint64_t span = 32 * Bytes;
+    if (consecutive_lanes<Bytes>(x.mask, base)) {
+        const std::uint64_t first = base[0] + offset;
+        Allocation* a = first >= global_base && first <= ~0ull - span
+                            ? find_buffer(x, first, first + span)
+                            : nullptr;
+        if (a && !a->freed && a->size >= span && first >= a->base &&
+            first - a->base <= a->size - span && ((first - a->base) & (Bytes - 1)) == 0) {
+            record_lanes(x, MemSpace::global, Store ? MemOp::store : MemOp::load, base, offset,
+                         Bytes);
+            if (Store) record_writers(x, a, x.mask, base, offset, Bytes);
+            global_races(x, a, x.mask, base, offset, Bytes,
+                         Store ? GlobalUse::write : GlobalUse::read);
+            move_block<Store, Bytes>(a->bytes() + (first - a->base), x.reg(vo.reg));
+            return;
+        }
+    }
     Allocation* a = warp_buffer(x, x.mask, base, offset, Bytes);
     if (!a) return load_store<Store>(x);
     record_lanes(x, MemSpace::global, Store ? MemOp::store : MemOp::load, base, offset, Bytes);
@@ -4206,6 +4234,37 @@ template <bool Store, int Bytes> void shared_access(Exec& x) {
     const Operand& vo = x.in->operands[Store ? 1 : 0];
     const std::uint64_t* base = x.reg(ao.reg);
     const std::uint64_t offset = std::uint64_t(ao.value);
+    if (x.mask == 0xffffffffu) {
+        // The two patterns of tiled kernels, found in one pass over the addresses: a full warp
+        // over consecutive elements (a tile's row), or every lane at one element (a broadcast
+        // load, As[ty][k]). Each lies inside shared memory when its first and last element do.
+        std::uint64_t consecutive = 0, same = 0;
+        for (int l = 0; l < 32; ++l) {
+            consecutive |= base[l] ^ (base[0] + std::uint64_t(l) * Bytes);
+            same |= base[l] ^ base[0];
+        }
+        const std::uint64_t first = base[0] + offset, extent = x.block.shared.size();
+        const std::uint64_t span = consecutive == 0 ? 32 * Bytes : Bytes;
+        if ((consecutive == 0 || (!Store && same == 0)) && (first & (Bytes - 1)) == 0 &&
+            first <= extent && span <= extent - first) {
+            record_lanes(x, MemSpace::shared, Store ? MemOp::store : MemOp::load, base, offset,
+                         Bytes);
+            if (x.launch.detect_races) {
+                FOR_LANES(x.mask, shared_shadow(x, std::uint32_t(base[l] + offset), Bytes,
+                                                Store ? SharedUse::write : SharedUse::read, l));
+            }
+            std::uint8_t* p = x.block.shared.data() + first;
+            std::uint64_t* v = x.reg(vo.reg);
+            if (consecutive == 0) {
+                move_block<Store, Bytes>(p, v);
+            } else {  // (a load: a broadcast store is left to the general loop, lane 31 last)
+                std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t> w;
+                std::memcpy(&w, p, Bytes);
+                for (int l = 0; l < 32; ++l) v[l] = w;
+            }
+            return;
+        }
+    }
     if (x.mask == 0 || !lanes_inside(x.mask, base, offset, x.block.shared.size(), Bytes))
         return load_store<Store>(x);
     record_lanes(x, MemSpace::shared, Store ? MemOp::store : MemOp::load, base, offset, Bytes);
@@ -4214,6 +4273,20 @@ template <bool Store, int Bytes> void shared_access(Exec& x) {
                                         Store ? SharedUse::write : SharedUse::read, l));
     }
     move_lanes<Store, Bytes>(x.mask, x.block.shared.data(), offset, base, x.reg(vo.reg));
+}
+
+// ld.param of a kernel parameter into one register: the usual first instructions of a kernel.
+// Every lane gets the same value, read once from the launch's parameter buffer; anything else
+// (no active lane, an offset outside the buffer) is the general handler's.
+template <int Bytes, bool Sign> void param_load(Exec& x) {
+    const Operand& ao = x.in->operands[1];
+    const std::uint64_t off =
+        std::uint64_t(x.fn->fn.params[std::size_t(ao.symbol)].offset) + std::uint64_t(ao.value);
+    const std::size_t size = x.launch.params.size();
+    if (x.mask == 0 || off > size || Bytes > size - off) return load_store<false>(x);
+    const std::uint64_t v = read_value(x.launch.params.data() + off, Bytes, Sign);
+    std::uint64_t* d = x.reg(x.in->operands[0].reg);
+    FOR_LANES(x.mask, d[l] = v);
 }
 
 // fma.rn.f32 / mad.rn.f32 on registers.
@@ -4234,12 +4307,28 @@ void f32_binary(Exec& x) {
 }  // namespace fast
 
 // The specialised handler for an instruction, or null for the general one.
-Handler specialised_handler(const Instruction& in) {
+Handler specialised_handler(const Instruction& in, bool in_kernel) {
     auto plain = [&](int i) {
         return in.operands[i].kind == OperandKind::reg && !in.operands[i].negate &&
                in.operands[i].reg >= 0;
     };
     const int n = in.operand_count;
+    if (in.op == Opcode::ld && in.space == Space::param && in_kernel && n == 2 && in.vector == 1 &&
+        plain(0) && in.operands[1].kind == OperandKind::address && in.operands[1].reg < 0 &&
+        in.operands[1].symbol >= 0 && in.operands[1].scope == Operand::param_scope) {
+        const bool sign = ptx::type_is_signed(in.type);
+        switch (std::max(1, ptx::type_bits(in.type) / 8)) {
+        case 1: return sign ? &fast::param_load<1, true> : &fast::param_load<1, false>;
+        case 2: return sign ? &fast::param_load<2, true> : &fast::param_load<2, false>;
+        case 4: return sign ? &fast::param_load<4, true> : &fast::param_load<4, false>;
+        case 8: return &fast::param_load<8, false>;  // (read_value does not extend 8 bytes)
+        default: return nullptr;
+        }
+    }
+    // cvta between global and generic addresses, which are the same (exec_cvta).
+    if (in.op == Opcode::cvta && in.space == Space::global && n == 2 &&
+        ptx::type_bits(in.type) == 64 && plain(0) && plain(1))
+        return &fast::mov<~0ull>;
     if ((in.op == Opcode::ld || in.op == Opcode::st) && n == 2 && in.vector == 1 &&
         (in.space == Space::global || in.space == Space::generic || in.space == Space::shared) &&
         !ptx::type_is_signed(in.type) &&
@@ -4335,45 +4424,88 @@ static_assert(sizeof(handlers) / sizeof(handlers[0]) == ptx::opcode_count,
 }  // namespace
 
 void start_warp(LaunchState& launch, Block& block, Warp& warp) {
+    (void)block;
     const PreparedFunction& kernel = launch.program.functions[std::size_t(launch.kernel)];
     warp.frames.resize(1);  // frame 0 keeps its register storage from the warp's last use
     Frame& f = warp.frames[0];
     f.function = launch.kernel;
     f.call_pc = -1;
     f.caller_mask = 0;
+    f.local_base = 0;
+    if (!(warp.local_empty && kernel.frame_bytes == 0)) {
+        for (int l = 0; l < 32; ++l) {
+            auto& local = warp.local[std::size_t(l)];
+            if (!(warp.lanes >> l & 1)) local.clear();
+            else if (local.size() != kernel.frame_bytes) local.assign(kernel.frame_bytes, 0);
+            else if (!local.empty())
+                std::memset(local.data(), 0, local.size());  // (no call for an empty frame)
+        }
+        warp.local_empty = kernel.frame_bytes == 0;
+    }
+    warp.registers_ready = false;  // filled by prepare_registers when the warp first runs
+    warp.stack.clear();
+    warp.stack.push_back({0, std::int32_t(kernel.fn.code.size()) + 1, warp.lanes, 0});
+    warp.live = warp.lanes;
+}
+
+namespace {
+
+// Fills frame 0's registers for the warp's first instruction in this block. Done when the warp
+// first runs rather than when the block starts: a block's warps' registers together outgrow the
+// host's first-level cache (8 warps of SAXPY: 55 KB), so filling them all up front left each
+// warp to fetch its registers back from the next level. For the same reason a warp takes over the
+// register storage of the warp that set up last when that one no longer uses it (it finished, or
+// has not started): in a block whose warps run one after another, one register file stays in
+// the cache.
+void prepare_registers(LaunchState& launch, Block& block, Warp& warp) {
+    const PreparedFunction& kernel = launch.program.functions[std::size_t(launch.kernel)];
+    Frame& f = warp.frames[0];
+    const std::int32_t hot = block.hot_warp;
+    if (hot >= 0 && std::uint32_t(hot) != warp.id && std::size_t(hot) < block.warps.size()) {
+        Warp& other = block.warps[std::size_t(hot)];
+        if ((other.done() || !other.registers_ready) && !other.frames.empty()) {
+            Frame& o = other.frames[0];
+            std::swap(f.regs, o.regs);
+            std::swap(f.prepared_launch, o.prepared_launch);
+            std::swap(f.prepared_warp, o.prepared_warp);
+        }
+    }
+    block.hot_warp = std::int32_t(warp.id);
+    warp.registers_ready = true;
     const std::size_t reg_words = std::size_t(kernel.register_count) * 32;
     // (A partial warp is set up afresh: its missing lanes never write their registers, and a
     // shuffle that reads them should see what it saw before, not another block's leftovers.)
-    if (f.prepared_launch == launch.serial && f.prepared_warp == warp.id &&
-        f.regs.size() == reg_words && !kernel.zero_all_registers && warp.lanes == 0xffffffffu) {
-        // The same warp of an earlier block of this launch: constants and the specials that do not
-        // depend on the block still hold (nothing writes them). Clear only the registers a path
-        // may read before writing, and refill %ctaid.
+    if (f.prepared_launch == launch.serial && f.regs.size() == reg_words &&
+        !kernel.zero_all_registers && warp.lanes == 0xffffffffu) {
+        // Registers of this launch's kernel, set up for a warp of an earlier block or another
+        // warp of this one: constants and the specials that depend on neither still hold (nothing
+        // writes them). Clear only the registers a path may read before writing, and refill
+        // %ctaid (and %tid when the storage was another warp's).
         for (std::int32_t r : kernel.zero_registers)
             std::fill_n(f.regs.data() + std::size_t(r) * 32, 32, 0);
         for (auto& [r, s] : kernel.block_specials)
             fill_lane_special(launch, block, warp, s, f.regs.data() + std::size_t(r) * 32);
+        if (f.prepared_warp != warp.id) {
+            for (auto& [r, s] : kernel.warp_specials)
+                fill_lane_special(launch, block, warp, s, f.regs.data() + std::size_t(r) * 32);
+            f.prepared_warp = warp.id;
+        }
     } else {
         f.regs.assign(reg_words, 0);
         for (auto& [r, v] : kernel.constants)
             for (int l = 0; l < 32; ++l) f.regs[std::size_t(r) * 32 + std::size_t(l)] = v;
         for (auto& [r, s] : kernel.lane_specials)
             fill_lane_special(launch, block, warp, s, f.regs.data() + std::size_t(r) * 32);
+        for (const auto& c : kernel.launch_constants) {
+            const std::uint64_t v = read_value(launch.params.data() + c.offset, c.bytes, c.sign);
+            std::fill_n(f.regs.data() + std::size_t(c.reg) * 32, 32, v);
+        }
         f.prepared_launch = launch.serial;
         f.prepared_warp = warp.id;
     }
-    f.local_base = 0;
-    for (int l = 0; l < 32; ++l) {
-        auto& local = warp.local[std::size_t(l)];
-        if (!(warp.lanes >> l & 1)) local.clear();
-        else if (local.size() != kernel.frame_bytes) local.assign(kernel.frame_bytes, 0);
-        else if (!local.empty())
-            std::memset(local.data(), 0, local.size());  // (no call for an empty frame)
-    }
-    warp.stack.clear();
-    warp.stack.push_back({0, std::int32_t(kernel.fn.code.size()) + 1, warp.lanes, 0});
-    warp.live = warp.lanes;
 }
+
+}  // namespace
 
 // Bit l set when lane l's predicate register holds 1.
 inline std::uint32_t predicate_bits(const std::uint64_t* p) {
@@ -4419,11 +4551,13 @@ void record_instruction(Exec& x) {
     }
 }
 
+void exec_folded(Exec&) {}
+
 void select_handlers(PreparedFunction& pf, bool specialise) {
     pf.handlers.resize(pf.fn.code.size());
     for (std::size_t i = 0; i < pf.fn.code.size(); ++i) {
         const Instruction& in = pf.fn.code[i];
-        Handler h = specialise ? specialised_handler(in) : nullptr;
+        Handler h = specialise ? specialised_handler(in, pf.fn.is_entry) : nullptr;
         pf.handlers[i] = h ? h : handlers[int(in.op)];
     }
 }
@@ -4520,6 +4654,7 @@ bool switch_path(LaunchState& launch, Warp& warp) {
 
 StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& out, int quantum) {
     int executed = 0;
+    if (!warp.registers_ready) prepare_registers(launch, block, warp);
     while (executed < quantum) {
         pop_finished(warp);
         if (warp.stack.empty()) return StepResult::done;

@@ -89,7 +89,13 @@ StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& 
 // `specialise` is false), else its opcode's general handler.
 void select_handlers(PreparedFunction& pf, bool specialise = true);
 
-// Sets up a warp's first frame (registers, per-lane constants) at the kernel entry.
+// The handler of an instruction whose effect was folded away when the module was prepared (a
+// copy of a value that never changes, read from its source instead): it is counted and traced
+// like any instruction, and does nothing.
+void exec_folded(Exec& x);
+
+// Sets up a warp's first frame at the kernel entry; its registers (per-lane constants, special
+// registers, parameters) are filled when the warp first runs (run_warp).
 void start_warp(LaunchState& launch, Block& block, Warp& warp);
 
 }  // namespace cudalab::emu

@@ -1,8 +1,35 @@
 #include "emulator/memory.h"
 
+#include <sys/mman.h>
+
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 namespace cudalab::emu {
+
+namespace {
+constexpr std::size_t huge_page = 2u << 20;
+}
+
+template <class T> T* BufferAllocator<T>::allocate(std::size_t n) {
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < huge_page) return std::allocator<T>().allocate(n);
+    const std::size_t rounded = (bytes + huge_page - 1) / huge_page * huge_page;
+    void* p = std::aligned_alloc(huge_page, rounded);
+    if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without huge pages it runs as before
+#endif
+    return static_cast<T*>(p);
+}
+
+template <class T> void BufferAllocator<T>::deallocate(T* p, std::size_t n) {
+    if (n * sizeof(T) < huge_page) return std::allocator<T>().deallocate(p, n);
+    std::free(p);
+}
+
+template struct BufferAllocator<std::uint8_t>;
 
 std::uint64_t DeviceMemory::allocate(std::uint64_t bytes, std::string label) {
     auto a = std::make_unique<Allocation>();

@@ -50,8 +50,20 @@ struct PreparedFunction {
     // read on every path, so what the last block left in them is never seen.
     std::vector<std::int32_t> zero_registers;
     bool zero_all_registers = true;  // the analysis was not done (too large, brx.idx)
-    // Materialised special registers that differ between blocks of one launch (%ctaid.*).
+    // Materialised special registers that differ between blocks of one launch (%ctaid.*), and
+    // those that differ between the warps of a block (%tid.*).
     std::vector<std::pair<std::int32_t, ptx::Special>> block_specials;
+    std::vector<std::pair<std::int32_t, ptx::Special>> warp_specials;
+    // Registers a kernel loads from its parameters once and never writes again (ld.param into a
+    // register with one definition): filled with the launch's value when a warp's registers are
+    // set up for the launch, and the ld.param itself does nothing (fold_uniform_moves).
+    struct LaunchConstant {
+        std::int32_t reg = -1;
+        std::uint32_t offset = 0;  // in the kernel's parameter buffer
+        std::uint8_t bytes = 0;
+        bool sign = false;
+    };
+    std::vector<LaunchConstant> launch_constants;
 };
 
 struct Program {
@@ -137,6 +149,12 @@ struct Warp {
     std::vector<SimtEntry> stack;
     std::vector<Frame> frames;
     std::array<std::vector<std::uint8_t>, 32> local;  // per-lane local memory (stack of frames)
+    // Every lane's local memory is empty (a kernel with no local frame that made no call since):
+    // start_warp then has nothing to clear. Describes the storage, so reset() keeps it.
+    bool local_empty = false;
+    // Frame 0's registers hold this block's values: start_warp leaves them to the warp's first
+    // run (prepare_registers), so they are written just before they are used.
+    bool registers_ready = false;
     std::uint32_t carry = 0;  // CC.CF of each lane (add.cc / addc chains, 9.7.2)
     bool waiting = false;     // at a barrier
     std::uint32_t barrier_id = 0;
@@ -180,6 +198,7 @@ struct Warp {
         stamp = 0;  // (stores need no clearing: a note counts only with the warp's current stamp)
         rng = 0;
         turn = 0;
+        registers_ready = false;
         partial_bar_lanes = partial_bar_pc = 0;
         partial_bar_function = -1;
         mbarrier_offset = 0;
@@ -248,6 +267,9 @@ struct Block {
     std::vector<PcCounters>* counters = nullptr;  // the worker's per-pc counters
     std::vector<std::uint32_t> warned_uninit_pcs;
     std::uint32_t stamps = 0;  // the last Warp::stamp handed out
+    // The warp that set up its registers last: its register storage is the one in the host's
+    // cache, handed to the next warp that starts if this one no longer uses it (-1: none).
+    std::int32_t hot_warp = -1;
 };
 
 // The next number of a warp's random stream (splitmix64: small, and the same on every host).
