@@ -4,9 +4,14 @@
 #include <cstdio>
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "cudart/api.h"
+#include "cudart/nvrtc_cubin.h"
+#include "cudart/ptx_link.h"
 
 using namespace cudalab;
 using namespace cudalab::cudart;
@@ -85,6 +90,25 @@ CUresult cuDeviceGet(CUdevice* device, int ordinal) {
     if (ordinal < 0 || ordinal >= Runtime::get().device_count) return CUDA_ERROR_INVALID_DEVICE;
     *device = ordinal;
     return CUDA_SUCCESS;
+}
+
+// Peer access: every emulated device reaches every other (cudaDeviceCanAccessPeer). A context's
+// device enables access to the peer context's device, as cudaDeviceEnablePeerAccess does.
+CUresult cuDeviceCanAccessPeer(int* can, CUdevice device, CUdevice peer) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    return as_driver(cudaDeviceCanAccessPeer(can, device, peer));
+}
+
+CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!peer || !current()) return CUDA_ERROR_INVALID_CONTEXT;
+    return as_driver(cudaDeviceEnablePeerAccess(reinterpret_cast<Context*>(peer)->device, flags));
+}
+
+CUresult cuCtxDisablePeerAccess(CUcontext peer) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!peer || !current()) return CUDA_ERROR_INVALID_CONTEXT;
+    return as_driver(cudaDeviceDisablePeerAccess(reinterpret_cast<Context*>(peer)->device));
 }
 
 CUresult cuDeviceGetName(char* name, int len, CUdevice device) {
@@ -246,7 +270,9 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, C
     auto m = std::make_unique<Module>();
     m->from_driver_api = true;
     std::string error;
-    if (!read_fatbin_data(image, &m->images, &error)) {
+    // A cubin NVRTC compiled here for a real GPU: its PTX (nvrtc_cubin.cpp).
+    const std::string* nvrtc_ptx = ptx_of_nvrtc_cubin(image);
+    if (!read_fatbin_data(nvrtc_ptx ? nvrtc_ptx->c_str() : image, &m->images, &error)) {
         rt.warn("cuModuleLoadData: " + error);
         return CUDA_ERROR_INVALID_IMAGE;
     }
@@ -303,7 +329,121 @@ CUresult cuModuleLoadData(CUmodule* module, const void* image) {
     return cuModuleLoadDataEx(module, image, 0, nullptr, nullptr);
 }
 
+// A module from a file: PTX text, a fat binary (nvcc -fatbin) or a cubin NVRTC made here.
+CUresult cuModuleLoad(CUmodule* module, const char* path) {
+    if (!path) return CUDA_ERROR_INVALID_VALUE;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        Runtime::get().warn(std::string("cuModuleLoad: cannot open '") + path + "'");
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    }
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    const std::string data = bytes.str();  // (zero-terminated: PTX text is read as a C string)
+    return cuModuleLoadDataEx(module, data.c_str(), 0, nullptr, nullptr);
+}
+
+CUresult cuModuleLoadFatBinary(CUmodule* module, const void* image) {
+    return cuModuleLoadDataEx(module, image, 0, nullptr, nullptr);
+}
+
 CUresult cuModuleUnload(CUmodule) { return CUDA_SUCCESS; }
+
+// [SECTION] Linking PTX at run time (cuLink*)
+// ---------------------------------------------------------------------------------------------
+// The JIT linker joins PTX inputs (and the PTX of fat binaries) as nvlink would join relocatable
+// code (ptx_link.cpp); cuLinkComplete hands back the joined PTX, which cuModuleLoadData takes.
+// Options are accepted; the logs it would fill stay empty and the wall time reads 0.
+
+namespace {
+struct LinkState {
+    std::vector<std::string> units;
+    std::string linked;
+};
+
+void clear_jit_outputs(unsigned count, CUjit_option* options, void** values) {
+    for (unsigned i = 0; options && values && i < count; ++i) {
+        if (options[i] == CU_JIT_WALL_TIME) {
+            float zero = 0;
+            std::memcpy(&values[i], &zero, sizeof zero);
+        } else if ((options[i] == CU_JIT_INFO_LOG_BUFFER ||
+                    options[i] == CU_JIT_ERROR_LOG_BUFFER) &&
+                   values[i]) {
+            static_cast<char*>(values[i])[0] = 0;
+        }
+    }
+}
+}  // namespace
+
+CUresult cuLinkCreate(unsigned int count, CUjit_option* options, void** values,
+                      CUlinkState* state) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!state) return CUDA_ERROR_INVALID_VALUE;
+    clear_jit_outputs(count, options, values);
+    *state = reinterpret_cast<CUlinkState>(new LinkState);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLinkAddData(CUlinkState state, CUjitInputType type, void* data, size_t size,
+                       const char* name, unsigned int, CUjit_option*, void**) {
+    if (!state || !data) return CUDA_ERROR_INVALID_VALUE;
+    auto* link = reinterpret_cast<LinkState*>(state);
+    const char* what = name ? name : "input";
+    if (type == CU_JIT_INPUT_PTX) {
+        const char* text = static_cast<const char*>(data);
+        link->units.emplace_back(text, size ? strnlen(text, size) : std::strlen(text));
+        return CUDA_SUCCESS;
+    }
+    if (type == CU_JIT_INPUT_FATBINARY || type == CU_JIT_INPUT_CUBIN) {
+        const std::string* nvrtc_ptx = ptx_of_nvrtc_cubin(data);
+        FatbinContents images;
+        std::string error;
+        if (read_fatbin_data(nvrtc_ptx ? nvrtc_ptx->c_str() : data, &images, &error) &&
+            !images.ptx.empty()) {
+            link->units.push_back(images.ptx.back().ptx);
+            return CUDA_SUCCESS;
+        }
+        Runtime::get().warn(std::string("cuLinkAddData: ") + what +
+                            " holds no PTX (the emulator links and runs PTX)");
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    return as_driver(not_supported("cuLinkAddData", "inputs other than PTX, fat binaries and "
+                                                    "NVRTC's cubins (objects, libraries, LTO IR)"));
+}
+
+CUresult cuLinkAddFile(CUlinkState state, CUjitInputType type, const char* path, unsigned int count,
+                       CUjit_option* options, void** values) {
+    if (!state || !path) return CUDA_ERROR_INVALID_VALUE;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        Runtime::get().warn(std::string("cuLinkAddFile: cannot open '") + path + "'");
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    }
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    std::string data = bytes.str();
+    return cuLinkAddData(state, type, data.data(), data.size(), path, count, options, values);
+}
+
+CUresult cuLinkComplete(CUlinkState state, void** image, size_t* size) {
+    if (!state || !image) return CUDA_ERROR_INVALID_VALUE;
+    auto* link = reinterpret_cast<LinkState*>(state);
+    if (link->units.empty()) return CUDA_ERROR_INVALID_VALUE;
+    std::string error;
+    link->linked = link->units.size() == 1 ? link->units[0] : link_ptx(link->units, &error);
+    if (link->linked.empty()) {
+        Runtime::get().warn("cuLinkComplete: " + error);
+        return CUDA_ERROR_INVALID_PTX;
+    }
+    *image = link->linked.data();
+    if (size) *size = link->linked.size() + 1;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLinkDestroy(CUlinkState state) {
+    delete reinterpret_cast<LinkState*>(state);
+    return CUDA_SUCCESS;
+}
 
 CUresult cuModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
     Runtime& rt = Runtime::get();
@@ -336,11 +476,26 @@ CUresult cuModuleGetGlobal(CUdeviceptr* address, size_t* bytes, CUmodule module,
     return CUDA_SUCCESS;
 }
 
-CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attr, CUfunction) {
-    if (!value) return CUDA_ERROR_INVALID_VALUE;
-    *value = attr == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024
-             : attr == CU_FUNC_ATTRIBUTE_NUM_REGS            ? 32
-                                                             : 0;
+// The runtime's figures for the function (cudaFuncGetAttributes: static shared and local memory
+// from the PTX); registers are PTX's guess of 32, which no allocation confirms.
+CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attr, CUfunction f) {
+    if (!value || !f) return CUDA_ERROR_INVALID_VALUE;
+    cudaFuncAttributes a{};
+    if (CUresult e = as_driver(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(f))))
+        return e;
+    switch (attr) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = a.maxThreadsPerBlock; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = int(a.sharedSizeBytes); break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *value = int(a.constSizeBytes); break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *value = int(a.localSizeBytes); break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *value = a.numRegs ? a.numRegs : 32; break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: *value = a.ptxVersion; break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *value = a.binaryVersion; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        *value = a.maxDynamicSharedSizeBytes;
+        break;
+    default: *value = 0; break;
+    }
     return CUDA_SUCCESS;
 }
 
@@ -348,6 +503,67 @@ CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attr, int value) 
     if (attr == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
         reinterpret_cast<Function*>(f)->max_dynamic_shared = value;
     return CUDA_SUCCESS;
+}
+
+// Occupancy, as the runtime computes it (cudaOccupancyMaxActiveBlocksPerMultiprocessor).
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, CUfunction f,
+                                                              int block_size, size_t dynamic_shared,
+                                                              unsigned int flags) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    return as_driver(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+        blocks, reinterpret_cast<const void*>(f), block_size, dynamic_shared, flags));
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, CUfunction f, int block_size,
+                                                     size_t dynamic_shared) {
+    return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, f, block_size,
+                                                                dynamic_shared, 0);
+}
+
+// The block size (a multiple of the warp size, at most block_size_limit when that is not 0) that
+// keeps the most threads resident per SM, the largest such on a tie, and the grid that fills the
+// device with it: what cudaOccupancyMaxPotentialBlockSize computes in the runtime's header.
+// `shared_for` gives the dynamic shared memory a block size needs, else `dynamic_shared` is used.
+CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int* min_grid, int* block_size, CUfunction f,
+                                                   CUoccupancyB2DSize shared_for,
+                                                   size_t dynamic_shared, int block_size_limit,
+                                                   unsigned int flags) {
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!min_grid || !block_size || !f) return CUDA_ERROR_INVALID_VALUE;
+    cudaFuncAttributes a{};
+    if (CUresult e = as_driver(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(f))))
+        return e;
+    int limit = a.maxThreadsPerBlock;
+    if (block_size_limit > 0) limit = std::min(limit, block_size_limit);
+    int best_threads = 0, best_size = 0, best_blocks = 0;
+    for (int size = limit - limit % 32; size > 0; size -= 32) {
+        const size_t shared = shared_for ? shared_for(size) : dynamic_shared;
+        int blocks = 0;
+        if (CUresult e = cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocks, f, size,
+                                                                              shared, flags))
+            return e;
+        if (blocks * size > best_threads) {
+            best_threads = blocks * size;
+            best_size = size;
+            best_blocks = blocks;
+        }
+    }
+    *block_size = best_size;
+    *min_grid = best_blocks * Runtime::get().model.sm_count;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuOccupancyMaxPotentialBlockSize(int* min_grid, int* block_size, CUfunction f,
+                                          CUoccupancyB2DSize shared_for, size_t dynamic_shared,
+                                          int block_size_limit) {
+    return cuOccupancyMaxPotentialBlockSizeWithFlags(min_grid, block_size, f, shared_for,
+                                                     dynamic_shared, block_size_limit, 0);
+}
+
+CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, CUfunction f, int blocks_per_sm,
+                                                 int block_size) {
+    return as_driver(cudaOccupancyAvailableDynamicSMemPerBlock(
+        bytes, reinterpret_cast<const void*>(f), blocks_per_sm, block_size));
 }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,

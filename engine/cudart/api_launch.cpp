@@ -373,7 +373,11 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
     attr->cacheModeCA = 0;
     std::string error;
     emu::Emulator* e = rt.emulator_for(*f->module, rt.current_device(), &error);
-    if (!e) return fail(cudaErrorInvalidPtx);
+    if (!e) {  // (libraries such as CUB ask for attributes before their first launch)
+        rt.say_once("module:" + error, "cudaFuncGetAttributes of kernel '" +
+                                           kernel_display_name(f->entry) + "': " + error);
+        return fail(cudaErrorInvalidPtx);
+    }
     emu::Emulator::KernelResources r;
     if (e->kernel_resources(f->entry, &r)) {
         attr->sharedSizeBytes = r.static_shared;
@@ -470,7 +474,10 @@ cudaError_t find_symbol(const void* symbol, Variable** var, emu::Emulator** emul
     *var = it->second.get();
     std::string error;
     *emulator = rt.emulator_for(*(*var)->module, rt.current_device(), &error);
-    if (!*emulator) return cudaErrorInvalidPtx;
+    if (!*emulator) {
+        rt.say_once("module:" + error, "the module of variable '" + (*var)->name + "': " + error);
+        return cudaErrorInvalidPtx;
+    }
     auto s = (*emulator)->symbol((*var)->name);
     if (!s) return cudaErrorInvalidSymbol;
     *info = *s;

@@ -61,7 +61,12 @@ bool is_lane_constant(ptx::Special s) {
     case Special::total_smem_size:
     case Special::envreg0:
     case Special::envreg1:
-    case Special::envreg2: return false;
+    case Special::envreg2:
+    case Special::reserved_smem_begin:
+    case Special::reserved_smem_end:
+    case Special::reserved_smem_cap:
+    case Special::reserved_smem_0:
+    case Special::reserved_smem_1: return false;
     default: return true;
     }
 }
@@ -153,6 +158,10 @@ void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& sha
                 o = Operand{};
                 o.kind = OperandKind::reg;
                 o.reg = constant(v);
+            } else if (o.kind == OperandKind::special &&
+                       o.special >= ptx::Special::reserved_smem_begin &&
+                       o.special <= ptx::Special::reserved_smem_1) {
+                program.uses_reserved_shared = true;
             } else if (o.kind == OperandKind::special && is_lane_constant(o.special)) {
                 auto it = special_regs.find(o.special);
                 std::int32_t r;
@@ -562,12 +571,26 @@ void flush_counts(LaunchState& launch, Block& block) {
     block.warp_instructions = block.thread_instructions = 0;
 }
 
+// A warp waiting on an mbarrier (execute.cpp, mbarrier_wait) runs again once another warp changed
+// the barrier (its try_wait then looks again), or after one round when it only paused.
+void wake_mbarrier_waiter(Block& block, Warp& warp) {
+    if (warp.barrier_id == Block::mbarrier_barrier) {
+        std::uint64_t word = 0;
+        if (std::size_t(warp.mbarrier_offset) + 8 <= block.shared.size())
+            std::memcpy(&word, block.shared.data() + warp.mbarrier_offset, 8);
+        if (word == warp.mbarrier_word) return;
+    }
+    warp.waiting = false;
+}
+
 // One round of a block: every runnable warp runs up to `quantum` warp instructions, then the
 // barriers every live warp has reached are released. Returns true once the block has finished.
 bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOutput& out,
                 std::uint64_t max_events, int quantum) {
     bool progressed = false;
     for (Warp& warp : block.warps) {
+        if (warp.waiting && warp.barrier_id >= Block::barrier_count)
+            wake_mbarrier_waiter(block, warp);
         if (warp.done() || warp.waiting) continue;
         // A warp runs at most what is left of the budget (at least 1000 instructions, at most the
         // round's quantum) before the budget is looked at again.
@@ -639,19 +662,29 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
         f.kind = "barrier deadlock";
         std::ostringstream d;
         d << "every live warp of the block waits at a barrier that cannot complete:";
+        bool on_mbarrier = false;
         const char* separator = " ";
         for (Warp& w : block.warps) {
             if (w.done() || !w.waiting) continue;
             const auto& fn = launch.program.functions[std::size_t(w.frames.back().function)].fn;
-            d << separator << "warp " << w.id << " at line " << fn.code[w.barrier_pc].line
-              << " (barrier " << w.barrier_id << ")";
+            d << separator << "warp " << w.id << " at line " << fn.code[w.barrier_pc].line;
+            if (w.barrier_id == Block::mbarrier_barrier) {
+                d << " (waiting for the phase of the mbarrier at shared offset "
+                  << w.mbarrier_offset << " to complete)";
+                on_mbarrier = true;
+            } else {
+                d << " (barrier " << w.barrier_id << ")";
+            }
             separator = ", ";
         }
         d << ".";
         f.detail = d.str();
-        f.advice = "every thread of a block must reach the same __syncthreads(); do not put it "
-                   "inside a branch "
-                   "that only some threads take";
+        f.advice = on_mbarrier
+                       ? "a phase of an mbarrier (cuda::barrier) completes when as many arrivals "
+                         "as its count have come: check the count given to init() against the "
+                         "threads that arrive, and that no thread waits without arriving first"
+                       : "every thread of a block must reach the same __syncthreads(); do not put "
+                         "it inside a branch that only some threads take";
         f.block = block.linear;
         f.function = launch.kernel;
         for (Warp& w : block.warps)
@@ -1214,6 +1247,10 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
                         args[i].bytes.size());
     state.static_shared = static_shared;
     state.shared_bytes = static_shared + config.dynamic_shared_bytes;
+    if (program_->uses_reserved_shared) {
+        state.reserved_shared = std::uint32_t(align_up(state.shared_bytes, 16));
+        state.shared_bytes = state.reserved_shared + reserved_shared_bytes;
+    }
     state.budget = options_.instruction_budget;
     state.detect_races = options_.detect_races;
     state.independent_scheduling = options_.independent_scheduling;

@@ -13,6 +13,7 @@
 // [SECTION] Races between blocks in global memory
 // [SECTION] Control flow and calls
 // [SECTION] Barriers and warp collectives
+// [SECTION] Asynchronous barriers and copies: mbarrier, cp.async, elect
 // [SECTION] Dispatch
 
 #include "emulator/execute.h"
@@ -265,7 +266,15 @@ struct Exec {
         // The grid workspace cooperative_groups::this_grid() reads (cooperative launches only).
         case Special::envreg0: return 0;
         case Special::envreg1: return std::uint32_t(launch.grid_workspace >> 32);  // high half
-        case Special::envreg2: return std::uint32_t(launch.grid_workspace);        // low half
+        case Special::envreg2:
+            return std::uint32_t(launch.grid_workspace);  // low half
+        // The reserved shared memory, after the block's own (emulator.cpp): _0 at its start,
+        // _1 (cooperative groups' scratch, at most 288 bytes) in its second half.
+        case Special::reserved_smem_begin:
+        case Special::reserved_smem_0: return launch.reserved_shared;
+        case Special::reserved_smem_1: return launch.reserved_shared + reserved_shared_bytes / 2;
+        case Special::reserved_smem_end: return launch.reserved_shared + reserved_shared_bytes;
+        case Special::reserved_smem_cap: return reserved_shared_bytes;
         default: return lane_constant(launch, block, warp, s, lane);
         }
     }
@@ -3716,6 +3725,372 @@ void exec_shfl(Exec& x) {
         if (p) p[l] = (valid >> l) & 1;
     });
 }
+
+// [SECTION] Asynchronous barriers and copies: mbarrier, cp.async, elect ---------------------------
+
+// An mbarrier (cuda::barrier<thread_scope_block>, cuda::pipeline) is a 64-bit object in shared
+// memory whose layout PTX leaves opaque; cudalab keeps the state PTX describes in it: the phase's
+// parity, the arrivals still pending in this phase, the arrivals each phase expects
+// (mbarrier.init's count, lowered by arrive_drop) and the transaction count (expect_tx /
+// complete_tx). A state token (what arrive returns) has the same layout: the phase of the arrival
+// and the count left after it. Bit 62 marks an initialised object, so that use before mbarrier.init
+// is caught.
+namespace mbarrier {
+constexpr std::uint64_t count_bits = 20;  // counts are 1 to 2^20 - 1 (mbarrier.init)
+constexpr std::uint64_t count_mask = (1ull << count_bits) - 1;
+constexpr std::uint64_t valid_bit = 1ull << 62, phase_bit = 1ull << 63;
+struct State {
+    std::uint32_t pending = 0, expected = 0;
+    std::int32_t tx = 0;  // 21 bits in the word, signed
+    bool phase = false, valid = false;
+};
+inline State decode(std::uint64_t w) {
+    State s;
+    s.pending = std::uint32_t(w & count_mask);
+    s.expected = std::uint32_t(w >> count_bits & count_mask);
+    const std::uint32_t tx = std::uint32_t(w >> (2 * count_bits) & 0x1fffff);
+    s.tx = tx & 0x100000 ? std::int32_t(tx) - 0x200000 : std::int32_t(tx);
+    s.phase = w & phase_bit;
+    s.valid = w & valid_bit;
+    return s;
+}
+inline std::uint64_t encode(const State& s) {
+    return std::uint64_t(s.pending & count_mask) |
+           std::uint64_t(s.expected & count_mask) << count_bits |
+           std::uint64_t(std::uint32_t(s.tx) & 0x1fffff) << (2 * count_bits) |
+           (s.valid ? valid_bit : 0) | (s.phase ? phase_bit : 0);
+}
+}  // namespace mbarrier
+
+// The mbarrier object of each active lane, in lane order (lanes that arrive at one barrier do so
+// one after another, as atomics do): f(state, lane) may change the state, which is written back.
+template <class F> void for_each_mbarrier(Exec& x, int addr_operand, bool init, F f) {
+    std::uint64_t addr[32];
+    lane_addresses(x, x.in->operands[addr_operand], addr);
+    Allocation* cache = nullptr;
+    // cp.async's barrier operand: a shared address for .bulk (its state spaces name the copy's
+    // ends) and for cp.async.mbarrier.arrive.shared, else a generic one.
+    Space space = x.in->space;
+    if (x.in->op == Opcode::cp_async)
+        space =
+            x.in->sub == SubOp::cp_bulk || space == Space::shared ? Space::shared : Space::generic;
+    FOR_LANES(x.mask, {
+        Access acc = resolve(x, space, addr[l], 8, "mbarrier access", l, cache);
+        if (acc.space != MemSpace::shared)
+            x.fault("mbarrier outside shared memory",
+                    "the mbarrier at " + hex(addr[l]) + " is in " +
+                        (acc.space == MemSpace::global ? "global" : "local") +
+                        " memory; an mbarrier object lives in shared memory",
+                    "declare the barrier __shared__ (cuda::barrier<cuda::thread_scope_block> in "
+                    "shared memory)",
+                    l);
+        shared_shadow(x, acc.shared_offset, 8, init ? SharedUse::write : SharedUse::atomic, l);
+        std::uint64_t w;
+        std::memcpy(&w, acc.ptr, 8);
+        mbarrier::State s = mbarrier::decode(w);
+        if (!init && !s.valid)
+            x.fault("mbarrier used before mbarrier.init",
+                    "shared offset " + std::to_string(acc.shared_offset) +
+                        " does not hold an initialised mbarrier ('" + x.in->text + "')",
+                    "initialise the barrier once (init(&bar, count) / mbarrier.init) from one "
+                    "thread, then __syncthreads() before any thread uses it",
+                    l);
+        f(s, l);
+        w = mbarrier::encode(s);
+        std::memcpy(acc.ptr, &w, 8);
+    });
+}
+
+// A phase completes when every expected arrival has come and the transaction count is back to 0:
+// the parity flips and the next phase expects the same arrivals again.
+void mbarrier_complete_if_done(mbarrier::State& s) {
+    if (s.pending != 0 || s.tx != 0) return;
+    s.phase = !s.phase;
+    s.pending = s.expected;
+}
+
+// 9.7.13 mbarrier.init [addr], count
+void exec_mbarrier_init(Exec& x) {
+    const std::uint64_t* count = x.src(1);
+    for_each_mbarrier(x, 0, true, [&](mbarrier::State& s, int l) {
+        if (count[l] == 0 || count[l] > mbarrier::count_mask)
+            x.fault("bad mbarrier count",
+                    "mbarrier.init with a count of " + std::to_string(count[l]) +
+                        "; the count must be 1 to " + std::to_string(mbarrier::count_mask),
+                    "initialise the barrier with the number of threads that arrive at it", l);
+        s = mbarrier::State{};
+        s.pending = s.expected = std::uint32_t(count[l]);
+        s.valid = true;
+    });
+}
+
+// 9.7.13 mbarrier.inval [addr]: the object is ordinary memory again
+void exec_mbarrier_inval(Exec& x) {
+    for_each_mbarrier(x, 0, false, [](mbarrier::State& s, int) { s = mbarrier::State{}; });
+}
+
+[[noreturn]] void mbarrier_overflow(Exec& x, const mbarrier::State& s, std::uint64_t count,
+                                    int lane) {
+    x.fault("too many arrivals at an mbarrier",
+            "an arrival of " + std::to_string(count) + " at a barrier phase with " +
+                std::to_string(s.pending) + " arrival(s) pending (it expects " +
+                std::to_string(s.expected) +
+                " per phase): more threads arrive than the count it was initialised with; on a "
+                "GPU the result is undefined",
+            "initialise the barrier with the number of threads that arrive at it each phase, and "
+            "have each arrive once per phase",
+            lane);
+}
+
+// 9.7.13 mbarrier.arrive{.noComplete}{.expect_tx} state, [addr]{, count | txCount} and
+// mbarrier.arrive_drop (which also lowers the arrivals later phases expect). The state token is
+// the phase of the arrival, for test_wait / try_wait.
+template <bool Drop> void mbarrier_arrive(Exec& x) {
+    const Instruction& in = *x.in;
+    const bool expect_tx = in.flags & ptx::f_expect_tx;
+    const std::uint64_t* operand = in.operand_count > 2 ? x.src(2) : nullptr;
+    std::uint64_t* token = x.dst(0);
+    for_each_mbarrier(x, 1, false, [&](mbarrier::State& s, int l) {
+        const std::uint64_t count = operand && !expect_tx ? operand[l] : 1;
+        if (count > s.pending || count == 0) mbarrier_overflow(x, s, count, l);
+        if (expect_tx) s.tx += std::int32_t(std::uint32_t(operand[l]));
+        s.pending -= std::uint32_t(count);
+        if (Drop) s.expected -= std::min<std::uint32_t>(s.expected, std::uint32_t(count));
+        mbarrier::State t = s;
+        if (in.flags & ptx::f_no_complete) {
+            if (s.pending == 0 && s.tx == 0)
+                x.fault("mbarrier.arrive.noComplete completed the phase",
+                        "the arrival made the phase complete, which .noComplete forbids "
+                        "(undefined on a GPU)",
+                        "arrive without .noComplete when this arrival may be the last", l);
+        } else {
+            mbarrier_complete_if_done(s);
+        }
+        token[l] = mbarrier::encode(t);  // the phase before any completion, the count left
+    });
+}
+void exec_mbarrier_arrive(Exec& x) { mbarrier_arrive<false>(x); }
+void exec_mbarrier_arrive_drop(Exec& x) { mbarrier_arrive<true>(x); }
+
+// 9.7.13 mbarrier.expect_tx [addr], txCount and mbarrier.complete_tx [addr], txCount
+void exec_mbarrier_expect_tx(Exec& x) {
+    const std::uint64_t* tx = x.src(1);
+    for_each_mbarrier(x, 0, false, [&](mbarrier::State& s, int l) { s.tx += std::int32_t(tx[l]); });
+}
+void exec_mbarrier_complete_tx(Exec& x) {
+    const std::uint64_t* tx = x.src(1);
+    for_each_mbarrier(x, 0, false, [&](mbarrier::State& s, int l) {
+        s.tx -= std::int32_t(tx[l]);
+        mbarrier_complete_if_done(s);
+    });
+}
+
+// 9.7.13 mbarrier.test_wait{.parity} / mbarrier.try_wait{.parity} waitComplete, [addr], state |
+// phaseParity {, suspendTimeHint}: whether the phase of the token (or of that parity) has
+// completed, that is whether the barrier has moved to the next phase since. A lane that finds it
+// incomplete is looping to wait: try_wait suspends the warp until another warp changes the barrier
+// (the block runner wakes it, emulator.cpp), so a waiting warp costs no instructions, and a block
+// whose warps all wait on barriers that cannot complete is reported as a deadlock. test_wait never
+// blocks; the warp only ends its turn.
+void mbarrier_wait(Exec& x, bool may_suspend) {
+    const Instruction& in = *x.in;
+    const std::uint64_t* operand = x.src(2);
+    std::uint64_t* done = x.dst(0);
+    std::uint32_t incomplete = 0;
+    std::uint32_t watch_offset = 0;
+    std::uint64_t watch_word = 0;
+    std::uint64_t addr[32];
+    lane_addresses(x, in.operands[1], addr);
+    for_each_mbarrier(x, 1, false, [&](mbarrier::State& s, int l) {
+        const bool parity =
+            in.flags & ptx::f_parity ? (operand[l] & 1) != 0 : mbarrier::decode(operand[l]).phase;
+        done[l] = s.phase != parity;
+        if (!done[l] && !incomplete) {
+            watch_word = mbarrier::encode(s);
+            watch_offset =
+                std::uint32_t(in.space == Space::generic ? addr[l] - shared_window : addr[l]);
+        }
+        if (!done[l]) incomplete |= 1u << l;
+    });
+    if (!incomplete) return;
+    Warp& w = x.warp;
+    if (!w.stack.empty() && w.stack.back().path) {
+        w.turn = 1;  // a divergent path under independent scheduling: let the other path run
+        return;
+    }
+    if (!may_suspend) {
+        w.waiting = true;  // one round's pause (emulator.cpp wakes it at the next round)
+        w.barrier_id = Block::yield_barrier;
+        w.barrier_pc = x.pc;
+        return;
+    }
+    w.waiting = true;
+    w.barrier_id = Block::mbarrier_barrier;
+    w.barrier_pc = x.pc;
+    w.mbarrier_offset = watch_offset;
+    w.mbarrier_word = watch_word;
+}
+void exec_mbarrier_test_wait(Exec& x) { mbarrier_wait(x, false); }
+void exec_mbarrier_try_wait(Exec& x) { mbarrier_wait(x, true); }
+
+// 9.7.13 mbarrier.pending_count count, state: the arrivals still pending after the token's
+void exec_mbarrier_pending_count(Exec& x) {
+    const std::uint64_t* token = x.src(1);
+    std::uint64_t* d = x.dst(0);
+    FOR_LANES(x.mask, d[l] = mbarrier::decode(token[l]).pending);
+}
+
+// 9.7.9 cp.async.bulk (sm_90's bulk copies, which libcu++'s cuda::memcpy_async emits for large
+// aligned chunks): [dst], [src], size, [mbar] from global (or another CTA's shared) memory into
+// shared memory, completing `size` bytes of the mbarrier's transaction count; or
+// .global.shared::cta.bulk_group [dst], [src], size from shared to global memory. As with cp.async
+// the bytes move at once; the barrier counts them complete (as mbarrier.complete_tx) right after,
+// so a thread that waits on its phase finds them there. Addresses are 16-byte aligned and the size
+// a multiple of 16. A cluster is one CTA here: .multicast::cluster copies into this CTA only.
+void cp_async_bulk(Exec& x) {
+    const Instruction& in = *x.in;
+    if (in.operand_count < 3) x.unsupported(in.text);
+    const bool to_global = in.flags & ptx::f_bulk_to_global;
+    const Space dst_space = to_global ? Space::global : Space::shared;
+    const Space src_space =
+        to_global || (in.flags & ptx::f_bulk_from_shared) ? Space::shared : Space::global;
+    const std::uint64_t* size = x.src(2);
+    std::uint64_t dst[32], src[32];
+    lane_addresses(x, in.operands[0], dst);
+    lane_addresses(x, in.operands[1], src);
+    Allocation* src_cache = nullptr;
+    Allocation* dst_cache = nullptr;
+    FOR_LANES(x.mask, {
+        const std::uint64_t n = size[l];
+        if (n % 16 != 0 || dst[l] % 16 != 0 || src[l] % 16 != 0)
+            x.fault("misaligned cp.async.bulk",
+                    "a bulk copy of " + std::to_string(n) + " bytes from " + hex(src[l]) + " to " +
+                        hex(dst[l]) +
+                        ": both addresses must be 16-byte aligned and the size a multiple of 16",
+                    "align the buffers to 16 bytes (cuda::aligned_size_t<16>) and copy whole "
+                    "16-byte units",
+                    l);
+        for (std::uint64_t off = 0; off < n; off += 16) {
+            Access s = resolve(x, src_space, src[l] + off, 16, "cp.async.bulk load", l, src_cache);
+            Access d = resolve(x, dst_space, dst[l] + off, 16, "cp.async.bulk store", l, dst_cache);
+            if (d.space == MemSpace::shared)
+                shared_shadow(x, d.shared_offset, 16, SharedUse::write, l);
+            std::memcpy(d.ptr, s.ptr, 16);
+        }
+    });
+    if (to_global || in.operand_count < 4) return;
+    for_each_mbarrier(x, 3, false, [&](mbarrier::State& s, int l) {
+        s.tx -= std::int32_t(size[l]);
+        mbarrier_complete_if_done(s);
+    });
+}
+
+// 9.7.9 cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size | ignore-src}: the copy is
+// done at once (a GPU finishes it by the cp.async.wait_group / wait_all or the mbarrier arrival
+// that follows; reading the destination before those is a race in the program either way), with
+// the bytes past src-size set to zero. commit_group and wait_group/wait_all have nothing left to
+// wait for. cp.async.mbarrier.arrive makes the barrier see one arrival when the thread's copies
+// are done, which is now; without .noinc it first raises the pending count by one, so the net
+// effect on the barrier is none (the arrival the copies owe is already counted by the thread's
+// own arrive).
+void exec_cp_async(Exec& x) {
+    const Instruction& in = *x.in;
+    switch (in.sub) {
+    case SubOp::cp_commit_group:
+    case SubOp::cp_wait_group:
+    case SubOp::cp_wait_all: return;
+    case SubOp::cp_mbarrier_arrive:
+        if (!(in.flags & ptx::f_noinc)) return;
+        for_each_mbarrier(x, 0, false, [&](mbarrier::State& s, int l) {
+            if (s.pending == 0) mbarrier_overflow(x, s, 1, l);
+            s.pending -= 1;
+            mbarrier_complete_if_done(s);
+        });
+        return;
+    case SubOp::cp_bulk: cp_async_bulk(x); return;
+    case SubOp::cp_bulk_prefetch: return;  // a cache hint
+    default: break;
+    }
+    if (in.operand_count < 3) x.unsupported(in.text);
+    const std::uint64_t* size = x.src(2);
+    const std::uint64_t* src_size = nullptr;
+    const std::uint64_t* ignore = nullptr;
+    if (in.operand_count >= 4) {
+        const Operand& o = in.operands[3];
+        // A predicate (ignore-src) or a byte count; a register's type tells them apart.
+        const bool predicate = o.kind == OperandKind::reg &&
+                               x.fn->fn.register_types.size() > std::size_t(o.reg) &&
+                               x.fn->fn.register_types[std::size_t(o.reg)] == Type::pred;
+        (predicate ? ignore : src_size) = x.src(3);
+    }
+    std::uint64_t dst[32], src[32];
+    lane_addresses(x, in.operands[0], dst);
+    lane_addresses(x, in.operands[1], src);
+    Allocation* cache = nullptr;
+    FOR_LANES(x.mask, {
+        const std::uint32_t n = std::uint32_t(size[l]);
+        if (n != 4 && n != 8 && n != 16)
+            x.fault("bad cp.async size",
+                    "cp.async copies 4, 8 or 16 bytes, not " + std::to_string(n),
+                    "copy 4, 8 or 16 bytes per thread", l);
+        std::uint32_t from_source = n;
+        if (src_size) from_source = std::uint32_t(std::min<std::uint64_t>(src_size[l], n));
+        if (ignore && (ignore[l] & 1) != std::uint64_t(in.operands[3].negate)) from_source = 0;
+        std::uint8_t bytes[16] = {};
+        if (from_source > 0) {
+            Access s = resolve(x, Space::global, src[l], n, "cp.async load", l, cache);
+            std::memcpy(bytes, s.ptr, from_source);
+            global_races(x, s.allocation, 1u << l, src, 0, n, GlobalUse::read);
+        }
+        Access d = resolve(x, Space::shared, dst[l], n, "cp.async store", l, cache);
+        shared_shadow(x, d.shared_offset, n, SharedUse::write, l);
+        std::memcpy(d.ptr, bytes, n);
+    });
+}
+
+// 9.7.13 elect.sync d|p, membermask: one lane of the members, the lowest active one, is elected
+void exec_elect(Exec& x) {
+    const Operand& o = x.in->operands[0];
+    std::uint64_t* d = o.kind == OperandKind::vector && o.vec[0] >= 0 ? x.reg(o.vec[0])
+                       : o.kind == OperandKind::vector                ? nullptr
+                                                                      : x.dst(0);
+    std::uint64_t* p = o.kind == OperandKind::vector && o.vec[1] >= 0 ? x.reg(o.vec[1]) : nullptr;
+    for_each_group(x, 1, "elect.sync", [&](std::uint32_t members, std::uint32_t lanes) {
+        const std::uint32_t leader = std::uint32_t(__builtin_ctz(members & x.mask));
+        FOR_LANES(lanes, {
+            if (d) d[l] = leader;
+            if (p) p[l] = std::uint32_t(l) == leader;
+        });
+    });
+}
+
+// 9.7.8 bmsk.{clamp,wrap}.b32 d, a, b: a mask of b bits starting at bit a. Both take the low five
+// bits of a and b; .clamp makes a >= 32 an empty mask and b >= 32 a mask up to bit 31, and a mask
+// running past bit 31 ends there.
+void exec_bmsk(Exec& x) {
+    const std::uint64_t *a = x.src(1), *b = x.src(2);
+    std::uint64_t* d = x.dst(0);
+    const bool clamp = x.in->flags & ptx::f_shift_clamp;
+    FOR_LANES(x.mask, {
+        const std::uint32_t av = std::uint32_t(a[l]), bv = std::uint32_t(b[l]);
+        const std::uint32_t a1 = av & 31, b1 = bv & 31, sum = a1 + b1;
+        std::uint32_t low = ~0u << a1;                   // bits from a up
+        std::uint32_t high = sum < 32 ? ~0u << sum : 0;  // bits from a + b up
+        bool past = sum >= 32;
+        if (clamp && av >= 32) {
+            low = 0;
+            past = true;
+        }
+        if (clamp && bv >= 32) past = true;
+        if (past) high = 0;
+        else if (b1 == 0) high = ~0u;
+        d[l] = low & ~high;
+    });
+}
+
+// 9.7.13 griddepcontrol.wait / launch_dependents (programmatic dependent launch): kernels run one
+// after another here, so a grid's prerequisites have always finished when it starts
+void exec_griddepcontrol(Exec&) {}
 
 // [SECTION] Specialised forms of the commonest instructions -------------------------------------
 

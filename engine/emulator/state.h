@@ -78,6 +78,9 @@ struct Program {
     std::uint32_t total_pcs = 0;              // instructions over all functions
     bool uses_global_atomics = false;
     bool uses_device_malloc = false;  // calls malloc/free: blocks run in order
+    // Reads %reserved_smem_offset_*: each block gets the reserved shared memory (1 KB, as on sm_80
+    // and later) after its own, so that cooperative groups' scratch does not overlap the program's.
+    bool uses_reserved_shared = false;
     // Per function: the function (itself or one it may call) holding the first instruction the
     // emulator cannot run (ptx::Function::unsupported) that a call from it can reach; -1: none.
     std::vector<std::int32_t> unrunnable;
@@ -176,6 +179,10 @@ struct Warp {
     std::uint32_t partial_bar_lanes = 0;
     std::uint32_t partial_bar_pc = 0;
     std::int32_t partial_bar_function = -1;
+    // mbarrier.try_wait that found its phase incomplete (barrier_id Block::mbarrier_barrier): the
+    // barrier's shared offset and the word it held; the warp sleeps until the word changes.
+    std::uint32_t mbarrier_offset = 0;
+    std::uint64_t mbarrier_word = 0;
     bool done() const { return stack.empty(); }
     // Every field back to its initial value except the storage kept for the next block (stack,
     // frames and local memory, which start_warp refills). A new field must be reset here too.
@@ -194,6 +201,8 @@ struct Warp {
         registers_ready = false;
         partial_bar_lanes = partial_bar_pc = 0;
         partial_bar_function = -1;
+        mbarrier_offset = 0;
+        mbarrier_word = 0;
     }
 };
 
@@ -232,6 +241,10 @@ struct BarrierState {
 
 struct Block {
     static constexpr std::uint32_t barrier_count = 16;
+    // Waits that are no hardware barrier (Warp::barrier_id): a warp pausing for one round
+    // (mbarrier.test_wait found its phase incomplete), and one asleep in mbarrier.try_wait.
+    static constexpr std::uint32_t yield_barrier = barrier_count;
+    static constexpr std::uint32_t mbarrier_barrier = barrier_count + 1;
     std::uint32_t linear = 0;
     std::uint32_t ctaid[3] = {0, 0, 0};
     std::vector<Warp> warps;

@@ -118,7 +118,13 @@ enum Flag : std::uint32_t {
     f_nan = 1u << 20,  // min/max.NaN: a NaN operand gives NaN
     // cvt.satfinite: out-of-range results clamp to the largest finite value
     f_satfinite = 1u << 21,
-    f_shiftamt = 1u << 22,  // bfind.shiftamt
+    f_shiftamt = 1u << 22,     // bfind.shiftamt
+    f_parity = 1u << 23,       // mbarrier.test_wait/try_wait.parity: the operand is a phase parity
+    f_no_complete = 1u << 24,  // mbarrier.arrive.noComplete: must not complete the phase
+    f_expect_tx = 1u << 25,    // mbarrier.arrive.expect_tx: also expect a transaction count
+    f_noinc = 1u << 26,        // cp.async.mbarrier.arrive.noinc
+    f_bulk_to_global = 1u << 27,    // cp.async.bulk.global.shared::cta: shared memory to global
+    f_bulk_from_shared = 1u << 28,  // cp.async.bulk.shared::cluster.shared::cta
 };
 
 // Sub-operations: atom/red operation, shfl mode, vote mode, bool op of setp, redux op, ...
@@ -163,6 +169,13 @@ enum class SubOp : std::uint8_t {
     testp_notanumber,
     testp_normal,
     testp_subnormal,
+    // cp.async forms (9.7.9): none is the copy itself
+    cp_commit_group,
+    cp_wait_group,
+    cp_wait_all,
+    cp_mbarrier_arrive,
+    cp_bulk,           // cp.async.bulk: a copy of any multiple of 16 bytes
+    cp_bulk_prefetch,  // cp.async.bulk.prefetch.L2
 };
 
 // Special registers (10.x). Per-lane constants (tid, laneid, lanemask_*) are materialised into
@@ -203,6 +216,13 @@ enum class Special : std::uint8_t {
     envreg0,
     envreg1,
     envreg2,  // driver ABI: 1 and 2 hold the cooperative grid workspace's address
+    // The reserved shared memory of sm_80 and later (%reserved_smem_offset_begin/end/cap/0/1):
+    // cooperative groups keeps its multi-warp tiles' scratch at %reserved_smem_offset_1.
+    reserved_smem_begin,
+    reserved_smem_end,
+    reserved_smem_cap,
+    reserved_smem_0,
+    reserved_smem_1,
     count_
 };
 

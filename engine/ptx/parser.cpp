@@ -155,6 +155,10 @@ const std::unordered_map<std::string_view, std::uint32_t>& flag_names() {
         {"NaN", f_nan},
         {"satfinite", f_satfinite},
         {"shiftamt", f_shiftamt},
+        {"parity", f_parity},
+        {"noComplete", f_no_complete},
+        {"expect_tx", f_expect_tx},
+        {"noinc", f_noinc},
     };
     return m;
 }
@@ -258,6 +262,11 @@ const std::unordered_map<std::string_view, Special>& special_names() {
         {"%clock", Special::clock},
         {"%clock64", Special::clock64},
         {"%globaltimer", Special::globaltimer},
+        {"%reserved_smem_offset_begin", Special::reserved_smem_begin},
+        {"%reserved_smem_offset_end", Special::reserved_smem_end},
+        {"%reserved_smem_offset_cap", Special::reserved_smem_cap},
+        {"%reserved_smem_offset_0", Special::reserved_smem_0},
+        {"%reserved_smem_offset_1", Special::reserved_smem_1},
         {"%globaltimer_lo", Special::globaltimer_lo},
         {"%globaltimer_hi", Special::globaltimer_hi},
         {"%dynamic_smem_size", Special::dynamic_smem_size},
@@ -833,6 +842,38 @@ class FunctionParser {
                 }
             }
             if (in.op == Opcode::fence && (m == "proxy" || m == "alias" || m == "async")) continue;
+            if (in.op == Opcode::cp_async) {
+                // cp.async.commit_group / wait_group / wait_all / mbarrier.arrive; the copy itself
+                // names its state spaces (.shared.global), which the handler knows.
+                static const std::pair<const char*, SubOp> forms[] = {
+                    {"commit_group", SubOp::cp_commit_group},
+                    {"wait_group", SubOp::cp_wait_group},
+                    {"wait_all", SubOp::cp_wait_all},
+                    {"mbarrier", SubOp::cp_mbarrier_arrive},
+                };
+                bool found = false;
+                for (auto& [name, form] : forms)
+                    if (m == name) {
+                        in.sub = form;
+                        found = true;
+                    }
+                if (found) continue;
+                if (m == "bulk") {
+                    if (in.sub == SubOp::none) in.sub = SubOp::cp_bulk;
+                    continue;
+                }
+                if (m == "prefetch" && in.sub == SubOp::cp_bulk) {
+                    in.sub = SubOp::cp_bulk_prefetch;
+                    continue;
+                }
+                if (m == "bulk_group" || m == "read") continue;  // bulk_group, wait_group.read
+                if (m == "tensor")
+                    throw Unsupported(line, "cp.async.bulk.tensor (copies of tensor tiles through "
+                                            "a tensor map) is not implemented by the emulator: '" +
+                                                std::string(mnemonic) + "'");
+            }
+            if (in.op == Opcode::griddepcontrol && (m == "wait" || m == "launch_dependents"))
+                continue;  // dependent grids start after their primary ends: both are no-ops
             if (is_ignorable_modifier(m)) continue;
             if (m.find("::") != std::string_view::npos) {
                 auto sp = space_names().find(m);
@@ -855,9 +896,24 @@ class FunctionParser {
             in.type3 = types.size() > 2 ? types[2] : in.type2;
         }
         if ((in.op == Opcode::ld || in.op == Opcode::st || in.op == Opcode::ldu ||
-             in.op == Opcode::atom || in.op == Opcode::red || in.op == Opcode::prefetch) &&
+             in.op == Opcode::atom || in.op == Opcode::red || in.op == Opcode::prefetch ||
+             in.op == Opcode::mbarrier_init || in.op == Opcode::mbarrier_inval ||
+             in.op == Opcode::mbarrier_expect_tx || in.op == Opcode::mbarrier_complete_tx ||
+             in.op == Opcode::mbarrier_arrive || in.op == Opcode::mbarrier_arrive_drop ||
+             in.op == Opcode::mbarrier_test_wait || in.op == Opcode::mbarrier_try_wait) &&
             in.space == Space::none)
             in.space = Space::generic;
+        if (in.op == Opcode::cp_async && in.sub == SubOp::cp_bulk) {
+            // The destination's state space comes first: .shared::cluster.global (global to
+            // shared), .global.shared::cta (shared to global), .shared::cluster.shared::cta.
+            const auto bulk = mnemonic.find(".bulk.");
+            const auto global = mnemonic.find(".global", bulk);
+            const auto shared = mnemonic.find(".shared", bulk);
+            if (global != std::string_view::npos && global < shared) in.flags |= f_bulk_to_global;
+            else if (shared != std::string_view::npos &&
+                     mnemonic.find(".shared", shared + 1) != std::string_view::npos)
+                in.flags |= f_bulk_from_shared;
+        }
         if (in.vector > 4)
             throw Unsupported(line, "vectors of more than 4 elements are not supported");
     }
@@ -886,7 +942,8 @@ class FunctionParser {
         }
         if (auto bar = s.find('|'); bar != std::string_view::npos) {  // d|p destinations
             o.kind = OperandKind::vector;
-            o.vec[0] = reg_index(trim(s.substr(0, bar)), line);
+            const auto d = trim(s.substr(0, bar));
+            o.vec[0] = d == "_" && in.op == Opcode::elect ? -1 : reg_index(d, line);
             auto p = trim(s.substr(bar + 1));
             o.vec[1] = p == "_" ? -1 : reg_index(p, line);
             o.vec_count = 2;
