@@ -928,8 +928,10 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         find_zero_registers(pf);
         if (options_.specialised_handlers) fold_uniform_moves(pf);
         for (const auto& [r, special] : pf.lane_specials)
+            // A block's own: its index, and its cluster's (a block is a cluster of one).
             if (special == ptx::Special::ctaid_x || special == ptx::Special::ctaid_y ||
-                special == ptx::Special::ctaid_z)
+                special == ptx::Special::ctaid_z || special == ptx::Special::clusterid_x ||
+                special == ptx::Special::clusterid_y || special == ptx::Special::clusterid_z)
                 pf.block_specials.push_back({r, special});
             else if (special == ptx::Special::tid_x || special == ptx::Special::tid_y ||
                      special == ptx::Special::tid_z)

@@ -306,6 +306,22 @@ struct Exec {
         case Special::lanemask_le: return lane == 31 ? 0xffffffffu : (2u << lane) - 1;
         case Special::lanemask_gt: return lane == 31 ? 0u : ~((2u << lane) - 1);
         case Special::lanemask_ge: return ~((1u << lane) - 1);
+        // PTX ISA 10.x (%cluster_*, %clusterid): without cluster dimensions at launch, which the
+        // emulator does not take, every block is a cluster of one (1 x 1 x 1).
+        case Special::cluster_ctarank:
+        case Special::cluster_ctaid_x:
+        case Special::cluster_ctaid_y:
+        case Special::cluster_ctaid_z: return 0;
+        case Special::cluster_nctarank:
+        case Special::cluster_nctaid_x:
+        case Special::cluster_nctaid_y:
+        case Special::cluster_nctaid_z: return 1;
+        case Special::clusterid_x: return block.ctaid[0];
+        case Special::clusterid_y: return block.ctaid[1];
+        case Special::clusterid_z: return block.ctaid[2];
+        case Special::nclusterid_x: return c.grid.x;
+        case Special::nclusterid_y: return c.grid.y;
+        case Special::nclusterid_z: return c.grid.z;
         default: return 0;
         }
     }

@@ -223,6 +223,22 @@ enum class Special : std::uint8_t {
     reserved_smem_cap,
     reserved_smem_0,
     reserved_smem_1,
+    // Clusters (sm_90): a launch without cluster dimensions runs each block as a cluster of one,
+    // so a block is rank 0 of 1 and its cluster's id is its own.
+    cluster_ctarank,
+    cluster_nctarank,
+    cluster_ctaid_x,
+    cluster_ctaid_y,
+    cluster_ctaid_z,
+    cluster_nctaid_x,
+    cluster_nctaid_y,
+    cluster_nctaid_z,
+    clusterid_x,
+    clusterid_y,
+    clusterid_z,
+    nclusterid_x,
+    nclusterid_y,
+    nclusterid_z,
     count_
 };
 

@@ -272,6 +272,20 @@ const std::unordered_map<std::string_view, Special>& special_names() {
         {"%dynamic_smem_size", Special::dynamic_smem_size},
         {"%total_smem_size", Special::total_smem_size},
         {"WARP_SZ", Special::warpsz},
+        {"%cluster_ctarank", Special::cluster_ctarank},
+        {"%cluster_nctarank", Special::cluster_nctarank},
+        {"%cluster_ctaid.x", Special::cluster_ctaid_x},
+        {"%cluster_ctaid.y", Special::cluster_ctaid_y},
+        {"%cluster_ctaid.z", Special::cluster_ctaid_z},
+        {"%cluster_nctaid.x", Special::cluster_nctaid_x},
+        {"%cluster_nctaid.y", Special::cluster_nctaid_y},
+        {"%cluster_nctaid.z", Special::cluster_nctaid_z},
+        {"%clusterid.x", Special::clusterid_x},
+        {"%clusterid.y", Special::clusterid_y},
+        {"%clusterid.z", Special::clusterid_z},
+        {"%nclusterid.x", Special::nclusterid_x},
+        {"%nclusterid.y", Special::nclusterid_y},
+        {"%nclusterid.z", Special::nclusterid_z},
     };
     return m;
 }
