@@ -31,6 +31,18 @@ std::string find_in_path(const std::string& name) {
     return "";
 }
 
+// The view every sandboxed process starts from, the probe's included: no namespace shared with
+// the machine, everything read-only, and its own /proc, /dev and /tmp.
+std::vector<std::string> bwrap_base(const std::string& bwrap) {
+    // clang-format off
+    return {bwrap, "--unshare-all", "--die-with-parent",
+            "--ro-bind", "/", "/",
+            "--proc", "/proc",
+            "--dev", "/dev",
+            "--tmpfs", "/tmp"};
+    // clang-format on
+}
+
 }  // namespace
 
 const SandboxSupport& sandbox_support() {
@@ -46,20 +58,8 @@ const SandboxSupport& sandbox_support() {
             return;
         }
         ProcessSpec probe;
-        probe.argv = {s.bwrap,
-                      "--unshare-all",
-                      "--die-with-parent",
-                      "--ro-bind",
-                      "/",
-                      "/",
-                      "--proc",
-                      "/proc",
-                      "--dev",
-                      "/dev",
-                      "--tmpfs",
-                      "/tmp",
-                      "--",
-                      "/bin/true"};
+        probe.argv = bwrap_base(s.bwrap);
+        probe.argv.insert(probe.argv.end(), {"--", "/bin/true"});
         probe.env = current_environment();
         probe.output = OutputMode::capture;
         probe.stdin_null = true;
@@ -95,19 +95,8 @@ bool sandbox_keeps_variable(const std::string& name) {
 
 std::vector<std::string> sandbox_command(const SandboxSupport& s, const SandboxSpec& spec,
                                          const std::vector<std::string>& argv) {
-    std::vector<std::string> c = {s.bwrap,
-                                  "--unshare-all",
-                                  "--die-with-parent",
-                                  "--new-session",
-                                  "--ro-bind",
-                                  "/",
-                                  "/",
-                                  "--proc",
-                                  "/proc",
-                                  "--dev",
-                                  "/dev",
-                                  "--tmpfs",
-                                  "/tmp"};
+    std::vector<std::string> c = bwrap_base(s.bwrap);
+    c.push_back("--new-session");  // no terminal to push input into (TIOCSTI)
     if (spec.gpu) {
         // The driver talks to the GPU through these.
         if (DIR* d = ::opendir("/dev")) {
