@@ -15,6 +15,7 @@
 #include "lessons/course.h"
 #include "programs/build.h"
 #include "programs/runner.h"
+#include "support.h"
 #include "viewmodel/check_runner.h"
 #include "viewmodel/streams_model.h"
 
@@ -23,13 +24,6 @@ using namespace cudalab::viewmodel;
 namespace fs = std::filesystem;
 
 namespace {
-
-bool have_nvcc() {
-    std::string looked;
-    if (!programs::find_nvcc(&looked).empty()) return true;
-    MESSAGE("SKIPPED: no nvcc (" << looked << "): whole programs need the CUDA toolkit's nvcc");
-    return false;
-}
 
 lessons::CheckReport check_14(bool solution, std::uint64_t trace_launch = 0) {
     lessons::Course course;
@@ -90,7 +84,7 @@ bool run_with_timeline(const std::string& name, std::string* json) {
 
 TEST_CASE("streams view: lesson 14's solution has a row per stream and engine, and copies overlap "
           "kernels") {
-    if (!have_nvcc()) return;
+    if (!test_support::have_nvcc()) return;
     const auto report = check_14(true);
     REQUIRE_MESSAGE(report.status.ok(), report.status.message);
     REQUIRE(report.passed);
@@ -156,7 +150,7 @@ TEST_CASE("streams view: lesson 14's solution has a row per stream and engine, a
 }
 
 TEST_CASE("streams view: lesson 14's shipped exercise runs in one stream with nothing hidden") {
-    if (!have_nvcc()) return;
+    if (!test_support::have_nvcc()) return;
     const auto report = check_14(false);
     REQUIRE_MESSAGE(report.status.ok(), report.status.message);
     StreamsTimeline t;
@@ -169,7 +163,7 @@ TEST_CASE("streams view: lesson 14's shipped exercise runs in one stream with no
 
 TEST_CASE("streams view: a kernel of a program lesson is traced by its launch number for the "
           "kernel views") {
-    if (!have_nvcc()) return;
+    if (!test_support::have_nvcc()) return;
     const auto report = check_14(true, 3);
     REQUIRE_MESSAGE(report.status.ok(), report.status.message);
     REQUIRE(report.last_trace);
@@ -186,7 +180,7 @@ TEST_CASE("streams view: a kernel of a program lesson is traced by its launch nu
 
 TEST_CASE(
     "graph view and page map: the runtime records a graph launch's DAG and managed page moves") {
-    if (!have_nvcc()) return;
+    if (!test_support::have_nvcc()) return;
     std::string json;
     REQUIRE(run_with_timeline("graphs_explicit", &json));
     StreamsTimeline g;

@@ -207,12 +207,7 @@ TEST_CASE("program lessons: 17-unified-memory bounds the migrations CUPTI counte
 
 TEST_CASE("program lessons: 17-unified-memory's timeline on the emulated runtime has a page event "
           "for every page its counters count, freed allocations' included") {
-    std::string looked;
-    if (programs::find_nvcc(&looked).empty()) {
-        MESSAGE("SKIPPED: no nvcc (" << looked
-                                     << "): program lessons need the CUDA toolkit's nvcc");
-        return;
-    }
+    if (!test_support::have_nvcc()) return;
     Course course;
     REQUIRE(load_course(find_course_root(), &course).ok());
     const LessonInfo* l = course.find("17-unified-memory");
@@ -240,12 +235,7 @@ TEST_CASE("program lessons: 17-unified-memory's timeline on the emulated runtime
 
 TEST_CASE(
     "program lessons: 14-streams passes the pipeline, fails the serial exercise and a cheat") {
-    std::string looked;
-    if (programs::find_nvcc(&looked).empty()) {
-        MESSAGE("SKIPPED: no nvcc (" << looked
-                                     << "): program lessons need the CUDA toolkit's nvcc");
-        return;
-    }
+    if (!test_support::have_nvcc()) return;
     Course course;
     REQUIRE(load_course(find_course_root(), &course).ok());
     const LessonInfo* l = course.find("14-streams");
@@ -321,12 +311,7 @@ TEST_CASE(
 }
 
 TEST_CASE("program lessons: 02b-host-program finds missing copies and leaked device memory") {
-    std::string looked;
-    if (programs::find_nvcc(&looked).empty()) {
-        MESSAGE("SKIPPED: no nvcc (" << looked
-                                     << "): program lessons need the CUDA toolkit's nvcc");
-        return;
-    }
+    if (!test_support::have_nvcc()) return;
     Course course;
     REQUIRE(load_course(find_course_root(), &course).ok());
     const LessonInfo* l = course.find("02b-host-program");
@@ -390,11 +375,7 @@ const nlohmann::json* kernel_entry(const ProgramRun& run, const std::string& nam
 
 TEST_CASE("program lessons: the emulated runtime counts constant-cache requests per kernel, "
           "broadcast and serialised") {
-    std::string looked;
-    if (programs::find_nvcc(&looked).empty()) {
-        MESSAGE("SKIPPED: no nvcc (" << looked << ")");
-        return;
-    }
+    if (!test_support::have_nvcc()) return;
     const fs::path dir = test_support::temp_dir() / "constant-requests";
     BuiltProgram p = build(dir, R"(
 #include <cstdio>
@@ -439,11 +420,7 @@ int main() {
 
 TEST_CASE("program lessons: a captured graph's DAG is in the timeline, captured allocations are "
           "graph memory, an unjoined fork fails") {
-    std::string looked;
-    if (programs::find_nvcc(&looked).empty()) {
-        MESSAGE("SKIPPED: no nvcc (" << looked << ")");
-        return;
-    }
+    if (!test_support::have_nvcc()) return;
     const fs::path dir = test_support::temp_dir() / "graph-dag";
     BuiltProgram p = build(dir, R"(
 #include <cstdint>
@@ -551,11 +528,7 @@ int main() {
 
 TEST_CASE("program lessons: 13, 15 and 19 fail a program stopped at the time or memory limit, "
           "naming the limit") {
-    std::string looked;
-    if (programs::find_nvcc(&looked).empty()) {
-        MESSAGE("SKIPPED: no nvcc (" << looked << ")");
-        return;
-    }
+    if (!test_support::have_nvcc()) return;
     Course course;
     REQUIRE(load_course(find_course_root(), &course).ok());
     compiler::Compiler compiler;
@@ -605,12 +578,7 @@ int main() {
 
 TEST_CASE("program lessons: 16-errors runs the program under injected faults and reads only the "
           "program's own stderr") {
-    std::string looked;
-    if (programs::find_nvcc(&looked).empty()) {
-        MESSAGE("SKIPPED: no nvcc (" << looked
-                                     << "): program lessons need the CUDA toolkit's nvcc");
-        return;
-    }
+    if (!test_support::have_nvcc()) return;
     Course course;
     REQUIRE(load_course(find_course_root(), &course).ok());
     const LessonInfo* l = course.find("16-errors");
@@ -657,12 +625,7 @@ TEST_CASE("program lessons: 16-errors runs the program under injected faults and
 
 TEST_CASE("program lessons: 20-multi-gpu runs on 4 emulated GPUs and times the all-reduce against "
           "the ring's bound") {
-    std::string looked;
-    if (programs::find_nvcc(&looked).empty()) {
-        MESSAGE("SKIPPED: no nvcc (" << looked
-                                     << "): program lessons need the CUDA toolkit's nvcc");
-        return;
-    }
+    if (!test_support::have_nvcc()) return;
     Course course;
     REQUIRE(load_course(find_course_root(), &course).ok());
     const LessonInfo* l = course.find("20-multi-gpu");
@@ -698,12 +661,7 @@ TEST_CASE("program lessons: 20-multi-gpu runs on 4 emulated GPUs and times the a
 }
 
 TEST_CASE("program lessons: 20-multi-gpu on 2 and 3 emulated GPUs (CUDALAB_DEVICES)") {
-    std::string looked;
-    if (programs::find_nvcc(&looked).empty()) {
-        MESSAGE("SKIPPED: no nvcc (" << looked
-                                     << "): program lessons need the CUDA toolkit's nvcc");
-        return;
-    }
+    if (!test_support::have_nvcc()) return;
     Course course;
     REQUIRE(load_course(find_course_root(), &course).ok());
     const LessonInfo* l = course.find("20-multi-gpu");

@@ -42,14 +42,10 @@ void use_test_environment() {
     ::setenv("CUDALAB_CUDART_DIR", CUDALAB_FAKE_CUDART_DIR, 1);
 }
 
-bool have_nvcc() {
+// nvcc is there (the test is skipped, saying so, when not), with the tests' cache and runtime.
+bool programs_can_build() {
     use_test_environment();
-    std::string looked;
-    if (!find_nvcc(&looked).empty()) return true;
-    std::printf("SKIPPED: no nvcc (looked for %s): the tests that build programs need the CUDA "
-                "Toolkit's compiler\n",
-                looked.c_str());
-    return false;
+    return test_support::have_nvcc();
 }
 
 bool have_sandbox() {
@@ -258,7 +254,7 @@ TEST_CASE("run_process: too many processes stop the program") {
 
 TEST_CASE(
     "build: a program is built once, then found in the cache, and a changed header rebuilds it") {
-    if (!have_nvcc()) return;
+    if (!programs_can_build()) return;
     // A copy of the probe in a private folder, so that its header can be changed.
     fs::path dir = temp_dir() / "cache-test";
     fs::create_directories(dir);
@@ -302,7 +298,7 @@ TEST_CASE(
 }
 
 TEST_CASE("build: a compile error shows nvcc's message with file:line and exits 2") {
-    if (!have_nvcc()) return;
+    if (!programs_can_build()) return;
     auto r = run(quote(kPrograms + "/broken.cu"));
     CHECK(r.exit_code == 2);
     CHECK(r.output.find("broken.cu:3: error") != std::string::npos);
@@ -321,7 +317,7 @@ TEST_CASE("build: a missing nvcc is named with where it was looked for") {
 }
 
 TEST_CASE("cudalab build writes the executable, and -rdc=true programs of two files build") {
-    if (!have_nvcc()) return;
+    if (!programs_can_build()) return;
     fs::path out = temp_dir() / "rdc_prog";
     auto r = run_cli("build -rdc=true " + quote(kPrograms + "/rdc_main.cu") + " " +
                      quote(kPrograms + "/rdc_lib.cu") + " -o " + quote(out.string()));
@@ -335,7 +331,7 @@ TEST_CASE("cudalab build writes the executable, and -rdc=true programs of two fi
 // [SECTION] running
 
 TEST_CASE("run: output, arguments and exit code pass through, and settings reach the runtime") {
-    if (!have_nvcc()) return;
+    if (!programs_can_build()) return;
     auto r = run(quote(kProbe) + " -- args one 'two words'");
     CHECK(r.exit_code == 0);
     CHECK(r.output.find("argv[0]=" + kPrograms + "/probe\n") != std::string::npos);
@@ -366,7 +362,7 @@ TEST_CASE("run: output, arguments and exit code pass through, and settings reach
 }
 
 TEST_CASE("run: the program runs in the current folder") {
-    if (!have_nvcc()) return;
+    if (!programs_can_build()) return;
     fs::path dir = temp_dir() / "cwd-test";
     fs::create_directories(dir);
     std::ofstream(dir / "data.txt") << "payload\n";
@@ -377,7 +373,7 @@ TEST_CASE("run: the program runs in the current folder") {
 }
 
 TEST_CASE("run: a crash, a hang, a memory hog and a flood end with their own exit codes") {
-    if (!have_nvcc()) return;
+    if (!programs_can_build()) return;
     auto segv = run(quote(kProbe) + " -- segv");
     CHECK(segv.exit_code == 139);
     CHECK(segv.output.find("signal 11") != std::string::npos);
@@ -401,7 +397,7 @@ TEST_CASE("run: a crash, a hang, a memory hog and a flood end with their own exi
 }
 
 TEST_CASE("run --exe: a program built with the static runtime is refused with how to rebuild it") {
-    if (!have_nvcc()) return;
+    if (!programs_can_build()) return;
     std::string looked;
     std::string nvcc = find_nvcc(&looked);
     fs::path exe = fs::path(CUDALAB_TEST_PROGRAM_CACHE) / "static_probe";
@@ -426,7 +422,7 @@ TEST_CASE("run --exe: a program built with the static runtime is refused with ho
 
 TEST_CASE("run: the emulated runtime missing, or a GPU asked for where there is none, exit 2 with "
           "the reason") {
-    if (!have_nvcc()) return;
+    if (!programs_can_build()) return;
     auto r = run_command("CUDALAB_CUDART_DIR=/nonexistent " + std::string(CUDALAB_CLI) + " run " +
                          quote(kProbe) + " --backend emu </dev/null");
     CHECK(r.exit_code == 2);
@@ -468,7 +464,7 @@ TEST_CASE("run: bad usage exits 2 with a message") {
 // [SECTION] the sandbox
 
 TEST_CASE("sandbox: no network, no secrets, no home, writable only where allowed") {
-    if (!have_nvcc() || !have_sandbox()) return;
+    if (!programs_can_build() || !have_sandbox()) return;
     fs::path dir = temp_dir() / "sandbox-cwd";
     fs::create_directories(dir);
     auto in_dir = [&](const std::string& args, const std::string& env = "") {
@@ -509,7 +505,7 @@ TEST_CASE("sandbox: no network, no secrets, no home, writable only where allowed
 
 TEST_CASE(
     "sandbox: nvcc builds in the sandbox too, so a source cannot include the grader's files") {
-    if (!have_nvcc() || !have_sandbox()) return;
+    if (!programs_can_build() || !have_sandbox()) return;
     const char* home = std::getenv("HOME");
     if (!home || !fs::is_directory(home) || std::string(home) == "/") {
         std::printf("SKIPPED: no home folder to hide\n");
@@ -535,7 +531,7 @@ TEST_CASE(
 }
 
 TEST_CASE("sandbox: limits, the runtime's files and the exit codes") {
-    if (!have_nvcc() || !have_sandbox()) return;
+    if (!programs_can_build() || !have_sandbox()) return;
     CHECK(run("--sandbox --time-limit 0.5 " + quote(kProbe) + " -- loop").exit_code == 124);
     CHECK(run("--sandbox --cpu-limit 1 " + quote(kProbe) + " -- loop").exit_code == 122);
     CHECK(run("--sandbox " + quote(kProbe) + " -- segv").exit_code == 139);

@@ -92,12 +92,7 @@ void run_corpus(const std::string& id) {
     REQUIRE(lesson);
     if (lesson->is_program()) {
         // Program lessons build every submission with the toolkit's nvcc.
-        std::string looked;
-        if (programs::find_nvcc(&looked).empty()) {
-            MESSAGE("SKIPPED: no nvcc (" << looked
-                                         << "): program lessons need the CUDA toolkit's nvcc");
-            return;
-        }
+        if (!test_support::have_nvcc()) return;
     }
     const fs::path dir = fs::path(corpus().course.root) / "tests" / "submissions" / id;
     REQUIRE_MESSAGE(fs::is_directory(dir), dir.string());

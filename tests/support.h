@@ -11,7 +11,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <doctest/doctest.h>
+
+#include "programs/build.h"
+
 namespace test_support {
+
+// Whether the toolkit's nvcc is there; when it is not, the calling test says it is skipped, and
+// why, and returns (whole programs and program lessons are built with nvcc).
+inline bool have_nvcc() {
+    std::string looked;
+    if (!cudalab::programs::find_nvcc(&looked).empty()) return true;
+    MESSAGE("SKIPPED: no nvcc (looked for " << looked
+                                            << "): whole programs need the CUDA toolkit's nvcc");
+    return false;
+}
 
 struct CommandResult {
     int exit_code = -1;
