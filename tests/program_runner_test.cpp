@@ -530,6 +530,22 @@ TEST_CASE(
     fs::remove(secret);
 }
 
+TEST_CASE("sandbox: a source directly in /tmp builds (nvcc's own files go elsewhere)") {
+    if (!programs_can_build() || !have_sandbox()) return;
+    // The source's folder is bound read-only, so with the source in /tmp itself, /tmp is; nvcc
+    // failed to write its intermediate files there ("Could not open output file").
+    const fs::path source =
+        fs::path("/tmp") / ("cudalab-in-tmp-" + std::to_string(::getpid()) + ".cu");
+    std::ofstream(source) << "#include <cstdio>\n__global__ void k() {}\n"
+                             "int main() { k<<<1, 1>>>(); std::printf(\"built\\n\"); return "
+                             "cudaDeviceSynchronize() == cudaSuccess ? 0 : 1; }\n";
+    auto r = run_command(std::string(CUDALAB_CLI) + " run --sandbox --rebuild " +
+                         quote(source.string()) + " </dev/null");
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(r.output.find("built") != std::string::npos);
+    fs::remove(source);
+}
+
 TEST_CASE("sandbox: limits, the runtime's files and the exit codes") {
     if (!programs_can_build() || !have_sandbox()) return;
     CHECK(run("--sandbox --time-limit 0.5 " + quote(kProbe) + " -- loop").exit_code == 124);

@@ -548,7 +548,9 @@ BuildResult build_program(const BuildRequest& req) {
         for (const auto& e : spec.env)
             if (sandbox_keeps_variable(e.substr(0, e.find('=')))) env.push_back(e);
         spec.env = env;
-        set_env(spec.env, "TMPDIR", "/tmp");
+        // nvcc's intermediate files go to the build's own writable folder: /tmp may be bound
+        // read-only when a source lives directly in it.
+        set_env(spec.env, "TMPDIR", tmp.c_str());
         spec.argv = sandbox_command(s, sb, spec.argv);
         spec.cwd.clear();
     }

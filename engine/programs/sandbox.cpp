@@ -133,11 +133,15 @@ std::vector<std::string> sandbox_command(const SandboxSupport& s, const SandboxS
             }
         }
     }
-    for (const auto& p : spec.writable) c.insert(c.end(), {"--bind", p, p});
+    // The current folder before the writable ones: a later bind covers an earlier one, and a
+    // writable folder inside a read-only current folder (a build's scratch folder in a cache under
+    // it) must stay writable.
     if (!spec.cwd.empty()) {
         bool ro = spec.readonly_cwd || spec.cwd == "/";
-        c.insert(c.end(), {ro ? "--ro-bind" : "--bind", spec.cwd, spec.cwd, "--chdir", spec.cwd});
+        c.insert(c.end(), {ro ? "--ro-bind" : "--bind", spec.cwd, spec.cwd});
     }
+    for (const auto& p : spec.writable) c.insert(c.end(), {"--bind", p, p});
+    if (!spec.cwd.empty()) c.insert(c.end(), {"--chdir", spec.cwd});
     c.push_back("--");
     // RLIMIT_NPROC set inside the sandbox counts the sandbox's own processes only (its user
     // namespace has its own count); set outside, it would count every process of the user.
