@@ -193,6 +193,7 @@ TEST_CASE("corpus: 12-occupancy") { run_corpus("12-occupancy"); }
 // Program lessons' corpora are named like the other program-lesson tests, which the ASan step
 // leaves out (their programs would load the instrumented emulated runtime: test.sh, docs/ci.md).
 TEST_CASE("program lessons: corpus of 13-constant-memory") { run_corpus("13-constant-memory"); }
+TEST_CASE("program lessons: corpus of 14-streams") { run_corpus("14-streams"); }
 TEST_CASE("program lessons: corpus of 15-cuda-graphs") { run_corpus("15-cuda-graphs"); }
 TEST_CASE("program lessons: corpus of 16-errors") { run_corpus("16-errors"); }
 TEST_CASE("program lessons: corpus of 17-unified-memory") { run_corpus("17-unified-memory"); }

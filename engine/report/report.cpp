@@ -108,7 +108,7 @@ std::string text(const CheckReport& unsafe, const TextStyle& style) {
         if (c.kind == CheckKind::performance && !c.measured)
             o << k.dim << "  [not measured]" << k.reset;
         else if (c.kind == CheckKind::performance)
-            o << k.dim << "  [" << number(c.value) << " " << c.comparison << " "
+            o << k.dim << "  [" << number(c.value) << "; needs " << c.comparison << " "
               << number(c.threshold) << "]" << k.reset;
         o << "\n";
         if (!c.passed || style.verbose) {
@@ -184,7 +184,7 @@ std::string launch_text(const CheckReport& r, int index, const std::string& sour
         o << "    " << (c.passed ? k.green : k.red) << (c.passed ? "PASS" : "FAIL") << k.reset
           << "  " << c.name;
         if (c.kind == CheckKind::performance)
-            o << k.dim << "  [" << number(c.value) << " " << c.comparison << " "
+            o << k.dim << "  [" << number(c.value) << "; needs " << c.comparison << " "
               << number(c.threshold) << "]" << k.reset;
         o << "\n";
     }

@@ -5,6 +5,7 @@
 // pageable host memory.
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "lessons/program_lesson.h"
 
@@ -111,6 +112,45 @@ double hidden_fraction(const ProgramRun& run, const std::string& direction, doub
     return total > 0 ? hidden / total : 0;
 }
 
+// The advice of the overlap checks, from what the timeline shows: the first cause that explains
+// too little overlap (pageable copies hold the host; one stream runs in order; too few chunks or
+// streams leave an engine idle), rather than one fixed remedy.
+std::string overlap_advice(const ProgramRun* run, std::size_t pageable) {
+    if (pageable > 0)
+        return std::to_string(pageable) +
+               " copies used pageable memory: each cudaMemcpyAsync from it held the host until "
+               "the copy was staged, so the host issued nothing else meanwhile and the pipeline "
+               "ran dry. Pin the copied host buffers first (cudaMallocHost); more streams do not "
+               "help while the host is held";
+    std::map<std::pair<std::int64_t, std::int64_t>, int> kernels_per_stream, copies_per_stream;
+    std::size_t kernels = 0;
+    if (run)
+        for (const auto& e : run->timeline) {
+            if (e.pid < 1) continue;
+            const std::pair<std::int64_t, std::int64_t> stream{e.pid, e.tid};
+            if (e.category == "kernel") ++kernels_per_stream[stream], ++kernels;
+            if (e.category == "memcpy") ++copies_per_stream[stream];
+        }
+    if (kernels_per_stream.size() <= 1 && kernels <= 1)
+        return "one kernel did all the work: a copy can only run beside a kernel that works on "
+               "another part of the data. Cut the values into chunks (8 or more), each with its "
+               "own copy in, kernel and copy out";
+    if (kernels_per_stream.size() <= 1)
+        return "every kernel ran in one stream: a stream runs its work in the order it was "
+               "issued, so its copies never run while its own kernels do. Give the chunks "
+               "several streams created with cudaStreamNonBlocking (the legacy default stream "
+               "waits for the others)";
+    for (const auto& [stream, n] : kernels_per_stream)
+        if (!copies_per_stream.count(stream))
+            return "the kernels and the copies ran in different streams, so each waited for "
+                   "the other through events or the default stream: give each chunk its copy "
+                   "in, kernel and copy out in one stream, and the chunks several streams";
+    return std::to_string(kernels_per_stream.size()) +
+           " streams ran kernels: three engines (copy in, compute, copy out) need three chunks "
+           "in flight, each chunk's copy in, kernel and copy out issued together in its stream. "
+           "Use 3 or more streams, or issue each chunk's three steps before the next chunk's";
+}
+
 void run(ProgramSession& s) {
     const ProgramRun* small = nullptr;
     const ProgramRun* large = nullptr;
@@ -138,10 +178,11 @@ void run(ProgramSession& s) {
     s.check_at_most("no copies from or to pageable memory", double(pageable), 0,
                     std::to_string(pageable) + " of " + std::to_string(copies) +
                         " copies used pageable host memory",
-                    "allocate the host buffers with cudaMallocHost: a copy from malloc'd memory "
-                    "makes the host wait, and "
-                    "cannot overlap a kernel",
+                    "allocate the host buffers that are copied with cudaMallocHost: "
+                    "cudaMemcpyAsync from malloc'd memory holds the host until the driver has "
+                    "staged the copy, so the host cannot issue the next chunk's work meanwhile",
                     measured, kFixFirst);
+    const std::string advice = overlap_advice(large, pageable);
     // Kernels can hide at most their own time's worth of copies: where the copies take longer than
     // the kernels (on an H200 the kernels are fast and PCIe is the bottleneck), at most kernel time
     // / copy time of the copies can run under a kernel. The check asks for 40 % of what can be
@@ -161,10 +202,7 @@ void run(ProgramSession& s) {
         s.check_at_least(
             label + " copies overlap kernels", f, bound,
             copy_us > 0 ? text : "no " + label + " copies on the timeline",
-            "split the work into 8 or more chunks over 4 non-blocking streams, each chunk copy in, "
-            "kernel, copy "
-            "out in its stream: one stream runs its work in order, so it overlaps nothing",
-            measured, kFixFirst);
+            advice, measured, kFixFirst);
     }
 }
 

@@ -24,12 +24,14 @@ ImU32 state_color(lessons::LessonState s) {
 }
 
 // A check's figure against its bound, e.g. "8.7 ≤ 20".
+// A figure as a check shows it: whole numbers without decimals.
+std::string metric_number(double v) {
+    if (std::fabs(v - std::round(v)) < 1e-9 && std::fabs(v) < 1e12) return viewmodel::fixed(v, 0);
+    return viewmodel::fixed(v, std::fabs(v) < 10 ? 2 : 1);
+}
+
 std::string metric_text(const lessons::CheckResult& c) {
-    auto num = [](double v) {
-        if (std::fabs(v - std::round(v)) < 1e-9 && std::fabs(v) < 1e12)
-            return viewmodel::fixed(v, 0);
-        return viewmodel::fixed(v, std::fabs(v) < 10 ? 2 : 1);
-    };
+    const auto num = metric_number;
     const char* op = c.comparison == ">=" ? " \xE2\x89\xA5 " : " \xE2\x89\xA4 ";
     // A figure taken on a wrong result is not shown (the check's message says why), as in the
     // terminal's report.
@@ -313,12 +315,18 @@ void App::draw_checks() {
                     if (ImGui::SmallButton("show it")) select_launch(c.launch, true);
                 }
             }
-            if (perf) {
-                const double ratio = c.threshold != 0 ? c.value / c.threshold : 0;
-                ImGui::Text("measured %s, bound %s %s", viewmodel::fixed(c.value, 2).c_str(),
-                            c.comparison.c_str(), viewmodel::fixed(c.threshold, 2).c_str());
-                ImGui::SameLine();
-                text_dim("(%s of the bound)", viewmodel::percent(ratio).c_str());
+            if (perf && !std::isnan(c.value)) {
+                // "measured 8, needs <= 0": a share of a bound of 0 says nothing, so it is left out.
+                const std::string bound =
+                    (c.comparison == ">=" ? "\xE2\x89\xA5 " : "\xE2\x89\xA4 ") +
+                    metric_number(c.threshold);
+                ImGui::Text("measured %s, needs %s", metric_number(c.value).c_str(),
+                            bound.c_str());
+                if (c.threshold != 0) {
+                    ImGui::SameLine();
+                    text_dim("(%s of the bound)",
+                             viewmodel::percent(c.value / c.threshold).c_str());
+                }
             }
             for (const auto& m : c.mismatches) {
                 char index[32];
