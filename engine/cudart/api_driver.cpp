@@ -127,8 +127,19 @@ CUresult cuDeviceTotalMem(size_t* bytes, CUdevice device) {
 
 CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attr, CUdevice device) {
     if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
-    // The driver's attribute numbers are the runtime's.
-    return as_driver(cudaDeviceGetAttribute(value, cudaDeviceAttr(attr), device));
+    if (!value) return CUDA_ERROR_INVALID_VALUE;
+    // The driver's attribute numbers are the runtime's. The driver answers whatever runtime the
+    // program links: a runtime newer than the driver (CUDALAB_DRIVER_VERSION) is the runtime's
+    // error, cudaErrorInsufficientDriver, never the driver API's, so the runtime's table is read
+    // with that mismatch set aside, and its errors are given as the driver's codes.
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    const int driver = rt.driver_version;
+    rt.driver_version = std::max(driver, int(CUDART_VERSION));
+    const cudaError_t e = cudaDeviceGetAttribute(value, cudaDeviceAttr(attr), device);
+    rt.driver_version = driver;
+    if (e == cudaSuccess) return CUDA_SUCCESS;
+    return e == cudaErrorInvalidDevice ? CUDA_ERROR_INVALID_DEVICE : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuDeviceComputeCapability(int* major, int* minor, CUdevice) {

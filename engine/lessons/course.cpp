@@ -135,6 +135,7 @@ Status load_course(const std::string& root, Course* course) {
             for (const auto& x : *h) l.hints.push_back(x.value_or(std::string()));
         if (const toml::array* n = (*t)["nvcc"].as_array())
             for (const auto& x : *n) l.nvcc.push_back(x.value_or(std::string()));
+        l.nvcc_targets_from_source = (*t)["nvcc_targets_from_source"].value_or(false);
         if (const toml::table* p = (*t)["points"].as_table())
             for (const auto& [k, v] : *p) l.points[std::string(k.str())] = v.value_or(1.0);
         for (const auto& [key, value] : *t)  // hints_zh, ...: translations (lessons/translation.h)

@@ -32,6 +32,10 @@ struct LessonInfo {
     std::map<std::string, double> points;  // check name -> points (default 1)
     std::vector<std::string>
         nvcc;  // program lessons: more nvcc options for the learner's program (e.g. "-lnvrtc")
+    // Program lessons: the learner's file may choose its own GPU targets in a comment line
+    // `// nvcc: -gencode arch=compute_75,code=sm_75 ...` (or -arch=..., -code=...), which replace
+    // the manifest's -arch (manifest: `nvcc_targets_from_source = true`; lesson 18).
+    bool nvcc_targets_from_source = false;
     std::string text_path;      // lessons/ID/lesson.md
     std::string exercise_path;  // exercises/ID.cu
     std::string solution_path;  // solutions/ID.cu

@@ -382,6 +382,35 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 }  // namespace
 
+// The GPU targets a learner's file names in `// nvcc: OPTIONS` lines (LessonInfo::
+// nvcc_targets_from_source): only -arch, -code and -gencode with their values, of letters, digits
+// and `_ , = [ ]`, are taken; `ignored` gets anything else, which is not passed to nvcc.
+std::vector<std::string> source_targets(const std::string& path, std::string* ignored) {
+    std::vector<std::string> out;
+    std::ifstream in(path);
+    std::string line;
+    static const std::regex comment(R"(^\s*//\s*nvcc:\s*(.*)$)");
+    static const std::regex value(R"(^[A-Za-z0-9_,=\[\]]+$)");
+    static const std::regex joined(R"(^(-arch|-code|-gencode|--gpu-architecture|--gpu-code|--generate-code)=([A-Za-z0-9_,=\[\]]+)$)");
+    std::size_t lines = 0;
+    while (std::getline(in, line) && ++lines <= 10000) {
+        std::smatch m;
+        if (!std::regex_match(line, m, comment)) continue;
+        std::istringstream words(m[1].str());
+        std::vector<std::string> w{std::istream_iterator<std::string>(words), {}};
+        for (std::size_t i = 0; i < w.size(); ++i) {
+            const bool takes_next = w[i] == "-arch" || w[i] == "-code" || w[i] == "-gencode" ||
+                                    w[i] == "--generate-code";
+            if (std::regex_match(w[i], joined)) out.push_back(w[i]);
+            else if (takes_next && i + 1 < w.size() && std::regex_match(w[i + 1], value)) {
+                out.push_back(w[i]);
+                out.push_back(w[++i]);
+            } else *ignored += (ignored->empty() ? "" : " ") + w[i];
+        }
+    }
+    return out;
+}
+
 CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
                                  const CheckOptions& options, const std::string& path,
                                  CheckReport report) {
@@ -402,6 +431,20 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     const std::string abs = fs::absolute(path, ec).string();
     build.inputs = {abs};
     build.nvcc_options = lesson.nvcc;  // the manifest's, e.g. libraries the program links
+    std::string ignored_options;
+    if (lesson.nvcc_targets_from_source) {
+        const auto targets = source_targets(abs, &ignored_options);
+        if (!targets.empty()) {
+            // The file's targets replace the manifest's -arch; its libraries stay.
+            std::vector<std::string> kept;
+            for (const auto& o : build.nvcc_options)
+                if (o.rfind("-arch", 0) != 0 && o.rfind("-code", 0) != 0 &&
+                    o.rfind("-gencode", 0) != 0)
+                    kept.push_back(o);
+            kept.insert(kept.end(), targets.begin(), targets.end());
+            build.nvcc_options = kept;
+        }
+    }
     build.cwd = fs::path(abs).parent_path().string();
     build.limits = programs::default_build_limits();
     build.sandbox = programs::sandbox_support().ok;
@@ -463,6 +506,10 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
         c.points = it == lesson.points.end() ? 1.0 : it->second;
     }
     report.log = session.log();
+    if (!ignored_options.empty())
+        report.log.insert(report.log.begin(),
+                          "`// nvcc:` options other than -arch, -code and -gencode were ignored: " +
+                              ignored_options.substr(0, 200));
     // The report shows the learner's program: its last output and timeline, never a lesson
     // helper's.
     const ProgramRun* shown = nullptr;

@@ -109,8 +109,32 @@ std::string verdict(ProgramSession& s, const ProgramRun& run, const Input& in) {
     return "";
 }
 
+// The advice for a program that is wrong on some architecture, from what its first failing run
+// shows: a kernel name the module does not hold, a kernel that faulted (cuLaunchKernel given the
+// arguments instead of pointers to them), or no image for the GPU.
+std::string arch_advice(const ProgramRun& run) {
+    const std::string text = run.err + "\n" + run.faults();
+    if (text.find("CUDA_ERROR_NOT_FOUND") != std::string::npos ||
+        text.find("named symbol not found") != std::string::npos)
+        return "cuModuleGetFunction found no kernel of that name: NVRTC compiles the string as "
+               "C++, so a kernel not declared extern \"C\" has a mangled name (_Z3mixPji). "
+               "Declare it extern \"C\" __global__ in the string, or ask NVRTC for the lowered "
+               "name (nvrtcAddNameExpression, nvrtcGetLoweredName)";
+    if (!run.faults().empty())
+        return "a kernel faulted: if it was launched with cuLaunchKernel, its kernelParams is an "
+               "array of pointers to the arguments (void* args[] = {&d, &count}), not the "
+               "arguments themselves; a value given there is read as the address of one";
+    return "built with -arch=sm_90 the program holds sm_90 machine code and compute_90 PTX: a "
+           "GPU older than sm_90 can run neither (cudaErrorNoKernelImageForDevice, from "
+           "cudaGetLastError after the launch). Give the executable what every GPU needs (a "
+           "`// nvcc: -gencode ...` line: machine code per architecture plus PTX for the "
+           "newest), or compile the kernel when the program runs, for the GPU that is there "
+           "(NVRTC, cuModuleLoadData, cuLaunchKernel)";
+}
+
 void run(ProgramSession& s) {
     // 1. Every architecture.
+    std::string advice;
     std::string failed, first_failure;
     int passed = 0;
     std::uint64_t loads_on_90 = 0;
@@ -125,7 +149,10 @@ void run(ProgramSession& s) {
         if (why.empty()) ++passed;
         else {
             failed += (failed.empty() ? "sm_" : ", sm_") + std::to_string(arch);
-            if (first_failure.empty()) first_failure = "on sm_" + std::to_string(arch) + ": " + why;
+            if (first_failure.empty()) {
+                first_failure = "on sm_" + std::to_string(arch) + ": " + why;
+                advice = arch_advice(run);
+            }
         }
         if (arch == 90 && why.empty() && run.runtime.is_object() &&
             run.runtime.contains("driver_module_loads") &&
@@ -141,15 +168,7 @@ void run(ProgramSession& s) {
     else
         s.check("out.bin is right on every GPU from sm_75 to sm_120", false,
                 double(std::size(kArchs) - passed),
-                "wrong or failed on " + failed + "; " + first_failure,
-                "built with -arch=sm_90 the program holds sm_90 machine code and compute_90 PTX: a "
-                "GPU older than sm_90 can "
-                "run neither (cudaErrorNoKernelImageForDevice, from cudaGetLastError after the "
-                "launch). Compile the kernel "
-                "when the program runs, for the GPU that is there: NVRTC to PTX for "
-                "compute_<major><minor> "
-                "(cudaDevAttrComputeCapabilityMajor/Minor), cuModuleLoadData, cuModuleGetFunction, "
-                "cuLaunchKernel");
+                "wrong or failed on " + failed + "; " + first_failure, advice);
     if (s.backend() == "gpu") {
         const Input in = write_input(s);
         const std::string why = verdict(s, s.run({"in.bin", "out.bin"}), in);
@@ -179,7 +198,7 @@ void run(ProgramSession& s) {
                 "neither "
                 "cudaErrorInsufficientDriver nor CUDA_ERROR_UNSUPPORTED_PTX_VERSION (exit status " +
                     std::to_string(run.exit_code) + "); it printed: " + excerpt(err),
-                "a CUDA 13 runtime needs a CUDA 13 driver: every runtime call returns "
+                "a CUDA 13 runtime needs a CUDA 13 driver: every runtime call that needs the device returns "
                 "cudaErrorInsufficientDriver. Check "
                 "the first one and print cudaGetErrorName(err)");
         else if (run.exit_code == 0 || s.read_file("out.bin", &out))
