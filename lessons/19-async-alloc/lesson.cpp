@@ -181,9 +181,22 @@ void run(ProgramSession& s) {
         s.log().push_back("the larger run left no memory figures (CUDALAB_RESULT)");
     char text[300];
 
-    const double ordered = many.ordered_allocations / steps;
-    std::snprintf(text, sizeof text, "%.0f stream-ordered allocations over %u steps: %.2f per step",
-                  many.ordered_allocations, steps, ordered);
+    // Scratch buffers allocated once before the loop and reused by every step wait for nothing
+    // either: for this fixed-size workload that is as good a fix (lesson.md says when
+    // stream-ordered allocation wins). Such a program makes no allocation per step at all; the
+    // peak memory check below still fails one that takes every step's buffers up front.
+    const bool hoisted = many.ordered_allocations == 0 && many.sync_allocations / steps <= 0.25;
+    const double ordered = hoisted ? 1.0 : many.ordered_allocations / steps;
+    if (hoisted)
+        std::snprintf(text, sizeof text,
+                      "no allocation in the loop over %u steps: the scratch buffers are allocated "
+                      "once and reused, which waits for the device no more than a stream-ordered "
+                      "allocation per step (counted as 1 per step)",
+                      steps);
+    else
+        std::snprintf(text, sizeof text,
+                      "%.0f stream-ordered allocations over %u steps: %.2f per step",
+                      many.ordered_allocations, steps, ordered);
     s.check_at_least("stream-ordered allocations per step", ordered, 1.0, text,
                      "take each step's scratch memory with cudaMallocAsync(&p, bytes, stream) (or "
                      "cudaMallocFromPoolAsync), in "
