@@ -391,7 +391,8 @@ std::vector<std::string> source_targets(const std::string& path, std::string* ig
     std::string line;
     static const std::regex comment(R"(^\s*//\s*nvcc:\s*(.*)$)");
     static const std::regex value(R"(^[A-Za-z0-9_,=\[\]]+$)");
-    static const std::regex joined(R"(^(-arch|-code|-gencode|--gpu-architecture|--gpu-code|--generate-code)=([A-Za-z0-9_,=\[\]]+)$)");
+    static const std::regex joined(
+        R"(^(-arch|-code|-gencode|--gpu-architecture|--gpu-code|--generate-code)=([A-Za-z0-9_,=\[\]]+)$)");
     std::size_t lines = 0;
     while (std::getline(in, line) && ++lines <= 10000) {
         std::smatch m;

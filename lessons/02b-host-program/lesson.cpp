@@ -4,6 +4,7 @@
 // the runtime's report: no device allocation may be left unfreed. (Whether the program checks the
 // launch's errors cannot be seen from a run that has none: that waits for the runtime's fault
 // injection, issue 11's lesson 16.)
+#include <algorithm>
 #include <cstring>
 
 #include "lessons/program_lesson.h"
@@ -74,6 +75,22 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n,
     return true;
 }
 
+// The program's stderr without the runtime's own lines ("cudalab: ..." and their indented
+// continuations): what the program itself said.
+std::string program_stderr(const std::string& err) {
+    std::string out;
+    bool runtime = false;
+    for (std::size_t at = 0; at < err.size();) {
+        const std::size_t nl = std::min(err.find('\n', at), err.size());
+        const std::string line = err.substr(at, nl - at);
+        at = nl + 1;
+        if (line.rfind("cudalab:", 0) == 0) runtime = true;
+        else if (!(runtime && line.rfind("  ", 0) == 0)) runtime = false;
+        if (!runtime) out += line + "\n";
+    }
+    return out;
+}
+
 void run(ProgramSession& s) {
     const ProgramRun *small = nullptr, *large = nullptr;
     std::uniform_int_distribution<unsigned> small_n(1, 300), large_n(100000, 110000);
@@ -103,6 +120,46 @@ void run(ProgramSession& s) {
         s.check("every device allocation is freed", true, 0,
                 "not checked on this backend (the emulated runtime counts leaks)", "");
     }
+
+    // Error checking: the larger input again, with the first kernel made to fault as if it had
+    // read an unmapped address (the emulated runtime's CUDALAB_INJECT, as lesson 16 does). A
+    // program that checks its calls names cudaErrorIllegalAddress (or its sentence) and exits
+    // with a non-zero status; one that does not writes whatever c held and exits with 0.
+    const std::string check = "a fault in the kernel is caught and named";
+    if (!large || !large->ok()) {
+        s.check(check, false, 1, "not run: the program does not run right without a fault yet",
+                "make it right first (the checks above say what is wrong)");
+        return;
+    }
+    cudalab::lessons::RunSettings fault;
+    fault.backend = "emu";
+    fault.environment = {{"CUDALAB_INJECT", "illegal-address:1"}};
+    const ProgramRun& run = s.run(large->args, fault);
+    const std::string err = program_stderr(run.err);
+    const bool named = err.find("cudaErrorIllegalAddress") != std::string::npos ||
+                       err.find("illegal memory access") != std::string::npos;
+    const std::string what = "with the kernel made to fault (CUDALAB_INJECT=illegal-address:1): ";
+    if (!run.completed)
+        s.check(check, false, 1, what + run.failure, "run it yourself with that setting");
+    else if (run.exit_code == 0)
+        s.check(check, false, 1,
+                what + "the program exited with status 0" +
+                    (named ? " after naming the error" : ", saying nothing of the fault"),
+                "a kernel's fault comes back from the next call that waits for the GPU "
+                "(cudaDeviceSynchronize, or the cudaMemcpy back): check its cudaError_t, print "
+                "cudaGetErrorName and exit with a non-zero status");
+    else if (!named)
+        s.check(check, false, 1,
+                what + "the program exited with status " + std::to_string(run.exit_code) +
+                    " but its stderr does not name the error; it printed: " +
+                    (err.empty() ? std::string("(nothing)") : err.substr(0, 300)),
+                "print the error's name (cudaGetErrorName) or sentence (cudaGetErrorString): the "
+                "runtime's own cudalab: lines do not count");
+    else
+        s.check(check, true, 0,
+                what + "the program named the error and exited with status " +
+                    std::to_string(run.exit_code),
+                "");
 }
 
 }  // namespace

@@ -199,10 +199,9 @@ void run(ProgramSession& s) {
                       "%.0f %% of %.1f us of %s copies ran while a kernel ran (kernels ran for "
                       "%.1f us: at most %.0f %% can be hidden)",
                       100 * f, copy_us, label.c_str(), kernel_us, 100 * can_hide);
-        s.check_at_least(
-            label + " copies overlap kernels", f, bound,
-            copy_us > 0 ? text : "no " + label + " copies on the timeline",
-            advice, measured, kFixFirst);
+        s.check_at_least(label + " copies overlap kernels", f, bound,
+                         copy_us > 0 ? text : "no " + label + " copies on the timeline", advice,
+                         measured, kFixFirst);
     }
 }
 

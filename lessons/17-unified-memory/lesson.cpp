@@ -127,7 +127,8 @@ void run(ProgramSession& s) {
             if (e.args.is_object() && e.args.contains("warp_instructions")) {
                 const auto& w = e.args["warp_instructions"];
                 if (w.is_number()) warp_instructions += w.get<double>();
-                else if (w.is_string()) warp_instructions += std::atof(w.get<std::string>().c_str());
+                else if (w.is_string())
+                    warp_instructions += std::atof(w.get<std::string>().c_str());
             }
             unsigned g[3] = {0, 0, 0}, b[3] = {0, 0, 0};
             const auto text = [&](const char* key) {
@@ -154,7 +155,8 @@ void run(ProgramSession& s) {
     const double values_needed = double(kRounds) * n / 2;
     const double lane_instructions = warp_instructions * 32;
     char work[160];
-    std::snprintf(work, sizeof work, " (%.1f instructions per value for half the values of 4 rounds)",
+    std::snprintf(work, sizeof work,
+                  " (%.1f instructions per value for half the values of 4 rounds)",
                   lane_instructions / values_needed);
     if (!counted.timeline_written)
         s.check(check, false, 1, "the run wrote no timeline, so the calls cannot be read",

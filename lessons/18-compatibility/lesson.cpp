@@ -198,7 +198,8 @@ void run(ProgramSession& s) {
                 "neither "
                 "cudaErrorInsufficientDriver nor CUDA_ERROR_UNSUPPORTED_PTX_VERSION (exit status " +
                     std::to_string(run.exit_code) + "); it printed: " + excerpt(err),
-                "a CUDA 13 runtime needs a CUDA 13 driver: every runtime call that needs the device returns "
+                "a CUDA 13 runtime needs a CUDA 13 driver: every runtime call that needs the "
+                "device returns "
                 "cudaErrorInsufficientDriver. Check "
                 "the first one and print cudaGetErrorName(err)");
         else if (run.exit_code == 0 || s.read_file("out.bin", &out))

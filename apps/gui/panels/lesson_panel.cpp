@@ -316,12 +316,12 @@ void App::draw_checks() {
                 }
             }
             if (perf && !std::isnan(c.value)) {
-                // "measured 8, needs <= 0": a share of a bound of 0 says nothing, so it is left out.
+                // "measured 8, needs <= 0": a share of a bound of 0 says nothing, so it is left
+                // out.
                 const std::string bound =
                     (c.comparison == ">=" ? "\xE2\x89\xA5 " : "\xE2\x89\xA4 ") +
                     metric_number(c.threshold);
-                ImGui::Text("measured %s, needs %s", metric_number(c.value).c_str(),
-                            bound.c_str());
+                ImGui::Text("measured %s, needs %s", metric_number(c.value).c_str(), bound.c_str());
                 if (c.threshold != 0) {
                     ImGui::SameLine();
                     text_dim("(%s of the bound)",
