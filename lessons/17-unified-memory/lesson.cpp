@@ -150,7 +150,7 @@ void run(ProgramSession& s) {
                               std::to_string(std::uint64_t(threads)) + " threads in all";
     // The GPU's share is counted in work, not threads: a grid-stride loop takes several values per
     // thread. A value of the GPU's share costs a thread at least a load, the table's load, the
-    // arithmetic and a store (the exercise's kernel runs 14 instructions a value); a warp
+    // arithmetic and a store (the solution's kernel runs about 20 a value); a warp
     // instruction does the work of at most 32 threads.
     const double values_needed = double(kRounds) * n / 2;
     const double lane_instructions = warp_instructions * 32;
