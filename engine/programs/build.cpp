@@ -438,7 +438,7 @@ bool copy_regular_file(const fs::path& from, const fs::path& to, mode_t mode, st
     struct stat st {};
     if (in < 0 || ::fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
         if (in >= 0) ::close(in);
-        *why = "nvcc did not leave a program file at " + from.string();
+        *why = from.string() + " is not a regular file";
         return false;
     }
     const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
@@ -601,11 +601,12 @@ BuildResult build_program(const BuildRequest& req) {
         r.message = work.error;
         return r;
     }
-    // nvcc runs its steps through sh with the file names in them unquoted: a source named
-    // `$(touch x).cu`, or one in such a folder, would run `touch x`. So nvcc sees only names that
-    // no shell reads as anything but a name: a source whose path is not one is given through a
-    // link of a plain name in nvcc's folder (in the sandbox, its folder is bound at a plain name),
-    // and its folder is searched with -I as the including file's folder would be.
+    // nvcc runs its steps through sh with the file names in them, in double quotes: a source
+    // named `$(touch x).cu`, or one in such a folder, would run `touch x` (nvcc resolves links
+    // to the real name first). So nvcc sees only names that no shell reads as anything but a
+    // name: a source whose real path is not one is copied under a plain name into nvcc's folder,
+    // and its folder is searched with -I (through a link of a plain name, or in the sandbox bound
+    // at one), as the including file's folder would be.
     SandboxSpec sb;
     std::vector<std::string> sources, extra_options;
     std::vector<std::pair<std::string, std::string>> shown_as;  // nvcc's name -> the learner's
@@ -613,43 +614,39 @@ BuildResult build_program(const BuildRequest& req) {
         const std::string& in = req.inputs[i];
         const fs::path real = fs::weakly_canonical(resolve(in), ec);
         const fs::path folder = real.parent_path();
+        // The home folder (a submission saved directly in it) is never shown: the file alone.
         const bool show_folder = sandbox_refuses_folder(folder.string()).empty();
         std::string path = real.string(), dir = folder.string();
-        if (req.sandbox) {
-            if (!show_folder) sb.read_only.push_back(real.string());  // the file alone
-            else if (shell_safe_path(folder.string())) sb.read_only.push_back(folder.string());
-            else {
-                dir = "/cudalab/src" + std::to_string(i);
-                sb.read_only_at.push_back({folder.string(), dir});
-                path = dir + "/" + real.filename().string();
-            }
-            if (!show_folder && !shell_safe_path(path)) {
-                dir = "/cudalab/src" + std::to_string(i);
-                sb.read_only_at.push_back(
-                    {real.string(), dir + "/source" + real.extension().string()});
-                path = dir + "/source" + real.extension().string();
-            }
-        }
         if (!shell_safe_path(path)) {
             const std::string ext = shell_safe_path(real.extension().string())
                                         ? real.extension().string()
                                         : std::string(".cu");
-            const fs::path link = work.real / ("source" + std::to_string(i) + ext);
-            fs::create_symlink(path, link, ec);
-            if (ec) {
+            const fs::path copy = work.real / ("source" + std::to_string(i) + ext);
+            std::string why;
+            if (!copy_regular_file(real, copy, 0644, &why)) {
                 fs::remove_all(tmp, ec);
-                r.failure = BuildFailure::internal;
-                r.message = "cannot link " + in + " under a plain name for nvcc: " + ec.message();
+                r.failure = BuildFailure::bad_input;
+                r.message = in + ": cannot copy it under a plain name for nvcc (" + why + ")";
                 return r;
             }
-            path = work.shown + "/" + link.filename().string();
+            path = work.shown + "/" + copy.filename().string();
+        } else if (req.sandbox && !show_folder) {
+            sb.read_only.push_back(path);
         }
-        if (!shell_safe_path(dir) && show_folder) {
-            const fs::path link = work.real / ("folder" + std::to_string(i));
-            fs::create_symlink(dir, link, ec);
-            dir = work.shown + "/" + link.filename().string();
+        if (show_folder && !shell_safe_path(dir)) {
+            if (req.sandbox) {
+                const std::string inside = "/cudalab/src" + std::to_string(i);
+                sb.read_only_at.push_back({dir, inside});
+                dir = inside;
+            } else {
+                const fs::path link = work.real / ("folder" + std::to_string(i));
+                fs::create_symlink(dir, link, ec);
+                dir = link.string();
+            }
+        } else if (show_folder && req.sandbox) {
+            sb.read_only.push_back(dir);
         }
-        if (path != real.string() && show_folder && shell_safe_path(dir))
+        if (path != real.string() && show_folder)
             extra_options.insert(extra_options.end(), {"-I", dir});
         sources.push_back(path);
         shown_as.push_back({path, in});

@@ -116,6 +116,10 @@ bool shell_safe_path(const std::string& path) {
 std::string sandbox_refuses_folder(const std::string& dir) {
     const fs::path d = canonical_or_self(dir);
     if (d == "/") return "it is the root folder, which holds everything";
+    // Folders every user of the machine shares (other runs' work folders, other users' files).
+    for (const char* shared : {"/tmp", "/var/tmp", "/dev/shm", "/home", "/srv"})
+        if (d == canonical_or_self(shared))
+            return std::string("it is ") + shared + ", which every user of the machine shares";
     for (const fs::path& h : home_folders()) {
         if (h == "/" || h.empty()) continue;
         if (d == h) return "it is the home folder " + h.string() + " (keys, tokens, other files)";

@@ -86,8 +86,9 @@ bool sandbox_process(const SandboxSupport& s, const SandboxSpec& spec,
 std::vector<std::string> sandbox_environment();
 bool sandbox_keeps_variable(const std::string& name);
 
-// Why `dir` may not be shown to a sandboxed program ("" when it may): the root folder, the home
-// folder of cudalab's user (or of $HOME), or a folder that holds one of them.
+// Why `dir` may not be shown to a sandboxed program ("" when it may): the root folder, a folder
+// every user shares (/tmp, /var/tmp, /dev/shm, /home, /srv), the home folder of cudalab's user
+// (or of $HOME), or a folder that holds one of them.
 std::string sandbox_refuses_folder(const std::string& dir);
 
 // A name that reaches nvcc's shell unchanged: letters, digits and _ . , + - @ % = : / only.

@@ -485,6 +485,12 @@ int run_program_command(int argc, char** argv) {
     req.budget = a.budget;
     req.sandbox = a.sandbox;
     req.sandbox_readonly_cwd = a.readonly_cwd;
+    if (a.sandbox)
+        // The emulated runtime's own settings (docs/runtime.md), passed on by name: nothing else
+        // of cudalab's environment reaches a sandboxed program.
+        for (const char* name : {"CUDALAB_LEAKS", "CUDALAB_RACECHECK", "CUDALAB_MANAGED_PAGING",
+                                 "CUDALAB_DEVICE_ARCH", "CUDALAB_HOST_CLOCK"})
+            if (const char* v = std::getenv(name)) req.environment.emplace_back(name, v);
     req.limits = default_run_limits(a.sandbox);
     if (a.time_limit) req.limits.wall_seconds = *a.time_limit;
     if (a.cpu_limit) req.limits.cpu_seconds = *a.cpu_limit;
