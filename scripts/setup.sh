@@ -26,7 +26,7 @@ fi
 packages=(cmake ninja-build g++ pkg-config
           doctest-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
           libglfw3-dev libimgui-dev python3-glad libmd4c-dev libstb-dev fonts-dejavu-core
-          libsqlite3-dev bubblewrap libzstd-dev liblz4-dev  # bubblewrap: `cudalab run --sandbox` (docs/programs.md); zstd, lz4: PTX in fat binaries (docs/runtime.md)
+          libsqlite3-dev bubblewrap libseccomp-dev libzstd-dev liblz4-dev  # bubblewrap, libseccomp: the sandbox (docs/grading.md); zstd, lz4: PTX in fat binaries (docs/runtime.md)
           fonts-noto-cjk)  # the app's Chinese text (--lang zh, docs/translating.md)
 if (( with_tests )); then
   packages+=(xvfb xauth libgl1-mesa-dri clang-format)  # clang-format: the formatting test

@@ -250,7 +250,8 @@ struct CheckArgs {
     std::string seed;  // empty: a new seed every run, printed in the report
     cli::LimitFlags limits;
     bool verbose = false;
-    int launch = 0;  // > 0: also print launch N's figures per line (text format)
+    int launch = 0;         // > 0: also print launch N's figures per line (text format)
+    bool own_code = false;  // `learn`: the learner's exercise on their machine (sandbox optional)
 };
 
 int run_check(const CheckArgs& a) {
@@ -296,12 +297,18 @@ int run_check(const CheckArgs& a) {
     // Compile every file before any backend starts: once the CUDA driver is initialised in this
     // process, NVRTC's log no longer carries ptxas's resource report (seen with CUDA 13.0), and the
     // checks need the register and shared-memory counts. The compiler caches the results.
-    if (a.backend != "emu")
+    // Under the check's compile limits, as every compile of a submission.
+    if (a.backend != "emu") {
+        compiler::CompileOptions precompile;
+        if (limits.compile_time_limit_s) precompile.limits.seconds = limits.compile_time_limit_s;
+        if (limits.compile_memory_mb) precompile.limits.memory_mb = limits.compile_memory_mb;
         for (const auto* l : targets)
             if (!l->is_program())  // a program lesson's file is built by nvcc, in check_lesson()
                 compiler.compile_file(!a.source.empty() ? a.source
                                       : a.solution      ? l->solution_path
-                                                        : l->exercise_path);
+                                                        : l->exercise_path,
+                                      precompile);
+    }
     lessons::Progress progress;
     progress.set_course(course.key);
     warn_progress(progress);
@@ -320,6 +327,8 @@ int run_check(const CheckArgs& a) {
         o.time_limit_seconds = limits.time_limit_s;
         if (limits.compile_time_limit_s) o.compile_limits.seconds = limits.compile_time_limit_s;
         if (limits.compile_memory_mb) o.compile_limits.memory_mb = limits.compile_memory_mb;
+        if (a.own_code) o.sandbox = lessons::CheckOptions::Sandbox::optional;
+        if (limits.no_sandbox) o.sandbox = lessons::CheckOptions::Sandbox::off;
         // The checks read per-instruction counters only; per-step events are for the app's views,
         // and recording them doubled the time and memory of the larger lessons.
         o.trace.auto_detail_blocks = 0;
@@ -459,6 +468,7 @@ int run_learn(const std::string& id, bool watch, const std::string& backend) {
     CheckArgs a;
     a.id = l->id;
     a.backend = backend;
+    a.own_code = true;
     int rc = run_check(a);
     std::cout.flush();  // a pipe or a file sees each result as it comes
     if (!watch) return rc;

@@ -92,6 +92,7 @@ std::string refusal(const std::string& name, const IncludePolicy& policy) {
         if (part.empty() || part == ".") return "an unusual path";
         start = end + 1;
     }
+    if (policy.any_relative_name) return {};
     for (const std::string& dir : policy.toolkit_dirs) {
         std::error_code error;
         const std::filesystem::path root = std::filesystem::canonical(dir, error);
@@ -104,13 +105,15 @@ std::string refusal(const std::string& name, const IncludePolicy& policy) {
 }
 
 std::string allowed_list(const IncludePolicy& policy) {
+    if (policy.any_relative_name)
+        return "the system's and the CUDA Toolkit's headers, and headers of its own folder, each "
+               "by a relative name";
     std::string list;
     int shown = 0;
     for (const char* name : {"cstdio", "cstdint", "cmath", "climits", "cassert", "cuda_runtime.h",
                              "cuda_fp16.h", "cooperative_groups.h"}) {
         list += (shown++ ? ", <" : "<") + std::string(name) + ">";
     }
-    (void)policy;
     return list + " and the CUDA Toolkit's other device headers";
 }
 
@@ -299,7 +302,9 @@ class Scanner {
         if (why.empty()) return;
         const std::string shown = std::string(1, open) + name + std::string(1, close);
         report(what + " " + shown + " is not allowed: it names " + why +
-               ". A submission may include only the headers cudalab provides: " +
+               (policy_.any_relative_name ? ". A program may include only "
+                                          : ". A submission may include only the headers cudalab "
+                                            "provides: ") +
                allowed_list(policy_));
     }
 

@@ -21,6 +21,11 @@ namespace cudalab::compiler {
 struct IncludePolicy {
     std::vector<std::string> toolkit_dirs;  // headers found beneath these (canonical) are allowed
     std::vector<std::string> extra_names;   // in-memory headers by name (shims, lesson headers)
+    // nvcc's rule for whole programs (program lessons): any plain relative name may be included
+    // (no absolute path, '..', backslash or macro); what it can find is decided by the sandbox
+    // nvcc runs in (the system's and the toolkit's headers, the program's and the lesson's
+    // folders).
+    bool any_relative_name = false;
 };
 
 // The diagnostics for every directive that names something outside the policy; empty when the

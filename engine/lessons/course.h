@@ -96,6 +96,12 @@ struct CheckOptions {
     // between blocks names) reads the same on every regrade; `cudalab grade` uses it, its
     // parallelism being its worker processes.
     unsigned emulator_threads = 0;
+    // Program lessons: how the learner's program is isolated (docs/grading.md, "The sandbox").
+    // required: built and run in the sandbox, refused where it cannot be made (check, grade, the
+    // Gradescope bundle); optional: sandboxed where it can be, else run as it is (the learner's
+    // own code on their own machine: the app, the course linter); off: never (`--no-sandbox`,
+    // for trusted code only).
+    enum class Sandbox { required, optional, off } sandbox = Sandbox::required;
 };
 
 struct CheckReport {

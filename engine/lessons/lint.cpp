@@ -153,6 +153,8 @@ std::vector<LintFinding> lint_course(const Course& course, compiler::Compiler& c
             o.solution = true;
             o.seed = 1;
             o.trace.auto_detail_blocks = 0;
+            // The course's own files, checked by its author: sandboxed where it can be.
+            o.sandbox = CheckOptions::Sandbox::optional;
             const CheckReport solution = check_lesson(course, l, o, compiler);
             if (!solution.status.ok())
                 error(display_path(course, l.solution_path) +

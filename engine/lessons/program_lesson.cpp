@@ -6,6 +6,7 @@
 // [SECTION] check_program_lesson
 #include "lessons/program_lesson.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <regex>
 #include <sstream>
 
+#include "compiler/include_jail.h"
 #include "lessons/course.h"
 #include "programs/build.h"
 #include "programs/runner.h"
@@ -149,9 +151,10 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
         req.trace = run.trace_path;
         req.trace_launch = trace_launch_;
     }
-    // Learner code is untrusted: in the sandbox where this machine has one (bubblewrap), with the
+    // Learner code is untrusted: in the sandbox (check_program_lesson() decided), with the
     // sandbox's limits either way.
-    req.sandbox = programs::sandbox_support().ok;
+    req.sandbox = sandbox_;
+    req.sandbox_hidden = hidden_;
     req.limits = programs::default_run_limits(true);
     if (time_limit_seconds_ > 0) req.limits.wall_seconds = time_limit_seconds_;
     if (memory_limit_bytes_ > 0) req.limits.memory_bytes = memory_limit_bytes_;
@@ -213,8 +216,9 @@ bool ProgramSession::build(const std::string& file, std::string* executable, std
     const fs::path source = fs::absolute(fs::path(lesson_dir_) / file, ec);
     b.inputs = {source.string()};
     b.cwd = source.parent_path().string();
-    b.limits = programs::default_build_limits();
-    b.sandbox = programs::sandbox_support().ok;
+    b.limits = build_limits_;
+    b.sandbox = sandbox_;
+    b.sandbox_hidden = hidden_;
     programs::BuildResult built = programs::build_program(b);
     if (!built.ok()) {
         *why = source.string() + ": " + built.message +
@@ -426,10 +430,64 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
         return report;
     }
 
-    // Build with nvcc, through the same cache and limits as `cudalab run`.
-    programs::BuildRequest build;
+    // Learner code is untrusted: nvcc and the program run in the sandbox, or not at all unless the
+    // grader says the code is trusted (--no-sandbox); the learner's own code on their own
+    // machine (the app, `learn`) runs as it is where no sandbox can be made.
+    bool sandboxed = options.sandbox != CheckOptions::Sandbox::off;
+    if (sandboxed && !programs::sandbox_support().ok) {
+        if (options.sandbox == CheckOptions::Sandbox::required) {
+            report.status = Status::error(
+                StatusCode::backend_unavailable,
+                "cannot check " + report.source + ": lesson " + lesson.id +
+                    " builds and runs a whole program, which needs the sandbox, and the sandbox "
+                    "cannot be made on this machine: " +
+                    programs::sandbox_support().why_not);
+            return report;
+        }
+        sandboxed = false;
+    }
     std::error_code ec;
     const std::string abs = fs::absolute(path, ec).string();
+    // The include rule NVRTC's compile jail has, for nvcc: no absolute path, no '..', no macro
+    // (what a relative name can find is decided by the sandbox nvcc runs in), refused before
+    // nvcc reads a file, so `#include "/etc/shadow"` or "/dev/zero" is a clear error at its line
+    // and never the file's contents or an endless read.
+    {
+        struct stat st {};
+        constexpr off_t max_source = 4 << 20;
+        if (::stat(abs.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max_source) {
+            report.status = Status::error(
+                StatusCode::compile_error,
+                report.source + ": error: " +
+                    (::stat(abs.c_str(), &st) != 0 ? std::string("no such file")
+                     : !S_ISREG(st.st_mode)        ? std::string("not a regular file")
+                                                   : "larger than 4 MB, more than any program of "
+                                                     "a course"));
+            return report;
+        }
+        std::ifstream in(abs, std::ios::binary);
+        const std::string text((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+        compiler::IncludePolicy policy;
+        policy.any_relative_name = true;
+        auto refused = compiler::check_includes(text, report.source, policy);
+        if (!refused.empty()) {
+            std::string message;
+            for (const auto& d : refused)
+                message += d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) +
+                           ": error: " + d.message + "\n";
+            report.diagnostics = std::move(refused);
+            report.status = Status::error(StatusCode::compile_error, message);
+            return report;
+        }
+    }
+    // The course's root is never shown (its solutions, a grade store kept in it); the
+    // submission's folder and the lesson's headers are bound back when they are inside it.
+    std::vector<std::string> hidden = {fs::absolute(course.root, ec).string()};
+    const fs::path lesson_include = fs::path(lesson.host_path).parent_path() / "include";
+
+    // Build with nvcc, through the same cache as `cudalab run`, under the compile limits.
+    programs::BuildRequest build;
     build.inputs = {abs};
     build.nvcc_options = lesson.nvcc;  // the manifest's, e.g. libraries the program links
     std::string ignored_options;
@@ -446,9 +504,16 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
             build.nvcc_options = kept;
         }
     }
+    if (fs::is_directory(lesson_include, ec)) {
+        build.nvcc_options.insert(build.nvcc_options.end(), {"-I", lesson_include.string()});
+        build.sandbox_read_only.push_back(lesson_include.string());
+    }
     build.cwd = fs::path(abs).parent_path().string();
     build.limits = programs::default_build_limits();
-    build.sandbox = programs::sandbox_support().ok;
+    build.limits.wall_seconds = options.compile_limits.seconds;
+    build.limits.memory_bytes = options.compile_limits.memory_mb << 20;
+    build.sandbox = sandboxed;
+    build.sandbox_hidden = hidden;
     programs::BuildResult built = programs::build_program(build);
     report.compile_seconds = built.seconds;
     report.compile_cached = built.cached;
@@ -469,6 +534,12 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
         report.status =
             Status::error(StatusCode::io_error,
                           "cannot create a work folder in " + fs::temp_directory_path(ec).string());
+        return report;
+    }
+    // As root the program runs as the sandbox's user: its work folder is that user's.
+    std::string why_not_given;
+    if (sandboxed && !programs::give_to_sandbox_user(work.path.string(), &why_not_given)) {
+        report.status = Status::error(StatusCode::io_error, why_not_given);
         return report;
     }
     // The backend: the lesson asks run_program for it, which chooses as `cudalab run` does.
@@ -495,6 +566,8 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
                            options.time_limit_seconds > 0 ? options.time_limit_seconds : 60);
     if (options.program_trace_launch) session.trace_launch(options.program_trace_launch);
     session.set_lesson_dir(fs::path(lesson.host_path).parent_path().string());
+    session.set_sandbox(sandboxed, hidden);
+    session.set_build_limits(build.limits);
     const auto started = std::chrono::steady_clock::now();
     // --memory-limit bounds each run's resident memory (kernel lessons: the emulator's memory).
     if (options.memory_limit > 0) session.set_memory_limit(options.memory_limit);

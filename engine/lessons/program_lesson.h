@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lessons/lesson.h"
+#include "programs/build.h"
 #include "programs/timeline_json.h"
 
 namespace cudalab::lessons {
@@ -87,6 +88,14 @@ class ProgramSession {
     bool build(const std::string& file, std::string* executable, std::string* why);
     // The resident memory a run may use (the program and its children); 0: the sandbox's default.
     void set_memory_limit(std::uint64_t bytes) { memory_limit_bytes_ = bytes; }
+    // Whether builds and runs are sandboxed (programs/sandbox.h), and the folders the sandbox
+    // hides even inside one it shows (the course's root).
+    void set_sandbox(bool on, std::vector<std::string> hidden) {
+        sandbox_ = on;
+        hidden_ = std::move(hidden);
+    }
+    // The limits nvcc builds the lesson's own programs under.
+    void set_build_limits(const programs::Limits& limits) { build_limits_ = limits; }
     // The folder the program runs in; the lesson writes its inputs there.
     const std::string& work_dir() const { return work_dir_; }
     bool write_file(const std::string& name, const void* data, std::size_t bytes);
@@ -136,6 +145,9 @@ class ProgramSession {
     std::vector<CheckResult> checks_;
     std::vector<std::string> log_;
     std::uint64_t memory_limit_bytes_ = 0;
+    bool sandbox_ = true;
+    std::vector<std::string> hidden_;
+    programs::Limits build_limits_ = programs::default_build_limits();
 };
 
 // [SECTION] timeline arithmetic, for the lessons' checks

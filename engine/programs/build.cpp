@@ -8,8 +8,12 @@
 #include "programs/build.h"
 
 #include <cstdint>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <chrono>
@@ -264,6 +268,7 @@ Limits default_build_limits() {
     std::uint64_t ram = physical_memory_bytes();
     l.memory_bytes = std::min<std::uint64_t>(8ull << 30, ram ? ram / 4 * 3 : 8ull << 30);
     l.output_bytes = 16ull << 20;
+    l.file_bytes = 1ull << 30;  // no object file or program of a course comes near
     return l;
 }
 
@@ -381,6 +386,87 @@ void prune_cache(const fs::path& programs, std::size_t keep) {
 
 // [SECTION] build_program
 
+namespace {
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+    if (from.empty()) return s;
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+    return s;
+}
+
+// nvcc's own folder: the program, nvcc's intermediate files and the links of plain names go
+// there. In the sandbox it is /cudalab/build inside, and as root it belongs to the sandbox's
+// user, who runs nvcc; its name always reaches nvcc's shell unchanged.
+struct NvccFolder {
+    fs::path real;
+    std::string shown;  // its name for nvcc
+    std::string error;
+    bool outside = false;  // a folder of its own in /tmp (not inside the cache's build folder)
+    NvccFolder(const fs::path& build, bool sandbox) {
+        std::error_code ec;
+        real = build / "nvcc";
+        if (!sandbox && !shell_safe_path(real.string())) {
+            // The cache's path has a space or a quote in it (a home folder's name).
+            char name[] = "/tmp/cudalab-nvcc-XXXXXX";
+            if (!::mkdtemp(name)) {
+                error =
+                    std::string("cannot create a folder for nvcc in /tmp: ") + std::strerror(errno);
+                return;
+            }
+            real = name;
+            outside = true;
+        } else if (!fs::create_directory(real, ec)) {
+            error = "cannot create " + real.string() + ": " + ec.message();
+            return;
+        }
+        shown = sandbox ? "/cudalab/build" : real.string();
+        if (sandbox) give_to_sandbox_user(real.string(), &error);
+    }
+    void remove() {
+        std::error_code ec;
+        if (outside && !real.empty()) fs::remove_all(real, ec);
+        real.clear();
+    }
+    ~NvccFolder() { remove(); }
+};
+
+// Copies the regular file `from` (not a link, a FIFO or a device: nvcc's folder was writable by
+// the sandboxed nvcc) to a new file `to`.
+bool copy_regular_file(const fs::path& from, const fs::path& to, mode_t mode, std::string* why) {
+    const int in = ::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st {};
+    if (in < 0 || ::fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (in >= 0) ::close(in);
+        *why = from.string() + " is not a regular file";
+        return false;
+    }
+    const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    bool ok = out >= 0;
+    char buf[1 << 16];
+    while (ok) {
+        const ssize_t n = ::read(in, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            ok = n == 0;
+            break;
+        }
+        for (ssize_t done = 0; ok && done < n;) {
+            const ssize_t w = ::write(out, buf + done, std::size_t(n - done));
+            if (w < 0 && errno == EINTR) continue;
+            ok = w > 0;
+            done += w > 0 ? w : 0;
+        }
+    }
+    if (ok) ok = ::fchmod(out, mode) == 0;
+    if (!ok) *why = "cannot copy the program to " + to.string() + ": " + std::strerror(errno);
+    ::close(in);
+    if (out >= 0) ::close(out);
+    return ok;
+}
+
+}  // namespace
+
 BuildResult build_program(const BuildRequest& req) {
     BuildResult r;
     const auto start = std::chrono::steady_clock::now();
@@ -440,9 +526,11 @@ BuildResult build_program(const BuildRequest& req) {
         option_values(req.nvcc_options, {"-ccbin", "--compiler-bindir"});
     std::string host_cxx = ccbin.empty() ? search_path("g++") : ccbin.back();
     h.field(host_cxx.empty() ? "no-host-compiler" : file_identity(host_cxx));
+    // In the sandbox nvcc gets none of these (sandbox_environment()).
+    h.field(req.sandbox ? "sandboxed" : "trusted");
     for (const char* var : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN", "CPATH",
                             "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "LIBRARY_PATH"}) {
-        const char* v = std::getenv(var);
+        const char* v = req.sandbox ? nullptr : std::getenv(var);
         h.field(std::string(var) + "=" + (v ? v : "<unset>"));
     }
     for (const auto& o : options) h.field(o);
@@ -506,19 +594,78 @@ BuildResult build_program(const BuildRequest& req) {
                     "); set CUDALAB_CACHE_DIR to a writable folder";
         return r;
     }
+    NvccFolder work(tmp, req.sandbox);
+    if (!work.error.empty()) {
+        fs::remove_all(tmp, ec);
+        r.failure = BuildFailure::internal;
+        r.message = work.error;
+        return r;
+    }
+    // nvcc runs its steps through sh with the file names in them, in double quotes: a source
+    // named `$(touch x).cu`, or one in such a folder, would run `touch x` (nvcc resolves links
+    // to the real name first). So nvcc sees only names that no shell reads as anything but a
+    // name: a source whose real path is not one is copied under a plain name into nvcc's folder,
+    // and its folder is searched with -I (through a link of a plain name, or in the sandbox bound
+    // at one), as the including file's folder would be.
+    SandboxSpec sb;
+    std::vector<std::string> sources, extra_options;
+    std::vector<std::pair<std::string, std::string>> shown_as;  // nvcc's name -> the learner's
+    for (std::size_t i = 0; i < req.inputs.size(); ++i) {
+        const std::string& in = req.inputs[i];
+        const fs::path real = fs::weakly_canonical(resolve(in), ec);
+        const fs::path folder = real.parent_path();
+        // The home folder (a submission saved directly in it) is never shown: the file alone.
+        const bool show_folder = sandbox_refuses_folder(folder.string()).empty();
+        std::string path = real.string(), dir = folder.string();
+        if (!shell_safe_path(path)) {
+            const std::string ext = shell_safe_path(real.extension().string())
+                                        ? real.extension().string()
+                                        : std::string(".cu");
+            const fs::path copy = work.real / ("source" + std::to_string(i) + ext);
+            std::string why;
+            if (!copy_regular_file(real, copy, 0644, &why)) {
+                fs::remove_all(tmp, ec);
+                r.failure = BuildFailure::bad_input;
+                r.message = in + ": cannot copy it under a plain name for nvcc (" + why + ")";
+                return r;
+            }
+            path = work.shown + "/" + copy.filename().string();
+        } else if (req.sandbox && !show_folder) {
+            sb.read_only.push_back(path);
+        }
+        if (show_folder && !shell_safe_path(dir)) {
+            if (req.sandbox) {
+                const std::string inside = "/cudalab/src" + std::to_string(i);
+                sb.read_only_at.push_back({dir, inside});
+                dir = inside;
+            } else {
+                const fs::path link = work.real / ("folder" + std::to_string(i));
+                fs::create_symlink(dir, link, ec);
+                dir = link.string();
+            }
+        } else if (show_folder && req.sandbox) {
+            sb.read_only.push_back(dir);
+        }
+        if (path != real.string() && show_folder)
+            extra_options.insert(extra_options.end(), {"-I", dir});
+        sources.push_back(path);
+        shown_as.push_back({path, in});
+    }
+
     ProcessSpec spec;
     spec.argv.push_back(r.nvcc);
     spec.argv.insert(spec.argv.end(), options.begin(), options.end());
-    for (const auto& in : req.inputs) spec.argv.push_back(in);
+    spec.argv.insert(spec.argv.end(), extra_options.begin(), extra_options.end());
+    spec.argv.insert(spec.argv.end(), sources.begin(), sources.end());
     spec.argv.push_back("-o");
-    spec.argv.push_back((tmp / "program").string());
+    spec.argv.push_back(work.shown + "/program");
     r.command = spec.argv;
     spec.env = current_environment();
     spec.cwd = cwd.string();
     if (req.sandbox) {
-        // nvcc reads what the sources include: in the sandbox it sees what the program would (no
-        // home folder, no network), so `#include "/home/grader/.ssh/id_rsa"` finds nothing to
-        // print.
+        // nvcc reads what the sources include: in the sandbox it sees what the program would (an
+        // empty root with the system, the toolkit and the sources' folders), so
+        // `#include "/home/grader/.ssh/id_rsa"` or "/etc/shadow" finds nothing to print.
         const SandboxSupport& s = sandbox_support();
         if (!s.ok) {
             fs::remove_all(tmp, ec);
@@ -526,33 +673,36 @@ BuildResult build_program(const BuildRequest& req) {
             r.message = "--sandbox: " + s.why_not;
             return r;
         }
-        SandboxSpec sb;
-        sb.cwd = fs::weakly_canonical(cwd, ec).string();
-        sb.readonly_cwd = true;
-        sb.writable = {tmp.string()};
-        sb.read_only = {fs::path(r.nvcc).parent_path().parent_path().string()};  // the toolkit
-        // Each source and its folder, where its own "local.h" headers are found (outside the
-        // current folder they would be hidden when they live under /tmp or the home folder).
-        for (const auto& in : req.inputs) {
-            const fs::path source = fs::weakly_canonical(resolve(in), ec);
-            sb.read_only.push_back(source.string());
-            sb.read_only.push_back(source.parent_path().string());
+        // The current folder, for relative -I and -L options, unless it is one the sandbox
+        // never shows (the home folder): then nvcc starts in its own folder.
+        const std::string here = fs::weakly_canonical(cwd, ec).string();
+        if (sandbox_refuses_folder(here).empty()) {
+            sb.cwd = here;
+            sb.readonly_cwd = true;
         }
+        sb.writable_at = {{work.real.string(), work.shown}};
+        sb.read_only.push_back(fs::path(r.nvcc).parent_path().parent_path().string());
         for (const auto& d : include_dirs)
             if (fs::is_directory(d, ec))
                 sb.read_only.push_back(fs::weakly_canonical(d, ec).string());
         for (const auto& d : option_values(req.nvcc_options, {"-L", "--library-path"}))
             if (fs::is_directory(resolve(d), ec))
                 sb.read_only.push_back(fs::weakly_canonical(resolve(d), ec).string());
-        std::vector<std::string> env;
-        for (const auto& e : spec.env)
-            if (sandbox_keeps_variable(e.substr(0, e.find('=')))) env.push_back(e);
-        spec.env = env;
-        // nvcc's intermediate files go to the build's own writable folder: /tmp may be bound
-        // read-only when a source lives directly in it.
-        set_env(spec.env, "TMPDIR", tmp.c_str());
-        spec.argv = sandbox_command(s, sb, spec.argv);
-        spec.cwd.clear();
+        sb.read_only.insert(sb.read_only.end(), req.sandbox_read_only.begin(),
+                            req.sandbox_read_only.end());
+        sb.hidden = req.sandbox_hidden;
+        sb.env = sandbox_environment();
+        // nvcc's intermediate files go to its own writable folder, not the sandbox's small /tmp.
+        set_env(sb.env, "TMPDIR", work.shown.c_str());
+        std::string why;
+        if (!sandbox_process(s, sb, spec.argv, &spec, &why)) {
+            fs::remove_all(tmp, ec);
+            r.failure = BuildFailure::bad_input;
+            r.message = "--sandbox: " + why;
+            return r;
+        }
+    } else {
+        set_env(spec.env, "TMPDIR", work.shown.c_str());
     }
     spec.limits = req.limits;
     spec.output = OutputMode::capture;
@@ -560,7 +710,10 @@ BuildResult build_program(const BuildRequest& req) {
     const auto nvcc_start = std::chrono::steady_clock::now();
     ProcessResult pr = run_process(spec);
     r.nvcc_seconds = seconds_since(nvcc_start);
-    r.log = colon_line_numbers(pr.out + pr.err);
+    std::string log = pr.out + pr.err;
+    // The names nvcc was given are the build's; messages name the files as the learner gave them.
+    for (const auto& [given, learner] : shown_as) log = replace_all(log, given, learner);
+    r.log = colon_line_numbers(log);
     if (pr.outcome != Outcome::exited || pr.exit_code != 0) {
         fs::remove_all(tmp, ec);
         if (pr.outcome == Outcome::exited) {
@@ -569,6 +722,15 @@ BuildResult build_program(const BuildRequest& req) {
         } else if (pr.outcome == Outcome::start_failed) {
             r.failure = BuildFailure::internal;
             r.message = pr.error;
+        } else if (pr.outcome == Outcome::wall_limit) {
+            r.failure = BuildFailure::limit;
+            r.message = "compile time limit reached: nvcc was still compiling after " +
+                        pr.limit_text().substr(std::string("wall-clock limit of ").size()) +
+                        " (--compile-time-limit)";
+        } else if (pr.outcome == Outcome::memory_limit) {
+            r.failure = BuildFailure::limit;
+            r.message = "compile memory limit reached: nvcc used more than " +
+                        format_bytes(req.limits.memory_bytes) + " (--compile-memory-limit)";
         } else if (!pr.limit_text().empty()) {
             r.failure = BuildFailure::limit;
             r.message = "nvcc was stopped at the build's " + pr.limit_text();
@@ -579,8 +741,16 @@ BuildResult build_program(const BuildRequest& req) {
         r.seconds = seconds_since(start);
         return r;
     }
+    // The program nvcc wrote (as the sandbox's user, in a folder of its) becomes cudalab's own
+    // file; a link or anything but a regular file there is refused.
+    if (!copy_regular_file(work.real / "program", tmp / "program", 0755, &r.message)) {
+        fs::remove_all(tmp, ec);
+        r.failure = BuildFailure::internal;
+        return r;
+    }
+    work.remove();
     {
-        std::ofstream(tmp / "build.log") << r.log;
+        std::ofstream(tmp / "build.log") << r.log;  // cudalab's own folder
         std::ofstream cmd(tmp / "command.txt");
         for (const auto& a : r.command) cmd << a << "\n";
     }

@@ -36,6 +36,9 @@ struct BuildRequest {
     bool use_cache = true;  // false: build again (the result still replaces the cache's)
     Limits limits;          // for nvcc; the defaults are set by default_build_limits()
     bool sandbox = false;   // run nvcc in the sandbox (programs/sandbox.h), read-only
+    // In the sandbox: more folders nvcc may read (a lesson's headers), and folders it must not see
+    // even inside one it is shown (the course's root).
+    std::vector<std::string> sandbox_read_only, sandbox_hidden;
 };
 
 enum class BuildFailure {

@@ -60,6 +60,7 @@ const char* outcome_name(Outcome o) {
     case Outcome::memory_limit: return "memory_limit";
     case Outcome::output_limit: return "output_limit";
     case Outcome::task_limit: return "task_limit";
+    case Outcome::file_size_limit: return "file_size_limit";
     case Outcome::interrupted: return "interrupted";
     case Outcome::start_failed: return "start_failed";
     }
@@ -83,6 +84,8 @@ std::string ProcessResult::limit_text() const {
     case Outcome::output_limit: return "output limit of " + format_bytes(limits.output_bytes);
     case Outcome::task_limit:
         return "limit of " + std::to_string(limits.tasks) + " processes and threads";
+    case Outcome::file_size_limit:
+        return "file-size limit of " + format_bytes(limits.file_bytes) + " per file";
     default: return "";
     }
 }
@@ -155,6 +158,7 @@ struct ProcInfo {
     pid_t pid = 0, ppid = 0;
     std::uint64_t rss_pages = 0, threads = 0;
     bool zombie = false;
+    bool stopped = false;  // state T: stopped by a signal
 };
 
 bool read_proc_stat(pid_t pid, ProcInfo* p) {
@@ -180,6 +184,7 @@ bool read_proc_stat(pid_t pid, ProcInfo* p) {
     if (!in) return false;
     p->pid = pid;
     p->zombie = state == "Z" || state == "X";
+    p->stopped = state == "T";
     p->ppid = pid_t(f[0]);
     p->threads = std::uint64_t(std::max(0LL, f[16]));
     p->rss_pages = std::uint64_t(std::max(0LL, f[20]));
@@ -391,6 +396,14 @@ ProcessResult run_process(const ProcessSpec& spec) {
                 const rlimit cpu{soft, soft + 2};
                 ::setrlimit(RLIMIT_CPU, &cpu);
             }
+            if (spec.limits.file_bytes > 0) {
+                // Inherited by bwrap and whatever it starts: no file of the program's (in its
+                // work folder, or in the sandbox's /tmp) grows past it.
+                const rlimit fsize{rlim_t(spec.limits.file_bytes), rlim_t(spec.limits.file_bytes)};
+                ::setrlimit(RLIMIT_FSIZE, &fsize);
+            }
+            for (int fd : spec.inherit_fds)
+                if (fd > 2) ::fcntl(fd, F_SETFD, 0);
             struct sigaction dfl {};
             dfl.sa_handler = SIG_DFL;
             for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::sigaction(s, &dfl, nullptr);
@@ -576,6 +589,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
             for (const auto& p : descendants_of(::getpid())) {
                 rss += p.rss_pages * page;
                 tasks += p.threads;
+                if (p.stopped && spec.continue_stopped) ::kill(p.pid, SIGCONT);
             }
             r.peak_memory_bytes = std::max(r.peak_memory_bytes, rss);
             r.peak_tasks = std::max(r.peak_tasks, tasks);
@@ -614,6 +628,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
     } else if (r.outcome == Outcome::signaled && lim.cpu_seconds > 0 &&
                (r.signal == SIGXCPU || (r.signal == SIGKILL && r.cpu_seconds >= lim.cpu_seconds))) {
         r.outcome = Outcome::cpu_limit;
+    } else if (r.outcome == Outcome::signaled && lim.file_bytes > 0 && r.signal == SIGXFSZ) {
+        r.outcome = Outcome::file_size_limit;
     }
     return r;
 }

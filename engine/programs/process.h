@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct Limits {
     std::uint64_t memory_bytes = 0;  // resident memory of the program and all its descendants
     std::uint64_t output_bytes = 0;  // stdout and stderr together
     std::uint64_t tasks = 0;         // processes and threads of the program's tree, together
+    // Any one file the program writes (RLIMIT_FSIZE): a write past it gets SIGXFSZ, or EFBIG
+    // where the program ignores that signal.
+    std::uint64_t file_bytes = 0;
 };
 
 enum class Outcome {
@@ -27,8 +31,9 @@ enum class Outcome {
     memory_limit,
     output_limit,
     task_limit,
-    interrupted,   // cudalab itself got SIGINT/SIGTERM/SIGHUP and stopped the program
-    start_failed,  // could not start (error says why)
+    file_size_limit,  // SIGXFSZ under Limits::file_bytes
+    interrupted,      // cudalab itself got SIGINT/SIGTERM/SIGHUP and stopped the program
+    start_failed,     // could not start (error says why)
 };
 const char* outcome_name(Outcome o);
 
@@ -45,6 +50,12 @@ struct ProcessSpec {
     Limits limits;
     OutputMode output = OutputMode::pass_through;
     bool stdin_null = false;  // /dev/null instead of our stdin
+    // Descriptors the child keeps open across exec (bwrap's --seccomp FD); the rest are closed.
+    std::vector<int> inherit_fds;
+    std::shared_ptr<void> keep_alive;  // owns inherit_fds until the spec is gone
+    // A process of the tree that stops (SIGSTOP to itself, SIGTSTP) is continued, so that no
+    // program can freeze its run until the wall-clock limit (the sandbox sets it).
+    bool continue_stopped = false;
 };
 
 struct ProcessResult {

@@ -156,6 +156,7 @@ Limits default_run_limits(bool sandbox) {
         l.memory_bytes = std::min<std::uint64_t>(4ull << 30, three_quarters);
         l.output_bytes = 8ull << 20;
         l.tasks = 256;
+        l.file_bytes = 256ull << 20;
     } else {
         // Enough for any course program; stops one that would take the machine into swap.
         l.memory_bytes = three_quarters;
@@ -174,6 +175,7 @@ int run_exit_code(const RunResult& r) {
     case Outcome::output_limit: return 123;
     case Outcome::wall_limit: return 124;
     case Outcome::memory_limit: return 125;
+    case Outcome::file_size_limit: return 120;
     case Outcome::interrupted: return 128 + (p.signal ? p.signal : SIGINT);
     case Outcome::start_failed: return 2;
     }
@@ -213,6 +215,8 @@ std::string run_summary(const RunResult& r) {
         if (p.outcome == Outcome::output_limit) how += " (raise it with --output-limit SIZE)";
         if (p.outcome == Outcome::cpu_limit) how += " (raise it with --cpu-limit SECONDS)";
         if (p.outcome == Outcome::task_limit) how += " (raise it with --tasks-limit N)";
+        if (p.outcome == Outcome::file_size_limit)
+            how += ": a write went past it (raise it with --file-size-limit SIZE)";
         return how + tail;
     }
     }
@@ -338,7 +342,9 @@ RunResult run_program(const RunRequest& req) {
     }
     r.backend = backend;
 
-    std::vector<std::string> env = current_environment();
+    // In the sandbox the program's environment starts from the allow list, and every CUDALAB_* or
+    // CUDA_* setting below is one the runner means it to have: none is inherited from cudalab's.
+    std::vector<std::string> env = req.sandbox ? sandbox_environment() : current_environment();
     ScratchDir scratch;
     if (scratch.path.empty())
         return refuse("cannot create a temporary folder in " +
@@ -424,6 +430,9 @@ RunResult run_program(const RunRequest& req) {
     if (req.sandbox) {
         const SandboxSupport& s = sandbox_support();
         if (!s.ok) return refuse("--sandbox: " + s.why_not);
+        std::string why;
+        // As root the program runs as 65534: the runtime's files are written in a folder of its.
+        if (!give_to_sandbox_user(scratch.path.string(), &why)) return refuse(why);
         SandboxSpec sb;
         sb.cwd = fs::weakly_canonical(cwd, ec).string();
         sb.readonly_cwd = req.sandbox_readonly_cwd;
@@ -433,16 +442,17 @@ RunResult run_program(const RunRequest& req) {
         sb.tasks = req.limits.tasks;
         std::vector<std::string> inner{exe.string()};  // bwrap 0.8 cannot set argv[0]
         inner.insert(inner.end(), req.args.begin(), req.args.end());
-        std::vector<std::string> kept;
+        sb.hidden = req.sandbox_hidden;
+        // The tmpfs's pages are no process's resident memory: its size stays within the memory
+        // limit.
+        sb.tmp_bytes = std::min<std::uint64_t>(
+            256ull << 20, req.limits.memory_bytes ? req.limits.memory_bytes : 256ull << 20);
         for (const auto& e : env) {
             std::string key = e.substr(0, e.find('='));
             if (key == "LD_PRELOAD" || key == "LD_LIBRARY_PATH") sb.program_env.push_back(e);
-            else if (sandbox_keeps_variable(key)) kept.push_back(e);
+            else sb.env.push_back(e);
         }
-        spec.argv = sandbox_command(s, sb, inner);
-        spec.env = kept;
-        set_env(spec.env, "TMPDIR", "/tmp");
-        spec.cwd.clear();  // bwrap --chdir
+        if (!sandbox_process(s, sb, inner, &spec, &why)) return refuse("--sandbox: " + why);
     } else {
         spec.argv = argv;
         spec.executable = exe.string();
@@ -464,6 +474,8 @@ RunResult run_program(const RunRequest& req) {
         if (p.limits.cpu_seconds > 0 &&
             (p.signal == SIGXCPU || (p.signal == SIGKILL && p.cpu_seconds >= p.limits.cpu_seconds)))
             p.outcome = Outcome::cpu_limit;
+        else if (p.limits.file_bytes > 0 && p.signal == SIGXFSZ)
+            p.outcome = Outcome::file_size_limit;
     }
 
     // What the runtime wrote.

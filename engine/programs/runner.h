@@ -15,8 +15,9 @@
 // exit: {"faults":[...],"leaks":[...],"unsupported":[...]}, read back into the report).
 //
 // Exit codes (run_exit_code): the program's own status when it exits; 128+N when signal N ends
-// it; 2 when it could not be started; 121 task limit, 122 CPU-time limit, 123 output limit,
-// 124 wall-clock limit, 125 memory limit; 128+N when cudalab got signal N (Ctrl-C: 130).
+// it; 2 when it could not be started; 120 file-size limit, 121 task limit, 122 CPU-time limit,
+// 123 output limit, 124 wall-clock limit, 125 memory limit; 128+N when cudalab got signal N
+// (Ctrl-C: 130).
 #pragma once
 
 #include <cstdint>
@@ -45,13 +46,17 @@ struct RunRequest {
     std::uint64_t budget = 0;  // emulator instruction budget, 0: the runtime's
     bool sandbox = false;
     bool sandbox_readonly_cwd = false;
+    // Folders the sandboxed program must not see even where they sit in a folder it is shown
+    // (the course's root: its solutions; a grade store).
+    std::vector<std::string> sandbox_hidden;
     Limits limits;
     OutputMode output = OutputMode::pass_through;
     bool stdin_null = false;
     std::string cudart_dir;     // overrides the emulated runtime's folder (tests)
     std::string cupti_library;  // overrides the injection library (tests)
     // More settings for the program's environment (e.g. CUDALAB_INJECT), set last. In the sandbox
-    // only CUDALAB_* and CUDA_* names reach it (sandbox_keeps_variable).
+    // these and the runner's own settings are all that reach it besides the allow list
+    // (sandbox_environment()).
     std::vector<std::pair<std::string, std::string>> environment;
 };
 

@@ -8,7 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   ca-certificates wget python3 cmake ninja-build g++ pkg-config \
-  nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libsqlite3-dev libzstd-dev liblz4-dev bubblewrap >/dev/null
+  nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libsqlite3-dev libzstd-dev liblz4-dev bubblewrap libseccomp-dev >/dev/null
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 if [[ ! -f "$cuda/include/nvrtc.h" ]]; then
   . /etc/os-release

@@ -273,6 +273,10 @@ void add_limit_options(CLI::App* cmd, LimitFlags& f, bool per_check) {
                     "seconds one compile may take (default 60)");
     cmd->add_option("--compile-memory-limit", f.compile_memory_mb,
                     "MB of memory one compile may use (default 2048)");
+    if (per_check)
+        cmd->add_flag("--no-sandbox", f.no_sandbox,
+                      "build and run program lessons without the sandbox: for trusted code only "
+                      "(docs/grading.md)");
 }
 
 void add_exec_options(CLI::App* cmd, ExecArgs& a) {

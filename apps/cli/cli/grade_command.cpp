@@ -762,6 +762,7 @@ void set_check_options(const GradeArgs& a, Plan* p) {
     if (p->limits.compile_time_limit_s) o.compile_limits.seconds = p->limits.compile_time_limit_s;
     if (p->limits.compile_memory_mb) o.compile_limits.memory_mb = p->limits.compile_memory_mb;
     o.trace.auto_detail_blocks = 0;  // the checks need counters only (as `cudalab check`)
+    if (p->limits.no_sandbox) o.sandbox = lessons::CheckOptions::Sandbox::off;
 }
 
 // The work: this shard's pairs, less those graded already from the same file with the same seed.

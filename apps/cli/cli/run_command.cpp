@@ -1,5 +1,6 @@
 #include "cli/run_command.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -16,8 +18,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/include_jail.h"
 #include "programs/build.h"
 #include "programs/runner.h"
+#include "programs/sandbox.h"
 
 namespace fs = std::filesystem;
 using namespace cudalab::programs;
@@ -45,8 +49,10 @@ options:
   --budget N               emulator instruction budget per launch (emulator only)
   --exe PROGRAM            run a program built elsewhere (with nvcc -cudart shared for the
                            emulator); every argument after it is the program's
-  --sandbox                run it under bubblewrap: no network, read-only files except /tmp and
-                           the current folder, stricter default limits (for grading)
+  --sandbox                run it (and nvcc) in the sandbox, for untrusted code: an unprivileged
+                           user, no network, only the system, the toolkit and the current
+                           folder visible (writable), a 256 MB /tmp, stricter default limits
+                           (docs/grading.md); refused in the home folder or above it
   --sandbox-readonly-cwd   in the sandbox, the current folder is read-only too
   --time-limit SECONDS     wall-clock limit (default 60; 0: none)          -> exit 124
   --memory-limit SIZE      resident memory of the program, in MB or with a unit (2G; default
@@ -55,7 +61,11 @@ options:
                            8M in the sandbox)                               -> exit 123
   --cpu-limit SECONDS      CPU time per process (default none, 60 in the sandbox)       -> 122
   --tasks-limit N          processes and threads (default none, 256 in the sandbox)     -> 121
+  --file-size-limit SIZE   any one file it writes, in MB or with a unit (default none,
+                           256M in the sandbox)                                         -> 120
   --compile-time-limit SECONDS nvcc's wall-clock limit (default 300)
+  --compile-memory-limit SIZE  nvcc's resident memory, in MB or with a unit (default 3/4 of
+                           RAM, at most 8G)
   --rebuild                build again even if the cache has it
   --json                   print one JSON report (build, run, the program's output) on stdout
   -v, --verbose            say what is built and how long it takes
@@ -69,20 +79,35 @@ const char* kBuildUsage =
 Builds a whole CUDA program as `cudalab run` does (nvcc -cudart shared -lineinfo -g, PTX for
 sm_90-class devices, cached) and writes the executable to FILE (default: the first source's name
 without its extension, in the current folder). Exit 0 built, 2 not built.
-options: -o FILE, --compile-time-limit SECONDS, --rebuild, --json, -v/--verbose
+options: -o FILE, --compile-time-limit SECONDS, --compile-memory-limit SIZE, --rebuild, --json,
+-v/--verbose
 )";
 
 // [SECTION] arguments
 
-const char* kRunOptions[] = {"--backend",    "--devices",        "--timeline",
-                             "--trace",      "--driver-version", "--budget",
-                             "--exe",        "--sandbox",        "--sandbox-readonly-cwd",
-                             "--time-limit", "--memory-limit",   "--output-limit",
-                             "--cpu-limit",  "--tasks-limit",    "--compile-time-limit",
-                             "--rebuild",    "--json",           "--verbose",
-                             "--help"};
-const char* kBuildOptions[] = {"--compile-time-limit", "--rebuild", "--json", "--verbose",
-                               "--help"};
+const char* kRunOptions[] = {"--backend",
+                             "--devices",
+                             "--timeline",
+                             "--trace",
+                             "--driver-version",
+                             "--budget",
+                             "--exe",
+                             "--sandbox",
+                             "--sandbox-readonly-cwd",
+                             "--time-limit",
+                             "--memory-limit",
+                             "--output-limit",
+                             "--cpu-limit",
+                             "--tasks-limit",
+                             "--compile-time-limit",
+                             "--rebuild",
+                             "--json",
+                             "--verbose",
+                             "--help",
+                             "--file-size-limit",
+                             "--compile-memory-limit"};
+const char* kBuildOptions[] = {
+    "--compile-time-limit", "--compile-memory-limit", "--rebuild", "--json", "--verbose", "--help"};
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
     std::vector<std::size_t> row(b.size() + 1);
@@ -120,7 +145,8 @@ struct Args {
     std::uint64_t budget = 0;
     bool sandbox = false, readonly_cwd = false, json = false, verbose = false, rebuild = false;
     std::optional<double> time_limit, cpu_limit, compile_time_limit;
-    std::optional<std::uint64_t> memory_limit, output_limit, tasks_limit;
+    std::optional<std::uint64_t> memory_limit, output_limit, tasks_limit, file_size_limit,
+        compile_memory_limit;
 };
 
 struct UsageError {
@@ -202,6 +228,8 @@ Args parse(int argc, char** argv) {
             flag();
             a.rebuild = true;
         } else if (name == "--compile-time-limit") seconds(&a.compile_time_limit);
+        else if (name == "--compile-memory-limit")
+            bytes(&a.compile_memory_limit, 20, "MB, or with a unit: 512M, 4G");
         else if (a.build_only && name == "-o") a.output = value();
         else if (run_only && name == "--backend") {
             a.backend = value();
@@ -240,6 +268,8 @@ Args parse(int argc, char** argv) {
             bytes(&a.memory_limit, 20, "MB, or with a unit: 512M, 4G");
         else if (run_only && name == "--output-limit")
             bytes(&a.output_limit, 10, "KB, or with a unit: 100k, 8M");
+        else if (run_only && name == "--file-size-limit")
+            bytes(&a.file_size_limit, 20, "MB, or with a unit: 64M, 1G");
         else if (run_only && name == "--tasks-limit") {
             std::uint64_t n;
             std::string v = value();
@@ -321,6 +351,7 @@ BuildResult do_build(const Args& a) {
     req.sandbox = a.sandbox;
     req.limits = default_build_limits();
     if (a.compile_time_limit) req.limits.wall_seconds = *a.compile_time_limit;
+    if (a.compile_memory_limit) req.limits.memory_bytes = *a.compile_memory_limit;
     if (a.verbose)
         std::cerr << "cudalab: building " << a.inputs.front() << (a.inputs.size() > 1 ? " ..." : "")
                   << "\n";
@@ -364,6 +395,37 @@ int run_program_command(int argc, char** argv) {
         std::cerr << "cudalab " << argv[1] << ": " << e.message << "\n(cudalab " << argv[1]
                   << " --help for the options)\n";
         return 2;
+    }
+
+    if (a.sandbox) {
+        // The program may read and write the current folder: never the home folder or one
+        // above it (keys, authorized_keys, every other file of the user's).
+        std::error_code ec;
+        const std::string here = fs::current_path(ec).string();
+        if (std::string why = sandbox_refuses_folder(here); !why.empty()) {
+            std::cerr << "cudalab run: --sandbox shows the program the current folder, and " << here
+                      << " is not one to show: " << why << ". Run it from a folder of its own.\n";
+            return 2;
+        }
+        // nvcc's include rule in the sandbox, as for program lessons: no absolute path, '..' or
+        // macro, refused before nvcc reads a file (`#include "/dev/zero"` would never end).
+        cudalab::compiler::IncludePolicy policy;
+        policy.any_relative_name = true;
+        bool refused = false;
+        for (const auto& in : a.inputs) {
+            struct stat st {};
+            if (::stat(in.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (4 << 20))
+                continue;  // the build says what is wrong with it
+            std::ifstream file(in, std::ios::binary);
+            const std::string text((std::istreambuf_iterator<char>(file)),
+                                   std::istreambuf_iterator<char>());
+            for (const auto& d : cudalab::compiler::check_includes(text, in, policy)) {
+                std::cerr << d.file << ":" << d.line << ":" << d.column << ": error: " << d.message
+                          << "\n";
+                refused = true;
+            }
+        }
+        if (refused) return 2;
     }
 
     nlohmann::json report;
@@ -423,12 +485,19 @@ int run_program_command(int argc, char** argv) {
     req.budget = a.budget;
     req.sandbox = a.sandbox;
     req.sandbox_readonly_cwd = a.readonly_cwd;
+    if (a.sandbox)
+        // The emulated runtime's own settings (docs/runtime.md), passed on by name: nothing else
+        // of cudalab's environment reaches a sandboxed program.
+        for (const char* name : {"CUDALAB_LEAKS", "CUDALAB_RACECHECK", "CUDALAB_MANAGED_PAGING",
+                                 "CUDALAB_DEVICE_ARCH", "CUDALAB_HOST_CLOCK"})
+            if (const char* v = std::getenv(name)) req.environment.emplace_back(name, v);
     req.limits = default_run_limits(a.sandbox);
     if (a.time_limit) req.limits.wall_seconds = *a.time_limit;
     if (a.cpu_limit) req.limits.cpu_seconds = *a.cpu_limit;
     if (a.memory_limit) req.limits.memory_bytes = *a.memory_limit;
     if (a.output_limit) req.limits.output_bytes = *a.output_limit;
     if (a.tasks_limit) req.limits.tasks = *a.tasks_limit;
+    if (a.file_size_limit) req.limits.file_bytes = *a.file_size_limit;
     if (a.json) {
         req.output = OutputMode::capture;
         // The report holds the output: keep it bounded even without a limit of the user's.

@@ -101,6 +101,7 @@ std::optional<double> parse_real(const std::string& text, bool single, const std
 }
 
 bool parse_limits(const LimitFlags& f, Limits* l, std::string* error) {
+    l->no_sandbox = f.no_sandbox;
     if (!f.budget.empty()) {
         auto v = parse_unsigned(f.budget, 1, 1'000'000'000'000ull, "--budget", error);
         if (!v) return false;

@@ -28,6 +28,7 @@ struct LimitFlags {
     std::string time_limit_s;          // wall-clock per check (exec: per run)
     std::string compile_time_limit_s;  // one NVRTC compile
     std::string compile_memory_mb;     // one NVRTC compile
+    bool no_sandbox = false;           // program lessons run unsandboxed (trusted code only)
 };
 
 struct Limits {
@@ -35,6 +36,7 @@ struct Limits {
     std::uint64_t memory_mb = 0, printf_kb = 0;
     double time_limit_s = 0, compile_time_limit_s = 0;
     std::uint64_t compile_memory_mb = 0;
+    bool no_sandbox = false;
 };
 
 // Parses every given flag; false (with *error naming the flag) on the first misuse.

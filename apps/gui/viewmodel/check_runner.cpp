@@ -66,7 +66,11 @@ void CheckRunner::run() {
                 ? (r.options.solution ? r.lesson.solution_path : r.lesson.exercise_path)
                 : r.options.source_path;
         read_file(path, &out.source);
-        out.report = lessons::check_lesson(course_, r.lesson, r.options, compiler_);
+        // The learner's own program on their own machine: in the sandbox where it can be made,
+        // else as it is (`cudalab check` and `grade` refuse instead).
+        lessons::CheckOptions options = r.options;
+        options.sandbox = lessons::CheckOptions::Sandbox::optional;
+        out.report = lessons::check_lesson(course_, r.lesson, options, compiler_);
         const auto checked = Clock::now();
         out.check_seconds = std::chrono::duration<double>(checked - started).count();
         // The launch the grader measured, not merely the last: that is the one whose figures the
