@@ -39,9 +39,7 @@ struct TempDir {
     }
 };
 
-void put(const fs::path& p, const std::string& text) {
-    std::ofstream(p, std::ios::binary) << text;
-}
+void put(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
 std::string get(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -82,11 +80,11 @@ TEST_CASE("safe files: a link, in the name or on the way to it, is refused and n
         CHECK(why.find("symbolic link") != std::string::npos);
         CHECK(bytes.empty());
         why.clear();
-        CHECK(read_file_beneath(work.fd(), "up/secret.json", 1 << 20, "the result", &bytes,
-                                &why) == ReadOutcome::refused);
+        CHECK(read_file_beneath(work.fd(), "up/secret.json", 1 << 20, "the result", &bytes, &why) ==
+              ReadOutcome::refused);
         CHECK(bytes.empty());
-        CHECK(read_file_beneath(work.fd(), "../secret.json", 1 << 20, "the result", &bytes,
-                                &why) == ReadOutcome::refused);
+        CHECK(read_file_beneath(work.fd(), "../secret.json", 1 << 20, "the result", &bytes, &why) ==
+              ReadOutcome::refused);
         CHECK(read_file_beneath(work.fd(), secret.string(), 1 << 20, "the result", &bytes, &why) ==
               ReadOutcome::refused);
         CHECK(why.find(kSecret) == std::string::npos);
@@ -219,7 +217,8 @@ TEST_CASE("runner: a result file turned into a link to a hidden file leaks nothi
         CAPTURE(sandbox);
         TempDir t;
         const fs::path secret = plant_secret(t.path);
-        auto r = run_script(t.path, "ln -sf '" + secret.string() + "' \"$CUDALAB_RESULT\"", sandbox);
+        auto r =
+            run_script(t.path, "ln -sf '" + secret.string() + "' \"$CUDALAB_RESULT\"", sandbox);
         REQUIRE(r.started);
         CHECK(r.runtime.is_null());
         CHECK(r.file_refused.find("symbolic link") != std::string::npos);
@@ -232,15 +231,16 @@ TEST_CASE("runner: a FIFO, a huge sparse file or deep JSON as the result is refu
         CAPTURE(sandbox);
         TempDir t;
         const auto started = std::chrono::steady_clock::now();
-        auto r = run_script(t.path, "rm -f \"$CUDALAB_RESULT\"; mkfifo \"$CUDALAB_RESULT\"", sandbox);
+        auto r =
+            run_script(t.path, "rm -f \"$CUDALAB_RESULT\"; mkfifo \"$CUDALAB_RESULT\"", sandbox);
         CHECK(r.file_refused.find("FIFO") != std::string::npos);
         CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(15));
         r = run_script(t.path, "truncate -s 100M \"$CUDALAB_RESULT\"", sandbox);
         CHECK(r.file_refused ==
               "the runtime's result file was refused: it has 104857600 bytes, more than the cap "
               "of 4 MB");
-        r = run_script(t.path,
-                       "head -c 3000000 /dev/zero | tr '\\0' '[' > \"$CUDALAB_RESULT\"", sandbox);
+        r = run_script(t.path, "head -c 3000000 /dev/zero | tr '\\0' '[' > \"$CUDALAB_RESULT\"",
+                       sandbox);
         CHECK(r.file_refused ==
               "the runtime's result file was refused: its JSON nests deeper than 64 levels");
         CHECK(r.runtime.is_null());

@@ -75,7 +75,7 @@ ReadOutcome open_to_read(int dir_fd, const std::string& name, std::uint64_t cap,
         }
         *why = what + " was refused: " + open_failure(e);
         return e == EACCES || e == EMFILE || e == ENFILE || e == ENOMEM ? ReadOutcome::error
-                                                                         : ReadOutcome::refused;
+                                                                        : ReadOutcome::refused;
     }
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
@@ -85,8 +85,8 @@ ReadOutcome open_to_read(int dir_fd, const std::string& name, std::uint64_t cap,
     }
     if (!S_ISREG(st.st_mode)) {
         *why = what + " was refused: it is not a regular file" +
-               (S_ISFIFO(st.st_mode)  ? " (a FIFO)"
-                : S_ISDIR(st.st_mode) ? " (a folder)"
+               (S_ISFIFO(st.st_mode)   ? " (a FIFO)"
+                : S_ISDIR(st.st_mode)  ? " (a folder)"
                 : S_ISSOCK(st.st_mode) ? " (a socket)"
                                        : " (a device)");
         ::close(fd);
@@ -209,8 +209,8 @@ int open_beneath(int dir_fd, const std::string& name, int flags, unsigned mode) 
     // One component at a time, none of them followed if it is a link.
     int cur = dir_fd;
     for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-        const int next = ::openat(cur, parts[i].c_str(),
-                                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        const int next =
+            ::openat(cur, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         const int e = errno;
         if (cur != dir_fd) ::close(cur);
         if (next < 0) {
@@ -265,8 +265,8 @@ bool write_file_beneath(int dir_fd, const std::string& name, const void* data, s
     }
     std::string reason;
     const bool ok = replace_in_folder(
-        parent, base,
-        [&](int fd) { return write_all(fd, static_cast<const char*>(data), bytes); }, &reason);
+        parent, base, [&](int fd) { return write_all(fd, static_cast<const char*>(data), bytes); },
+        &reason);
     ::close(parent);
     if (!ok) *why = name + ": " + reason;
     return ok;

@@ -68,9 +68,9 @@ int open_beneath(int dir_fd, const std::string& name, int flags, unsigned mode =
 
 enum class ReadOutcome {
     ok,
-    missing,      // no such file
-    refused,      // a link, not a regular file, over the cap, a bad name: *why says which
-    error,        // could not be read: *why says why
+    missing,  // no such file
+    refused,  // a link, not a regular file, over the cap, a bad name: *why says which
+    error,    // could not be read: *why says why
 };
 
 // Reads the regular file `name` below `dir_fd` whole, when it holds at most `cap` bytes.
