@@ -555,4 +555,20 @@ CheckReport check_lesson(const Course& course, const LessonInfo& lesson,
     return report;
 }
 
+CheckReport unchecked_report(const Course& course, const LessonInfo& lesson,
+                             const CheckOptions& options, compiler::Compiler& compiler,
+                             const std::string& why) {
+    CheckReport report;
+    report.lesson = lesson.id;
+    report.title = lesson.title;
+    report.program = lesson.is_program();
+    report.status = Status::error(StatusCode::io_error, why);
+    fill_from_plan(report, planned_checks(course, lesson, options, compiler), why);
+    for (auto& c : report.checks) {
+        auto it = lesson.points.find(c.name);
+        c.points = it == lesson.points.end() ? 1.0 : it->second;
+    }
+    return report;
+}
+
 }  // namespace cudalab::lessons

@@ -151,6 +151,15 @@ struct CheckReport {
 CheckReport check_lesson(const Course& course, const LessonInfo& lesson,
                          const CheckOptions& options, compiler::Compiler& compiler);
 
+// The report of a submission that could not be checked at all (missing, refused unread, its
+// grader's worker lost): the lesson's checks as the reference solution gets them (learned once per
+// lesson and backend, as check_lesson() learns them), each failed with "not run: " + why (a
+// performance check "not measured: "), with the lesson's points, so that the pair keeps the
+// lesson's maximum and its checks. status is an error with `why`.
+CheckReport unchecked_report(const Course& course, const LessonInfo& lesson,
+                             const CheckOptions& options, compiler::Compiler& compiler,
+                             const std::string& why);
+
 // A path for messages: relative to the course root when inside it.
 std::string display_path(const Course& course, const std::string& path);
 

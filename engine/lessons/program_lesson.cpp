@@ -6,12 +6,14 @@
 // [SECTION] check_program_lesson
 #include "lessons/program_lesson.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -60,43 +62,61 @@ int gpus_on_this_machine() {
 ProgramSession::ProgramSession(std::string executable, std::string work_dir, std::string backend,
                                std::uint64_t seed, double time_limit_seconds)
     : executable_(std::move(executable)), work_dir_(std::move(work_dir)),
-      backend_(std::move(backend)), rng_(seed), time_limit_seconds_(time_limit_seconds) {}
+      backend_(std::move(backend)), rng_(seed), time_limit_seconds_(time_limit_seconds) {
+    work_.open(work_dir_);
+    std::error_code ec;
+    std::string tmpl = (fs::temp_directory_path(ec) / "cudalab-session-XXXXXX").string();
+    if (::mkdtemp(tmpl.data())) {
+        out_dir_ = tmpl;
+        out_.open(out_dir_);
+    }
+}
+
+ProgramSession::~ProgramSession() {
+    std::error_code ec;
+    if (!out_dir_.empty()) fs::remove_all(out_dir_, ec);
+}
 
 bool ProgramSession::write_file(const std::string& name, const void* data, std::size_t bytes) {
-    std::ofstream out(fs::path(work_dir_) / name, std::ios::binary | std::ios::trunc);
-    out.write(static_cast<const char*>(data), std::streamsize(bytes));
-    return bool(out);
+    std::string why;
+    return work_.is_open() && write_file_beneath(work_.fd(), name, data, bytes, &why);
 }
 
 bool ProgramSession::read_file(const std::string& name, std::vector<unsigned char>* bytes,
                                std::size_t max_bytes) {
     bytes->clear();
-    std::error_code ec;
-    const fs::path p = fs::path(work_dir_) / name;
-    // The program could have left a link to anywhere, or a folder, in its place.
-    if (!fs::is_regular_file(fs::symlink_status(p, ec)) || fs::file_size(p, ec) > max_bytes)
+    std::string text, why;
+    if (!work_.is_open() ||
+        read_file_beneath(work_.fd(), name, max_bytes, name, &text, &why) != ReadOutcome::ok)
         return false;
-    std::ifstream in(p, std::ios::binary);
-    bytes->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    return bool(in) || in.eof();
+    bytes->assign(text.begin(), text.end());
+    return true;
 }
 
 namespace {
 
-// The timeline file the runtime (or the CUPTI library) wrote: complete events only.
-std::vector<programs::TimelineEvent> read_timeline(const std::string& path, std::string* text,
-                                                   std::string* why) {
+// The timeline file the runtime (or the CUPTI library) wrote, in the session's own folder:
+// complete events only. Read with the rules of base/safe_files.h (no link, a regular file, at most
+// max_timeline_file_bytes, nesting and values bounded): *refused says why when it was refused.
+std::vector<programs::TimelineEvent> read_timeline(int dir_fd, const std::string& name,
+                                                   std::string* text, std::string* why,
+                                                   std::string* refused) {
     std::vector<programs::TimelineEvent> events;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        *why = "no timeline was written";
+    const ReadOutcome got =
+        read_file_beneath(dir_fd, name, max_timeline_file_bytes, "the timeline", text, why);
+    if (got != ReadOutcome::ok) {
+        if (got == ReadOutcome::refused) *refused = *why;
+        text->clear();
         return events;
     }
-    text->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("traceEvents") ||
-        !j["traceEvents"].is_array()) {
-        *why = "the timeline is not valid JSON";
+    nlohmann::json j =
+        parse_json_bounded(*text, max_json_depth, max_timeline_values, "the timeline", why);
+    if (j.is_discarded()) {
+        *refused = *why;
+        return events;
+    }
+    if (!j.is_object() || !j.contains("traceEvents") || !j["traceEvents"].is_array()) {
+        *why = "the timeline has no traceEvents list";
         return events;
     }
     for (const auto& e : j["traceEvents"]) {
@@ -139,15 +159,18 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
     req.driver_version = settings.driver_version;
     req.built_by_cudalab = true;
     req.cwd = work_dir_;
-    const std::string timeline = (fs::path(work_dir_) / ".cudalab-timeline.json").string();
-    std::error_code ec;
-    fs::remove(timeline, ec);
+    // The timeline and the trace go to the session's own folder, out of the program's reach (in
+    // the sandbox it sees the work folder only; copies into it would follow its links).
+    const std::string timeline_name = "timeline.json";
+    const std::string timeline = out_dir_ + "/" + timeline_name;
+    if (out_.is_open()) ::unlinkat(out_.fd(), timeline_name.c_str(), 0);
     req.timeline = timeline;
+    req.output_file_cap = max_timeline_file_bytes;
     if (trace_launch_) {
         // One file per run: the app opens the one of the run whose timeline it shows.
-        run.trace_path =
-            (fs::path(work_dir_) / (".cudalab-trace-" + std::to_string(runs_.size()))).string();
-        fs::remove(run.trace_path, ec);
+        const std::string name = "trace-" + std::to_string(runs_.size());
+        run.trace_path = out_dir_ + "/" + name;
+        if (out_.is_open()) ::unlinkat(out_.fd(), name.c_str(), 0);
         req.trace = run.trace_path;
         req.trace_launch = trace_launch_;
     }
@@ -177,14 +200,25 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
     run.runtime = r.runtime;
     run.completed = r.started && r.process.outcome == programs::Outcome::exited;
     if (!run.completed) {
-        std::string s = programs::run_summary(r);
+        std::string s = programs::run_summary(r, false);
         if (s.rfind("cudalab: ", 0) == 0) s = s.substr(9);
         run.failure = s.empty() ? "the program did not run" : s;
     }
-    std::string why;
-    if (r.timeline_written) run.timeline = read_timeline(timeline, &run.timeline_text, &why);
-    run.timeline_written = r.timeline_written && why.empty();
+    std::string why, refused = r.file_refused;
+    if (r.timeline_written && out_.is_open())
+        run.timeline = read_timeline(out_.fd(), timeline_name, &run.timeline_text, &why, &refused);
+    run.timeline_written = r.timeline_written && out_.is_open() && why.empty();
     if (!run.timeline_written) run.timeline_text.clear();
+    if (!refused.empty()) {
+        // The runtime writes these files; only a program that replaced them (a link to another
+        // file, a FIFO, a huge file) gets here. Its run counts for nothing.
+        run.completed = false;
+        run.failure = "the program tampered with the files its CUDA runtime writes: " + refused;
+        run.timeline.clear();
+        run.timeline_text.clear();
+        run.timeline_written = false;
+        run.runtime = nullptr;
+    }
     run.args = args;
     run.learner = settings.executable.empty();
     std::string env;

@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/safe_files.h"
 #include "lessons/lesson.h"
 #include "programs/build.h"
 #include "programs/timeline_json.h"
@@ -50,6 +51,10 @@ struct ProgramRun {
     std::string faults() const;
 };
 
+// The most JSON values a program lesson's timeline may hold (a bound on the memory its parse
+// takes): about one per 12 bytes of an ordinary timeline's text.
+inline constexpr std::size_t max_timeline_values = max_timeline_file_bytes / 12;
+
 // How one run differs from the lesson's default (the session's backend, one emulated GPU, the
 // runtime's driver version).
 struct RunSettings {
@@ -74,6 +79,9 @@ class ProgramSession {
   public:
     ProgramSession(std::string executable, std::string work_dir, std::string backend,
                    std::uint64_t seed, double time_limit_seconds);
+    ~ProgramSession();
+    ProgramSession(const ProgramSession&) = delete;
+    ProgramSession& operator=(const ProgramSession&) = delete;
     // Every later run traces launch N in full (the emulated runtime's CUDALAB_TRACE_LAUNCH);
     // ProgramRun::trace_path names the file.
     void trace_launch(std::uint64_t n) { trace_launch_ = n; }
@@ -98,10 +106,13 @@ class ProgramSession {
     void set_build_limits(const programs::Limits& limits) { build_limits_ = limits; }
     // The folder the program runs in; the lesson writes its inputs there.
     const std::string& work_dir() const { return work_dir_; }
+    // Writes the file `name` in the work folder: a new file renamed over whatever the program left
+    // under that name (a link is replaced, never written through).
     bool write_file(const std::string& name, const void* data, std::size_t bytes);
-    // The bytes of a file the program wrote in the work folder (false when there is none).
+    // The bytes of a file the program wrote in the work folder: false when there is none, or when
+    // it is a link (or reached through one), not a regular file, or larger than max_bytes.
     bool read_file(const std::string& name, std::vector<unsigned char>* bytes,
-                   std::size_t max_bytes = 256u << 20);
+                   std::size_t max_bytes = max_lesson_output_bytes);
 
     // Runs the program with `args` in the work folder, with a timeline. The run's outcome is
     // kept for later checks (last_run()).
@@ -136,6 +147,13 @@ class ProgramSession {
                  const std::string& message, const std::string& advice, bool measured_on_correct,
                  const std::string& fix_first);
     std::string executable_, work_dir_, backend_, lesson_dir_;
+    // The work folder, opened before any run: its files are reached through it, never by a path
+    // the program could have turned into a link.
+    OpenDir work_;
+    // The session's own folder, which the program never sees (the sandbox binds the work folder
+    // only): the timelines and traces are copied here.
+    std::string out_dir_;
+    OpenDir out_;
     std::map<std::string, std::string> helper_names_;  // executable -> "./name" for the log
     std::mt19937_64 rng_;
     double time_limit_seconds_;

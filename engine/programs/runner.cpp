@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/safe_files.h"
 #include "programs/elf_info.h"
 #include "programs/sandbox.h"
 
@@ -182,7 +184,7 @@ int run_exit_code(const RunResult& r) {
     return 2;
 }
 
-std::string run_summary(const RunResult& r) {
+std::string run_summary(const RunResult& r, bool run_flags) {
     int code = run_exit_code(r);
     std::string tail = " (exit " + std::to_string(code) + ")";
     if (!r.started) return "cudalab: " + r.message;
@@ -212,11 +214,21 @@ std::string run_summary(const RunResult& r) {
         if (p.outcome == Outcome::memory_limit)
             how += " (peak " + format_bytes(p.peak_memory_bytes) +
                    "; raise it with --memory-limit SIZE)";
-        if (p.outcome == Outcome::output_limit) how += " (raise it with --output-limit SIZE)";
-        if (p.outcome == Outcome::cpu_limit) how += " (raise it with --cpu-limit SECONDS)";
-        if (p.outcome == Outcome::task_limit) how += " (raise it with --tasks-limit N)";
+        // The flags named are `cudalab run`'s; `cudalab check` has --time-limit and
+        // --memory-limit only (a lesson's run takes its CPU-time limit from its wall-clock limit).
+        if (p.outcome == Outcome::output_limit)
+            how += run_flags ? " (raise it with --output-limit SIZE)"
+                             : " (print less: a lesson's check keeps this much of its output)";
+        if (p.outcome == Outcome::cpu_limit)
+            how += run_flags ? " (raise it with --cpu-limit SECONDS)"
+                             : " (raise it with --time-limit SECONDS, which sets it too)";
+        if (p.outcome == Outcome::task_limit)
+            how += run_flags ? " (raise it with --tasks-limit N)"
+                             : " (a lesson's program needs few threads: look for a loop that "
+                               "starts threads or processes)";
         if (p.outcome == Outcome::file_size_limit)
-            how += ": a write went past it (raise it with --file-size-limit SIZE)";
+            how += run_flags ? ": a write went past it (raise it with --file-size-limit SIZE)"
+                             : ": a write went past it (a lesson's program writes small files)";
         return how + tail;
     }
     }
@@ -272,16 +284,22 @@ std::string prepend_path(const char* existing, const std::string& dir) {
 }
 
 // A private folder for the files the runtime writes back (its result, and in the sandbox the
-// timeline and trace), removed afterwards.
+// timeline and trace), removed afterwards. Its descriptor, taken before the run, is how the files
+// are reached afterwards: the program may have replaced any of them (base/safe_files.h).
 struct ScratchDir {
     fs::path path;
+    OpenDir dir;
     ScratchDir() {
         std::random_device rd;
         std::error_code ec;
         for (int i = 0; i < 8 && path.empty(); ++i) {
             fs::path p = fs::temp_directory_path(ec) /
                          ("cudalab-run-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-            if (fs::create_directory(p, ec)) path = p;
+            if (::mkdir(p.c_str(), 0700) == 0) path = p;
+        }
+        if (!path.empty() && !dir.open(path.string())) {
+            fs::remove_all(path, ec);
+            path.clear();
         }
     }
     ~ScratchDir() {
@@ -289,17 +307,6 @@ struct ScratchDir {
         if (!path.empty()) fs::remove_all(path, ec);
     }
 };
-
-bool copy_out(const fs::path& from, const std::string& to, std::string* why) {
-    std::error_code ec;
-    if (!fs::exists(from, ec)) return false;
-    fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
-    if (ec) {
-        *why = "cannot write " + to + ": " + ec.message();
-        return false;
-    }
-    return true;
-}
 
 }  // namespace
 
@@ -478,21 +485,39 @@ RunResult run_program(const RunRequest& req) {
             p.outcome = Outcome::file_size_limit;
     }
 
-    // What the runtime wrote.
-    std::ifstream result(result_path);
-    if (result) {
-        try {
-            r.runtime = nlohmann::json::parse(result);
-        } catch (const std::exception& e) {
-            r.notes.push_back(std::string("the runtime's result file could not be read: ") +
-                              e.what());
+    // What the runtime wrote, read as a file the program may have replaced: no link followed, a
+    // regular file only (a FIFO must not block the grader), capped before it is read, its JSON
+    // depth bounded before it is parsed. A refusal is a note; the file's bytes never are.
+    std::string text, why;
+    const ReadOutcome got =
+        read_file_beneath(scratch.dir.fd(), "result.json", max_result_file_bytes,
+                          "the runtime's result file", &text, &why);
+    if (got == ReadOutcome::ok) {
+        r.runtime = parse_json_bounded(text, max_json_depth, max_result_file_bytes / 8,
+                                       "the runtime's result file", &why);
+        if (r.runtime.is_discarded()) {
+            r.runtime = nullptr;
+            r.notes.push_back(why);
+            r.file_refused = why;
         }
+    } else if (got != ReadOutcome::missing) {
+        r.notes.push_back(why);
+        if (got == ReadOutcome::refused) r.file_refused = why;
     }
-    std::string why;
     if (req.sandbox) {
-        if (!req.timeline.empty()) r.timeline_written = copy_out(timeline_path, req.timeline, &why);
-        if (!req.trace.empty()) copy_out(trace_path, req.trace, &why);
-        if (!why.empty()) r.notes.push_back(why);
+        // Copied out of the scratch folder by the same rules, to a new file renamed over the
+        // destination: a link the program left there is replaced, never written through.
+        auto copy_out = [&](const char* name, const std::string& to, const char* what) {
+            std::string reason;
+            const ReadOutcome c =
+                copy_file_beneath(scratch.dir.fd(), name, req.output_file_cap, what, to, &reason);
+            if (c != ReadOutcome::ok && c != ReadOutcome::missing) r.notes.push_back(reason);
+            if (c == ReadOutcome::refused && r.file_refused.empty()) r.file_refused = reason;
+            return c == ReadOutcome::ok;
+        };
+        if (!req.timeline.empty())
+            r.timeline_written = copy_out("timeline.json", req.timeline, "the timeline");
+        if (!req.trace.empty()) copy_out("trace", req.trace, "the trace");
     } else if (!timeline_path.empty()) {
         r.timeline_written = fs::exists(timeline_path, ec);
     }

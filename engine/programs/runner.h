@@ -12,7 +12,9 @@
 //
 // Environment set for the emulated runtime: CUDALAB_DEVICES, CUDALAB_TIMELINE, CUDALAB_TRACE,
 // CUDALAB_DRIVER_VERSION, CUDALAB_BUDGET, CUDALAB_RESULT (a JSON summary the runtime writes at
-// exit: {"faults":[...],"leaks":[...],"unsupported":[...]}, read back into the report).
+// exit: {"faults":[...],"leaks":[...],"unsupported":[...]}, read back into the report). The program
+// can replace every file the runtime writes, so each is read back as base/safe_files.h says: no
+// link followed, a regular file only, size and JSON depth capped before parsing.
 //
 // Exit codes (run_exit_code): the program's own status when it exits; 128+N when signal N ends
 // it; 2 when it could not be started; 120 file-size limit, 121 task limit, 122 CPU-time limit,
@@ -50,6 +52,9 @@ struct RunRequest {
     // (the course's root: its solutions; a grade store).
     std::vector<std::string> sandbox_hidden;
     Limits limits;
+    // The timeline and trace copied out of the sandbox are refused above this size (they are
+    // copied a block at a time; a lesson, which parses its timeline, asks for less).
+    std::uint64_t output_file_cap = 1ull << 30;
     OutputMode output = OutputMode::pass_through;
     bool stdin_null = false;
     std::string cudart_dir;     // overrides the emulated runtime's folder (tests)
@@ -68,7 +73,11 @@ struct RunResult {
     ProcessResult process;
     nlohmann::json runtime;  // what the runtime wrote to CUDALAB_RESULT, or null
     bool timeline_written = false;
-    std::vector<std::string> notes;    // things worth saying (a timeline not written, ...)
+    std::vector<std::string> notes;  // things worth saying (a timeline not written, ...)
+    // Why a file the runtime writes (the result, the timeline, the trace) was refused: a link, not
+    // a regular file, over its cap, not JSON or nested too deep. Only a program that tampered with
+    // its runtime's files gets one; a lesson fails the run for it. "" when none was.
+    std::string file_refused;
     std::vector<std::string> command;  // what was started (bwrap's command line in the sandbox)
 };
 
@@ -77,8 +86,10 @@ RunResult run_program(const RunRequest& request);
 // The exit code cudalab gives for a run (documented above and in docs/programs.md).
 int run_exit_code(const RunResult& r);
 // One line for stderr when the run did not simply exit ("" otherwise), e.g.
-// "cudalab: the program was stopped at the wall-clock limit of 60 s (exit 124)".
-std::string run_summary(const RunResult& r);
+// "cudalab: the program was stopped at the wall-clock limit of 60 s (exit 124)". `run_flags`:
+// the advice names `cudalab run`'s flags (--output-limit, --cpu-limit, --tasks-limit); false for
+// a lesson's check, which has none of them.
+std::string run_summary(const RunResult& r, bool run_flags = true);
 // The run as JSON (the `--json` report's "run" part).
 nlohmann::json run_json(const RunResult& r);
 

@@ -356,6 +356,161 @@ def classroom_template(cudalab, src, tmp):
             fail("%s: max-score %s, but the lesson gives %s points" % (lesson, points, json.loads(p.stdout)["max_score"]))
 
 
+# --- hostile classes (issue 23) ----------------------------------------------------------------
+
+CONTROL = set(range(0, 32)) - {10} | {127}
+
+
+def no_control_bytes(path, where):
+    data = open(path, "rb").read()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        fail("%s is not valid UTF-8: %s" % (where, e))
+    bad = sorted({b for b in data if b in CONTROL})
+    if bad:
+        fail("%s holds control bytes %s" % (where, bad))
+    return data.decode("utf-8")
+
+
+@case
+def hostile_names_and_control_bytes(cudalab, src, tmp):
+    """A Latin-1 byte in a student's folder name gives one valid UTF-8 name (U+FFFD) in results.csv,
+    summary.json, grades.db and the results' folders; terminal escapes and a CR from the submission
+    reach none of the files; two folders that would share a name are refused."""
+    subs, out = os.path.join(tmp, "subs").encode(), os.path.join(tmp, "out")
+    latin1 = os.path.join(subs, b"stud\xe9nt")
+    os.makedirs(latin1)
+    with open(os.path.join(latin1, b"01-threads.cu"), "wb") as f:
+        f.write(b'#error "\x1b[2J\x1b[H\rFORGED 100/100 \x1b]0;title\x07"\n')
+    os.makedirs(os.path.join(subs, b"plain"))
+    p = grade(cudalab, subs.decode(), "--lessons", "01-threads", "--seed", "1", "--out", out)
+    if p.returncode != 0:
+        fail("exit %d: %s" % (p.returncode, p.stderr[-800:]))
+    name = "stud\ufffdnt"
+    text = no_control_bytes(os.path.join(out, "results.csv"), "results.csv")
+    r = rows(os.path.join(out, "results.csv"))
+    if sorted(x["student"] for x in r) != ["plain", name]:
+        fail("results.csv names %s" % [x["student"] for x in r])
+    row = [x for x in r if x["student"] == name][0]
+    if row["outcome"] != "compile_error" or "FORGED" not in row["reason"]:
+        fail("the Latin-1 student's row: %s" % row)
+    summary = json.loads(no_control_bytes(os.path.join(out, "summary.json"), "summary.json"))
+    if sorted(summary["students"]) != ["plain", name]:
+        fail("summary.json names %s" % list(summary["students"]))
+    con = sqlite3.connect(os.path.join(out, "grades.db"))
+    con.text_factory = bytes
+    for student, reason in con.execute("SELECT student, reason FROM grades"):
+        student.decode("utf-8")
+        if any(b in CONTROL for b in reason) or any(b in CONTROL for b in student):
+            fail("grades.db holds control bytes: %r %r" % (student, reason))
+    if sorted(os.listdir(out.encode())) != sorted([b"grades.db", b"grade.log", b"plain", b"results.csv",
+                                                   b"students.csv", b"summary.json", name.encode()]):
+        fail("RESULTS/ holds %s" % os.listdir(out.encode()))
+    no_control_bytes(os.path.join(out, name, "report.txt"), "report.txt")
+    no_control_bytes(os.path.join(out, "students.csv"), "students.csv")
+    # A second folder whose name is the same once made valid: refused, not merged into one student.
+    os.makedirs(os.path.join(subs, b"stud\xe8nt"))
+    p = grade(cudalab, subs.decode(), "--lessons", "01-threads", "--out", os.path.join(tmp, "out2"))
+    if p.returncode != 2 or "rename one" not in p.stderr:
+        fail("colliding names: exit %d: %s" % (p.returncode, p.stderr[-500:]))
+
+
+def lesson_checks(cudalab, lesson):
+    p = subprocess.run([cudalab, "check", lesson, "--solution", "--format", "json", "--backend", "emu"],
+                       capture_output=True, text=True, timeout=300)
+    j = json.loads(p.stdout)
+    return j["max_score"], [c["name"] for c in j["checks"]]
+
+
+@case
+def hostile_program_pairs_keep_their_shape(cudalab, src, tmp):
+    """Program lesson 02b: a missing file and a program stopped at the pair time limit are recorded
+    with the lesson's maximum and its checks (Gradescope lists the lesson's tests), the timed-out
+    pair is not graded again on the next run (unless the limit is raised), no temporary folder is
+    left, and a program's stderr escapes reach no file."""
+    lesson = "02b-host-program"
+    maximum, names = lesson_checks(cudalab, lesson)
+    subs, out = os.path.join(tmp, "subs"), os.path.join(tmp, "out")
+    for student in ("missing", "sleeper", "shouter"):
+        os.makedirs(os.path.join(subs, student))
+    with open(os.path.join(subs, "sleeper", lesson + ".cu"), "w") as f:
+        f.write("#include <unistd.h>\nint main() { for (;;) sleep(1); }\n")
+    with open(os.path.join(subs, "shouter", lesson + ".cu"), "w") as f:
+        f.write('#include <cstdio>\nint main() { std::fprintf(stderr, "\\x1b[2J\\rFORGED\\x1b[31m"); return 3; }\n')
+    tmpdir = os.path.join(tmp, "tmpdir")
+    os.makedirs(tmpdir)
+    env = dict(os.environ, TMPDIR=tmpdir)
+    args = [cudalab, "grade", subs, "--lessons", lesson, "--seed", "2", "--jobs", "1", "--out", out,
+            "--backend", "emu", "--time-limit", "30"]
+    p = subprocess.run(args + ["--pair-time-limit", "25"], capture_output=True, text=True, env=env, timeout=600)
+    if p.returncode != 0:
+        fail("exit %d: %s" % (p.returncode, p.stderr[-800:]))
+    no_control_bytes(os.path.join(out, "results.csv"), "results.csv")
+    by = {x["student"]: x for x in rows(os.path.join(out, "results.csv"))}
+    want = {"missing": "not_submitted", "sleeper": "timed_out", "shouter": "failed"}
+    for student, outcome in want.items():
+        row = by[student]
+        if row["outcome"] != outcome:
+            fail("%s: outcome %s, expected %s (%s)" % (student, row["outcome"], outcome, row["reason"]))
+        if float(row["max_score"]) != maximum or int(row["checks"]) != len(names):
+            fail("%s: max_score %s and %s checks, the lesson has %s and %d" % (
+                student, row["max_score"], row["checks"], maximum, len(names)))
+        gs = json.load(open(os.path.join(out, student, "results.json")))
+        check_gradescope(gs, student)
+        if [t["name"] for t in gs["tests"]] != [lesson + ": " + n for n in names]:
+            fail("%s: Gradescope tests %s" % (student, [t["name"] for t in gs["tests"]]))
+        no_control_bytes(os.path.join(out, student, "report.txt"), student + "/report.txt")
+    if "pair time limit of 25 s" not in by["sleeper"]["reason"]:
+        fail("the timed-out pair's reason: " + by["sleeper"]["reason"])
+    if "FORGED" not in by["shouter"]["reason"]:
+        fail("the program's stderr is not in the reason: " + by["shouter"]["reason"])
+    left = [os.path.join(dp, n) for dp, ds, fs in os.walk(tmpdir) for n in ds + fs]
+    if left:
+        fail("left in TMPDIR: %s" % left[:10])
+    p = subprocess.run(args + ["--pair-time-limit", "25"], capture_output=True, text=True, env=env, timeout=600)
+    if p.returncode != 0 or "3 already graded, 0 to grade" not in p.stderr:
+        fail("the second run graded again: " + p.stderr[-600:])
+
+
+@case
+def hostile_bundle_program_links(cudalab, src, tmp):
+    """The Gradescope bundle grading program lesson 02b on a program that leaves a FIFO for its
+    result and links to the bundle's run_autograder for its timeline, in.bin and out.bin:
+    run_autograder is untouched and results.json lists the lesson's tests, none passed."""
+    import hashlib
+    lesson = "02b-host-program"
+    maximum, names = lesson_checks(cudalab, lesson)
+    z = os.path.join(tmp, "autograder.zip")
+    p = subprocess.run([cudalab, "autograder", "gradescope", "--lessons", lesson, "-o", z], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(p.stderr)
+    root = os.path.join(tmp, "autograder")
+    with zipfile.ZipFile(z) as zf:
+        for info in zf.infolist():
+            path = zf.extract(info, os.path.join(root, "source"))
+            if info.external_attr >> 16:
+                os.chmod(path, (info.external_attr >> 16) & 0o777)
+    script = os.path.join(root, "source", "run_autograder")
+    before = hashlib.sha256(open(script, "rb").read()).hexdigest()
+    text = open(os.path.join(src, "tests", "hostile", "programs", "fifo_and_links.cu")).read()
+    os.makedirs(os.path.join(root, "submission"))
+    with open(os.path.join(root, "submission", lesson + ".cu"), "w") as f:
+        f.write(text.replace("@VICTIM@", script))
+    env = dict(os.environ, AUTOGRADER_ROOT=root, CUDALAB=cudalab, CUDALAB_BACKEND="emu")
+    p = subprocess.run([script], env=env, capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        fail("run_autograder exited %d: %s" % (p.returncode, p.stderr))
+    if hashlib.sha256(open(script, "rb").read()).hexdigest() != before:
+        fail("run_autograder was rewritten")
+    res = json.load(open(os.path.join(root, "results", "results.json")))
+    check_gradescope(res, "results.json")
+    if res["score"] != 0 or [t["name"] for t in res["tests"]] != [lesson + ": " + n for n in names]:
+        fail("results.json: score %s, tests %s" % (res["score"], [t["name"] for t in res["tests"]]))
+    if not any("FIFO" in t["output"] for t in res["tests"]):
+        fail("no test says the result file was a FIFO: %s" % res["tests"])
+
+
 def main():
     if sys.argv[1:] == ["--list"]:
         print("\n".join(CASES))

@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KERNELS = os.path.join(HERE, "kernels")
+PROGRAMS = os.path.join(HERE, "programs")
 CASES = {}
 
 
@@ -47,6 +48,18 @@ class Run:
         with open(os.path.join(KERNELS, name), "rb") as f:
             text = f.read().replace(b"@ROOT@", self.root.encode())
         path = os.path.join(self.work, rename or name)
+        with open(path, "wb") as f:
+            f.write(text)
+        return path
+
+
+    def program(self, name, **fill):
+        """A copy of a corpus program (lesson 02b's) in the case's folder, @KEY@ filled in."""
+        with open(os.path.join(PROGRAMS, name), "rb") as f:
+            text = f.read()
+        for key, value in fill.items():
+            text = text.replace(b"@" + key.encode() + b"@", value.encode())
+        path = os.path.join(self.work, name)
         with open(path, "wb") as f:
             f.write(text)
         return path
@@ -333,6 +346,77 @@ def command_line_fuzz(run):
         p = run(*args, timeout=60)
         assert p.returncode in (0, 1, 2), (args, p.returncode, p.err[-500:])
         assert "terminate called" not in p.err, (args, p.err[-500:])
+
+
+# --- the files a program leaves (issue 23): program lesson 02b, built with nvcc --------------
+
+def have_nvcc():
+    cuda = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    return shutil.which("nvcc") or os.path.exists(os.path.join(cuda, "bin", "nvcc"))
+
+
+def program_check(run, source, fmt="json"):
+    return run("check", "02b-host-program", "--source", source, "--backend", "emu", "--format", fmt,
+               "--time-limit", "20", timeout=240)
+
+
+@case
+def program_leaves_a_fifo_and_links(run):
+    """A FIFO for the result, links to the grader's file for the timeline, in.bin and out.bin: the
+    check ends at once, names the FIFO, and the file the links point at is untouched."""
+    if not have_nvcc():
+        print("SKIPPED: no nvcc")
+        return
+    victim = os.path.join(run.work, "run_autograder")
+    with open(victim, "w") as f:
+        f.write("#!/bin/sh\necho original\n")
+    p = program_check(run, run.program("fifo_and_links.cu", VICTIM=victim))
+    expect(p, 1, "not a regular file (a FIFO)", "tampered")
+    json.loads(p.stdout.decode("utf-8"))
+    with open(victim) as f:
+        assert f.read() == "#!/bin/sh\necho original\n", "the grader wrote through a link"
+
+
+@case
+def program_links_its_files_to_a_secret(run):
+    """The result and timeline as links to a hidden file of JSON: refused, and not one byte of the
+    file in any report."""
+    if not have_nvcc():
+        print("SKIPPED: no nvcc")
+        return
+    secret = os.path.join(run.work, "secret.json")
+    with open(secret, "w") as f:
+        json.dump({"faults": ["TOPSECRET-4242"], "leaks": [], "traceEvents": []}, f)
+    source = run.program("links_to_secret.cu", SECRET=secret)
+    for fmt in ("json", "text", "gradescope"):
+        p = program_check(run, source, fmt)
+        expect(p, 1, "symbolic link")
+        assert "TOPSECRET" not in p.out + p.err, (p.out + p.err)[-3000:]
+
+
+@case
+def program_result_nested_millions_deep(run):
+    """Three million '[' as the result file: refused by the depth scan, no crash."""
+    if not have_nvcc():
+        print("SKIPPED: no nvcc")
+        return
+    p = program_check(run, run.program("deep_result.cu"))
+    expect(p, 1, "nests deeper than 64 levels")
+    json.loads(p.stdout.decode("utf-8"))
+
+
+@case
+def program_writes_huge_sparse_files(run):
+    """A 200 MB timeline and a 1 GB out.bin, both sparse: refused unread with the cap named, and the
+    check's memory stays small."""
+    if not have_nvcc():
+        print("SKIPPED: no nvcc")
+        return
+    import resource
+    p = program_check(run, run.program("huge_files.cu"))
+    expect(p, 1, "209715200 bytes, more than the cap of 32 MB")
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert peak_kb < 1024 * 1024, f"the check's peak resident memory was {peak_kb} KB"
 
 
 # --- the progress store ---------------------------------------------------------------------

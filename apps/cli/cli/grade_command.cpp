@@ -50,6 +50,7 @@
 #include "lessons/progress.h"
 #include "programs/sha256.h"
 #include "report/report.h"
+#include "report/sanitize.h"
 
 namespace fs = std::filesystem;
 using namespace cudalab;
@@ -75,15 +76,57 @@ std::string now_iso() {
     return buf;
 }
 
+// One of RESULTS/'s own reports, read back for the student's summary files: never through a link,
+// never more than a report can hold.
 std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
+    const int fd = ::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return "";
+    struct stat st {};
+    std::string out;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (64 << 20)) {
+        out.resize(std::size_t(st.st_size));
+        std::size_t got = 0;
+        ssize_t n;
+        while (got < out.size() && (n = ::read(fd, out.data() + got, out.size() - got)) > 0)
+            got += std::size_t(n);
+        out.resize(got);
+    }
+    ::close(fd);
+    return out;
+}
+
+// A line of text for results.csv, grades.db and report.txt: the first line of `s`, valid UTF-8
+// (U+FFFD for a byte that is not), no control character (a program's stderr may carry terminal
+// escapes and carriage returns), at most about 300 bytes.
+std::string clean_line(const std::string& s) {
+    std::string l = report::safe_text(s.substr(0, s.find('\n')), 300);
+    std::replace(l.begin(), l.end(), '\t', ' ');
+    std::replace(l.begin(), l.end(), '\n', ' ');  // the note of a cut
+    return l;
 }
 
 std::string dump(const nlohmann::json& j) {
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+// The name a student's folder is shown and stored by: clean_line() of it, so that results.csv,
+// summary.json, grades.db, the reports and RESULTS/'s folders all hold the same valid UTF-8 name
+// (a Latin-1 byte becomes U+FFFD everywhere).
+std::string student_name(const std::string& folder) { return clean_line(folder); }
+
+// The reason of a pair stopped at the pair time limit, and that limit read back from it.
+std::string timed_out_reason(double limit_s) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "stopped by the grader at the pair time limit of %.0f s (--pair-time-limit); "
+                  "the check's own limits did not end it",
+                  limit_s);
+    return buf;
+}
+double timed_out_limit(const std::string& reason) {
+    const std::string key = "pair time limit of ";
+    const std::size_t at = reason.find(key);
+    return at == std::string::npos ? 0 : std::atof(reason.c_str() + at + key.size());
 }
 
 // [SECTION] The results store
@@ -219,7 +262,8 @@ class Store {
 // [SECTION] Work
 
 struct Pair {
-    std::string student;
+    std::string student;  // the name shown and stored (student_name() of the folder)
+    std::string folder;   // the folder's own name in SUBMISSIONS/, byte for byte
     const lessons::LessonInfo* lesson = nullptr;
     std::string
         hash;  // of the submitted file; "missing", "refused:WHY" when there is none to grade
@@ -268,12 +312,6 @@ void write_pair_reports(const fs::path& out, const std::string& student,
     cudalab::write_file_atomically(base + ".gradescope.json", dump(report::gradescope({r})));
 }
 
-std::string first_line(const std::string& s) {
-    std::string l = s.substr(0, s.find('\n'));
-    if (l.size() > 300) l = l.substr(0, 297) + "...";
-    return l;
-}
-
 Grade summarize(const lessons::CheckReport& r, const std::string& outcome_if_error) {
     Grade g;
     g.lesson = r.lesson;
@@ -284,59 +322,61 @@ Grade summarize(const lessons::CheckReport& r, const std::string& outcome_if_err
     for (const auto& c : r.checks) g.checks_passed += r.status.ok() && c.passed;
     if (!r.status.ok()) {
         g.outcome = outcome_if_error;
-        g.reason = first_line(r.status.message);
+        g.reason = clean_line(r.status.message);
     } else if (r.passed) {
         g.outcome = "passed";
     } else {
         g.outcome = "failed";
         for (const auto& c : r.checks)
             if (!c.passed) {
-                g.reason = c.name + ": " + first_line(c.message);
+                g.reason = clean_line(c.name + ": " + c.message);
                 break;
             }
     }
     return g;
 }
 
-// A pair with no file to grade: the lesson's own checks (learned from a compile of nothing, which
-// check_lesson() fills out from the solution's list), each failed with the reason, so the pair's
-// maximum is the lesson's like everyone else's.
+// A pair with nothing to check (no file, a file refused unread, a worker lost on it): the lesson's
+// own checks, each failed with the reason, so the pair's maximum and checks are the lesson's like
+// everyone else's.
 lessons::CheckReport ungraded_report(const Setup& s, const lessons::LessonInfo& l,
                                      const std::string& shown, const std::string& why,
                                      compiler::Compiler& compiler) {
-    lessons::CheckOptions o = s.options;
-    o.source_path = "/nonexistent/cudalab-grade/" + l.id + ".cu";
-    lessons::CheckReport r = lessons::check_lesson(s.course, l, o, compiler);
+    lessons::CheckReport r = lessons::unchecked_report(s.course, l, s.options, compiler, why);
     r.source = shown;
-    r.diagnostics.clear();
-    r.status = Status::error(StatusCode::io_error, why);
-    for (auto& c : r.checks) {
-        c.passed = false;
-        c.message = "not run: " + why;
-        c.advice.clear();
-        c.mismatches.clear();
-    }
     return r;
 }
 
-Grade grade_pair(const Setup& s, const Pair& p, compiler::Compiler& compiler) {
+// A task for a worker: grade pair `i`, or, with `lost` set, write the report of pair `i` whose
+// worker was lost (`lost` says how) and answer with `outcome`.
+struct Task {
+    std::size_t i = 0;
+    std::string lost, outcome;
+};
+
+Grade grade_pair(const Setup& s, const Pair& p, const Task& t, compiler::Compiler& compiler) {
     const auto started = std::chrono::steady_clock::now();
-    // a worker runs in SUBMISSIONS/
-    const std::string rel = p.student + "/" + p.lesson->id + ".cu";
+    // A worker runs in SUBMISSIONS/: the file is read by its folder's own name, and shown (and
+    // stored) by the student's name.
+    const std::string rel = p.folder + "/" + p.lesson->id + ".cu";
+    const std::string shown = p.student + "/" + p.lesson->id + ".cu";
     lessons::CheckReport r;
     std::string outcome;
-    if (p.hash == "missing") {
-        r = ungraded_report(s, *p.lesson, rel, "not submitted: there is no " + rel, compiler);
+    if (!t.lost.empty()) {
+        r = ungraded_report(s, *p.lesson, shown, t.lost, compiler);
+        outcome = t.outcome;
+    } else if (p.hash == "missing") {
+        r = ungraded_report(s, *p.lesson, shown, "not submitted: there is no " + shown, compiler);
         outcome = "not_submitted";
     } else if (p.hash.rfind("refused:", 0) == 0) {
-        r = ungraded_report(s, *p.lesson, rel, "not graded: " + rel + ": " + p.hash.substr(8),
+        r = ungraded_report(s, *p.lesson, shown, "not graded: " + shown + ": " + p.hash.substr(8),
                             compiler);
         outcome = "refused";
     } else {
         lessons::CheckOptions o = s.options;
         o.source_path = rel;
         r = lessons::check_lesson(s.course, *p.lesson, o, compiler);
-        r.source = rel;
+        r.source = shown;
         outcome = r.status.code == StatusCode::compile_error ? "compile_error" : "error";
     }
     write_pair_reports(s.out, p.student, r);
@@ -350,6 +390,9 @@ struct Worker {
     int to = -1, from = -1;  // task pipe (write end), result pipe (read end)
     std::string buffer;      // result bytes not yet a whole line
     int task = -1;           // the pair it is grading, -1 idle
+    bool lost_task = false;  // it is writing the report of a pair whose worker was lost
+    std::string lost_why, lost_outcome;
+    fs::path tmp;  // its TMPDIR, removed when it ends: a killed check leaves nothing in /tmp
     std::chrono::steady_clock::time_point started;
 };
 
@@ -364,9 +407,10 @@ bool write_all(int fd, const std::string& s) {
     return true;
 }
 
-// The worker's life: read a pair's index, grade it, answer with one JSON line; end at EOF.
+// The worker's life: read a task (a JSON line), grade its pair, answer with one JSON line; end at
+// EOF.
 [[noreturn]] void worker_main(const Setup& s, const std::vector<Pair>& pairs, int in, int out,
-                              const fs::path& log) {
+                              const fs::path& log, const fs::path& tmp) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a parent killed with -9 takes its workers along
     ::setpgid(0, 0);  // its compile helpers die with it when the parent kills the group
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
@@ -375,6 +419,9 @@ bool write_all(int fd, const std::string& s) {
         ::dup2(fd, 2);
         ::close(fd);
     }
+    // Every temporary folder of the checks (work folders, scratch, nvcc's files) goes here; the
+    // parent removes it when the worker ends, killed or not.
+    if (!tmp.empty()) ::setenv("TMPDIR", tmp.c_str(), 1);
     if (::chdir(s.submissions.c_str()) != 0) ::_exit(3);
     compiler::Compiler compiler;  // one per worker: the solutions' compiles and plans are reused
     std::string line;
@@ -387,11 +434,19 @@ bool write_all(int fd, const std::string& s) {
             line += c;
             continue;
         }
-        const std::size_t index = std::stoul(line);
+        Task t;
+        try {
+            const auto j = nlohmann::json::parse(line);
+            t.i = j.at("i").get<std::size_t>();
+            t.lost = j.value("lost", "");
+            t.outcome = j.value("outcome", "");
+        } catch (const std::exception&) {
+            ::_exit(4);
+        }
         line.clear();
-        Grade g = grade_pair(s, pairs.at(index), compiler);
+        Grade g = grade_pair(s, pairs.at(t.i), t, compiler);
         nlohmann::json j = {
-            {"i", index},         {"outcome", g.outcome},     {"passed", g.passed},
+            {"i", t.i},           {"outcome", g.outcome},     {"passed", g.passed},
             {"score", g.score},   {"max_score", g.max_score}, {"checks_passed", g.checks_passed},
             {"checks", g.checks}, {"reason", g.reason},       {"seconds", g.seconds}};
         if (!write_all(out,
@@ -649,7 +704,8 @@ struct Plan {
     unsigned shard = 0, shards = 1;  // this run grades the pairs of shard `shard` of `shards`
     Limits limits;
     std::vector<const lessons::LessonInfo*> chosen;
-    std::vector<std::string> students;
+    std::vector<std::pair<std::string, std::string>> students;  // (name, folder), by name
+    double pair_time_limit_s = 0;
     std::optional<std::string> recorded_seed;  // the seed the results folder was graded with
 };
 
@@ -702,15 +758,19 @@ bool choose_lessons(const lessons::Course& loaded, const GradeArgs& a, Plan* p,
     return true;
 }
 
-// The students: every folder in SUBMISSIONS/, in byte order (a link to a folder is not one).
+// The students: every folder in SUBMISSIONS/, by name (a link to a folder is not one). Two
+// folders whose names are the same once made valid UTF-8 (student_name()) are refused: their
+// results would be one student's.
 bool list_students(const GradeArgs& a, Plan* p, std::string* error) {
     std::error_code ec;
+    std::map<std::string, std::string> by_name;
     for (const auto& e : fs::directory_iterator(p->s.submissions, ec)) {
-        const std::string name = e.path().filename().string();
-        if (name.empty() || name[0] == '.' || e.is_symlink(ec) || !e.is_directory(ec)) continue;
+        const std::string folder = e.path().filename().string();
+        if (folder.empty() || folder[0] == '.' || e.is_symlink(ec) || !e.is_directory(ec)) continue;
         std::error_code same;
         if (fs::equivalent(e.path(), p->s.out, same))
             continue;  // --out inside SUBMISSIONS/ is no student
+        const std::string name = student_name(folder);
         for (const char* taken : {"grades.db", "grades.db-journal", "results.csv", "students.csv",
                                   "summary.json", "grade.log"})
             if (name == taken) {
@@ -719,13 +779,18 @@ bool list_students(const GradeArgs& a, Plan* p, std::string* error) {
                          ", a file of the results; rename it";
                 return false;
             }
-        p->students.push_back(name);
+        if (auto [it, fresh] = by_name.emplace(name, folder); !fresh) {
+            *error = "two students' folders have the name '" + name +
+                     "' once made valid UTF-8 without control characters (results are stored by "
+                     "that name); rename one of them";
+            return false;
+        }
     }
     if (ec) {
         *error = "cannot read " + a.submissions + ": " + ec.message();
         return false;
     }
-    std::sort(p->students.begin(), p->students.end());
+    for (auto& [name, folder] : by_name) p->students.emplace_back(name, folder);
     return true;
 }
 
@@ -772,16 +837,22 @@ std::vector<Pair> pairs_to_grade(const Plan& p, Store& store, std::size_t* in_sh
     for (auto& g : store.all()) done[{g.student, g.lesson}] = g;
     std::vector<Pair> pairs;
     std::error_code ec;
-    for (const auto& student : p.students)
+    for (const auto& [student, folder] : p.students)
         for (const auto* l : p.chosen) {
             if (shard_of(student, l->id, p.shards) != p.shard) continue;
             ++*in_shard;
-            Pair pair{student, l, submission_hash(p.s.submissions / student / (l->id + ".cu"))};
+            Pair pair{student, folder, l,
+                      submission_hash(p.s.submissions / folder / (l->id + ".cu"))};
             auto it = done.find({student, l->id});
             // Kept: the same file, graded with the same seed, and not lost to the grader's own
-            // trouble (a worker that died, a check that could not run: tried again).
-            if (it != done.end() && it->second.hash == pair.hash && it->second.seed == p.s.seed &&
-                it->second.outcome != "crashed" && it->second.outcome != "error" &&
+            // trouble (a worker that died, a check that could not run: tried again). A pair that
+            // ran out of time is kept too, unless this run allows pairs more time.
+            const Grade* g = it == done.end() ? nullptr : &it->second;
+            const bool retry =
+                g &&
+                (g->outcome == "crashed" || g->outcome == "error" ||
+                 (g->outcome == "timed_out" && timed_out_limit(g->reason) < p.pair_time_limit_s));
+            if (g && g->hash == pair.hash && g->seed == p.s.seed && !retry &&
                 fs::exists(lesson_base(p.s.out, student, l->id).string() + ".json", ec)) {
                 ++*kept;
                 continue;
@@ -799,15 +870,21 @@ std::vector<Pair> pairs_to_grade(const Plan& p, Store& store, std::size_t* in_sh
 // pairs; what was graded is kept.
 class Pool {
   public:
+    // `report_time_limit_s`: how long a worker may take to write the report of a pair whose worker
+    // was lost (learning the lesson's checks may compile and check the solution).
     Pool(const Setup& s, const std::vector<Pair>& pairs, Store& store, unsigned jobs,
-         const Limits& limits)
+         double pair_time_limit_s, double report_time_limit_s)
         : s_(s), pairs_(pairs), store_(store), log_(s.out / "grade.log"),
-          workers_(std::min<std::size_t>(jobs, pairs.size())) {
-        // A pair's worker is killed past this (the check's own limits stop it long before): the
-        // submission's check and the solution's, each compiled and run.
-        const double compile_s = limits.compile_time_limit_s > 0 ? limits.compile_time_limit_s : 60;
-        const double run_s = limits.time_limit_s > 0 ? limits.time_limit_s : 300;
-        watchdog_s_ = 2 * (compile_s + run_s) + 60;
+          workers_(std::min<std::size_t>(jobs, pairs.size())), watchdog_s_(pair_time_limit_s),
+          report_watchdog_s_(std::max(pair_time_limit_s, report_time_limit_s)) {
+        // The workers' temporary folders, one each, under one folder of this run's.
+        std::error_code ec;
+        std::string tmpl = (fs::temp_directory_path(ec) / "cudalab-grade-XXXXXX").string();
+        if (::mkdtemp(tmpl.data())) tmp_root_ = tmpl;
+    }
+    ~Pool() {
+        std::error_code ec;
+        if (!tmp_root_.empty()) fs::remove_all(tmp_root_, ec);
     }
 
     // Grades every pair; false when the grader itself failed (error() says why). An interrupted
@@ -864,6 +941,11 @@ class Pool {
             ::close(task[1]);
             return false;
         }
+        fs::path tmp;
+        if (!tmp_root_.empty()) {
+            tmp = tmp_root_ / ("worker-" + std::to_string(++workers_started_));
+            if (::mkdir(tmp.c_str(), 0700) != 0) tmp.clear();
+        }
         std::fflush(nullptr);
         const pid_t pid = ::fork();
         if (pid < 0) {
@@ -879,7 +961,7 @@ class Pool {
                 }
             ::close(task[1]);
             ::close(result[0]);
-            worker_main(s_, pairs_, task[0], result[1], log_);
+            worker_main(s_, pairs_, task[0], result[1], log_, tmp);
         }
         ::setpgid(pid, pid);  // also here: no race with the child's own call
         ::close(task[0]);
@@ -888,6 +970,7 @@ class Pool {
         w.pid = pid;
         w.to = task[1];
         w.from = result[0];
+        w.tmp = tmp;
         return true;
     }
 
@@ -900,6 +983,8 @@ class Pool {
         }
         if (w.to >= 0) ::close(w.to);
         if (w.from >= 0) ::close(w.from);
+        std::error_code ec;
+        if (!w.tmp.empty()) fs::remove_all(w.tmp, ec);  // what a killed check left
         w = Worker{};
     }
 
@@ -938,21 +1023,42 @@ class Pool {
         return store_.put(g, &error_);
     }
 
-    // A worker that died or was stopped: its pair is recorded as such, with a report of its own,
-    // and a new worker takes its place.
+    // A worker that died or was stopped: a new worker takes its place and writes the pair's report
+    // (the lesson's checks, each failed with `why`, so the pair keeps the lesson's maximum), and
+    // the pair is recorded with `outcome`. If that worker is lost too, the report is written here,
+    // without the lesson's checks.
     bool lost(Worker& w, const std::string& why, const std::string& outcome) {
-        const Pair& p = pairs_[std::size_t(w.task)];
+        const std::size_t index = std::size_t(w.task);
+        const double seconds = elapsed(w.started);
+        const bool second_loss = w.lost_task;
+        stop_worker(w);
+        if (!start_worker(w)) {
+            error_ = std::string("cannot start a worker process: ") + std::strerror(errno);
+            return false;
+        }
+        if (!second_loss) {
+            w.task = int(index);
+            w.lost_task = true;
+            w.lost_why = why;
+            w.lost_outcome = outcome;
+            w.started = std::chrono::steady_clock::now();
+            const nlohmann::json t = {{"i", index}, {"lost", why}, {"outcome", outcome}};
+            if (write_all(w.to,
+                          t.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"))
+                return true;
+            w.task = -1;
+            w.lost_task = false;
+        }
+        const Pair& p = pairs_[index];
         lessons::CheckReport r;
         r.lesson = p.lesson->id;
         r.title = p.lesson->title;
         r.source = p.student + "/" + p.lesson->id + ".cu";
-        r.status = Status::error(StatusCode::kernel_fault, why);
+        r.status = Status::error(StatusCode::kernel_fault, second_loss ? w.lost_why : why);
         write_pair_reports(s_.out, p.student, r);
-        Grade g = summarize(r, outcome);
-        g.seconds = elapsed(w.started);
-        const bool ok = record(std::size_t(w.task), g);
-        stop_worker(w);
-        return ok && start_worker(w);
+        Grade g = summarize(r, second_loss ? w.lost_outcome : outcome);
+        g.seconds = seconds;
+        return record(index, g);
     }
 
     // Every idle worker gets the next pair.
@@ -961,7 +1067,7 @@ class Pool {
             if (w.pid > 0 && w.task < 0 && next_ < pairs_.size()) {
                 w.task = int(next_++);
                 w.started = std::chrono::steady_clock::now();
-                if (!write_all(w.to, std::to_string(w.task) + "\n") &&
+                if (!write_all(w.to, "{\"i\":" + std::to_string(w.task) + "}\n") &&
                     !lost(w, "the grader's worker process could not take the pair", "crashed"))
                     return false;
             }
@@ -981,13 +1087,13 @@ class Pool {
             Worker& w = workers_[i];
             if (n > 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) && !read_answers(w))
                 return false;
-            if (w.task >= 0 && elapsed(w.started) > watchdog_s_) {
-                char why[160];
-                std::snprintf(
-                    why, sizeof why,
-                    "stopped by the grader after %.0f s (the check's own limits did not end it)",
-                    watchdog_s_);
-                if (!lost(w, why, "error")) return false;
+            if (w.task >= 0 && w.lost_task && elapsed(w.started) > report_watchdog_s_) {
+                if (!lost(w, w.lost_why, w.lost_outcome)) return false;
+            } else if (w.task >= 0 && !w.lost_task && elapsed(w.started) > watchdog_s_) {
+                // Kept on the next run like a failed pair (not retried forever); a run with a
+                // larger
+                // --pair-time-limit grades it again (pairs_to_grade reads the limit back).
+                if (!lost(w, timed_out_reason(watchdog_s_), "timed_out")) return false;
             }
         }
         return true;
@@ -1024,6 +1130,7 @@ class Pool {
                 return false;
             }
             w.task = -1;
+            w.lost_task = false;
             if (!record(index, g)) return false;
             progress(false);
         }
@@ -1048,7 +1155,9 @@ class Pool {
     Store& store_;
     const fs::path log_;
     std::vector<Worker> workers_;
-    double watchdog_s_ = 0;
+    double watchdog_s_ = 0, report_watchdog_s_ = 0;
+    fs::path tmp_root_;
+    unsigned workers_started_ = 0;
     std::string error_;
     const bool tty_ = ::isatty(2);
     const std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
@@ -1079,6 +1188,9 @@ void add_grade_options(CLI::App* cmd, GradeArgs& a) {
     cmd->add_option("--merge", a.merge,
                     "merge these results folders (shards) into --out instead of grading")
         ->expected(1, -1);
+    cmd->add_option("--pair-time-limit", a.pair_time_limit,
+                    "seconds one (student, lesson) pair may take in all before its worker is "
+                    "stopped (default: the compile time limit + the time limit + 60, 420)");
     add_limit_options(cmd, a.limits, true);
 }
 
@@ -1121,6 +1233,21 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
         return 2;
     }
     set_check_options(a, &plan);
+    // The pair time limit: past it the pair's worker is stopped. By default what the check's own
+    // limits allow one pair (a compile, then the check at its time limit) and a minute more; a
+    // check that ends itself at a limit has then long done so.
+    const double own_limit_s =
+        double(plan.limits.compile_time_limit_s ? plan.limits.compile_time_limit_s : 60) +
+        double(plan.limits.time_limit_s ? plan.limits.time_limit_s : 300) + 60;
+    plan.pair_time_limit_s = own_limit_s;
+    if (!a.pair_time_limit.empty()) {
+        auto v = parse_unsigned(a.pair_time_limit, 1, 7 * 24 * 3600, "--pair-time-limit", &error);
+        if (!v) {
+            std::cerr << "cudalab: " << error << "\n";
+            return 2;
+        }
+        plan.pair_time_limit_s = double(*v);
+    }
 
     std::size_t in_shard = 0, kept = 0;
     const std::vector<Pair> pairs = pairs_to_grade(plan, store, &in_shard, &kept);
@@ -1135,7 +1262,7 @@ int run_grade(const lessons::Course& loaded, const GradeArgs& a) {
               << std::min<std::size_t>(plan.jobs, std::max<std::size_t>(pairs.size(), 1))
               << " worker" << (plan.jobs == 1 ? "" : "s") << "\n";
 
-    Pool pool(s, pairs, store, plan.jobs, plan.limits);
+    Pool pool(s, pairs, store, plan.jobs, plan.pair_time_limit_s, own_limit_s);
     if (!pool.run()) {
         std::cerr << "cudalab: " << pool.error() << "\n";
         return 2;

@@ -1,7 +1,7 @@
 // `cudalab grade`: grading a whole class (docs/instructors.md, "Grading a class"). Contract (keep
 // stable; course scripts read what it writes):
 //   cudalab grade SUBMISSIONS/ --out RESULTS/ [--lessons ID,...] [--jobs N] [--seed S]
-//       [--shard K/N] [--backend emu|gpu|auto] [limits as `cudalab check`]
+//       [--shard K/N] [--backend emu|gpu|auto] [--pair-time-limit S] [limits as `cudalab check`]
 //   cudalab grade --merge RESULTS1 RESULTS2 ... --out RESULTS/
 // SUBMISSIONS/ holds one folder per student with files named as exercises/ (ID.cu). Every
 // (student, lesson) pair is checked by check_lesson() in a worker process; RESULTS/ gets the store
@@ -29,6 +29,7 @@ struct GradeArgs {
     std::string shard;    // "K/N", 1 <= K <= N
     std::string backend = "auto";
     std::vector<std::string> merge;
+    std::string pair_time_limit;  // seconds (empty: compile limit + time limit + 60)
     LimitFlags limits;
 };
 
