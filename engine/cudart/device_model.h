@@ -48,6 +48,7 @@ struct DeviceModel {
     double copy_latency = 2.0e-6;           // per cudaMemcpy (DMA setup)
     double api_cost = 0.3e-6;               // any other runtime call
     double sync_cost = 1.0e-6;              // wake-up after a blocking synchronisation
+    double host_function_cost = 1.0e-6;     // a stream's host function (cudaLaunchHostFunc)
     // Sustained warp instructions per SM per cycle. The peak is 4 (four schedulers); 2 is what a
     // tiled matrix multiply sustains on an H200 (tests/programs/matrix_mul: 0.021 ms a launch).
     double warp_instructions_per_sm_cycle = 2.0;
