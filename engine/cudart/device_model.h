@@ -33,7 +33,9 @@ struct DeviceModel {
     // 227 KB
     std::uint64_t shared_per_block_optin = std::uint64_t(hw::emulated.max_shared_per_block);
     std::uint64_t constant_memory = hw::constant_memory_bytes;
-    int async_engines = 2;  // copy engines used by the model: one per direction
+    // Copy engines, as an H200 reports them (asyncEngineCount, measured with CUDA 13.0). The
+    // model gives one to each PCIe direction and one to copies between devices' memories.
+    int async_engines = 3;
     // Bandwidths (bytes per second).
     double hbm_bandwidth = 4.8e12;  // datasheet; cudalab measured 3.9e12 for a copy kernel
     double pcie_pinned = 55e9;      // PCIe Gen5 x16, pinned, one direction (measured ~55 GB/s)

@@ -26,7 +26,8 @@ std::string hex(std::uint64_t v) {
 
 std::string quoted(const std::string& s) { return json_string(s); }
 
-enum Engine { compute = 0, copy_in = 1, copy_out = 2 };
+// The engines the model schedules: the SMs, and the H200's three copy engines (DeviceModel).
+enum Engine { compute = 0, copy_in = 1, copy_out = 2, copy_device = 3 };
 
 }  // namespace
 
@@ -526,7 +527,7 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
     const DeviceModel& m = rt.model;
     const char* direction = "DtoD";
     double bandwidth = m.device_copy;
-    int engine = compute;
+    int engine = copy_device;
     bool host_waits = false;
     const bool peer = src.device && dst.device && src.device_of != dst.device_of &&
                       src.device_of >= 0 && dst.device_of >= 0;
@@ -555,6 +556,28 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
         {"pinned", (src.pinned || dst.pinned) ? "true" : "false"},
         {"graph", in_graph ? "true" : "false"}};
     double start = 0, end = 0;
+    const auto has_peer = [&](int a, int b) {
+        return rt.devices[std::size_t(a)].peers.count(b) > 0;
+    };
+    if (peer && !has_peer(src.device_of, dst.device_of) && !has_peer(dst.device_of, src.device_of)) {
+        // Without peer access the driver stages the copy through host memory: a copy to the host
+        // on the source device's PCIe link, then one to the destination device on its own (two
+        // legs on the timeline, each at PCIe's speed), as CUDA does for cudaMemcpyPeer between
+        // devices that have not enabled peer access.
+        DeviceState& from = rt.devices[std::size_t(src.device_of)];
+        DeviceState& to = rt.devices[std::size_t(dst.device_of)];
+        const double leg = (m.copy_latency + double(total) / m.pcie_pinned) * 1e9;
+        const double first = std::max({stream_ready(s), rt.issue_time(), from.engine_free[copy_out]});
+        from.engine_free[copy_out] = first + leg;
+        const double second = std::max(first + leg, to.engine_free[copy_in]);
+        to.engine_free[copy_in] = second + leg;
+        args.push_back({"src_device", std::to_string(src.device_of)});
+        args.push_back({"dst_device", std::to_string(dst.device_of)});
+        args.push_back({"staged", "true"});
+        place(s, first, first + leg, "memcpy PtoP staged (DtoH leg)", "memcpy", args);
+        place(s, second, second + leg, "memcpy PtoP staged (HtoD leg)", "memcpy", args);
+        return cudaSuccess;
+    }
     if (peer) {
         // A peer copy holds the sending device's link and the receiving device's, whichever
         // device's stream it was issued in (an H200's NVLink carries 450 GB/s each way in all,
