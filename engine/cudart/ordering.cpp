@@ -167,10 +167,10 @@ std::uint32_t Ordering::begin(Stream* s, const std::string& what) {
     if (ops_.size() >= max_ops || agents_ >= max_agents) {
         if (!overflowed_) {
             overflowed_ = true;
-            Runtime::get().warn(
-                "the race check between streams stopped after " + std::to_string(ops_.size()) +
-                " operations and " + std::to_string(agents_) +
-                " streams and graph nodes (its limit); later work is not checked");
+            Runtime::get().warn("the race check between streams stopped after " +
+                                std::to_string(ops_.size()) + " operations and " +
+                                std::to_string(agents_) +
+                                " streams and graph nodes (its limit); later work is not checked");
         }
         enabled = false;
         return 0;
@@ -179,8 +179,8 @@ std::uint32_t Ordering::begin(Stream* s, const std::string& what) {
     Clock& c = clock_of(s);
     c.join(host_);  // the host issued it after everything the host waited for
     apply_legacy_rule(s, c);
-    const std::uint32_t agent = s->agent_override >= 0 ? std::uint32_t(s->agent_override)
-                                                       : agent_of(s);
+    const std::uint32_t agent =
+        s->agent_override >= 0 ? std::uint32_t(s->agent_override) : agent_of(s);
     if (c.at.size() <= agent) c.at.resize(agent + 1, 0);
     Op op;
     op.agent = agent;
@@ -240,7 +240,8 @@ void Ordering::touch(std::uint32_t op, std::uint64_t lo, std::uint64_t hi, bool 
         Segment& seg = it->second;
         if (seg.write && seg.write != op) {
             const Op& w = ops_[seg.write];
-            if (w.free && ordered(seg.write, op)) report("use-after-free", seg.write, op, it->first, seg.hi);
+            if (w.free && ordered(seg.write, op))
+                report("use-after-free", seg.write, op, it->first, seg.hi);
             else if (!ordered(seg.write, op))
                 report(write ? "write-write" : "write-read", seg.write, op, it->first, seg.hi);
         }
@@ -250,9 +251,10 @@ void Ordering::touch(std::uint32_t op, std::uint64_t lo, std::uint64_t hi, bool 
             seg.write = op;
             seg.reads.clear();
         } else {
-            seg.reads.erase(std::remove_if(seg.reads.begin(), seg.reads.end(),
-                                           [&](std::uint32_t r) { return r == op || ordered(r, op); }),
-                            seg.reads.end());
+            seg.reads.erase(
+                std::remove_if(seg.reads.begin(), seg.reads.end(),
+                               [&](std::uint32_t r) { return r == op || ordered(r, op); }),
+                seg.reads.end());
             seg.reads.push_back(op);
         }
         at = seg.hi;
@@ -289,9 +291,7 @@ void Ordering::forget(std::uint64_t lo, std::uint64_t hi) {
 
 // [SECTION] Orderings
 
-void Ordering::record_event(Event* e, Stream* s) {
-    e->order = clock_of(s);
-}
+void Ordering::record_event(Event* e, Stream* s) { e->order = clock_of(s); }
 
 void Ordering::stream_waits(Stream* s, const Event* e) { clock_of(s).join(e->order); }
 
@@ -422,7 +422,8 @@ void Ordering::set_protection(bool on) {
     std::vector<Run> wanted;
     for (const Deferred& d : deferred_) {
         const auto lo = reinterpret_cast<std::uintptr_t>(d.to) & ~(page - 1);
-        const auto hi = (reinterpret_cast<std::uintptr_t>(d.to) + d.bytes.size() + page - 1) & ~(page - 1);
+        const auto hi =
+            (reinterpret_cast<std::uintptr_t>(d.to) + d.bytes.size() + page - 1) & ~(page - 1);
         wanted.push_back({lo, hi});
     }
     std::sort(wanted.begin(), wanted.end(), [](const Run& a, const Run& b) { return a.lo < b.lo; });
@@ -478,16 +479,19 @@ void Ordering::report_host_accesses() {
             reported_.emplace(key, races_.size() + race_count_);
             continue;
         }
-        race.fix = "wait for the copy before the host " + std::string(h.write ? "writes" : "reads") +
+        race.fix = "wait for the copy before the host " +
+                   std::string(h.write ? "writes" : "reads") +
                    " the buffer: cudaStreamSynchronize on its stream, or cudaEventSynchronize on "
                    "an event recorded after it";
-        race.message = race.second + " byte " + hex(h.address) +
-                       (race.allocation.empty() ? "" : " of " + race.allocation) + " before " +
-                       race.first + " has delivered it: nothing made the host wait for the copy, "
-                       "so on a GPU the " + (h.write ? "copy may overwrite what the host writes"
-                                                     : "host may read the old bytes") +
-                       " (it does here).\n  fix: " + race.fix;
+        race.message =
+            race.second + " byte " + hex(h.address) +
+            (race.allocation.empty() ? "" : " of " + race.allocation) + " before " + race.first +
+            " has delivered it: nothing made the host wait for the copy, "
+            "so on a GPU the " +
+            (h.write ? "copy may overwrite what the host writes" : "host may read the old bytes") +
+            " (it does here).\n  fix: " + race.fix;
         Runtime::get().warn(race.message);
+        mark(race, o.stream, o.device, true);
         reported_.emplace(key, races_.size());
         races_.push_back(std::move(race));
     }
@@ -506,6 +510,28 @@ void Ordering::finish() {
 }
 
 // [SECTION] Reports
+
+namespace {
+
+// A mark on the timeline where the race shows (the app draws it on the stream's row, Perfetto as
+// an instant): at the second operation's issue, on its stream; the host's row for the host.
+void mark(const StreamRace& r, int stream, int device, bool host) {
+    Runtime& rt = Runtime::get();
+    if (!rt.timeline.enabled) return;
+    TimelineEvent e;
+    e.name = "race: " + r.kind;
+    e.category = "race";
+    e.process = host ? 0 : 1 + device;
+    e.thread = host ? 0 : stream;
+    e.start_ns = e.end_ns = host ? rt.host_now() : rt.issue_time();
+    e.args = {{"kind", json_string(r.kind)},
+              {"first", json_string(r.first)},
+              {"second", json_string(r.second)},
+              {"fix", json_string(r.fix)}};
+    rt.timeline.add(std::move(e));
+}
+
+}  // namespace
 
 std::string Ordering::describe(std::uint32_t op, std::string* site) const {
     const Op& o = ops_[op];
@@ -533,8 +559,8 @@ std::string allocation_text(std::uint64_t address) {
                        : r->kind == MemoryKind::registered_host ? "registered host"
                        : r->kind == MemoryKind::managed         ? "managed"
                                                                 : "device";
-    std::string text = "the " + std::to_string(r->size) + "-byte " + kind + " allocation at " +
-                       hex(r->base);
+    std::string text =
+        "the " + std::to_string(r->size) + "-byte " + kind + " allocation at " + hex(r->base);
     const std::string site = site_of(r->allocated_at);
     if (!site.empty()) text += " (made at " + site + ")";
     return text;
@@ -547,8 +573,8 @@ const char* verb_of(const std::string& what, bool write) {
 
 }  // namespace
 
-void Ordering::report(const char* kind, std::uint32_t first, std::uint32_t second,
-                      std::uint64_t lo, std::uint64_t hi) {
+void Ordering::report(const char* kind, std::uint32_t first, std::uint32_t second, std::uint64_t lo,
+                      std::uint64_t hi) {
     const Op& a = ops_[first];
     const Op& b = ops_[second];
     // One report per pair of call sites and kind; later ones add their bytes.
@@ -580,7 +606,8 @@ void Ordering::report(const char* kind, std::uint32_t first, std::uint32_t secon
     const std::string k = kind;
     const bool first_writes = k != "read-write";
     const bool second_writes = k == "write-write" || k == "read-write";
-    const std::string bytes_text = "byte " + hex(lo) + (race.allocation.empty() ? "" : " of " + race.allocation);
+    const std::string bytes_text =
+        "byte " + hex(lo) + (race.allocation.empty() ? "" : " of " + race.allocation);
     std::string head, fix;
     if (k == "use-after-free") {
         head = "use after cudaFreeAsync: " + race.second + " " + verb_of(b.what, second_writes) +
@@ -603,15 +630,18 @@ void Ordering::report(const char* kind, std::uint32_t first, std::uint32_t secon
             fix = "order them: make the second one's stream wait for the first one's work";
         else
             fix = "record an event in " +
-                  std::string(a.stream == 0 ? "the default stream" : "stream " + std::to_string(a.stream)) +
+                  std::string(a.stream == 0 ? "the default stream"
+                                            : "stream " + std::to_string(a.stream)) +
                   " after " + after + " (cudaEventRecord) and make " +
-                  std::string(b.stream == 0 ? "the default stream" : "stream " + std::to_string(b.stream)) +
+                  std::string(b.stream == 0 ? "the default stream"
+                                            : "stream " + std::to_string(b.stream)) +
                   " wait for it (cudaStreamWaitEvent) before " + before +
                   "; or synchronise the first stream before issuing the second";
     }
     race.fix = fix;
     race.message = head + ".\n  fix: " + fix;
     Runtime::get().warn(race.message);
+    mark(race, b.stream, b.device, false);
     reported_.emplace(key, races_.size());
     races_.push_back(std::move(race));
 }
@@ -647,8 +677,10 @@ void Ordering::report_unwaited(const Deferred& d, const char* when) {
                    std::to_string(d.bytes.size()) + " bytes to " + hex(race.address) +
                    (race.allocation.empty() ? "" : " (" + race.allocation + ")") +
                    " arrive at some time after the call returns, on a GPU as here, so what the "
-                   "host read of them before was the old contents.\n  fix: " + race.fix;
+                   "host read of them before was the old contents.\n  fix: " +
+                   race.fix;
     Runtime::get().warn(race.message);
+    mark(race, o.stream, o.device, true);
     reported_.emplace(key, races_.size());
     races_.push_back(std::move(race));
 }

@@ -41,14 +41,14 @@ struct Clock {
 // nothing ordering them. Or, with `second` < 0, a copy to the host the host never waited for.
 struct StreamRace {
     std::string kind;  // "write-write", "write-read", "read-write", "use-after-free", "unwaited"
-    std::string first, second;             // "kernel 'scale' in stream 2 at main.cu:41"
-    std::string first_site, second_site;   // "main.cu:41" (empty when unknown)
+    std::string first, second;            // "kernel 'scale' in stream 2 at main.cu:41"
+    std::string first_site, second_site;  // "main.cu:41" (empty when unknown)
     int first_stream = -1, second_stream = -1;
     int device = 0;
     std::uint64_t address = 0, bytes = 0;  // the first run of bytes both touch, and all of them
     std::string allocation;                // "the 4096-byte allocation made at main.cu:20"
     std::string fix;
-    std::string message;                   // the whole report, as printed
+    std::string message;  // the whole report, as printed
 };
 
 class Ordering {
@@ -71,9 +71,9 @@ class Ordering {
     void forget(std::uint64_t lo, std::uint64_t hi);
 
     // [SECTION] Orderings
-    void record_event(Event* e, Stream* s);      // e holds what s has done so far
+    void record_event(Event* e, Stream* s);  // e holds what s has done so far
     void stream_waits(Stream* s, const Event* e);
-    void host_waits(Stream* s);                  // cudaStreamSynchronize, a blocking copy, ...
+    void host_waits(Stream* s);  // cudaStreamSynchronize, a blocking copy, ...
     void host_waits(const Event* e);
     void host_waits_device(int device);
     // The host waited for the work begun last (a copy from pageable memory returns when done).
@@ -116,7 +116,7 @@ class Ordering {
     };
     struct Segment {
         std::uint64_t hi = 0;
-        std::uint32_t write = 0;  // the last op that wrote these bytes (0: none)
+        std::uint32_t write = 0;           // the last op that wrote these bytes (0: none)
         std::vector<std::uint32_t> reads;  // ops that read them since
     };
     struct Deferred {

@@ -218,7 +218,7 @@ struct GraphExec {
 struct DeviceState {
     int ordinal = 0;
     std::vector<std::unique_ptr<Stream>> streams;  // [0] is the legacy default stream
-    double engine_free[4] = {0, 0, 0, 0};  // modelled: compute, copy H2D, D2H, D2D (ns)
+    double engine_free[4] = {0, 0, 0, 0};          // modelled: compute, copy H2D, D2H, D2D (ns)
     // Modelled: when this device's NVLink is free to send and to receive (ns). A peer copy holds
     // the sender's and the receiver's, so four devices sending to one take turns at its link.
     double nvlink_send_free = 0, nvlink_receive_free = 0;

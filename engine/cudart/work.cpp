@@ -559,7 +559,8 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
     const auto has_peer = [&](int a, int b) {
         return rt.devices[std::size_t(a)].peers.count(b) > 0;
     };
-    if (peer && !has_peer(src.device_of, dst.device_of) && !has_peer(dst.device_of, src.device_of)) {
+    if (peer && !has_peer(src.device_of, dst.device_of) &&
+        !has_peer(dst.device_of, src.device_of)) {
         // Without peer access the driver stages the copy through host memory: a copy to the host
         // on the source device's PCIe link, then one to the destination device on its own (two
         // legs on the timeline, each at PCIe's speed), as CUDA does for cudaMemcpyPeer between
@@ -567,7 +568,8 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
         DeviceState& from = rt.devices[std::size_t(src.device_of)];
         DeviceState& to = rt.devices[std::size_t(dst.device_of)];
         const double leg = (m.copy_latency + double(total) / m.pcie_pinned) * 1e9;
-        const double first = std::max({stream_ready(s), rt.issue_time(), from.engine_free[copy_out]});
+        const double first =
+            std::max({stream_ready(s), rt.issue_time(), from.engine_free[copy_out]});
         from.engine_free[copy_out] = first + leg;
         const double second = std::max(first + leg, to.engine_free[copy_in]);
         to.engine_free[copy_in] = second + leg;

@@ -77,13 +77,26 @@ options: -o FILE, --compile-time-limit SECONDS, --rebuild, --json, -v/--verbose
 
 // [SECTION] arguments
 
-const char* kRunOptions[] = {"--backend",    "--devices",        "--timeline",
-                             "--trace",      "--driver-version", "--budget",
-                             "--exe",        "--sandbox",        "--sandbox-readonly-cwd",
-                             "--time-limit", "--memory-limit",   "--output-limit",
-                             "--cpu-limit",  "--tasks-limit",    "--compile-time-limit",
-                             "--rebuild",    "--json",           "--verbose",
-                             "--races",      "--help"};
+const char* kRunOptions[] = {"--backend",
+                             "--devices",
+                             "--timeline",
+                             "--trace",
+                             "--driver-version",
+                             "--budget",
+                             "--exe",
+                             "--sandbox",
+                             "--sandbox-readonly-cwd",
+                             "--time-limit",
+                             "--memory-limit",
+                             "--output-limit",
+                             "--cpu-limit",
+                             "--tasks-limit",
+                             "--compile-time-limit",
+                             "--rebuild",
+                             "--json",
+                             "--verbose",
+                             "--races",
+                             "--help"};
 const char* kBuildOptions[] = {"--compile-time-limit", "--rebuild", "--json", "--verbose",
                                "--help"};
 
