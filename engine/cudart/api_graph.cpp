@@ -87,6 +87,7 @@ cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNod
     n->owner = g;
     n->type = type;
     n->work = std::move(work);
+    n->work.made_at = CallStack::here();
     for (size_t i = 0; i < count; ++i) {
         GraphNode* d = node_of(deps[i]);
         if (!d || d->owner != g) return cudaErrorInvalidValue;
@@ -471,15 +472,28 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graph_exec, cudaStream_t stream) {
     }
     const double start = std::max(stream_ready(s), rt.issue_time() + rt.model.launch_latency * 1e9);
     s->tail = std::max(s->tail, start);
+    // The race check orders each node after its dependencies only, not after the nodes that
+    // happen to run before it here.
+    std::vector<std::vector<std::size_t>> dependencies(e->order.size());
+    for (const auto& [from, to] : e->edges)
+        if (std::size_t(to) < dependencies.size())
+            dependencies[std::size_t(to)].push_back(std::size_t(from));
+    rt.ordering.begin_graph(s, e->id, e->order.size());
     for (std::size_t i = 0; i < e->order.size(); ++i) {
         // Each node's events name the graph and the node (its index in the launch's "nodes").
         rt.graph_exec_running = e->id;
         rt.graph_node_running = int(i);
+        rt.ordering.begin_node(s, i, dependencies[i]);
         const int err = run_work(s, e->order[i], "cudaGraphLaunch", true);
+        rt.ordering.end_node(s, i);
         rt.graph_exec_running = 0;
         rt.graph_node_running = -1;
-        if (err) return result(err);
+        if (err) {
+            rt.ordering.end_graph(s);
+            return result(err);
+        }
     }
+    rt.ordering.end_graph(s);
     if (rt.timeline.enabled) {
         TimelineEvent t;
         t.name = "graph launch (" + std::to_string(e->order.size()) + " nodes)";

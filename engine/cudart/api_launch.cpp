@@ -161,6 +161,19 @@ cudaError_t launch_now(const void* func, dim3 grid, dim3 block, void** args, siz
     if (cudaError_t e = device_gate()) return fail(e);
     Stream* s = rt.stream(stream);
     if (!s) return fail(cudaErrorInvalidResourceHandle);
+    if (s->device != rt.current_device()) {
+        // A kernel runs on the current device; a stream belongs to the device it was made on.
+        // (Copies may go to another device's stream; kernels may not.)
+        rt.warn(std::string(api) + ": the stream belongs to device " + std::to_string(s->device) +
+                " but the current device is " + std::to_string(rt.current_device()) +
+                "; a kernel can only be launched into a stream of the current device: call "
+                "cudaSetDevice(" +
+                std::to_string(s->device) + ") first" + [] {
+                    const std::string site = caller_site();
+                    return site.empty() ? std::string() : " (launched at " + site + ")";
+                }());
+        return fail(cudaErrorInvalidResourceHandle);
+    }
     Work w;
     w.kind = Work::Kind::kernel;
     if (cudaError_t e = make_kernel_work(func, grid, block, args, shared, &w.kernel, api))

@@ -60,6 +60,7 @@ cudaError_t allocate_device(void** ptr, std::uint64_t bytes, MemoryKind kind, co
     r.size = bytes;
     r.allocated_at = CallStack::here();
     rt.allocations[base] = std::move(r);
+    rt.ordering.forget(base, base + bytes);
     rt.peak_device_bytes = std::max(rt.peak_device_bytes, live + bytes);
     *ptr = reinterpret_cast<void*>(base);
     return cudaSuccess;
@@ -115,6 +116,8 @@ void record_mapped_host(void* p, std::uint64_t bytes, MemoryKind kind, unsigned 
     r.flags = flags;
     r.mapped = true;
     r.allocated_at = CallStack::here();
+    // The address may be one freed before (host memory): what was done to it then is forgotten.
+    rt.ordering.forget(r.base, r.base + r.size);
     rt.allocations[r.base] = std::move(r);
 }
 
@@ -270,6 +273,9 @@ cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned int flags) {
 cudaError_t cudaFreeHost(void* ptr) {
     CUDALAB_API("cudaFreeHost");
     if (!ptr) return cudaSuccess;
+    if (const MemoryRecord* r = rt.record_of(ptr);
+        r && r->base == reinterpret_cast<std::uint64_t>(ptr))
+        rt.ordering.unwaited("before freeing the memory", r->base, r->base + r->size);
     wait_device(rt.current_device());
     auto it = rt.allocations.find(reinterpret_cast<std::uint64_t>(ptr));
     if (it == rt.allocations.end() || it->second.kind != MemoryKind::pinned_host) {
@@ -296,6 +302,7 @@ cudaError_t cudaHostRegister(void* ptr, size_t bytes, unsigned int flags) {
     r.size = bytes;
     r.flags = flags;
     r.mapped = true;
+    rt.ordering.forget(r.base, r.base + r.size);
     rt.allocations[r.base] = std::move(r);
     return cudaSuccess;
 }
@@ -305,6 +312,8 @@ cudaError_t cudaHostUnregister(void* ptr) {
     auto it = rt.allocations.find(reinterpret_cast<std::uint64_t>(ptr));
     if (it == rt.allocations.end() || it->second.kind != MemoryKind::registered_host)
         return fail(cudaErrorHostMemoryNotRegistered);
+    rt.ordering.unwaited("before unregistering the memory", it->second.base,
+                         it->second.base + it->second.size);
     rt.memory->unmap_host(ptr);
     rt.allocations.erase(it);
     return cudaSuccess;
@@ -667,6 +676,9 @@ cudaError_t pool_allocate(Pool* pool, void** ptr, size_t bytes, cudaStream_t str
         pool->reserved += size;
         pool->used += size;
     }
+    // A block freed in another stream is reused as CUDA's pools do by default: after the free
+    // (an internal dependency), so its earlier users do not race with its new ones.
+    rt.ordering.forget(base, base + size);
     pool->reserved_high = std::max(pool->reserved_high, pool->reserved);
     pool->used_high = std::max(pool->used_high, pool->used);
     *ptr = reinterpret_cast<void*>(base);
@@ -737,6 +749,11 @@ cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
         w.kind = Work::Kind::free;
         w.pointer = ptr;
         return result(issue(s, std::move(w), "cudaFreeAsync"));
+    }
+    // The race check: the free is work of the stream, after which the bytes are nobody's.
+    if (const MemoryRecord* r = rt.record_of(ptr); r && r->base == base) {
+        const std::uint32_t op = rt.ordering.begin(s, "cudaFreeAsync");
+        rt.ordering.free_range(op, r->base, r->base + r->size);
     }
     return result(cudalab::cudart::stream_ordered_free(ptr, "cudaFreeAsync"));
 }

@@ -94,6 +94,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     if (!s) return fail(cudaErrorInvalidResourceHandle);
     if (cudaError_t e = device_gate()) return fail(e);
     if (stream_ready(s) > rt.host_now()) return cudaErrorNotReady;  // not an error: not recorded
+    rt.ordering.host_waits(s);                                      // the host saw it done
     rt.flush_printf();
     if (cudaError_t e = device_gate(true)) return fail(e);
     return cudaSuccess;
@@ -140,8 +141,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
     Stream* s = rt.stream(stream);
     Event* e = event_of(event);
     if (!s || !e) return fail(cudaErrorInvalidResourceHandle);
-    if (!e->capture_nodes.empty() && e->capture_stream &&
-        e->capture_stream->capture_status == cudaStreamCaptureStatusActive) {
+    // (An event recorded before the capture's first node still joins it, at the root.)
+    if (e->capture_stream && e->capture_stream->capture_status == cudaStreamCaptureStatusActive) {
         // Joining a capture: the waiting stream now records into the same graph (fork/join).
         Stream* origin = e->capture_stream;
         if (s->capture_status != cudaStreamCaptureStatusActive) {
@@ -313,6 +314,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
     if (!e) return fail(cudaErrorInvalidResourceHandle);
     if (cudaError_t g = device_gate()) return fail(g);
     if (e->recorded && e->time > rt.host_now()) return cudaErrorNotReady;
+    rt.ordering.host_waits(e);  // the host saw it done
     return cudaSuccess;
 }
 
@@ -321,6 +323,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     Event* e = event_of(event);
     if (!e) return fail(cudaErrorInvalidResourceHandle);
     if (e->recorded) rt.host_advance_to(e->time + rt.model.sync_cost * 1e9);
+    rt.ordering.host_waits(e);
     rt.flush_printf();
     trim_pools();
     if (cudaError_t g = device_gate(true)) return fail(g);

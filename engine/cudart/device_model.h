@@ -33,8 +33,9 @@ struct DeviceModel {
     // 227 KB
     std::uint64_t shared_per_block_optin = std::uint64_t(hw::emulated.max_shared_per_block);
     std::uint64_t constant_memory = hw::constant_memory_bytes;
-    // Copy engines, as an H200 reports them (docs/measurements/h200-copy-engines.md). The timing
-    // model runs one copy per direction at a time: copies in one direction share the PCIe link.
+    // Copy engines, as an H200 reports them (docs/measurements/h200-copy-engines.md). The model
+    // gives one to each PCIe direction (copies in one direction share the link) and one to
+    // copies between devices' memories.
     int async_engines = 3;
     // Bandwidths (bytes per second).
     double hbm_bandwidth = 4.8e12;  // datasheet; cudalab measured 3.9e12 for a copy kernel
@@ -50,6 +51,7 @@ struct DeviceModel {
     double copy_latency = 2.0e-6;           // per cudaMemcpy (DMA setup)
     double api_cost = 0.3e-6;               // any other runtime call
     double sync_cost = 1.0e-6;              // wake-up after a blocking synchronisation
+    double host_function_cost = 1.0e-6;     // a stream's host function (cudaLaunchHostFunc)
     // Sustained warp instructions per SM per cycle. The peak is 4 (four schedulers); 2 is what a
     // tiled matrix multiply sustains on an H200 (tests/programs/matrix_mul: 0.021 ms a launch).
     double warp_instructions_per_sm_cycle = 2.0;

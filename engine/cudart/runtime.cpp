@@ -103,10 +103,15 @@ Runtime::Runtime() : model(device_model()), memory(std::make_shared<emu::DeviceM
     trace_launch = std::uint64_t(env_int("CUDALAB_TRACE_LAUNCH", 0, 0, 1ll << 62));
     if (const char* h = std::getenv("CUDALAB_HOST_CLOCK"); h && *h) {
         if (std::strcmp(h, "free") == 0) free_host = true;
+        else if (std::strcmp(h, "measured") == 0) measured_host = true;
         else if (std::strcmp(h, "modelled") != 0)
-            std::fprintf(
-                stderr, "cudalab: ignoring CUDALAB_HOST_CLOCK=%s (expected free or modelled)\n", h);
+            std::fprintf(stderr,
+                         "cudalab: ignoring CUDALAB_HOST_CLOCK=%s (expected modelled, free or "
+                         "measured)\n",
+                         h);
     }
+    if (const char* r = std::getenv("CUDALAB_STREAM_RACES"))
+        ordering.enabled = !(std::strcmp(r, "0") == 0 || std::strcmp(r, "off") == 0);
     if (const char* r = std::getenv("CUDALAB_RACECHECK"))
         detect_races = std::strcmp(r, "0") != 0 && *r;
     if (const char* v = std::getenv("CUDALAB_INJECT"); v && *v) {
@@ -175,6 +180,7 @@ Runtime::~Runtime() {
     if (::getpid() != owner_pid_) return;
     std::lock_guard lock(mutex);
     flush_printf();
+    ordering.finish();
     std::vector<std::string> leaks;
     std::uint64_t leaked_bytes = 0;
     for (const auto& [base, r] : allocations) {
@@ -277,7 +283,24 @@ Runtime::~Runtime() {
         f << "],\"memory\":{\"peak_device_bytes\":" << peak_device_bytes
           << ",\"pool_reservations\":" << pool_reservations
           << ",\"pool_reserved_bytes\":" << pool_reserved_bytes
-          << ",\"graph_allocations\":" << graph_allocations << "}}\n";
+          << ",\"graph_allocations\":" << graph_allocations << "}";
+        // Races between streams (ordering.h): the first ones in full, and how many in all.
+        f << ",\"races_total\":" << ordering.race_count() << ",\"races\":[";
+        first = true;
+        for (const StreamRace& r : ordering.races()) {
+            f << (first ? "" : ",") << "{\"kind\":" << json_string(r.kind)
+              << ",\"first\":" << json_string(r.first)
+              << ",\"first_site\":" << json_string(r.first_site)
+              << ",\"first_stream\":" << r.first_stream << ",\"second\":" << json_string(r.second)
+              << ",\"second_site\":" << json_string(r.second_site)
+              << ",\"second_stream\":" << r.second_stream << ",\"device\":" << r.device
+              << ",\"address\":" << r.address << ",\"bytes\":" << r.bytes
+              << ",\"allocation\":" << json_string(r.allocation)
+              << ",\"fix\":" << json_string(r.fix) << ",\"message\":" << json_string(r.message)
+              << "}";
+            first = false;
+        }
+        f << "]}\n";
     }
     std::fflush(stdout);
 }
@@ -322,6 +345,7 @@ emu::Emulator* Runtime::emulator_for(Module& module, int device, std::string* er
         // A whole program's memory is its own business (cudaMalloc refuses what the device model
         // or the machine cannot hold); the emulator's grading limit would stop honest programs.
         options.memory_limit = memory_limit;
+        options.record_footprint = ordering.enabled;
         auto e = std::make_unique<emu::Emulator>(options, memory);
         Status s = e->load(module.ptx, module.source_path);
         if (!s.ok()) {
@@ -364,10 +388,13 @@ bool Runtime::is_device_pointer(const void* pointer) const {
 
 double Runtime::host_now() const {
     if (free_host) return waited_ns_;
-    // Inside a call the clock stands still but for the call's modelled costs (ApiCall).
+    if (!measured_host) return spent_ns_ + waited_ns_;
+    // Measured: inside a call the clock stands still but for the call's modelled costs (ApiCall).
     const double wall = call_wall_start > 0 ? call_wall_start : wall_ns();
-    return wall - start_ns_ - emulation_ns_ + waited_ns_;
+    return wall - start_ns_ - emulation_ns_ + waited_ns_ + spent_ns_;
 }
+
+double Runtime::measured_ns() const { return wall_ns() - start_ns_; }
 
 void Runtime::host_advance_to(double t) {
     const double now = host_now();
@@ -375,7 +402,7 @@ void Runtime::host_advance_to(double t) {
 }
 
 void Runtime::host_spend(double seconds) {
-    if (!free_host) host_advance_to(host_now() + seconds * 1e9);
+    if (!free_host) spent_ns_ += seconds * 1e9;
 }
 
 void Runtime::set_sticky(int device, int error, const std::string& message) {

@@ -24,6 +24,7 @@
 
 #include "cudart/device_model.h"
 #include "cudart/fatbin.h"
+#include "cudart/ordering.h"
 #include "cudart/timeline.h"
 #include "emulator/emulator.h"
 
@@ -114,6 +115,10 @@ struct Stream {
     std::vector<GraphNode*> capture_frontier;
     unsigned long long capture_id = 0;
     std::map<int, cudaLaunchAttributeValue> attributes;  // cudaStreamSetAttribute, kept as given
+    // The race check (ordering.h): what the stream's work so far is ordered after, the stream's
+    // agent (-1: none yet), and the graph node its work belongs to while a graph launch runs.
+    Clock order;
+    std::int32_t agent = -1, agent_override = -1;
 };
 
 struct Event {
@@ -124,6 +129,7 @@ struct Event {
     // Recorded into a capture: a wait on it joins the capture at these nodes.
     Stream* capture_stream = nullptr;
     std::vector<GraphNode*> capture_nodes;
+    Clock order;  // the work it was recorded after (ordering.h)
 };
 
 // One piece of stream work, run now or kept in a graph and run at each launch.
@@ -179,6 +185,9 @@ struct Work {
     void* pointer = nullptr;  // alloc: out; free / prefetch: the memory
     void** alloc_out = nullptr;
     int target_device = 0;  // prefetch
+    // Where the program made it, when it became a graph's node (captured or added): the race
+    // check names that line rather than the graph's launch.
+    CallStack made_at;
 };
 
 struct GraphNode {
@@ -209,7 +218,7 @@ struct GraphExec {
 struct DeviceState {
     int ordinal = 0;
     std::vector<std::unique_ptr<Stream>> streams;  // [0] is the legacy default stream
-    double engine_free[3] = {0, 0, 0};             // modelled: compute, copy H2D, copy D2H (ns)
+    double engine_free[4] = {0, 0, 0, 0};          // modelled: compute, copy H2D, D2H, D2D (ns)
     // Modelled: when this device's NVLink is free to send and to receive (ns). A peer copy holds
     // the sender's and the receiver's, so four devices sending to one take turns at its link.
     double nvlink_send_free = 0, nvlink_receive_free = 0;
@@ -273,6 +282,8 @@ class Runtime {
     std::set<Graph*> graphs;
     std::set<GraphExec*> graph_execs;
     Timeline timeline;
+    // Races between streams (ordering.h); CUDALAB_STREAM_RACES=0 turns the check off.
+    Ordering ordering;
 
     // Per host thread.
     int& current_device();
@@ -296,10 +307,17 @@ class Runtime {
     double host_now() const;
     void host_advance_to(double t);   // the host blocked until t
     void host_spend(double seconds);  // a call's modelled host cost
-    // CUDALAB_HOST_CLOCK=free: the host issues work in no time at all (its clock moves only when
-    // it waits for the device), so the timeline shows what the streams and events alone allow,
-    // the same on any machine at any load (lesson 20).
+    // The host's clock is modelled, never measured: it moves by each call's modelled cost and
+    // when the host waits for the device, so every figure is the same for the same program on any
+    // machine at any load. The host's own work between calls takes no modelled time.
+    // CUDALAB_HOST_CLOCK=free: not even the calls' costs (the host issues work in no time; lesson
+    // 20); =measured: the real time between calls counts too (figures then depend on
+    // the machine and its load).
     bool free_host = false;
+    bool measured_host = false;
+    // Wall-clock ns since the runtime started: the host time a learner's program really took,
+    // shown beside the modelled one on the timeline (labelled measured).
+    double measured_ns() const;
     void add_emulation_time(double seconds) { emulation_ns_ += seconds * 1e9; }
     // The modelled host time at which the current API call issues its work: taken when the call
     // starts, so the real time cudalab spends inside the call does not delay the work it issues.
@@ -339,6 +357,7 @@ class Runtime {
     double start_ns_ = 0;
     double emulation_ns_ = 0;
     double waited_ns_ = 0;
+    double spent_ns_ = 0;  // the calls' modelled costs
     int owner_pid_ = 0;
     std::set<std::string> said_;
 };

@@ -26,7 +26,8 @@ std::string hex(std::uint64_t v) {
 
 std::string quoted(const std::string& s) { return json_string(s); }
 
-enum Engine { compute = 0, copy_in = 1, copy_out = 2 };
+// The engines the model schedules: the SMs, and the H200's three copy engines (DeviceModel).
+enum Engine { compute = 0, copy_in = 1, copy_out = 2, copy_device = 3 };
 
 }  // namespace
 
@@ -139,6 +140,7 @@ void record_page_moves(Runtime& rt, int device, double start, double end, const 
 void wait_stream(Stream* s) {
     Runtime& rt = Runtime::get();
     rt.host_advance_to(stream_ready(s) + rt.model.sync_cost * 1e9);
+    rt.ordering.host_waits(s);
     rt.flush_printf();
 }
 
@@ -149,6 +151,7 @@ void wait_device(int device) {
     for (Stream* s : rt.streams)
         if (s->device == device) end = std::max(end, s->tail);
     rt.host_advance_to(end + rt.model.sync_cost * 1e9);
+    rt.ordering.host_waits_device(device);
     rt.flush_printf();
 }
 
@@ -295,11 +298,13 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     const auto started = std::chrono::steady_clock::now();
     // Pages the host moved since the last look (stamped now: the runtime sees them only here).
     record_page_moves(rt, s->device, rt.issue_time(), rt.issue_time(), "host touch");
+    const std::uint32_t op = rt.ordering.begin(s, "kernel '" + name + "'");
     managed::enter_device();
     LaunchConfig config = k.config;
     config.cooperative = k.cooperative;
     LaunchResult r = e->launch(f->entry, name, config, k.args, trace);
     managed::leave_device();
+    rt.ordering.touch(op, r.footprint);
     ++f->launches;
     f->warp_instructions += r.stats.warp_instructions;
     (void)started;  // the call's whole time leaves the host clock (ApiCall)
@@ -479,12 +484,34 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
         if (int e = check_device_range(c.dst, span(c.dst_pitch, c.dst_slice), "destination", api))
             return e;
     }
+    // The race check: the bytes each side touches, except pageable host memory, which the copy
+    // is done with when the call returns (the host waits until it is staged or delivered).
+    const bool pageable_src = src_host && !src.pinned && !(src_rec && src_rec->mapped);
+    const bool pageable_dst = dst_host && !dst.pinned && !(dst_rec && dst_rec->mapped);
+    const char* kind_text = src_host && dst_host ? "host to host"
+                            : src_host           ? "host to device"
+                            : dst_host           ? "device to host"
+                                                 : "device to device";
+    const std::uint32_t op = rt.ordering.begin(s, std::string(api) + " (" + kind_text + ")");
+    // A copy from the device into page-locked memory that the host does not wait for arrives
+    // when the host (or later work ordered after it) waits for it: read before, the buffer holds
+    // its old bytes, as it can on a GPU (ordering.h).
+    const bool host_waits_for_it = src_host ? !src.pinned : dst_host ? !dst.pinned : false;
+    const bool deferred = op && src_emulated && dst_host && !pageable_dst && !host_waits_for_it;
     std::vector<std::uint8_t> row;
     for (std::uint64_t z = 0; z < c.depth; ++z)
         for (std::uint64_t y = 0; y < c.height; ++y) {
             const std::uint8_t* from = c.src + z * c.src_slice + y * c.src_pitch;
             std::uint8_t* to = c.dst + z * c.dst_slice + y * c.dst_pitch;
-            if (src_emulated && dst_emulated) {
+            const auto from_at = reinterpret_cast<std::uint64_t>(from);
+            const auto to_at = reinterpret_cast<std::uint64_t>(to);
+            if (!pageable_src) rt.ordering.touch(op, from_at, from_at + c.width, false);
+            if (!pageable_dst) rt.ordering.touch(op, to_at, to_at + c.width, true);
+            if (deferred) {
+                std::vector<std::uint8_t> bytes(c.width);
+                rt.memory->copy_out(bytes.data(), from_at, c.width);
+                rt.ordering.defer(op, to, std::move(bytes));
+            } else if (src_emulated && dst_emulated) {
                 row.resize(c.width);
                 rt.memory->copy_out(row.data(), reinterpret_cast<std::uint64_t>(from), c.width);
                 rt.memory->copy_in(reinterpret_cast<std::uint64_t>(to), row.data(), c.width);
@@ -500,7 +527,7 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
     const DeviceModel& m = rt.model;
     const char* direction = "DtoD";
     double bandwidth = m.device_copy;
-    int engine = compute;
+    int engine = copy_device;
     bool host_waits = false;
     const bool peer = src.device && dst.device && src.device_of != dst.device_of &&
                       src.device_of >= 0 && dst.device_of >= 0;
@@ -529,6 +556,30 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
         {"pinned", (src.pinned || dst.pinned) ? "true" : "false"},
         {"graph", in_graph ? "true" : "false"}};
     double start = 0, end = 0;
+    const auto has_peer = [&](int a, int b) {
+        return rt.devices[std::size_t(a)].peers.count(b) > 0;
+    };
+    if (peer && !has_peer(src.device_of, dst.device_of) &&
+        !has_peer(dst.device_of, src.device_of)) {
+        // Without peer access the driver stages the copy through host memory: a copy to the host
+        // on the source device's PCIe link, then one to the destination device on its own (two
+        // legs on the timeline, each at PCIe's speed), as CUDA does for cudaMemcpyPeer between
+        // devices that have not enabled peer access.
+        DeviceState& from = rt.devices[std::size_t(src.device_of)];
+        DeviceState& to = rt.devices[std::size_t(dst.device_of)];
+        const double leg = (m.copy_latency + double(total) / m.pcie_pinned) * 1e9;
+        const double first =
+            std::max({stream_ready(s), rt.issue_time(), from.engine_free[copy_out]});
+        from.engine_free[copy_out] = first + leg;
+        const double second = std::max(first + leg, to.engine_free[copy_in]);
+        to.engine_free[copy_in] = second + leg;
+        args.push_back({"src_device", std::to_string(src.device_of)});
+        args.push_back({"dst_device", std::to_string(dst.device_of)});
+        args.push_back({"staged", "true"});
+        place(s, first, first + leg, "memcpy PtoP staged (DtoH leg)", "memcpy", args);
+        place(s, second, second + leg, "memcpy PtoP staged (HtoD leg)", "memcpy", args);
+        return cudaSuccess;
+    }
     if (peer) {
         // A peer copy holds the sending device's link and the receiving device's, whichever
         // device's stream it was issued in (an H200's NVLink carries 450 GB/s each way in all,
@@ -547,7 +598,12 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
         d.engine_free[engine] = end;
     }
     place(s, start, end, std::string("memcpy ") + direction, "memcpy", args);
-    if (host_waits && !in_graph) rt.host_advance_to(end);
+    if (host_waits && !in_graph) {
+        rt.host_advance_to(end);
+        // The host has the bytes when the call returns (the device's side may still be in flight
+        // for a copy to the device, but nothing the host can see).
+        if (dst_host) rt.ordering.host_waits_work(op);
+    }
     return cudaSuccess;
 }
 
@@ -570,9 +626,12 @@ int run_set(Stream* s, const Set3D& w, const char* api, bool in_graph) {
     std::vector<std::uint8_t> row(row_bytes);
     for (std::uint64_t i = 0; i < w.width; ++i)
         std::memcpy(row.data() + i * w.element, &w.value, w.element);
+    const std::uint32_t op = rt.ordering.begin(s, std::string(api));
     for (std::uint64_t z = 0; z < w.depth; ++z)
         for (std::uint64_t y = 0; y < w.height; ++y) {
             std::uint8_t* to = w.dst + z * w.slice + y * w.pitch;
+            const auto to_at = reinterpret_cast<std::uint64_t>(to);
+            rt.ordering.touch(op, to_at, to_at + row_bytes, true);
             if (emulated)
                 rt.memory->copy_in(reinterpret_cast<std::uint64_t>(to), row.data(), row_bytes);
             else std::memcpy(to, row.data(), row_bytes);
@@ -591,18 +650,25 @@ int run_set(Stream* s, const Set3D& w, const char* api, bool in_graph) {
 
 int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
     Runtime& rt = Runtime::get();
+    // A graph's node is named by where it was made (Ordering::begin).
+    rt.ordering.node_site = in_graph && w.made_at.depth ? &w.made_at : nullptr;
+    struct Reset {
+        Ordering& o;
+        ~Reset() { o.node_site = nullptr; }
+    } reset{rt.ordering};
     switch (w.kind) {
     case Work::Kind::kernel: return run_kernel(s, w.kernel, api, in_graph);
     case Work::Kind::copy: return run_copy(s, w.copy, api, in_graph);
     case Work::Kind::set: return run_set(s, w.set, api, in_graph);
     case Work::Kind::host: {
         const double start = std::max(stream_ready(s), rt.issue_time());
-        const auto t0 = std::chrono::steady_clock::now();
+        // Copies the function is ordered after are delivered before it runs (begin).
+        rt.ordering.begin(s, "host function");
         rt.flush_printf();
         w.host_fn(w.host_data);
-        const double took =
-            std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-        place(s, start, start + took + 1000.0, "host function", "host");
+        // Modelled, like the host's clock: the function's real time would make the timeline
+        // depend on the machine. What it takes on a GPU's runtime thread is its own business.
+        place(s, start, start + rt.model.host_function_cost * 1e9, "host function", "host");
         return cudaSuccess;
     }
     case Work::Kind::event_record: {
@@ -611,6 +677,8 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
         w.event->recorded = true;
         w.event->time = t;
         w.event->device = s->device;
+        rt.ordering.begin(s, "cudaEventRecord");
+        rt.ordering.record_event(w.event, s);
         s->tail = std::max(s->tail, t);
         // An instant on the stream's row (the timeline's viewers draw events as marks).
         place(s, t, t, "event record", "event",
@@ -618,6 +686,7 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
         return cudaSuccess;
     }
     case Work::Kind::event_wait:
+        rt.ordering.stream_waits(s, w.event);
         if (w.event->recorded) {
             s->tail = std::max(s->tail, w.event->time);
             place(s, s->tail, s->tail, "event wait", "event",
@@ -632,6 +701,7 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
         return cudaSuccess;
     }
     case Work::Kind::prefetch: {
+        rt.ordering.begin(s, "cudaMemPrefetchAsync");
         const double start = std::max(stream_ready(s), rt.issue_time());
         const double end =
             start + (rt.model.copy_latency + double(w.bytes) / rt.model.pcie_pinned) * 1e9;
@@ -641,12 +711,21 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
     }
     case Work::Kind::alloc: {
         // A graph's allocation node: the memory was reserved at capture (api_memory.cpp).
+        if (w.pointer)
+            rt.ordering.forget(reinterpret_cast<std::uint64_t>(w.pointer),
+                               reinterpret_cast<std::uint64_t>(w.pointer) + w.bytes);
         const double start = std::max(stream_ready(s), in_graph ? 0.0 : rt.issue_time());
         place(s, start, start + 500.0, "graph allocation", "alloc",
               {{"bytes", std::to_string(w.bytes)}});
         return cudaSuccess;
     }
-    case Work::Kind::free: return stream_ordered_free(w.pointer, api);
+    case Work::Kind::free: {
+        if (const MemoryRecord* r = rt.record_of(w.pointer)) {
+            const std::uint32_t op = rt.ordering.begin(s, std::string(api));
+            rt.ordering.free_range(op, r->base, r->base + r->size);
+        }
+        return stream_ordered_free(w.pointer, api);
+    }
     case Work::Kind::empty: return cudaSuccess;
     }
     return cudaSuccess;
@@ -670,6 +749,7 @@ int issue(Stream* s, Work w, const char* api) {
         default: node->type = cudaGraphNodeTypeEmpty; break;
         }
         node->work = std::move(w);
+        node->work.made_at = CallStack::here();
         GraphNode* raw = node.get();
         s->capture_graph->nodes.push_back(std::move(node));
         s->capture_frontier = {raw};

@@ -488,7 +488,13 @@ struct WorkerResult {
     FaultInfo fault;
     std::uint64_t barriers = 0;
     std::uint64_t dropped_events = 0;
+    std::vector<MemorySpan> footprint;  // of every block this worker ran
 };
+
+void take_footprint(WorkerResult& r, Block& b) {
+    r.footprint.insert(r.footprint.end(), b.footprint.begin(), b.footprint.end());
+    b.footprint.clear();
+}
 
 void linear_to_dims(std::uint32_t linear, const Dim3& d, std::uint32_t out[3]) {
     out[0] = linear % d.x;
@@ -1255,6 +1261,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     }
     state.budget = options_.instruction_budget;
     state.detect_races = options_.detect_races;
+    state.record_footprint = options_.record_footprint;
     state.independent_scheduling = options_.independent_scheduling;
     state.scheduling_seed = options_.scheduling_seed;
     state.only_argument_buffers = options_.only_argument_buffers;
@@ -1366,12 +1373,14 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             }
             if (block.detail) {
                 flush_counts(state, block);
+                take_footprint(r, block);
                 r.detail_blocks.push_back(std::move(block));
                 block = Block{};
                 block.counters = counters;
             }
         }
         flush_counts(state, block);
+        take_footprint(r, block);
     };
     if (config.cooperative) {
         // Every block resident at once (the runtime checked that they fit): blocks take turns in
@@ -1420,8 +1429,10 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             r.faulted = true;
             r.fault = f.info;
         }
-        for (std::uint32_t b = 0; b < blocks; ++b)
+        for (std::uint32_t b = 0; b < blocks; ++b) {
+            take_footprint(r, grid[b]);
             if (grid[b].detail) r.detail_blocks.push_back(std::move(grid[b]));
+        }
         memory_->release(workspace);
     } else {
         WorkerPool::shared().run(workers, worker);
@@ -1514,6 +1525,11 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     result.warnings = std::move(state.warnings);
     result.uninitialised_shared_reads = state.uninitialised_shared_reads;
     result.first_uninitialised_shared_read = std::move(state.first_uninitialised_shared_read);
+    if (state.record_footprint) {
+        for (auto& r : results)
+            result.footprint.insert(result.footprint.end(), r.footprint.begin(), r.footprint.end());
+        compact_footprint(result.footprint);
+    }
     result.global_races = state.global_races;
     result.first_global_race = std::move(state.first_global_race);
     if (trace_options.enabled) result.trace = std::move(trace);

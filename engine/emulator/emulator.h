@@ -69,6 +69,9 @@ struct EmulatorOptions {
     // local frames.
     std::uint64_t memory_limit = 2048ull << 20;
     std::uint64_t printf_limit = 1ull << 20;  // device printf bytes per launch, as a GPU's FIFO
+    // Record the global bytes each launch reads and writes (LaunchResult::footprint): the CUDA
+    // runtime's race detector between streams needs them; lessons do not.
+    bool record_footprint = false;
     // No launch runs past this time (a check's wall-clock limit); epoch: none.
     std::chrono::steady_clock::time_point deadline{};
 };

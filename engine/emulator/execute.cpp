@@ -2619,9 +2619,46 @@ global_warp_hazard(Exec& x, const Allocation* a, std::uint64_t word, int lane, i
 // says which accesses after another block's write are not races). Within the block, a read of a
 // word that another lane of the same warp wrote in the same sync interval (no __syncwarp, *_sync
 // collective or barrier since) is the warp-level hazard.
+// [SECTION] What a launch touched, for the race detector between streams (cudart/ordering.h)
+
+// Adds [lo, hi) to the block's footprint, extending the last span when it continues it.
+inline void add_span(Block& b, std::uint64_t lo, std::uint64_t hi, bool write) {
+    std::vector<MemorySpan>& f = b.footprint;
+    if (!f.empty()) {
+        MemorySpan& t = f.back();
+        if (t.write == write && lo <= t.hi && hi >= t.lo) {
+            t.lo = std::min(t.lo, lo);
+            t.hi = std::max(t.hi, hi);
+            return;
+        }
+    }
+    // A scattered kernel (a histogram's atomics) adds a span per lane: fold them now and then.
+    if (f.size() >= (1u << 16) && (f.size() & (f.size() - 1)) == 0) compact_footprint(f);
+    f.push_back({lo, hi, write});
+}
+
+// One warp access: a single span when the lanes cover their range without gaps (every coalesced
+// access), else a span per lane.
+[[gnu::noinline]] void note_footprint(Block& b, std::uint32_t mask, const std::uint64_t* base,
+                                      std::uint64_t offset, std::uint32_t size, bool write) {
+    if (!mask) return;
+    std::uint64_t lo = ~0ull, hi = 0;
+    FOR_LANES(mask, {
+        lo = std::min(lo, base[l] + offset);
+        hi = std::max(hi, base[l] + offset + size);
+    });
+    if (hi - lo <= std::uint64_t(__builtin_popcount(mask)) * size) {
+        add_span(b, lo, hi, write);
+        return;
+    }
+    FOR_LANES(mask, add_span(b, base[l] + offset, base[l] + offset + size, write));
+}
+
 inline void global_races(Exec& x, const Allocation* a, std::uint32_t mask,
                          const std::uint64_t* base, std::uint64_t offset, std::uint32_t size,
                          GlobalUse use) {
+    if (x.launch.record_footprint)
+        note_footprint(x.block, mask, base, offset, size, use != GlobalUse::read);
     // Traced launches only (every lesson check, `cudalab exec --trace`): the shadow doubles the
     // memory a launch touches (and the lanes' words as much again), and untraced runs are the
     // ones kept fast.
@@ -4757,6 +4794,20 @@ StepResult run_warp(LaunchState& launch, Block& block, Warp& warp, BlockOutput& 
     pop_finished(warp);
     if (warp.waiting) return StepResult::blocked;
     return warp.stack.empty() ? StepResult::done : StepResult::ok;
+}
+
+// Sorts a footprint and merges the spans of one kind that touch or overlap.
+void compact_footprint(std::vector<MemorySpan>& f) {
+    std::sort(f.begin(), f.end(), [](const MemorySpan& a, const MemorySpan& b) {
+        return a.write != b.write ? a.write < b.write : a.lo < b.lo;
+    });
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+        if (out && f[out - 1].write == f[i].write && f[i].lo <= f[out - 1].hi)
+            f[out - 1].hi = std::max(f[out - 1].hi, f[i].hi);
+        else f[out++] = f[i];
+    }
+    f.resize(out);
 }
 
 }  // namespace cudalab::emu

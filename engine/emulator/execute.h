@@ -38,6 +38,7 @@ struct LaunchState {
     std::uint64_t scheduling_seed = 1;
     bool only_argument_buffers = false;  // EmulatorOptions::only_argument_buffers
     bool track_writers = true;           // record the thread that stored each global word
+    bool record_footprint = false;       // EmulatorOptions::record_footprint
     std::uint32_t num_sms = 1;
     std::mutex mutex;  // guards warnings
     std::vector<std::string> warnings;
@@ -93,6 +94,10 @@ void select_handlers(PreparedFunction& pf, bool specialise = true);
 // copy of a value that never changes, read from its source instead): it is counted and traced
 // like any instruction, and does nothing.
 void exec_folded(Exec& x);
+
+// Sorts a launch's footprint (LaunchState::record_footprint) and merges the spans of one kind
+// that touch or overlap.
+void compact_footprint(std::vector<MemorySpan>& f);
 
 // Sets up a warp's first frame at the kernel entry; its registers (per-lane constants, special
 // registers, parameters) are filled when the warp first runs (run_warp).

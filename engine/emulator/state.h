@@ -264,6 +264,9 @@ struct Block {
     std::uint64_t thread_instructions = 0;
     std::vector<WarpEvent> events;
     std::vector<MemAccess> accesses;
+    // The global bytes this worker's blocks touched (LaunchState::record_footprint), in access
+    // order; an access that continues the last span extends it (the coalesced common case).
+    std::vector<MemorySpan> footprint;
     std::vector<PcCounters>* counters = nullptr;  // the worker's per-pc counters
     std::vector<std::uint32_t> warned_uninit_pcs;
     std::uint32_t stamps = 0;  // the last Warp::stamp handed out

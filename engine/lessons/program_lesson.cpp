@@ -450,6 +450,55 @@ std::vector<std::string> source_targets(const std::string& path, std::string* ig
     return out;
 }
 
+namespace {
+
+// Every program lesson: work that a GPU may run in either order, found by the emulated runtime's
+// race check between streams (docs/runtime.md, "Races between streams"), fails the lesson with
+// both lines and the fix, whatever the lesson's own checks found. On a GPU only the emulated
+// runtime's runs can tell.
+void check_stream_order(ProgramSession& s) {
+    std::uint64_t total = 0;
+    const nlohmann::json* first = nullptr;
+    bool looked = false;
+    for (const auto& r : s.runs()) {
+        if (!r.learner || !r.runtime.is_object()) continue;
+        looked = true;
+        const auto t = r.runtime.find("races_total");
+        if (t != r.runtime.end() && t->is_number_unsigned()) total += t->get<std::uint64_t>();
+        const auto list = r.runtime.find("races");
+        if (!first && list != r.runtime.end() && list->is_array() && !list->empty() &&
+            list->front().is_object())
+            first = &list->front();
+    }
+    const std::string name = "streams are ordered: nothing a GPU may run in either order";
+    if (!looked) {
+        s.check(name, true, 0, "not checked: only the emulated runtime follows the order of work",
+                "");
+        return;
+    }
+    if (total == 0) {
+        s.check(name, true, 0,
+                "every access to shared bytes was ordered by streams, events or waits", "");
+        return;
+    }
+    auto text = [&](const char* key) -> std::string {
+        if (!first) return "";
+        const auto it = first->find(key);
+        return it != first->end() && it->is_string() ? it->get<std::string>() : "";
+    };
+    std::string message = std::to_string(total) + (total == 1 ? " race" : " races") + ": ";
+    std::string head = text("message");
+    if (const auto cut = head.find("\n  fix:"); cut != std::string::npos) head.resize(cut);
+    message += head.empty() ? "see the program's stderr" : head;
+    s.check(name, false, double(total), message,
+            text("fix").empty()
+                ? "order the work with events (cudaEventRecord, cudaStreamWaitEvent) "
+                  "or a synchronisation"
+                : text("fix"));
+}
+
+}  // namespace
+
 CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
                                  const CheckOptions& options, const std::string& path,
                                  CheckReport report) {
@@ -606,6 +655,7 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     // --memory-limit bounds each run's resident memory (kernel lessons: the emulator's memory).
     if (options.memory_limit > 0) session.set_memory_limit(options.memory_limit);
     host->run(session);
+    check_stream_order(session);
     report.run_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     report.checks = session.checks();

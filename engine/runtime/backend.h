@@ -62,6 +62,12 @@ struct LaunchStats {
     double seconds = 0;  // wall time of the launch (the GPU backend: event time)
 };
 
+// A run of bytes [lo, hi) of global memory a launch read, or wrote (or updated atomically).
+struct MemorySpan {
+    std::uint64_t lo = 0, hi = 0;
+    bool write = false;
+};
+
 struct LaunchResult {
     Status status;                      // kernel_fault carries the diagnostic in status.message
     std::vector<std::string> warnings;  // e.g. reads of uninitialised shared memory
@@ -78,6 +84,10 @@ struct LaunchResult {
     LaunchStats stats;
     std::shared_ptr<const Trace> trace;  // null when the backend records none
     std::string printf_output;           // device printf, in order
+    // The global bytes the launch touched, when asked for (EmulatorOptions::record_footprint):
+    // sorted, adjacent spans of one kind merged. Precise to the byte except where a warp's lanes
+    // repeat addresses and leave gaps (then the warp's whole span, at most 32 accesses wide).
+    std::vector<MemorySpan> footprint;
 };
 
 // A kernel timed on the device: warm-up launches, then repeats timed with events.

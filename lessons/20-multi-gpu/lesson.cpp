@@ -273,13 +273,19 @@ void run(ProgramSession& s) {
     }
 
     // 2. What moved where.
-    std::uint64_t to_device = 0, to_host = 0, peer = 0;
+    std::uint64_t to_device = 0, to_host = 0, peer = 0, staged = 0;
     std::vector<std::uint64_t> sent(std::size_t(G), 0), received(std::size_t(G), 0);
     std::vector<Interval> busy;
     for (const auto& e : run.timeline) {
         if (e.pid < 1) continue;
         const bool copy = e.category == "memcpy";
         const auto b = std::uint64_t(std::max<std::int64_t>(0, arg_number(e, "bytes")));
+        // A copy between GPUs without peer access, staged through the host: two legs, one
+        // counted (docs/runtime.md).
+        if (copy && e.args.is_object() && e.args.contains("staged")) {
+            if (e.name.find("HtoD") != std::string::npos) staged += b;
+            continue;
+        }
         if (copy && e.name.find("HtoD") != std::string::npos) to_device += b;
         else if (copy && e.name.find("DtoH") != std::string::npos) to_host += b;
         else if (copy && e.name.find("PtoP") != std::string::npos) {
@@ -320,6 +326,14 @@ void run(ProgramSession& s) {
         s.check("no staging through the host", false, 1,
                 "the run wrote no timeline, so the copies cannot be read",
                 "let the program exit normally (return from main)");
+    else if (staged)
+        s.check("no staging through the host", false, 1,
+                std::to_string(staged) +
+                    " bytes of copies between GPUs went through the host: " + moved,
+                "enable peer access: for each pair of neighbouring GPUs, check "
+                "cudaDeviceCanAccessPeer and call cudaDeviceEnablePeerAccess on each side "
+                "(cudaSetDevice first); without it the driver stages every peer copy through host "
+                "memory, twice over PCIe");
     else if (to_device > all || to_host > all)
         s.check("no staging through the host", false, 1, moved,
                 "copy between GPUs with cudaMemcpyPeerAsync (or cudaMemcpyAsync of device "

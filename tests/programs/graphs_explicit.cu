@@ -146,6 +146,9 @@ int main()
     CHECK(cudaMalloc(&seen, sizeof(int)));
     CHECK(cudaMemset(flag, 0, sizeof(int)));
     CHECK(cudaMemset(seen, 0, sizeof(int)));
+    // cudaMemset is asynchronous and goes to the legacy default stream, which does not order the
+    // non-blocking streams below: wait for it, or they race with it.
+    CHECK(cudaDeviceSynchronize());
     cudaEvent_t ready;
     CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
     cudaGraph_t waiter;

@@ -83,10 +83,23 @@ runtime = os.path.abspath(a.runtime)
 env = dict(os.environ, LD_LIBRARY_PATH=runtime + ":" + os.environ.get("LD_LIBRARY_PATH", ""),
            LD_PRELOAD=os.path.join(runtime, "libcudart.so.13"), CUDALAB_DEVICES=str(p.get("emu_devices", 1)),
            **p.get("emu_env", {}))
+# Every program here orders its streams correctly: a race the runtime reports between streams
+# (tests/programs/races/ holds the ones that must be reported) fails it.
+import json, tempfile
+result_dir = tempfile.mkdtemp()
+env["CUDALAB_RESULT"] = os.path.join(result_dir, "result.json")
 start = time.time()
 try:
     r = subprocess.run([exe, *p.get("args", [])], capture_output=True, text=True, env=env, cwd=here, timeout=600)
 except subprocess.TimeoutExpired:
     sys.exit(f"FAIL {a.name}: still running after 600 s")
 took = time.time() - start
+try:
+    races = json.load(open(env["CUDALAB_RESULT"])).get("races", [])
+except (OSError, ValueError):
+    races = []
+shutil.rmtree(result_dir, ignore_errors=True)
+if races:
+    print(r.stdout + r.stderr)
+    sys.exit(f"FAIL {a.name}: the runtime reported a race between streams: {races[0]['message']}")
 check(r, took, "on the emulated runtime")

@@ -46,6 +46,9 @@ options:
   --trace FILE             write a launch's full trace for `cudalab gui --trace FILE` (the
                            last launch, or the first that faulted; emulator only)
   --driver-version N       emulate an older CUDA driver, e.g. 12080 (emulator only)
+  --races on|off           report work that streams, events and waits leave unordered (races
+                           between streams, the host reading a copy it did not wait for), with
+                           both lines and the fix (default on; emulator only)
   --budget N               emulator instruction budget per launch (emulator only)
   --exe PROGRAM            run a program built elsewhere (with nvcc -cudart shared for the
                            emulator); every argument after it is the program's
@@ -105,7 +108,8 @@ const char* kRunOptions[] = {"--backend",
                              "--verbose",
                              "--help",
                              "--file-size-limit",
-                             "--compile-memory-limit"};
+                             "--compile-memory-limit",
+                             "--races"};
 const char* kBuildOptions[] = {
     "--compile-time-limit", "--compile-memory-limit", "--rebuild", "--json", "--verbose", "--help"};
 
@@ -144,6 +148,7 @@ struct Args {
     long driver_version = 0;
     std::uint64_t budget = 0;
     bool sandbox = false, readonly_cwd = false, json = false, verbose = false, rebuild = false;
+    bool races = true;
     std::optional<double> time_limit, cpu_limit, compile_time_limit;
     std::optional<std::uint64_t> memory_limit, output_limit, tasks_limit, file_size_limit,
         compile_memory_limit;
@@ -235,6 +240,10 @@ Args parse(int argc, char** argv) {
             a.backend = value();
             if (a.backend != "emu" && a.backend != "gpu" && a.backend != "auto")
                 throw UsageError{"--backend " + a.backend + ": emu, gpu or auto"};
+        } else if (run_only && name == "--races") {
+            const std::string v = value();
+            if (v != "on" && v != "off") throw UsageError{"--races " + v + ": on or off"};
+            a.races = v == "on";
         } else if (run_only && name == "--devices") {
             std::uint64_t n;
             std::string v = value();
@@ -489,8 +498,10 @@ int run_program_command(int argc, char** argv) {
         // The emulated runtime's own settings (docs/runtime.md), passed on by name: nothing else
         // of cudalab's environment reaches a sandboxed program.
         for (const char* name : {"CUDALAB_LEAKS", "CUDALAB_RACECHECK", "CUDALAB_MANAGED_PAGING",
-                                 "CUDALAB_DEVICE_ARCH", "CUDALAB_HOST_CLOCK"})
+                                 "CUDALAB_DEVICE_ARCH", "CUDALAB_HOST_CLOCK",
+                                 "CUDALAB_STREAM_RACES"})
             if (const char* v = std::getenv(name)) req.environment.emplace_back(name, v);
+    if (!a.races) req.environment.push_back({"CUDALAB_STREAM_RACES", "0"});
     req.limits = default_run_limits(a.sandbox);
     if (a.time_limit) req.limits.wall_seconds = *a.time_limit;
     if (a.cpu_limit) req.limits.cpu_seconds = *a.cpu_limit;
@@ -517,6 +528,10 @@ int run_program_command(int argc, char** argv) {
     int code = run_exit_code(r);
     if (a.json) {
         report["run"] = run_json(r);
+        // Races between streams, one object each (docs/runtime.md, "Races between streams").
+        report["races"] = nlohmann::json::array();
+        if (r.runtime.is_object() && r.runtime.contains("races") && r.runtime["races"].is_array())
+            report["races"] = r.runtime["races"];
         report["stdout"] = r.process.out;
         report["stderr"] = r.process.err;
         report["exit_code"] = code;

@@ -74,6 +74,8 @@ inline const ImU32 caption = rgb(0x1d3140);
 inline const ImU32 well = rgb(0x15171c);
 // a line with a compile error / warning
 inline const ImU32 error_line = rgb(0xe5534b, 40);
+// a race between streams on the streams timeline
+inline const ImU32 race_mark = rgb(0xe5534b);
 inline const ImU32 warning_line = rgb(0xe0b43c, 32);
 // behind a TODO in the code
 inline const ImU32 todo_mark = rgb(0xffcf4a, 40);

@@ -65,6 +65,9 @@ StreamEngine engine_of(const std::string& category, const std::string& name, boo
     // A page fault (CUPTI's unified memory counters, on a GPU) is a mark on its row, not a move
     // of pages: the page map reads only moves.
     if (category == "page fault") return StreamEngine::event;
+    // A race between streams the runtime found (docs/runtime.md): a mark where the second
+    // operation was issued, its message on hover.
+    if (category == "race") return StreamEngine::event;
     return StreamEngine::alloc;
 }
 

@@ -148,10 +148,11 @@ std::optional<std::size_t> draw_row(ImDrawList* dl, const StreamsTimeline& t,
         b = std::min(b, p.x + w);
         const ImU32 col = stream_engine_color(it.engine);
         if (it.instant()) {
-            // An event: a small diamond.
-            const float cx = a, cy = p.y + h * 0.5f, r = h * 0.3f;
+            // An event: a small diamond; a race between streams: a larger red one.
+            const bool race = it.category == "race";
+            const float cx = a, cy = p.y + h * 0.5f, r = h * (race ? 0.45f : 0.3f);
             dl->AddQuadFilled(ImVec2(cx, cy - r), ImVec2(cx + r, cy), ImVec2(cx, cy + r),
-                              ImVec2(cx - r, cy), col);
+                              ImVec2(cx - r, cy), race ? colors::race_mark : col);
             if (mouse_in_row && std::fabs(mouse.x - cx) <= r) hovered = index;
             continue;
         }
