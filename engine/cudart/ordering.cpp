@@ -33,6 +33,7 @@ std::string hex(std::uint64_t v) {
 }
 
 std::string allocation_text(std::uint64_t address);
+void mark(const StreamRace& r, int stream, int device, bool host);
 
 // [SECTION] The host's own accesses to memory awaiting a copy
 //
