@@ -119,6 +119,17 @@ std::vector<programs::TimelineEvent> read_timeline(int dir_fd, const std::string
         *why = "the timeline has no traceEvents list";
         return events;
     }
+    // A timeline past the runtime's cap lost events: no figure read from it can be trusted, so the
+    // run fails with the count rather than being measured on what was kept.
+    if (j.contains("otherData") && j["otherData"].is_object() &&
+        j["otherData"].contains("dropped_events") && j["otherData"]["dropped_events"].is_number() &&
+        j["otherData"]["dropped_events"].get<double>() > 0) {
+        *refused = "its timeline overflowed the runtime's cap of 2000000 events (" +
+                   std::to_string(std::uint64_t(j["otherData"]["dropped_events"].get<double>())) +
+                   " more were dropped); a lesson's program makes far fewer CUDA calls";
+        *why = *refused;
+        return events;
+    }
     for (const auto& e : j["traceEvents"]) {
         // The file comes from the learner's process: any field may have any type.
         auto text = [&e](const char* key) {
@@ -213,7 +224,10 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
         // The runtime writes these files; only a program that replaced them (a link to another
         // file, a FIFO, a huge file) gets here. Its run counts for nothing.
         run.completed = false;
-        run.failure = "the program tampered with the files its CUDA runtime writes: " + refused;
+        run.failure = refused.rfind("its timeline overflowed", 0) == 0
+                          ? "the program's run cannot be measured: " + refused
+                          : "the program tampered with the files its CUDA runtime writes: " +
+                                refused;
         run.timeline.clear();
         run.timeline_text.clear();
         run.timeline_written = false;
