@@ -60,6 +60,7 @@ struct Function {
     int cache_config = 0;
     int traced_launches = 0;  // the timing model's samples (work.cpp)
     double bytes_per_warp_instruction = 0;
+    double replays_per_warp_instruction = 0;  // shared-memory bank-conflict replays
     // What the kernel did, for CUDALAB_RESULT's "kernels": every launch's warp instructions, and
     // the memory counters of its traced launches (the first ones; see run_kernel).
     std::uint64_t launches = 0, warp_instructions = 0;

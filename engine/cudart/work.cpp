@@ -191,9 +191,14 @@ std::string host_pointer_arguments(const KernelWork& k) {
 
 double kernel_seconds(Function& f, const LaunchResult& r, const LaunchConfig& c, bool in_graph) {
     const DeviceModel& m = Runtime::get().model;
-    double bytes = 0;
+    double bytes = 0, replays = 0;
     if (r.trace) {
-        for (const auto& pc : r.trace->per_pc) bytes += double(pc.sectors) * 32.0;
+        for (const auto& pc : r.trace->per_pc) {
+            bytes += double(pc.sectors) * 32.0;
+            // Shared-memory bank conflicts: every wavefront past the ideal is a replay.
+            if (pc.shared_wavefronts > pc.shared_ideal_wavefronts)
+                replays += double(pc.shared_wavefronts - pc.shared_ideal_wavefronts);
+        }
         ++f.traced_launches;
         // The kernel's figures for the result file (lessons read them, e.g. constant-cache
         // requests per constant load).
@@ -207,15 +212,21 @@ double kernel_seconds(Function& f, const LaunchResult& r, const LaunchConfig& c,
                 f.global_load_sectors += pc.sectors;
             }
         }
-        if (r.stats.warp_instructions)
+        if (r.stats.warp_instructions) {
             f.bytes_per_warp_instruction = bytes / double(r.stats.warp_instructions);
+            f.replays_per_warp_instruction = replays / double(r.stats.warp_instructions);
+        }
     } else {
         bytes = f.bytes_per_warp_instruction * double(r.stats.warp_instructions);
+        replays = f.replays_per_warp_instruction * double(r.stats.warp_instructions);
     }
     const double blocks = double(c.grid.count());
     const double sms = std::min<double>(m.sm_count, std::max(1.0, blocks));
+    // A bank-conflicted shared access replays: one more shared-memory wavefront per conflict, and
+    // an SM's shared memory serves one wavefront a cycle.
     const double issue =
-        double(r.stats.warp_instructions) / (sms * m.warp_instructions_per_sm_cycle * m.clock_hz);
+        double(r.stats.warp_instructions) / (sms * m.warp_instructions_per_sm_cycle * m.clock_hz) +
+        replays / (sms * m.clock_hz);
     const double memory = bytes / m.hbm_bandwidth;
     // A block's warps issue one after another at best, so a kernel is never shorter than its
     // longest block's instructions spread over the SM's schedulers.

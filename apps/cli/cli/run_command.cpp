@@ -497,9 +497,9 @@ int run_program_command(int argc, char** argv) {
     if (a.sandbox)
         // The emulated runtime's own settings (docs/runtime.md), passed on by name: nothing else
         // of cudalab's environment reaches a sandboxed program.
-        for (const char* name : {"CUDALAB_LEAKS", "CUDALAB_RACECHECK", "CUDALAB_MANAGED_PAGING",
-                                 "CUDALAB_DEVICE_ARCH", "CUDALAB_HOST_CLOCK",
-                                 "CUDALAB_STREAM_RACES"})
+        for (const char* name :
+             {"CUDALAB_LEAKS", "CUDALAB_RACECHECK", "CUDALAB_MANAGED_PAGING", "CUDALAB_DEVICE_ARCH",
+              "CUDALAB_HOST_CLOCK", "CUDALAB_STREAM_RACES"})
             if (const char* v = std::getenv(name)) req.environment.emplace_back(name, v);
     if (!a.races) req.environment.push_back({"CUDALAB_STREAM_RACES", "0"});
     req.limits = default_run_limits(a.sandbox);
