@@ -32,12 +32,15 @@ struct Choices {
     }
 };
 
+// One dense table.
+// clang-format off
 constexpr std::uint64_t offsets[] = {
     0, 1, 2, 3, 4, 8, 12, 15, 16, 28, 32, 60, 63, 64, 124, 128, 240, 248, 252, 255, 256, 257, 1024,
     4096, 65536, 1ull << 31, 1ull << 32, 1ull << 40, 1ull << 63, ~0ull, ~0ull - 3, ~0ull - 7,
     ~0ull - 15, ~0ull - 255, 0x1000'0000'0000ull, 0x2000'0000'0000ull, 0x3000'0000'0000ull,
     0x4000'0000'0000ull, 0x4080'0000'0000ull, 0x7000'0000'0000ull, 0x0fff'ffff'fffcull,
 };
+// clang-format on
 constexpr std::int64_t strides[] = {0, 1, 2, 4, 8, 16, -4, -8, 4096, -4096, 1ll << 40, 3};
 
 // What an address is computed from.
@@ -58,7 +61,7 @@ struct Width {
     const char* reg;  // register class the value moves through
     unsigned bytes;
 };
-constexpr Width widths[] = {{"u8", "%r", 1},  {"u16", "%r", 2},  {"u32", "%r", 4},
+constexpr Width widths[] = {{"u8", "%r", 1},   {"u16", "%r", 2}, {"u32", "%r", 4},
                             {"u64", "%rd", 8}, {"f32", "%f", 4}, {"f64", "%fd", 8},
                             {"s32", "%r", 4},  {"b16", "%h", 2}, {"b128", "%q", 16}};
 
@@ -152,9 +155,7 @@ std::string kernel_from(Choices& c) {
             line("cp.async.ca.shared.global [sh+" + std::to_string(offset % 512) + "], " + at +
                  ", " + std::to_string(4u << c.pick(3)) + ";");
             break;
-        case 9:
-            line("cp.async.cg.shared.global " + at + ", [%rd2], 16;");
-            break;
+        case 9: line("cp.async.cg.shared.global " + at + ", [%rd2], 16;"); break;
         case 10:
             line("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes " + at +
                  ", [%rd2], " + std::to_string(16u * (1 + c.pick(32))) + ", [bar];");
