@@ -440,6 +440,13 @@ cudaError_t find_symbol(const void* symbol, Variable** var, emu::Emulator** emul
                         emu::SymbolInfo* info) {
     Runtime& rt = Runtime::get();
     auto it = rt.variables.find(symbol);
+    if (it == rt.variables.end())
+        // A __managed__ variable named in host code is its storage (nvcc reads it through the
+        // registered pointer), not the pointer's address.
+        it = std::find_if(rt.variables.begin(), rt.variables.end(), [&](const auto& v) {
+            return v.second->managed && v.second->managed_host_pointer &&
+                   *v.second->managed_host_pointer == symbol;
+        });
     if (it == rt.variables.end()) {
         rt.warn("the symbol passed is not a __device__ or __constant__ variable of this program "
                 "(pass the variable itself, not its address or its name)");

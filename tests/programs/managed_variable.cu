@@ -58,6 +58,14 @@ int main() {
            "&counter is %p on the device and %p on the host, expected %p for both",
            a.devicePointer, a.hostPointer, static_cast<void*>(&counter));
 
+    // The symbol API names a managed variable too.
+    const int seven = 7;
+    CHECK(cudaMemcpyToSymbol(counter, &seven, sizeof seven));
+    EXPECT(counter == 7, "counter is %d after cudaMemcpyToSymbol, expected 7", counter);
+    size_t size = 0;
+    CHECK(cudaGetSymbolSize(&size, weights));
+    EXPECT(size == sizeof weights, "cudaGetSymbolSize(weights) is %zu", size);
+
     CHECK(cudaStreamDestroy(stream));
     CHECK(cudaFree(in));
     CHECK(cudaFree(out));
