@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -17,11 +18,37 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 
+// `--random COUNT`: COUNT inputs of 0-511 bytes more, made by a fixed-seed generator (splitmix64),
+// the same on every run and host: a deterministic stress test of targets whose every input is
+// meaningful (emu_memory_fuzz), which the sanitized build runs like the seeds.
+int replay_random(unsigned long count) {
+    std::uint64_t state = 0x5eed;
+    auto next = [&] {
+        std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    };
+    std::vector<std::uint8_t> bytes;
+    for (unsigned long i = 0; i < count; ++i) {
+        bytes.resize(std::size_t(next() % 512));
+        for (std::uint8_t& b : bytes) b = std::uint8_t(next());
+        LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
+    }
+    std::printf("fuzz replay: %lu random inputs, no invariant broken\n", count);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     namespace fs = std::filesystem;
     std::vector<fs::path> inputs;
+    unsigned long random = 0;
     for (int i = 1; i < argc; ++i) {
         std::error_code ec;
+        if (std::string(argv[i]) == "--random" && i + 1 < argc) {
+            random = std::strtoul(argv[++i], nullptr, 10);
+            continue;
+        }
         const fs::path arg = argv[i];
         if (fs::is_directory(arg, ec)) {
             for (const fs::directory_entry& e : fs::directory_iterator(arg, ec))
@@ -54,5 +81,5 @@ int main(int argc, char** argv) {
         LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
     }
     std::printf("fuzz replay: %zu inputs, no invariant broken\n", inputs.size());
-    return 0;
+    return random ? replay_random(random) : 0;
 }

@@ -3,6 +3,7 @@
 // what happened and what to try; none of them crashes or hangs the program.
 #include "compiler/compiler.h"
 #include "emulator/emu_backend.h"
+#include "emulator/emulator.h"
 
 #include <doctest/doctest.h>
 
@@ -41,9 +42,10 @@ struct FaultRun {
 // `before` may change the setup (free a buffer, ...) before the launch.
 FaultRun
 run_fault(const std::string& kernel, emu::EmulatorOptions options = {},
-          const std::function<void(emu::EmuBackend&, DevicePtr in, DevicePtr out)>& before = {}) {
+          const std::function<void(emu::EmuBackend&, DevicePtr in, DevicePtr out)>& before = {},
+          const std::string& file = faults_file) {
     static compiler::Compiler compiler;
-    const auto compiled = compiler.compile_file(faults_file);
+    const auto compiled = compiler.compile_file(file);
     INFO(compiled->error_text());
     REQUIRE(compiled->ok);
     emu::EmuBackend backend(options);
@@ -66,10 +68,13 @@ run_fault(const std::string& kernel, emu::EmulatorOptions options = {},
 
 // The parts every fault message has.
 void check_fault(const FaultRun& r, const std::string& kernel, const std::string& marker,
-                 const std::string& kind, const std::string& who) {
+                 const std::string& kind, const std::string& who,
+                 const std::string& file = faults_file) {
     INFO(r.message);
     CHECK(r.result.status.code == StatusCode::kernel_fault);
-    CHECK(r.message.rfind(at_line(marker) + "error: " + kind, 0) == 0);  // file:line: error: what
+    // file:line: error: what
+    CHECK(r.message.rfind(file + ":" + std::to_string(line_of(marker, file)) + ": error: " + kind,
+                          0) == 0);
     CHECK(r.message.find("in kernel '" + kernel + "'") != std::string::npos);
     CHECK(r.message.find("  block (0,0,0), " + who) != std::string::npos);
     // the source line is shown
@@ -350,4 +355,99 @@ TEST_CASE("a faulting launch reports the same fault every time, whatever the hos
     options.worker_threads = 4;
     const std::string first = run_fault("oob_global_store", options).message;
     for (int i = 0; i < 5; ++i) CHECK(run_fault("oob_global_store", options).message == first);
+}
+
+// [SECTION] Accesses outside every buffer (issue 23) ---------------------------------------------
+
+namespace {
+const std::string bounds_file = std::string(CUDALAB_TEST_DATA) + "/kernels/faults/bounds.cu";
+}
+
+TEST_CASE("a negative index in every state space and operation is a fault, never host memory") {
+    struct Case {
+        const char* kernel;
+        const char* kind;
+        const char* detail;  // a part of the message that says where the access went
+    };
+    const Case cases[] = {
+        // Lesson 10's crash: a shared atomicAdd one element before the array, whose offset (-4)
+        // plus its size (4) wrapped round to 0 and passed the bounds check.
+        {"shared_atomic_negative", "out-of-bounds atomic in shared memory",
+         "4 bytes at offset -4 (4 bytes before its start)"},
+        {"shared_red_negative", "out-of-bounds atomic in shared memory",
+         "8 bytes at offset -8 (8 bytes before its start)"},
+        {"shared_cas_negative", "out-of-bounds atomic in shared memory", "offset -4"},
+        {"shared_store_negative", "out-of-bounds store in shared memory", "offset -4"},
+        {"shared_vector_negative", "out-of-bounds load in shared memory", "16 bytes at offset -16"},
+        {"generic_shared_negative", "out-of-bounds atomic in global memory",
+         "just below the generic window of shared memory"},
+        {"global_wrapping", "out-of-bounds atomic in global memory", "0xfffffffffffffffc"},
+        {"global_store_wrapping", "out-of-bounds store in global memory", "0xfffffffffffffff8"},
+        {"local_negative", "out-of-bounds store in local memory", "offset -4"},
+        {"constant_negative", "out-of-bounds load in constant memory", "offset -4"},
+        {"param_negative", "out-of-bounds load in kernel parameter memory",
+         "4 bytes at offset -4 (4 bytes before its start)"},
+        {"cp_async_negative", "out-of-bounds cp.async store in shared memory",
+         "16 bytes at offset -16"},
+        {"mbarrier_negative", "out-of-bounds mbarrier access in shared memory", "8 bytes"},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(std::string(c.kernel));
+        const FaultRun r = run_fault(c.kernel, {}, {}, bounds_file);
+        check_fault(r, c.kernel, c.kernel, c.kind, "thread (0,0,0)", bounds_file);
+        INFO(r.message);
+        CHECK(r.message.find(c.detail) != std::string::npos);
+    }
+}
+
+TEST_CASE("a 128-bit load is refused as unsupported, not moved through a 64-bit value") {
+    const FaultRun r = run_fault("wide_load", {}, {}, bounds_file);
+    check_fault(r, "wide_load", "wide_load", "unsupported instruction", "warp 0", bounds_file);
+    CHECK(r.message.find("128-bit loads and stores") != std::string::npos);
+}
+
+TEST_CASE("a call whose argument symbol lies outside the frame faults, never copies past it") {
+    // Hand-written PTX (ptxas would refuse it; the emulator reads PTX as given): the call-site
+    // argument is a .shared symbol 4 KB into shared memory, which as a frame offset lies far past
+    // the thread's 32 bytes of local memory.
+    const std::string ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.func (.param .b32 r) helper(.param .b64 v)
+{
+    .reg .b64 %rd<2>;
+    .reg .b32 %r<2>;
+    ld.param.b64 %rd1, [v];
+    cvt.u32.u64 %r1, %rd1;
+    st.param.b32 [r], %r1;
+    ret;
+}
+.entry k(.param .u64 out)
+{
+    .reg .b64 %rd<3>;
+    .reg .b32 %r<3>;
+    .shared .align 8 .b8 pad[4096];
+    .shared .align 8 .b64 sarg;
+    .param .b32 ret;
+    call.uni (ret), helper, (sarg);
+    ld.param.b32 %r2, [ret];
+    ld.param.u64 %rd1, [out];
+    st.global.u32 [%rd1], %r2;
+    ret;
+}
+)";
+    emu::Emulator emulator;
+    const Status loaded = emulator.load(ptx, "frame.ptx");
+    INFO(loaded.message);
+    REQUIRE(loaded.ok());
+    const std::uint64_t out = emulator.memory().allocate(64, "out");
+    TraceOptions trace;
+    trace.enabled = false;
+    const LaunchResult r = emulator.launch("k", "k", LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0},
+                                           {KernelArg::of(out)}, trace);
+    INFO(r.status.message);
+    CHECK(r.status.code == StatusCode::kernel_fault);
+    CHECK(r.status.message.find("error: out-of-bounds parameter access in a call") !=
+          std::string::npos);
+    CHECK(r.status.message.find("8 bytes at frame offset 4096") != std::string::npos);
 }

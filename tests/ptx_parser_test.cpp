@@ -357,3 +357,79 @@ TEST_CASE("the parser survives malformed input") {
         if (!p.ok) CHECK(!p.error.empty());
     }
 }
+
+TEST_CASE("a __managed__ variable's .attribute(.managed) is read, and kernels use the variable") {
+    const std::string ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.global .attribute(.managed) .align 4 .u32 counter = 5;
+.global .attribute(.managed) .attribute(.unified(0x1, 0x2)) .align 8 .b8 both[16];
+.visible .entry bump()
+{
+    .reg .b32 %r<3>;
+    ld.global.u32 %r1, [counter];
+    add.s32 %r2, %r1, 1;
+    st.global.u32 [counter], %r2;
+    ret;
+}
+)";
+    const auto parsed = ptx::parse(ptx);
+    REQUIRE_MESSAGE(parsed.ok, parsed.error);
+    REQUIRE(parsed.module.globals.size() == 2);
+    const ptx::Symbol& counter = parsed.module.globals[0];
+    CHECK(counter.name == "counter");
+    CHECK(counter.is_managed);
+    CHECK(counter.space == ptx::Space::global);
+    CHECK(counter.align == 4);
+    REQUIRE(counter.init.size() >= 4);
+    CHECK(counter.init[0] == 5);
+    CHECK(parsed.module.globals[1].name == "both");
+    CHECK(parsed.module.globals[1].is_managed);
+    CHECK(parsed.module.globals[1].size == 16);
+    // Anything else in .attribute(...) is an error that says what, and managed is .global only.
+    const auto unknown =
+        ptx::parse(ptx.substr(0, ptx.find(".global")) + ".global .attribute(.shiny) .u32 x;\n");
+    CHECK_FALSE(unknown.ok);
+    CHECK(unknown.error.find("unknown variable attribute '.shiny'") != std::string::npos);
+    const auto constant =
+        ptx::parse(ptx.substr(0, ptx.find(".global")) + ".const .attribute(.managed) .u32 x;\n");
+    CHECK_FALSE(constant.ok);
+    CHECK(constant.error.find("for .global variables only") != std::string::npos);
+
+    // With no managed memory to place it in, the emulator allocates it as device memory.
+    emu::Emulator emulator;
+    REQUIRE(emulator.load(ptx, "managed.cu").ok());
+    const auto symbol = emulator.symbol("counter");
+    REQUIRE(symbol);
+    TraceOptions trace;
+    trace.enabled = false;
+    REQUIRE(
+        emulator.launch("bump", "bump", LaunchConfig{Dim3{1, 1, 1}, Dim3{1, 1, 1}, 0}, {}, trace)
+            .status.ok());
+    std::uint32_t value = 0;
+    REQUIRE(emulator.memory().copy_out(&value, symbol->address, 4));
+    CHECK(value == 6);
+
+    // With a place for it: the memory given, initialised only when fresh.
+    std::vector<std::uint8_t> host(64, 0xAB);
+    emu::EmulatorOptions options;
+    bool fresh_given = true;
+    options.place_managed = [&](const std::string& name, std::uint64_t size, bool* fresh) {
+        *fresh = fresh_given;
+        return reinterpret_cast<std::uint64_t>(host.data()) + (name == "counter" ? 0 : 32) +
+               0 * size;
+    };
+    auto memory = std::make_shared<emu::DeviceMemory>();
+    REQUIRE(memory->map_host(host.data(), host.size(), "managed"));
+    emu::Emulator placed(options, memory);
+    REQUIRE(placed.load(ptx, "managed.cu").ok());
+    CHECK(placed.symbol("counter")->address == reinterpret_cast<std::uint64_t>(host.data()));
+    CHECK(host[0] == 5);  // the initialiser, written into the fresh memory
+    REQUIRE(placed.launch("bump", "bump", LaunchConfig{Dim3{1, 1, 1}, Dim3{1, 1, 1}, 0}, {}, trace)
+                .status.ok());
+    CHECK(host[0] == 6);  // the kernel's store, where the host sees it
+    fresh_given = false;
+    emu::Emulator again(options, memory);
+    REQUIRE(again.load(ptx, "managed.cu").ok());
+    CHECK(host[0] == 6);  // a second module's copy leaves the value alone
+}

@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -49,4 +51,41 @@ TEST_CASE("two launches at once from different threads both complete") {
     other.join();
     CHECK(a.load() == 4);
     CHECK(b.load() == 4);
+}
+
+// n jobs that must all be running at once to finish: each waits at one barrier for the other n - 1
+// (bounded, so that a pool that runs them one after another fails the test instead of hanging it).
+// A fresh pool's first launch is the case that went wrong: the threads started for it read the
+// launch's generation only after run() had announced it, slept through it, and the caller ran
+// every job alone (issue 25).
+TEST_CASE("n jobs of a pool's first launch run at once: they meet at one barrier") {
+    for (unsigned n : {2u, 4u, 8u}) {
+        CAPTURE(n);
+        WorkerPool pool;
+        std::mutex mutex;
+        std::condition_variable all_here;
+        unsigned arrived = 0;
+        bool gave_up = false;
+        pool.run(n, [&](unsigned) {
+            std::unique_lock<std::mutex> lock(mutex);
+            if (++arrived == n) all_here.notify_all();
+            // After the first timeout the others need not wait too: the test has failed.
+            if (!all_here.wait_for(lock, std::chrono::seconds(10),
+                                   [&] { return arrived >= n || gave_up; }))
+                gave_up = true;
+        });
+        CHECK_FALSE(gave_up);
+        CHECK(arrived == n);
+        CHECK(pool.threads() == n - 1);
+        // And the next launch of the same pool too.
+        arrived = 0;
+        pool.run(n, [&](unsigned) {
+            std::unique_lock<std::mutex> lock(mutex);
+            if (++arrived == n) all_here.notify_all();
+            if (!all_here.wait_for(lock, std::chrono::seconds(10),
+                                   [&] { return arrived >= n || gave_up; }))
+                gave_up = true;
+        });
+        CHECK_FALSE(gave_up);
+    }
 }

@@ -171,7 +171,120 @@ cudaError_t cudaPeekAtLastError(void) {
       "specific to instantiated graph update")                                                     \
     X(cudaErrorUnknown, "unknown error")                                                           \
     X(cudaErrorInvalidKernelImage, "device kernel image is invalid")                               \
-    X(cudaErrorDeviceUninitialized, "invalid device context")
+    X(cudaErrorDeviceUninitialized, "invalid device context")                                      \
+    X(cudaErrorProfilerDisabled, "profiler disabled while using external profiling tool")          \
+    X(cudaErrorProfilerNotInitialized, "profiler not initialized: call cudaProfilerInitialize()")  \
+    X(cudaErrorProfilerAlreadyStarted, "profiler already started")                                 \
+    X(cudaErrorProfilerAlreadyStopped, "profiler already stopped")                                 \
+    X(cudaErrorInvalidHostPointer, "invalid host pointer")                                         \
+    X(cudaErrorInvalidTexture, "invalid texture reference")                                        \
+    X(cudaErrorInvalidTextureBinding, "texture is not bound to a pointer")                         \
+    X(cudaErrorInvalidChannelDescriptor, "invalid channel descriptor")                             \
+    X(cudaErrorAddressOfConstant, "invalid address of constant")                                   \
+    X(cudaErrorTextureFetchFailed, "fetch from texture failed")                                    \
+    X(cudaErrorTextureNotBound, "cannot fetch from a texture that is not bound")                   \
+    X(cudaErrorSynchronizationError, "incorrect use of __syncthreads()")                           \
+    X(cudaErrorInvalidFilterSetting, "linear filtering not supported for non-float type")          \
+    X(cudaErrorInvalidNormSetting,                                                                 \
+      "read as normalized float not supported for 32-bit non float type")                          \
+    X(cudaErrorMixedDeviceExecution,                                                               \
+      "device emulation mode and device execution mode cannot be mixed")                           \
+    X(cudaErrorNotYetImplemented, "feature not yet implemented")                                   \
+    X(cudaErrorMemoryValueTooLarge, "memory size or pointer value too large to fit in 32 bit")     \
+    X(cudaErrorStubLibrary, "CUDA driver is a stub library")                                       \
+    X(cudaErrorCallRequiresNewerDriver, "API call is not supported in the installed CUDA driver")  \
+    X(cudaErrorInvalidSurface, "invalid surface reference")                                        \
+    X(cudaErrorDuplicateVariableName, "duplicate global variable looked up by string name")        \
+    X(cudaErrorDuplicateTextureName, "duplicate texture looked up by string name")                 \
+    X(cudaErrorDuplicateSurfaceName, "duplicate surface looked up by string name")                 \
+    X(cudaErrorDevicesUnavailable, "CUDA-capable device(s) is/are busy or unavailable")            \
+    X(cudaErrorIncompatibleDriverContext, "incompatible driver context")                           \
+    X(cudaErrorPriorLaunchFailure, "unspecified launch failure in prior launch")                   \
+    X(cudaErrorLaunchMaxDepthExceeded, "launch would exceed maximum depth of nested launches")     \
+    X(cudaErrorLaunchFileScopedTex,                                                                \
+      "launch failed because kernel uses unsupported, file-scoped textures (texture objects "      \
+      "are supported)")                                                                            \
+    X(cudaErrorLaunchFileScopedSurf,                                                               \
+      "launch failed because kernel uses unsupported, file-scoped surfaces (surface objects "      \
+      "are supported)")                                                                            \
+    X(cudaErrorSyncDepthExceeded,                                                                  \
+      "cudaDeviceSynchronize failed because caller's grid depth exceeds "                          \
+      "cudaLimitDevRuntimeSyncDepth")                                                              \
+    X(cudaErrorLaunchPendingCountExceeded,                                                         \
+      "launch failed because launch would exceed cudaLimitDevRuntimePendingLaunchCount")           \
+    X(cudaErrorInvalidDeviceFunction, "invalid device function")                                   \
+    X(cudaErrorDeviceNotLicensed, "device doesn't have valid Grid license")                        \
+    X(cudaErrorSoftwareValidityNotEstablished, "integrity checks failed")                          \
+    X(cudaErrorStartupFailure, "startup failure in cuda runtime")                                  \
+    X(cudaErrorMapBufferObjectFailed, "mapping of buffer object failed")                           \
+    X(cudaErrorUnmapBufferObjectFailed, "unmapping of buffer object failed")                       \
+    X(cudaErrorArrayIsMapped, "array is mapped")                                                   \
+    X(cudaErrorAlreadyMapped, "resource already mapped")                                           \
+    X(cudaErrorAlreadyAcquired, "resource already acquired")                                       \
+    X(cudaErrorNotMapped, "resource not mapped")                                                   \
+    X(cudaErrorNotMappedAsArray, "resource not mapped as array")                                   \
+    X(cudaErrorNotMappedAsPointer, "resource not mapped as pointer")                               \
+    X(cudaErrorECCUncorrectable, "uncorrectable ECC error encountered")                            \
+    X(cudaErrorUnsupportedLimit, "limit is not supported on this architecture")                    \
+    X(cudaErrorDeviceAlreadyInUse, "exclusive-thread device already in use by a different thread") \
+    X(cudaErrorPeerAccessUnsupported, "peer access is not supported between these two devices")    \
+    X(cudaErrorInvalidGraphicsContext, "invalid OpenGL or DirectX context")                        \
+    X(cudaErrorNvlinkUncorrectable, "uncorrectable NVLink error detected during the execution")    \
+    X(cudaErrorJitCompilerNotFound, "PTX JIT compiler library not found")                          \
+    X(cudaErrorUnsupportedPtxVersion,                                                              \
+      "the provided PTX was compiled with an unsupported toolchain.")                              \
+    X(cudaErrorJitCompilationDisabled, "PTX JIT compilation was disabled")                         \
+    X(cudaErrorUnsupportedExecAffinity, "the provided execution affinity is not supported")        \
+    X(cudaErrorUnsupportedDevSideSync,                                                             \
+      "the provided PTX contains unsupported call to cudaDeviceSynchronize.")                      \
+    X(cudaErrorContained,                                                                          \
+      "an exception occurred on the device that is now contained by the GPU's error "              \
+      "containment capability")                                                                    \
+    X(cudaErrorInvalidSource, "device kernel image is invalid")                                    \
+    X(cudaErrorFileNotFound, "file not found")                                                     \
+    X(cudaErrorSharedObjectSymbolNotFound, "shared object symbol not found")                       \
+    X(cudaErrorSharedObjectInitFailed, "shared object initialization failed")                      \
+    X(cudaErrorOperatingSystem, "OS call failed or operation not supported on this OS")            \
+    X(cudaErrorLossyQuery, "attempted introspection would be semantically lossy")                  \
+    X(cudaErrorLaunchIncompatibleTexturing, "launch uses incompatible texturing mode")             \
+    X(cudaErrorTooManyPeers, "peer mapping resources exhausted")                                   \
+    X(cudaErrorHardwareStackError, "hardware stack error")                                         \
+    X(cudaErrorInvalidAddressSpace, "operation not supported on global/shared address space")      \
+    X(cudaErrorInvalidPc, "invalid program counter")                                               \
+    X(cudaErrorTensorMemoryLeak, "tensor memory not completely freed")                             \
+    X(cudaErrorNotPermitted, "operation not permitted")                                            \
+    X(cudaErrorSystemNotReady, "system not yet initialized")                                       \
+    X(cudaErrorSystemDriverMismatch,                                                               \
+      "system has unsupported display driver / cuda driver combination")                           \
+    X(cudaErrorCompatNotSupportedOnDevice,                                                         \
+      "forward compatibility was attempted on non supported HW")                                   \
+    X(cudaErrorMpsConnectionFailed,                                                                \
+      "MPS client failed to connect to the MPS control daemon or the MPS server")                  \
+    X(cudaErrorMpsRpcFailure,                                                                      \
+      "the remote procedural call between the MPS server and the MPS client failed")               \
+    X(cudaErrorMpsServerNotReady, "MPS server is not ready to accept new MPS client requests")     \
+    X(cudaErrorMpsMaxClientsReached,                                                               \
+      "the hardware resources required to create MPS client have been exhausted")                  \
+    X(cudaErrorMpsMaxConnectionsReached,                                                           \
+      "the hardware resources required to support device connections have been exhausted")         \
+    X(cudaErrorMpsClientTerminated, "the MPS client has been terminated by the server")            \
+    X(cudaErrorCdpNotSupported,                                                                    \
+      "the module is using CUDA Dynamic Parallelism, but the current configuration, like MPS, "    \
+      "does not support it")                                                                       \
+    X(cudaErrorCdpVersionMismatch,                                                                 \
+      "a module contains an unsupported interaction between different versions of CUDA Dynamic "   \
+      "Parallelism")                                                                               \
+    X(cudaErrorStreamCaptureMerge,                                                                 \
+      "operation would result in a merge of separate capture sequences")                           \
+    X(cudaErrorStreamCaptureIsolation, "dependency created on uncaptured work in another stream")  \
+    X(cudaErrorCapturedEvent,                                                                      \
+      "operation not permitted on an event last recorded in a capturing stream")                   \
+    X(cudaErrorTimeout, "wait operation timed out")                                                \
+    X(cudaErrorExternalDevice, "an error occurred on an external device")                          \
+    X(cudaErrorInvalidClusterSize, "invalid cluster size")                                         \
+    X(cudaErrorFunctionNotLoaded, "function not loaded")                                           \
+    X(cudaErrorInvalidResourceType, "invalid resource type")                                       \
+    X(cudaErrorInvalidResourceConfiguration, "invalid resource configuration")
 
 const char* cudaGetErrorName(cudaError_t error) {
     switch (error) {
@@ -179,7 +292,7 @@ const char* cudaGetErrorName(cudaError_t error) {
     case code: return #code;
         CUDALAB_ERRORS(X)
 #undef X
-    default: return "cudaErrorUnknown";
+    default: return "unrecognized error code";  // CUDA's answer for a code it does not know
     }
 }
 

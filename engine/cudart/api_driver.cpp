@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "cudart/api.h"
@@ -149,39 +150,143 @@ CUresult cuDeviceComputeCapability(int* major, int* minor, CUdevice) {
     return CUDA_SUCCESS;
 }
 
+// Every CUresult of CUDA 13's cuda.h, by name.
+#define CUDALAB_DRIVER_ERRORS(X)                                                                   \
+    X(CUDA_SUCCESS)                                                                                \
+    X(CUDA_ERROR_INVALID_VALUE)                                                                    \
+    X(CUDA_ERROR_OUT_OF_MEMORY)                                                                    \
+    X(CUDA_ERROR_NOT_INITIALIZED)                                                                  \
+    X(CUDA_ERROR_DEINITIALIZED)                                                                    \
+    X(CUDA_ERROR_PROFILER_DISABLED)                                                                \
+    X(CUDA_ERROR_PROFILER_NOT_INITIALIZED)                                                         \
+    X(CUDA_ERROR_PROFILER_ALREADY_STARTED)                                                         \
+    X(CUDA_ERROR_PROFILER_ALREADY_STOPPED)                                                         \
+    X(CUDA_ERROR_STUB_LIBRARY)                                                                     \
+    X(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER)                                                       \
+    X(CUDA_ERROR_DEVICE_UNAVAILABLE)                                                               \
+    X(CUDA_ERROR_NO_DEVICE)                                                                        \
+    X(CUDA_ERROR_INVALID_DEVICE)                                                                   \
+    X(CUDA_ERROR_DEVICE_NOT_LICENSED)                                                              \
+    X(CUDA_ERROR_INVALID_IMAGE)                                                                    \
+    X(CUDA_ERROR_INVALID_CONTEXT)                                                                  \
+    X(CUDA_ERROR_CONTEXT_ALREADY_CURRENT)                                                          \
+    X(CUDA_ERROR_MAP_FAILED)                                                                       \
+    X(CUDA_ERROR_UNMAP_FAILED)                                                                     \
+    X(CUDA_ERROR_ARRAY_IS_MAPPED)                                                                  \
+    X(CUDA_ERROR_ALREADY_MAPPED)                                                                   \
+    X(CUDA_ERROR_NO_BINARY_FOR_GPU)                                                                \
+    X(CUDA_ERROR_ALREADY_ACQUIRED)                                                                 \
+    X(CUDA_ERROR_NOT_MAPPED)                                                                       \
+    X(CUDA_ERROR_NOT_MAPPED_AS_ARRAY)                                                              \
+    X(CUDA_ERROR_NOT_MAPPED_AS_POINTER)                                                            \
+    X(CUDA_ERROR_ECC_UNCORRECTABLE)                                                                \
+    X(CUDA_ERROR_UNSUPPORTED_LIMIT)                                                                \
+    X(CUDA_ERROR_CONTEXT_ALREADY_IN_USE)                                                           \
+    X(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED)                                                          \
+    X(CUDA_ERROR_INVALID_PTX)                                                                      \
+    X(CUDA_ERROR_INVALID_GRAPHICS_CONTEXT)                                                         \
+    X(CUDA_ERROR_NVLINK_UNCORRECTABLE)                                                             \
+    X(CUDA_ERROR_JIT_COMPILER_NOT_FOUND)                                                           \
+    X(CUDA_ERROR_UNSUPPORTED_PTX_VERSION)                                                          \
+    X(CUDA_ERROR_JIT_COMPILATION_DISABLED)                                                         \
+    X(CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY)                                                        \
+    X(CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC)                                                         \
+    X(CUDA_ERROR_CONTAINED)                                                                        \
+    X(CUDA_ERROR_INVALID_SOURCE)                                                                   \
+    X(CUDA_ERROR_FILE_NOT_FOUND)                                                                   \
+    X(CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND)                                                   \
+    X(CUDA_ERROR_SHARED_OBJECT_INIT_FAILED)                                                        \
+    X(CUDA_ERROR_OPERATING_SYSTEM)                                                                 \
+    X(CUDA_ERROR_INVALID_HANDLE)                                                                   \
+    X(CUDA_ERROR_ILLEGAL_STATE)                                                                    \
+    X(CUDA_ERROR_LOSSY_QUERY)                                                                      \
+    X(CUDA_ERROR_NOT_FOUND)                                                                        \
+    X(CUDA_ERROR_NOT_READY)                                                                        \
+    X(CUDA_ERROR_ILLEGAL_ADDRESS)                                                                  \
+    X(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)                                                          \
+    X(CUDA_ERROR_LAUNCH_TIMEOUT)                                                                   \
+    X(CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING)                                                    \
+    X(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)                                                      \
+    X(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED)                                                          \
+    X(CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE)                                                           \
+    X(CUDA_ERROR_CONTEXT_IS_DESTROYED)                                                             \
+    X(CUDA_ERROR_ASSERT)                                                                           \
+    X(CUDA_ERROR_TOO_MANY_PEERS)                                                                   \
+    X(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)                                                   \
+    X(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED)                                                       \
+    X(CUDA_ERROR_HARDWARE_STACK_ERROR)                                                             \
+    X(CUDA_ERROR_ILLEGAL_INSTRUCTION)                                                              \
+    X(CUDA_ERROR_MISALIGNED_ADDRESS)                                                               \
+    X(CUDA_ERROR_INVALID_ADDRESS_SPACE)                                                            \
+    X(CUDA_ERROR_INVALID_PC)                                                                       \
+    X(CUDA_ERROR_LAUNCH_FAILED)                                                                    \
+    X(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)                                                     \
+    X(CUDA_ERROR_TENSOR_MEMORY_LEAK)                                                               \
+    X(CUDA_ERROR_NOT_PERMITTED)                                                                    \
+    X(CUDA_ERROR_NOT_SUPPORTED)                                                                    \
+    X(CUDA_ERROR_SYSTEM_NOT_READY)                                                                 \
+    X(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)                                                           \
+    X(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)                                                   \
+    X(CUDA_ERROR_MPS_CONNECTION_FAILED)                                                            \
+    X(CUDA_ERROR_MPS_RPC_FAILURE)                                                                  \
+    X(CUDA_ERROR_MPS_SERVER_NOT_READY)                                                             \
+    X(CUDA_ERROR_MPS_MAX_CLIENTS_REACHED)                                                          \
+    X(CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED)                                                      \
+    X(CUDA_ERROR_MPS_CLIENT_TERMINATED)                                                            \
+    X(CUDA_ERROR_CDP_NOT_SUPPORTED)                                                                \
+    X(CUDA_ERROR_CDP_VERSION_MISMATCH)                                                             \
+    X(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)                                                       \
+    X(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)                                                       \
+    X(CUDA_ERROR_STREAM_CAPTURE_MERGE)                                                             \
+    X(CUDA_ERROR_STREAM_CAPTURE_UNMATCHED)                                                         \
+    X(CUDA_ERROR_STREAM_CAPTURE_UNJOINED)                                                          \
+    X(CUDA_ERROR_STREAM_CAPTURE_ISOLATION)                                                         \
+    X(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)                                                          \
+    X(CUDA_ERROR_CAPTURED_EVENT)                                                                   \
+    X(CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD)                                                      \
+    X(CUDA_ERROR_TIMEOUT)                                                                          \
+    X(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE)                                                        \
+    X(CUDA_ERROR_EXTERNAL_DEVICE)                                                                  \
+    X(CUDA_ERROR_INVALID_CLUSTER_SIZE)                                                             \
+    X(CUDA_ERROR_FUNCTION_NOT_LOADED)                                                              \
+    X(CUDA_ERROR_INVALID_RESOURCE_TYPE)                                                            \
+    X(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION)                                                   \
+    X(CUDA_ERROR_KEY_ROTATION)                                                                     \
+    X(CUDA_ERROR_UNKNOWN)
+
+// An error code the driver does not know: CUDA_ERROR_INVALID_VALUE, with *pStr set to NULL (the
+// driver API's documented answer, for names and descriptions alike).
 CUresult cuGetErrorName(CUresult error, const char** name) {
     if (!name) return CUDA_ERROR_INVALID_VALUE;
     switch (error) {
-    case CUDA_SUCCESS: *name = "CUDA_SUCCESS"; break;
-    case CUDA_ERROR_INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; break;
-    case CUDA_ERROR_OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
-    case CUDA_ERROR_NOT_INITIALIZED: *name = "CUDA_ERROR_NOT_INITIALIZED"; break;
-    case CUDA_ERROR_NO_DEVICE: *name = "CUDA_ERROR_NO_DEVICE"; break;
-    case CUDA_ERROR_INVALID_DEVICE: *name = "CUDA_ERROR_INVALID_DEVICE"; break;
-    case CUDA_ERROR_INVALID_IMAGE: *name = "CUDA_ERROR_INVALID_IMAGE"; break;
-    case CUDA_ERROR_INVALID_CONTEXT: *name = "CUDA_ERROR_INVALID_CONTEXT"; break;
-    case CUDA_ERROR_INVALID_PTX: *name = "CUDA_ERROR_INVALID_PTX"; break;
-    case CUDA_ERROR_NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; break;
-    case CUDA_ERROR_INVALID_HANDLE: *name = "CUDA_ERROR_INVALID_HANDLE"; break;
-    case CUDA_ERROR_NOT_READY: *name = "CUDA_ERROR_NOT_READY"; break;
-    case CUDA_ERROR_ILLEGAL_ADDRESS: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; break;
-    case CUDA_ERROR_LAUNCH_TIMEOUT: *name = "CUDA_ERROR_LAUNCH_TIMEOUT"; break;
-    case CUDA_ERROR_ASSERT: *name = "CUDA_ERROR_ASSERT"; break;
-    case CUDA_ERROR_LAUNCH_FAILED: *name = "CUDA_ERROR_LAUNCH_FAILED"; break;
-    case CUDA_ERROR_MISALIGNED_ADDRESS: *name = "CUDA_ERROR_MISALIGNED_ADDRESS"; break;
-    case CUDA_ERROR_NOT_SUPPORTED: *name = "CUDA_ERROR_NOT_SUPPORTED"; break;
-    case CUDA_ERROR_NO_BINARY_FOR_GPU: *name = "CUDA_ERROR_NO_BINARY_FOR_GPU"; break;
-    case CUDA_ERROR_UNSUPPORTED_PTX_VERSION: *name = "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"; break;
-    case CUDA_ERROR_INVALID_SOURCE: *name = "CUDA_ERROR_INVALID_SOURCE"; break;
-    default: *name = "CUDA_ERROR_UNKNOWN"; return CUDA_ERROR_INVALID_VALUE;
+#define X(code)                                                                                    \
+    case code: *name = #code; return CUDA_SUCCESS;
+        CUDALAB_DRIVER_ERRORS(X)
+#undef X
+    default: *name = nullptr; return CUDA_ERROR_INVALID_VALUE;
     }
-    return CUDA_SUCCESS;
 }
 
 CUresult cuGetErrorString(CUresult error, const char** text) {
     if (!text) return CUDA_ERROR_INVALID_VALUE;
-    *text = cudaGetErrorString(cudaError_t(error));
-    return CUDA_SUCCESS;
+    // The two codes the runtime has no cudaError_t of its own for.
+    if (error == CUDA_ERROR_CONTEXT_ALREADY_CURRENT) {
+        *text = "context already current";
+        return CUDA_SUCCESS;
+    }
+    if (error == CUDA_ERROR_KEY_ROTATION) {
+        *text = "key rotation error";
+        return CUDA_SUCCESS;
+    }
+    switch (error) {
+#define X(code) case code:
+        CUDALAB_DRIVER_ERRORS(X)
+#undef X
+        // The driver's descriptions are the runtime's for the same number.
+        *text = cudaGetErrorString(cudaError_t(error));
+        return CUDA_SUCCESS;
+    default: *text = nullptr; return CUDA_ERROR_INVALID_VALUE;
+    }
 }
 
 // [SECTION] Contexts
@@ -480,9 +585,11 @@ CUresult cuModuleGetGlobal(CUdeviceptr* address, size_t* bytes, CUmodule module,
     std::string error;
     emu::Emulator* e = m ? rt.emulator_for(*m, rt.current_device(), &error) : nullptr;
     if (!e || !name) return CUDA_ERROR_INVALID_VALUE;
+    // __device__ and __constant__ variables (a constant's address is in the module's constant
+    // bank, which is device memory).
     auto s = e->symbol(name);
-    if (!s || s->kind != emu::SymbolInfo::Kind::global) return CUDA_ERROR_NOT_FOUND;
-    if (address) *address = s->address;
+    if (!s) return CUDA_ERROR_NOT_FOUND;
+    if (address) *address = s->device_address;
     if (bytes) *bytes = s->size;
     return CUDA_SUCCESS;
 }
@@ -617,6 +724,174 @@ CUresult cuMemAllocManaged(CUdeviceptr* ptr, size_t bytes, unsigned int flags) {
     CUresult e = as_driver(cudaMallocManaged(&p, bytes, flags));
     if (ptr) *ptr = reinterpret_cast<CUdeviceptr>(p);
     return e;
+}
+
+// [SECTION] Pointer attributes
+// ---------------------------------------------------------------------
+
+}  // extern "C"
+
+namespace {
+
+// What unified addressing knows of a pointer: the allocation (or registration, or module
+// variable) holding it. Pointers into none of them are unknown (CUDA_ERROR_INVALID_VALUE).
+struct PointerFacts {
+    MemoryKind kind = MemoryKind::device;
+    int device = 0;
+    std::uint64_t base = 0, size = 0;
+    bool mapped = false;
+};
+
+bool pointer_facts(CUdeviceptr ptr, PointerFacts* out) {
+    Runtime& rt = Runtime::get();
+    if (const MemoryRecord* r = rt.record_of(reinterpret_cast<const void*>(ptr))) {
+        out->kind = r->kind;
+        out->device = r->device;
+        out->base = r->base;
+        out->size = r->size;
+        out->mapped = r->mapped;
+        return true;
+    }
+    // A module's __device__ or __constant__ variable, or the device heap: device memory of the
+    // current device, allocated by the module's loading.
+    const emu::Allocation* a = rt.memory->find(ptr, 1);
+    if (!a || a->freed || a->host) return false;
+    out->kind = MemoryKind::device;
+    out->device = rt.current_device();
+    out->base = a->base;
+    out->size = a->size;
+    return true;
+}
+
+// Sync-memops flags set with cuPointerSetAttribute, by allocation base.
+std::map<std::uint64_t, bool>& sync_memops() {
+    static std::map<std::uint64_t, bool> flags;
+    return flags;
+}
+
+// One attribute into `data` (sized as the attribute's type), or the error CUDA gives.
+CUresult pointer_attribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+    PointerFacts f;
+    const bool known = pointer_facts(ptr, &f);
+    const bool device_memory = f.kind == MemoryKind::device || f.kind == MemoryKind::pool;
+    const bool managed = f.kind == MemoryKind::managed;
+    auto put = [&](auto value) {
+        std::memcpy(data, &value, sizeof value);
+        return CUDA_SUCCESS;
+    };
+    switch (attribute) {
+    // Answers for any pointer, known to unified addressing or not.
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED: return put(static_cast<bool>(known && managed));
+    case CU_POINTER_ATTRIBUTE_MAPPED: return put(static_cast<bool>(known));
+    case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: return put(false);
+    default: break;
+    }
+    if (!known) return CUDA_ERROR_INVALID_VALUE;
+    switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+        // Allocations belong to their device's primary context; a context the program created
+        // on that device, when it is the current one, shares it (one address space per device).
+        return put(reinterpret_cast<CUcontext>(
+            current() && current()->device == f.device ? current() : primary(f.device)));
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        return put(device_memory || managed ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST);
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: return put(ptr);  // one address space (UVA)
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+        if (device_memory) return CUDA_ERROR_INVALID_VALUE;  // not reachable from the host
+        return put(reinterpret_cast<void*>(ptr));
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: {
+        auto it = sync_memops().find(f.base);
+        return put(static_cast<bool>(it != sync_memops().end() && it->second));
+    }
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+    case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
+        // Device addresses are never handed out twice, so the base names the allocation.
+        return put(static_cast<unsigned long long>(f.base));
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: return put(f.device);
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+        return put(static_cast<bool>(f.kind == MemoryKind::device));
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+    case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR: return put(static_cast<CUdeviceptr>(f.base));
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+    case CU_POINTER_ATTRIBUTE_MAPPING_SIZE: return put(static_cast<size_t>(f.size));
+    case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+        return put(static_cast<unsigned long long>(CU_MEM_HANDLE_TYPE_NONE));
+    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: return put(false);
+    case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+        return put(static_cast<unsigned int>(CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE));
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: {
+        // Stream-ordered allocations come from their device's current pool.
+        CUmemoryPool pool = nullptr;
+        if (f.kind == MemoryKind::pool) {
+            cudaMemPool_t p = nullptr;
+            if (cudaDeviceGetMemPool(&p, f.device) == cudaSuccess)
+                pool = reinterpret_cast<CUmemoryPool>(p);
+        }
+        return put(pool);
+    }
+    case CU_POINTER_ATTRIBUTE_P2P_TOKENS:  // the nv-p2p kernel interface: no such thing here
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    if (!data) return CUDA_ERROR_INVALID_VALUE;
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    return pointer_attribute(data, attribute, ptr);
+}
+
+// Several at once: an attribute that does not apply to the pointer leaves its slot as the driver
+// does for unknown pointers (a zero of its type), and the call still succeeds.
+CUresult cuPointerGetAttributes(unsigned int count, CUpointer_attribute* attributes, void** data,
+                                CUdeviceptr ptr) {
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    if (!attributes || !data) return CUDA_ERROR_INVALID_VALUE;
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    for (unsigned int i = 0; i < count; ++i) {
+        if (!data[i]) return CUDA_ERROR_INVALID_VALUE;
+        if (pointer_attribute(data[i], attributes[i], ptr) == CUDA_SUCCESS) continue;
+        switch (attributes[i]) {
+        case CU_POINTER_ATTRIBUTE_CONTEXT:
+        case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+        case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+        case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+        case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+        case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
+        case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+        case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
+        case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+        case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: std::memset(data[i], 0, 8); break;
+        case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data[i]) = -2; break;
+        case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: std::memset(data[i], 0, 4); break;
+        case CU_POINTER_ATTRIBUTE_P2P_TOKENS:
+            std::memset(data[i], 0, sizeof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS));
+            break;
+        default: std::memset(data[i], 0, 1); break;  // the booleans
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult cuPointerSetAttribute(const void* value, CUpointer_attribute attribute, CUdeviceptr ptr) {
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    if (!value) return CUDA_ERROR_INVALID_VALUE;
+    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    PointerFacts f;
+    if (!pointer_facts(ptr, &f)) return CUDA_ERROR_INVALID_VALUE;
+    // Only sync-memops may be set (the documented one); copies here are synchronous anyway.
+    if (attribute != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS) return CUDA_ERROR_INVALID_VALUE;
+    sync_memops()[f.base] = *static_cast<const bool*>(value);
+    return CUDA_SUCCESS;
 }
 
 CUresult cuMemGetInfo(size_t* free_bytes, size_t* total) {

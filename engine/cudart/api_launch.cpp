@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cudart/api.h"
+#include "cudart/managed.h"
 
 using namespace cudalab;
 using namespace cudalab::cudart;
@@ -85,30 +86,6 @@ Function* function_of(const void* host_function) {
     return nullptr;
 }
 
-// Managed variables live in a host buffer the program reads through a pointer; the device's copy
-// of the variable is refreshed from it before each launch and read back after.
-struct ManagedVariable {
-    Variable* variable;
-    void* host;
-};
-std::vector<ManagedVariable>& managed_variables() {
-    static std::vector<ManagedVariable> list;
-    return list;
-}
-
-void sync_managed_variables(int device, bool to_device) {
-    Runtime& rt = Runtime::get();
-    for (auto& mv : managed_variables()) {
-        std::string error;
-        emu::Emulator* e = rt.emulator_for(*mv.variable->module, device, &error);
-        if (!e) continue;
-        auto sym = e->symbol(mv.variable->name);
-        if (!sym) continue;
-        if (to_device) rt.memory->copy_in(sym->address, mv.host, mv.variable->size);
-        else rt.memory->copy_out(mv.host, sym->address, mv.variable->size);
-    }
-}
-
 }  // namespace
 
 namespace cudalab::cudart {
@@ -179,10 +156,7 @@ cudaError_t launch_now(const void* func, dim3 grid, dim3 block, void** args, siz
     if (cudaError_t e = make_kernel_work(func, grid, block, args, shared, &w.kernel, api))
         return fail(e);
     w.kernel.cooperative = cooperative;
-    const bool managed = !managed_variables().empty();
-    if (managed) sync_managed_variables(s->device, true);
     const int e = issue(s, std::move(w), api);
-    if (managed) sync_managed_variables(s->device, false);
     rt.host_spend(rt.model.launch_api_cost);
     return result(e);
 }
@@ -239,6 +213,9 @@ void __cudaRegisterVar(void** handle, char* host_variable, char*, const char* de
     rt.variables[host_variable] = std::move(v);
 }
 
+// A __managed__ variable: its memory is made when its module loads (the first launch, or the
+// first host access, which nvcc's code precedes with __cudaInitModule), in managed memory that the
+// host reaches through the pointer registered here (place_managed_variable).
 void __cudaRegisterManagedVar(void** handle, void** host_pointer_address, char*,
                               const char* device_name, int, size_t size, int constant, int) {
     Runtime& rt = Runtime::get();
@@ -250,25 +227,22 @@ void __cudaRegisterManagedVar(void** handle, void** host_pointer_address, char*,
     v->constant = constant != 0;
     v->managed = true;
     v->managed_host_pointer = host_pointer_address;
-    void* host = std::calloc(1, std::max<size_t>(size, 1));
-    *host_pointer_address = host;
-    managed_variables().push_back({v.get(), host});
     rt.variables[host_pointer_address] = std::move(v);
 }
 
 char __cudaInitModule(void** handle) {
-    // Managed variables start with their initialisers: read them from the module once.
+    // Loading the module places its managed variables, initialised, and sets the host's pointers.
     Runtime& rt = Runtime::get();
     std::lock_guard lock(rt.mutex);
-    static std::set<void**> done;
-    if (!done.insert(handle).second) return 1;
-    for (auto& mv : managed_variables()) {
-        if (mv.variable->module != reinterpret_cast<Module*>(handle)) continue;
-        std::string error;
-        emu::Emulator* e = rt.emulator_for(*mv.variable->module, 0, &error);
-        if (!e) continue;
-        if (auto sym = e->symbol(mv.variable->name))
-            rt.memory->copy_out(mv.host, sym->address, mv.variable->size);
+    auto* module = reinterpret_cast<Module*>(handle);
+    std::string error;
+    if (rt.emulator_for(*module, rt.current_device(), &error)) return 1;
+    // The module cannot run (its first launch will say why): its managed variables still get
+    // memory, zeroed, so that the host's reads and writes of them work.
+    for (auto& [host, v] : rt.variables) {
+        if (!v->managed || v->module != module) continue;
+        bool fresh = false;
+        place_managed_variable(*module, v->name, v->size, &fresh);
     }
     return 1;
 }
@@ -479,6 +453,13 @@ cudaError_t find_symbol(const void* symbol, Variable** var, emu::Emulator** emul
                         emu::SymbolInfo* info) {
     Runtime& rt = Runtime::get();
     auto it = rt.variables.find(symbol);
+    if (it == rt.variables.end())
+        // A __managed__ variable named in host code is its storage (nvcc reads it through the
+        // registered pointer), not the pointer's address.
+        it = std::find_if(rt.variables.begin(), rt.variables.end(), [&](const auto& v) {
+            return v.second->managed && v.second->managed_host_pointer &&
+                   *v.second->managed_host_pointer == symbol;
+        });
     if (it == rt.variables.end()) {
         rt.warn("the symbol passed is not a __device__ or __constant__ variable of this program "
                 "(pass the variable itself, not its address or its name)");
@@ -604,19 +585,20 @@ cudaError_t cudaGetSymbolAddress(void** address, const void* symbol) {
     emu::Emulator* e;
     emu::SymbolInfo info;
     if (cudaError_t err = find_symbol(symbol, &var, &e, &info)) return fail(err);
-    if (info.kind == emu::SymbolInfo::Kind::constant)
-        return not_supported("cudaGetSymbolAddress",
-                             "of a __constant__ variable: use cudaMemcpyToSymbol");
-    *address = reinterpret_cast<void*>(info.address);
+    // __device__ and __constant__ alike: both live in the current device's memory (a constant's
+    // in its module's constant bank), where cudaMemcpy and kernels reach them by this address.
+    *address = reinterpret_cast<void*>(info.device_address);
     return cudaSuccess;
 }
 
 cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) {
     CUDALAB_API("cudaGetSymbolSize");
     if (!size) return fail(cudaErrorInvalidValue);
-    auto it = rt.variables.find(symbol);
-    if (it == rt.variables.end()) return fail(cudaErrorInvalidSymbol);
-    *size = it->second->size;
+    Variable* var;
+    emu::Emulator* e;
+    emu::SymbolInfo info;
+    if (cudaError_t err = find_symbol(symbol, &var, &e, &info)) return fail(err);
+    *size = info.size;  // the module's size of it (the PTX declaration's)
     return cudaSuccess;
 }
 

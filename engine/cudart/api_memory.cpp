@@ -87,6 +87,11 @@ cudaError_t free_device(void* ptr, const char* api) {
                 ": the pointer was not returned by cudaMalloc (or points inside an allocation)");
         return cudaErrorInvalidValue;
     }
+    if (it->second.module_variable) {
+        rt.warn(std::string(api) + ": the pointer is a __managed__ variable, which its module "
+                                   "owns; it cannot be freed");
+        return cudaErrorInvalidValue;
+    }
     if (it->second.kind == MemoryKind::managed) {
         // The host's moves since the last phase go on the timeline before the allocation does
         // (its pages' moves are no longer found at the next launch or at exit).
@@ -451,6 +456,31 @@ cudaError_t copy_from_params(const cudaMemcpy3DParms* p, Copy3D* c) {
     return cudaSuccess;
 }
 
+std::uint64_t place_managed_variable(Module& module, const std::string& name, std::uint64_t size,
+                                     bool* fresh) {
+    Runtime& rt = Runtime::get();
+    *fresh = false;
+    auto known = module.managed_variables.find(name);
+    if (known != module.managed_variables.end()) return known->second;
+    const std::uint64_t bytes = std::max<std::uint64_t>(size, 1);
+    const std::uint64_t mapped =
+        (bytes + managed::page_bytes - 1) / managed::page_bytes * managed::page_bytes;
+    void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return 0;
+    managed::add(p, mapped);
+    record_mapped_host(p, bytes, MemoryKind::managed, cudaMemAttachGlobal,
+                       "__managed__ variable '" + name + "'");
+    rt.allocations[reinterpret_cast<std::uint64_t>(p)].module_variable = true;
+    module.managed_variables[name] = reinterpret_cast<std::uint64_t>(p);
+    // The host's pointer (nvcc's code reads the variable through it).
+    for (auto& [host, v] : rt.variables)
+        if (v->managed && v->module == &module && v->name == name && v->managed_host_pointer)
+            *v->managed_host_pointer = p;
+    *fresh = true;
+    return reinterpret_cast<std::uint64_t>(p);
+}
+
 }  // namespace cudalab::cudart
 
 extern "C" {
@@ -571,6 +601,14 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* a, const void* ptr) 
     const MemoryRecord* r = rt.record_of(ptr);
     a->device = r ? r->device : rt.current_device();
     if (!r) {
+        // A module's __device__ or __constant__ variable (cudaGetSymbolAddress) is device memory
+        // of the current device; anything else is host memory CUDA never saw.
+        const emu::Allocation* v = rt.memory->find(reinterpret_cast<std::uint64_t>(ptr), 1);
+        if (v && !v->freed && !v->host) {
+            a->type = cudaMemoryTypeDevice;
+            a->devicePointer = const_cast<void*>(ptr);
+            return cudaSuccess;
+        }
         a->type = cudaMemoryTypeUnregistered;
         return cudaSuccess;
     }

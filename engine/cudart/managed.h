@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace cudalab::cudart::managed {
@@ -50,3 +51,13 @@ struct PageMove {
 std::vector<PageMove> take_moves();
 
 }  // namespace cudalab::cudart::managed
+
+namespace cudalab::cudart {
+struct Module;
+// The storage of a module's __managed__ variable: managed memory as cudaMallocManaged makes it,
+// one per module and name (each device's copy of the module shares it), with the host's pointer
+// that __cudaRegisterManagedVar registered set to it. *fresh: made by this call (the caller
+// writes the initialiser). 0 when no memory could be had.
+std::uint64_t place_managed_variable(Module& module, const std::string& name, std::uint64_t size,
+                                     bool* fresh);
+}  // namespace cudalab::cudart

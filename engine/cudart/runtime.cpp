@@ -185,6 +185,7 @@ Runtime::~Runtime() {
     std::uint64_t leaked_bytes = 0;
     for (const auto& [base, r] : allocations) {
         if (r.kind != MemoryKind::device && r.kind != MemoryKind::managed) continue;
+        if (r.module_variable) continue;
         leaked_bytes += r.size;
         if (leaks.size() < 5)
             leaks.push_back(
@@ -201,7 +202,8 @@ Runtime::~Runtime() {
     }
     std::size_t leak_count = 0;
     for (const auto& [base, r] : allocations)
-        leak_count += r.kind == MemoryKind::device || r.kind == MemoryKind::managed;
+        leak_count +=
+            !r.module_variable && (r.kind == MemoryKind::device || r.kind == MemoryKind::managed);
     const char* leak_setting = std::getenv("CUDALAB_LEAKS");
     if (leak_count && !(leak_setting && std::strcmp(leak_setting, "0") == 0)) {
         std::fflush(stdout);
@@ -346,6 +348,11 @@ emu::Emulator* Runtime::emulator_for(Module& module, int device, std::string* er
         // or the machine cannot hold); the emulator's grading limit would stop honest programs.
         options.memory_limit = memory_limit;
         options.record_footprint = ordering.enabled;
+        // __managed__ variables live in managed memory the host reaches at the same address.
+        options.place_managed = [&module](const std::string& name, std::uint64_t size,
+                                          bool* fresh) {
+            return place_managed_variable(module, name, size, fresh);
+        };
         auto e = std::make_unique<emu::Emulator>(options, memory);
         Status s = e->load(module.ptx, module.source_path);
         if (!s.ok()) {

@@ -48,6 +48,9 @@ struct Module {
     bool no_image = false;  // ...because none is for this device (cudaErrorNoKernelImageForDevice)
     std::vector<std::unique_ptr<emu::Emulator>> per_device;  // loaded on first use per device
     bool from_driver_api = false;
+    // __managed__ variables by PTX name: their managed memory, one for every device's copy of the
+    // module (place_managed_variable, api_memory.cpp).
+    std::map<std::string, std::uint64_t> managed_variables;
 };
 
 struct Function {
@@ -89,8 +92,9 @@ struct MemoryRecord {
     std::uint64_t base = 0;
     std::uint64_t size = 0;
     unsigned flags = 0;
-    bool mapped = false;     // reachable by kernels at `base`
-    CallStack allocated_at;  // where the program allocated it (resolved only for messages)
+    bool mapped = false;           // reachable by kernels at `base`
+    bool module_variable = false;  // a __managed__ variable's memory: the module's, not freed
+    CallStack allocated_at;        // where the program allocated it (resolved only for messages)
     // Managed memory: one byte per page, where the page is now (0 host, 1 device).
     std::vector<std::uint8_t> page_on_device;
 };

@@ -853,7 +853,19 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
                                                                 "' (" + std::to_string(s.size) +
                                                                 " bytes) does not fit in " +
                                                                 too_large);
-        if (s.space == Space::global) {
+        if (s.space == Space::global && s.is_managed && options_.place_managed) {
+            bool fresh = false;
+            const std::uint64_t a = options_.place_managed(s.name, s.size, &fresh);
+            if (!a || !memory_->find(a, std::max<std::uint64_t>(s.size, 1)))
+                return Status::error(StatusCode::compile_error,
+                                     source_path +
+                                         ": error: no memory for the __managed__ "
+                                         "variable '" +
+                                         s.name + "' (" + std::to_string(s.size) + " bytes)");
+            if (fresh && !s.init.empty())
+                memory_->copy_in(a, s.init.data(), std::min<std::uint64_t>(s.init.size(), s.size));
+            program->global_addresses[i] = a;
+        } else if (s.space == Space::global) {
             std::uint64_t a = memory_->allocate(std::max<std::uint64_t>(s.size, 1),
                                                 "global variable '" + s.name + "'");
             if (!s.init.empty())
@@ -906,6 +918,16 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
                 std::memcpy(program->constant_bank.data() + program->global_addresses[i] + r.offset,
                             &value, 8);
         }
+    }
+    // The constant bank moves into device memory, where the host can reach it by address.
+    if (!program->constant_bank.empty()) {
+        program->constant_address = memory_->allocate(program->constant_bank.size(),
+                                                      "constant memory (__constant__ variables)");
+        memory_->copy_in(program->constant_address, program->constant_bank.data(),
+                         program->constant_bank.size());
+        program->constant_memory = memory_->find(program->constant_address);
+        program->constant_bank.clear();
+        program->constant_bank.shrink_to_fit();
     }
     program->functions.resize(m.functions.size());
     std::uint32_t pc_base = 0;
@@ -969,27 +991,33 @@ std::optional<SymbolInfo> Emulator::symbol(const std::string& name) const {
         SymbolInfo info;
         info.size = globals[i].size;
         info.address = program_->global_addresses[i];
-        if (globals[i].space == Space::global) info.kind = SymbolInfo::Kind::global;
-        else if (globals[i].space == Space::constant) info.kind = SymbolInfo::Kind::constant;
-        else return std::nullopt;  // shared variables have no host-visible storage
+        if (globals[i].space == Space::global) {
+            info.kind = SymbolInfo::Kind::global;
+            info.device_address = info.address;
+        } else if (globals[i].space == Space::constant) {
+            info.kind = SymbolInfo::Kind::constant;
+            info.device_address = program_->constant_address + info.address;
+        } else {
+            return std::nullopt;  // shared variables have no host-visible storage
+        }
         return info;
     }
     return std::nullopt;
 }
 
 bool Emulator::write_constant(std::uint64_t offset, const void* src, std::uint64_t bytes) {
-    if (!program_ || offset > program_->constant_bank.size() ||
-        bytes > program_->constant_bank.size() - offset)
+    if (!program_ || offset > program_->constant_size() ||
+        bytes > program_->constant_size() - offset)
         return false;
-    std::memcpy(program_->constant_bank.data() + offset, src, bytes);
+    if (bytes) std::memcpy(program_->constant_memory->bytes() + offset, src, bytes);
     return true;
 }
 
 bool Emulator::read_constant(void* dst, std::uint64_t offset, std::uint64_t bytes) const {
-    if (!program_ || offset > program_->constant_bank.size() ||
-        bytes > program_->constant_bank.size() - offset)
+    if (!program_ || offset > program_->constant_size() ||
+        bytes > program_->constant_size() - offset)
         return false;
-    std::memcpy(dst, program_->constant_bank.data() + offset, bytes);
+    if (bytes) std::memcpy(dst, program_->constant_bytes() + offset, bytes);
     return true;
 }
 

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,6 +75,13 @@ struct EmulatorOptions {
     bool record_footprint = false;
     // No launch runs past this time (a check's wall-clock limit); epoch: none.
     std::chrono::steady_clock::time_point deadline{};
+    // Where a __managed__ variable (.attribute(.managed)) lives: given its name and size, the
+    // address of memory already reachable through this emulator's DeviceMemory that the host
+    // reaches at the same address (the emulated runtime's managed memory), with *fresh set when
+    // the memory is new and wants the variable's initialiser; 0 when there is none. Unset: it is
+    // allocated in device memory like any __device__ variable.
+    std::function<std::uint64_t(const std::string& name, std::uint64_t size, bool* fresh)>
+        place_managed;
 };
 
 // The wall-clock limit per check (and per `cudalab exec`) when none is given.
@@ -83,6 +91,10 @@ inline constexpr double default_time_limit_seconds = 300;
 struct SymbolInfo {
     enum class Kind { global, constant } kind = Kind::global;
     std::uint64_t address = 0;  // global: device address; constant: offset in the constant bank
+    // Where the host and kernels reach it in device memory (cudaGetSymbolAddress): the address of
+    // a global; for a constant, its place in the module's constant bank, which lives in device
+    // memory (kernels read it with ld.const by offset, or through this address).
+    std::uint64_t device_address = 0;
     std::uint64_t size = 0;
 };
 

@@ -425,7 +425,9 @@ const char* space_word(Space s) {
 // GPU it reads or overwrites that data silently; here it is a fault. Called only when a buffer is
 // looked up, not per access.
 bool launch_may_touch(const Exec& x, const Allocation* a) {
-    if (!x.launch.only_argument_buffers || a->label.rfind("global variable", 0) == 0) return true;
+    if (!x.launch.only_argument_buffers || a->label.rfind("global variable", 0) == 0 ||
+        a->label.rfind("__managed__ variable", 0) == 0)
+        return true;
     const auto& p = x.launch.params;
     for (std::size_t off = 0; off + 8 <= p.size(); off += 8) {
         std::uint64_t v;
@@ -435,12 +437,28 @@ bool launch_may_touch(const Exec& x, const Allocation* a) {
     return false;
 }
 
+// Whether [offset, offset + size) lies inside [0, limit). Written so that no sum can wrap round:
+// an offset just below 2^64 (a negative index) plus the size is a small number, which a plain
+// `offset + size <= limit` would let through to memory before the buffer (issue 23).
+inline bool fits(std::uint64_t offset, std::uint64_t size, std::uint64_t limit) {
+    return size <= limit && offset <= limit - size;
+}
+
+// An offset into a space for messages: a negative one (an index below 0) as such.
+std::string offset_text(std::uint64_t offset) {
+    if (std::int64_t(offset) < 0)
+        return std::to_string(std::int64_t(offset)) + " (" + std::to_string(0 - offset) +
+               " bytes before its start)";
+    return std::to_string(offset);
+}
+
 Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, const char* verb,
                int lane, Allocation*& cache) {
     Access r;
+    const Space space_given = space;
     auto oob = [&](const char* where, std::uint64_t limit) {
         x.fault(std::string("out-of-bounds ") + verb + " in " + where + " memory",
-                std::to_string(size) + " bytes at offset " + std::to_string(addr) + ", but the " +
+                std::to_string(size) + " bytes at offset " + offset_text(addr) + ", but the " +
                     where + " memory here is " + std::to_string(limit) + " bytes",
                 std::string("check the index used for this ") + where + " array", lane);
     };
@@ -469,14 +487,28 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
     switch (space) {
     case Space::global: {
         Allocation* a = cache;
-        if (!a || addr < a->base || addr + size > a->base + a->size) {
+        if (!a || addr < a->base || !fits(addr - a->base, size, a->size)) {
             a = x.launch.memory.find(addr, size);
             if (!a) {
                 const Allocation* near = x.launch.memory.nearest(addr);
                 std::string detail = std::to_string(size) + " bytes at " + hex(addr);
+                // A generic address a little below a window is one of the window's spaces at a
+                // negative offset (a pointer to shared memory indexed below 0, say).
+                const char* below_window = nullptr;
+                for (auto [base, name] :
+                     {std::pair{shared_window, "shared"}, std::pair{local_window, "local"},
+                      std::pair{const_window, "constant"}, std::pair{param_window, "parameter"}})
+                    if (space_given == Space::generic && addr < base && base - addr <= (1u << 20))
+                        below_window = name;
+                const bool near_buffer =
+                    near && !near->freed &&
+                    (addr >= near->base ? addr - near->base : near->base - addr) < (1ull << 32);
                 if (addr < 65536) {
                     detail += ", a null pointer (or a small offset from one)";
-                } else if (near && !near->freed) {
+                } else if (below_window) {
+                    detail += std::string(", just below the generic window of ") + below_window +
+                              " memory: a " + below_window + "-memory pointer at a negative offset";
+                } else if (near_buffer) {
                     if (addr >= near->base + near->size)
                         detail += ", " + std::to_string(addr - (near->base + near->size)) +
                                   " bytes past the end of " + std::to_string(near->size) +
@@ -523,14 +555,14 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
         return r;
     }
     case Space::shared:
-        if (addr + size > x.block.shared.size()) oob("shared", x.block.shared.size());
+        if (!fits(addr, size, x.block.shared.size())) oob("shared", x.block.shared.size());
         r.ptr = x.block.shared.data() + addr;
         r.shared_offset = std::uint32_t(addr);
         r.space = MemSpace::shared;
         return r;
     case Space::local: {
         auto& mem = x.warp.local[std::size_t(lane)];
-        if (addr + size > mem.size()) oob("local", mem.size());
+        if (!fits(addr, size, mem.size())) oob("local", mem.size());
         r.ptr = mem.data() + addr;
         r.space = MemSpace::local;
         return r;
@@ -538,10 +570,14 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
     case Space::param: {
         // A kernel's own parameters are one read-only buffer at kernel_param_base; the
         // parameters of a .func and the call-site .param symbols live in the thread's frame.
-        if (addr >= kernel_param_base) {
+        // (An address a little below the kernel's parameters, as a negative offset from one of
+        // them makes, is named as that offset, not as a frame offset.)
+        if (addr >= kernel_param_base || kernel_param_base - addr <= (1u << 20)) {
             const std::uint64_t off = addr - kernel_param_base;
-            if (off + size > x.launch.params.size())
+            if (!fits(off, size, x.launch.params.size())) {
+                addr = off;  // named as an offset into the parameter buffer
                 oob("kernel parameter", x.launch.params.size());
+            }
             if (std::strcmp(verb, "load") != 0)
                 x.fault(std::string(verb) + " to a kernel parameter",
                         "kernel parameters are read-only",
@@ -551,15 +587,15 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
             return r;
         }
         auto& mem = x.warp.local[std::size_t(lane)];
-        if (addr + size > mem.size()) oob("parameter", mem.size());
+        if (!fits(addr, size, mem.size())) oob("parameter", mem.size());
         r.ptr = mem.data() + addr;
         r.space = MemSpace::param;
         return r;
     }
     case Space::constant: {
-        const auto& bank = x.launch.program.constant_bank;
-        if (addr + size > bank.size()) oob("constant", bank.size());
-        r.ptr = const_cast<std::uint8_t*>(bank.data()) + addr;
+        const Program& p = x.launch.program;
+        if (!fits(addr, size, p.constant_size())) oob("constant", p.constant_size());
+        r.ptr = const_cast<std::uint8_t*>(p.constant_bytes()) + addr;
         r.space = MemSpace::constant;
         return r;
     }
@@ -2428,6 +2464,7 @@ void exec_isspacep(Exec& x) {
 // The buffer holding [lo, end), or null. Kernels touch a few buffers in turn (SAXPY: x, y, y), so
 // the block remembers the last four it found before asking DeviceMemory's ordered map.
 Allocation* find_buffer(Exec& x, std::uint64_t lo, std::uint64_t end) {
+    if (end < lo) return nullptr;  // wrapped round the address space: no buffer holds it
     auto& recent = x.block.recent_buffers;
     for (Allocation* a : recent)
         if (a && lo >= a->base && end <= a->base + a->size) return a;
@@ -2821,6 +2858,9 @@ template <bool Store> void load_store(Exec& x) {
     const Operand& ao = in.operands[addr_operand];
     const Operand& vo = in.operands[value_operand];
     const int elem = std::max(1, ptx::type_bits(in.type) / 8);
+    // A register holds 64 bits: a .b128 value has nowhere to go (and would overrun the 8-byte
+    // value each lane's bytes pass through below).
+    if (elem > 8) x.unsupported("128-bit loads and stores");
     const int count = in.vector;
     const std::uint32_t size = std::uint32_t(elem * count);
     const bool sign = ptx::type_is_signed(in.type);
@@ -2829,7 +2869,7 @@ template <bool Store> void load_store(Exec& x) {
         // read once (and no per-lane address array to fill first).
         const std::uint64_t a = x.symbol_address(ao) + std::uint64_t(ao.value);
         const std::uint64_t off = a - kernel_param_base;
-        if (a >= kernel_param_base && off + size <= x.launch.params.size()) {
+        if (a >= kernel_param_base && fits(off, size, x.launch.params.size())) {
             for (int k = 0; k < count; ++k) {
                 const std::int32_t r = vo.kind == OperandKind::vector ? vo.vec[k] : vo.reg;
                 if (r < 0) continue;
@@ -2850,7 +2890,7 @@ template <bool Store> void load_store(Exec& x) {
             x.fault("store to a kernel parameter", "kernel parameters are read-only",
                     "copy the value into a local variable first");
         const std::uint64_t off = addr[__builtin_ctz(x.mask)] - kernel_param_base;
-        if (ao.reg < 0 && off + size <= x.launch.params.size()) {
+        if (ao.reg < 0 && fits(off, size, x.launch.params.size())) {
             // The usual form, ld.param [name]: one address for the whole warp, read once.
             for (int k = 0; k < count; ++k) {
                 const std::uint64_t v =
@@ -2864,10 +2904,11 @@ template <bool Store> void load_store(Exec& x) {
         }
         FOR_LANES(x.mask, {
             const std::uint64_t off = addr[l] - kernel_param_base;
-            if (addr[l] < kernel_param_base || off + size > x.launch.params.size())
+            if (addr[l] < kernel_param_base || !fits(off, size, x.launch.params.size()))
                 x.fault("out-of-bounds parameter load",
-                        "offset " + std::to_string(off) + " past the " +
-                            std::to_string(x.launch.params.size()) + "-byte parameter buffer",
+                        std::to_string(size) + " bytes at offset " + offset_text(off) +
+                            ", outside the " + std::to_string(x.launch.params.size()) +
+                            "-byte parameter buffer",
                         "check the kernel's parameter list", l);
             for (int k = 0; k < count; ++k) {
                 std::uint64_t v =
@@ -3008,6 +3049,10 @@ template <bool Reduce> void atomic(Exec& x) {
     const std::uint64_t* c = in.sub == SubOp::cas ? x.src(first_value + 1) : nullptr;
     std::uint64_t* d = Reduce ? nullptr : x.dst(0);
     const int bytes = std::max(1, ptx::type_bits(in.type) / 8);
+    // 128-bit atomics (atom.b128, sm_90) and vector atomics (atom.v2/.v4, sm_90) would move more
+    // than the one 64-bit value per lane handled here.
+    if (bytes > 8) x.unsupported("128-bit atomics");
+    if (in.vector > 1) x.unsupported("vector atomics");
     std::uint64_t addr[32];
     lane_addresses(x, ao, addr);
     Allocation* cache = nullptr;
@@ -3168,6 +3213,21 @@ void exec_exit(Exec& x) {
     if (x.event) x.block.events.back().kind = EventKind::exit;
 }
 
+// A lane's bytes [offset, offset + bytes) of its local memory, where a call moves its arguments
+// and results. NVRTC's PTX always fits them in the frames; hand-written PTX (inline asm) may name a
+// call-site symbol smaller than the parameter it passes, or one of another space: a fault, never
+// a copy past the lane's memory.
+std::uint8_t* frame_bytes_at(Exec& x, int lane, std::uint64_t offset, std::uint64_t bytes) {
+    auto& local = x.warp.local[std::size_t(lane)];
+    if (!fits(offset, bytes, local.size()))
+        x.fault("out-of-bounds parameter access in a call",
+                std::to_string(bytes) + " bytes at frame offset " + offset_text(offset) +
+                    ", but the thread's local memory here is " + std::to_string(local.size()) +
+                    " bytes ('" + x.in->text + "')",
+                "pass each argument in a .param symbol as large as the parameter it fills", lane);
+    return local.data() + offset;
+}
+
 // 9.7.10.4 call: a new frame (registers, parameters, locals) for the calling lanes
 void call_vprintf(Exec& x);
 [[noreturn]] void call_assertfail(Exec& x);
@@ -3247,8 +3307,8 @@ void exec_call(Exec& x) {
         std::uint64_t from = caller.local_base + x.fn->local_offsets[std::size_t(args[i])];
         std::uint64_t to = f.local_base + callee.param_offsets[std::size_t(i)];
         std::size_t bytes = callee.fn.params[std::size_t(i)].size;
-        FOR_LANES(x.mask, std::memcpy(x.warp.local[std::size_t(l)].data() + to,
-                                      x.warp.local[std::size_t(l)].data() + from, bytes));
+        FOR_LANES(x.mask, std::memmove(frame_bytes_at(x, l, to, bytes),
+                                       frame_bytes_at(x, l, from, bytes), bytes));
     }
     const std::uint16_t depth = std::uint16_t(x.warp.frames.size());
     x.warp.frames.push_back(std::move(f));
@@ -3271,8 +3331,8 @@ void exec_ret(Exec& x) {
         std::uint64_t from = callee.local_base + cf.return_offsets[std::size_t(i)];
         std::uint64_t to = caller.local_base + caller_fn.local_offsets[std::size_t(rets[i])];
         std::size_t bytes = cf.fn.returns[std::size_t(i)].size;
-        FOR_LANES(x.mask, std::memcpy(w.local[std::size_t(l)].data() + to,
-                                      w.local[std::size_t(l)].data() + from, bytes));
+        FOR_LANES(x.mask, std::memmove(frame_bytes_at(x, l, to, bytes),
+                                       frame_bytes_at(x, l, from, bytes), bytes));
     }
     remove_lanes(w, x.mask, depth);
     if (x.mask != x.active) w.stack.back().pc = std::int32_t(x.pc) + 1;
@@ -3298,7 +3358,7 @@ void call_assertfail(Exec& x) {
         std::uint64_t v = 0;
         const std::uint64_t slot = frame.local_base + x.fn->local_offsets[std::size_t(args[i])];
         const auto& local = x.warp.local[std::size_t(lane)];
-        if (slot + 8 <= local.size()) std::memcpy(&v, local.data() + slot, 8);
+        if (fits(slot, 8, local.size())) std::memcpy(&v, local.data() + slot, 8);
         return v;
     };
     auto text = [&](std::uint64_t address) {
@@ -3336,10 +3396,10 @@ void call_device_heap(Exec& x, bool allocate) {
     FOR_LANES(x.mask, {
         std::uint64_t value = 0;
         auto& local = x.warp.local[std::size_t(l)];
-        if (arg_slot + 8 <= local.size()) std::memcpy(&value, local.data() + arg_slot, 8);
+        if (fits(arg_slot, 8, local.size())) std::memcpy(&value, local.data() + arg_slot, 8);
         if (allocate) {
             const std::uint64_t p = memory.device_malloc(value);
-            if (!rets.empty() && ret_slot + 8 <= local.size())
+            if (!rets.empty() && fits(ret_slot, 8, local.size()))
                 std::memcpy(local.data() + ret_slot, &p, 8);
         } else if (value != 0 && !memory.device_free(value)) {
             x.fault("bad free",
@@ -3362,8 +3422,8 @@ void call_vprintf(Exec& x) {
     Allocation* cache = nullptr;
     FOR_LANES(x.mask, {
         std::uint64_t fmt_addr, buf_addr;
-        std::memcpy(&fmt_addr, x.warp.local[std::size_t(l)].data() + fmt_slot, 8);
-        std::memcpy(&buf_addr, x.warp.local[std::size_t(l)].data() + arg_slot, 8);
+        std::memcpy(&fmt_addr, frame_bytes_at(x, l, fmt_slot, 8), 8);
+        std::memcpy(&buf_addr, frame_bytes_at(x, l, arg_slot, 8), 8);
         std::string fmt;
         for (std::uint64_t a = fmt_addr;; ++a) {
             Access c = resolve(x, Space::generic, a, 1, "printf format read", l, cache);
@@ -3467,7 +3527,7 @@ void call_vprintf(Exec& x) {
         std::uint64_t slot = frame.local_base + x.fn->local_offsets[std::size_t(rets[0])];
         FOR_LANES(x.mask, {
             std::uint32_t v = 1;
-            std::memcpy(x.warp.local[std::size_t(l)].data() + slot, &v, 4);
+            std::memcpy(frame_bytes_at(x, l, slot, 4), &v, 4);
         });
     }
 }

@@ -145,7 +145,8 @@ const Allocation* DeviceMemory::find(std::uint64_t address, std::uint64_t bytes)
     if (it == allocations_.begin()) return nullptr;
     --it;
     const Allocation& a = *it->second;
-    if (address >= a.base && address + bytes <= a.base + a.size) return &a;
+    // (No sum that can wrap: an address near 2^64 plus a few bytes must not pass for one inside.)
+    if (address >= a.base && bytes <= a.size && address - a.base <= a.size - bytes) return &a;
     return nullptr;
 }
 

@@ -73,9 +73,17 @@ struct Program {
         global_addresses;                     // Module::globals[i] -> address (global/const/shared)
     std::vector<bool> dynamic_shared;         // Module::globals[i] is `extern .shared x[]`
     std::uint32_t common_shared_bytes = 0;    // module-scope and .func shared symbols
-    std::vector<std::uint8_t> constant_bank;  // .const data (read through const_window)
-    std::string source_path;                  // for messages
-    std::uint32_t total_pcs = 0;              // instructions over all functions
+    std::vector<std::uint8_t> constant_bank;  // .const data while the module loads
+    // The constant bank once loaded: an allocation of device memory (so that the host can copy to
+    // it and cudaGetSymbolAddress can name it), read by ld.const and through const_window.
+    Allocation* constant_memory = nullptr;  // null: the module has no .const data
+    std::uint64_t constant_address = 0;
+    const std::uint8_t* constant_bytes() const {
+        return constant_memory ? constant_memory->bytes() : nullptr;
+    }
+    std::uint64_t constant_size() const { return constant_memory ? constant_memory->size : 0; }
+    std::string source_path;      // for messages
+    std::uint32_t total_pcs = 0;  // instructions over all functions
     bool uses_global_atomics = false;
     bool uses_device_malloc = false;  // calls malloc/free: blocks run in order
     // Reads %reserved_smem_offset_*: each block gets the reserved shared memory (1 KB, as on sm_80

@@ -33,11 +33,30 @@ void WorkerPool::take_jobs(std::unique_lock<std::mutex>& lock) {
     if (running_ == 0) finished_.notify_all();
 }
 
-void WorkerPool::serve() {
+WorkerPool::~WorkerPool() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : threads_)
+        if (t.joinable()) t.join();
+}
+
+std::size_t WorkerPool::threads() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return threads_.size();
+}
+
+// The generation a thread has seen is the one it was started in, not the one it finds when it
+// first takes the lock: run() announces its launch (++generation_) right after starting the
+// threads it needs, and a thread that read the generation only then would sleep through the very
+// launch it was started for (every process's first launch ran on the calling thread alone).
+void WorkerPool::serve(std::uint64_t seen) {
     std::unique_lock<std::mutex> lock(mutex_);
-    std::uint64_t seen = generation_;
     for (;;) {
-        wake_.wait(lock, [&] { return generation_ != seen; });
+        wake_.wait(lock, [&] { return generation_ != seen || stopping_; });
+        if (stopping_) return;
         seen = generation_;
         take_jobs(lock);
     }
@@ -68,7 +87,8 @@ void WorkerPool::run(unsigned n, const std::function<void(unsigned)>& job) {
     }
     std::unique_lock<std::mutex> lock(mutex_);
     owner_pid_ = getpid();
-    while (threads_.size() + 1 < n) threads_.emplace_back([this] { serve(); });
+    while (threads_.size() + 1 < n)
+        threads_.emplace_back([this, seen = generation_] { serve(seen); });
     job_ = &job;
     count_ = n;
     next_ = 0;

@@ -319,6 +319,7 @@ struct Symbol {
     std::uint64_t size = 0;    // bytes (0 for extern .shared [] )
     std::uint64_t offset = 0;  // assigned by the loader / parser within its space
     bool is_extern = false;
+    bool is_managed = false;         // .attribute(.managed): host and device share it
     std::vector<std::uint8_t> init;  // initialiser bytes, if any
     std::vector<Relocation> relocations;
 };

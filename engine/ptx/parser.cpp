@@ -397,6 +397,7 @@ struct Decl {
     std::string init;          // text after '='
     bool is_extern = false;
     bool is_ptr = false;
+    bool is_managed = false;      // .attribute(.managed): a __managed__ variable
     std::int64_t reg_count = -1;  // %r<17>
     bool is_list = false;         // more names follow, separated by commas
     std::string names;            // the text from the (first) name on
@@ -411,6 +412,33 @@ Decl parse_decl(std::string_view text, std::uint32_t line) {
         text = trim(text.substr(0, eq));
     }
     d.init = std::string(init);
+    // Variable attributes (PTX ISA 5.4.8), ".attribute(.managed)" and ".attribute(.unified(a, b))":
+    // read here and taken out, so the words below are the declaration's own.
+    std::string without_attributes;
+    for (std::size_t at; (at = text.find(".attribute")) != std::string_view::npos;) {
+        const std::size_t open = text.find('(', at);
+        if (open == std::string_view::npos || trim(text.substr(at + 10, open - at - 10)).size())
+            throw ParseError(line, "'.attribute' needs '(...)'");
+        std::size_t close = open;
+        for (int depth = 0; close < text.size(); ++close) {
+            if (text[close] == '(') ++depth;
+            if (text[close] == ')' && --depth == 0) break;
+        }
+        if (close >= text.size()) throw ParseError(line, "missing ')' after '.attribute('");
+        for (std::string_view a : split_top(text.substr(open + 1, close - open - 1), ',')) {
+            a = trim(a);
+            if (a == ".managed") d.is_managed = true;
+            else if (a.rfind(".unified", 0) !=
+                     0)  // .unified(uuid): one address for host and device
+                throw ParseError(line, "unknown variable attribute '" + std::string(a) + "'");
+        }
+        without_attributes += std::string(text.substr(0, at)) + " ";
+        text = text.substr(close + 1);
+    }
+    if (!without_attributes.empty()) {
+        without_attributes += std::string(text);
+        text = without_attributes;
+    }
     // ".reg.b32 f" (inline asm in the CUDA headers) is ".reg .b32 f": split attribute words at
     // dots.
     std::vector<std::string_view> ws;
@@ -567,6 +595,9 @@ Symbol symbol_from(const Decl& d, std::uint32_t line) {
     s.align = d.align ? d.align : std::max(1, type_bits(d.type) / 8);
     s.size = decl_size(d, line);
     s.is_extern = d.is_extern || d.array == 0;
+    s.is_managed = d.is_managed;
+    if (d.is_managed && d.space != Space::global)
+        throw ParseError(line, "'.attribute(.managed)' is for .global variables only");
     s.init = parse_initializer(
         d, line, d.space == Space::global || d.space == Space::constant ? &s.relocations : nullptr);
     return s;

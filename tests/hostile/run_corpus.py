@@ -243,6 +243,14 @@ def wall_clock_limit(run):
 # --- reports that survive any bytes --------------------------------------------------------
 
 @case
+def shared_atomic_at_a_negative_index(run):
+    # Issue 23: lesson 10's shared histogram counted at bins[-1..-5]; the -1 wrapped round the
+    # bounds check and the atomic wrote into the grader's heap ("double free or corruption").
+    parses(run, "10-histogram", run.kernel("shared_atomic_negative.cu"), 1,
+           "out-of-bounds atomic in shared memory", "bytes before its start")
+
+
+@case
 def latin1_comment_in_a_faulting_kernel(run):
     parses(run, "02-vector-add", run.kernel("latin1_fault_02.cu"), 1, "out-of-bounds", "\ufffd")
 
