@@ -127,6 +127,15 @@ std::vector<programs::TimelineEvent> read_timeline(const std::string& path, std:
 const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
                                       const RunSettings& settings) {
     ProgramRun run;
+    if (inputs_only_) {
+        // The learner's first run: its inputs are written, the lesson stops here.
+        if (settings.executable.empty()) throw InputsWritten{args, settings};
+        run.failure = "not run: only the inputs are written";
+        run.args = args;
+        run.learner = false;
+        runs_.push_back(std::move(run));
+        return runs_.back();
+    }
     programs::RunRequest req;
     req.executable = settings.executable.empty() ? executable_ : settings.executable;
     req.argv0 = "./program";
@@ -208,6 +217,10 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
 }
 
 bool ProgramSession::build(const std::string& file, std::string* executable, std::string* why) {
+    if (inputs_only_) {
+        *why = "not built: only the inputs are written";
+        return false;
+    }
     programs::BuildRequest b;
     std::error_code ec;
     const fs::path source = fs::absolute(fs::path(lesson_dir_) / file, ec);
@@ -410,6 +423,56 @@ std::vector<std::string> source_targets(const std::string& path, std::string* ig
         }
     }
     return out;
+}
+
+Status write_program_inputs(const LessonInfo& lesson, std::uint64_t seed,
+                            const std::string& backend, const std::string& dir,
+                            ProgramInputs* out) {
+    const ProgramHostSide* host = nullptr;
+    for (const auto& h : registered_program_host_sides())
+        if (h.id == lesson.id) host = &h;
+    if (!host)
+        return Status::error(StatusCode::bad_usage,
+                             lesson.id +
+                                 " is not a program lesson: its checks write no input files");
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (!fs::is_directory(dir, ec))
+        return Status::error(StatusCode::io_error, "cannot create the folder " + dir);
+    // The lesson writes into a private folder (it may remove an old out.bin there); only what it
+    // wrote for the run is copied to `dir`.
+    WorkDir work;
+    if (work.path.empty())
+        return Status::error(StatusCode::io_error, "cannot create a work folder in " +
+                                                       fs::temp_directory_path(ec).string());
+    // The same session as check_program_lesson's: same seed, same backend, so the same draws.
+    ProgramSession session("", work.path.string(), backend, seed, 60);
+    session.set_lesson_dir(fs::path(lesson.host_path).parent_path().string());
+    session.set_inputs_only();
+    bool reached = false;
+    try {
+        host->run(session);
+    } catch (const InputsWritten& w) {
+        out->run = w;
+        reached = true;
+    }
+    if (!reached)
+        return Status::error(StatusCode::bad_usage,
+                             "lesson " + lesson.id +
+                                 " never ran the program, so it wrote no inputs");
+    out->files.clear();
+    for (const auto& e : fs::directory_iterator(work.path, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.empty() || name[0] == '.' || !e.is_regular_file(ec)) continue;
+        if (!fs::copy_file(e.path(), fs::path(dir) / name, fs::copy_options::overwrite_existing,
+                           ec))
+            return Status::error(StatusCode::io_error, "cannot write " +
+                                                           (fs::path(dir) / name).string() + ": " +
+                                                           ec.message());
+        out->files.push_back(name);
+    }
+    std::sort(out->files.begin(), out->files.end());
+    return Status::success();
 }
 
 CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,

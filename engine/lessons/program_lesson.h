@@ -101,6 +101,12 @@ class ProgramSession {
     const std::deque<ProgramRun>& runs() const { return runs_; }
     const std::string& backend() const { return backend_; }
 
+    // Inputs only (`cudalab inputs`, write_program_inputs): the first run of the learner's program
+    // runs nothing; the files the lesson wrote for it are kept and the lesson's host side is
+    // stopped there (an InputsWritten is thrown). A helper program is neither built nor run.
+    void set_inputs_only() { inputs_only_ = true; }
+    bool inputs_only() const { return inputs_only_; }
+
     // A correctness check: passed or not, with what happened and what to try.
     bool check(const std::string& name, bool passed, double bad, const std::string& message,
                const std::string& advice);
@@ -136,6 +142,13 @@ class ProgramSession {
     std::vector<CheckResult> checks_;
     std::vector<std::string> log_;
     std::uint64_t memory_limit_bytes_ = 0;
+    bool inputs_only_ = false;
+};
+
+// What the inputs-only session stops with: the run the lesson would have made.
+struct InputsWritten {
+    std::vector<std::string> args;  // the program's arguments ("in.bin", "out.bin")
+    RunSettings settings;           // its environment, GPUs, driver version
 };
 
 // [SECTION] timeline arithmetic, for the lessons' checks
@@ -157,6 +170,17 @@ struct CheckReport;
 CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
                                  const CheckOptions& options, const std::string& path,
                                  CheckReport report);
+
+// The input files (in.bin ...) of the lesson's first run of the learner's program, written into
+// `dir` exactly as check_program_lesson() writes them for `seed` and `backend` ("emu" or "gpu"):
+// the lesson's host side runs in an inputs-only session up to that run (no program is built).
+// `files` gets the names written, `run` the arguments and settings of that run.
+struct ProgramInputs {
+    std::vector<std::string> files;
+    InputsWritten run;
+};
+Status write_program_inputs(const LessonInfo& lesson, std::uint64_t seed,
+                            const std::string& backend, const std::string& dir, ProgramInputs* out);
 
 using ProgramLessonRun = std::function<void(ProgramSession&)>;
 
