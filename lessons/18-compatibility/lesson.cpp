@@ -124,6 +124,14 @@ std::string arch_advice(const ProgramRun& run) {
         return "a kernel faulted: if it was launched with cuLaunchKernel, its kernelParams is an "
                "array of pointers to the arguments (void* args[] = {&d, &count}), not the "
                "arguments themselves; a value given there is read as the address of one";
+    // The driver reads each argument through its pointer on the host: values given instead of
+    // pointers crash the program before any kernel runs.
+    if (!run.completed && run.failure.find("signal 11") != std::string::npos)
+        return "the program crashed on the host: if it launches with cuLaunchKernel, its "
+               "kernelParams is an array of pointers to the arguments (void* args[] = {&d, "
+               "&count}), not the arguments themselves; the driver reads each argument through "
+               "its pointer, so a value given there is read as an address. Otherwise look for a "
+               "host pointer or index that is wrong";
     return "built with -arch=sm_90 the program holds sm_90 machine code and compute_90 PTX: a "
            "GPU older than sm_90 can run neither (cudaErrorNoKernelImageForDevice, from "
            "cudaGetLastError after the launch). Give the executable what every GPU needs (a "
