@@ -49,6 +49,65 @@ std::string ProgramRun::faults() const {
     return s;
 }
 
+namespace {
+
+// The lines of `err` that the runtime wrote (`runtime` true) or the program (false).
+std::string stderr_lines(const std::string& err, bool runtime_lines) {
+    std::string out;
+    bool runtime = false;
+    for (std::size_t at = 0; at < err.size();) {
+        const std::size_t nl = std::min(err.find('\n', at), err.size());
+        const std::string line = err.substr(at, nl - at);
+        at = nl + 1;
+        if (line.rfind("cudalab:", 0) == 0) runtime = true;
+        else if (!(runtime && line.rfind("  ", 0) == 0)) runtime = false;
+        if (runtime == runtime_lines) out += line + "\n";
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string program_stderr(const std::string& err) { return stderr_lines(err, false); }
+std::string runtime_stderr(const std::string& err) { return stderr_lines(err, true); }
+
+std::string excerpt(const std::string& text, std::size_t max) {
+    std::size_t end = text.size();
+    while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == ' ' || text[end - 1] == '\r'))
+        --end;
+    if (end == 0) return "(nothing)";
+    if (end <= max) return text.substr(0, end);
+    // Whole lines: a CHECK line cut in half hides what the program said.
+    std::size_t cut = text.rfind('\n', max);
+    if (cut == std::string::npos || cut == 0) {
+        cut = text.rfind(' ', max);
+        if (cut == std::string::npos || cut == 0) cut = max;
+    }
+    return text.substr(0, cut) + " ...";
+}
+
+std::string run_details(const ProgramRun& run) {
+    const std::string own = program_stderr(run.err), runtime = runtime_stderr(run.err);
+    std::string s;
+    if (own.find_first_not_of(" \n\r") != std::string::npos) s += "; its stderr: " + excerpt(own);
+    // The runtime prints each fault as it happens; its result repeats them: one of the two.
+    // The runtime's note of device memory never freed is no news after the program gave up at an
+    // error (its buffers go with it): it would only bury the cause.
+    std::string kept;
+    bool leak_note = false;
+    for (std::size_t at = 0; at < runtime.size();) {
+        const std::size_t nl = std::min(runtime.find('\n', at), runtime.size());
+        const std::string line = runtime.substr(at, nl - at);
+        at = nl + 1;
+        if (line.rfind("cudalab:", 0) == 0)
+            leak_note = run.exit_code != 0 && line.find("never freed") != std::string::npos;
+        if (!leak_note) kept += line + "\n";
+    }
+    const std::string said = kept.empty() ? run.faults() : kept;
+    if (!said.empty()) s += "; the runtime says: " + excerpt(said);
+    return s;
+}
+
 int gpus_on_this_machine() {
     std::string why;
     int gpus = 0;

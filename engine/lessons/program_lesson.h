@@ -49,6 +49,21 @@ struct ProgramRun {
     std::string faults() const;
 };
 
+// [SECTION] a run's stderr in a check's message
+
+// The program's own stderr: the runtime's lines ("cudalab: ..." and the indented lines that
+// continue them) left out. The names a check looks for must come from the program.
+std::string program_stderr(const std::string& err);
+// The runtime's lines alone.
+std::string runtime_stderr(const std::string& err);
+// `text` without its trailing blanks, cut to about `max` characters at a line boundary (a first
+// line longer than that at a space), "..." where cut; "(nothing)" when empty.
+std::string excerpt(const std::string& text, std::size_t max = 600);
+// What a run that failed left to read, for a check's message: "; its stderr: " the program's own
+// lines, then "; the runtime says: " its lines (or the faults of its result when it printed
+// none), each once. "" when there is neither.
+std::string run_details(const ProgramRun& run);
+
 // How one run differs from the lesson's default (the session's backend, one emulated GPU, the
 // runtime's driver version).
 struct RunSettings {

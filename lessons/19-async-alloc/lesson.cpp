@@ -100,9 +100,7 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, uns
     *figures = read_figures(run);
     const std::string what = "n = " + std::to_string(n) + ", " + std::to_string(steps) + " steps: ";
     if (!run.completed)
-        return fail(1,
-                    what + run.failure +
-                        (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+        return fail(1, what + run.failure + cudalab::lessons::run_details(run),
                     "run it yourself with `cudalab run exercises/19-async-alloc.cu -- in.bin "
                     "out.bin` (the input format is at "
                     "the top of the file) and look at what it prints; a program stopped at the "
@@ -112,8 +110,7 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, uns
     if (run.exit_code != 0 || !faults.empty())
         return fail(1,
                     what + "the program exited with status " + std::to_string(run.exit_code) +
-                        (faults.empty() ? "" : "; the runtime reports: " + faults) +
-                        (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                        cudalab::lessons::run_details(run),
                     "every CUDA call must succeed: read the message above, and check each call's "
                     "cudaError_t (memory from "
                     "cudaMallocAsync is freed with cudaFreeAsync, and may be used only by work "
