@@ -146,7 +146,8 @@ bool recoverable(ProgramSession& s, const std::string& check, const std::string&
         return s.check(check, false, 1,
                        when + "the program named " + name + ", then stopped (exit status " +
                            std::to_string(run.exit_code) +
-                           ") after another error of its own; the runtime says: " + excerpt(other),
+                           ") after another error of its own; the runtime says: " + excerpt(other) +
+                           "; its stderr: " + excerpt(err),
                        "fix what the runtime names first: it is the program's mistake, not the "
                        "injected fault (which is recoverable)");
     if (run.exit_code != 0)
