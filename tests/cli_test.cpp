@@ -1,4 +1,6 @@
 // The command-line contract course scripts depend on: commands, exit codes, report formats.
+#include <cstring>
+
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
@@ -295,4 +297,41 @@ TEST_CASE("a kernel declared with other parameter types than the lesson passes i
     INFO(r2.output);
     CHECK(r2.output.find("is declared with 3 parameters, but the lesson passes 4") !=
           std::string::npos);
+}
+
+TEST_CASE("inputs writes a program lesson's in.bin for a seed, the same every time, and says how "
+          "to run the exercise on it") {
+    const auto dir = temp_dir() / "inputs";
+    std::filesystem::remove_all(dir);
+    auto r = run_cli("inputs 14-streams --seed 12345 --backend emu -o " + (dir / "a").string());
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.output.find("in.bin") != std::string::npos);
+    CHECK(r.output.find("seed 12345") != std::string::npos);
+    CHECK(r.output.find("exercises/14-streams.cu -- in.bin out.bin") != std::string::npos);
+    // Lesson 14's first run: n (a small, awkward size) and then n values.
+    const std::string a = read_file((dir / "a" / "in.bin").string());
+    REQUIRE(a.size() >= 8);
+    unsigned n = 0;
+    std::memcpy(&n, a.data(), 4);
+    CHECK(n > 0);
+    CHECK(a.size() == (std::size_t(n) + 1) * 4);
+    // Nothing but the lesson's inputs (no timeline, no out.bin).
+    int files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "a")) (void)e, ++files;
+    CHECK(files == 1);
+
+    // The same seed draws the same file; another seed another.
+    REQUIRE(run_cli("inputs 14-streams --seed 12345 --backend emu -o " + (dir / "b").string())
+                .exit_code == 0);
+    CHECK(read_file((dir / "b" / "in.bin").string()) == a);
+    REQUIRE(run_cli("inputs 14-streams --seed 54321 --backend emu -o " + (dir / "c").string())
+                .exit_code == 0);
+    CHECK(read_file((dir / "c" / "in.bin").string()) != a);
+
+    // A kernel lesson has no program to run by hand; a bad seed is bad usage.
+    r = run_cli("inputs 02-vector-add -o " + (dir / "d").string());
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("kernel lesson") != std::string::npos);
+    CHECK(run_cli("inputs 14-streams --seed x -o " + (dir / "d").string()).exit_code == 2);
+    std::filesystem::remove_all(dir);
 }

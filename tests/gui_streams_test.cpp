@@ -263,3 +263,22 @@ TEST_CASE("streams view: a timeline file of any shape is read or refused, never 
 }
 
 #endif  // CUDALAB_HAVE_GUI_MODEL
+
+TEST_CASE("streams view: the time ruler starts at 0, never at \"-0.0 ms\", and its labels differ") {
+    // The view pads the run by 2 % on each side, so the window starts before 0.
+    for (const auto& [t0, t1] : std::vector<std::pair<double, double>>{
+             {-66.0, 3366.0}, {-0.004, 0.2}, {-20.0, 1020.0}, {-2e4, 1.02e6}, {150.0, 160.0}}) {
+        const auto ticks = cudalab::viewmodel::time_axis_ticks(t0, t1);
+        REQUIRE_FALSE(ticks.empty());
+        CHECK(ticks.size() <= 9);
+        for (std::size_t i = 0; i < ticks.size(); ++i) {
+            CHECK_MESSAGE(ticks[i].label[0] != '-', ticks[i].label);
+            CHECK(ticks[i].us >= 0);
+            CHECK(ticks[i].us <= t1);
+            if (i) CHECK_MESSAGE(ticks[i].label != ticks[i - 1].label, ticks[i].label);
+        }
+        if (t0 < 0) CHECK(ticks.front().us == 0);
+    }
+    CHECK(cudalab::viewmodel::time_axis_ticks(-66.0, 3366.0).front().label == "0.0 ms");
+    CHECK(cudalab::viewmodel::time_axis_ticks(5.0, 5.0).empty());
+}

@@ -340,7 +340,30 @@ TEST_CASE("program lessons: 02b-host-program finds missing copies and leaked dev
     CheckReport leaky = check_lesson(course, *l, o, compiler);
     REQUIRE_MESSAGE(leaky.status.ok(), leaky.status.message);
     CHECK(find_check(leaky, "c = a + b for a larger n")->passed);
-    CHECK(find_check(leaky, "every device allocation is freed")->value == 1);
+    const CheckResult* one = find_check(leaky, "every device allocation is freed");
+    CHECK(one->value == 1);
+    // It says where the leaked buffer was allocated.
+    CHECK_MESSAGE(one->message.find("allocated at leaky.cu:") != std::string::npos, one->message);
+
+    // A program that gives up at an error leaks its buffers with it: the leak check does not pile
+    // on, and the failed run's message holds the program's line, not the leak note.
+    std::string early = test_support::read_file(l->solution_path);
+    early.replace(early.find(free_c), free_c.size(),
+                  "fprintf(stderr, \"giving up early\\n\"); return 2;");
+    std::ofstream(dir / "early.cu") << early;
+    o.source_path = (dir / "early.cu").string();
+    CheckReport gave_up = check_lesson(course, *l, o, compiler);
+    REQUIRE_MESSAGE(gave_up.status.ok(), gave_up.status.message);
+    const CheckResult* larger = find_check(gave_up, "c = a + b for a larger n");
+    CHECK_FALSE(larger->passed);
+    CHECK_MESSAGE(larger->message.find("its stderr: giving up early") != std::string::npos,
+                  larger->message);
+    CHECK_MESSAGE(larger->message.find("never freed") == std::string::npos, larger->message);
+    const CheckResult* none = find_check(gave_up, "every device allocation is freed");
+    CHECK_FALSE(none->passed);
+    CHECK_MESSAGE(none->message.find("not checked: the program exited with status 2") !=
+                      std::string::npos,
+                  none->message);
 }
 
 // [SECTION] the emulated runtime's figures that lessons 13, 15 and 19 read

@@ -306,6 +306,32 @@ TEST_CASE("build: a compile error shows nvcc's message with file:line and exits 
     CHECK(r.output.find("never") == std::string::npos);
 }
 
+TEST_CASE("build: a CUDA 12 style cudaMemPrefetchAsync(p, n, 0, 0) is told of CUDA 13's "
+          "cudaMemLocation") {
+    if (!programs_can_build()) return;
+    auto r = run(quote(kPrograms + "/prefetch_cuda12.cu"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("prefetch_cuda12.cu:6: error") != std::string::npos);
+    CHECK_MESSAGE(r.output.find("CUDA 13 takes the device of cudaMemPrefetchAsync and "
+                                "cudaMemAdvise as a cudaMemLocation") != std::string::npos,
+                  r.output);
+}
+
+TEST_CASE("run PROG.cu on the emulated runtime says where a bad copy's buffer was allocated, as "
+          "build then run --exe does") {
+    if (!programs_can_build()) return;
+    // The program runs as "copy_overflow", not a path to it: the runtime finds its own file.
+    const std::string program =
+        std::string(CUDALAB_TEST_DATA) + "/../programs/mistakes/copy_overflow.cu";
+    auto r = run_command("CUDALAB_CUDART_DIR=" CUDALAB_EMULATED_DRIVER_DIR " " CUDALAB_CLI
+                         " run --backend emu " +
+                         quote(program) + " </dev/null");
+    CHECK(r.exit_code == 3);
+    CHECK_MESSAGE(r.output.find("(256 bytes, allocated at copy_overflow.cu:9)") !=
+                      std::string::npos,
+                  r.output);
+}
+
 TEST_CASE("build: a missing nvcc is named with where it was looked for") {
     use_test_environment();
     auto missing = run_command("CUDALAB_NVCC=/nonexistent/bin/nvcc " + std::string(CUDALAB_CLI) +

@@ -598,6 +598,11 @@ int main(int argc, char** argv) {
     auto* lint = app.add_subcommand("lint", "check a course: solutions pass, exercises fail, every "
                                             "check can fail, hints and views resolve");
     cli::add_lint_options(lint, lint_args);
+    cli::InputsArgs inputs_args;
+    auto* inputs = app.add_subcommand(
+        "inputs", "write a program lesson's input files (in.bin ...) as check would for --seed N, "
+                  "to run your program by hand");
+    cli::add_inputs_options(inputs, inputs_args);
     app.add_option_function<std::string>(
         "--course", [](const std::string&) {},
         "the course folder (manifest.toml, lessons/, exercises/, solutions/); also "
@@ -652,6 +657,7 @@ int main(int argc, char** argv) {
     if (exec->parsed()) return cli::run_exec(exec_args);
     if (new_lesson->parsed()) return cli::run_new_lesson(new_lesson_args);
     if (lint->parsed()) return cli::run_lint(lint_args);
+    if (inputs->parsed()) return cli::run_inputs(inputs_args);
     if (grade->parsed()) {
         lessons::Course course;
         if (grade_args.merge.empty())

@@ -162,6 +162,10 @@ void App::apply_outcome(viewmodel::CheckOutcome o) {
         streams_.timeline = o.streams;
         streams_.json = o.report.program_timeline;
         streams_.lesson = lesson_->id;
+        streams_.show_copy_overlap = false;
+        for (const auto& check : o.report.checks)
+            if (check.name.find("copies overlap kernels") != std::string::npos)
+                streams_.show_copy_overlap = true;
         // only the emulated runtime traces a launch
         streams_.can_trace = o.report.backend == "emu";
         if (o.request.options.program_trace_launch && o.request.reason == "trace launch") {
@@ -689,10 +693,13 @@ void App::draw_toolbar() {
             chip(buf, colors::chip_pass, colors::chip_pass_text);
         } else {
             // A lesson passed earlier stays passed, but the learner should know it fails now.
-            std::snprintf(
-                buf, sizeof buf, "\xE2\x9C\x97 %zu of %zu checks failed%s",
-                r.checks.size() - std::size_t(passed), r.checks.size(),
-                passed_before_ && !options_.solution ? " \xC2\xB7 passed before, fails now" : "");
+            std::snprintf(buf, sizeof buf, "\xE2\x9C\x97 %zu of %zu checks failed%s",
+                          r.checks.size() - std::size_t(passed), r.checks.size(),
+                          // Another file (--source) is not the learner's exercise: its result says
+                          // nothing of the lesson's progress.
+                          passed_before_ && !options_.solution && options_.source_file.empty()
+                              ? " \xC2\xB7 passed before, fails now"
+                              : "");
             chip(buf, colors::chip_fail, colors::chip_fail_text);
         }
         ImGui::SameLine(0, spacing::label_gap * s);

@@ -1,7 +1,8 @@
 // cudalab-gui: the visual engine. `cudalab gui [options]` runs this program with the same
 // arguments. With no display it says so and opens the terminal lesson (`cudalab learn ID`).
 //
-//   cudalab gui [--lesson ID] [--view grid|warps|memory|shared|timeline|hierarchy]
+//   cudalab gui [--lesson ID] [--view
+//   grid|warps|memory|shared|timeline|hierarchy|streams|graph|pages]
 //               [--screenshot FILE.png --frames N] [--trace FILE [--source FILE.cu]] [--timeline
 //               FILE.json]
 //               [--launch N] [--block N] [--step N] [--find KIND] [--play [--speed N]] [--solution]
@@ -100,7 +101,8 @@ int main(int argc, char** argv) {
     std::uint64_t seed = 0;
     cli.add_option("--lesson,lesson", options.lesson, "lesson id (default 01-threads)");
     cli.add_option("--view", options.view,
-                   "view to open: grid, warps, memory, shared, timeline, hierarchy")
+                   "view to open: grid, warps, memory, shared, timeline, hierarchy; for a "
+                   "program lesson streams, graph, pages")
         ->check(CLI::IsMember({"grid", "warps", "memory", "shared", "timeline", "hierarchy",
                                "streams", "graph", "pages"}));
     cli.add_option("--screenshot", screenshot, "render, write this PNG and exit (needs --frames)");

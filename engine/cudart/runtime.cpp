@@ -488,7 +488,9 @@ std::string site_of(const CallStack& stack) {
                             reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
         char exe[4096] = {};
         const char* file = info.dli_fname;
-        if (!file || !*file) {
+        // For the program itself dladdr names the file as argv[0], which need not be a path to
+        // it (`cudalab run` runs it as "prog", a lesson as "./program"): /proc/self/exe is.
+        if (!file || !*file || std::strcmp(file, program_invocation_name) == 0) {
             ssize_t k = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
             if (k <= 0) return {};
             file = exe;

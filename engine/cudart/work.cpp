@@ -457,6 +457,22 @@ int check_device_range(const void* p, std::uint64_t bytes, const char* what, con
     return cudaSuccess;
 }
 
+// When `p` is in the host's copy of a __constant__ or __device__ variable (what the variable's
+// name means in host code), how to reach the GPU's copy instead; "" otherwise.
+std::string symbol_note(const void* p, bool to_device) {
+    Runtime& rt = Runtime::get();
+    auto it = rt.variables.upper_bound(p);
+    if (it == rt.variables.begin()) return "";
+    --it;
+    const auto* base = static_cast<const std::uint8_t*>(it->first);
+    if (static_cast<const std::uint8_t*>(p) >= base + it->second->size) return "";
+    const std::string& name = it->second->name;
+    const char* what = it->second->constant ? "__constant__" : "__device__";
+    return std::string("; it is the host's copy of the ") + what + " variable '" + name + "': " +
+           (to_device ? "copy into the GPU's with cudaMemcpyToSymbol(" + name + ", src, bytes)"
+                      : "copy from the GPU's with cudaMemcpyFromSymbol(dst, " + name + ", bytes)");
+}
+
 int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
     Runtime& rt = Runtime::get();
     const Side src = classify(c.src), dst = classify(c.dst);
@@ -472,15 +488,19 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
         !(rt.record_of(c.dst) && rt.record_of(c.dst)->mapped)) {
         rt.warn(std::string(api) + ": the destination " +
                 hex(reinterpret_cast<std::uint64_t>(c.dst)) +
-                " is not device memory, but the copy's kind says it is; was it allocated with "
-                "cudaMalloc?");
+                " is not device memory, but the copy's kind says it is" + [&] {
+                    const std::string note = symbol_note(c.dst, true);
+                    return note.empty() ? "; was it allocated with cudaMalloc?" : note;
+                }());
         return cudaErrorInvalidValue;
     }
     if ((c.kind == cudaMemcpyDeviceToHost || c.kind == cudaMemcpyDeviceToDevice) && src_host &&
         !(rt.record_of(c.src) && rt.record_of(c.src)->mapped)) {
         rt.warn(std::string(api) + ": the source " + hex(reinterpret_cast<std::uint64_t>(c.src)) +
-                " is not device memory, but the copy's kind says it is; was it allocated with "
-                "cudaMalloc?");
+                " is not device memory, but the copy's kind says it is" + [&] {
+                    const std::string note = symbol_note(c.src, false);
+                    return note.empty() ? "; was it allocated with cudaMalloc?" : note;
+                }());
         return cudaErrorInvalidValue;
     }
     const MemoryRecord* src_rec = rt.record_of(c.src);

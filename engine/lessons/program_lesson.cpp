@@ -53,6 +53,65 @@ std::string ProgramRun::faults() const {
     return s;
 }
 
+namespace {
+
+// The lines of `err` that the runtime wrote (`runtime` true) or the program (false).
+std::string stderr_lines(const std::string& err, bool runtime_lines) {
+    std::string out;
+    bool runtime = false;
+    for (std::size_t at = 0; at < err.size();) {
+        const std::size_t nl = std::min(err.find('\n', at), err.size());
+        const std::string line = err.substr(at, nl - at);
+        at = nl + 1;
+        if (line.rfind("cudalab:", 0) == 0) runtime = true;
+        else if (!(runtime && line.rfind("  ", 0) == 0)) runtime = false;
+        if (runtime == runtime_lines) out += line + "\n";
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string program_stderr(const std::string& err) { return stderr_lines(err, false); }
+std::string runtime_stderr(const std::string& err) { return stderr_lines(err, true); }
+
+std::string excerpt(const std::string& text, std::size_t max) {
+    std::size_t end = text.size();
+    while (end > 0 && (text[end - 1] == '\n' || text[end - 1] == ' ' || text[end - 1] == '\r'))
+        --end;
+    if (end == 0) return "(nothing)";
+    if (end <= max) return text.substr(0, end);
+    // Whole lines: a CHECK line cut in half hides what the program said.
+    std::size_t cut = text.rfind('\n', max);
+    if (cut == std::string::npos || cut == 0) {
+        cut = text.rfind(' ', max);
+        if (cut == std::string::npos || cut == 0) cut = max;
+    }
+    return text.substr(0, cut) + " ...";
+}
+
+std::string run_details(const ProgramRun& run) {
+    const std::string own = program_stderr(run.err), runtime = runtime_stderr(run.err);
+    std::string s;
+    if (own.find_first_not_of(" \n\r") != std::string::npos) s += "; its stderr: " + excerpt(own);
+    // The runtime prints each fault as it happens; its result repeats them: one of the two.
+    // The runtime's note of device memory never freed is no news after the program gave up at an
+    // error (its buffers go with it): it would only bury the cause.
+    std::string kept;
+    bool leak_note = false;
+    for (std::size_t at = 0; at < runtime.size();) {
+        const std::size_t nl = std::min(runtime.find('\n', at), runtime.size());
+        const std::string line = runtime.substr(at, nl - at);
+        at = nl + 1;
+        if (line.rfind("cudalab:", 0) == 0)
+            leak_note = run.exit_code != 0 && line.find("never freed") != std::string::npos;
+        if (!leak_note) kept += line + "\n";
+    }
+    const std::string said = kept.empty() ? run.faults() : kept;
+    if (!said.empty()) s += "; the runtime says: " + excerpt(said);
+    return s;
+}
+
 int gpus_on_this_machine() {
     std::string why;
     int gpus = 0;
@@ -160,6 +219,15 @@ std::vector<programs::TimelineEvent> read_timeline(int dir_fd, const std::string
 const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
                                       const RunSettings& settings) {
     ProgramRun run;
+    if (inputs_only_) {
+        // The learner's first run: its inputs are written, the lesson stops here.
+        if (settings.executable.empty()) throw InputsWritten{args, settings};
+        run.failure = "not run: only the inputs are written";
+        run.args = args;
+        run.learner = false;
+        runs_.push_back(std::move(run));
+        return runs_.back();
+    }
     programs::RunRequest req;
     req.executable = settings.executable.empty() ? executable_ : settings.executable;
     req.argv0 = "./program";
@@ -259,6 +327,10 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
 }
 
 bool ProgramSession::build(const std::string& file, std::string* executable, std::string* why) {
+    if (inputs_only_) {
+        *why = "not built: only the inputs are written";
+        return false;
+    }
     programs::BuildRequest b;
     std::error_code ec;
     const fs::path source = fs::absolute(fs::path(lesson_dir_) / file, ec);
@@ -512,6 +584,56 @@ void check_stream_order(ProgramSession& s) {
 }
 
 }  // namespace
+
+Status write_program_inputs(const LessonInfo& lesson, std::uint64_t seed,
+                            const std::string& backend, const std::string& dir,
+                            ProgramInputs* out) {
+    const ProgramHostSide* host = nullptr;
+    for (const auto& h : registered_program_host_sides())
+        if (h.id == lesson.id) host = &h;
+    if (!host)
+        return Status::error(StatusCode::bad_usage,
+                             lesson.id +
+                                 " is not a program lesson: its checks write no input files");
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (!fs::is_directory(dir, ec))
+        return Status::error(StatusCode::io_error, "cannot create the folder " + dir);
+    // The lesson writes into a private folder (it may remove an old out.bin there); only what it
+    // wrote for the run is copied to `dir`.
+    WorkDir work;
+    if (work.path.empty())
+        return Status::error(StatusCode::io_error, "cannot create a work folder in " +
+                                                       fs::temp_directory_path(ec).string());
+    // The same session as check_program_lesson's: same seed, same backend, so the same draws.
+    ProgramSession session("", work.path.string(), backend, seed, 60);
+    session.set_lesson_dir(fs::path(lesson.host_path).parent_path().string());
+    session.set_inputs_only();
+    bool reached = false;
+    try {
+        host->run(session);
+    } catch (const InputsWritten& w) {
+        out->run = w;
+        reached = true;
+    }
+    if (!reached)
+        return Status::error(StatusCode::bad_usage,
+                             "lesson " + lesson.id +
+                                 " never ran the program, so it wrote no inputs");
+    out->files.clear();
+    for (const auto& e : fs::directory_iterator(work.path, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.empty() || name[0] == '.' || !e.is_regular_file(ec)) continue;
+        if (!fs::copy_file(e.path(), fs::path(dir) / name, fs::copy_options::overwrite_existing,
+                           ec))
+            return Status::error(StatusCode::io_error, "cannot write " +
+                                                           (fs::path(dir) / name).string() + ": " +
+                                                           ec.message());
+        out->files.push_back(name);
+    }
+    std::sort(out->files.begin(), out->files.end());
+    return Status::success();
+}
 
 CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
                                  const CheckOptions& options, const std::string& path,

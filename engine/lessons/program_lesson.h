@@ -54,6 +54,20 @@ struct ProgramRun {
 // The most JSON values a program lesson's timeline may hold (a bound on the memory its parse
 // takes): about one per 12 bytes of an ordinary timeline's text.
 inline constexpr std::size_t max_timeline_values = max_timeline_file_bytes / 12;
+// [SECTION] a run's stderr in a check's message
+
+// The program's own stderr: the runtime's lines ("cudalab: ..." and the indented lines that
+// continue them) left out. The names a check looks for must come from the program.
+std::string program_stderr(const std::string& err);
+// The runtime's lines alone.
+std::string runtime_stderr(const std::string& err);
+// `text` without its trailing blanks, cut to about `max` characters at a line boundary (a first
+// line longer than that at a space), "..." where cut; "(nothing)" when empty.
+std::string excerpt(const std::string& text, std::size_t max = 600);
+// What a run that failed left to read, for a check's message: "; its stderr: " the program's own
+// lines, then "; the runtime says: " its lines (or the faults of its result when it printed
+// none), each once. "" when there is neither.
+std::string run_details(const ProgramRun& run);
 
 // How one run differs from the lesson's default (the session's backend, one emulated GPU, the
 // runtime's driver version).
@@ -121,6 +135,12 @@ class ProgramSession {
     const std::deque<ProgramRun>& runs() const { return runs_; }
     const std::string& backend() const { return backend_; }
 
+    // Inputs only (`cudalab inputs`, write_program_inputs): the first run of the learner's program
+    // runs nothing; the files the lesson wrote for it are kept and the lesson's host side is
+    // stopped there (an InputsWritten is thrown). A helper program is neither built nor run.
+    void set_inputs_only() { inputs_only_ = true; }
+    bool inputs_only() const { return inputs_only_; }
+
     // A correctness check: passed or not, with what happened and what to try.
     bool check(const std::string& name, bool passed, double bad, const std::string& message,
                const std::string& advice);
@@ -166,6 +186,13 @@ class ProgramSession {
     bool sandbox_ = true;
     std::vector<std::string> hidden_;
     programs::Limits build_limits_ = programs::default_build_limits();
+    bool inputs_only_ = false;
+};
+
+// What the inputs-only session stops with: the run the lesson would have made.
+struct InputsWritten {
+    std::vector<std::string> args;  // the program's arguments ("in.bin", "out.bin")
+    RunSettings settings;           // its environment, GPUs, driver version
 };
 
 // [SECTION] timeline arithmetic, for the lessons' checks
@@ -187,6 +214,17 @@ struct CheckReport;
 CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
                                  const CheckOptions& options, const std::string& path,
                                  CheckReport report);
+
+// The input files (in.bin ...) of the lesson's first run of the learner's program, written into
+// `dir` exactly as check_program_lesson() writes them for `seed` and `backend` ("emu" or "gpu"):
+// the lesson's host side runs in an inputs-only session up to that run (no program is built).
+// `files` gets the names written, `run` the arguments and settings of that run.
+struct ProgramInputs {
+    std::vector<std::string> files;
+    InputsWritten run;
+};
+Status write_program_inputs(const LessonInfo& lesson, std::uint64_t seed,
+                            const std::string& backend, const std::string& dir, ProgramInputs* out);
 
 using ProgramLessonRun = std::function<void(ProgramSession&)>;
 

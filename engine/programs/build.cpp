@@ -463,6 +463,16 @@ bool copy_regular_file(const fs::path& from, const fs::path& to, mode_t mode, st
     ::close(in);
     if (out >= 0) ::close(out);
     return ok;
+// nvcc's error for a call written for CUDA 12 whose signature CUDA 13 changed names only the
+// types ("no suitable constructor exists to convert from \"int\" to \"cudaMemLocation\""):
+// what changed, for the build's message. "" when the log shows no such call.
+std::string cuda13_api_note(const std::string& log) {
+    if (log.find("\"cudaMemLocation\"") == std::string::npos) return "";
+    return "; CUDA 13 takes the device of cudaMemPrefetchAsync and cudaMemAdvise as a "
+           "cudaMemLocation, not an int: cudaMemPrefetchAsync(p, bytes, "
+           "cudaMemLocation{cudaMemLocationTypeDevice, device}, 0 /* flags */, stream), "
+           "cudaMemAdvise(p, bytes, advice, cudaMemLocation{cudaMemLocationTypeDevice, device}) "
+           "(cudaMemLocationTypeHost for the host)";
 }
 
 }  // namespace
@@ -718,7 +728,8 @@ BuildResult build_program(const BuildRequest& req) {
         fs::remove_all(tmp, ec);
         if (pr.outcome == Outcome::exited) {
             r.failure = BuildFailure::compile_error;
-            r.message = "nvcc failed (exit " + std::to_string(pr.exit_code) + ")";
+            r.message =
+                "nvcc failed (exit " + std::to_string(pr.exit_code) + ")" + cuda13_api_note(r.log);
         } else if (pr.outcome == Outcome::start_failed) {
             r.failure = BuildFailure::internal;
             r.message = pr.error;

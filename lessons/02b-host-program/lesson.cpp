@@ -11,6 +11,7 @@
 
 namespace {
 
+using cudalab::lessons::program_stderr;
 using cudalab::lessons::ProgramRun;
 using cudalab::lessons::ProgramSession;
 
@@ -35,8 +36,7 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n,
     const std::string what = "n = " + std::to_string(n) + ": ";
     if (!run.completed) {
         s.check(
-            name, false, 1,
-            what + run.failure + (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+            name, false, 1, what + run.failure + cudalab::lessons::run_details(run),
             "run it yourself with `cudalab run exercises/02b-host-program.cu -- in.bin out.bin`");
         return false;
     }
@@ -44,8 +44,7 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n,
     if (run.exit_code != 0 || !faults.empty()) {
         s.check(name, false, 1,
                 what + "the program exited with status " + std::to_string(run.exit_code) +
-                    (faults.empty() ? "" : "; the runtime reports: " + faults) +
-                    (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                    cudalab::lessons::run_details(run),
                 "read the message above: CHECK names the call that failed and why");
         return false;
     }
@@ -75,22 +74,6 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n,
     return true;
 }
 
-// The program's stderr without the runtime's own lines ("cudalab: ..." and their indented
-// continuations): what the program itself said.
-std::string program_stderr(const std::string& err) {
-    std::string out;
-    bool runtime = false;
-    for (std::size_t at = 0; at < err.size();) {
-        const std::size_t nl = std::min(err.find('\n', at), err.size());
-        const std::string line = err.substr(at, nl - at);
-        at = nl + 1;
-        if (line.rfind("cudalab:", 0) == 0) runtime = true;
-        else if (!(runtime && line.rfind("  ", 0) == 0)) runtime = false;
-        if (!runtime) out += line + "\n";
-    }
-    return out;
-}
-
 void run(ProgramSession& s) {
     const ProgramRun *small = nullptr, *large = nullptr;
     std::uniform_int_distribution<unsigned> small_n(1, 300), large_n(100000, 110000);
@@ -101,6 +84,13 @@ void run(ProgramSession& s) {
     if (!large || !large->completed) {
         s.check("every device allocation is freed", false, 1,
                 "not run: the program did not complete", "make it run first");
+    } else if (large->exit_code != 0) {
+        // A program that gave up at an error leaves its buffers to the system: the leak is not
+        // the news, the error is (the check above names it).
+        s.check("every device allocation is freed", false, 1,
+                "not checked: the program exited with status " + std::to_string(large->exit_code) +
+                    " before its end",
+                "make it run to its end first (the checks above say what went wrong)");
     } else if (large->runtime.is_object() && large->runtime.contains("leaks") &&
                large->runtime["leaks"].is_object()) {
         const auto& leaks = large->runtime["leaks"];
@@ -110,10 +100,18 @@ void run(ProgramSession& s) {
         const double leaked = leaks.contains("bytes") && leaks["bytes"].is_number()
                                   ? leaks["bytes"].get<double>()
                                   : 0;
+        // Where each was made: the runtime lists the first few ("N bytes at 0x... allocated at
+        // file:line").
+        std::string where;
+        if (leaks.contains("first") && leaks["first"].is_array())
+            for (const auto& l : leaks["first"])
+                if (l.is_string() && where.size() < 600)
+                    where += (where.empty() ? ": " : "; ") + l.get<std::string>();
         s.check("every device allocation is freed", count == 0, count,
-                count == 0 ? "no device memory was left allocated at exit"
-                           : std::to_string(int(count)) + " device allocation(s), " +
-                                 std::to_string((long long)leaked) + " bytes, were never freed",
+                count == 0
+                    ? "no device memory was left allocated at exit"
+                    : std::to_string(int(count)) + " device allocation(s), " +
+                          std::to_string((long long)leaked) + " bytes, were never freed" + where,
                 "free each cudaMalloc'd buffer with cudaFree once you no longer need it");
     } else {
         // NVIDIA's runtime keeps no such list.

@@ -79,16 +79,12 @@ Outcome run_and_compare(ProgramSession& s, const std::string& name, const Proble
     const std::string what = "n = " + std::to_string(p.n) + ", " + std::to_string(p.filters) +
                              " filters of " + std::to_string(p.taps) + " taps: ";
     if (!run.completed)
-        return fail(1,
-                    what + run.failure +
-                        (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
-                    kRunYourself);
+        return fail(1, what + run.failure + cudalab::lessons::run_details(run), kRunYourself);
     const std::string faults = run.faults();
     if (run.exit_code != 0 || !faults.empty())
         return fail(1,
                     what + "the program exited with status " + std::to_string(run.exit_code) +
-                        (faults.empty() ? "" : "; the runtime reports: " + faults) +
-                        (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                        cudalab::lessons::run_details(run),
                     "every CUDA call must succeed: read the message above, and check each call's "
                     "cudaError_t");
     outcome.figures = kernel_figures(run, &outcome);

@@ -40,9 +40,7 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n,
     *run_out = &run;
     const std::string what = "n = " + std::to_string(n) + ": ";
     if (!run.completed) {
-        s.check(name, false, 1,
-                what + run.failure +
-                    (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+        s.check(name, false, 1, what + run.failure + cudalab::lessons::run_details(run),
                 "run it yourself with `cudalab run exercises/14-streams.cu -- in.bin out.bin` and "
                 "look at what it prints");
         return false;
@@ -51,8 +49,7 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n,
     if (run.exit_code != 0 || !faults.empty()) {
         s.check(name, false, 1,
                 what + "the program exited with status " + std::to_string(run.exit_code) +
-                    (faults.empty() ? "" : "; the runtime reports: " + faults) +
-                    (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                    cudalab::lessons::run_details(run),
                 "every CUDA call must succeed: read the message above, and check each call's "
                 "cudaError_t");
         return false;

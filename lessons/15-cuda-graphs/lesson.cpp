@@ -86,9 +86,7 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, uns
     *figures = read_figures(run);
     const std::string what = "n = " + std::to_string(n) + ", " + std::to_string(steps) + " steps: ";
     if (!run.completed) {
-        s.check(name, false, 1,
-                what + run.failure +
-                    (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+        s.check(name, false, 1, what + run.failure + cudalab::lessons::run_details(run),
                 "run it yourself with `cudalab run exercises/15-cuda-graphs.cu -- in.bin out.bin` "
                 "(the input format is at the "
                 "top of the file) and look at what it prints");
@@ -98,8 +96,7 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, uns
     if (run.exit_code != 0 || !faults.empty()) {
         s.check(name, false, 1,
                 what + "the program exited with status " + std::to_string(run.exit_code) +
-                    (faults.empty() ? "" : "; the runtime reports: " + faults) +
-                    (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                    cudalab::lessons::run_details(run),
                 "every CUDA call must succeed: read the message above (a call the capture does not "
                 "allow, such as a "
                 "synchronisation inside it, ends the capture with an error), and check each call's "

@@ -9,16 +9,19 @@
 // ("cudalab: ...") do not count. The injected runs always use the emulated runtime: NVIDIA's
 // injects nothing. The performance check counts the clean run's synchronising calls: checking a
 // launch must not mean waiting for it.
+#include <algorithm>
 #include <cstring>
-#include <sstream>
 
 #include "lessons/program_lesson.h"
 
 namespace {
 
+using cudalab::lessons::excerpt;
+using cudalab::lessons::program_stderr;
 using cudalab::lessons::ProgramRun;
 using cudalab::lessons::ProgramSession;
 using cudalab::lessons::RunSettings;
+using cudalab::lessons::runtime_stderr;
 
 constexpr int kSteps = 16;
 
@@ -33,20 +36,6 @@ std::vector<unsigned> reference(std::vector<unsigned> x) {
     return x;
 }
 
-// The program's stderr without the runtime's own messages ("cudalab: ..." and the indented lines
-// that continue them): the names the checks look for must come from the program.
-std::string program_stderr(const std::string& err) {
-    std::istringstream in(err);
-    std::string line, out;
-    bool runtime = false;
-    while (std::getline(in, line)) {
-        if (line.rfind("cudalab:", 0) == 0) runtime = true;
-        else if (!(runtime && line.rfind("  ", 0) == 0)) runtime = false;
-        if (!runtime) out += line + "\n";
-    }
-    return out;
-}
-
 bool fired(const ProgramRun& run) {
     if (!run.runtime.is_object() || !run.runtime.contains("injected") ||
         !run.runtime["injected"].is_array())
@@ -56,12 +45,6 @@ bool fired(const ProgramRun& run) {
             i["fired"].get<bool>())
             return true;
     return false;
-}
-
-std::string excerpt(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    if (text.empty()) return "(nothing)";
-    return text.size() > 400 ? text.substr(0, 400) + "..." : text;
 }
 
 struct Input {
@@ -128,7 +111,7 @@ bool recoverable(ProgramSession& s, const std::string& check, const std::string&
     const ProgramRun& run = s.run({"in.bin", "out.bin"}, settings);
     const std::string when = "with " + what + " (CUDALAB_INJECT=" + inject + "): ";
     if (!run.completed)
-        return s.check(check, false, 1, when + run.failure + "; its stderr: " + excerpt(run.err),
+        return s.check(check, false, 1, when + run.failure + cudalab::lessons::run_details(run),
                        kRunIt);
     if (!fired(run))
         return s.check(check, false, 1,
@@ -143,6 +126,30 @@ bool recoverable(ProgramSession& s, const std::string& check, const std::string&
                            std::to_string(run.exit_code) + "); it printed: " + excerpt(err),
                        "check the call's cudaError_t and print cudaGetErrorName(err) on stderr; " +
                            advice);
+    // What the runtime said besides the injected fault (and the leak note an early exit leaves):
+    // another error of the program's own, e.g. cudaFree on pinned memory, is the cause to name.
+    std::string other;
+    {
+        const std::string said = runtime_stderr(run.err);
+        bool keep = false;
+        for (std::size_t at = 0; at < said.size();) {
+            const std::size_t nl = std::min(said.find('\n', at), said.size());
+            const std::string line = said.substr(at, nl - at);
+            at = nl + 1;
+            if (line.rfind("cudalab:", 0) == 0)
+                keep = line.find("CUDALAB_INJECT") == std::string::npos &&
+                       line.find("never freed") == std::string::npos;
+            if (keep) other += line + "\n";
+        }
+    }
+    if (run.exit_code != 0 && !other.empty())
+        return s.check(check, false, 1,
+                       when + "the program named " + name + ", then stopped (exit status " +
+                           std::to_string(run.exit_code) +
+                           ") after another error of its own; the runtime says: " + excerpt(other) +
+                           "; its stderr: " + excerpt(err),
+                       "fix what the runtime names first: it is the program's mistake, not the "
+                       "injected fault (which is recoverable)");
     if (run.exit_code != 0)
         return s.check(check, false, 1,
                        when + "the program named " + name + " but gave up (exit status " +
@@ -172,13 +179,13 @@ void run(ProgramSession& s) {
         const std::string check = "out.bin is right when nothing fails";
         const std::string n = "n = " + std::to_string(clean.values.size()) + ": ";
         if (!first.completed)
-            s.check(check, false, 1, n + first.failure + "; its stderr: " + excerpt(first.err),
+            s.check(check, false, 1, n + first.failure + cudalab::lessons::run_details(first),
                     kRunIt);
         else if (first.exit_code != 0 || !first.faults().empty())
             s.check(check, false, 1,
                     n + "the program exited with status " + std::to_string(first.exit_code) +
                         (first.faults().empty() ? "" : "; the runtime reports: " + first.faults()) +
-                        "; its stderr: " + excerpt(first.err),
+                        cudalab::lessons::run_details(first),
                     "with no fault injected every call must succeed: read the message above");
         else if (const std::string wrong = compare(s, clean); !wrong.empty())
             s.check(check, false, 1, n + wrong,
@@ -225,7 +232,7 @@ void run(ProgramSession& s) {
         const std::string err = program_stderr(run.err);
         std::vector<unsigned char> out;
         if (!run.completed)
-            s.check(check, false, 1, when + run.failure + "; its stderr: " + excerpt(run.err),
+            s.check(check, false, 1, when + run.failure + cudalab::lessons::run_details(run),
                     kRunIt);
         else if (!fired(run))
             s.check(check, false, 1,

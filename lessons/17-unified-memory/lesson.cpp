@@ -29,18 +29,12 @@ constexpr int kRounds = 4;
 // The least work a value of the GPU's share can take, in thread instructions (see run()).
 constexpr double kMinInstructionsPerValue = 4;
 
-std::string excerpt(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    if (text.empty()) return "(nothing)";
-    return text.size() > 400 ? text.substr(0, 400) + "..." : text;
-}
-
 // Checks one run's out.bin; true when right.
 bool compare(ProgramSession& s, const std::string& check, const ProgramRun& run,
              const std::vector<unsigned>& expected, const std::string& where) {
     const std::string n = "n = " + std::to_string(expected.size()) + where + ": ";
     if (!run.completed)
-        return s.check(check, false, 1, n + run.failure + "; its stderr: " + excerpt(run.err),
+        return s.check(check, false, 1, n + run.failure + cudalab::lessons::run_details(run),
                        "run it yourself: `cudalab run exercises/17-unified-memory.cu -- in.bin "
                        "out.bin` with any in.bin");
     const std::string faults = run.faults();
@@ -48,8 +42,7 @@ bool compare(ProgramSession& s, const std::string& check, const ProgramRun& run,
         return s.check(
             check, false, 1,
             n + "the program exited with status " + std::to_string(run.exit_code) +
-                (faults.empty() ? "" : "; the runtime reports: " + faults) +
-                "; its stderr: " + excerpt(run.err),
+                cudalab::lessons::run_details(run),
             "every CUDA call must succeed: read the message above. A prefetch takes a "
             "cudaMemLocation "
             "({cudaMemLocationTypeDevice, device} or {cudaMemLocationTypeHost, 0}) in CUDA 13");

@@ -15,6 +15,8 @@
 
 namespace {
 
+using cudalab::lessons::excerpt;
+using cudalab::lessons::program_stderr;
 using cudalab::lessons::ProgramRun;
 using cudalab::lessons::ProgramSession;
 using cudalab::lessons::RunSettings;
@@ -24,28 +26,6 @@ const int kArchs[] = {75, 80, 86, 89, 90, 100, 120};
 unsigned mix_reference(unsigned v) {
     for (unsigned r = 0; r < 64; ++r) v = (v ^ (v >> 13)) * 2654435761u + r;
     return v;
-}
-
-std::string excerpt(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    if (text.empty()) return "(nothing)";
-    return text.size() > 400 ? text.substr(0, 400) + "..." : text;
-}
-
-// The program's stderr without the runtime's own lines ("cudalab: ..." and their indented
-// continuations).
-std::string program_stderr(const std::string& err) {
-    std::string out, line;
-    bool runtime = false;
-    for (std::size_t at = 0; at < err.size();) {
-        const std::size_t nl = std::min(err.find('\n', at), err.size());
-        line = err.substr(at, nl - at);
-        at = nl + 1;
-        if (line.rfind("cudalab:", 0) == 0) runtime = true;
-        else if (!(runtime && line.rfind("  ", 0) == 0)) runtime = false;
-        if (!runtime) out += line + "\n";
-    }
-    return out;
 }
 
 struct Input {
@@ -70,11 +50,10 @@ Input write_input(ProgramSession& s) {
 
 // "" when the run exited 0 with the right out.bin, else what went wrong.
 std::string verdict(ProgramSession& s, const ProgramRun& run, const Input& in) {
-    if (!run.completed) return run.failure + "; its stderr: " + excerpt(run.err);
+    if (!run.completed) return run.failure + cudalab::lessons::run_details(run);
     if (run.exit_code != 0 || !run.faults().empty())
         return "the program exited with status " + std::to_string(run.exit_code) +
-               (run.faults().empty() ? "" : "; the runtime reports: " + run.faults()) +
-               "; its stderr: " + excerpt(run.err);
+               cudalab::lessons::run_details(run);
     std::vector<unsigned char> bytes;
     if (!s.read_file("out.bin", &bytes)) return "the program wrote no out.bin";
     if (bytes.size() != in.expected.size() * 4)
@@ -124,6 +103,14 @@ std::string arch_advice(const ProgramRun& run) {
         return "a kernel faulted: if it was launched with cuLaunchKernel, its kernelParams is an "
                "array of pointers to the arguments (void* args[] = {&d, &count}), not the "
                "arguments themselves; a value given there is read as the address of one";
+    // The driver reads each argument through its pointer on the host: values given instead of
+    // pointers crash the program before any kernel runs.
+    if (!run.completed && run.failure.find("signal 11") != std::string::npos)
+        return "the program crashed on the host: if it launches with cuLaunchKernel, its "
+               "kernelParams is an array of pointers to the arguments (void* args[] = {&d, "
+               "&count}), not the arguments themselves; the driver reads each argument through "
+               "its pointer, so a value given there is read as an address. Otherwise look for a "
+               "host pointer or index that is wrong";
     return "built with -arch=sm_90 the program holds sm_90 machine code and compute_90 PTX: a "
            "GPU older than sm_90 can run neither (cudaErrorNoKernelImageForDevice, from "
            "cudaGetLastError after the launch). Give the executable what every GPU needs (a "

@@ -100,9 +100,7 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, uns
     *figures = read_figures(run);
     const std::string what = "n = " + std::to_string(n) + ", " + std::to_string(steps) + " steps: ";
     if (!run.completed)
-        return fail(1,
-                    what + run.failure +
-                        (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+        return fail(1, what + run.failure + cudalab::lessons::run_details(run),
                     "run it yourself with `cudalab run exercises/19-async-alloc.cu -- in.bin "
                     "out.bin` (the input format is at "
                     "the top of the file) and look at what it prints; a program stopped at the "
@@ -112,8 +110,7 @@ bool run_and_compare(ProgramSession& s, const std::string& name, unsigned n, uns
     if (run.exit_code != 0 || !faults.empty())
         return fail(1,
                     what + "the program exited with status " + std::to_string(run.exit_code) +
-                        (faults.empty() ? "" : "; the runtime reports: " + faults) +
-                        (run.err.empty() ? "" : "; its stderr: " + run.err.substr(0, 400)),
+                        cudalab::lessons::run_details(run),
                     "every CUDA call must succeed: read the message above, and check each call's "
                     "cudaError_t (memory from "
                     "cudaMallocAsync is freed with cudaFreeAsync, and may be used only by work "
@@ -185,9 +182,17 @@ void run(ProgramSession& s) {
     // either: for this fixed-size workload that is as good a fix (lesson.md says when
     // stream-ordered allocation wins). Such a program makes no allocation per step at all; the
     // peak memory check below still fails one that takes every step's buffers up front.
-    const bool hoisted = many.ordered_allocations == 0 && many.sync_allocations / steps <= 0.25;
+    // A program that uses no device memory at all (the host does every step) hoists nothing.
+    const bool on_device = many.peak_bytes > 0;
+    const bool hoisted =
+        on_device && many.ordered_allocations == 0 && many.sync_allocations / steps <= 0.25;
     const double ordered = hoisted ? 1.0 : many.ordered_allocations / steps;
-    if (hoisted)
+    if (!on_device && many.memory)
+        std::snprintf(text, sizeof text,
+                      "no device memory was in use over %u steps: the steps did not run on the "
+                      "GPU, so there are no scratch buffers to allocate well",
+                      steps);
+    else if (hoisted)
         std::snprintf(text, sizeof text,
                       "no allocation in the loop over %u steps: the scratch buffers are allocated "
                       "once and reused, which waits for the device no more than a stream-ordered "

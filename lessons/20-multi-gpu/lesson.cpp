@@ -24,6 +24,7 @@
 
 namespace {
 
+using cudalab::lessons::excerpt;
 using cudalab::lessons::Interval;
 using cudalab::lessons::ProgramRun;
 using cudalab::lessons::ProgramSession;
@@ -34,12 +35,6 @@ constexpr int kMaxGpus = 8;       // the most the lesson's programs handle (kMax
 constexpr int kMaxRealGpus = 4;   // on a bigger machine, the first 4: the same figures as here
 constexpr double kNvlink =
     450e9;  // engine/cudart/device_model.h: one direction of one GPU's NVLink
-
-std::string excerpt(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    if (text.empty()) return "(nothing)";
-    return text.size() > 400 ? text.substr(0, 400) + "..." : text;
-}
 
 // A number in a timeline event's args: the emulated runtime and the CUPTI library write numbers,
 // but the file comes from the learner's process, so anything else reads as `none`.
@@ -220,14 +215,13 @@ void run(ProgramSession& s) {
         ") and no constant: in.bin holds one vector per GPU";
     std::vector<unsigned char> bytes;
     if (!run.completed)
-        s.check(check, false, 1, what + run.failure + "; its stderr: " + excerpt(run.err),
+        s.check(check, false, 1, what + run.failure + cudalab::lessons::run_details(run),
                 "run it yourself: `cudalab run --devices " + std::to_string(G) +
                     " exercises/20-multi-gpu.cu -- in.bin out.bin` with any in.bin");
     else if (run.exit_code != 0 || !run.faults().empty())
         s.check(check, false, 1,
                 what + "the program exited with status " + std::to_string(run.exit_code) +
-                    (run.faults().empty() ? "" : "; the runtime reports: " + run.faults()) +
-                    "; its stderr: " + excerpt(run.err),
+                    cudalab::lessons::run_details(run),
                 "every CUDA call must succeed: read the message above (cudaSetDevice(d) before "
                 "working with GPU d's memory, streams and events); " +
                     how_many);

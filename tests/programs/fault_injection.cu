@@ -15,6 +15,12 @@ int main()
 {
     const int n = 1000;
     int *a = nullptr, *b = nullptr, *c = nullptr;
+    // Only cudaMalloc calls count for malloc:N: pinned and managed allocations do not.
+    int *pinned = nullptr, *managed = nullptr;
+    CHECK(cudaMallocHost(&pinned, n * sizeof(int)));
+    CHECK(cudaMallocManaged(&managed, n * sizeof(int)));
+    CHECK(cudaFreeHost(pinned));
+    CHECK(cudaFree(managed));
     CHECK(cudaMalloc(&a, n * sizeof(int)));
     CHECK_IS(cudaMalloc(&b, n * sizeof(int)), cudaErrorMemoryAllocation);
     EXPECT(b == nullptr, "a failed cudaMalloc leaves the pointer null");

@@ -5,11 +5,15 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <regex>
 
+#include "cli/strict_parse.h"
 #include "compiler/compiler.h"
 #include "lessons/course.h"
 #include "lessons/lint.h"
+#include "lessons/program_lesson.h"
+#include "programs/runner.h"
 
 namespace fs = std::filesystem;
 using namespace cudalab;
@@ -336,6 +340,82 @@ int run_lint(const LintArgs& args) {
               << (errors == 1 ? "" : "s") << ", " << warnings << " warning"
               << (warnings == 1 ? "" : "s") << "\n";
     return errors ? 1 : 0;
+}
+
+// [SECTION] inputs
+
+void add_inputs_options(CLI::App* cmd, InputsArgs& args) {
+    cmd->add_option("lesson", args.lesson, "a program lesson's id (e.g. 14-streams)")->required();
+    cmd->add_option("--seed", args.seed, "the seed `check` printed (default: a new one, printed)");
+    cmd->add_option("-o,--output", args.dir, "the folder to write them in (default: here)");
+    cmd->add_option("--backend", args.backend,
+                    "the backend `check` ran on: emu, gpu or auto (default auto, as check); "
+                    "lesson 20's sizes depend on it")
+        ->check(CLI::IsMember({"emu", "gpu", "auto"}));
+}
+
+int run_inputs(const InputsArgs& args) {
+    lessons::Course course;
+    Status s = lessons::load_course(course_root(), &course);
+    if (!s.ok()) {
+        std::cerr << "cudalab inputs: cannot read the course: " << s.message << "\n";
+        return 2;
+    }
+    const lessons::LessonInfo* lesson = course.resolve(args.lesson);
+    if (!lesson) {
+        std::cerr << "cudalab inputs: no lesson '" << args.lesson
+                  << "'. The lessons are: " << course.ids() << "\n";
+        return 2;
+    }
+    if (!lesson->is_program()) {
+        std::cerr << "cudalab inputs: " << lesson->id
+                  << " is a kernel lesson: the lesson launches your kernel itself, there is no "
+                     "program to run by hand (cudalab check "
+                  << lesson->id << " -v shows its launches)\n";
+        return 2;
+    }
+    std::uint64_t seed = 0;
+    if (args.seed.empty()) {
+        seed = std::random_device{}() * 0x100000000ull + std::random_device{}();
+    } else {
+        std::string error;
+        const auto parsed = parse_unsigned(args.seed, 0, UINT64_MAX, "--seed", &error);
+        if (!parsed) {
+            std::cerr << "cudalab inputs: " << error << "\n";
+            return 2;
+        }
+        seed = *parsed;
+    }
+    // As check_program_lesson() picks it, so that the lesson draws the same sizes.
+    std::string backend = args.backend, why;
+    if (backend == "auto") backend = programs::gpu_available(&why) ? "gpu" : "emu";
+    lessons::ProgramInputs inputs;
+    s = lessons::write_program_inputs(*lesson, seed, backend, args.dir, &inputs);
+    if (!s.ok()) {
+        std::cerr << "cudalab inputs: " << s.message << "\n";
+        return 2;
+    }
+    std::string files;
+    for (const auto& f : inputs.files) files += (files.empty() ? "" : ", ") + f;
+    std::cout << "Wrote " << (files.empty() ? "no files" : files) << " in " << args.dir
+              << ": the inputs of " << lesson->id << "'s first run of your program, seed " << seed
+              << " (" << backend << ").\nRun it on them with:\n  ";
+    if (args.dir != ".") std::cout << "cd " << args.dir << " && ";
+    // The environment the lesson sets for that run (an emulated driver, GPUs, an injected
+    // fault) is part of the run; `cudalab run` passes it on.
+    const auto& set = inputs.run.settings;
+    for (const auto& [k, v] : set.environment) std::cout << k << "=" << v << " ";
+    if (set.devices) std::cout << "CUDALAB_DEVICES=" << set.devices << " ";
+    if (set.driver_version) std::cout << "CUDALAB_DRIVER_VERSION=" << set.driver_version << " ";
+    // From here the exercise's path as the course names it; from another folder, in full.
+    std::error_code ec;
+    const fs::path exercise = args.dir == "."
+                                  ? fs::proximate(lesson->exercise_path, ec)
+                                  : fs::absolute(lesson->exercise_path, ec).lexically_normal();
+    std::cout << "cudalab run " << (ec ? lesson->exercise_path : exercise.string()) << " --";
+    for (const auto& a : inputs.run.args) std::cout << " " << a;
+    std::cout << "\n";
+    return 0;
 }
 
 }  // namespace cli

@@ -7,6 +7,11 @@
 //   cudalab [--course DIR] lint [--lesson ID] [--static] [--backend emu|gpu|auto]
 //       lessons/lint.h's checks; one line per finding ("error:" or "warning:"). Exit 0 no errors
 //       (warnings allowed); 1 errors; 2 the course cannot be read.
+//   cudalab inputs ID [--seed N] [-o DIR] [--backend emu|gpu|auto]
+//       writes the input files of a program lesson's first run of the program (in.bin ...) into DIR
+//       (default: the current folder), exactly as `check ID --seed N` writes them, and prints how
+//       to run the exercise on them. Exit 0 written; 2 not a program lesson, bad seed, or a file
+//       could not be written.
 //   --course DIR (anywhere before a `--`) or $CUDALAB_COURSE picks the course for every command.
 #pragma once
 
@@ -34,5 +39,14 @@ struct LintArgs {
 };
 void add_lint_options(CLI::App* cmd, LintArgs& args);
 int run_lint(const LintArgs& args);
+
+struct InputsArgs {
+    std::string lesson;
+    std::string seed;  // empty: a new one, printed
+    std::string dir = ".";
+    std::string backend = "auto";
+};
+void add_inputs_options(CLI::App* cmd, InputsArgs& args);
+int run_inputs(const InputsArgs& args);
 
 }  // namespace cli

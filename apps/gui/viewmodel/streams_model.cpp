@@ -428,4 +428,25 @@ bool export_streams_timeline(const std::string& json_text, const std::string& pa
     return true;
 }
 
+std::vector<AxisTick> time_axis_ticks(double t0, double t1) {
+    std::vector<AxisTick> ticks;
+    if (!std::isfinite(t0) || !std::isfinite(t1) || t1 <= t0) return ticks;
+    const double span = std::max(t1 - t0, 1e-6);
+    double step = std::pow(10.0, std::floor(std::log10(span / 6)));
+    for (double m : {2.0, 5.0, 10.0})
+        if (span / step > 8) step = std::pow(10.0, std::floor(std::log10(span / 6))) * m;
+    const double unit = step >= 1e5 ? 1e6 : step >= 100 ? 1e3 : 1;
+    const char* unit_name = unit == 1e6 ? " s" : unit == 1e3 ? " ms" : " us";
+    const int decimals = std::max(0, int(-std::floor(std::log10(step / unit) + 1e-9)));
+    // Times before the run's start mean nothing; counting ticks by index keeps the sum of many
+    // steps from drifting.
+    const double first = t0 > 0 ? std::ceil(t0 / step) : 0.0;
+    for (int i = 0; i < 64; ++i) {
+        const double t = (first + i) * step;
+        if (t > t1) break;
+        ticks.push_back({t, fixed(t / unit, decimals) + unit_name});
+    }
+    return ticks;
+}
+
 }  // namespace cudalab::viewmodel

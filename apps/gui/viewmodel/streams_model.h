@@ -125,4 +125,14 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out, 
 bool export_streams_timeline(const std::string& json_text, const std::string& path,
                              std::string* error);
 
+// One tick of the streams view's time ruler.
+struct AxisTick {
+    double us = 0;      // where it stands
+    std::string label;  // "1.5 ms"
+};
+// Round times for a ruler over [t0, t1] microseconds (the view pads the run on both sides): a step
+// of 1, 2 or 5 times a power of ten giving at most 8 ticks, none before 0 (no "-0.0 ms"), the
+// labels' unit and decimals following the step so that neighbours never read alike.
+std::vector<AxisTick> time_axis_ticks(double t0, double t1);
+
 }  // namespace cudalab::viewmodel

@@ -86,22 +86,14 @@ void draw_axis(ImDrawList* dl, ImVec2 p, float w, double t0, double t1) {
     const float s = fonts().scale;
     ImFont* f = fonts().small;
     const double span = std::max(t1 - t0, 1e-6);
-    double step = std::pow(10.0, std::floor(std::log10(span / 6)));
-    for (double m : {2.0, 5.0, 10.0})
-        if (span / step > 8) step = std::pow(10.0, std::floor(std::log10(span / 6))) * m;
     dl->AddLine(ImVec2(p.x, p.y + kAxisHeight * s - 1), ImVec2(p.x + w, p.y + kAxisHeight * s - 1),
                 colors::border);
-    // The ticks' unit and decimals follow the step, so that neighbouring ticks never read alike.
-    const double unit = step >= 1e5 ? 1e6 : step >= 100 ? 1e3 : 1;
-    const char* unit_name = unit == 1e6 ? " s" : unit == 1e3 ? " ms" : " us";
-    const int decimals = std::max(0, int(-std::floor(std::log10(step / unit) + 1e-9)));
-    for (double t = std::ceil(t0 / step) * step; t <= t1; t += step) {
-        const float x = p.x + float((t - t0) / span) * w;
+    for (const auto& tick : viewmodel::time_axis_ticks(t0, t1)) {
+        const float x = p.x + float((tick.us - t0) / span) * w;
         dl->AddLine(ImVec2(x, p.y + kAxisHeight * s - 6 * s), ImVec2(x, p.y + kAxisHeight * s - 1),
                     colors::text_faint);
-        const std::string label = viewmodel::fixed(t / unit, decimals) + unit_name;
         dl->AddText(f, f->FontSize, ImVec2(x + 3 * s, p.y + 2 * s), colors::text_dim,
-                    label.c_str());
+                    tick.label.c_str());
     }
 }
 
@@ -235,7 +227,7 @@ void draw_streams_view(StreamsViewContext& c) {
     std::string sub = t.run + "  \xC2\xB7  " + std::to_string(t.device_streams()) + " stream" +
                       (t.device_streams() == 1 ? "" : "s");
     view_heading("Streams", sub);
-    if (h2d > 0 || d2h > 0)
+    if (c.show_copy_overlap && (h2d > 0 || d2h > 0))
         text_dim("copies hidden behind kernels: H2D %s of %s, D2H %s of %s",
                  viewmodel::percent(
                      h2d > 0 ? t.overlap_us(StreamEngine::h2d, StreamEngine::kernel) / h2d : 0)

@@ -31,6 +31,10 @@ struct StreamsViewContext {
     // Requests a view makes of the app: trace this kernel launch (the runtime's number).
     std::optional<std::uint64_t> trace_launch_request;
     bool can_trace = false;  // the app can re-run the lesson to trace a launch
+    // The heading's "copies hidden behind kernels": for a lesson that grades it (a check about
+    // copies overlapping kernels) and for a timeline file opened by itself; not for lessons where
+    // overlap is no goal (02b, 15, 20), where a 0 % would read as a fault.
+    bool show_copy_overlap = true;
 };
 
 void draw_streams_view(StreamsViewContext& c);

@@ -1,5 +1,5 @@
 // Corpus (tests/submissions_test.cpp): the host mixes every value: managed memory that never leaves the host.
-// corpus: expect fewer than one thread per value
+// corpus: expect fewer than one launch per round
 // Lesson 17 — unified memory: fewer page migrations with prefetches and advice.
 //
 // A whole program. The lesson runs it as   ./program in.bin out.bin
