@@ -313,6 +313,11 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     managed::enter_device();
     LaunchConfig config = k.config;
     config.cooperative = k.cooperative;
+    // The device's printf buffer (cudaDeviceSetLimit(cudaLimitPrintfFifoSize)); what does not fit
+    // is lost, as on a GPU, and the kernel runs on. Held in memory here, so capped.
+    const std::uint64_t fifo = rt.devices[std::size_t(s->device)].printf_fifo;
+    e->options().printf_limit = std::min<std::uint64_t>(fifo, max_printf_fifo_bytes);
+    e->options().printf_overflow_drops = true;
     LaunchResult r = e->launch(f->entry, name, config, k.args, trace);
     managed::leave_device();
     rt.ordering.touch(op, r.footprint);
@@ -344,6 +349,16 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
         if (rt.trace_launch || !r.status.ok()) rt.trace_kept = true;
     }
     rt.pending_printf += r.printf_output;
+    if (r.printf_dropped_bytes) {
+        const std::uint64_t kept = e->options().printf_limit;
+        rt.warn("kernel '" + name + "' printed more with printf than the device's printf buffer " +
+                "holds (" + std::to_string(kept) + " bytes" +
+                (kept < fifo ? ", the most cudalab keeps" : "") + "): as on a GPU, " +
+                std::to_string(r.printf_dropped_bytes) +
+                " bytes of its output were lost and the kernel ran on (no error). Print less (a "
+                "few threads, or a summary), or make the buffer larger before the first launch: "
+                "cudaDeviceSetLimit(cudaLimitPrintfFifoSize, bytes)");
+    }
     const double start =
         std::max({stream_ready(s), rt.issue_time() + (in_graph ? 0.0 : m.launch_latency * 1e9),
                   k.config.grid.count() >= std::uint64_t(m.sm_count)

@@ -36,6 +36,10 @@ void record_page_moves(Runtime& rt, int device, double start, double end, const 
 // The display name of a kernel: "add(float const*, float const*, float*, int)" -> "add".
 std::string kernel_display_name(const std::string& entry);
 
+// The most device printf output one launch keeps (it is held in memory until the next
+// synchronising call), whatever cudaLimitPrintfFifoSize says; a GPU's default is 1 MB.
+inline constexpr std::uint64_t max_printf_fifo_bytes = 64ull << 20;
+
 // cudaError_t for an emulator fault message.
 int error_for_fault(const std::string& message);
 

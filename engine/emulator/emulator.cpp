@@ -720,8 +720,9 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
             }
         throw Fault(std::move(f));
     }
-    if (out.printf_text.size() + launch.printf_bytes.load(std::memory_order_relaxed) >
-        launch.printf_limit) {
+    if (!launch.printf_drops &&
+        out.printf_text.size() + launch.printf_bytes.load(std::memory_order_relaxed) >
+            launch.printf_limit) {
         FaultInfo f;
         f.kind = "printf output limit reached";
         f.detail = "the launch printed more than " + std::to_string(launch.printf_limit) +
@@ -1357,6 +1358,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
                 : "a GPU thread may use at most 512 KB of local memory (the limit)";
     }
     state.printf_limit = options_.printf_limit;
+    state.printf_drops = options_.printf_overflow_drops;
     state.deadline = options_.deadline;
     std::vector<WorkerResult> results(workers);
     std::atomic<std::uint32_t> next_block{0};
@@ -1521,6 +1523,17 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     }
     std::sort(printed.begin(), printed.end(), [](auto& a, auto& b) { return a.first < b.first; });
     for (auto& p : printed) result.printf_output += p.second;
+    result.printf_dropped_bytes = state.printf_dropped.load();
+    if (state.printf_drops && result.printf_output.size() > state.printf_limit) {
+        // Blocks running at once each kept what fitted when they printed: keep the first records
+        // in block order, up to the limit (whole lines where there are any).
+        std::size_t keep = std::size_t(state.printf_limit);
+        const std::size_t line =
+            keep ? result.printf_output.rfind('\n', keep - 1) : std::string::npos;
+        if (line != std::string::npos) keep = line + 1;
+        result.printf_dropped_bytes += result.printf_output.size() - keep;
+        result.printf_output.resize(keep);
+    }
     std::sort(detail_blocks.begin(), detail_blocks.end(),
               [](const Block& a, const Block& b) { return a.linear < b.linear; });
     std::size_t total_events = 0, total_accesses = 0;

@@ -70,6 +70,11 @@ struct EmulatorOptions {
     // local frames.
     std::uint64_t memory_limit = 2048ull << 20;
     std::uint64_t printf_limit = 1ull << 20;  // device printf bytes per launch, as a GPU's FIFO
+    // What printing past printf_limit does. false: the launch stops with a fault naming the limit
+    // (lessons: the learner is told at once). true: as on a GPU, whose full printf buffer loses
+    // output while the kernel runs on, the printf records that do not fit are dropped and counted
+    // (LaunchResult::printf_dropped_bytes); whole programs set it.
+    bool printf_overflow_drops = false;
     // Record the global bytes each launch reads and writes (LaunchResult::footprint): the CUDA
     // runtime's race detector between streams needs them; lessons do not.
     bool record_footprint = false;

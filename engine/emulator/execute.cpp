@@ -3510,9 +3510,16 @@ void call_vprintf(Exec& x) {
             }
             i = j;
         }
+        const bool fits = x.out.printf_text.size() + out.size() +
+                              x.launch.printf_bytes.load(std::memory_order_relaxed) <=
+                          x.launch.printf_limit;
+        if (x.launch.printf_drops && !fits) {
+            // A full buffer on a GPU loses the record; the kernel runs on.
+            x.launch.printf_dropped.fetch_add(out.size(), std::memory_order_relaxed);
+            continue;
+        }
         x.out.printf_text += out;
-        if (x.out.printf_text.size() + x.launch.printf_bytes.load(std::memory_order_relaxed) >
-            x.launch.printf_limit)
+        if (!fits)
             x.fault("printf output limit reached",
                     "the launch printed more than " + std::to_string(x.launch.printf_limit) +
                         " bytes with printf (the limit per launch; a GPU's printf buffer holds 1 "

@@ -53,6 +53,8 @@ struct LaunchState {
     std::string local_limit_reason;  // how local_limit was derived, for the message
     std::uint64_t printf_limit = ~0ull;
     std::atomic<std::uint64_t> printf_bytes{0};
+    bool printf_drops = false;                         // EmulatorOptions::printf_overflow_drops
+    std::atomic<std::uint64_t> printf_dropped{0};      // bytes dropped so (when printf_drops)
     std::chrono::steady_clock::time_point deadline{};  // epoch: none
     // Races between blocks in global memory (when detect_races): per buffer the launch touches,
     // one word per 4 bytes holding the last block that wrote it in this launch, (block + 1) << 1,

@@ -84,6 +84,9 @@ struct LaunchResult {
     LaunchStats stats;
     std::shared_ptr<const Trace> trace;  // null when the backend records none
     std::string printf_output;           // device printf, in order
+    // Bytes of device printf output dropped because the launch printed more than its limit
+    // (EmulatorOptions::printf_overflow_drops); 0 when everything printed is in printf_output.
+    std::uint64_t printf_dropped_bytes = 0;
     // The global bytes the launch touched, when asked for (EmulatorOptions::record_footprint):
     // sorted, adjacent spans of one kind merged. Precise to the byte except where a warp's lanes
     // repeat addresses and leave gaps (then the warp's whole span, at most 32 accesses wide).

@@ -225,6 +225,23 @@ def work_folder_filled(run):
     assert os.path.getsize(os.path.join(run.project, "big.bin")) <= 64 << 20
 
 
+@case
+def printf_flood(run):
+    # A full printf buffer loses output on a GPU; the kernel does not fault (no sticky error, every
+    # store done), and the advice names what a program can change, not a flag of another command.
+    run.program("printf_flood.cu")
+    p = run("run", "--sandbox", "--backend", "emu", "printf_flood.cu", "--", "8192")
+    expect(p, 0, "sync: cudaSuccess", "last: cudaSuccess", "stores: 0 of 4096 wrong", "(8192 bytes)",
+           "bytes of its output were lost", "cudaDeviceSetLimit(cudaLimitPrintfFifoSize, bytes)",
+           absent=("IllegalAddress", "--printf-limit", "illegal"))
+    kept = p.out.count("of the flood says hello")
+    assert 0 < kept <= 8192 // 36, kept
+    # The default buffer, 1 MB, overflowed by 32768 threads.
+    p = run("run", "--sandbox", "--backend", "emu", "printf_flood.cu", "--", "0", "32768")
+    expect(p, 0, "sync: cudaSuccess", "stores: 0 of 32768 wrong", "(1048576 bytes)", "were lost",
+           absent=("IllegalAddress", "--printf-limit"))
+
+
 # --- nvcc: the include rule, the limits, names ------------------------------------------------
 
 @case
