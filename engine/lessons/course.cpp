@@ -17,6 +17,7 @@
 
 #include "backends/factory.h"
 #include "lessons/program_lesson.h"
+#include "programs/build.h"
 #include "runtime/runtime.h"
 
 namespace fs = std::filesystem;
@@ -171,8 +172,9 @@ Status load_course(const std::string& root, Course* course) {
 std::string display_path(const Course& course, const std::string& path) {
     std::error_code ec;
     fs::path rel = fs::relative(path, course.root, ec);
-    if (ec || rel.empty() || rel.string().rfind("..", 0) == 0) return path;
-    return rel.string();
+    // Shown on one line: a submission saved under a name with a newline stays one name in messages.
+    if (ec || rel.empty() || rel.string().rfind("..", 0) == 0) return programs::one_line_name(path);
+    return programs::one_line_name(rel.string());
 }
 
 double CheckReport::score() const {

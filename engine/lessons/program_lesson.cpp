@@ -738,7 +738,7 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     report.compile_cached = built.cached;
     report.compiled_seconds = built.nvcc_seconds;
     if (!built.ok()) {
-        const std::string log = replace_all(built.log, abs, report.source);
+        const std::string log = replace_all(built.log, programs::one_line_name(abs), report.source);
         report.diagnostics = parse_nvcc_log(log, report.source);
         const bool learner = built.failure == programs::BuildFailure::compile_error ||
                              built.failure == programs::BuildFailure::limit;

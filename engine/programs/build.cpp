@@ -386,6 +386,27 @@ void prune_cache(const fs::path& programs, std::size_t keep) {
 
 // [SECTION] build_program
 
+std::string one_line_name(const std::string& name) {
+    if (std::none_of(name.begin(), name.end(),
+                     [](char c) { return (unsigned char)c < 0x20 || c == 0x7f; }))
+        return name;
+    std::string out;
+    for (const char c : name) {
+        const auto u = (unsigned char)c;
+        if (c == '\\') out += "\\\\";
+        else if (c == '\n') out += "\\n";
+        else if (c == '\r') out += "\\r";
+        else if (c == '\t') out += "\\t";
+        else if (u < 0x20 || u == 0x7f) {
+            static const char hex[] = "0123456789abcdef";
+            out += "\\x";
+            out += hex[u >> 4];
+            out += hex[u & 15];
+        } else out += c;
+    }
+    return out;
+}
+
 namespace {
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -661,7 +682,7 @@ BuildResult build_program(const BuildRequest& req) {
         if (path != real.string() && show_folder)
             extra_options.insert(extra_options.end(), {"-I", dir});
         sources.push_back(path);
-        shown_as.push_back({path, in});
+        shown_as.push_back({path, one_line_name(in)});
     }
 
     ProcessSpec spec;

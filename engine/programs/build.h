@@ -79,6 +79,12 @@ std::string find_nvcc(std::string* looked_in);
 std::string colon_line_numbers(const std::string& log);
 // True for the file names the build takes as inputs.
 bool is_build_input(const std::string& path);
+
+// A file name as messages show it: on one line, whatever it holds. A name with a newline (a file
+// saved as "sol", newline, "ution.cu") would otherwise split each of nvcc's "file:line: error"
+// lines in two; control bytes are written as C escapes (sol\nution.cu), and then a backslash as
+// two. Other names are returned as they are.
+std::string one_line_name(const std::string& name);
 // nvcc options that take their value as the next argument ("-I dir", "-o file", ...).
 bool nvcc_option_takes_value(const std::string& option);
 

@@ -319,6 +319,32 @@ def shell_in_file_and_folder_names(run):
             assert number not in text, text[-2000:]
 
 
+@case
+def newline_in_file_names(run):
+    # A submission (or a reference solution) saved under a name holding a newline compiles, with
+    # or without the sandbox; its messages name it on one line (sol\nution.cu), so every
+    # "file:line: error" of nvcc's stays one line.
+    solution = os.path.join(run.project, "sol\nution.cu")
+    shutil.copy(os.path.join(run.root, "solutions", "02b-host-program.cu"), solution)
+    bad = os.path.join(run.project, "bad\nname.cu")
+    with open(bad, "w") as f:
+        f.write("int main() { return undefined_thing; }\n")
+    if run.as_user:
+        os.lchown(solution, NOBODY, NOBODY)
+        os.lchown(bad, NOBODY, NOBODY)
+    for extra in ((), ("--no-sandbox",)):
+        p = run("check", "02b-host-program", "--source", solution, "--backend", "emu", *extra, cwd=run.root)
+        expect(p, 0, "lesson complete", "sol\\nution.cu")
+        p = run("check", "02b-host-program", "--source", bad, "--backend", "emu", "--format", "json", *extra,
+                cwd=run.root)
+        expect(p, 2)
+        d = json.loads(p.stdout)["diagnostics"][0]
+        assert d["file"].endswith("bad\\nname.cu") and d["line"] == 1, d
+    p = run("run", "--sandbox", "--backend", "emu", "bad\nname.cu")
+    expect(p, 2, "bad\\nname.cu:1: error: identifier \"undefined_thing\"")
+    assert not any(line.startswith("name.cu") for line in p.both.splitlines()), p.both
+
+
 # --- no sandbox: refused, unless trusted --------------------------------------------------------
 
 @case
