@@ -200,6 +200,47 @@ bool read_whole(const fs::path& p, std::string* out) {
     return true;
 }
 
+// A source or header, read to hash it: a regular file (no FIFO to block on) of at most
+// max_build_file_bytes, looked at before it is read and counted while it is (it may grow).
+// False with *why saying what is wrong.
+bool read_source(const fs::path& p, std::string* out, std::string* why) {
+    const int fd = ::open(p.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        *why = fd < 0 ? std::string("cannot read it: ") + std::strerror(errno)
+                      : "cannot read it: not a regular file";
+        if (fd >= 0) ::close(fd);
+        return false;
+    }
+    const std::string too_big = "more than the " + std::to_string(max_build_file_bytes >> 20) +
+                                " MB a source or header may have; it is not source code";
+    if (std::uint64_t(st.st_size) > max_build_file_bytes) {
+        ::close(fd);
+        *why = std::to_string(std::uint64_t(st.st_size)) + " bytes, " + too_big;
+        return false;
+    }
+    out->clear();
+    char buf[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            *why = std::string("cannot read it: ") + std::strerror(errno);
+            ::close(fd);
+            return false;
+        }
+        if (n == 0) break;
+        out->append(buf, std::size_t(n));
+        if (out->size() > max_build_file_bytes) {
+            ::close(fd);
+            *why = "it grew while read: " + too_big;
+            return false;
+        }
+    }
+    ::close(fd);
+    return true;
+}
+
 // Identity of a tool or library without reading it: its real path, size and modification time.
 std::string file_identity(const fs::path& p) {
     struct stat st {};
@@ -314,11 +355,13 @@ namespace {
 // Local headers a file includes, recursively: `#include "x"` from the including file's folder,
 // then -I folders; `#include <x>` from -I folders only (the rest is the toolkit's or the system's,
 // covered by nvcc's and the host compiler's identity).
+// A header that cannot be read (too large, not a regular file) sets *refused to say which and why,
+// and the build stops: nvcc would read it whole too.
 void add_includes(const fs::path& file, const std::string& text,
                   const std::vector<fs::path>& include_dirs, std::set<fs::path>* seen, Sha256* h,
-                  int depth) {
+                  int depth, std::string* refused) {
     static const std::regex inc(R"(^\s*#\s*include\s*([<"])([^">]+)[">])");
-    if (depth > 64 || seen->size() > 4000) return;
+    if (depth > 64 || seen->size() > 4000 || !refused->empty()) return;
     std::istringstream in(text);
     std::string line;
     while (std::getline(in, line)) {
@@ -334,13 +377,17 @@ void add_includes(const fs::path& file, const std::string& text,
             if (!fs::is_regular_file(candidate, ec)) continue;
             fs::path canon = fs::weakly_canonical(candidate, ec);
             if (!seen->insert(canon).second) break;
-            std::string body;
-            if (read_whole(canon, &body)) {
-                h->field("header");
-                h->field(canon.string());
-                h->field(body);
-                add_includes(canon, body, include_dirs, seen, h, depth + 1);
+            std::string body, why;
+            if (!read_source(canon, &body, &why)) {
+                *refused = "the header " + candidate.string() +
+                           (depth ? " (included from " + file.string() + ")" : "") + ": " + why;
+                return;
             }
+            h->field("header");
+            h->field(canon.string());
+            h->field(body);
+            add_includes(canon, body, include_dirs, seen, h, depth + 1, refused);
+            if (!refused->empty()) return;
             break;
         }
     }
@@ -580,16 +627,30 @@ BuildResult build_program(const BuildRequest& req) {
             r.message = in + ": no such file";
             return r;
         }
-        std::string body;
-        if (!read_whole(p, &body)) {
+        const std::string ext = p.extension().string();
+        if (ext == ".o" || ext == ".a" || ext == ".so") {
+            // Objects and libraries, which may be large, are known by their identity, as -l ones.
+            h.field("input");
+            h.field(in);
+            h.field(file_identity(p));
+            continue;
+        }
+        std::string body, why;
+        if (!read_source(p, &body, &why)) {
             r.failure = BuildFailure::bad_input;
-            r.message = in + ": cannot read it";
+            r.message = one_line_name(in) + ": " + why;
             return r;
         }
         h.field("input");
         h.field(in);  // as given: __FILE__ and nvcc's messages carry it
         h.field(body);
-        add_includes(p, body, include_dirs, &seen, &h, 0);
+        std::string refused;
+        add_includes(p, body, include_dirs, &seen, &h, 0, &refused);
+        if (!refused.empty()) {
+            r.failure = BuildFailure::bad_input;
+            r.message = one_line_name(refused);
+            return r;
+        }
     }
     // Libraries linked with -l from -L folders (and the -L folders themselves, by name).
     std::vector<std::string> lib_dirs = option_values(req.nvcc_options, {"-L", "--library-path"});

@@ -64,6 +64,11 @@ struct BuildResult {
     std::vector<std::string> command;  // nvcc's command line
 };
 
+// The largest source or local header a build reads (to hash it for the cache): larger than any
+// program's file, so a bigger one (a 1 GB sparse file beside the submission) is refused, naming
+// the cap, before anything reads it whole.
+inline constexpr std::uint64_t max_build_file_bytes = 16ull << 20;
+
 BuildResult build_program(const BuildRequest& request);
 
 Limits default_build_limits();

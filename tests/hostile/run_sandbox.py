@@ -320,6 +320,25 @@ def shell_in_file_and_folder_names(run):
 
 
 @case
+def huge_sparse_header(run):
+    # A 1 GB sparse header beside the submission: refused before anything reads it whole (the
+    # build hashes what a source includes), the cap named; no memory or time spent on it.
+    big = os.path.join(run.project, "big.h")
+    with open(big, "wb") as f:
+        f.truncate(1 << 30)
+    source = os.path.join(run.project, "uses_big.cu")
+    with open(source, "w") as f:
+        f.write(open(os.path.join(run.root, "solutions", "02b-host-program.cu")).read() + '#include "big.h"\n')
+    for path in (big, source):
+        if run.as_user:
+            os.lchown(path, NOBODY, NOBODY)
+    p = run("run", "--sandbox", "--backend", "emu", "uses_big.cu")
+    expect(p, 2, "big.h", "1073741824 bytes", "more than the 16 MB a source or header may have", within=10)
+    p = run("check", "02b-host-program", "--source", source, "--backend", "emu", cwd=run.root)
+    expect(p, 2, "big.h", "16 MB", absent=("lesson complete",), within=10)
+
+
+@case
 def newline_in_file_names(run):
     # A submission (or a reference solution) saved under a name holding a newline compiles, with
     # or without the sandbox; its messages name it on one line (sol\nution.cu), so every
