@@ -463,6 +463,8 @@ bool copy_regular_file(const fs::path& from, const fs::path& to, mode_t mode, st
     ::close(in);
     if (out >= 0) ::close(out);
     return ok;
+}
+
 // nvcc's error for a call written for CUDA 12 whose signature CUDA 13 changed names only the
 // types ("no suitable constructor exists to convert from \"int\" to \"cudaMemLocation\""):
 // what changed, for the build's message. "" when the log shows no such call.
