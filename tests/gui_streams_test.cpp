@@ -335,6 +335,16 @@ TEST_CASE("pages view: lesson 17's exercise moves pages on demand, its solution 
     CHECK(home_after_first_move(sol) == PageMap::Home::prefetched);
 }
 
+TEST_CASE("streams view: lesson 02b shows its ordinary run, not the one with a fault injected") {
+    if (!test_support::have_nvcc()) return;
+    // The last run of 02b has its kernel made to fault (the program stops before copying back);
+    // the app shows the run before it: copies in, the kernel, the copy back.
+    const StreamsTimeline t = timeline_of(check_program_lesson("02b-host-program", true, 20261130));
+    CHECK(t.busy_us(StreamEngine::h2d) > 0);
+    CHECK(t.busy_us(StreamEngine::kernel) > 0);
+    CHECK(t.busy_us(StreamEngine::d2h) > 0);
+}
+
 TEST_CASE("streams view: lesson 20 opens on its ring, a sliver of a run spent copying in") {
     if (!test_support::have_nvcc()) return;
     for (bool solution : {false, true}) {

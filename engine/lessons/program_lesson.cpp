@@ -303,6 +303,9 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
     }
     run.args = args;
     run.learner = settings.executable.empty();
+    run.contrived = settings.driver_version != 0;
+    for (const auto& [name, value] : settings.environment)
+        run.contrived |= name == "CUDALAB_INJECT";
     std::string env;
     for (const auto& [k, v] : settings.environment) env += k + "=" + v + " ";
     if (settings.devices) env += "CUDALAB_DEVICES=" + std::to_string(settings.devices) + " ";
@@ -805,13 +808,17 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
                           "`// nvcc:` options other than -arch, -code and -gencode were ignored: " +
                               ignored_options.substr(0, 200));
     // The report shows the learner's program: its last output and timeline, never a lesson
-    // helper's.
+    // helper's, and the timeline of an ordinary run where there is one (not the run with a fault
+    // injected that lessons 02b and 16 end with, where the program stops early).
     const ProgramRun* shown = nullptr;
+    const ProgramRun* ordinary = nullptr;
     for (const auto& r : session.runs()) {
         if (!r.learner) continue;
         report.printf_output = r.out;
         if (r.timeline_written) shown = &r;
+        if (r.timeline_written && !r.contrived) ordinary = &r;
     }
+    if (ordinary) shown = ordinary;
     if (shown) {
         report.program_timeline_run = "./program";
         for (const auto& a : shown->args) report.program_timeline_run += " " + a;
