@@ -129,6 +129,15 @@ void App::open_lesson(const lessons::LessonInfo& lesson) {
             active_view_ = *v;
             select_view_ = *v;
         }
+    // A program lesson has no launches of cudalab's own: --launch N traces the program's launch N
+    // (the runtime's number, as the streams view's card gives it) and opens the kernel views on it,
+    // as "Open in the kernel views" does.
+    if (lesson.is_program() && chosen_launch_ >= 0) {
+        trace_launch_ = std::uint64_t(chosen_launch_) + 1;
+        chosen_launch_ = -1;
+        request_check("trace launch", Clock::now());
+        return;
+    }
     request_check("opened", Clock::now());
 }
 
@@ -173,7 +182,9 @@ void App::apply_outcome(viewmodel::CheckOutcome o) {
             const std::uint64_t n = o.request.options.program_trace_launch;
             if (o.views) {
                 kernel_tab_ = true;
-                select_view_ = ViewId::grid;
+                // --view names a kernel view to open on (with --launch); else the grid.
+                const auto asked = view_from_name(options_.view);
+                select_view_ = asked ? *asked : ViewId::grid;
                 notify("Launch " + std::to_string(n) + " of `" + o.report.program_timeline_run +
                        "`, traced: the grid, warps and memory views show it.");
             } else {
