@@ -335,7 +335,7 @@ TEST_CASE("pages view: lesson 17's exercise moves pages on demand, its solution 
     CHECK(home_after_first_move(sol) == PageMap::Home::prefetched);
 }
 
-TEST_CASE("streams view: lesson 02b shows its ordinary run, not the one with a fault injected") {
+TEST_CASE("streams view: lessons 02b and 16 show an ordinary run, not one with a fault injected") {
     if (!test_support::have_nvcc()) return;
     // The last run of 02b has its kernel made to fault (the program stops before copying back);
     // the app shows the run before it: copies in, the kernel, the copy back.
@@ -343,6 +343,10 @@ TEST_CASE("streams view: lesson 02b shows its ordinary run, not the one with a f
     CHECK(t.busy_us(StreamEngine::h2d) > 0);
     CHECK(t.busy_us(StreamEngine::kernel) > 0);
     CHECK(t.busy_us(StreamEngine::d2h) > 0);
+    // Lesson 16 names decoy faults that never fire in every run: its first run is the ordinary
+    // one, which copies the result back.
+    const StreamsTimeline e = timeline_of(check_program_lesson("16-errors", true, 20261130));
+    CHECK(e.busy_us(StreamEngine::d2h) > 0);
 }
 
 TEST_CASE("streams view: lesson 20 opens on its ring, a sliver of a run spent copying in") {

@@ -303,9 +303,19 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
     }
     run.args = args;
     run.learner = settings.executable.empty();
+    // Contrived: an older driver emulated, or a fault injected that fired (lesson 16 names decoy
+    // faults that never fire in every run; the runtime's result says which fired). Without the
+    // runtime's result, any injection counts.
     run.contrived = settings.driver_version != 0;
+    const nlohmann::json* injected = run.runtime.is_object() && run.runtime.contains("injected")
+                                         ? &run.runtime["injected"]
+                                         : nullptr;
     for (const auto& [name, value] : settings.environment)
-        run.contrived |= name == "CUDALAB_INJECT";
+        if (name == "CUDALAB_INJECT" && (!injected || !injected->is_array())) run.contrived = true;
+    if (injected && injected->is_array())
+        for (const auto& i : *injected)
+            run.contrived |= i.is_object() && i.contains("fired") && i["fired"].is_boolean() &&
+                             i["fired"].get<bool>();
     std::string env;
     for (const auto& [k, v] : settings.environment) env += k + "=" + v + " ";
     if (settings.devices) env += "CUDALAB_DEVICES=" + std::to_string(settings.devices) + " ";
