@@ -188,7 +188,11 @@ programs::RunResult run_script(const fs::path& dir, const std::string& script, b
                                const std::string& timeline = "") {
     const fs::path exe = dir / "program.sh";
     put(exe, "#!/bin/bash\nunset LD_PRELOAD\n" + script + "\nkill -9 $$\n");
-    fs::permissions(exe, fs::perms::owner_all);
+    // As root the sandbox runs the program as an unprivileged user: it must be able to reach and
+    // run the script (and nothing else of the folder needs to be its).
+    fs::permissions(exe, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
+    fs::permissions(dir, fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
     programs::RunRequest req;
     req.executable = exe.string();
     req.backend = "emu";

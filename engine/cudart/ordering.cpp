@@ -241,9 +241,10 @@ void Ordering::touch(std::uint32_t op, std::uint64_t lo, std::uint64_t hi, bool 
         Segment& seg = it->second;
         if (seg.write && seg.write != op) {
             const Op& w = ops_[seg.write];
-            if (w.free && ordered(seg.write, op))
-                report("use-after-free", seg.write, op, it->first, seg.hi);
-            else if (!ordered(seg.write, op))
+            if (w.free && ordered(seg.write, op)) {
+                // (A graph frees its own memory at every launch, and gets it back at the next.)
+                if (!ops_[op].free) report("use-after-free", seg.write, op, it->first, seg.hi);
+            } else if (!ordered(seg.write, op))
                 report(write ? "write-write" : "write-read", seg.write, op, it->first, seg.hi);
         }
         if (write) {
@@ -279,8 +280,8 @@ void Ordering::touch(std::uint32_t op, std::uint64_t lo, std::uint64_t hi, bool 
 
 void Ordering::free_range(std::uint32_t op, std::uint64_t lo, std::uint64_t hi) {
     if (!enabled || !op) return;
+    ops_[op].free = true;  // before touch(): a free after a free is not a use after free
     touch(op, lo, hi, true);
-    ops_[op].free = true;
 }
 
 void Ordering::forget(std::uint64_t lo, std::uint64_t hi) {

@@ -742,9 +742,8 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
     }
     case Work::Kind::alloc: {
         // A graph's allocation node: the memory was reserved at capture (api_memory.cpp).
-        if (w.pointer)
-            rt.ordering.forget(reinterpret_cast<std::uint64_t>(w.pointer),
-                               reinterpret_cast<std::uint64_t>(w.pointer) + w.bytes);
+        if (const MemoryRecord* r = w.pointer ? rt.record_of(w.pointer) : nullptr)
+            rt.ordering.forget(r->base, r->base + r->size);  // the whole block a free node frees
         const double start = std::max(stream_ready(s), in_graph ? 0.0 : rt.issue_time());
         place(s, start, start + 500.0, "graph allocation", "alloc",
               {{"bytes", std::to_string(w.bytes)}});

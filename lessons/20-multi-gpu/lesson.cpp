@@ -340,6 +340,51 @@ void run(ProgramSession& s) {
                 "works too on a GPU, but is not what this lesson practises");
     else moved_right = s.check("no staging through the host", true, 0, moved, "");
 
+    // 2b. The host does not wait between the ring's steps: events order them, and a host that
+    // synchronises every GPU between steps leaves each link idle while it waits and issues. The
+    // timeline holds its events in issue order, so the host's waits between the first peer copy
+    // issued and the last are counted.
+    {
+        std::size_t first_copy = run.timeline.size(), last_copy = 0;
+        for (std::size_t i = 0; i < run.timeline.size(); ++i) {
+            const auto& e = run.timeline[i];
+            if (e.pid >= 1 && e.category == "memcpy" && e.name.find("PtoP") != std::string::npos) {
+                first_copy = std::min(first_copy, i);
+                last_copy = i;
+            }
+        }
+        std::size_t waits = 0;
+        std::string first_wait;
+        for (std::size_t i = first_copy; i < last_copy && i < run.timeline.size(); ++i) {
+            const auto& e = run.timeline[i];
+            if (e.pid != 0) continue;
+            if (e.name == "cudaStreamSynchronize" || e.name == "cudaDeviceSynchronize" ||
+                e.name == "cudaEventSynchronize" || e.name == "cudaMemcpy" ||
+                e.name == "cudaMemcpyPeer") {
+                if (!waits++) first_wait = e.name;
+            }
+        }
+        const std::string name = "the host does not wait between the ring's steps";
+        if (!run.ok() || !timeline || first_copy >= run.timeline.size())
+            s.not_measured(name, 0, false,
+                           !run.ok() || !timeline
+                               ? "the run did not finish with a timeline (the first check says why)"
+                               : "no copies between GPUs on the timeline",
+                           "copy between GPUs with cudaMemcpyPeerAsync");
+        else
+            s.check_at_most(name, double(waits), 0,
+                            waits ? "the host waited " + std::to_string(waits) +
+                                        (waits == 1 ? " time" : " times") +
+                                        " while the ring ran (the first: " + first_wait + ")"
+                                  : "the host issued every step without waiting for the GPUs",
+                            "let events order the steps: record an event in the sending GPU's "
+                            "stream and make the receiving GPU's stream wait for it "
+                            "(cudaStreamWaitEvent); wait on the host only once, after the last "
+                            "copy out. A host that synchronises every GPU between steps leaves "
+                            "the links idle while it waits and issues the next step",
+                            true, "");
+    }
+
     // 3. Time against the ring's bound.
     const auto merged = cudalab::lessons::merge_intervals(busy);
     double us = 0;

@@ -103,6 +103,9 @@ int main()
     CU_CHECK(cuMemAlloc(&d_out, sizeof(int)));
     CU_CHECK(cuMemcpyHtoD(d_in, h.data(), n * sizeof(int)));
     CU_CHECK(cuMemsetD32(d_out, 0, 1));
+    // The memset is asynchronous, in the legacy default stream, which does not order the
+    // non-blocking stream below: wait for it, or the kernel races with it.
+    CU_CHECK(cuCtxSynchronize());
     CUstream stream;
     CU_CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
     int nn = n;
