@@ -24,6 +24,7 @@
 #include "viewmodel/first_picture.h"
 #include "viewmodel/format.h"
 #include "viewmodel/grid_model.h"
+#include "viewmodel/header_fit.h"
 #include "viewmodel/markdown.h"
 #include "viewmodel/memory_model.h"
 #include "viewmodel/playback.h"
@@ -1118,6 +1119,39 @@ TEST_CASE("every lesson picture in docs/images/lessons shows what pictures.tsv s
     for (const auto& l : course.lessons) kernel_lessons += !l.is_program();
     CHECK(pictures >= 2 * kernel_lessons);
     CHECK(int(lessons_pictured.size()) == kernel_lessons);  // every kernel lesson has its pictures
+}
+
+TEST_CASE("header: the status never reaches the actions, at any width") {
+    const std::vector<std::string> chips = {
+        "\xE2\x9C\x97 3 of 5 checks failed \xC2\xB7 passed before, fails now",
+        "\xE2\x9C\x97 3 of 5 checks failed", "\xE2\x9C\x97 3/5 failed"};
+    const std::vector<std::string> details = {
+        "emu \xC2\xB7 compile cached (812 ms when compiled) \xC2\xB7 checked in 95 ms",
+        "emu \xC2\xB7 checked in 95 ms", "emu"};
+    const auto chip_w = [](const std::string& t) { return 7.5f * float(t.size()) + 16; };
+    const auto text_w = [](const std::string& t) { return 7.0f * float(t.size()); };
+    int last_chip = -2, last_detail = -2;
+    for (float room = 0; room <= 1200; room += 1) {
+        const auto f = viewmodel::fit_header_status(chips, details, room, chip_w, text_w, 6);
+        float w = 0;
+        if (f.chip >= 0) w += chip_w(chips[std::size_t(f.chip)]);
+        if (f.detail >= 0) {
+            REQUIRE(f.chip >= 0);  // a detail only beside its verdict
+            w += 6 + text_w(details[std::size_t(f.detail)]);
+        }
+        CHECK(w <= room);
+        CHECK(f.width == doctest::Approx(w));
+        // More room never shows less.
+        if (last_chip >= 0) CHECK((f.chip >= 0 && f.chip <= last_chip));
+        last_chip = f.chip;
+        last_detail = f.detail;
+    }
+    CHECK(last_chip == 0);
+    CHECK(last_detail == 0);
+    // The shortest chip fits where the window is narrowest (the picker leaves it 140 px at scale
+    // 1).
+    CHECK(viewmodel::fit_header_status(chips, details, 140, chip_w, text_w, 6).chip == 2);
+    CHECK(viewmodel::fit_header_status(chips, details, 10, chip_w, text_w, 6).chip == -1);
 }
 
 #endif  // CUDALAB_HAVE_GUI_MODEL

@@ -15,6 +15,7 @@
 #include "trace/trace_io.h"
 #include "viewmodel/first_picture.h"
 #include "viewmodel/format.h"
+#include "viewmodel/header_fit.h"
 #include "views/view_common.h"
 #include "widgets/widgets.h"
 
@@ -128,6 +129,15 @@ void App::open_lesson(const lessons::LessonInfo& lesson) {
             active_view_ = *v;
             select_view_ = *v;
         }
+    // A program lesson has no launches of cudalab's own: --launch N traces the program's launch N
+    // (the runtime's number, as the streams view's card gives it) and opens the kernel views on it,
+    // as "Open in the kernel views" does.
+    if (lesson.is_program() && chosen_launch_ >= 0) {
+        trace_launch_ = std::uint64_t(chosen_launch_) + 1;
+        chosen_launch_ = -1;
+        request_check("trace launch", Clock::now());
+        return;
+    }
     request_check("opened", Clock::now());
 }
 
@@ -172,7 +182,9 @@ void App::apply_outcome(viewmodel::CheckOutcome o) {
             const std::uint64_t n = o.request.options.program_trace_launch;
             if (o.views) {
                 kernel_tab_ = true;
-                select_view_ = ViewId::grid;
+                // --view names a kernel view to open on (with --launch); else the grid.
+                const auto asked = view_from_name(options_.view);
+                select_view_ = asked ? *asked : ViewId::grid;
                 notify("Launch " + std::to_string(n) + " of `" + o.report.program_timeline_run +
                        "`, traced: the grid, warps and memory views show it.");
             } else {
@@ -655,9 +667,13 @@ void App::draw_toolbar() {
         : trace_only_  ? "trace: " + fs::path(options_.trace_file).filename().string()
         : lesson_      ? lesson_->id + "  " + lesson_->title
                        : "no lesson";
-    // Wide enough for the whole title where the window allows.
-    ImGui::SetNextItemWidth(std::min(
-        ImGui::CalcTextSize(current.c_str()).x + ImGui::GetFrameHeight() + 24 * s, w * 0.36f));
+    // Wide enough for the whole title where the window allows, leaving the status its shortest
+    // chip (about 140 px) before the actions (about 330 px).
+    const float actions_room = 470 * s;
+    ImGui::SetNextItemWidth(std::max(
+        100 * s,
+        std::min({ImGui::CalcTextSize(current.c_str()).x + ImGui::GetFrameHeight() + 24 * s,
+                  w * 0.36f, w - ImGui::GetCursorPosX() - actions_room})));
     if (ImGui::BeginCombo("##lesson", current.c_str(), ImGuiComboFlags_HeightLarge)) {
         for (const auto& l : course_.lessons) {
             const auto state = progress_.get(l.id).state;
@@ -677,59 +693,91 @@ void App::draw_toolbar() {
     }
     ImGui::SameLine(0, spacing::group_gap * s);
 
-    // Status of the last check.
-    if (checking_ && !outcome_) chip("checking\xE2\x80\xA6", colors::chip_neutral, colors::text);
-    else if (outcome_) {
-        const auto& r = outcome_->report;
-        int passed = 0;
-        for (const auto& c : r.checks) passed += c.passed;
-        char buf[96];
-        if (r.status.code == StatusCode::compile_error)
-            chip("\xE2\x9C\x97 does not compile", colors::chip_fail, colors::chip_fail_text);
-        else if (!r.status.ok())
-            chip("\xE2\x9C\x97 could not run", colors::chip_fail, colors::chip_fail_text);
-        else if (r.passed) {
-            std::snprintf(buf, sizeof buf, "\xE2\x9C\x93 passed  %d/%zu", passed, r.checks.size());
-            chip(buf, colors::chip_pass, colors::chip_pass_text);
-        } else {
-            // A lesson passed earlier stays passed, but the learner should know it fails now.
-            std::snprintf(buf, sizeof buf, "\xE2\x9C\x97 %zu of %zu checks failed%s",
-                          r.checks.size() - std::size_t(passed), r.checks.size(),
-                          // Another file (--source) is not the learner's exercise: its result says
-                          // nothing of the lesson's progress.
-                          passed_before_ && !options_.solution && options_.source_file.empty()
-                              ? " \xC2\xB7 passed before, fails now"
-                              : "");
-            chip(buf, colors::chip_fail, colors::chip_fail_text);
-        }
-        ImGui::SameLine(0, spacing::label_gap * s);
-        ImGui::AlignTextToFramePadding();
-        if (checking_) text_dim("re-checking\xE2\x80\xA6");
-        else if (r.status.code == StatusCode::compile_error)
-            text_dim("%zu error%s \xC2\xB7 %.0f ms", r.diagnostics.size(),
-                     r.diagnostics.size() == 1 ? "" : "s", outcome_->check_seconds * 1e3);
-        else
-            text_dim("%s \xC2\xB7 %s \xC2\xB7 checked in %.0f ms",
-                     r.backend.empty() ? "not run" : r.backend.c_str(),
-                     r.compile_cached
-                         ? ("compile cached (" + viewmodel::fixed(r.compiled_seconds * 1e3, 0) +
-                            " ms when compiled)")
-                               .c_str()
-                         : ("compiled in " + viewmodel::fixed(r.compile_seconds * 1e3, 0) + " ms")
-                               .c_str(),
-                     outcome_->check_seconds * 1e3);
-    } else if (trace_only_) {
-        ImGui::AlignTextToFramePadding();
-        text_dim("viewing a saved trace (no checks)");
-    }
-
-    // Actions, right-aligned.
+    // Status of the last check, in the room left before the actions (right-aligned): the
+    // longest wording of the chip and of its detail that fit, never under a button
+    // (viewmodel::fit_header_status).
     const char* labels[] = {"Re-run", "Hint", "Open in editor", "Reset\xE2\x80\xA6"};
     float total = 0;
     for (const char* l : labels)
         total += ImGui::CalcTextSize(l).x + 2 * ImGui::GetStyle().FramePadding.x +
                  spacing::button_gap * s;
-    ImGui::SameLine(std::max(ImGui::GetCursorPosX(), w - total - spacing::group_gap * s));
+    const float actions_x = std::max(0.0f, w - total - spacing::group_gap * s);
+    std::vector<std::string> chips, details;
+    ImU32 chip_bg = colors::chip_neutral, chip_fg = colors::text;
+    if (checking_ && !outcome_) chips = {"checking\xE2\x80\xA6"};
+    else if (outcome_) {
+        const auto& r = outcome_->report;
+        int passed = 0;
+        for (const auto& c : r.checks) passed += c.passed;
+        const std::string n = std::to_string(r.checks.size());
+        chip_bg = colors::chip_fail;
+        chip_fg = colors::chip_fail_text;
+        if (r.status.code == StatusCode::compile_error)
+            chips = {"\xE2\x9C\x97 does not compile", "\xE2\x9C\x97 compile"};
+        else if (!r.status.ok()) chips = {"\xE2\x9C\x97 could not run", "\xE2\x9C\x97 run"};
+        else if (r.passed) {
+            chips = {"\xE2\x9C\x93 passed  " + std::to_string(passed) + "/" + n,
+                     "\xE2\x9C\x93 " + std::to_string(passed) + "/" + n};
+            chip_bg = colors::chip_pass;
+            chip_fg = colors::chip_pass_text;
+        } else {
+            const std::string failed = std::to_string(r.checks.size() - std::size_t(passed));
+            const std::string counts = "\xE2\x9C\x97 " + failed + " of " + n + " checks failed";
+            // A lesson passed earlier stays passed, but the learner should know it fails now.
+            // Another file (--source) is not the learner's exercise: its result says nothing of
+            // the lesson's progress.
+            if (passed_before_ && !options_.solution && options_.source_file.empty())
+                chips.push_back(counts + " \xC2\xB7 passed before, fails now");
+            chips.push_back(counts);
+            chips.push_back("\xE2\x9C\x97 " + failed + "/" + n + " failed");
+        }
+        const std::string ms = viewmodel::fixed(outcome_->check_seconds * 1e3, 0) + " ms";
+        if (checking_) details = {"re-checking\xE2\x80\xA6"};
+        else if (r.status.code == StatusCode::compile_error)
+            details = {std::to_string(r.diagnostics.size()) + " error" +
+                       (r.diagnostics.size() == 1 ? "" : "s") + " \xC2\xB7 " + ms};
+        else {
+            const std::string backend = r.backend.empty() ? "not run" : r.backend;
+            details = {
+                backend + " \xC2\xB7 " +
+                    (r.compile_cached
+                         ? "compile cached (" + viewmodel::fixed(r.compiled_seconds * 1e3, 0) +
+                               " ms when compiled)"
+                         : "compiled in " + viewmodel::fixed(r.compile_seconds * 1e3, 0) + " ms") +
+                    " \xC2\xB7 checked in " + ms,
+                backend + " \xC2\xB7 checked in " + ms, backend};
+        }
+    } else if (trace_only_) {
+        chips = {};
+        details = {"viewing a saved trace (no checks)"};
+    }
+    ImFont* bold = fonts().ui_bold;
+    const auto chip_width = [&](const std::string& t) {
+        return bold->CalcTextSizeA(bold->FontSize, 1e9f, 0, t.c_str()).x + 16 * s;
+    };
+    const auto text_width = [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; };
+    const float room = actions_x - ImGui::GetCursorPosX() - spacing::group_gap * s;
+    if (chips.empty() && !details.empty()) {
+        // No verdict (a saved trace): the detail alone, if it fits.
+        if (text_width(details.front()) <= room) {
+            ImGui::AlignTextToFramePadding();
+            text_dim("%s", details.front().c_str());
+        }
+    } else {
+        const auto fit = viewmodel::fit_header_status(chips, details, room, chip_width, text_width,
+                                                      spacing::label_gap * s);
+        if (fit.chip >= 0) {
+            chip(chips[std::size_t(fit.chip)].c_str(), chip_bg, chip_fg);
+            if (fit.detail >= 0) {
+                ImGui::SameLine(0, spacing::label_gap * s);
+                ImGui::AlignTextToFramePadding();
+                text_dim("%s", details[std::size_t(fit.detail)].c_str());
+            }
+        }
+    }
+
+    // Actions, right-aligned.
+    ImGui::SetCursorScreenPos(ImVec2(p.x + actions_x, p.y + (h - ImGui::GetFrameHeight()) * 0.5f));
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(spacing::button_gap * s, 0));
     const bool can_run = lesson_ && !trace_only_;
     if (!can_run) ImGui::BeginDisabled();

@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
     cli.add_option("--launch", launch,
                    "show launch N of the lesson (1-based, as the check report numbers them); "
                    "default: the launch the first "
-                   "failing check measured")
+                   "failing check measured; a program lesson: trace the program's launch N and "
+                   "open the kernel views on it")
         ->check(CLI::PositiveNumber);
     auto* seed_option = cli.add_option(
         "--seed", seed, "seed of the lesson's random inputs (default: new ones each run)");

@@ -310,6 +310,19 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
     }
     run.args = args;
     run.learner = settings.executable.empty();
+    // Contrived: an older driver emulated, or a fault injected that fired (lesson 16 names decoy
+    // faults that never fire in every run; the runtime's result says which fired). Without the
+    // runtime's result, any injection counts.
+    run.contrived = settings.driver_version != 0;
+    const nlohmann::json* injected = run.runtime.is_object() && run.runtime.contains("injected")
+                                         ? &run.runtime["injected"]
+                                         : nullptr;
+    for (const auto& [name, value] : settings.environment)
+        if (name == "CUDALAB_INJECT" && (!injected || !injected->is_array())) run.contrived = true;
+    if (injected && injected->is_array())
+        for (const auto& i : *injected)
+            run.contrived |= i.is_object() && i.contains("fired") && i["fired"].is_boolean() &&
+                             i["fired"].get<bool>();
     std::string env;
     for (const auto& [k, v] : settings.environment) env += k + "=" + v + " ";
     if (settings.devices) env += "CUDALAB_DEVICES=" + std::to_string(settings.devices) + " ";
@@ -828,13 +841,17 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
                           "`// nvcc:` options other than -arch, -code and -gencode were ignored: " +
                               ignored_options.substr(0, 200));
     // The report shows the learner's program: its last output and timeline, never a lesson
-    // helper's.
+    // helper's, and the timeline of an ordinary run where there is one (not the run with a fault
+    // injected that lessons 02b and 16 end with, where the program stops early).
     const ProgramRun* shown = nullptr;
+    const ProgramRun* ordinary = nullptr;
     for (const auto& r : session.runs()) {
         if (!r.learner) continue;
         report.printf_output = r.out;
         if (r.timeline_written) shown = &r;
+        if (r.timeline_written && !r.contrived) ordinary = &r;
     }
+    if (ordinary) shown = ordinary;
     if (shown) {
         report.program_timeline_run = "./program";
         for (const auto& a : shown->args) report.program_timeline_run += " " + a;

@@ -44,6 +44,9 @@ struct ProgramRun {
     std::string timeline_text;      // the timeline file as written (for the app and its export)
     std::vector<std::string> args;  // what it was run with
     bool learner = true;            // the learner's program, not one of the lesson's own
+    // Run with an injected fault that fired (CUDALAB_INJECT) or under an emulated older driver:
+    // not the ordinary run the app's timeline shows.
+    bool contrived = false;
     std::string
         trace_path;  // the traced launch's file (ProgramSession::trace_launch), "" when none
     bool ok() const { return completed && exit_code == 0; }

@@ -85,6 +85,13 @@ bool Window::open(const WindowOptions& options, std::string* why) {
         return false;
     }
     set_icon(window_);
+    {
+        float xs = 1, ys = 1;
+        glfwGetWindowContentScale(window_, &xs, &ys);
+        const float k = options.scale > 0 ? options.scale : std::max(1.0f, xs);
+        glfwSetWindowSizeLimits(window_, int(float(options.min_width) * k),
+                                int(float(options.min_height) * k), GLFW_DONT_CARE, GLFW_DONT_CARE);
+    }
     glfwMakeContextCurrent(window_);
     if (!gladLoadGL(reinterpret_cast<GLADloadfunc>(glfwGetProcAddress))) {
         *why = "could not load the OpenGL 3.3 functions";

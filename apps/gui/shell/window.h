@@ -21,6 +21,9 @@ struct KeyPress {
 
 struct WindowOptions {
     int width = 1600, height = 1000;  // in screen coordinates
+    // The smallest the window may be made, times the UI scale: the header's lesson picker,
+    // status and actions still fit side by side (apps/gui/app.cpp, draw_toolbar).
+    int min_width = 960, min_height = 600;
     bool vsync = true;
     float scale = 0;  // UI scale; 0: the monitor's content scale
     std::string title = "cudalab";

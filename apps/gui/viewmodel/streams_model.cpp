@@ -11,6 +11,7 @@
 
 #include "lessons/program_lesson.h"
 #include "viewmodel/format.h"
+#include "viewmodel/wrap.h"
 
 namespace cudalab::viewmodel {
 
@@ -148,6 +149,99 @@ const char* stream_engine_short(StreamEngine e) {
     return "?";
 }
 
+// [SECTION] GraphLayout
+
+namespace {
+
+// `text` in lines no wider than `width`: at spaces where it can, else cut between characters.
+std::vector<std::string> break_label(const std::string& text, float width,
+                                     const std::function<float(const std::string&)>& measure) {
+    std::vector<std::string> lines;
+    for (std::string rest : wrap_text(text, width, [&](const char*a, const char*b) {
+             return measure({a, b});
+         })) {
+        while (!rest.empty() && measure(rest) > width) {
+            std::size_t n = rest.size();
+            while (n > 1 && measure(rest.substr(0, n)) > width) {
+                --n;
+                while (n > 1 && (static_cast<unsigned char>(rest[n]) & 0xC0) == 0x80) --n;
+            }
+            lines.push_back(rest.substr(0, n));
+            rest = rest.substr(n);
+        }
+        if (!rest.empty()) lines.push_back(rest);
+    }
+    if (lines.empty()) lines.push_back("");
+    return lines;
+}
+
+}  // namespace
+
+GraphLayout lay_out_graph(const GraphDag& g, float width, float height, float line_height,
+                          const std::function<float(const std::string&)>& measure) {
+    GraphLayout out;
+    const int n = int(g.nodes.size());
+    if (n == 0 || g.level.size() != g.nodes.size() || g.slot.size() != g.nodes.size()) return out;
+    const int levels = std::max(1, g.levels);
+    const float gap_x = std::max(24.0f, line_height * 1.6f), gap_y = line_height * 0.6f;
+    out.pad = line_height * 0.35f;
+    // Columns share the width, but none narrower than the widest word of a label (up to 12
+    // characters), so labels break between words where they can.
+    float widest_word = measure("memcpy");
+    for (const auto& name : g.nodes) {
+        std::size_t at = 0;
+        while (at < name.size()) {
+            const std::size_t sp = name.find(' ', at);
+            const std::string word = name.substr(at, sp == std::string::npos ? sp : sp - at);
+            // A longer word (a kernel's long name) is broken rather than widening every column.
+            widest_word = std::max(widest_word, std::min(measure(word), measure("x") * 12));
+            if (sp == std::string::npos) break;
+            at = sp + 1;
+        }
+    }
+    const float col_w =
+        std::max((width - gap_x * float(levels - 1)) / float(levels), widest_word + 2 * out.pad);
+    out.boxes.resize(std::size_t(n));
+    std::vector<int> in_level(std::size_t(levels), 0);
+    for (int i = 0; i < n; ++i) {
+        auto& b = out.boxes[std::size_t(i)];
+        b.w = col_w;
+        b.lines = break_label(g.nodes[std::size_t(i)], col_w - 2 * out.pad, measure);
+        b.h = float(b.lines.size()) * line_height + 2 * out.pad;
+        ++in_level[std::size_t(std::clamp(g.level[std::size_t(i)], 0, levels - 1))];
+    }
+    // Each level's nodes share the height; a box is at least as tall as its lines and at most
+    // three lines taller, the level centred in the panel.
+    for (int l = 0; l < levels; ++l) {
+        std::vector<int> members;
+        for (int i = 0; i < n; ++i)
+            if (std::clamp(g.level[std::size_t(i)], 0, levels - 1) == l) members.push_back(i);
+        std::sort(members.begin(), members.end(),
+                  [&](int a, int b) { return g.slot[std::size_t(a)] < g.slot[std::size_t(b)]; });
+        float need = 0;
+        for (int i : members) need += out.boxes[std::size_t(i)].h + gap_y;
+        const float spare =
+            std::max(0.0f, height - need) / float(std::max<std::size_t>(1, members.size()));
+        float y = 0;
+        float total = 0;
+        for (int i : members) {
+            auto& b = out.boxes[std::size_t(i)];
+            b.h += std::min(spare, 3 * line_height);
+            total += b.h + gap_y;
+        }
+        y = std::max(0.0f, (height - total + gap_y) * 0.5f);
+        for (int i : members) {
+            auto& b = out.boxes[std::size_t(i)];
+            b.x = float(l) * (col_w + gap_x);
+            b.y = y;
+            y += b.h + gap_y;
+            out.width = std::max(out.width, b.x + b.w);
+            out.height = std::max(out.height, b.y + b.h);
+        }
+    }
+    return out;
+}
+
 // [SECTION] PageMap
 
 bool PageMap::on_device(int allocation, std::uint64_t page, double t) const {
@@ -157,6 +251,39 @@ bool PageMap::on_device(int allocation, std::uint64_t page, double t) const {
             page - m.first < m.count)
             here = m.to_device;
     return here;
+}
+
+PageMap::Home PageMap::home(int allocation, std::uint64_t page, double t) const {
+    Home here = Home::host;
+    for (const auto& m : moves)
+        if (m.allocation == allocation && m.start_us <= t && page >= m.first &&
+            page - m.first < m.count)
+            here = !m.to_device ? Home::host : m.on_demand() ? Home::on_demand : Home::prefetched;
+    return here;
+}
+
+std::vector<PageMap::Column> PageMap::columns(double t0, double t1, int n) const {
+    std::vector<Column> v(std::size_t(std::clamp(n, 1, 1 << 16)));
+    if (!(t1 > t0)) return v;
+    const auto at = [&](double t) {
+        return std::size_t(
+            std::clamp((t - t0) / (t1 - t0) * double(v.size()), 0.0, double(v.size() - 1)));
+    };
+    for (const auto& m : moves)
+        if (m.start_us >= t0 && m.start_us <= t1)
+            (m.on_demand() ? v[at(m.start_us)].demand : v[at(m.start_us)].prefetched) += m.count;
+    for (double f : faults)
+        if (f >= t0 && f <= t1) ++v[at(f)].faults;
+    return v;
+}
+
+std::string PageMap::summary() const {
+    std::string s = std::to_string(demand_pages) + " page" + (demand_pages == 1 ? "" : "s") +
+                    " moved on demand \xC2\xB7 " + std::to_string(prefetched_pages) +
+                    " prefetched \xC2\xB7 " + std::to_string(to_device_pages) + " to the device, " +
+                    std::to_string(to_host_pages) + " to the host";
+    if (!faults.empty()) s += " \xC2\xB7 " + std::to_string(faults.size()) + " page faults";
+    return s;
 }
 
 // [SECTION] StreamsTimeline
@@ -170,6 +297,71 @@ std::vector<lessons::Interval> spans_of(const StreamsTimeline& t, StreamEngine e
     for (const auto& i : t.items)
         if (i.engine == e && i.device >= 0) v.push_back({i.start_us, i.end_us});
     return lessons::merge_intervals(std::move(v));
+}
+
+// Beside each device's rows per stream, one row per copy direction holding that direction's copies
+// from every stream: where two or more streams copy the same way, the engine's row shows them
+// queueing (in cudalab's model an H200 has one engine per PCIe direction and one for copies
+// between devices' memories: docs/runtime.md). Inserted after the device's last stream row.
+void add_copy_engine_rows(StreamsTimeline* out) {
+    std::vector<StreamRow> rows;
+    for (std::size_t r = 0; r < out->rows.size(); ++r) {
+        const StreamRow& row = out->rows[r];
+        const bool last_of_device =
+            row.device >= 0 && row.engine != StreamEngine::pages &&
+            (r + 1 == out->rows.size() || out->rows[r + 1].device != row.device ||
+             out->rows[r + 1].engine == StreamEngine::pages);
+        rows.push_back(row);
+        if (!last_of_device) continue;
+        for (StreamEngine e : {StreamEngine::h2d, StreamEngine::d2h, StreamEngine::copy}) {
+            std::vector<std::int64_t> streams;
+            StreamRow engine_row;
+            for (std::size_t i = 0; i < out->items.size(); ++i) {
+                const auto& it = out->items[i];
+                if (it.device != row.device || it.engine != e) continue;
+                engine_row.items.push_back(i);
+                if (std::find(streams.begin(), streams.end(), it.stream) == streams.end())
+                    streams.push_back(it.stream);
+            }
+            if (streams.size() < 2) continue;
+            engine_row.device = row.device;
+            engine_row.stream = kCopyEngineStream;
+            engine_row.engine = e;
+            engine_row.name = std::string("copy engine ") + stream_engine_short(e) + " (" +
+                              std::to_string(streams.size()) + " streams)";
+            engine_row.label = std::string("engine \xC2\xB7 ") +
+                               (e == StreamEngine::copy ? "D2D" : stream_engine_short(e));
+            if (several_devices(out))
+                engine_row.label = "GPU " + std::to_string(row.device) + " " + engine_row.label;
+            rows.push_back(std::move(engine_row));
+        }
+    }
+    out->rows = std::move(rows);
+}
+
+// The devices' own work (kernels, memsets, copies between device memories) of a run whose devices
+// exchange data: when it fills less than a quarter of a run that is mostly copies to and from
+// the host, the view opens on it.
+void focus(StreamsTimeline* out) {
+    out->focus_start_us = out->start_us;
+    out->focus_end_us = out->end_us;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const auto& i : out->items)
+        if (i.device >= 0 && (i.engine == StreamEngine::kernel || i.engine == StreamEngine::copy ||
+                              i.engine == StreamEngine::memset || i.staged)) {
+            lo = std::min(lo, i.start_us);
+            hi = std::max(hi, i.end_us);
+        }
+    // Only where devices copy between their memories (a multi-GPU exchange): a one-device run's
+    // kernels between its copies are the very thing lesson 14 asks to look at whole.
+    bool between_devices = false;
+    for (const auto& i : out->items)
+        between_devices |= i.device >= 0 && (i.engine == StreamEngine::copy || i.staged);
+    if (!between_devices || !std::isfinite(lo) || hi <= lo) return;
+    if (hi - lo < 0.25 * (out->end_us - out->start_us)) {
+        out->focus_start_us = lo;
+        out->focus_end_us = hi;
+    }
 }
 
 }  // namespace
@@ -190,9 +382,33 @@ double StreamsTimeline::busy_us(StreamEngine a) const {
 std::size_t StreamsTimeline::device_streams() const {
     std::vector<std::pair<int, std::int64_t>> seen;
     for (const auto& r : rows)
-        if (r.device >= 0 && r.engine != StreamEngine::pages) seen.push_back({r.device, r.stream});
+        if (r.device >= 0 && r.engine != StreamEngine::pages && !r.copy_engine())
+            seen.push_back({r.device, r.stream});
     std::sort(seen.begin(), seen.end());
     return std::size_t(std::unique(seen.begin(), seen.end()) - seen.begin());
+}
+
+std::optional<std::size_t> StreamsTimeline::item_at(const StreamRow& row, double t,
+                                                    double radius_us) const {
+    std::optional<std::size_t> race, instant, span;
+    double race_d = radius_us, instant_d = radius_us;
+    for (std::size_t index : row.items) {
+        if (index >= items.size()) continue;
+        const StreamItem& i = items[index];
+        if (i.instant()) {
+            const double d = std::fabs(i.start_us - t);
+            if (i.race() && d <= race_d) {
+                race = index;
+                race_d = d;
+            } else if (!i.race() && d <= instant_d) {
+                instant = index;
+                instant_d = d;
+            }
+        } else if (i.start_us - radius_us <= t && t <= i.end_us + radius_us) {
+            span = index;  // the latest to start: drawn last, on top
+        }
+    }
+    return race ? race : instant ? instant : span;
 }
 
 const StreamRow* StreamsTimeline::row_of(int device, std::int64_t stream,
@@ -272,6 +488,21 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out,
             it.bytes = std::uint64_t(std::clamp(number_of(a, "bytes"), 0.0, 1e18));
             it.launch = std::uint64_t(std::clamp(number_of(a, "launch"), 0.0, 1e18));
             it.grid = text_of(a, "grid");
+            const auto flag = [&](const char* key) {
+                if (!a.contains(key)) return -1;
+                const auto& v = a[key];
+                if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
+                if (v.is_string()) return v.get<std::string>() == "true" ? 1 : 0;
+                return -1;
+            };
+            if (it.category == "memcpy") {
+                it.staged = flag("staged") == 1;
+                // Pinned or pageable is said of the host's memory: a copy between device memories
+                // (and a staged peer copy, through the driver's own buffer) has none.
+                if ((it.engine == StreamEngine::h2d || it.engine == StreamEngine::d2h) &&
+                    !it.staged && it.name.rfind("prefetch", 0) != 0)
+                    it.pinned = flag("pinned");
+            }
             it.block = text_of(a, "block");
             if (it.engine == StreamEngine::graph && a.contains("nodes") && a["nodes"].is_array()) {
                 GraphDag g;
@@ -322,11 +553,13 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out,
                     alloc.pages = std::max(alloc.pages, m.first + m.count);
                     (m.to_device ? out->pages.to_device_pages : out->pages.to_host_pages) +=
                         m.count;
-                    if (m.cause == "prefetch") out->pages.prefetched_pages += m.count;
+                    (m.on_demand() ? out->pages.demand_pages : out->pages.prefetched_pages) +=
+                        m.count;
                     out->pages.moves.push_back(std::move(m));
                 }
             }
         }
+        if (it.category == "page fault") out->pages.faults.push_back(it.start_us);
         first = std::min(first, it.start_us);
         out->items.push_back(std::move(it));
         if (out->items.size() >= 2'000'000) break;  // the runtime's own limit
@@ -344,6 +577,8 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out,
         m.start_us -= first;
         m.end_us -= first;
     }
+    for (auto& f : out->pages.faults) f -= first;
+    std::sort(out->pages.faults.begin(), out->pages.faults.end());
     std::stable_sort(
         out->pages.moves.begin(), out->pages.moves.end(),
         [](const PageMap::Move& a, const PageMap::Move& b) { return a.start_us < b.start_us; });
@@ -356,8 +591,7 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out,
         const auto& it = out->items[i];
         // The host after every device; a device's page row after its streams.
         const int device_key = it.device < 0 ? 1 << 20 : it.device;
-        const std::int64_t stream_key =
-            it.engine == StreamEngine::pages ? std::numeric_limits<std::int64_t>::max() : it.stream;
+        const std::int64_t stream_key = it.engine == StreamEngine::pages ? kPagesStream : it.stream;
         keys.push_back({device_key, stream_key, int(it.engine)});
     }
     std::vector<std::tuple<int, std::int64_t, int>> sorted = keys;
@@ -368,7 +602,7 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out,
         const auto& [device_key, stream_key, engine] = k;
         r.device = device_key == (1 << 20) ? -1 : device_key;
         r.engine = StreamEngine(engine);
-        r.stream = r.engine == StreamEngine::pages ? 99999 : stream_key;
+        r.stream = stream_key;
         // Labels stay short (the view's label column is narrow): the runtime's stream name up to
         // its parenthesis ("stream 3 (non-blocking)" -> "stream 3"), and the engine's short name.
         if (r.device < 0) {
@@ -395,6 +629,7 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out,
     }
     for (std::size_t i = 0; i < out->items.size(); ++i)
         out->rows[row_index[keys[i]]].items.push_back(i);
+    add_copy_engine_rows(out);
     for (auto& r : out->rows)
         std::stable_sort(r.items.begin(), r.items.end(), [&](std::size_t a, std::size_t b) {
             return out->items[a].start_us < out->items[b].start_us;
@@ -414,6 +649,7 @@ bool parse_streams_timeline(const std::string& json_text, StreamsTimeline* out,
         }
     out->start_us = lo;
     out->end_us = std::max(hi, lo + 1.0);
+    focus(out);
     return true;
 }
 

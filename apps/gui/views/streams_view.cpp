@@ -71,11 +71,22 @@ std::string micros(double us) {
     return viewmodel::fixed(us, us >= 100 ? 0 : 1) + " us";
 }
 
-void fit(StreamsViewContext& c) {
+// A dim line that wraps at the panel's edge.
+void text_wrapped_dim(const char* fmt, const char* a, const char* b) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors::text_dim));
+    ImGui::PushTextWrapPos(0);
+    ImGui::Text(fmt, a, b);
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+}
+
+// The whole run (`whole`), or the part the timeline says to open on (lesson 20's ring).
+void fit(StreamsViewContext& c, bool whole = true) {
     const auto& t = *c.timeline;
-    const double pad = (t.end_us - t.start_us) * 0.02;
-    c.view_start = t.start_us - pad;
-    c.view_end = t.end_us + pad;
+    const double a = whole ? t.start_us : t.focus_start_us, b = whole ? t.end_us : t.focus_end_us;
+    const double pad = (b - a) * 0.02;
+    c.view_start = a - pad;
+    c.view_end = b + pad;
     c.fitted_for = c.timeline.get();
 }
 
@@ -129,8 +140,8 @@ std::optional<std::size_t> draw_row(ImDrawList* dl, const StreamsTimeline& t,
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const bool mouse_in_row =
         mouse.y >= p.y && mouse.y < p.y + h && mouse.x >= p.x && mouse.x < p.x + w;
-    std::optional<std::size_t> hovered;
     float last_end = -1e9f;
+    std::vector<std::size_t> races;  // drawn last, over the rest
     for (std::size_t index : row.items) {
         const StreamItem& it = t.items[index];
         if (it.end_us < t0 || it.start_us > t1) continue;
@@ -140,30 +151,88 @@ std::optional<std::size_t> draw_row(ImDrawList* dl, const StreamsTimeline& t,
         b = std::min(b, p.x + w);
         const ImU32 col = stream_engine_color(it.engine);
         if (it.instant()) {
-            // An event: a small diamond; a race between streams: a larger red one.
-            const bool race = it.category == "race";
-            const float cx = a, cy = p.y + h * 0.5f, r = h * (race ? 0.45f : 0.3f);
+            // An event: a small diamond; a race between streams: a larger red one, over the rest.
+            if (it.race()) {
+                races.push_back(index);
+                continue;
+            }
+            const float cx = a, cy = p.y + h * 0.5f, r = h * 0.3f;
             dl->AddQuadFilled(ImVec2(cx, cy - r), ImVec2(cx + r, cy), ImVec2(cx, cy + r),
-                              ImVec2(cx - r, cy), race ? colors::race_mark : col);
-            if (mouse_in_row && std::fabs(mouse.x - cx) <= r) hovered = index;
+                              ImVec2(cx - r, cy), col);
             continue;
         }
         b = std::max(b, a + kMinItemWidth * s);
         if (b - a < 3 * s && b <= last_end + 0.5f) continue;  // many items in one pixel: drawn once
         last_end = b;
-        dl->AddRectFilled(ImVec2(a, p.y + 1 * s), ImVec2(b, p.y + h - 1 * s), col, 2 * s);
-        if (b - a > 3 * s)
-            dl->AddRect(ImVec2(a, p.y + 1 * s), ImVec2(b, p.y + h - 1 * s),
-                        with_alpha(colors::background, 0.6f), 2 * s);
+        const ImVec2 lo(a, p.y + 1 * s), hi(b, p.y + h - 1 * s);
+        if (it.pageable()) {
+            // Pageable host memory: a hatched outline, unlike a pinned copy's solid bar (the
+            // driver stages it through a buffer of its own and the host waits for it).
+            dl->AddRectFilled(lo, hi, with_alpha(col, 0.25f), 2 * s);
+            dl->PushClipRect(lo, hi, true);
+            for (float x = a - h; x < b; x += 6 * s)
+                dl->AddLine(ImVec2(x, hi.y), ImVec2(x + (hi.y - lo.y), lo.y), col, 1.0f * s);
+            dl->PopClipRect();
+            dl->AddRect(lo, hi, col, 2 * s, 0, 1.0f * s);
+        } else {
+            dl->AddRectFilled(lo, hi, col, 2 * s);
+            if (b - a > 3 * s) dl->AddRect(lo, hi, with_alpha(colors::background, 0.6f), 2 * s);
+        }
+        if (it.staged)  // a peer copy through the host: a band along its top
+            dl->AddRectFilled(lo, ImVec2(b, lo.y + 4 * s), colors::fair);
         if (selected && *selected == index)
             dl->AddRect(ImVec2(a - 1, p.y), ImVec2(b + 1, p.y + h), colors::text, 2 * s, 0, 2 * s);
         if (b - a > 40 * s)
-            draw_text_clipped(dl, fonts().small,
-                              ImVec2(a + 4 * s, p.y + (h - fonts().small->FontSize) * 0.5f),
-                              colors::background, it.name, b - a - 8 * s);
-        if (mouse_in_row && mouse.x >= a - 1 && mouse.x <= b + 1) hovered = index;
+            draw_text_clipped(
+                dl, fonts().small, ImVec2(a + 4 * s, p.y + (h - fonts().small->FontSize) * 0.5f),
+                it.pageable() ? colors::text : colors::background, it.name, b - a - 8 * s);
     }
-    return hovered;
+    for (std::size_t index : races) {
+        const float cx = p.x + float((t.items[index].start_us - t0) / span) * w,
+                    cy = p.y + h * 0.5f, r = h * 0.45f;
+        dl->AddQuadFilled(ImVec2(cx, cy - r), ImVec2(cx + r, cy), ImVec2(cx, cy + r),
+                          ImVec2(cx - r, cy), colors::race_mark);
+        dl->AddQuad(ImVec2(cx, cy - r), ImVec2(cx + r, cy), ImVec2(cx, cy + r), ImVec2(cx - r, cy),
+                    colors::white, 1.0f * s);
+    }
+    // What is under the mouse: the model's choice (a race before anything under it), an instant
+    // within its mark's half width.
+    if (!mouse_in_row) return std::nullopt;
+    const double per_px = span / double(std::max(w, 1.0f));
+    return t.item_at(row, t0 + double(mouse.x - p.x) * per_px, double(h * 0.45f) * per_px);
+}
+
+// The keys the run needs: pinned and pageable copies, staged peer copies, races.
+void legend_keys(const StreamsTimeline& t) {
+    bool pinned = false, pageable = false, staged = false, race = false;
+    for (const auto& i : t.items) {
+        pinned |= i.pinned == 1;
+        pageable |= i.pageable();
+        staged |= i.staged;
+        race |= i.race();
+    }
+    const float s = fonts().scale;
+    bool first = true;
+    auto next = [&] {
+        if (!first) ImGui::SameLine(0, spacing::group_gap * s);
+        first = false;
+    };
+    if (pinned) {
+        next();
+        legend_item(stream_engine_color(StreamEngine::h2d), "pinned copy");
+    }
+    if (pageable) {
+        next();
+        legend_item(stream_engine_color(StreamEngine::h2d), "pageable copy (hatched)", true);
+    }
+    if (staged) {
+        next();
+        legend_item(colors::fair, "peer copy staged through the host");
+    }
+    if (race) {
+        next();
+        legend_item(colors::race_mark, "race between streams (hover it)");
+    }
 }
 
 void selected_card(StreamsViewContext& c) {
@@ -218,7 +287,7 @@ void draw_streams_view(StreamsViewContext& c) {
     }
     const StreamsTimeline& t = *c.timeline;
     if (c.fitted_for != &t) {
-        fit(c);
+        fit(c, /*whole=*/false);
         c.selected.reset();
     }
 
@@ -239,6 +308,12 @@ void draw_streams_view(StreamsViewContext& c) {
                  micros(d2h).c_str());
     if (ImGui::Button("Fit")) fit(c);
     tooltip("Show the whole run (or double-click the timeline)");
+    if (t.focused()) {
+        ImGui::SameLine();
+        if (ImGui::Button("Device work")) fit(c, false);
+        tooltip("Show the kernels and the copies between devices' memories only: here they are "
+                "a sliver of a run spent mostly copying to and from the host");
+    }
     ImGui::SameLine();
     export_button(c);
     ImGui::SameLine();
@@ -254,10 +329,24 @@ void draw_streams_view(StreamsViewContext& c) {
     if (t.dropped)
         text_dim("%llu events were not recorded (the runtime's limit)",
                  static_cast<unsigned long long>(t.dropped));
+    if (t.focused() && c.view_end - c.view_start < (t.end_us - t.start_us) * 0.5)
+        text_wrapped_dim("Showing the device's own work (%s of the %s run, after the copies in): "
+                         "Fit shows the whole run",
+                         micros(t.focus_end_us - t.focus_start_us).c_str(),
+                         micros(t.end_us - t.start_us).c_str());
+    legend_keys(t);
 
     // The rows, under a fixed axis; the card of the clicked item below them.
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float label_w = std::min(kLabelWidth * s, ImGui::GetContentRegionAvail().x * 0.4f);
+    // The labels' column as wide as the longest label (several GPUs: "GPU 3 stream 4 · H2D"), up
+    // to 40 % of the panel.
+    float longest = kLabelWidth * s;
+    for (const auto& r : t.rows)
+        longest = std::max(
+            longest,
+            fonts().small->CalcTextSizeA(fonts().small->FontSize, 1e9f, 0, r.label.c_str()).x +
+                12 * s);
+    const float label_w = std::min(longest, ImGui::GetContentRegionAvail().x * 0.4f);
     const float w = ImGui::GetContentRegionAvail().x - label_w;
     const ImVec2 axis = ImGui::GetCursorScreenPos();
     draw_axis(dl, ImVec2(axis.x + label_w, axis.y), w, c.view_start, c.view_end);
@@ -291,7 +380,8 @@ void draw_streams_view(StreamsViewContext& c) {
         draw_text_clipped(
             rdl, fonts().small,
             ImVec2(top.x + 4 * s, y + (kRowHeight * s - fonts().small->FontSize) * 0.5f),
-            row.device < 0 ? colors::text_dim : colors::text, row.label, label_w - 8 * s);
+            row.device < 0 || row.copy_engine() ? colors::text_dim : colors::text, row.label,
+            label_w - 8 * s);
         rdl->PushClipRect(ImVec2(top.x + label_w, y), ImVec2(top.x + label_w + w, y + row_h), true);
         if (auto h = draw_row(rdl, t, row, ImVec2(top.x + label_w, y), w, c.view_start, c.view_end,
                               c.selected))
@@ -350,33 +440,35 @@ void draw_graph_view(StreamsViewContext& c) {
             "The runtime did not record this graph's nodes (more than 512, or an older timeline).");
         return;
     }
-    // Levels left to right (a node's level: its longest path from a root), a level's nodes stacked.
+    // Levels left to right (a node's level: its longest path from a root), a level's nodes stacked,
+    // over the whole panel; labels broken into lines, never cut (viewmodel::lay_out_graph).
+    ImFont* f = fonts().small;
+    const float avail_w = ImGui::GetContentRegionAvail().x - 4 * s,
+                avail_h = ImGui::GetContentRegionAvail().y - 12 * s;
+    const auto layout = viewmodel::lay_out_graph(
+        g, avail_w, avail_h, f->FontSize + 2 * s, [f](const std::string& text) {
+            return f->CalcTextSizeA(f->FontSize, 1e9f, 0, text.c_str()).x;
+        });
+    ImGui::BeginChild("##graph_panel", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImVec2 p(ImGui::GetCursorScreenPos().x, ImGui::GetCursorScreenPos().y + 8 * s);
-    const float avail_w = ImGui::GetContentRegionAvail().x,
-                avail_h = ImGui::GetContentRegionAvail().y - 16 * s;
-    const float col_w = std::clamp(avail_w / float(std::max(1, g.levels)), 40 * s, 180 * s);
-    const float node_h = std::clamp(avail_h / float(std::max(1, g.widest)) - 8 * s, 14 * s, 30 * s);
-    const float node_w = col_w - 24 * s;
-    struct Box {
-        float x, y, z, w;  // left, top, right, bottom
-    };
+    const ImVec2 p(ImGui::GetCursorScreenPos().x + 2 * s, ImGui::GetCursorScreenPos().y + 4 * s);
     auto box = [&](int i) {
-        const float x = p.x + float(g.level[std::size_t(i)]) * col_w;
-        const float y = p.y + float(g.slot[std::size_t(i)]) * (node_h + 8 * s);
-        return Box{x, y, x + node_w, y + node_h};
+        const auto& b = layout.boxes[std::size_t(i)];
+        return ImVec4(p.x + b.x, p.y + b.y, p.x + b.x + b.w, p.y + b.y + b.h);
     };
     for (const auto& [from, to] : g.edges) {
-        const Box a = box(from), b = box(to);
+        const ImVec4 a = box(from), b = box(to);
         const ImVec2 p0(a.z, (a.y + a.w) * 0.5f), p1(b.x, (b.y + b.w) * 0.5f);
-        dl->AddBezierCubic(p0, ImVec2(p0.x + 12 * s, p0.y), ImVec2(p1.x - 12 * s, p1.y), p1,
+        const float bend = std::max(12 * s, (p1.x - p0.x) * 0.5f);
+        dl->AddBezierCubic(p0, ImVec2(p0.x + bend, p0.y), ImVec2(p1.x - bend, p1.y), p1,
                            colors::text_faint, 1.5f * s);
-        dl->AddTriangleFilled(p1, ImVec2(p1.x - 5 * s, p1.y - 3 * s),
-                              ImVec2(p1.x - 5 * s, p1.y + 3 * s), colors::text_faint);
+        dl->AddTriangleFilled(p1, ImVec2(p1.x - 6 * s, p1.y - 4 * s),
+                              ImVec2(p1.x - 6 * s, p1.y + 4 * s), colors::text_faint);
     }
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     for (int i = 0; i < int(g.nodes.size()); ++i) {
-        const Box r = box(i);
+        const ImVec4 r = box(i);
+        const auto& lines = layout.boxes[std::size_t(i)].lines;
         const std::string& name = g.nodes[std::size_t(i)];
         const StreamEngine kind = name.rfind("kernel", 0) == 0  ? StreamEngine::kernel
                                   : name == "memcpy"            ? StreamEngine::copy
@@ -386,9 +478,16 @@ void draw_graph_view(StreamsViewContext& c) {
                                                                 : StreamEngine::alloc;
         dl->AddRectFilled(ImVec2(r.x, r.y), ImVec2(r.z, r.w),
                           with_alpha(stream_engine_color(kind), 0.85f), 4 * s);
-        draw_text_clipped(dl, fonts().small,
-                          ImVec2(r.x + 5 * s, (r.y + r.w - fonts().small->FontSize) * 0.5f),
-                          colors::background, name, node_w - 10 * s);
+        // The lines centred in the box.
+        const float line_h = f->FontSize + 2 * s;
+        float y = (r.y + r.w) * 0.5f - float(lines.size()) * line_h * 0.5f + 1 * s;
+        for (const auto& line : lines) {
+            const float tw = f->CalcTextSizeA(f->FontSize, 1e9f, 0, line.c_str()).x;
+            dl->AddText(f, f->FontSize,
+                        ImVec2(std::max(r.x + layout.pad, (r.x + r.z - tw) * 0.5f), y), colors::ink,
+                        line.c_str());
+            y += line_h;
+        }
         if (mouse.x >= r.x && mouse.x < r.z && mouse.y >= r.y && mouse.y < r.w &&
             ImGui::IsWindowHovered()) {
             int in = 0, out = 0;
@@ -402,7 +501,8 @@ void draw_graph_view(StreamsViewContext& c) {
                 out == 1 ? "" : "s");
         }
     }
-    ImGui::Dummy(ImVec2(float(g.levels) * col_w, float(g.widest) * (node_h + 8 * s) + 16 * s));
+    ImGui::Dummy(ImVec2(layout.width + 4 * s, layout.height + 8 * s));
+    ImGui::EndChild();
 }
 
 // [SECTION] the page map
@@ -418,14 +518,29 @@ void draw_pages_view(StreamsViewContext& c) {
         return;
     }
     const auto& pm = c.timeline->pages;
-    view_heading("Pages", std::to_string(pm.to_device_pages) + " pages to the device, " +
-                              std::to_string(pm.to_host_pages) + " to the host (" +
-                              std::to_string(pm.prefetched_pages) + " prefetched)");
-    legend_item(colors::accent, "on the device");
+    view_heading("Pages", pm.summary());
+    // The verdict first, in words and colour: moves on demand are what prefetching removes.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(
+                                             pm.demand_pages ? colors::poor : colors::good));
+    ImGui::TextWrapped(
+        "%s",
+        pm.demand_pages
+            ? (std::to_string(pm.demand_pages) +
+               " pages moved on demand: each first touch stopped on a page fault until its page "
+               "arrived")
+                  .c_str()
+            : "No page moved on demand: every page was where it was needed (prefetched)");
+    ImGui::PopStyleColor();
+    legend_item(colors::accent, "on the device, prefetched");
+    ImGui::SameLine(0, spacing::group_gap * s);
+    legend_item(colors::poor, "on the device, moved on demand");
     ImGui::SameLine(0, spacing::group_gap * s);
     legend_item(colors::idle, "on the host");
-    ImGui::SameLine(0, spacing::group_gap * s);
-    legend_item(stream_engine_color(StreamEngine::pages), "a migration");
+
+    if (!pm.faults.empty()) {
+        ImGui::SameLine(0, spacing::group_gap * s);
+        legend_item(colors::fair, "page fault");
+    }
     const StreamsTimeline& t = *c.timeline;
     if (c.fitted_for != &t) fit(c);
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -434,10 +549,44 @@ void draw_pages_view(StreamsViewContext& c) {
     const ImVec2 axis = ImGui::GetCursorScreenPos();
     draw_axis(dl, ImVec2(axis.x + label_w, axis.y), w, c.view_start, c.view_end);
     ImGui::Dummy(ImVec2(0, kAxisHeight * s));
+    const int columns = std::max(1, int(w / (3 * s)));
+    {
+        // A strip of what moved when, over every allocation: demand moves above the line,
+        // prefetches below it, each as tall as its share of the most pages moved in one column.
+        const ImVec2 q = ImGui::GetCursorScreenPos();
+        const float strip_h = 2 * kRowHeight * s, mid = q.y + strip_h * 0.5f;
+        const auto marks = pm.columns(c.view_start, c.view_end, columns);
+        std::uint64_t most = 1;
+        for (const auto& m : marks) most = std::max({most, m.demand, m.prefetched});
+        const float cw = w / float(columns);
+        draw_text_clipped(dl, fonts().small, ImVec2(q.x + 4 * s, q.y), colors::poor, "on demand",
+                          label_w - 8 * s);
+        draw_text_clipped(dl, fonts().small, ImVec2(q.x + 4 * s, mid + 1 * s), colors::info,
+                          "prefetched", label_w - 8 * s);
+        dl->AddLine(ImVec2(q.x + label_w, mid), ImVec2(q.x + label_w + w, mid), colors::border);
+        for (int col = 0; col < columns; ++col) {
+            const auto& m = marks[std::size_t(col)];
+            const float x = q.x + label_w + float(col) * cw;
+            const auto height = [&](std::uint64_t n) {
+                return n ? std::max(2 * s, float(double(n) / double(most)) * (strip_h * 0.5f - s))
+                         : 0.0f;
+            };
+            if (m.demand)
+                dl->AddRectFilled(ImVec2(x, mid - height(m.demand)),
+                                  ImVec2(x + std::max(cw, 2 * s), mid), colors::poor);
+            if (m.prefetched)
+                dl->AddRectFilled(ImVec2(x, mid),
+                                  ImVec2(x + std::max(cw, 2 * s), mid + height(m.prefetched)),
+                                  colors::info);
+            if (m.faults)
+                dl->AddTriangleFilled(ImVec2(x, q.y), ImVec2(x + 4 * s, q.y),
+                                      ImVec2(x + 2 * s, q.y + 5 * s), colors::fair);
+        }
+        ImGui::Dummy(ImVec2(0, strip_h + 6 * s));
+    }
     const std::size_t shown = std::min<std::size_t>(pm.allocations.size(), 8);
     const float band_h = std::clamp(
         (ImGui::GetContentRegionAvail().y - 10 * s) / float(shown) - 8 * s, 24 * s, 160 * s);
-    const int columns = std::max(1, int(w / (3 * s)));
     const double span = c.view_end - c.view_start;
     const ImVec2 top = ImGui::GetCursorScreenPos();
     ImGui::SetCursorScreenPos(ImVec2(top.x + label_w, top.y));
@@ -456,50 +605,61 @@ void draw_pages_view(StreamsViewContext& c) {
                       static_cast<unsigned long long>(alloc.pages));
         dl->AddText(fonts().small, fonts().small->FontSize, ImVec2(top.x + 4 * s, y0),
                     colors::text_dim, label);
-        // Replays the moves column by column: a bin is as green as the share of its pages on the
-        // device.
+        // Replays the moves column by column: a bin is as bright as the share of its pages on the
+        // device, green where they were prefetched, red where they came on demand (0: on the host,
+        // 1: on the device, prefetched, 2: on the device, moved on demand).
         std::vector<std::uint8_t> where(std::size_t(std::min<std::uint64_t>(pages, 1u << 22)), 0);
         std::size_t next = 0;
         const float cell_h = band_h / float(bins), cell_w = w / float(columns);
         for (int col = 0; col < columns; ++col) {
             const double t_end = c.view_start + span * double(col + 1) / double(columns);
-            bool moved = false;
+            bool on_demand = false, prefetched = false;
             for (; next < pm.moves.size() && pm.moves[next].start_us <= t_end; ++next) {
                 const auto& m = pm.moves[next];
                 if (m.allocation != int(a)) continue;
                 for (std::uint64_t q = m.first; q < m.first + m.count && q < where.size(); ++q)
-                    where[q] = m.to_device;
-                moved |= m.start_us >= t_end - span / double(columns);
+                    where[q] = m.to_device ? (m.on_demand() ? 2 : 1) : 0;
+                if (m.start_us >= t_end - span / double(columns))
+                    (m.on_demand() ? on_demand : prefetched) = true;
             }
             const float x = top.x + label_w + float(col) * cell_w;
             for (int b = 0; b < bins; ++b) {
                 const std::uint64_t lo = std::uint64_t(b) * where.size() / std::uint64_t(bins);
                 const std::uint64_t hi =
                     std::max(lo + 1, std::uint64_t(b + 1) * where.size() / std::uint64_t(bins));
-                std::uint64_t on = 0;
-                for (std::uint64_t q = lo; q < hi && q < where.size(); ++q) on += where[q];
+                std::uint64_t on = 0, demand = 0;
+                for (std::uint64_t q = lo; q < hi && q < where.size(); ++q) {
+                    on += where[q] != 0;
+                    demand += where[q] == 2;
+                }
                 const float frac = float(on) / float(hi - lo);
+                const ImU32 there =
+                    mix(colors::accent, colors::poor, on ? float(demand) / float(on) : 0.0f);
                 const float y = y0 + float(b) * cell_h;
                 dl->AddRectFilled(ImVec2(x, y), ImVec2(x + cell_w, y + cell_h),
-                                  mix(colors::idle, colors::accent, frac));
+                                  mix(colors::idle, there, frac));
             }
-            if (moved)
+            if (on_demand || prefetched)  // a move: red on demand, blue prefetched
                 dl->AddLine(ImVec2(x + cell_w * 0.5f, y0 - 2 * s),
                             ImVec2(x + cell_w * 0.5f, y0 + band_h + 2 * s),
-                            with_alpha(stream_engine_color(StreamEngine::pages), 0.7f), 1.0f * s);
+                            with_alpha(on_demand ? colors::poor : colors::info, 0.8f), 1.0f * s);
             if (mouse.x >= x && mouse.x < x + cell_w && mouse.y >= y0 && mouse.y < y0 + band_h &&
                 ImGui::IsWindowHovered()) {
                 const int b = std::clamp(int((mouse.y - y0) / cell_h), 0, bins - 1);
                 const std::uint64_t lo = std::uint64_t(b) * where.size() / std::uint64_t(bins);
                 const std::uint64_t hi =
                     std::max(lo + 1, std::uint64_t(b + 1) * where.size() / std::uint64_t(bins));
-                std::uint64_t on = 0;
-                for (std::uint64_t q = lo; q < hi && q < where.size(); ++q) on += where[q];
+                std::uint64_t on = 0, demand = 0;
+                for (std::uint64_t q = lo; q < hi && q < where.size(); ++q) {
+                    on += where[q] != 0;
+                    demand += where[q] == 2;
+                }
                 ImGui::SetTooltip(
-                    "%s, pages %llu\xE2\x80\x93%llu at %s:\n%llu on the device, %llu on the host",
+                    "%s, pages %llu\xE2\x80\x93%llu at %s:\n%llu on the device (%llu moved "
+                    "there on demand), %llu on the host",
                     alloc.base.c_str(), static_cast<unsigned long long>(lo),
                     static_cast<unsigned long long>(hi - 1), micros(t_end).c_str(),
-                    static_cast<unsigned long long>(on),
+                    static_cast<unsigned long long>(on), static_cast<unsigned long long>(demand),
                     static_cast<unsigned long long>(hi - lo - on));
             }
         }
