@@ -21,6 +21,7 @@
 #include "viewmodel/check_runner.h"
 #include "viewmodel/code_annotations.h"
 #include "viewmodel/exercise_files.h"
+#include "viewmodel/fault_lines.h"
 #include "viewmodel/first_picture.h"
 #include "viewmodel/format.h"
 #include "viewmodel/grid_model.h"
@@ -1155,3 +1156,32 @@ TEST_CASE("header: the status never reaches the actions, at any width") {
 }
 
 #endif  // CUDALAB_HAVE_GUI_MODEL
+
+TEST_CASE("the code panel marks the lines a run's failures name, and only those") {
+    lessons::CheckReport report;
+    report.status = Status{};
+    lessons::CheckResult fault;
+    fault.name = "c = a + b";
+    fault.passed = false;
+    fault.message = "exercises/02-vector-add.cu:12: error: out-of-bounds store in kernel 'add': "
+                    "block 3, thread 17\n  launched at 02-vector-add.cu:40";
+    lessons::CheckResult other_file;
+    other_file.name = "helper";
+    other_file.passed = false;
+    other_file.message = "lessons/02-vector-add/helper.cu:7: error: not the learner's file; "
+                         "my02-vector-add.cu:9 is not it either";
+    lessons::CheckResult passed;
+    passed.name = "passes";
+    passed.passed = true;
+    passed.message = "02-vector-add.cu:99: a passing check names no fault";
+    report.checks = {fault, other_file, passed};
+    const auto lines = viewmodel::fault_lines(report, "/home/me/course/exercises/02-vector-add.cu");
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[0].line == 12);
+    CHECK(lines[0].message.rfind("error: out-of-bounds store", 0) == 0);
+    CHECK(lines[1].line == 40);
+    CHECK(lines[1].message.find("launched at") != std::string::npos);
+    // A compile error's lines are the compiler's diagnostics, not these.
+    report.status = Status::error(StatusCode::compile_error, "exercises/02-vector-add.cu:5: error");
+    CHECK(viewmodel::fault_lines(report, "exercises/02-vector-add.cu").empty());
+}

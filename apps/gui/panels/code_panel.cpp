@@ -421,6 +421,8 @@ void App::draw_code_editor(CodeLayout& l) {
     l.step_line = int(view_.line) - 1;
     if (outcome_ && outcome_->report.status.code == StatusCode::compile_error)
         for (const auto& d : outcome_->report.diagnostics) l.diagnostics.push_back(&d);
+    else if (outcome_)
+        for (const auto& d : outcome_->faults) l.diagnostics.push_back(&d);  // a run's failures
     draw_code_backgrounds(dl, l, g, view_.views != nullptr);
 
     ImGui::PushStyleColor(ImGuiCol_Text, colors::clear4);

@@ -1,5 +1,7 @@
 #include "viewmodel/check_runner.h"
 
+#include "viewmodel/fault_lines.h"
+
 #include "viewmodel/exercise_files.h"
 
 namespace cudalab::viewmodel {
@@ -71,6 +73,7 @@ void CheckRunner::run() {
         lessons::CheckOptions options = r.options;
         options.sandbox = lessons::CheckOptions::Sandbox::optional;
         out.report = lessons::check_lesson(course_, r.lesson, options, compiler_);
+        out.faults = fault_lines(out.report, path);
         const auto checked = Clock::now();
         out.check_seconds = std::chrono::duration<double>(checked - started).count();
         // The launch the grader measured, not merely the last: that is the one whose figures the

@@ -41,8 +41,11 @@ struct CheckOutcome {
     std::shared_ptr<const StreamsTimeline> streams;
     std::string streams_error;  // why there is none, or why it is incomplete
     std::string source;         // the file's text as checked
-    double check_seconds = 0;   // compile + run + checks
-    double views_seconds = 0;   // building the view data
+    // Lines of the file a failure names (a kernel fault, a failed call, a race): marked in the
+    // gutter as compile errors are (fault_lines.h).
+    std::vector<compiler::Diagnostic> faults;
+    double check_seconds = 0;  // compile + run + checks
+    double views_seconds = 0;  // building the view data
     Clock::time_point finished{};
 };
 
