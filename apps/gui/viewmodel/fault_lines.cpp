@@ -15,8 +15,8 @@ void scan(const std::string& text, const std::string& name, std::map<int, std::s
     for (std::size_t at = text.find(name); at != std::string::npos;
          at = text.find(name, at + name.size())) {
         const char before = at ? text[at - 1] : ' ';
-        if (!(before == '/' || before == ' ' || before == '\'' || before == '"' ||
-              before == '(' || before == '\n' || at == 0))
+        if (!(before == '/' || before == ' ' || before == '\'' || before == '"' || before == '(' ||
+              before == '\n' || at == 0))
             continue;
         std::size_t p = at + name.size();
         if (p >= text.size() || text[p] != ':') continue;
