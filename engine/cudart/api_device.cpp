@@ -158,10 +158,8 @@ cudaError_t cudaPeekAtLastError(void) {
     X(cudaErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing")       \
     X(cudaErrorStreamCaptureInvalidated,                                                           \
       "operation failed due to a previous error during capture")                                   \
-    X(cudaErrorStreamCaptureUnjoined,                                                              \
-      "capture sequence contains a fork that was not joined to the primary stream")                \
-    X(cudaErrorStreamCaptureUnmatched,                                                             \
-      "operation would make the legacy stream depend on a capturing blocking stream")              \
+    X(cudaErrorStreamCaptureUnjoined, "capturing stream has unjoined work")                        \
+    X(cudaErrorStreamCaptureUnmatched, "capture was not ended in the same stream as it began")     \
     X(cudaErrorStreamCaptureWrongThread,                                                           \
       "attempt to terminate a thread-local capture sequence from another thread")                  \
     X(cudaErrorStreamCaptureImplicit,                                                              \
@@ -185,8 +183,7 @@ cudaError_t cudaPeekAtLastError(void) {
     X(cudaErrorTextureNotBound, "cannot fetch from a texture that is not bound")                   \
     X(cudaErrorSynchronizationError, "incorrect use of __syncthreads()")                           \
     X(cudaErrorInvalidFilterSetting, "linear filtering not supported for non-float type")          \
-    X(cudaErrorInvalidNormSetting,                                                                 \
-      "read as normalized float not supported for 32-bit non float type")                          \
+    X(cudaErrorInvalidNormSetting, "read as normalized float not supported for data type")         \
     X(cudaErrorMixedDeviceExecution,                                                               \
       "device emulation mode and device execution mode cannot be mixed")                           \
     X(cudaErrorNotYetImplemented, "feature not yet implemented")                                   \
@@ -236,10 +233,8 @@ cudaError_t cudaPeekAtLastError(void) {
     X(cudaErrorJitCompilationDisabled, "PTX JIT compilation was disabled")                         \
     X(cudaErrorUnsupportedExecAffinity, "the provided execution affinity is not supported")        \
     X(cudaErrorUnsupportedDevSideSync,                                                             \
-      "the provided PTX contains unsupported call to cudaDeviceSynchronize.")                      \
-    X(cudaErrorContained,                                                                          \
-      "an exception occurred on the device that is now contained by the GPU's error "              \
-      "containment capability")                                                                    \
+      "the provided PTX contains unsupported call to cudaDeviceSynchronize")                       \
+    X(cudaErrorContained, "Invalid access of peer GPU memory over nvlink or a hardware error")     \
     X(cudaErrorInvalidSource, "device kernel image is invalid")                                    \
     X(cudaErrorFileNotFound, "file not found")                                                     \
     X(cudaErrorSharedObjectSymbolNotFound, "shared object symbol not found")                       \
@@ -269,22 +264,25 @@ cudaError_t cudaPeekAtLastError(void) {
       "the hardware resources required to support device connections have been exhausted")         \
     X(cudaErrorMpsClientTerminated, "the MPS client has been terminated by the server")            \
     X(cudaErrorCdpNotSupported,                                                                    \
-      "the module is using CUDA Dynamic Parallelism, but the current configuration, like MPS, "    \
-      "does not support it")                                                                       \
+      "is using CUDA Dynamic Parallelism, but the current configuration, like MPS, does not "      \
+      "support it")                                                                                \
     X(cudaErrorCdpVersionMismatch,                                                                 \
-      "a module contains an unsupported interaction between different versions of CUDA Dynamic "   \
-      "Parallelism")                                                                               \
+      "unsupported interaction between different versions of CUDA Dynamic Parallelism")            \
     X(cudaErrorStreamCaptureMerge,                                                                 \
       "operation would result in a merge of separate capture sequences")                           \
     X(cudaErrorStreamCaptureIsolation, "dependency created on uncaptured work in another stream")  \
     X(cudaErrorCapturedEvent,                                                                      \
       "operation not permitted on an event last recorded in a capturing stream")                   \
     X(cudaErrorTimeout, "wait operation timed out")                                                \
-    X(cudaErrorExternalDevice, "an error occurred on an external device")                          \
-    X(cudaErrorInvalidClusterSize, "invalid cluster size")                                         \
-    X(cudaErrorFunctionNotLoaded, "function not loaded")                                           \
-    X(cudaErrorInvalidResourceType, "invalid resource type")                                       \
-    X(cudaErrorInvalidResourceConfiguration, "invalid resource configuration")
+    X(cudaErrorExternalDevice, "an async error has occured in external entity outside of CUDA")    \
+    X(cudaErrorInvalidClusterSize,                                                                 \
+      "a kernel launch error has occurred due to cluster misconfiguration")                        \
+    X(cudaErrorFunctionNotLoaded,                                                                  \
+      "the function handle is not loaded when calling an API that requires a loaded function")     \
+    X(cudaErrorInvalidResourceType,                                                                \
+      "one or more resources passed in are not valid resource types for the operation")            \
+    X(cudaErrorInvalidResourceConfiguration,                                                       \
+      "one or more resources are insufficient or non-applicable for the operation")
 
 const char* cudaGetErrorName(cudaError_t error) {
     switch (error) {

@@ -275,7 +275,7 @@ CUresult cuGetErrorString(CUresult error, const char** text) {
         return CUDA_SUCCESS;
     }
     if (error == CUDA_ERROR_KEY_ROTATION) {
-        *text = "key rotation error";
+        *text = "an error happened during the key rotation sequence";
         return CUDA_SUCCESS;
     }
     switch (error) {
