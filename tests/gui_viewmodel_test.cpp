@@ -1155,8 +1155,6 @@ TEST_CASE("header: the status never reaches the actions, at any width") {
     CHECK(viewmodel::fit_header_status(chips, details, 10, chip_w, text_w, 6).chip == -1);
 }
 
-#endif  // CUDALAB_HAVE_GUI_MODEL
-
 TEST_CASE("the code panel marks the lines a run's failures name, and only those") {
     lessons::CheckReport report;
     report.status = Status{};
@@ -1185,3 +1183,5 @@ TEST_CASE("the code panel marks the lines a run's failures name, and only those"
     report.status = Status::error(StatusCode::compile_error, "exercises/02-vector-add.cu:5: error");
     CHECK(viewmodel::fault_lines(report, "exercises/02-vector-add.cu").empty());
 }
+
+#endif  // CUDALAB_HAVE_GUI_MODEL
