@@ -65,10 +65,13 @@ asan_tests() {
   # and many more minutes of nvcc on 2 cores; the runtime's threads are the worker pool the TSan
   # step checks (docs/ci.md). For the same reason the tests that check program lessons (02b, 14:
   # their learners' programs load that library) are left out by name: the program-lesson tests,
-  # the course linter, `check all --format json` and the solutions' golden figures.
+  # the course linter, `check all --format json` and the solutions' golden figures; and the
+  # probes that run a learner's program on that library: `run PROG.cu` on the emulated runtime,
+  # the hostile corpus's program-lesson cases, the trusted (unsandboxed) program lesson and the
+  # class probes with program-lesson pairs.
   local rc=0
   ctest --test-dir build-asan --output-on-failure --parallel "$jobs" -LE programs \
-    -E '^gpu$|^program lessons:|^course linter: every solution passes|^check all --format json|^corpus: the solutions. performance figures' "$@" || rc=$?
+    -E '^gpu$|^program lessons:|^course linter: every solution passes|^check all --format json|^corpus: the solutions. performance figures|^run PROG.cu on the emulated runtime|^hostile/program_|^hostile-sandbox/no_sandbox_refused|^grade/hostile_program_pairs|^grade/hostile_bundle_program' "$@" || rc=$?
   skipped_reasons build-asan
   return $rc
 }
