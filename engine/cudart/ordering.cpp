@@ -537,10 +537,18 @@ void mark(const StreamRace& r, int stream, int device, bool host) {
 
 std::string Ordering::describe(std::uint32_t op, std::string* site) const {
     const Op& o = ops_[op];
-    CallStack stack;
-    std::memcpy(stack.frames, o.frames, sizeof o.frames);
-    stack.depth = o.depth;
-    *site = site_of(stack);
+    // site_of() runs addr2line: once per distinct call stack, not once per race found (a racy
+    // loop reports the same pair of lines thousands of times).
+    const std::string key(reinterpret_cast<const char*>(o.frames),
+                          sizeof(void*) * std::size_t(std::max(o.depth, 0)));
+    auto cached = sites_.find(key);
+    if (cached == sites_.end()) {
+        CallStack stack;
+        std::memcpy(stack.frames, o.frames, sizeof o.frames);
+        stack.depth = o.depth;
+        cached = sites_.emplace(key, site_of(stack)).first;
+    }
+    *site = cached->second;
     std::string text = o.what;
     if (o.graph_exec)
         text += " (node " + std::to_string(o.graph_node) + " of graph launch " +

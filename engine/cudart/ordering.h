@@ -160,6 +160,7 @@ class Ordering {
     std::map<std::string, std::size_t> reported_;  // (sites, kind) -> index into races_
     bool overflowed_ = false;
     bool protected_ = false;
+    mutable std::map<std::string, std::string> sites_;  // call stack (raw frames) -> file:line
 };
 
 }  // namespace cudalab::cudart
