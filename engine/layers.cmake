@@ -13,6 +13,7 @@ cudalab_layer(ptx       USES base)               # PTX parser, opcode table, con
 cudalab_layer(trace     USES base)               # counters and events of a launch
 cudalab_layer(compiler  USES base)               # NVRTC service, diagnostics, ptxas report
 cudalab_layer(programs  USES base)               # nvcc builds, supervised child processes, sandbox
+cudalab_layer(device    USES base)               # the device protocol: program <-> device process
 cudalab_layer(analysis  USES trace base)         # the grading rules: pure functions of a trace
 cudalab_layer(runtime   USES trace base)         # the Backend interface and the host-side Runtime
 cudalab_layer(emulator  USES runtime analysis ptx compiler trace base
@@ -21,7 +22,10 @@ cudalab_layer(gpu       USES emulator runtime compiler base)
 cudalab_layer(backends  USES gpu emulator runtime base)   # make_backend(): the one factory
 cudalab_layer(lessons   USES backends runtime analysis programs ptx compiler trace base)
 cudalab_layer(report    USES lessons analysis compiler base)
-cudalab_layer(cudart    TARGET cudalab_cudart USES emulator runtime compiler trace base)
+# The device process (cudalab-device): the emulated CUDA runtime serving one program's calls.
+cudalab_layer(cudart    TARGET cudalab-device USES device emulator runtime compiler trace base)
+# The program's libcudart.so.13 / libcuda.so.1: a client of the device process, nothing else.
+cudalab_layer(client    TARGET cudalab_cudart USES device base)
 cudalab_layer(compile_helper TARGET cudalab-compile USES compiler)
 
 # [SECTION] Clients of the engine

@@ -184,8 +184,13 @@ namespace {
 // Runs `script` (bash) as the program on the stand-in runtime. The commands it starts run without
 // the stand-in, and it ends with kill -9: the stand-in's exit handler must not write the files the
 // script replaced.
+// Runs `script` as the program (a shell script in place of a CUDA program) on the fake runtime.
+// `device_script`, when given, is what the fake device does instead of writing its records: the
+// records are the device's to write, so a hostile writer of them is a hostile device (or, on a
+// GPU, the CUPTI library in the program); the runner must read whatever it finds safely.
 programs::RunResult run_script(const fs::path& dir, const std::string& script, bool sandbox,
-                               const std::string& timeline = "") {
+                               const std::string& timeline = "",
+                               const std::string& device_script = "") {
     const fs::path exe = dir / "program.sh";
     put(exe, "#!/bin/bash\nunset LD_PRELOAD\n" + script + "\nkill -9 $$\n");
     // As root the sandbox runs the program as an unprivileged user: it must be able to reach and
@@ -204,6 +209,8 @@ programs::RunResult run_script(const fs::path& dir, const std::string& script, b
     req.limits.wall_seconds = 20;
     req.output = programs::OutputMode::capture;
     req.stdin_null = true;
+    if (!device_script.empty())
+        req.environment.push_back({"CUDALAB_FAKE_DEVICE_SCRIPT", device_script});
     return programs::run_program(req);
 }
 
@@ -221,8 +228,8 @@ TEST_CASE("runner: a result file turned into a link to a hidden file leaks nothi
         CAPTURE(sandbox);
         TempDir t;
         const fs::path secret = plant_secret(t.path);
-        auto r =
-            run_script(t.path, "ln -sf '" + secret.string() + "' \"$CUDALAB_RESULT\"", sandbox);
+        auto r = run_script(t.path, "true", sandbox, "",
+                            "ln -sf '" + secret.string() + "' \"$CUDALAB_RESULT\"");
         REQUIRE(r.started);
         CHECK(r.runtime.is_null());
         CHECK(r.file_refused.find("symbolic link") != std::string::npos);
@@ -235,19 +242,38 @@ TEST_CASE("runner: a FIFO, a huge sparse file or deep JSON as the result is refu
         CAPTURE(sandbox);
         TempDir t;
         const auto started = std::chrono::steady_clock::now();
-        auto r =
-            run_script(t.path, "rm -f \"$CUDALAB_RESULT\"; mkfifo \"$CUDALAB_RESULT\"", sandbox);
+        auto r = run_script(t.path, "true", sandbox, "",
+                            "rm -f \"$CUDALAB_RESULT\"; mkfifo \"$CUDALAB_RESULT\"");
         CHECK(r.file_refused.find("FIFO") != std::string::npos);
         CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(15));
-        r = run_script(t.path, "truncate -s 100M \"$CUDALAB_RESULT\"", sandbox);
+        r = run_script(t.path, "true", sandbox, "", "truncate -s 100M \"$CUDALAB_RESULT\"");
         CHECK(r.file_refused ==
               "the runtime's result file was refused: it has 104857600 bytes, more than the cap "
               "of 4 MB");
-        r = run_script(t.path, "head -c 3000000 /dev/zero | tr '\\0' '[' > \"$CUDALAB_RESULT\"",
-                       sandbox);
+        r = run_script(t.path, "true", sandbox, "",
+                       "head -c 3000000 /dev/zero | tr '\\0' '[' > \"$CUDALAB_RESULT\"");
         CHECK(r.file_refused ==
               "the runtime's result file was refused: its JSON nests deeper than 64 levels");
         CHECK(r.runtime.is_null());
+    }
+}
+
+TEST_CASE("runner: the program reaches none of the records, nor the device's settings") {
+    for (bool sandbox : sandbox_modes()) {
+        CAPTURE(sandbox);
+        TempDir t;
+        // What a forger would try: the settings and record paths from its environment, and a
+        // result of its own wherever it can think of.
+        auto r =
+            run_script(t.path,
+                       "env | grep CUDALAB_ | grep -v CUDALAB_DEVICE_FD= && echo SAW-SETTINGS\n"
+                       "echo '{\"faults\":[],\"forged\":true}' > \"${CUDALAB_RESULT:-r.json}\"",
+                       sandbox);
+        REQUIRE(r.started);
+        CHECK(r.process.out.find("SAW-SETTINGS") == std::string::npos);
+        REQUIRE(r.runtime.is_object());
+        CHECK(r.runtime.contains("fake"));  // the device's record
+        CHECK_FALSE(r.runtime.contains("forged"));
     }
 }
 
@@ -262,14 +288,14 @@ TEST_CASE("runner: a timeline copied out of the sandbox is never written through
     const fs::path secret = plant_secret(t.path);
     fs::create_symlink(victim, t.path / "timeline.json");  // where the grader asked for it
     // The program's own timeline is a link to a hidden file: refused, not copied.
-    auto r = run_script(t.path, "ln -sf '" + secret.string() + "' \"$CUDALAB_TIMELINE\"", true,
-                        (t.path / "timeline.json").string());
+    auto r = run_script(t.path, "true", true, (t.path / "timeline.json").string(),
+                        "ln -sf '" + secret.string() + "' \"$CUDALAB_TIMELINE\"");
     CHECK_FALSE(r.timeline_written);
     CHECK(r.file_refused.find("symbolic link") != std::string::npos);
     CHECK(get(victim) == "original");
     // A timeline of its own making is copied, to a new file in place of the link.
-    r = run_script(t.path, "echo '{\"traceEvents\":[]}' > \"$CUDALAB_TIMELINE\"", true,
-                   (t.path / "timeline.json").string());
+    r = run_script(t.path, "true", true, (t.path / "timeline.json").string(),
+                   "echo '{\"traceEvents\":[]}' > \"$CUDALAB_TIMELINE\"");
     CHECK(r.timeline_written);
     CHECK(get(victim) == "original");
     CHECK(fs::is_regular_file(fs::symlink_status(t.path / "timeline.json")));

@@ -3,7 +3,10 @@
 #include <cstring>
 #include <thread>
 
+#include <cuda.h>
+
 #include "cudart/api.h"
+#include "device/protocol.h"
 
 namespace cudalab::cudart {
 
@@ -656,5 +659,30 @@ cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
 cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 int cuProfilerStart(void) { return 0; }
 int cuProfilerStop(void) { return 0; }
+
+}  // extern "C"
+
+extern "C" {
+
+// The error texts for the program's CUDA library, which keeps them (engine/client): kind 0
+// cudaGetErrorName, 1 cudaGetErrorString, 2 cuGetErrorName, 3 cuGetErrorString. Returns 0 when
+// the code has no text (the driver's functions then answer CUDA_ERROR_INVALID_VALUE).
+int __cudalabErrorText(int kind, int code, cudalab_text* out) {
+    if (!out) return 0;
+    const char* text = nullptr;
+    if (kind == 0) text = cudaGetErrorName(cudaError_t(code));
+    else if (kind == 1) text = cudaGetErrorString(cudaError_t(code));
+    else if (kind == 2 && cuGetErrorName(CUresult(code), &text) != CUDA_SUCCESS) text = nullptr;
+    else if (kind == 3 && cuGetErrorString(CUresult(code), &text) != CUDA_SUCCESS) text = nullptr;
+    if (!text) return 0;
+    std::snprintf(out->text, sizeof out->text, "%s", text);
+    return 1;
+}
+
+// An entry point the program's CUDA library does not forward (not implemented): said once and
+// recorded for the checks ("unsupported" in the result).
+int __cudalabNotImplemented(const char* function) {
+    return function ? cudalab::cudart::report_not_implemented(function) : 801;
+}
 
 }  // extern "C"

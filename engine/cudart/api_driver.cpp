@@ -12,6 +12,8 @@
 
 #include "cudart/api.h"
 #include "cudart/nvrtc_cubin.h"
+#include "cudart/program_link.h"
+#include "cudart/program_memory.h"
 #include "cudart/ptx_link.h"
 
 using namespace cudalab;
@@ -377,8 +379,10 @@ CUresult cuCtxSynchronize(void) {
 // [SECTION] Modules and launches
 // ---------------------------------------------------------------------
 
-CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, CUjit_option*,
-                            void**) {
+namespace {
+
+// A module from an image in this process's memory.
+CUresult load_module(CUmodule* module, const void* image) {
     Runtime& rt = Runtime::get();
     std::lock_guard lock(rt.mutex);
     if (!module || !image) return CUDA_ERROR_INVALID_VALUE;
@@ -434,6 +438,21 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, C
     return CUDA_SUCCESS;
 }
 
+}  // namespace
+
+CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, CUjit_option*,
+                            void**) {
+    if (!module || !image) return CUDA_ERROR_INVALID_VALUE;
+    // The image is in the program's memory: its size comes from its own header.
+    std::vector<std::uint8_t> bytes;
+    std::string error;
+    if (!program::read_image(image, &bytes, &error)) {
+        Runtime::get().warn("cuModuleLoadData: " + error);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    return load_module(module, bytes.data());
+}
+
 // NVRTC asks the driver for private export tables while it compiles, and compiles as usual
 // without them: answered quietly, since the program did not make the call.
 CUresult cuGetExportTable(const void** table, const CUuuid*) {
@@ -448,7 +467,8 @@ CUresult cuModuleLoadData(CUmodule* module, const void* image) {
 // A module from a file: PTX text, a fat binary (nvcc -fatbin) or a cubin NVRTC made here.
 CUresult cuModuleLoad(CUmodule* module, const char* path) {
     if (!path) return CUDA_ERROR_INVALID_VALUE;
-    std::ifstream in(path, std::ios::binary);
+    // The program's file, as it sees it (its root and working folder).
+    std::ifstream in(link::program_path(path), std::ios::binary);
     if (!in) {
         Runtime::get().warn(std::string("cuModuleLoad: cannot open '") + path + "'");
         return CUDA_ERROR_FILE_NOT_FOUND;
@@ -456,7 +476,7 @@ CUresult cuModuleLoad(CUmodule* module, const char* path) {
     std::ostringstream bytes;
     bytes << in.rdbuf();
     const std::string data = bytes.str();  // (zero-terminated: PTX text is read as a C string)
-    return cuModuleLoadDataEx(module, data.c_str(), 0, nullptr, nullptr);
+    return load_module(module, data.c_str());
 }
 
 CUresult cuModuleLoadFatBinary(CUmodule* module, const void* image) {
@@ -477,15 +497,20 @@ struct LinkState {
     std::string linked;
 };
 
+// The options and values arrays are the program's (program_memory.h).
 void clear_jit_outputs(unsigned count, CUjit_option* options, void** values) {
-    for (unsigned i = 0; options && values && i < count; ++i) {
-        if (options[i] == CU_JIT_WALL_TIME) {
+    for (unsigned i = 0; options && values && i < count && i < 64; ++i) {
+        CUjit_option option{};
+        void* value = nullptr;
+        if (!program::read_value(&options[i], &option) || !program::read_value(&values[i], &value))
+            return;
+        if (option == CU_JIT_WALL_TIME) {
             float zero = 0;
-            std::memcpy(&values[i], &zero, sizeof zero);
-        } else if ((options[i] == CU_JIT_INFO_LOG_BUFFER ||
-                    options[i] == CU_JIT_ERROR_LOG_BUFFER) &&
-                   values[i]) {
-            static_cast<char*>(values[i])[0] = 0;
+            program::write(&values[i], &zero, sizeof zero);
+        } else if ((option == CU_JIT_INFO_LOG_BUFFER || option == CU_JIT_ERROR_LOG_BUFFER) &&
+                   value) {
+            const char nothing = 0;
+            program::write(value, &nothing, 1);
         }
     }
 }
@@ -500,11 +525,11 @@ CUresult cuLinkCreate(unsigned int count, CUjit_option* options, void** values,
     return CUDA_SUCCESS;
 }
 
-CUresult cuLinkAddData(CUlinkState state, CUjitInputType type, void* data, size_t size,
-                       const char* name, unsigned int, CUjit_option*, void**) {
-    if (!state || !data) return CUDA_ERROR_INVALID_VALUE;
+namespace {
+
+CUresult link_add(CUlinkState state, CUjitInputType type, const void* data, size_t size,
+                  const std::string& what) {
     auto* link = reinterpret_cast<LinkState*>(state);
-    const char* what = name ? name : "input";
     if (type == CU_JIT_INPUT_PTX) {
         const char* text = static_cast<const char*>(data);
         link->units.emplace_back(text, size ? strnlen(text, size) : std::strlen(text));
@@ -527,18 +552,42 @@ CUresult cuLinkAddData(CUlinkState state, CUjitInputType type, void* data, size_
                                                     "NVRTC's cubins (objects, libraries, LTO IR)"));
 }
 
+}  // namespace
+
+CUresult cuLinkAddData(CUlinkState state, CUjitInputType type, void* data, size_t size,
+                       const char* name, unsigned int, CUjit_option*, void**) {
+    if (!state || !data) return CUDA_ERROR_INVALID_VALUE;
+    // Everything here is the program's memory: the input (sized by `size`, or by its own header
+    // or terminating zero) and its name.
+    std::string what = "input";
+    if (name) program::read_string(name, &what, 4096);
+    std::vector<std::uint8_t> bytes;
+    std::string error;
+    if (type == CU_JIT_INPUT_PTX && size) {
+        bytes.resize(size + 1, 0);
+        if (!program::read(data, bytes.data(), size)) return CUDA_ERROR_INVALID_VALUE;
+    } else if (!program::read_image(data, &bytes, &error)) {
+        Runtime::get().warn("cuLinkAddData: " + what + ": " + error);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    return link_add(state, type, bytes.data(), type == CU_JIT_INPUT_PTX ? 0 : bytes.size(), what);
+}
+
 CUresult cuLinkAddFile(CUlinkState state, CUjitInputType type, const char* path, unsigned int count,
                        CUjit_option* options, void** values) {
     if (!state || !path) return CUDA_ERROR_INVALID_VALUE;
-    std::ifstream in(path, std::ios::binary);
+    std::string name;
+    if (!program::read_string(path, &name, 4096)) return CUDA_ERROR_INVALID_VALUE;
+    std::ifstream in(link::program_path(name), std::ios::binary);
     if (!in) {
-        Runtime::get().warn(std::string("cuLinkAddFile: cannot open '") + path + "'");
+        Runtime::get().warn("cuLinkAddFile: cannot open '" + name + "'");
         return CUDA_ERROR_FILE_NOT_FOUND;
     }
+    (void)count, (void)options, (void)values;
     std::ostringstream bytes;
     bytes << in.rdbuf();
     std::string data = bytes.str();
-    return cuLinkAddData(state, type, data.data(), data.size(), path, count, options, values);
+    return link_add(state, type, data.c_str(), type == CU_JIT_INPUT_PTX ? 0 : data.size(), name);
 }
 
 CUresult cuLinkComplete(CUlinkState state, void** image, size_t* size) {

@@ -7,6 +7,7 @@
 
 #include "cudart/api.h"
 #include "cudart/managed.h"
+#include "cudart/program_memory.h"
 
 using namespace cudalab;
 using namespace cudalab::cudart;
@@ -125,8 +126,10 @@ cudaError_t make_kernel_work(const void* func, dim3 grid, dim3 block, void** arg
     for (std::size_t i = 0; i < sizes.size(); ++i) {
         KernelArg a;
         a.bytes.resize(sizes[i]);
-        if (!args[i]) return cudaErrorInvalidValue;
-        std::memcpy(a.bytes.data(), args[i], sizes[i]);
+        // The program's array of argument addresses, and each argument, read from its memory.
+        void* at = nullptr;
+        if (!program::read_value(&args[i], &at) || !at) return cudaErrorInvalidValue;
+        if (!program::read(at, a.bytes.data(), sizes[i])) return cudaErrorInvalidValue;
         out->args.push_back(std::move(a));
     }
     return cudaSuccess;
@@ -173,7 +176,7 @@ void** __cudaRegisterFatBinary(void* fat_cubin) {
     std::lock_guard lock(rt.mutex);
     auto m = std::make_unique<Module>();
     std::string error;
-    if (!read_fatbin(fat_cubin, &m->images, &error)) m->load_error = error;
+    if (!read_program_fatbin(fat_cubin, &m->images, &error)) m->load_error = error;
     else choose_image(*m);
     Module* raw = m.get();
     rt.modules.push_back(std::move(m));
@@ -457,8 +460,9 @@ cudaError_t find_symbol(const void* symbol, Variable** var, emu::Emulator** emul
         // A __managed__ variable named in host code is its storage (nvcc reads it through the
         // registered pointer), not the pointer's address.
         it = std::find_if(rt.variables.begin(), rt.variables.end(), [&](const auto& v) {
+            void* placed = nullptr;
             return v.second->managed && v.second->managed_host_pointer &&
-                   *v.second->managed_host_pointer == symbol;
+                   program::read_value(v.second->managed_host_pointer, &placed) && placed == symbol;
         });
     if (it == rt.variables.end()) {
         rt.warn("the symbol passed is not a __device__ or __constant__ variable of this program "
@@ -501,13 +505,13 @@ cudaError_t symbol_copy(const void* symbol, void* host, size_t count, size_t off
         if (to_symbol) {
             if (device_side)
                 rt.memory->copy_out(bytes.data(), reinterpret_cast<std::uint64_t>(host), count);
-            else std::memcpy(bytes.data(), host, count);
+            else if (!program::read(host, bytes.data(), count)) return fail(cudaErrorInvalidValue);
             e->write_constant(info.address + offset, bytes.data(), count);
         } else {
             e->read_constant(bytes.data(), info.address + offset, count);
             if (device_side)
                 rt.memory->copy_in(reinterpret_cast<std::uint64_t>(host), bytes.data(), count);
-            else std::memcpy(host, bytes.data(), count);
+            else if (!program::write(host, bytes.data(), count)) return fail(cudaErrorInvalidValue);
         }
         const double start = std::max(stream_ready(s), rt.issue_time());
         const double end =

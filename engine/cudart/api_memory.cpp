@@ -10,6 +10,8 @@
 
 #include "cudart/api.h"
 #include "cudart/managed.h"
+#include "cudart/program_link.h"
+#include "cudart/program_memory.h"
 
 using namespace cudalab;
 using namespace cudalab::cudart;
@@ -98,8 +100,8 @@ cudaError_t free_device(void* ptr, const char* api) {
         record_page_moves(rt, rt.current_device(), rt.issue_time(), rt.issue_time(), "host touch");
         managed::remove(ptr);
         rt.memory->unmap_host(ptr);
-        ::munmap(ptr, (it->second.size + managed::page_bytes - 1) / managed::page_bytes *
-                          managed::page_bytes);
+        link::unshare(ptr, (it->second.size + managed::page_bytes - 1) / managed::page_bytes *
+                               managed::page_bytes);
     } else {
         rt.memory->release(base);
     }
@@ -130,9 +132,9 @@ cudaError_t host_allocate(void** ptr, size_t bytes, unsigned flags, const char* 
     if (!ptr) return cudaErrorInvalidValue;
     *ptr = nullptr;
     if (bytes == 0) return cudaSuccess;
-    void* p = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+    // Memory the program and the device process both map, at the same address.
+    void* p = link::share(bytes);
     if (!p) return cudaErrorMemoryAllocation;
-    std::memset(p, 0, bytes);
     // Every pinned allocation is mapped: with unified addressing a kernel can use the pointer.
     record_mapped_host(p, bytes, MemoryKind::pinned_host, flags,
                        std::string(api) + " (pinned host memory)");
@@ -288,8 +290,9 @@ cudaError_t cudaFreeHost(void* ptr) {
         return fail(cudaErrorInvalidValue);
     }
     rt.memory->unmap_host(ptr);
+    const std::uint64_t size = it->second.size;
     rt.allocations.erase(it);
-    std::free(ptr);
+    link::unshare(ptr, size);
     return cudaSuccess;
 }
 
@@ -298,6 +301,13 @@ cudaError_t cudaHostRegister(void* ptr, size_t bytes, unsigned int flags) {
     if (cudaError_t e = device_gate()) return fail(e);
     if (!ptr || bytes == 0) return fail(cudaErrorInvalidValue);
     if (rt.record_of(ptr)) return fail(cudaErrorHostMemoryAlreadyRegistered);
+    // The program's library made its pages a shared file and passed it with this call: mapped
+    // here at the same address, so kernels and copies reach the program's bytes.
+    if (!link::share_existing(ptr, bytes)) {
+        rt.warn("cudaHostRegister: the memory could not be shared with the emulated device (the "
+                "device process has something else at that address)");
+        return fail(cudaErrorMemoryAllocation);
+    }
     if (!rt.memory->map_host(ptr, bytes, "cudaHostRegister (registered host memory)"))
         return fail(cudaErrorHostMemoryAlreadyRegistered);
     MemoryRecord r;
@@ -320,6 +330,7 @@ cudaError_t cudaHostUnregister(void* ptr) {
     rt.ordering.unwaited("before unregistering the memory", it->second.base,
                          it->second.base + it->second.size);
     rt.memory->unmap_host(ptr);
+    link::unshare_existing(ptr, it->second.size);
     rt.allocations.erase(it);
     return cudaSuccess;
 }
@@ -353,9 +364,8 @@ cudaError_t cudaMallocManaged(void** ptr, size_t bytes, unsigned int flags) {
     if (bytes == 0) return fail(cudaErrorInvalidValue);
     const std::uint64_t size =
         (bytes + managed::page_bytes - 1) / managed::page_bytes * managed::page_bytes;
-    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) return fail(cudaErrorMemoryAllocation);
+    void* p = link::share(size);
+    if (!p) return fail(cudaErrorMemoryAllocation);
     managed::add(p, size);
     record_mapped_host(p, bytes, MemoryKind::managed, flags, "cudaMallocManaged (managed memory)");
     *ptr = p;
@@ -465,9 +475,8 @@ std::uint64_t place_managed_variable(Module& module, const std::string& name, st
     const std::uint64_t bytes = std::max<std::uint64_t>(size, 1);
     const std::uint64_t mapped =
         (bytes + managed::page_bytes - 1) / managed::page_bytes * managed::page_bytes;
-    void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) return 0;
+    void* p = link::share(mapped);
+    if (!p) return 0;
     managed::add(p, mapped);
     record_mapped_host(p, bytes, MemoryKind::managed, cudaMemAttachGlobal,
                        "__managed__ variable '" + name + "'");
@@ -476,7 +485,7 @@ std::uint64_t place_managed_variable(Module& module, const std::string& name, st
     // The host's pointer (nvcc's code reads the variable through it).
     for (auto& [host, v] : rt.variables)
         if (v->managed && v->module == &module && v->name == name && v->managed_host_pointer)
-            *v->managed_host_pointer = p;
+            program::write(v->managed_host_pointer, &p, sizeof p);
     *fresh = true;
     return reinterpret_cast<std::uint64_t>(p);
 }

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "cudart/api.h"
+#include "cudart/program_link.h"
 
 using namespace cudalab;
 using namespace cudalab::cudart;
@@ -193,15 +194,16 @@ struct CallbackData {
     cudaStream_t stream;
     void* data;
 };
-void run_callback(void* p) {
+}  // namespace
+
+void cudalab::cudart::run_stream_callback(void* p) {
     auto* c = static_cast<CallbackData*>(p);
     // The status argument is the stream's error state, cudaSuccess unless the context faulted.
     Runtime& rt = Runtime::get();
     const int sticky = rt.devices[std::size_t(rt.current_device())].sticky_error;
-    c->callback(c->stream, cudaError_t(sticky), c->data);
+    link::run_stream_callback(reinterpret_cast<void*>(c->callback), c->stream, sticky, c->data);
     delete c;
 }
-}  // namespace
 
 extern "C" {
 
@@ -213,7 +215,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
     if (!s) return fail(cudaErrorInvalidResourceHandle);
     Work w;
     w.kind = Work::Kind::host;
-    w.host_fn = run_callback;
+    w.host_fn = run_stream_callback;
     w.host_data = new CallbackData{callback, stream, data};
     return result(issue(s, std::move(w), "cudaStreamAddCallback"));
 }

@@ -1,5 +1,6 @@
 #include "cudart/fatbin.h"
 #include "cudart/device_model.h"
+#include "cudart/program_memory.h"
 #include "cudart/ptx_link.h"
 
 #include <cstdlib>
@@ -163,6 +164,42 @@ bool read_fatbin(const void* wrapper, FatbinContents* out, std::string* error) {
         for (auto a : units.sass_archs) out->sass_archs.push_back(a);
     }
     return true;
+}
+
+bool read_program_fatbin(const void* wrapper, FatbinContents* out, std::string* error) {
+    // The wrapper {u32 magic, u32 version, data, prelinked list}, and what it points at, copied
+    // out of the program's memory; then read as if it were this process's.
+    struct Wrapper {
+        std::uint32_t magic, version;
+        const void* data;
+        const void* const* prelinked;
+    } w{};
+    if (!wrapper || !program::read(wrapper, &w, sizeof w) || w.magic != wrapper_magic) {
+        *error = "the program registered device code cudalab does not recognise (not an nvcc fat "
+                 "binary)";
+        return false;
+    }
+    std::vector<std::uint8_t> data;
+    if (!program::read_image(w.data, &data, error)) return false;
+    std::vector<std::vector<std::uint8_t>> units;
+    std::vector<const void*> unit_pointers;
+    if (w.version >= 2 && w.prelinked) {
+        for (std::size_t i = 0; i < 4096; ++i) {
+            const void* unit = nullptr;
+            if (!program::read_value(&w.prelinked[i], &unit)) {
+                *error = "the fat binary's list of units cannot be read";
+                return false;
+            }
+            if (!unit) break;
+            units.emplace_back();
+            if (!program::read_image(unit, &units.back(), error)) return false;
+        }
+        for (const auto& u : units) unit_pointers.push_back(u.data());
+        unit_pointers.push_back(nullptr);
+    }
+    Wrapper local{w.magic, w.version, data.data(),
+                  w.version >= 2 && w.prelinked ? unit_pointers.data() : nullptr};
+    return read_fatbin(&local, out, error);
 }
 
 }  // namespace cudalab::cudart

@@ -31,4 +31,7 @@ bool read_fatbin(const void* wrapper, FatbinContents* out, std::string* error);
 // The same, for a fat binary (or a bare PTX text) given by address, as cuModuleLoadData takes it.
 bool read_fatbin_data(const void* data, FatbinContents* out, std::string* error);
 
+// The same for a wrapper in the program's memory (program_memory.h).
+bool read_program_fatbin(const void* wrapper, FatbinContents* out, std::string* error);
+
 }  // namespace cudalab::cudart

@@ -1,4 +1,6 @@
 #include "cudart/managed.h"
+#include "cudart/program_link.h"
+#include "cudart/program_memory.h"
 
 #include <signal.h>
 #include <sys/mman.h>
@@ -42,10 +44,13 @@ void protect_page(const Region& r, std::uint64_t page, int prot) {
     ::mprotect(reinterpret_cast<void*>(r.base.load() + page * page_bytes), page_bytes, prot);
 }
 
-// Applies the protection of the current phase to every page of a region, in runs.
+// Applies the protection of the current phase to every page of a region, in runs: in this
+// process's view, and (in the host's phase) in the program's, where the host's touches happen
+// (the device process serves a program in another process; program_link.h).
 void apply(const Region& r) {
     const std::uint64_t pages = r.bytes / page_bytes;
     const bool device = device_phase.load();
+    const bool program_elsewhere = program::pid() != 0;
     std::uint64_t run = 0;
     int run_prot = -1;
     for (std::uint64_t p = 0; p <= pages; ++p) {
@@ -55,9 +60,14 @@ void apply(const Region& r) {
             prot = here ? PROT_READ | PROT_WRITE : PROT_NONE;
         }
         if (prot != run_prot) {
-            if (run_prot >= 0 && p > run)
+            if (run_prot >= 0 && p > run) {
                 ::mprotect(reinterpret_cast<void*>(r.base.load() + run * page_bytes),
                            (p - run) * page_bytes, run_prot);
+                if (program_elsewhere && !device)
+                    link::protect_in_program(
+                        reinterpret_cast<void*>(r.base.load() + run * page_bytes),
+                        (p - run) * page_bytes, run_prot);
+            }
             run = p;
             run_prot = prot;
         }
@@ -177,6 +187,16 @@ void read_mostly(const void* base, std::uint64_t bytes, bool on) {
         r->bytes / page_bytes, (a - r->base.load() + bytes + page_bytes - 1) / page_bytes);
     for (std::uint64_t p = first; p < last; ++p) r->read_mostly[p] = on;
     apply(*r);
+}
+
+void host_touched(std::uintptr_t address) {
+    if (!enabled()) return;
+    std::lock_guard lock(table_mutex);
+    Region* r = region_of(address);
+    if (!r) return;
+    const std::uint64_t page = (address - r->base.load()) / page_bytes;
+    if (r->on_device[page].exchange(0) != 0) d2h.fetch_add(1);
+    if (!device_phase.load()) protect_page(*r, page, PROT_READ | PROT_WRITE);
 }
 
 Counters counters() { return {h2d.load(), d2h.load(), prefetched.load()}; }

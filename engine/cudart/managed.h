@@ -38,6 +38,9 @@ void leave_device();
 void prefetch(const void* base, std::uint64_t bytes, int device);
 void read_mostly(const void* base, std::uint64_t bytes, bool on);
 Counters counters();
+// The program touched this page of managed memory on the host (its CUDA library saw the fault,
+// in the program's process): the page moves home to the host, counted as a fault would be.
+void host_touched(std::uintptr_t address);
 
 // A run of pages of one allocation whose home changed since the last take_moves() (by faults or
 // prefetches), for the timeline's page map. Not called from the fault handler: the runtime takes

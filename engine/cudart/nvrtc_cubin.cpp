@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cudart/nvrtc_cubin.h"
+#include "cudart/program_memory.h"
 
 namespace cudalab::cudart {
 namespace {
@@ -31,8 +32,6 @@ std::vector<Remembered>& registry() {
     static std::vector<Remembered> r;
     return r;
 }
-
-template <class F> F real(const char* name) { return reinterpret_cast<F>(dlsym(RTLD_NEXT, name)); }
 
 // The bytes of an ELF64 file its header accounts for, up to the end of the section header table
 // (NVRTC's cubin may be padded after it). 0 when `image` is no ELF64 file.
@@ -65,29 +64,19 @@ const std::string* ptx_of_nvrtc_cubin(const void* image) {
 
 }  // namespace cudalab::cudart
 
-extern "C" __attribute__((visibility("default"))) nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog,
-                                                                            char* cubin) {
+extern "C" {
+
+// The program's CUDA library wraps nvrtcGetCUBIN (engine/client) and sends each cubin NVRTC makes
+// with the PTX NVRTC made on the way; cuModuleLoadData of that cubin then loads the PTX.
+void __cudalabRememberNvrtcCubin(const void* cubin, size_t size, const char* ptx) {
     using namespace cudalab::cudart;
-    static const auto get_cubin = real<nvrtcResult (*)(nvrtcProgram, char*)>("nvrtcGetCUBIN");
-    static const auto cubin_size =
-        real<nvrtcResult (*)(nvrtcProgram, std::size_t*)>("nvrtcGetCUBINSize");
-    static const auto ptx_size =
-        real<nvrtcResult (*)(nvrtcProgram, std::size_t*)>("nvrtcGetPTXSize");
-    static const auto get_ptx = real<nvrtcResult (*)(nvrtcProgram, char*)>("nvrtcGetPTX");
-    if (!get_cubin)
-        return NVRTC_ERROR_INTERNAL_ERROR;  // no NVRTC loaded: cannot happen in a caller
-    const nvrtcResult result = get_cubin(prog, cubin);
-    std::size_t size = 0, text_size = 0;
-    if (result != NVRTC_SUCCESS || !cubin || !cubin_size || !ptx_size || !get_ptx ||
-        cubin_size(prog, &size) != NVRTC_SUCCESS || ptx_size(prog, &text_size) != NVRTC_SUCCESS ||
-        text_size == 0)
-        return result;
+    if (!cubin || !ptx || size == 0 || size > (256u << 20)) return;
     Remembered r;
-    r.cubin.assign(cubin, cubin + size);
-    r.ptx.resize(text_size);
-    if (get_ptx(prog, r.ptx.data()) != NVRTC_SUCCESS) return result;
-    r.ptx.resize(std::strlen(r.ptx.c_str()));  // the size counts the terminating zero
+    r.cubin.resize(size);
+    if (!program::read(cubin, r.cubin.data(), size)) return;
+    r.ptx = ptx;
     std::lock_guard lock(registry_mutex());
     registry().push_back(std::move(r));
-    return result;
 }
+
+}  // extern "C"

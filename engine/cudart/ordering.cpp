@@ -1,5 +1,6 @@
 // Happens-before over streams and the shadow of who touched which bytes (ordering.h).
 #include "cudart/ordering.h"
+#include "cudart/program_memory.h"
 
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -376,7 +377,7 @@ void Ordering::deliver_before(std::uint32_t op) {
     // In issue order, so that two copies to the same bytes leave the later one's.
     std::vector<Deferred> left;
     for (Deferred& d : deferred_) {
-        if (d.op != op && ordered(d.op, op)) std::memcpy(d.to, d.bytes.data(), d.bytes.size());
+        if (d.op != op && ordered(d.op, op)) program::write(d.to, d.bytes.data(), d.bytes.size());
         else left.push_back(std::move(d));
     }
     deferred_.swap(left);
@@ -387,7 +388,7 @@ void Ordering::deliver_waited() {
     std::vector<Deferred> left;
     for (Deferred& d : deferred_) {
         const Op& o = ops_[d.op];
-        if (host_.of(o.agent) >= o.count) std::memcpy(d.to, d.bytes.data(), d.bytes.size());
+        if (host_.of(o.agent) >= o.count) program::write(d.to, d.bytes.data(), d.bytes.size());
         else left.push_back(std::move(d));
     }
     deferred_.swap(left);
@@ -403,7 +404,7 @@ void Ordering::unwaited(const char* when, std::uint64_t lo, std::uint64_t hi) {
         }
         report_unwaited(d, when);
         // Delivered now: what the host reads from here on is what a GPU would have left.
-        std::memcpy(d.to, d.bytes.data(), d.bytes.size());
+        program::write(d.to, d.bytes.data(), d.bytes.size());
     }
     deferred_.swap(left);
 }
@@ -506,7 +507,7 @@ void Ordering::finish() {
     // before they arrived (or not read them at all).
     for (Deferred& d : deferred_) {
         report_unwaited(d, "before it ended");
-        std::memcpy(d.to, d.bytes.data(), d.bytes.size());
+        program::write(d.to, d.bytes.data(), d.bytes.size());
     }
     deferred_.clear();
 }

@@ -17,6 +17,8 @@
 
 #include "compiler/kernel_names.h"
 #include "cudart/managed.h"
+#include "cudart/program_link.h"
+#include "cudart/program_memory.h"
 #include "cudart/state.h"
 #include "cudart/work.h"
 
@@ -114,6 +116,17 @@ Runtime::Runtime() : model(device_model()), memory(std::make_shared<emu::DeviceM
         ordering.enabled = !(std::strcmp(r, "0") == 0 || std::strcmp(r, "off") == 0);
     if (const char* r = std::getenv("CUDALAB_RACECHECK"))
         detect_races = std::strcmp(r, "0") != 0 && *r;
+    if (const char* v = std::getenv("CUDALAB_PROVENANCE"); v && *v) {
+        // Output files to vouch for when the program has gone (provenance.h): absolute paths.
+        std::vector<std::string> files;
+        std::string all = v;
+        for (std::size_t at = 0; at <= all.size();) {
+            const std::size_t colon = std::min(all.find(':', at), all.size());
+            if (colon > at && all[at] == '/') files.push_back(all.substr(at, colon - at));
+            at = colon + 1;
+        }
+        provenance.set_files(std::move(files));
+    }
     if (const char* v = std::getenv("CUDALAB_INJECT"); v && *v) {
         // "fault:N[,fault:N...]"; a bad item is said and ignored, like the other settings.
         std::string all = v;
@@ -159,12 +172,14 @@ Runtime::Runtime() : model(device_model()), memory(std::make_shared<emu::DeviceM
         for (int d = 0; d < device_count; ++d)
             timeline.name_stream(1 + d, 0, "default stream (legacy)");
     }
-    std::atexit([] { Runtime::get().~Runtime(); });
+    // The device process writes the records when the program has gone (server.cpp); a runtime
+    // used in-process (tests) at exit.
+    if (program::pid() == 0) std::atexit([] { Runtime::get().~Runtime(); });
     owner_pid_ = ::getpid();
     // A run stopped at its wall-clock limit gets SIGTERM first: end through exit() so that the
     // timeline and the result file are still written (only when asked for, and only if the
     // program has not taken SIGTERM for itself).
-    if (timeline.enabled || std::getenv("CUDALAB_RESULT")) {
+    if (program::pid() == 0 && (timeline.enabled || std::getenv("CUDALAB_RESULT"))) {
         struct sigaction current {};
         if (::sigaction(SIGTERM, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
             ::signal(SIGTERM, [](int) { std::exit(143); });
@@ -206,13 +221,16 @@ Runtime::~Runtime() {
             !r.module_variable && (r.kind == MemoryKind::device || r.kind == MemoryKind::managed);
     const char* leak_setting = std::getenv("CUDALAB_LEAKS");
     if (leak_count && !(leak_setting && std::strcmp(leak_setting, "0") == 0)) {
-        std::fflush(stdout);
-        std::fprintf(stderr,
-                     "cudalab: note: %zu device allocation%s (%llu bytes) %s never freed (cudaFree "
-                     "them; CUDALAB_LEAKS=0 silences this):\n",
-                     leak_count, leak_count == 1 ? "" : "s", (unsigned long long)leaked_bytes,
-                     leak_count == 1 ? "was" : "were");
-        for (const auto& l : leaks) std::fprintf(stderr, "  %s\n", l.c_str());
+        char head[256];
+        std::snprintf(
+            head, sizeof head,
+            "cudalab: note: %zu device allocation%s (%llu bytes) %s never freed (cudaFree "
+            "them; CUDALAB_LEAKS=0 silences this):\n",
+            leak_count, leak_count == 1 ? "" : "s", (unsigned long long)leaked_bytes,
+            leak_count == 1 ? "was" : "were");
+        std::string text = head;
+        for (const auto& l : leaks) text += "  " + l + "\n";
+        link::emit(2, text);
     }
     if (timeline.enabled) {
         record_page_moves(*this, 0, host_now(), host_now(), "host touch");  // the last host phase's
@@ -302,7 +320,25 @@ Runtime::~Runtime() {
               << "}";
             first = false;
         }
-        f << "]}\n";
+        f << "]";
+        // Whether the output files hold what kernels computed (provenance.h).
+        if (provenance.enabled()) {
+            f << ",\"provenance\":[";
+            first = true;
+            for (const auto& v : provenance.verify()) {
+                f << (first ? "" : ",") << "{\"file\":" << json_string(v.file)
+                  << ",\"read\":" << (v.read ? "true" : "false") << ",\"bytes\":" << v.bytes
+                  << ",\"from_device\":" << (v.from_device ? "true" : "false")
+                  << ",\"matched\":" << v.matched << ",\"why\":" << json_string(v.why)
+                  << ",\"kernels\":[";
+                for (std::size_t i = 0; i < v.kernels.size(); ++i)
+                    f << (i ? "," : "") << json_string(v.kernels[i]);
+                f << "]}";
+                first = false;
+            }
+            f << "]";
+        }
+        f << "}\n";
     }
     std::fflush(stdout);
 }
@@ -347,7 +383,7 @@ emu::Emulator* Runtime::emulator_for(Module& module, int device, std::string* er
         // A whole program's memory is its own business (cudaMalloc refuses what the device model
         // or the machine cannot hold); the emulator's grading limit would stop honest programs.
         options.memory_limit = memory_limit;
-        options.record_footprint = ordering.enabled;
+        options.record_footprint = ordering.enabled || provenance.enabled();
         // __managed__ variables live in managed memory the host reaches at the same address.
         options.place_managed = [&module](const std::string& name, std::uint64_t size,
                                           bool* fresh) {
@@ -446,19 +482,16 @@ std::string indent_continuations(const std::string& message) {
 
 void Runtime::say_once(const std::string& key, const std::string& message) {
     if (!said_.insert(key).second) return;
-    std::fflush(stdout);
-    std::fprintf(stderr, "cudalab: %s\n", indent_continuations(message).c_str());
+    link::emit(2, "cudalab: " + indent_continuations(message) + "\n");
 }
 
 void Runtime::warn(const std::string& message) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "cudalab: %s\n", indent_continuations(message).c_str());
+    link::emit(2, "cudalab: " + indent_continuations(message) + "\n");
 }
 
 void Runtime::flush_printf() {
     if (pending_printf.empty()) return;
-    std::fwrite(pending_printf.data(), 1, pending_printf.size(), stdout);
-    std::fflush(stdout);
+    link::emit(1, pending_printf);
     pending_printf.clear();
 }
 
@@ -466,6 +499,9 @@ void Runtime::flush_printf() {
 // ----------------------------------------------------------
 
 CallStack CallStack::here() {
+    // Served for a program: the program's stack, sent with its call (the device process's own
+    // frames say nothing about the program).
+    if (const CallStack* program_stack = link::caller_stack()) return *program_stack;
     CallStack s;
     s.depth = ::backtrace(s.frames, 12);
     return s;
@@ -473,34 +509,73 @@ CallStack CallStack::here() {
 
 std::string caller_site() { return site_of(CallStack::here()); }
 
+namespace {
+
+struct Mapping {
+    std::uint64_t lo = 0, hi = 0, offset = 0;
+    std::string path;
+};
+
+// The program's mapped files (its /proc/PID/maps), to name the file and offset of a return
+// address.
+std::vector<Mapping> program_mappings() {
+    const int pid = program::pid();
+    std::ifstream maps(pid ? "/proc/" + std::to_string(pid) + "/maps"
+                           : std::string("/proc/self/maps"));
+    std::vector<Mapping> out;
+    std::string line;
+    while (std::getline(maps, line)) {
+        Mapping m;
+        char perms[8] = {};
+        unsigned long long lo = 0, hi = 0, offset = 0;
+        int path_at = 0;
+        if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &offset,
+                        &path_at) < 4)
+            continue;
+        m.lo = lo;
+        m.hi = hi;
+        m.offset = offset;
+        if (path_at > 0 && std::size_t(path_at) < line.size()) m.path = line.substr(path_at);
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+}  // namespace
+
 std::string site_of(const CallStack& stack) {
     void* const* frames = stack.frames;
     const int n = stack.depth;
-    Dl_info self{};
-    ::dladdr(reinterpret_cast<void*>(&caller_site), &self);
+    if (n <= 0) return {};
+    const std::vector<Mapping> maps = program_mappings();
+    const auto mapping_of = [&](std::uint64_t a) -> const Mapping* {
+        for (const auto& m : maps)
+            if (a >= m.lo && a < m.hi && !m.path.empty() && m.path[0] == '/') return &m;
+        return nullptr;
+    };
+    // Frames in the CUDA library itself (the first frame's file) are not the program's.
+    const Mapping* own = mapping_of(reinterpret_cast<std::uint64_t>(frames[0]));
+    const std::string library = own ? own->path : std::string();
     bool after_stub = false;
     for (int i = 1; i < n; ++i) {
-        Dl_info info{};
-        if (!::dladdr(frames[i], &info) || info.dli_fbase == self.dli_fbase) continue;
-        if (info.dli_sname && (std::strncmp(info.dli_sname, "__device_stub", 13) == 0)) continue;
-        // Ask addr2line (binutils) for file:line: only on the paths that report an error.
-        const auto offset = reinterpret_cast<std::uintptr_t>(frames[i]) -
-                            reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
-        char exe[4096] = {};
-        const char* file = info.dli_fname;
-        // For the program itself dladdr names the file as argv[0], which need not be a path to
-        // it (`cudalab run` runs it as "prog", a lesson as "./program"): /proc/self/exe is.
-        if (!file || !*file || std::strcmp(file, program_invocation_name) == 0) {
-            ssize_t k = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-            if (k <= 0) return {};
-            file = exe;
-        }
-        std::string command = "addr2line -C -f -e '" + std::string(file) + "' 0x" + [&] {
+        const auto address = reinterpret_cast<std::uint64_t>(frames[i]);
+        const Mapping* m = mapping_of(address);
+        if (!m || m->path == library) continue;
+        // Where the file is loaded: its mapping at file offset 0.
+        std::uint64_t base = m->lo - m->offset;
+        for (const auto& other : maps)
+            if (other.path == m->path && other.offset == 0) {
+                base = other.lo;
+                break;
+            }
+        const std::uint64_t offset = address - base - 1;
+        const std::string file = link::program_path(m->path);
+        if (file.find('\'') != std::string::npos) return {};
+        std::string command = "addr2line -C -f -e '" + file + "' 0x" + [&] {
             std::ostringstream s;
             s << std::hex << offset;
             return s.str();
         }() + " 2>/dev/null";
-        if (std::strchr(file, '\'')) return {};
         FILE* p = ::popen(command.c_str(), "r");
         if (!p) return {};
         char function[1024] = {}, where[4096] = {};

@@ -25,6 +25,7 @@
 #include "cudart/device_model.h"
 #include "cudart/fatbin.h"
 #include "cudart/ordering.h"
+#include "cudart/provenance.h"
 #include "cudart/timeline.h"
 #include "emulator/emulator.h"
 
@@ -289,6 +290,7 @@ class Runtime {
     Timeline timeline;
     // Races between streams (ordering.h); CUDALAB_STREAM_RACES=0 turns the check off.
     Ordering ordering;
+    Provenance provenance;  // what came back from the device, and whether a kernel made it
 
     // Per host thread.
     int& current_device();

@@ -1,5 +1,7 @@
 #include "cudart/work.h"
 #include "cudart/managed.h"
+#include "cudart/program_link.h"
+#include "cudart/program_memory.h"
 #include "trace/trace_io.h"
 
 #include <cuda_runtime_api.h>
@@ -165,7 +167,8 @@ namespace {
 std::string host_pointer_arguments(const KernelWork& k) {
     Runtime& rt = Runtime::get();
     std::string found;
-    std::ifstream maps("/proc/self/maps");
+    std::ifstream maps(program::pid() ? "/proc/" + std::to_string(program::pid()) + "/maps"
+                                      : std::string("/proc/self/maps"));
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
     std::string line;
     while (std::getline(maps, line)) {
@@ -321,6 +324,21 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     LaunchResult r = e->launch(f->entry, name, config, k.args, trace);
     managed::leave_device();
     rt.ordering.touch(op, r.footprint);
+    if (rt.provenance.enabled()) {
+        // What this kernel wrote is now the kernel's; what it wrote into memory the host reaches
+        // directly (mapped, managed) reached the host as it stands now.
+        const int who = rt.provenance.kernel_index(name);
+        rt.provenance.kernel_wrote(r.footprint, who);
+        for (const MemorySpan& span : r.footprint) {
+            if (!span.write) continue;
+            const MemoryRecord* rec = rt.record_of(reinterpret_cast<const void*>(span.lo));
+            if (!rec || !rec->mapped) continue;
+            const std::uint64_t hi = std::min(span.hi, rec->base + rec->size);
+            if (const void* local = program::local_view(span.lo, hi - span.lo))
+                rt.provenance.delivered_by_kernel(span.lo, static_cast<const std::uint8_t*>(local),
+                                                  hi - span.lo, who);
+        }
+    }
     ++f->launches;
     f->warp_instructions += r.stats.warp_instructions;
     (void)started;  // the call's whole time leaves the host clock (ApiCall)
@@ -488,6 +506,15 @@ std::string symbol_note(const void* p, bool to_device) {
                       : "copy from the GPU's with cudaMemcpyFromSymbol(dst, " + name + ", bytes)");
 }
 
+// A host address of a copy the program's process does not have (a freed or made-up pointer): on a
+// GPU the copy would fault in the program; here the call fails and says where.
+int bad_host_address(const void* p, const char* api) {
+    Runtime::get().warn(std::string(api) + ": the host address " +
+                        hex(reinterpret_cast<std::uint64_t>(p)) +
+                        " is not memory of this program (freed, or never allocated)");
+    return cudaErrorInvalidValue;
+}
+
 int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
     Runtime& rt = Runtime::get();
     const Side src = classify(c.src), dst = classify(c.dst);
@@ -556,17 +583,28 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
             if (deferred) {
                 std::vector<std::uint8_t> bytes(c.width);
                 rt.memory->copy_out(bytes.data(), from_at, c.width);
+                rt.provenance.delivered(to_at, bytes.data(), c.width, from_at);
                 rt.ordering.defer(op, to, std::move(bytes));
             } else if (src_emulated && dst_emulated) {
                 row.resize(c.width);
                 rt.memory->copy_out(row.data(), reinterpret_cast<std::uint64_t>(from), c.width);
                 rt.memory->copy_in(reinterpret_cast<std::uint64_t>(to), row.data(), c.width);
+                rt.provenance.copied_on_device(from_at, to_at, c.width);
             } else if (src_emulated) {
-                rt.memory->copy_out(to, reinterpret_cast<std::uint64_t>(from), c.width);
+                // Host memory is the program's (program_memory.h).
+                row.resize(c.width);
+                rt.memory->copy_out(row.data(), reinterpret_cast<std::uint64_t>(from), c.width);
+                if (!program::write(to, row.data(), c.width)) return bad_host_address(to, api);
+                rt.provenance.delivered(to_at, row.data(), c.width, from_at);
             } else if (dst_emulated) {
-                rt.memory->copy_in(reinterpret_cast<std::uint64_t>(to), from, c.width);
+                row.resize(c.width);
+                if (!program::read(from, row.data(), c.width)) return bad_host_address(from, api);
+                rt.memory->copy_in(reinterpret_cast<std::uint64_t>(to), row.data(), c.width);
+                rt.provenance.host_wrote(to_at, to_at + c.width);
             } else {
-                std::memmove(to, from, c.width);
+                row.resize(c.width);
+                if (!program::read(from, row.data(), c.width)) return bad_host_address(from, api);
+                if (!program::write(to, row.data(), c.width)) return bad_host_address(to, api);
             }
         }
     // Time: which link, which engine, and whether the host waits.
@@ -680,7 +718,8 @@ int run_set(Stream* s, const Set3D& w, const char* api, bool in_graph) {
             rt.ordering.touch(op, to_at, to_at + row_bytes, true);
             if (emulated)
                 rt.memory->copy_in(reinterpret_cast<std::uint64_t>(to), row.data(), row_bytes);
-            else std::memcpy(to, row.data(), row_bytes);
+            else program::write(to, row.data(), row_bytes);
+            rt.provenance.host_wrote(to_at, to_at + row_bytes);
         }
     const double total = double(row_bytes * w.height * w.depth);
     const double start = std::max(stream_ready(s), rt.issue_time());
@@ -711,7 +750,10 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
         // Copies the function is ordered after are delivered before it runs (begin).
         rt.ordering.begin(s, "host function");
         rt.flush_printf();
-        w.host_fn(w.host_data);
+        // A stream callback is the runtime's wrapper (it passes the stream and status); any other
+        // function is the program's, run on its thread.
+        if (w.host_fn == &run_stream_callback) w.host_fn(w.host_data);
+        else link::run_host_function(w.host_fn, w.host_data);
         // Modelled, like the host's clock: the function's real time would make the timeline
         // depend on the machine. What it takes on a GPU's runtime thread is its own business.
         place(s, start, start + rt.model.host_function_cost * 1e9, "host function", "host");

@@ -54,4 +54,8 @@ void trim_pools();
 // The nodes a graph launch runs, in dependency order (false: the graph has a cycle).
 bool topological_order(const Graph& g, std::vector<GraphNode*>* order);
 
+// The work a stream callback becomes (api_stream.cpp): calls the program's callback with the
+// stream and its status.
+void run_stream_callback(void* callback_data);
+
 }  // namespace cudalab::cudart

@@ -230,10 +230,16 @@ const ProgramRun& ProgramSession::run(const std::vector<std::string>& args,
     }
     programs::RunRequest req;
     req.executable = settings.executable.empty() ? executable_ : settings.executable;
+    // The learner's program on the emulated runtime: the device vouches for out.bin (its bytes
+    // came back from device memory that kernels wrote; cudart/provenance.h).
+    std::vector<std::pair<std::string, std::string>> environment = settings.environment;
+    if (settings.executable.empty() &&
+        (settings.backend.empty() ? backend_ : settings.backend) == "emu")
+        environment.push_back({"CUDALAB_PROVENANCE", work_dir_ + "/out.bin"});
     req.argv0 = "./program";
     req.args = args;
     req.backend = settings.backend.empty() ? backend_ : settings.backend;
-    req.environment = settings.environment;
+    req.environment = environment;
     req.devices = settings.devices;
     req.driver_version = settings.driver_version;
     req.built_by_cudalab = true;
@@ -619,6 +625,52 @@ void check_stream_order(ProgramSession& s) {
                 : text("fix"));
 }
 
+// Every program lesson: out.bin must hold what the program's kernels computed, as it came back
+// from device memory they wrote (the emulated device process vouches for it; cudart/
+// provenance.h). A program that computes on the host and launches decoy kernels fails here,
+// whatever its counters say.
+void check_output_provenance(ProgramSession& s) {
+    const std::string name = "out.bin is what the kernels computed, copied back from the device";
+    std::size_t looked = 0, wrote = 0;
+    const nlohmann::json* failed = nullptr;
+    for (const auto& r : s.runs()) {
+        if (!r.learner || !r.completed || !r.runtime.is_object()) continue;
+        const auto list = r.runtime.find("provenance");
+        if (list == r.runtime.end() || !list->is_array()) continue;
+        ++looked;
+        for (const auto& v : *list) {
+            if (!v.is_object() || !v.value("read", false)) continue;
+            ++wrote;
+            if (!v.value("from_device", false) && !failed) failed = &v;
+        }
+    }
+    if (!looked) {
+        s.check(name, s.backend() == "gpu", s.backend() == "gpu" ? 0 : 1,
+                s.backend() == "gpu" ? "not checked: only the emulated device follows the bytes"
+                                     : "not checked: no run of the program finished with the "
+                                       "emulated device's record (the checks above say why)",
+                "");
+        return;
+    }
+    if (!wrote) {
+        s.check(name, false, 1, "not checked: the program wrote no out.bin",
+                "write the result the kernels computed to out.bin");
+        return;
+    }
+    if (!failed) {
+        s.check(name, true, 0,
+                "every out.bin the program wrote came back from device memory its kernels wrote",
+                "");
+        return;
+    }
+    s.check(name, false, 1,
+            "out.bin was not copied from device memory that the kernels wrote: " +
+                failed->value("why", std::string("no reason recorded")),
+            "compute the result on the GPU and copy it back (cudaMemcpy from the device buffer the "
+            "kernel wrote) before writing out.bin; host arithmetic on the result is not the "
+            "lesson's");
+}
+
 }  // namespace
 
 Status write_program_inputs(const LessonInfo& lesson, std::uint64_t seed,
@@ -828,6 +880,7 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     if (options.memory_limit > 0) session.set_memory_limit(options.memory_limit);
     host->run(session);
     check_stream_order(session);
+    check_output_provenance(session);
     report.run_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     report.checks = session.checks();

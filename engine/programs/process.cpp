@@ -191,8 +191,9 @@ bool read_proc_stat(pid_t pid, ProcInfo* p) {
     return true;
 }
 
-// Every process below `root` (not root itself), found by walking parent links.
-std::vector<ProcInfo> descendants_of(pid_t root) {
+// Every process below `root` (not root itself), found by walking parent links; the trees rooted
+// at `skip` (a sibling supervision's) left out.
+std::vector<ProcInfo> descendants_of(pid_t root, const std::set<int>& skip = {}) {
     std::vector<ProcInfo> all;
     DIR* d = ::opendir("/proc");
     if (!d) return {};
@@ -211,7 +212,7 @@ std::vector<ProcInfo> descendants_of(pid_t root) {
         pid_t p = todo.back();
         todo.pop_back();
         for (std::size_t i : children[p])
-            if (seen.insert(all[i].pid).second) {
+            if (!skip.count(all[i].pid) && seen.insert(all[i].pid).second) {
                 out.push_back(all[i]);
                 todo.push_back(all[i].pid);
             }
@@ -221,11 +222,11 @@ std::vector<ProcInfo> descendants_of(pid_t root) {
 
 // Kills the whole tree below cudalab (the program and anything it started), repeating while new
 // processes appear (a fork loop races the first sweep), and reaps what was ours.
-void kill_tree(pid_t group, int sig, pid_t main_child) {
+void kill_tree(pid_t group, int sig, pid_t main_child, const std::set<int>& skip = {}) {
     if (group > 0) ::kill(-group, sig);
     for (int round = 0; round < 200; ++round) {
         bool any = false;
-        for (const auto& p : descendants_of(::getpid())) {
+        for (const auto& p : descendants_of(::getpid(), skip)) {
             if (p.zombie) {
                 // Dead already. Reap what was re-parented to us, so that it is gone for good (not
                 // the program itself: its status is read by the watch loop).
@@ -441,6 +442,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
         return r;
     }
 
+    // A sibling supervision (the device process beside a program) leaves this tree alone.
+    if (spec.siblings) spec.siblings->add(pid);
+    auto siblings = [&] { return spec.siblings ? spec.siblings->others(pid) : std::set<int>{}; };
+
     std::vector<Channel> channels;
     {
         Channel c;
@@ -476,7 +481,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
         limit_hit = why;
         if (gently) {
             // SIGTERM first, so that a runtime can still write its timeline; then SIGKILL.
-            kill_tree(group, SIGTERM, pid);
+            kill_tree(group, SIGTERM, pid, siblings());
             ::kill(pid, SIGTERM);
             for (int i = 0; i < 50 && !exited; ++i) {
                 pid_t w = ::wait4(pid, &status, WNOHANG, &usage);
@@ -487,7 +492,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
             }
         }
-        kill_tree(group, SIGKILL, pid);
+        kill_tree(group, SIGKILL, pid, siblings());
         if (!exited) ::kill(pid, SIGKILL);
     };
 
@@ -539,7 +544,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
             // The program is done: what it left running (holding the pipes open) is stopped after a
             // short grace for the last output to arrive.
             if (now - exited_at > 0.2) {
-                kill_tree(group, SIGKILL, pid);
+                kill_tree(group, SIGKILL, pid, siblings());
                 for (auto& c : channels) {
                     // Drain what is already buffered, then close.
                     for (;;) {
@@ -586,7 +591,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
             next_scan = now + 0.05;
             std::uint64_t rss = 0, tasks = 0;
             static const std::uint64_t page = std::uint64_t(::sysconf(_SC_PAGESIZE));
-            for (const auto& p : descendants_of(::getpid())) {
+            for (const auto& p : descendants_of(::getpid(), siblings())) {
                 rss += p.rss_pages * page;
                 tasks += p.threads;
                 if (p.stopped && spec.continue_stopped) ::kill(p.pid, SIGCONT);
@@ -606,7 +611,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     if (!exited) {
         ::wait4(pid, &status, 0, &usage);
     }
-    kill_tree(group, SIGKILL, pid);
+    kill_tree(group, SIGKILL, pid, siblings());
     ::prctl(PR_SET_CHILD_SUBREAPER, 0);
     close_fd(pty_master);
     for (auto& c : channels) close_fd(c.fd);

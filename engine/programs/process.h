@@ -4,8 +4,11 @@
 // always returns. Used for the learner's CUDA programs and for nvcc.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +45,28 @@ enum class OutputMode {
     capture,       // kept in ProcessResult::out/err (bounded by the output limit)
 };
 
+// Supervised trees of one cudalab that run side by side (a program and its emulated device
+// process): each supervision counts, limits and kills only its own tree, not the others'. Each
+// run_process adds its child here when it starts.
+struct SiblingTrees {
+    std::mutex mutex;
+    std::condition_variable started;
+    std::set<int> roots;
+    void add(int pid) {
+        {
+            std::lock_guard lock(mutex);
+            roots.insert(pid);
+        }
+        started.notify_all();
+    }
+    std::set<int> others(int own) {
+        std::lock_guard lock(mutex);
+        std::set<int> out = roots;
+        out.erase(own);
+        return out;
+    }
+};
+
 struct ProcessSpec {
     std::vector<std::string> argv;  // argv[0] is what the program sees as its name
     std::string executable;         // the file to run (not searched in PATH); empty: argv[0]
@@ -56,6 +81,7 @@ struct ProcessSpec {
     // A process of the tree that stops (SIGSTOP to itself, SIGTSTP) is continued, so that no
     // program can freeze its run until the wall-clock limit (the sandbox sets it).
     bool continue_stopped = false;
+    std::shared_ptr<SiblingTrees> siblings;  // null: cudalab supervises this tree alone
 };
 
 struct ProcessResult {

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -308,6 +309,27 @@ struct ScratchDir {
     }
 };
 
+// The two ends of the program's first connection to the device process: socket pair whose ends
+// each child keeps across exec (ProcessSpec::inherit_fds) and cudalab closes once both have them.
+struct DeviceLink {
+    int program_end = -1, device_end = -1;
+    bool open() {
+        int pair[2];
+        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return false;
+        program_end = pair[0];
+        device_end = pair[1];
+        return true;
+    }
+    void close_program_end() {
+        if (program_end >= 0) ::close(program_end);
+        program_end = -1;
+    }
+    ~DeviceLink() {
+        close_program_end();
+        if (device_end >= 0) ::close(device_end);
+    }
+};
+
 }  // namespace
 
 RunResult run_program(const RunRequest& req) {
@@ -352,11 +374,21 @@ RunResult run_program(const RunRequest& req) {
     // In the sandbox the program's environment starts from the allow list, and every CUDALAB_* or
     // CUDA_* setting below is one the runner means it to have: none is inherited from cudalab's.
     std::vector<std::string> env = req.sandbox ? sandbox_environment() : current_environment();
-    ScratchDir scratch;
-    if (scratch.path.empty())
+    // On the emulator the device is a process of its own (engine/device/protocol.h), started
+    // here outside the sandbox: its settings and the records' paths are in its environment,
+    // never in the program's.
+    std::vector<std::string> device_env = current_environment();
+    const bool emulated = backend == "emu";
+    // The scratch folder: the records, written by the device process (or, on a GPU, by the
+    // CUPTI library in the program, where the sandbox lets it write).
+    ScratchDir program_scratch, device_scratch;
+    if (program_scratch.path.empty() || device_scratch.path.empty())
         return refuse("cannot create a temporary folder in " +
                       fs::temp_directory_path(ec).string());
-    // In the sandbox the runtime writes into the scratch folder, which is copied out afterwards.
+    // The device process writes into a folder of its own that the program never sees (neither
+    // bound into its sandbox nor given to its user): nothing there is the program's doing.
+    ScratchDir& scratch = emulated ? device_scratch : program_scratch;
+    // In the sandbox the records are written into the scratch folder, copied out afterwards.
     auto out_path = [&](const std::string& user_path, const char* name) -> std::string {
         if (user_path.empty()) return "";
         return req.sandbox ? (scratch.path / name).string() : fs::absolute(user_path, ec).string();
@@ -364,6 +396,10 @@ RunResult run_program(const RunRequest& req) {
     const std::string timeline_path = out_path(req.timeline, "timeline.json");
     const std::string trace_path = out_path(req.trace, "trace");
     const std::string result_path = (scratch.path / "result.json").string();
+    // Settings meant for the runtime go to whichever process holds it.
+    auto runtime_setting = [&](const char* key, const char* value) {
+        set_env(emulated ? device_env : env, key, value);
+    };
     std::vector<std::string> read_only{exe.string()};
 
     if (backend == "emu") {
@@ -394,13 +430,14 @@ RunResult run_program(const RunRequest& req) {
                 (dir + "/libcudart.so.13" +
                  (get_env(env, "LD_PRELOAD") ? std::string(":") + get_env(env, "LD_PRELOAD") : ""))
                     .c_str());
-        if (req.devices > 0) set_env(env, "CUDALAB_DEVICES", std::to_string(req.devices).c_str());
-        if (!trace_path.empty()) set_env(env, "CUDALAB_TRACE", trace_path.c_str());
+        if (req.devices > 0)
+            runtime_setting("CUDALAB_DEVICES", std::to_string(req.devices).c_str());
+        if (!trace_path.empty()) runtime_setting("CUDALAB_TRACE", trace_path.c_str());
         if (!trace_path.empty() && req.trace_launch)
-            set_env(env, "CUDALAB_TRACE_LAUNCH", std::to_string(req.trace_launch).c_str());
+            runtime_setting("CUDALAB_TRACE_LAUNCH", std::to_string(req.trace_launch).c_str());
         if (req.driver_version)
-            set_env(env, "CUDALAB_DRIVER_VERSION", std::to_string(req.driver_version).c_str());
-        if (req.budget) set_env(env, "CUDALAB_BUDGET", std::to_string(req.budget).c_str());
+            runtime_setting("CUDALAB_DRIVER_VERSION", std::to_string(req.driver_version).c_str());
+        if (req.budget) runtime_setting("CUDALAB_BUDGET", std::to_string(req.budget).c_str());
         read_only.push_back(dir);
     } else {
         if (req.devices > 0 && !get_env(env, "CUDA_VISIBLE_DEVICES")) {
@@ -419,9 +456,24 @@ RunResult run_program(const RunRequest& req) {
             read_only.push_back(lib);
         }
     }
-    if (!timeline_path.empty()) set_env(env, "CUDALAB_TIMELINE", timeline_path.c_str());
-    set_env(env, "CUDALAB_RESULT", result_path.c_str());
-    for (const auto& [name, value] : req.environment) set_env(env, name.c_str(), value.c_str());
+    if (!timeline_path.empty()) runtime_setting("CUDALAB_TIMELINE", timeline_path.c_str());
+    runtime_setting("CUDALAB_RESULT", result_path.c_str());
+    for (const auto& [name, value] : req.environment) {
+        if (name.rfind("CUDALAB_", 0) == 0) runtime_setting(name.c_str(), value.c_str());
+        else set_env(env, name.c_str(), value.c_str());
+    }
+    // The program's end of its first connection to the device.
+    DeviceLink device_link;
+    if (emulated) {
+        if (!device_link.open())
+            return refuse("cannot create the connection to the emulated device");
+        set_env(env, "CUDALAB_DEVICE_FD", std::to_string(device_link.program_end).c_str());
+        // cudalab's own settings for the runtime are the device's: none reaches the program.
+        for (auto it = env.begin(); it != env.end();)
+            it = it->rfind("CUDALAB_", 0) == 0 && it->rfind("CUDALAB_DEVICE_FD=", 0) != 0
+                     ? env.erase(it)
+                     : it + 1;
+    }
     // A file left by an earlier run must not pass for this one's.
     if (!req.sandbox)
         for (const auto& p : {timeline_path, trace_path})
@@ -438,13 +490,14 @@ RunResult run_program(const RunRequest& req) {
         const SandboxSupport& s = sandbox_support();
         if (!s.ok) return refuse("--sandbox: " + s.why_not);
         std::string why;
-        // As root the program runs as 65534: the runtime's files are written in a folder of its.
-        if (!give_to_sandbox_user(scratch.path.string(), &why)) return refuse(why);
+        // As root the program runs as 65534: on a GPU the CUPTI library in the program writes
+        // the timeline, in a folder of its.
+        if (!emulated && !give_to_sandbox_user(scratch.path.string(), &why)) return refuse(why);
         SandboxSpec sb;
         sb.cwd = fs::weakly_canonical(cwd, ec).string();
         sb.readonly_cwd = req.sandbox_readonly_cwd;
         sb.read_only = read_only;
-        sb.writable = {scratch.path.string()};
+        if (!emulated) sb.writable = {scratch.path.string()};
         sb.gpu = backend == "gpu";
         sb.tasks = req.limits.tasks;
         std::vector<std::string> inner{exe.string()};  // bwrap 0.8 cannot set argv[0]
@@ -467,7 +520,64 @@ RunResult run_program(const RunRequest& req) {
     }
 
     r.command = spec.argv;
+    std::thread device_thread;
+    ProcessResult device_result;
+    if (emulated) {
+        spec.inherit_fds.push_back(device_link.program_end);
+        // Two trees side by side: neither supervision counts, limits or kills the other's.
+        spec.siblings = std::make_shared<SiblingTrees>();
+        ProcessSpec d;
+        d.siblings = spec.siblings;
+        d.stdin_null = true;
+        d.executable =
+            (fs::path(find_emulated_runtime(req.cudart_dir, nullptr)) / "cudalab-device").string();
+        d.argv = {d.executable, std::to_string(device_link.device_end)};
+        d.inherit_fds = {device_link.device_end};
+        d.env = device_env;
+        d.cwd = scratch.path.string();
+        d.output = OutputMode::capture;
+        // The emulation runs here now: the program's CPU and memory limits bind it as well, and
+        // it outlives the program only as long as writing the records takes.
+        d.limits.cpu_seconds = req.limits.cpu_seconds;
+        d.limits.memory_bytes = req.limits.memory_bytes;
+        d.limits.output_bytes = req.limits.output_bytes ? req.limits.output_bytes : 16u << 20;
+        d.limits.wall_seconds = req.limits.wall_seconds > 0 ? req.limits.wall_seconds + 60 : 0;
+        device_thread = std::thread([d = std::move(d), &device_result] {
+            device_result = run_process(d);
+            if (device_result.outcome == Outcome::start_failed) d.siblings->add(-1);
+        });
+        // The device is started before the program, so the program's supervision knows it.
+        std::unique_lock lock(spec.siblings->mutex);
+        spec.siblings->started.wait_for(lock, std::chrono::seconds(30),
+                                        [&] { return !spec.siblings->roots.empty(); });
+    }
     r.process = run_process(spec);
+    if (emulated) {
+        // The program has gone: its end of the connection with it. The device writes the records
+        // and exits.
+        spec.inherit_fds.clear();
+        device_link.close_program_end();
+        device_thread.join();
+        ProcessResult& p = r.process;
+        // What the device said after the program had gone (the leak note) follows the program's.
+        if (spec.output == OutputMode::capture) {
+            p.out += device_result.out;
+            p.err += device_result.err;
+        } else {
+            std::fwrite(device_result.out.data(), 1, device_result.out.size(), stdout);
+            std::fflush(stdout);
+            std::fwrite(device_result.err.data(), 1, device_result.err.size(), stderr);
+        }
+        if (device_result.outcome != Outcome::exited || device_result.exit_code != 0)
+            r.notes.push_back("the emulated device process ended badly (" +
+                              std::string(outcome_name(device_result.outcome)) +
+                              (device_result.outcome == Outcome::exited
+                                   ? " with status " + std::to_string(device_result.exit_code)
+                               : device_result.limit_text().empty()
+                                   ? std::string()
+                                   : ": " + device_result.limit_text()) +
+                              "); its records may be incomplete");
+    }
     if (r.process.outcome == Outcome::start_failed) return refuse(r.process.error);
     r.started = true;
     ProcessResult& p = r.process;

@@ -1,9 +1,13 @@
-// A stand-in for the emulated CUDA runtime, for the tests of `cudalab run` only: it has the
-// libcudart.so.13 soname and symbol version that nvcc-built programs ask for, keeps "device"
-// memory on the host, runs no kernel (it counts launches), and writes the files the real one
-// writes at exit (CUDALAB_RESULT, CUDALAB_TIMELINE) from the CUDALAB_* settings it was given, so
-// the tests see what reached the program. Every entry point it lacks makes the program fail to
+// A stand-in for the emulated CUDA runtime, for the tests of `cudalab run` only. Like the real one
+// it is two halves: this libcudart.so.13 (the soname and symbol version nvcc-built programs ask
+// for) keeps "device" memory on the host, runs no kernel and tells its device (fake_device.cpp,
+// started by `cudalab run` as cudalab-device) what the program did, one line per event, over the
+// connection CUDALAB_DEVICE_FD names; the device writes the files the real one writes
+// (CUDALAB_RESULT, CUDALAB_TIMELINE) from the CUDALAB_* settings it was given. So the tests see
+// which settings reached which process. Every entry point it lacks makes the program fail to
 // start, which is what a test would notice.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,38 +15,36 @@
 
 namespace {
 
-int g_launches = 0;
-int g_live_allocations = 0;
+int device_fd() {
+    static const int fd = [] {
+        const char* v = std::getenv("CUDALAB_DEVICE_FD");
+        return v && *v ? std::atoi(v) : -1;
+    }();
+    return fd;
+}
 
-struct AtExit {
-    ~AtExit() {
-        if (const char* path = std::getenv("CUDALAB_RESULT")) {
-            if (FILE* f = std::fopen(path, "w")) {
-                const char* devices = std::getenv("CUDALAB_DEVICES");
-                const char* driver = std::getenv("CUDALAB_DRIVER_VERSION");
-                const char* budget = std::getenv("CUDALAB_BUDGET");
-                std::fprintf(f,
-                             "{\"faults\":[],\"leaks\":[%s],\"unsupported\":[],\"fake\":true,"
-                             "\"launches\":%d,"
-                             "\"devices\":\"%s\",\"driver_version\":\"%s\",\"budget\":\"%s\","
-                             "\"trace\":\"%s\"}\n",
-                             g_live_allocations ? "{\"count\":1}" : "", g_launches,
-                             devices ? devices : "", driver ? driver : "", budget ? budget : "",
-                             std::getenv("CUDALAB_TRACE") ? "set" : "");
-                std::fclose(f);
-            }
+void tell(const char* line) {
+    if (device_fd() >= 0) (void)!::write(device_fd(), line, std::strlen(line));
+}
+
+// The device's settings, as it answers "settings?": "DEVICES DRIVER".
+int setting(int which) {
+    static int values[2] = {-1, -1};
+    if (values[0] < 0) {
+        values[0] = 1;
+        values[1] = 13000;
+        tell("settings?\n");
+        char line[64] = {};
+        std::size_t got = 0;
+        while (device_fd() >= 0 && got + 1 < sizeof line) {
+            const ssize_t k = ::read(device_fd(), line + got, 1);
+            if (k <= 0 || line[got] == '\n') break;
+            ++got;
         }
-        if (const char* path = std::getenv("CUDALAB_TIMELINE")) {
-            if (FILE* f = std::fopen(path, "w")) {
-                std::fprintf(f,
-                             "{\"traceEvents\":[{\"name\":\"fake\",\"ph\":\"X\",\"ts\":0,\"dur\":1,"
-                             "\"pid\":0,\"tid\":0,\"args\":{\"launches\":%d}}]}\n",
-                             g_launches);
-                std::fclose(f);
-            }
-        }
+        std::sscanf(line, "%d %d", &values[0], &values[1]);
     }
-} g_at_exit;
+    return values[which];
+}
 
 }  // namespace
 
@@ -65,7 +67,7 @@ unsigned __cudaPushCallConfiguration(unsigned long long, unsigned, unsigned long
 int __cudaPopCallConfiguration(void*, void*, std::size_t*, void*) { return 0; }
 int __cudaLaunchKernel(const void*, unsigned long long, unsigned, unsigned long long, unsigned,
                        void**, std::size_t, void*) {
-    ++g_launches;
+    tell("launch\n");
     return 0;
 }
 int __cudaGetKernel(void** kernel, const void* func) {
@@ -74,23 +76,22 @@ int __cudaGetKernel(void** kernel, const void* func) {
 }
 int cudaLaunchKernel(const void*, unsigned long long, unsigned, unsigned long long, unsigned,
                      void**, std::size_t, void*) {
-    ++g_launches;
+    tell("launch\n");
     return 0;
 }
 int cudaGetDeviceCount(int* n) {
-    const char* d = std::getenv("CUDALAB_DEVICES");
-    *n = d ? std::atoi(d) : 1;
+    *n = setting(0);
     return 0;
 }
 int cudaMalloc(void** p, std::size_t n) {
     *p = std::malloc(n ? n : 1);
-    ++g_live_allocations;
+    tell("malloc\n");
     return 0;
 }
 int cudaFree(void* p) {
     if (p) {
         std::free(p);
-        --g_live_allocations;
+        tell("free\n");
     }
     return 0;
 }
@@ -102,8 +103,7 @@ int cudaDeviceSynchronize() { return 0; }
 int cudaGetLastError() { return 0; }
 const char* cudaGetErrorString(int) { return "fake runtime error"; }
 int cudaDriverGetVersion(int* v) {
-    const char* d = std::getenv("CUDALAB_DRIVER_VERSION");
-    *v = d ? std::atoi(d) : 13000;
+    *v = setting(1);
     return 0;
 }
 

@@ -1,0 +1,43 @@
+// What the runtime asks of the program it serves, from inside the device process (server.cpp):
+// text for the program's stdout and stderr, memory shared with it, host functions run on the
+// program's thread, and the program's call stack of the call in progress. Outside a device
+// process (no program attached) each does the plain local thing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace cudalab::cudart {
+
+struct CallStack;
+
+namespace link {
+
+// Text for the program's stdout (1) or stderr (2), written by the program's own stdio so that it
+// keeps its place among the program's prints; after the program has gone, to the device
+// process's own descriptors.
+void emit(int stream, const std::string& text);
+
+// Host memory both processes reach at the same address (page-locked, mapped, managed memory,
+// images the program reads). Zeroed. Null when it cannot be had.
+void* share(std::uint64_t bytes);
+void unshare(void* address, std::uint64_t bytes);
+// Makes the program's [address, address+bytes) (page-aligned) memory the device reaches too
+// (cudaHostRegister). The program's bytes are kept. False when it cannot be done.
+bool share_existing(void* address, std::uint64_t bytes);
+void unshare_existing(void* address, std::uint64_t bytes);
+// Page protection of shared memory as the program sees it (managed memory's host view).
+void protect_in_program(void* address, std::uint64_t bytes, int prot);
+
+// Runs a host function on the program's calling thread and returns when it has.
+void run_host_function(void (*fn)(void*), void* data);
+void run_stream_callback(void* callback, void* stream, int status, void* data);
+
+// The program's call stack for the call being served, or null.
+const CallStack* caller_stack();
+
+// The program's file for a path it named (cuModuleLoad): seen from its root and working folder.
+std::string program_path(const std::string& path);
+
+}  // namespace link
+}  // namespace cudalab::cudart
