@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <nvrtc.h>
 #include <pthread.h>
+#include <signal.h>
+#include <ucontext.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -160,9 +162,14 @@ int connection() {
 
 // Pages of managed memory the device has taken (protected here): a host touch brings the page
 // back and is reported with the next call.
-constexpr int max_touched = 4096;
+struct Touch {
+    std::uint64_t address;
+    std::uint32_t write, depth;
+    std::uint64_t frames[16];
+};
+constexpr int max_touched = 1024;
 std::atomic<int> touched_count{0};
-std::uint64_t touched[max_touched];
+Touch touched[max_touched];
 std::mutex protected_mutex;
 std::map<std::uint64_t, std::uint64_t> protected_ranges;  // start -> end
 struct sigaction previous_segv {};
@@ -174,7 +181,24 @@ void on_segv(int sig, siginfo_t* info, void* context) {
         if (a >= lo && a < hi) {
             ::mprotect(reinterpret_cast<void*>(a), 4096, PROT_READ | PROT_WRITE);
             const int i = touched_count.fetch_add(1);
-            if (i < max_touched) touched[i] = a;
+            if (i < max_touched) {
+                // Where: this library (the first frame, so the device skips it), the faulting
+                // instruction, then its callers.
+                Touch& t = touched[i];
+                t.address = reinterpret_cast<std::uint64_t>(info->si_addr);
+                t.write = 0;
+                t.depth = 2;
+                t.frames[0] = reinterpret_cast<std::uint64_t>(&on_segv);
+#if defined(__x86_64__)
+                const auto* uc = static_cast<const ucontext_t*>(context);
+                t.write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+                t.frames[1] = std::uint64_t(uc->uc_mcontext.gregs[REG_RIP]) + 1;
+#endif
+                void* frames[16];
+                const int depth = ::backtrace(frames, 16);
+                for (int f = 3; f < depth && t.depth < 16; ++f)
+                    t.frames[t.depth++] = reinterpret_cast<std::uint64_t>(frames[f]);
+            }
             return;
         }
     if (previous_segv.sa_flags & SA_SIGINFO && previous_segv.sa_sigaction)
@@ -185,6 +209,8 @@ void on_segv(int sig, siginfo_t* info, void* context) {
 void protect(std::uint64_t address, std::uint64_t bytes, int prot) {
     static std::once_flag installed;
     std::call_once(installed, [] {
+        void* warm[2];
+        ::backtrace(warm, 2);  // loads what backtrace() needs now, not inside the handler
         struct sigaction sa {};
         sa.sa_sigaction = on_segv;
         sa.sa_flags = SA_SIGINFO | SA_NODEFER;
@@ -202,7 +228,13 @@ void report_touches(int s) {
     if (n <= 0) return;
     Message m;
     m.type = Frame::page_touched;
-    for (int i = 0; i < n; ++i) m.put(touched[i]);
+    for (int i = 0; i < n; ++i) {
+        const Touch& t = touched[i];
+        m.put(t.address);
+        m.put(t.write);
+        m.put(t.depth);
+        for (std::uint32_t f = 0; f < t.depth; ++f) m.put(t.frames[f]);
+    }
     cudalab::device::send_message(s, m);
 }
 

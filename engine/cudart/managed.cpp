@@ -61,12 +61,19 @@ void apply(const Region& r) {
         }
         if (prot != run_prot) {
             if (run_prot >= 0 && p > run) {
-                ::mprotect(reinterpret_cast<void*>(r.base.load() + run * page_bytes),
-                           (p - run) * page_bytes, run_prot);
-                if (program_elsewhere && !device)
-                    link::protect_in_program(
-                        reinterpret_cast<void*>(r.base.load() + run * page_bytes),
-                        (p - run) * page_bytes, run_prot);
+                void* at = reinterpret_cast<void*>(r.base.load() + run * page_bytes);
+                const std::uint64_t bytes = (p - run) * page_bytes;
+                if (!program_elsewhere) {
+                    ::mprotect(at, bytes, run_prot);
+                } else if (device) {
+                    // Kernels run here: their touches of host pages fault here.
+                    ::mprotect(at, bytes, run_prot);
+                } else {
+                    // The host's touches happen in the program; this process's own reads (a copy,
+                    // the provenance of what a kernel wrote) are not the host's.
+                    ::mprotect(at, bytes, PROT_READ | PROT_WRITE);
+                    link::protect_in_program(at, bytes, run_prot);
+                }
             }
             run = p;
             run_prot = prot;

@@ -1,5 +1,6 @@
 // Happens-before over streams and the shadow of who touched which bytes (ordering.h).
 #include "cudart/ordering.h"
+#include "cudart/program_link.h"
 #include "cudart/program_memory.h"
 
 #include <dlfcn.h>
@@ -113,13 +114,16 @@ void install_handler() {
 // the line named is the program's.
 CallStack program_frames(const Seen& s) {
     CallStack c;
+    c.frames[0] = s.frames[0];
     c.depth = 1;
     for (int i = 1; i < s.depth && c.depth < 12; ++i) {
-        Dl_info info{};
-        if (s.frames[i] && ::dladdr(s.frames[i], &info) && info.dli_fname &&
-            (std::strncmp(info.dli_fname, "/lib", 4) == 0 ||
-             std::strncmp(info.dli_fname, "/usr/lib", 8) == 0))
-            continue;
+        if (program::pid() == 0) {
+            Dl_info info{};
+            if (s.frames[i] && ::dladdr(s.frames[i], &info) && info.dli_fname &&
+                (std::strncmp(info.dli_fname, "/lib", 4) == 0 ||
+                 std::strncmp(info.dli_fname, "/usr/lib", 8) == 0))
+                continue;
+        }
         c.frames[c.depth++] = s.frames[i];
     }
     return c;
@@ -194,7 +198,9 @@ std::uint32_t Ordering::begin(Stream* s, const std::string& what) {
         std::memcpy(op.frames, node_site->frames, sizeof op.frames);
         op.depth = node_site->depth;
     } else {
-        op.depth = ::backtrace(op.frames, 12);
+        const CallStack here = CallStack::here();  // the program's, for the call served
+        std::memcpy(op.frames, here.frames, sizeof op.frames);
+        op.depth = here.depth;
     }
     op.graph_exec = rt.graph_exec_running;
     op.graph_node = rt.graph_node_running;
@@ -409,18 +415,35 @@ void Ordering::unwaited(const char* when, std::uint64_t lo, std::uint64_t hi) {
     deferred_.swap(left);
 }
 
+void Ordering::program_accessed(std::uintptr_t address, bool write, void* const* frames,
+                                int depth) {
+    const int k = seen_count.fetch_add(1);
+    if (k >= max_seen) return;
+    Seen& s = seen[k];
+    s.address = address;
+    s.write = write;
+    s.depth = std::min(depth, 16);
+    for (int i = 0; i < s.depth; ++i) s.frames[i] = frames[i];
+}
+
 void Ordering::set_protection(bool on) {
     if (on == protected_) return;
+    // Served for a program in another process: its view is protected, and its library reports
+    // the accesses (program_accessed) with its next call.
+    const bool elsewhere = program::pid() != 0;
+    const auto protect = [elsewhere](const Run& r, int prot) {
+        if (elsewhere)
+            link::protect_in_program(reinterpret_cast<void*>(r.lo), r.hi - r.lo, prot);
+        else ::mprotect(reinterpret_cast<void*>(r.lo), r.hi - r.lo, prot);
+    };
     if (!on) {
-        for (int i = 0; i < run_count.load(); ++i)
-            ::mprotect(reinterpret_cast<void*>(runs[i].lo), runs[i].hi - runs[i].lo,
-                       PROT_READ | PROT_WRITE);
+        for (int i = 0; i < run_count.load(); ++i) protect(runs[i], PROT_READ | PROT_WRITE);
         run_count.store(0, std::memory_order_release);
         protected_ = false;
         return;
     }
     if (deferred_.empty()) return;
-    install_handler();
+    if (!elsewhere) install_handler();
     // Page runs covering the bytes awaited (page-locked memory is whole pages: host_allocate).
     std::vector<Run> wanted;
     for (const Deferred& d : deferred_) {
@@ -436,8 +459,7 @@ void Ordering::set_protection(bool on) {
         else if (n < max_runs) runs[n++] = r;
     }
     run_count.store(n, std::memory_order_release);
-    for (int i = 0; i < n; ++i)
-        ::mprotect(reinterpret_cast<void*>(runs[i].lo), runs[i].hi - runs[i].lo, PROT_NONE);
+    for (int i = 0; i < n; ++i) protect(runs[i], PROT_NONE);
     protected_ = true;
 }
 

@@ -95,6 +95,8 @@ class Ordering {
     // leave_call(): it ends (protect what still awaits its copy).
     void enter_call();
     void leave_call();
+    // The program touched protected bytes (its library saw the fault in its own process).
+    void program_accessed(std::uintptr_t address, bool write, void* const* frames, int depth);
     // The host frees (or unregisters) [lo, hi) with copies into it it never waited for.
     void unwaited(const char* when, std::uint64_t lo, std::uint64_t hi);
     void finish();

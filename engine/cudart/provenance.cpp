@@ -19,7 +19,16 @@ constexpr std::uint64_t max_kept_bytes = 512ull << 20;
 // Output files larger than this are not vouched for.
 constexpr std::uint64_t max_file_bytes = 512ull << 20;
 
+// When this process started (before the program it serves did).
+const timespec process_started = [] {
+    timespec t{};
+    ::clock_gettime(CLOCK_REALTIME, &t);
+    return t;
+}();
+
 }  // namespace
+
+Provenance::Provenance() : started_(process_started) {}
 
 int Provenance::kernel_index(const std::string& name) {
     std::lock_guard lock(mutex_);
@@ -87,60 +96,23 @@ void Provenance::copied_on_device(std::uint64_t src, std::uint64_t dst, std::uin
     for (const auto& [a, o] : runs) set_origin(dst + (a - src), dst + (o.hi - src), o.kernel);
 }
 
-void Provenance::erase_image(std::uint64_t lo, std::uint64_t hi) {
-    auto it = image_.upper_bound(lo);
-    if (it != image_.begin()) {
-        auto before = std::prev(it);
-        const std::uint64_t end = before->first + before->second.bytes.size();
-        if (end > lo) {
-            Segment& seg = before->second;
-            if (end > hi) {
-                Segment tail;
-                tail.kernel = seg.kernel;
-                tail.bytes.assign(seg.bytes.begin() + std::ptrdiff_t(hi - before->first),
-                                  seg.bytes.end());
-                image_[hi] = std::move(tail);
-            }
-            kept_ -= std::min(end, hi) - lo;
-            seg.bytes.resize(lo - before->first);
-        }
-    }
-    it = image_.lower_bound(lo);
-    while (it != image_.end() && it->first < hi) {
-        const std::uint64_t end = it->first + it->second.bytes.size();
-        if (end > hi) {
-            Segment tail;
-            tail.kernel = it->second.kernel;
-            tail.bytes.assign(it->second.bytes.begin() + std::ptrdiff_t(hi - it->first),
-                              it->second.bytes.end());
-            kept_ -= hi - it->first;
-            image_.erase(it);
-            image_[hi] = std::move(tail);
-            break;
-        }
-        kept_ -= it->second.bytes.size();
-        it = image_.erase(it);
-    }
-}
-
 void Provenance::keep(std::uint64_t host, const std::uint8_t* bytes, std::uint64_t n, int kernel) {
     if (kept_ + n > max_kept_bytes) {
         overflowed_ = true;
         return;
     }
     Segment s;
+    s.host = host;
     s.kernel = kernel;
     s.bytes.assign(bytes, bytes + n);
     kept_ += n;
-    image_[host] = std::move(s);
+    log_.push_back(std::move(s));
 }
 
 void Provenance::delivered(std::uint64_t host, const std::uint8_t* bytes, std::uint64_t n,
                            std::uint64_t device_src) {
     if (!enabled() || n == 0) return;
     std::lock_guard lock(mutex_);
-    // What was there before is overwritten by this copy, kernel-made or not.
-    erase_image(host, host + n);
     for (const auto& [a, o] : origins_in(device_src, device_src + n))
         keep(host + (a - device_src), bytes + (a - device_src), o.hi - a, o.kernel);
 }
@@ -149,26 +121,22 @@ void Provenance::delivered_by_kernel(std::uint64_t host, const std::uint8_t* byt
                                      std::uint64_t n, int kernel) {
     if (!enabled() || n == 0) return;
     std::lock_guard lock(mutex_);
-    erase_image(host, host + n);
     keep(host, bytes, n, kernel);
 }
+
+namespace {
+
+std::uint32_t word_at(const std::uint8_t* p) {
+    std::uint32_t w;
+    std::memcpy(&w, p, 4);
+    return w;
+}
+
+}  // namespace
 
 std::vector<Provenance::Verdict> Provenance::verify() const {
     std::lock_guard lock(mutex_);
     std::vector<Verdict> out;
-    // Runs of adjacent segments joined: a file may span several copies into one buffer.
-    std::vector<std::pair<std::uint64_t, std::vector<std::uint8_t>>> runs;
-    std::vector<std::vector<std::pair<std::uint64_t, int>>> run_kernels;  // offset, kernel
-    for (const auto& [at, seg] : image_) {
-        if (!runs.empty() && runs.back().first + runs.back().second.size() == at) {
-            run_kernels.back().push_back({runs.back().second.size(), seg.kernel});
-            runs.back().second.insert(runs.back().second.end(), seg.bytes.begin(),
-                                      seg.bytes.end());
-        } else {
-            runs.push_back({at, seg.bytes});
-            run_kernels.push_back({{0, seg.kernel}});
-        }
-    }
     for (const auto& path : files_) {
         Verdict v;
         v.file = path;
@@ -178,6 +146,14 @@ std::vector<Provenance::Verdict> Provenance::verify() const {
             std::uint64_t(st.st_size) > max_file_bytes) {
             if (fd >= 0) ::close(fd);
             v.why = fd < 0 ? "the program wrote no such file" : "not a regular file of a size read";
+            out.push_back(v);
+            continue;
+        }
+        // A file left by an earlier run (this one failed before writing it) is not this run's.
+        if (st.st_mtim.tv_sec < started_.tv_sec ||
+            (st.st_mtim.tv_sec == started_.tv_sec && st.st_mtim.tv_nsec < started_.tv_nsec)) {
+            ::close(fd);
+            v.why = "the program did not write the file in this run";
             out.push_back(v);
             continue;
         }
@@ -192,49 +168,67 @@ std::vector<Provenance::Verdict> Provenance::verify() const {
         text.resize(got);
         v.read = true;
         v.bytes = text.size();
-        if (text.empty()) {
-            v.why = "the file is empty";
+        if (text.size() < 4) {
+            v.why = "the file holds less than one 4-byte value";
             out.push_back(v);
             continue;
         }
-        // The file must be one stretch of kernel-made bytes as they reached the host.
-        for (std::size_t r = 0; r < runs.size() && !v.from_device; ++r) {
-            const auto& bytes = runs[r].second;
-            if (bytes.size() < 1) continue;
-            // Where the file's first bytes occur (at most a few thousand places are tried: a file
-            // of one repeated value is found at the first).
-            const std::size_t head = std::min<std::size_t>(text.size(), 8);
-            int tries = 0;
-            for (std::size_t at = 0; at + head <= bytes.size() && tries < 4096; ++at) {
-                if (bytes[at] != text[0] ||
-                    std::memcmp(bytes.data() + at, text.data(), head) != 0)
-                    continue;
-                ++tries;
-                const std::size_t room = std::min(bytes.size() - at, text.size());
-                const std::size_t same =
-                    std::size_t(std::mismatch(text.begin(), text.begin() + std::ptrdiff_t(room),
-                                              bytes.begin() + std::ptrdiff_t(at))
-                                    .first -
-                                text.begin());
-                v.matched = std::max<std::uint64_t>(v.matched, same);
-                if (same == text.size()) {
-                    v.from_device = true;
-                    std::set<int> seen;
-                    for (const auto& [offset, kernel] : run_kernels[r])
-                        if (offset < at + text.size() && kernel >= 0 && seen.insert(kernel).second)
-                            v.kernels.push_back(kernel_names_[std::size_t(kernel)]);
-                    break;
-                }
+        // Where each of the file's words occurs among the kernels' bytes (4-byte aligned within
+        // what came back; a few places per word), found in one pass over them.
+        std::map<std::uint32_t, std::vector<std::pair<std::size_t, std::size_t>>> where;
+        for (std::size_t i = 0; i + 4 <= text.size(); i += 4) where[word_at(&text[i])];
+        for (std::size_t s = 0; s < log_.size(); ++s) {
+            const auto& bytes = log_[s].bytes;
+            for (std::size_t at = 0; at + 4 <= bytes.size(); at += 4) {
+                auto it = where.find(word_at(&bytes[at]));
+                if (it != where.end() && it->second.size() < 8) it->second.push_back({s, at});
             }
         }
+        // Walk the file: continue the run in hand while it matches, else take the place of the
+        // next word whose run goes furthest.
+        std::size_t covered = 0, seg = 0, at = 0;
+        bool in_run = false;
+        std::set<int> kernels;
+        for (std::size_t i = 0; i + 4 <= text.size(); i += 4) {
+            if (in_run && at + 4 <= log_[seg].bytes.size() &&
+                std::memcmp(&log_[seg].bytes[at], &text[i], 4) == 0) {
+                covered += 4;
+                at += 4;
+                continue;
+            }
+            in_run = false;
+            std::size_t best = 0;
+            for (const auto& [s, a] : where[word_at(&text[i])]) {
+                const auto& bytes = log_[s].bytes;
+                std::size_t run = 0;
+                while (i + run + 4 <= text.size() && a + run + 4 <= bytes.size() && run < 4096 &&
+                       std::memcmp(&bytes[a + run], &text[i + run], 4) == 0)
+                    run += 4;
+                if (run > best) {
+                    best = run;
+                    seg = s;
+                    at = a;
+                }
+            }
+            if (best) {
+                in_run = true;
+                covered += 4;
+                at += 4;
+                if (log_[seg].kernel >= 0) kernels.insert(log_[seg].kernel);
+            }
+        }
+        const std::size_t whole = text.size() / 4 * 4;
+        v.matched = covered;
+        v.from_device = covered == whole;
+        for (int k : kernels) v.kernels.push_back(kernel_names_[std::size_t(k)]);
         if (!v.from_device)
-            v.why = runs.empty() ? "no bytes a kernel wrote ever reached the host"
+            v.why = log_.empty() ? "no bytes a kernel wrote ever reached the host"
                     : overflowed_ ? "more than 512 MB came back from the device, and the rest was "
                                     "not kept"
-                                  : "its bytes are not what came back from device memory that "
-                                    "kernels wrote (the longest stretch that is: " +
-                                        std::to_string(v.matched) + " of " +
-                                        std::to_string(v.bytes) + " bytes)";
+                                  : std::to_string((whole - covered) / 4) + " of its " +
+                                        std::to_string(whole / 4) +
+                                        " 4-byte values are not among the bytes that came back "
+                                        "from device memory kernels wrote";
         out.push_back(v);
     }
     return out;

@@ -6,10 +6,14 @@
 // (a kernel's writes, from the launch's footprint; a copy from the host or a memset; a copy on
 // the device carries the origin along), and keeps what reached the host from memory a kernel
 // wrote (a copy to the host, or a kernel's writes to host-mapped or managed memory, as they
-// stood when the kernel ended). When the program has gone, each output file it was asked to
-// vouch for (CUDALAB_PROVENANCE, absolute paths separated by ':') is compared with those bytes:
-// the file must be one run of them, byte for byte.
+// stood when the kernel ended), in the order it arrived. When the program has gone, each output
+// file it was asked to vouch for (CUDALAB_PROVENANCE, absolute paths separated by ':') is
+// compared with those bytes: every 4-byte word of the file must be one of them, in runs, so that
+// a program may gather results that came back separately (a checksum per step after the state)
+// but may not write a value no kernel produced.
 #pragma once
+
+#include <time.h>
 
 #include <cstdint>
 #include <map>
@@ -23,6 +27,7 @@ namespace cudalab::cudart {
 
 class Provenance {
   public:
+    Provenance();
     bool enabled() const { return !files_.empty(); }
     void set_files(std::vector<std::string> files) { files_ = std::move(files); }
 
@@ -46,7 +51,7 @@ class Provenance {
         bool read = false;          // the file could be read
         std::uint64_t bytes = 0;    // its size
         bool from_device = false;   // one run of bytes kernels made, byte for byte
-        std::uint64_t matched = 0;  // the longest prefix found among those bytes
+        std::uint64_t matched = 0;  // the file's bytes found among those bytes
         std::vector<std::string> kernels;  // the kernels whose bytes it holds
         std::string why;            // when not from the device
     };
@@ -60,15 +65,17 @@ class Provenance {
         int kernel = -1;  // -1: not a kernel's
     };
     struct Segment {
+        std::uint64_t host = 0;
         std::vector<std::uint8_t> bytes;
         int kernel = -1;
     };
     // Device memory's origin, by start: disjoint runs; a byte outside every run is the host's.
     std::map<std::uint64_t, Origin> origin_;
-    // What reached the host, by host address: disjoint runs of kernel-made bytes.
-    std::map<std::uint64_t, Segment> image_;
+    // What reached the host from kernels, in the order it arrived.
+    std::vector<Segment> log_;
     std::vector<std::string> kernel_names_;
     std::vector<std::string> files_;
+    timespec started_{};  // when the device started: older files are not this run's
     std::uint64_t kept_ = 0;
     bool overflowed_ = false;
     mutable std::mutex mutex_;
@@ -76,7 +83,6 @@ class Provenance {
     void set_origin(std::uint64_t lo, std::uint64_t hi, int kernel);
     std::vector<std::pair<std::uint64_t, Origin>> origins_in(std::uint64_t lo,
                                                              std::uint64_t hi) const;
-    void erase_image(std::uint64_t lo, std::uint64_t hi);
     void keep(std::uint64_t host, const std::uint8_t* bytes, std::uint64_t n, int kernel);
 };
 

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "compiler/kernel_names.h"
@@ -517,11 +518,16 @@ struct Mapping {
 };
 
 // The program's mapped files (its /proc/PID/maps), to name the file and offset of a return
-// address.
+// address. The last reading is kept: races and leaks found when the program has gone are named
+// with the files it had.
 std::vector<Mapping> program_mappings() {
+    static std::mutex mutex;
+    static std::vector<Mapping> kept;
     const int pid = program::pid();
     std::ifstream maps(pid ? "/proc/" + std::to_string(pid) + "/maps"
                            : std::string("/proc/self/maps"));
+    std::lock_guard lock(mutex);
+    if (!maps) return kept;
     std::vector<Mapping> out;
     std::string line;
     while (std::getline(maps, line)) {
@@ -538,10 +544,13 @@ std::vector<Mapping> program_mappings() {
         if (path_at > 0 && std::size_t(path_at) < line.size()) m.path = line.substr(path_at);
         out.push_back(std::move(m));
     }
-    return out;
+    if (!out.empty()) kept = out;
+    return kept;
 }
 
 }  // namespace
+
+void remember_program_files() { program_mappings(); }
 
 std::string site_of(const CallStack& stack) {
     void* const* frames = stack.frames;
@@ -561,6 +570,8 @@ std::string site_of(const CallStack& stack) {
         const auto address = reinterpret_cast<std::uint64_t>(frames[i]);
         const Mapping* m = mapping_of(address);
         if (!m || m->path == library) continue;
+        // The system's libraries (libc's memcpy under a host access) are not the program's lines.
+        if (m->path.rfind("/lib", 0) == 0 || m->path.rfind("/usr/lib", 0) == 0) continue;
         // Where the file is loaded: its mapping at file offset 0.
         std::uint64_t base = m->lo - m->offset;
         for (const auto& other : maps)
@@ -569,7 +580,10 @@ std::string site_of(const CallStack& stack) {
                 break;
             }
         const std::uint64_t offset = address - base - 1;
-        const std::string file = link::program_path(m->path);
+        // The file as the program sees it (its root), or, once it has gone, at the same path
+        // here (the sandbox shows the program its own files at their own paths).
+        std::string file = link::program_path(m->path);
+        if (::access(file.c_str(), R_OK) != 0) file = m->path;
         if (file.find('\'') != std::string::npos) return {};
         std::string command = "addr2line -C -f -e '" + file + "' 0x" + [&] {
             std::ostringstream s;

@@ -632,9 +632,22 @@ void finish_records() {
 
 // Pages of managed memory the program touched on the host (its library's fault handler saw
 // them; managed.h).
+// Each: u64 address, u32 write, u32 depth, depth u64 frames (the faulting instruction first).
 void pages_touched(const Message& m) {
     Reader r(m.body);
-    while (r.left() >= 8) managed::host_touched(std::uintptr_t(r.get<std::uint64_t>()));
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    while (r.left() >= 16) {
+        const auto address = std::uintptr_t(r.get<std::uint64_t>());
+        const bool write = r.get<std::uint32_t>() != 0;
+        const auto depth = std::min<std::uint32_t>(r.get<std::uint32_t>(), 16);
+        void* frames[16] = {};
+        for (std::uint32_t i = 0; i < depth; ++i)
+            frames[i] = reinterpret_cast<void*>(r.get<std::uint64_t>());
+        if (r.short_read) break;
+        managed::host_touched(address);
+        rt.ordering.program_accessed(address, write, frames, int(depth));
+    }
 }
 
 void serve(Connection c) {
@@ -945,6 +958,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     cudart::program::attach(pid);
+    cudart::remember_program_files();
     welcome.put(std::uint32_t(1));
     if (!device::send_message(socket, welcome)) return 1;
     {

@@ -372,6 +372,9 @@ class Runtime {
 // The source site of the program's call into the runtime ("main.cu:12"), when the executable
 // has line information (cudalab build adds -g); else the function name, else empty.
 std::string caller_site();
+// Reads which files the program has mapped now, so that a stack can still be named after it
+// has gone (the device process, at its first call).
+void remember_program_files();
 std::string site_of(const CallStack& stack);
 
 }  // namespace cudalab::cudart

@@ -138,6 +138,11 @@ class ProgramSession {
     const std::deque<ProgramRun>& runs() const { return runs_; }
     const std::string& backend() const { return backend_; }
 
+    // The lesson's out.bin is partly the host's work by design (lesson 17 shares each round between
+    // the GPU and the host): the check that out.bin came back from kernels says so instead, and the
+    // lesson's own checks hold the GPU to its share.
+    void set_host_share(std::string why) { host_share_ = std::move(why); }
+    const std::string& host_share() const { return host_share_; }
     // Inputs only (`cudalab inputs`, write_program_inputs): the first run of the learner's program
     // runs nothing; the files the lesson wrote for it are kept and the lesson's host side is
     // stopped there (an InputsWritten is thrown). A helper program is neither built nor run.
@@ -166,6 +171,7 @@ class ProgramSession {
     bool failed() const;
 
   private:
+    std::string host_share_;
     bool bounded(const std::string& name, double value, double threshold, bool at_least,
                  const std::string& message, const std::string& advice, bool measured_on_correct,
                  const std::string& fix_first);

@@ -568,7 +568,21 @@ RunResult run_program(const RunRequest& req) {
             std::fflush(stdout);
             std::fwrite(device_result.err.data(), 1, device_result.err.size(), stderr);
         }
-        if (device_result.outcome != Outcome::exited || device_result.exit_code != 0)
+        // The device ran out of the program's CPU time or memory (emulation and device memory are
+        // the program's use of the GPU): the run ends at that limit, named as the program's.
+        const bool device_limit = device_result.outcome == Outcome::cpu_limit ||
+                                  device_result.outcome == Outcome::memory_limit ||
+                                  device_result.outcome == Outcome::wall_limit;
+        if (device_limit &&
+            (p.outcome == Outcome::exited || p.outcome == Outcome::signaled)) {
+            p.outcome = device_result.outcome;
+            p.limits = device_result.limits;
+            if (device_result.outcome == Outcome::wall_limit) p.limits.wall_seconds = req.limits.wall_seconds;
+            p.exit_code = -1;
+            p.signal = 0;
+            r.notes.push_back("the emulated device reached the " + device_result.limit_text() +
+                              " while it ran the program's CUDA work");
+        } else if (device_result.outcome != Outcome::exited || device_result.exit_code != 0)
             r.notes.push_back("the emulated device process ended badly (" +
                               std::string(outcome_name(device_result.outcome)) +
                               (device_result.outcome == Outcome::exited

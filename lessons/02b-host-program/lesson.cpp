@@ -91,6 +91,13 @@ void run(ProgramSession& s) {
                 "not checked: the program exited with status " + std::to_string(large->exit_code) +
                     " before its end",
                 "make it run to its end first (the checks above say what went wrong)");
+    } else if (large->runtime.is_object() && large->runtime.contains("memory") &&
+               large->runtime["memory"].is_object() &&
+               large->runtime["memory"].value("peak_device_bytes", 0.0) == 0) {
+        // Nothing allocated, nothing to free: no credit for a program that never used the GPU.
+        s.check("every device allocation is freed", false, 1,
+                "not measured: the program allocated no device memory",
+                "cudaMalloc the device buffers, and cudaFree each before the program ends");
     } else if (large->runtime.is_object() && large->runtime.contains("leaks") &&
                large->runtime["leaks"].is_object()) {
         const auto& leaks = large->runtime["leaks"];

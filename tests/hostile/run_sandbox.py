@@ -203,10 +203,13 @@ def environment_from_an_allow_list(run):
                "NVCC_APPEND_FLAGS": "-DSECRET=s3cr3t-4", "GITHUB_TOKEN": "s3cr3t-5", "AWS_SECRET_ACCESS_KEY": "s3cr3t-6"}
     run.program("attack.cu")
     p = run("run", "--sandbox", "--backend", "emu", "attack.cu", "--", "env", env=secrets)
-    expect(p, 0, "env CUDALAB_RESULT=", "env HOME=/tmp", absent=("s3cr3t",))
+    # The runtime's settings and record paths are the device process's: the program sees only
+    # the descriptor of its connection.
+    expect(p, 0, "env HOME=/tmp",
+           absent=("s3cr3t", "env CUDALAB_RESULT=", "env CUDALAB_TIMELINE="))
     p = run("run", "--sandbox", "--backend", "emu", "--json", "attack.cu", "--", "launch", env=secrets)
     expect(p, 0)
-    # The runtime still gets the settings the runner gives it (its result file came back).
+    # The device still gets the settings the runner gives it (its result file came back).
     assert json.loads(p.stdout)["run"]["runtime"]["kernels"][0]["launches"] == 1
 
 
