@@ -2,7 +2,7 @@
 // process (engine/cudart/server.cpp), to which it forwards every call (engine/device/protocol.h).
 // It holds nothing a check reads: the emulated GPUs, their memory and every record live in the
 // other process. What stays here is what must run in the program: the kernel launch's call
-// configuration (pushed and popped around each <<<...>>>), the error texts (asked once), the
+// configuration (pushed and popped around each <<<...>>>), the error texts, the
 // host functions the device asks to run, its output written through the program's stdio, and
 // the memory both share mapped where the device says.
 #include <cuda.h>
@@ -13,11 +13,11 @@
 #include <nvrtc.h>
 #include <pthread.h>
 #include <signal.h>
-#include <ucontext.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -30,6 +30,7 @@
 #include <tuple>
 #include <vector>
 
+#include "device/error_texts.h"
 #include "device/protocol.h"
 
 // The table names every entry point, deprecated ones too (CUDA still exports them).
@@ -50,9 +51,9 @@ enum : std::uint32_t {
 // [SECTION] The connection --------------------------------------------------------------------
 
 std::mutex control_mutex;
-int control = -1;          // the first connection: asks for one per thread
-std::string failure;       // why there is no device, once said
-pid_t owner = 0;           // the process that connected (a forked child is not it)
+int control = -1;     // the first connection: asks for one per thread
+std::string failure;  // why there is no device, once said
+pid_t owner = 0;      // the process that connected (a forked child is not it)
 std::atomic<bool> unloading{false};
 thread_local int mine = -1;  // this thread's connection
 
@@ -84,8 +85,8 @@ int start_device() {
         std::snprintf(fd_text, sizeof fd_text, "%d", pair[1]);
         ::setpgid(0, 0);  // not stopped with the program's process group (^C): it sees EOF
         ::execl(device.c_str(), "cudalab-device", fd_text, static_cast<char*>(nullptr));
-        std::fprintf(stderr, "cudalab: cannot start the emulated device (%s): %s\n",
-                     device.c_str(), std::strerror(errno));
+        std::fprintf(stderr, "cudalab: cannot start the emulated device (%s): %s\n", device.c_str(),
+                     std::strerror(errno));
         ::_exit(127);
     }
     ::close(pair[1]);
@@ -120,8 +121,7 @@ bool connect_control() {
         s = std::atoi(fd);
         int type = 0;
         socklen_t len = sizeof type;
-        if (s <= 2 || ::getsockopt(s, SOL_SOCKET, SO_TYPE, &type, &len) != 0 ||
-            type != SOCK_STREAM)
+        if (s <= 2 || ::getsockopt(s, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_STREAM)
             s = -1;
         else ::fcntl(s, F_SETFD, FD_CLOEXEC);
         // Not for the programs this one starts: each CUDA program has a device of its own.
@@ -267,10 +267,10 @@ bool await_reply(int s, std::uint64_t* result) {
         case Frame::map: {
             const auto address = r.get<std::uint64_t>();
             const auto bytes = r.get<std::uint64_t>();
-            void* p = m.fd < 0 ? MAP_FAILED
-                               : ::mmap(reinterpret_cast<void*>(address), bytes,
-                                        PROT_READ | PROT_WRITE,
-                                        MAP_SHARED | MAP_FIXED_NOREPLACE, m.fd, 0);
+            void* p = m.fd < 0
+                          ? MAP_FAILED
+                          : ::mmap(reinterpret_cast<void*>(address), bytes, PROT_READ | PROT_WRITE,
+                                   MAP_SHARED | MAP_FIXED_NOREPLACE, m.fd, 0);
             const bool ok = p == reinterpret_cast<void*>(address);
             if (p != MAP_FAILED && !ok) ::munmap(p, bytes);
             if (m.fd >= 0) ::close(m.fd);
@@ -293,6 +293,7 @@ bool await_reply(int s, std::uint64_t* result) {
             const auto bytes = r.get<std::uint64_t>();
             const auto prot = r.get<std::uint32_t>();
             protect(address, bytes, int(prot));
+            answer(s, 1);
             break;
         }
         case Frame::host_call: {
@@ -316,27 +317,6 @@ bool await_reply(int s, std::uint64_t* result) {
         }
     }
     return false;
-}
-
-// cudaHostRegister: the pages become a shared file holding their bytes, mapped over themselves,
-// so that the device process can map the same memory. Returns the file, or -1.
-int share_pages(void* address, std::size_t bytes) {
-    const auto a = reinterpret_cast<std::uint64_t>(address);
-    const std::uint64_t lo = a & ~4095ull, hi = (a + bytes + 4095) & ~4095ull;
-    if (!address || bytes == 0 || hi <= lo) return -1;
-    const int fd = ::memfd_create("cudalab-registered", MFD_CLOEXEC);
-    if (fd < 0) return -1;
-    if (::pwrite(fd, reinterpret_cast<void*>(lo), hi - lo, 0) != ssize_t(hi - lo)) {
-        ::close(fd);
-        return -1;
-    }
-    void* p = ::mmap(reinterpret_cast<void*>(lo), hi - lo, PROT_READ | PROT_WRITE,
-                     MAP_SHARED | MAP_FIXED, fd, 0);
-    if (p == MAP_FAILED) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
 }
 
 template <class R> R from_word(std::uint64_t v) {
@@ -376,10 +356,6 @@ template <class R, std::uint32_t index, class... A> R forward(const A&... args) 
     m.put(std::uint32_t(depth));
     for (int i = 0; i < depth; ++i) m.put(reinterpret_cast<std::uint64_t>(frames[i]));
     (m.put(args), ...);
-    if constexpr (index == call_cudaHostRegister) {
-        std::tuple<const A&...> t(args...);
-        m.fd = share_pages(std::get<0>(t), std::get<1>(t));
-    }
     std::uint64_t result = 0;
     const bool sent = cudalab::device::send_message(s, m);
     if (m.fd >= 0) ::close(m.fd);
@@ -409,24 +385,6 @@ void at_exit() {
     unloading = true;
 }
 
-// [SECTION] Error texts -----------------------------------------------------------------------
-
-// Asked of the device once per code and kept: the texts must outlive the call.
-const char* error_text(int kind, int code) {
-    static std::mutex mutex;
-    static std::map<std::pair<int, int>, std::string> known;
-    std::lock_guard lock(mutex);
-    auto it = known.find({kind, code});
-    if (it != known.end()) return it->second.empty() ? nullptr : it->second.c_str();
-    cudalab_text text{};
-    const int found =
-        forward<int, call___cudalabErrorText>(kind, code, static_cast<cudalab_text*>(&text));
-    text.text[sizeof text.text - 1] = 0;
-    auto& kept = known[{kind, code}];
-    kept = found == 1 ? text.text : "";
-    return kept.empty() ? nullptr : kept.c_str();
-}
-
 // [SECTION] The launch configuration of <<<...>>> -------------------------------------------------
 
 struct Configuration {
@@ -438,7 +396,8 @@ thread_local std::vector<Configuration> configurations;
 
 }  // namespace
 
-// [SECTION] The entry points ------------------------------------------------------------------------
+// [SECTION] The entry points
+// ------------------------------------------------------------------------
 
 extern "C" {
 
@@ -449,40 +408,38 @@ extern "C" {
 #include "device/calls.inc"
 #undef CALL
 
+// The error texts need no device (and work in a child after fork): answered here.
 __attribute__((visibility("default"))) const char* cudaGetErrorName(cudaError_t error) {
-    const char* t = error_text(0, int(error));
-    return t ? t : "unrecognized error code";
+    return cudalab::device::runtime_error_name(int(error));
 }
 
 __attribute__((visibility("default"))) const char* cudaGetErrorString(cudaError_t error) {
-    const char* t = error_text(1, int(error));
-    return t ? t : "unrecognized error code";
+    return cudalab::device::runtime_error_string(int(error));
 }
 
 __attribute__((visibility("default"))) CUresult cuGetErrorName(CUresult error, const char** name) {
     if (!name) return CUDA_ERROR_INVALID_VALUE;
-    *name = error_text(2, int(error));
+    *name = cudalab::device::driver_error_name(int(error));
     return *name ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 __attribute__((visibility("default"))) CUresult cuGetErrorString(CUresult error,
-                                                                  const char** text) {
+                                                                 const char** text) {
     if (!text) return CUDA_ERROR_INVALID_VALUE;
-    *text = error_text(3, int(error));
+    *text = cudalab::device::driver_error_string(int(error));
     return *text ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 // NVRTC asks the driver for private export tables while it compiles, and compiles as usual
 // without them.
 __attribute__((visibility("default"))) CUresult cuGetExportTable(const void** table,
-                                                                  const CUuuid*) {
+                                                                 const CUuuid*) {
     if (table) *table = nullptr;
     return CUDA_ERROR_NOT_SUPPORTED;
 }
 
-__attribute__((visibility("default"))) unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block,
-                                                                             size_t shared,
-                                                                             void* stream) {
+__attribute__((visibility("default"))) unsigned
+__cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared, void* stream) {
     configurations.push_back({grid, block, shared, stream});
     return 0;
 }

@@ -3,9 +3,11 @@
 // smaller per-kernel cost of a graph (device_model.h). Nodes of one graph do not overlap each
 // other in the modelled time (a simplification: branches of a graph could run side by side).
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 #include "cudart/api.h"
+#include "cudart/program_link.h"
 
 using namespace cudalab;
 using namespace cudalab::cudart;
@@ -173,11 +175,25 @@ cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodePar
     params->gridDim = dim3(k.config.grid.x, k.config.grid.y, k.config.grid.z);
     params->blockDim = dim3(k.config.block.x, k.config.block.y, k.config.block.z);
     params->sharedMemBytes = k.config.dynamic_shared_bytes;
-    // The argument values live in the node; hand out pointers to them.
-    static thread_local std::vector<void*> pointers;
-    pointers.clear();
-    for (auto& a : n->work.kernel.args) pointers.push_back(a.bytes.data());
-    params->kernelParams = pointers.data();
+    // The argument values live in the node; hand out pointers to copies of them that the program
+    // can read (it may build its next launch's arguments from them), valid while the node lives.
+    const auto& args = n->work.kernel.args;
+    std::uint64_t bytes = args.size() * sizeof(void*);
+    for (const auto& a : args) bytes += (a.bytes.size() + 7) / 8 * 8;
+    if (n->params_view_bytes < bytes || !n->params_view) {
+        if (n->params_view) link::unshare(n->params_view, n->params_view_bytes);
+        n->params_view = link::share(std::max<std::uint64_t>(bytes, 8));
+        n->params_view_bytes = n->params_view ? std::max<std::uint64_t>(bytes, 8) : 0;
+        if (!n->params_view) return fail(cudaErrorMemoryAllocation);
+    }
+    auto* pointers = static_cast<void**>(n->params_view);
+    auto* values = reinterpret_cast<std::uint8_t*>(pointers + args.size());
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::memcpy(values, args[i].bytes.data(), args[i].bytes.size());
+        pointers[i] = values;
+        values += (args[i].bytes.size() + 7) / 8 * 8;
+    }
+    params->kernelParams = pointers;
     params->extra = nullptr;
     return cudaSuccess;
 }

@@ -126,10 +126,20 @@ cudaError_t make_kernel_work(const void* func, dim3 grid, dim3 block, void** arg
     for (std::size_t i = 0; i < sizes.size(); ++i) {
         KernelArg a;
         a.bytes.resize(sizes[i]);
-        // The program's array of argument addresses, and each argument, read from its memory.
+        // The program's array of argument addresses, and each argument, read from its memory. On
+        // a GPU the driver reads them in the program, which crashes on a bad one; here the call
+        // fails and says which.
         void* at = nullptr;
-        if (!program::read_value(&args[i], &at) || !at) return cudaErrorInvalidValue;
-        if (!program::read(at, a.bytes.data(), sizes[i])) return cudaErrorInvalidValue;
+        if (!program::read_value(&args[i], &at) || !at ||
+            !program::read(at, a.bytes.data(), sizes[i])) {
+            char where[32];
+            std::snprintf(where, sizeof where, "%p", at);
+            rt.warn(std::string(api) + ": kernel '" + kernel_display_name(f->entry) +
+                    "': argument " + std::to_string(i) + "'s address (" + where +
+                    ") is not an address of this program: the launch takes an array of pointers "
+                    "to the arguments (void* args[] = {&d, &n}), not the arguments themselves");
+            return cudaErrorInvalidValue;
+        }
         out->args.push_back(std::move(a));
     }
     return cudaSuccess;

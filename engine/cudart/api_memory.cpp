@@ -301,15 +301,17 @@ cudaError_t cudaHostRegister(void* ptr, size_t bytes, unsigned int flags) {
     if (cudaError_t e = device_gate()) return fail(e);
     if (!ptr || bytes == 0) return fail(cudaErrorInvalidValue);
     if (rt.record_of(ptr)) return fail(cudaErrorHostMemoryAlreadyRegistered);
-    // The program's library made its pages a shared file and passed it with this call: mapped
-    // here at the same address, so kernels and copies reach the program's bytes.
-    if (!link::share_existing(ptr, bytes)) {
-        rt.warn("cudaHostRegister: the memory could not be shared with the emulated device (the "
-                "device process has something else at that address)");
-        return fail(cudaErrorMemoryAllocation);
+    // Kernels reach the program's bytes through the device process's copy of them (program_link.h).
+    void* local = link::share_existing(ptr, bytes);
+    if (!local) {
+        rt.warn("cudaHostRegister: the memory is not the program's to register (or too large to "
+                "mirror)");
+        return fail(cudaErrorInvalidValue);
     }
-    if (!rt.memory->map_host(ptr, bytes, "cudaHostRegister (registered host memory)"))
+    if (!rt.memory->map_host(ptr, bytes, "cudaHostRegister (registered host memory)", local)) {
+        link::unshare_existing(ptr);
         return fail(cudaErrorHostMemoryAlreadyRegistered);
+    }
     MemoryRecord r;
     r.kind = MemoryKind::registered_host;
     r.device = rt.current_device();
@@ -330,7 +332,7 @@ cudaError_t cudaHostUnregister(void* ptr) {
     rt.ordering.unwaited("before unregistering the memory", it->second.base,
                          it->second.base + it->second.size);
     rt.memory->unmap_host(ptr);
-    link::unshare_existing(ptr, it->second.size);
+    link::unshare_existing(ptr);
     rt.allocations.erase(it);
     return cudaSuccess;
 }

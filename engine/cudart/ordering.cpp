@@ -432,8 +432,7 @@ void Ordering::set_protection(bool on) {
     // the accesses (program_accessed) with its next call.
     const bool elsewhere = program::pid() != 0;
     const auto protect = [elsewhere](const Run& r, int prot) {
-        if (elsewhere)
-            link::protect_in_program(reinterpret_cast<void*>(r.lo), r.hi - r.lo, prot);
+        if (elsewhere) link::protect_in_program(reinterpret_cast<void*>(r.lo), r.hi - r.lo, prot);
         else ::mprotect(reinterpret_cast<void*>(r.lo), r.hi - r.lo, prot);
     };
     if (!on) {

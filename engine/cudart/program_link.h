@@ -22,10 +22,14 @@ void emit(int stream, const std::string& text);
 // images the program reads). Zeroed. Null when it cannot be had.
 void* share(std::uint64_t bytes);
 void unshare(void* address, std::uint64_t bytes);
-// Makes the program's [address, address+bytes) (page-aligned) memory the device reaches too
-// (cudaHostRegister). The program's bytes are kept. False when it cannot be done.
-bool share_existing(void* address, std::uint64_t bytes);
-void unshare_existing(void* address, std::uint64_t bytes);
+// The program's [address, address+bytes) made reachable by kernels (cudaHostRegister): where this
+// process holds it, a copy brought up to date from the program before each kernel and written
+// back after (in-process: the address itself). Null when it cannot be had.
+void* share_existing(void* address, std::uint64_t bytes);
+void unshare_existing(void* address);
+// Registered memory's copies: from the program before a kernel runs, back to it after.
+void registered_in();
+void registered_out();
 // Page protection of shared memory as the program sees it (managed memory's host view).
 void protect_in_program(void* address, std::uint64_t bytes, int prot);
 

@@ -135,8 +135,9 @@ bool read_image(const void* address, std::vector<std::uint8_t>* out, std::string
         std::memcpy(&header, head + 6, 2);
         std::memcpy(&total, head + 8, 8);
         size = std::uint64_t(header) + total;
-    } else if (std::memcmp(head, "\x7f"
-                                 "ELF",
+    } else if (std::memcmp(head,
+                           "\x7f"
+                           "ELF",
                            4) == 0) {
         if (!read(address, head, 64)) {
             *error = "the ELF image is cut short";

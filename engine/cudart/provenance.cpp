@@ -117,8 +117,8 @@ void Provenance::delivered(std::uint64_t host, const std::uint8_t* bytes, std::u
         keep(host + (a - device_src), bytes + (a - device_src), o.hi - a, o.kernel);
 }
 
-void Provenance::delivered_by_kernel(std::uint64_t host, const std::uint8_t* bytes,
-                                     std::uint64_t n, int kernel) {
+void Provenance::delivered_by_kernel(std::uint64_t host, const std::uint8_t* bytes, std::uint64_t n,
+                                     int kernel) {
     if (!enabled() || n == 0) return;
     std::lock_guard lock(mutex_);
     keep(host, bytes, n, kernel);
@@ -222,7 +222,7 @@ std::vector<Provenance::Verdict> Provenance::verify() const {
         v.from_device = covered == whole;
         for (int k : kernels) v.kernels.push_back(kernel_names_[std::size_t(k)]);
         if (!v.from_device)
-            v.why = log_.empty() ? "no bytes a kernel wrote ever reached the host"
+            v.why = log_.empty()  ? "no bytes a kernel wrote ever reached the host"
                     : overflowed_ ? "more than 512 MB came back from the device, and the rest was "
                                     "not kept"
                                   : std::to_string((whole - covered) / 4) + " of its " +

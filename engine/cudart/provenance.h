@@ -48,12 +48,12 @@ class Provenance {
 
     struct Verdict {
         std::string file;
-        bool read = false;          // the file could be read
-        std::uint64_t bytes = 0;    // its size
-        bool from_device = false;   // one run of bytes kernels made, byte for byte
-        std::uint64_t matched = 0;  // the file's bytes found among those bytes
+        bool read = false;                 // the file could be read
+        std::uint64_t bytes = 0;           // its size
+        bool from_device = false;          // one run of bytes kernels made, byte for byte
+        std::uint64_t matched = 0;         // the file's bytes found among those bytes
         std::vector<std::string> kernels;  // the kernels whose bytes it holds
-        std::string why;            // when not from the device
+        std::string why;                   // when not from the device
     };
     std::vector<Verdict> verify() const;
     std::uint64_t kept_bytes() const { return kept_; }

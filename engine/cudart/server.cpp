@@ -20,11 +20,11 @@
 
 #include <array>
 #include <atomic>
-#include <functional>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -61,7 +61,6 @@ using device::Reader;
 
 struct Connection {
     int socket = -1;
-    int passed_fd = -1;  // a descriptor sent with the call in progress (cudaHostRegister)
     CallStack stack;  // the program's, for the call in progress
     bool in_call = false;
 };
@@ -93,9 +92,8 @@ template <class T, class = void> struct is_complete : std::false_type {};
 template <class T> struct is_complete<T, std::void_t<decltype(sizeof(T))>> : std::true_type {};
 
 template <class T>
-constexpr bool mirrored =
-    !std::is_void_v<T> && !std::is_function_v<T> && is_complete<T>::value &&
-    !std::is_same_v<std::remove_cv_t<T>, char>;
+constexpr bool mirrored = !std::is_void_v<T> && !std::is_function_v<T> && is_complete<T>::value &&
+                          !std::is_same_v<std::remove_cv_t<T>, char>;
 
 // An argument as the implementation receives it. By default a value is passed as it came.
 template <class T, class = void> struct Adapt {
@@ -195,8 +193,8 @@ constexpr std::uint64_t raw_arguments(std::string_view name) {
     if (name == "__cudaRegisterFatBinaryEnd" || name == "__cudaUnregisterFatBinary" ||
         name == "__cudaInitModule")
         return bit(0);
-    if (name == "__cudaRegisterFunction") return bit(0) | bit(1) | bit(5) | bit(6) | bit(7) |
-                                                 bit(8) | bit(9);
+    if (name == "__cudaRegisterFunction")
+        return bit(0) | bit(1) | bit(5) | bit(6) | bit(7) | bit(8) | bit(9);
     if (name == "__cudaRegisterVar") return bit(0) | bit(1);
     if (name == "__cudaRegisterManagedVar") return bit(0) | bit(1);
     if (name == "__cudaRegisterHostVar") return bit(0) | bit(2);
@@ -235,7 +233,7 @@ template <class T> struct ArrayIn {
 // cudaGraphAdd*Node(node*, graph, deps, count, ...): the dependencies are an array.
 template <class... Rest>
 std::uint64_t add_node(Reader& r, cudaError_t (*f)(cudaGraphNode_t*, cudaGraph_t,
-                                                    const cudaGraphNode_t*, size_t, Rest...)) {
+                                                   const cudaGraphNode_t*, size_t, Rest...)) {
     auto* node = decode<cudaGraphNode_t*>(r);
     auto graph = decode<cudaGraph_t>(r);
     auto* deps = decode<const cudaGraphNode_t*>(r);
@@ -256,7 +254,8 @@ std::uint64_t add_node(Reader& r, cudaError_t (*f)(cudaGraphNode_t*, cudaGraph_t
                 out.finish();
                 (std::get<I>(ad).finish(), ...);
                 return encode(e);
-            }(std::index_sequence_for<Rest...>{});
+            }
+            (std::index_sequence_for<Rest...>{});
         },
         rest);
 }
@@ -312,8 +311,8 @@ std::uint64_t handle_cuPointerGetAttribute(Reader& r) {
     std::uint8_t local[64] = {};
     const CUresult e = cuPointerGetAttribute(data ? local : nullptr, attr, ptr);
     if (data && e == CUDA_SUCCESS) {
-        const std::size_t n = attribute_bytes_written(
-            [&](void* to) { return cuPointerGetAttribute(to, attr, ptr); });
+        const std::size_t n =
+            attribute_bytes_written([&](void* to) { return cuPointerGetAttribute(to, attr, ptr); });
         program::write(data, local, n);
     }
     return encode(e);
@@ -338,9 +337,8 @@ std::uint64_t handle_cuPointerGetAttributes(Reader& r) {
             if (d.local[i]) {
                 const CUpointer_attribute one = a.local[i];
                 CUpointer_attribute single = one;
-                const std::size_t n = attribute_bytes_written([&](void* to) {
-                    return cuPointerGetAttributes(1, &single, &to, ptr);
-                });
+                const std::size_t n = attribute_bytes_written(
+                    [&](void* to) { return cuPointerGetAttributes(1, &single, &to, ptr); });
                 program::write(d.local[i], local[i].data(), n);
             }
     return encode(e);
@@ -352,7 +350,8 @@ std::uint64_t handle_cuPointerSetAttribute(Reader& r) {
     auto ptr = decode<CUdeviceptr>(r);
     // Only CU_POINTER_ATTRIBUTE_SYNC_MEMOPS can be set: an unsigned int.
     unsigned local = 0;
-    if (value && !program::read(value, &local, sizeof local)) return encode(CUDA_ERROR_INVALID_VALUE);
+    if (value && !program::read(value, &local, sizeof local))
+        return encode(CUDA_ERROR_INVALID_VALUE);
     return encode(cuPointerSetAttribute(value ? &local : nullptr, attr, ptr));
 }
 
@@ -360,10 +359,8 @@ std::size_t pool_attribute_bytes(cudaMemPoolAttr a) {
     switch (a) {
     case cudaMemPoolReuseFollowEventDependencies:
     case cudaMemPoolReuseAllowOpportunistic:
-    case cudaMemPoolReuseAllowInternalDependencies:
-        return 4;
-    default:
-        return 8;
+    case cudaMemPoolReuseAllowInternalDependencies: return 4;
+    default: return 8;
     }
 }
 
@@ -398,9 +395,9 @@ std::uint64_t handle_dependencies(Reader& r, bool add) {
     ArrayIn<cudaGraphNode_t> f(from, count), t(to, count);
     ArrayIn<cudaGraphEdgeData> e(edges, count);
     if (!f.good || !t.good || !e.good) return encode(cudaErrorInvalidValue);
-    return encode(add ? cudaGraphAddDependencies(graph, f.get(from), t.get(to), e.get(edges), count)
-                      : cudaGraphRemoveDependencies(graph, f.get(from), t.get(to), e.get(edges),
-                                                    count));
+    return encode(
+        add ? cudaGraphAddDependencies(graph, f.get(from), t.get(to), e.get(edges), count)
+            : cudaGraphRemoveDependencies(graph, f.get(from), t.get(to), e.get(edges), count));
 }
 
 std::uint64_t handle_cudaGraphGetEdges(Reader& r) {
@@ -415,8 +412,8 @@ std::uint64_t handle_cudaGraphGetEdges(Reader& r) {
     const size_t capacity = n;
     std::vector<cudaGraphNode_t> f(capacity), t(capacity);
     std::vector<cudaGraphEdgeData> e(capacity);
-    const cudaError_t rc = cudaGraphGetEdges(graph, from ? f.data() : nullptr,
-                                             to ? t.data() : nullptr, edges ? e.data() : nullptr, &n);
+    const cudaError_t rc = cudaGraphGetEdges(
+        graph, from ? f.data() : nullptr, to ? t.data() : nullptr, edges ? e.data() : nullptr, &n);
     program::write(count, &n, sizeof n);
     const size_t w = std::min(n, capacity);
     if (rc == cudaSuccess) {
@@ -440,10 +437,9 @@ std::uint64_t capture_info(Reader& r, bool per_thread) {
     if (!status.ok() || !id.ok() || !graph.ok() || !count.ok()) return 1;
     const cudaGraphNode_t* d = nullptr;
     const cudaGraphEdgeData* e = nullptr;
-    const cudaError_t rc =
-        (per_thread ? cudaStreamGetCaptureInfo_ptsz : cudaStreamGetCaptureInfo)(
-            stream, status.get(), id.get(), graph.get(), deps ? &d : nullptr,
-            edges ? &e : nullptr, count.get());
+    const cudaError_t rc = (per_thread ? cudaStreamGetCaptureInfo_ptsz : cudaStreamGetCaptureInfo)(
+        stream, status.get(), id.get(), graph.get(), deps ? &d : nullptr, edges ? &e : nullptr,
+        count.get());
     status.finish();
     id.finish();
     graph.finish();
@@ -492,27 +488,14 @@ std::uint64_t handle_cuLinkComplete(Reader& r) {
     return encode(e);
 }
 
-std::uint64_t handle_cudaGraphKernelNodeGetParams(Reader& r) {
-    auto node = decode<cudaGraphNode_t>(r);
-    auto* params = decode<cudaKernelNodeParams*>(r);
-    if (!params) return encode(cudaGraphKernelNodeGetParams(node, nullptr));
-    cudaKernelNodeParams local{};
-    const cudaError_t e = cudaGraphKernelNodeGetParams(node, &local);
-    // The argument array is the runtime's: the program gets none (it passed its own when it
-    // made the node).
-    local.kernelParams = nullptr;
-    local.extra = nullptr;
-    if (e == cudaSuccess) program::write(params, &local, sizeof local);
-    return encode(e);
-}
-
 // cudaLaunchKernelEx: the configuration holds an array of launch attributes.
 std::uint64_t launch_ex(Reader& r, bool per_thread) {
     auto* config = decode<const cudaLaunchConfig_t*>(r);
     auto* func = decode<const void*>(r);
     auto** args = decode<void**>(r);
     cudaLaunchConfig_t local{};
-    if (!config || !program::read(config, &local, sizeof local)) return encode(cudaErrorInvalidValue);
+    if (!config || !program::read(config, &local, sizeof local))
+        return encode(cudaErrorInvalidValue);
     std::vector<cudaLaunchAttribute> attrs;
     if (local.numAttrs) {
         if (local.numAttrs > 64 || !local.attrs) return encode(cudaErrorInvalidValue);
@@ -521,7 +504,8 @@ std::uint64_t launch_ex(Reader& r, bool per_thread) {
             return encode(cudaErrorInvalidValue);
         local.attrs = attrs.data();
     }
-    return encode((per_thread ? cudaLaunchKernelExC_ptsz : cudaLaunchKernelExC)(&local, func, args));
+    return encode(
+        (per_thread ? cudaLaunchKernelExC_ptsz : cudaLaunchKernelExC)(&local, func, args));
 }
 
 #define CHARS_OUT(fn, ...)                                                                         \
@@ -542,10 +526,8 @@ const std::map<std::string_view, Handler>& custom_handlers() {
         {"cudaGraphAddDependencies", [](Reader& r) { return handle_dependencies(r, true); }},
         {"cudaGraphRemoveDependencies", [](Reader& r) { return handle_dependencies(r, false); }},
         {"cudaGraphGetEdges", handle_cudaGraphGetEdges},
-        {"cudaGraphGetNodes",
-         [](Reader& r) { return list_out(r, cudaGraphGetNodes); }},
-        {"cudaGraphGetRootNodes",
-         [](Reader& r) { return list_out(r, cudaGraphGetRootNodes); }},
+        {"cudaGraphGetNodes", [](Reader& r) { return list_out(r, cudaGraphGetNodes); }},
+        {"cudaGraphGetRootNodes", [](Reader& r) { return list_out(r, cudaGraphGetRootNodes); }},
         {"cudaGraphAddChildGraphNode",
          [](Reader& r) { return add_node(r, cudaGraphAddChildGraphNode); }},
         {"cudaGraphAddEmptyNode", [](Reader& r) { return add_node(r, cudaGraphAddEmptyNode); }},
@@ -564,7 +546,6 @@ const std::map<std::string_view, Handler>& custom_handlers() {
         {"cuLinkComplete", handle_cuLinkComplete},
         {"cudaLaunchKernelExC", [](Reader& r) { return launch_ex(r, false); }},
         {"cudaLaunchKernelExC_ptsz", [](Reader& r) { return launch_ex(r, true); }},
-        {"cudaGraphKernelNodeGetParams", handle_cudaGraphKernelNodeGetParams},
         {"cudaDeviceGetPCIBusId", CHARS_OUT(cudaDeviceGetPCIBusId, decode<int>(rest))},
         {"cuDeviceGetName", CHARS_OUT(cuDeviceGetName, decode<CUdevice>(rest))},
     };
@@ -574,8 +555,7 @@ const std::map<std::string_view, Handler>& custom_handlers() {
 const std::vector<Entry>& entries() {
     static const std::vector<Entry> table = [] {
         std::vector<Entry> t = {
-#define CALL(ret, name, params, args)                                                              \
-    {#name, &Dispatch<&::name, raw_arguments(#name)>::call},
+#define CALL(ret, name, params, args) {#name, &Dispatch<&::name, raw_arguments(#name)>::call},
 #include "device/calls.inc"
 #undef CALL
         };
@@ -657,12 +637,10 @@ void serve(Connection c) {
         if (m.type == Frame::page_touched) {
             pages_touched(m);
         } else if (m.type == Frame::call) {
-            c.passed_fd = m.fd;
+            if (m.fd >= 0) ::close(m.fd);  // no call takes a descriptor
             Message reply;
             reply.type = Frame::reply;
             reply.put(serve_call(c, m));
-            if (c.passed_fd >= 0) ::close(c.passed_fd);
-            c.passed_fd = -1;
             send_or_drop(c, reply);
         } else if (m.fd >= 0) {
             ::close(m.fd);
@@ -838,32 +816,44 @@ void unshare(void* address, std::uint64_t bytes) {
            0);
 }
 
-bool share_existing(void* address, std::uint64_t bytes) {
-    if (program::pid() == 0) return true;
-    if (!current || current->passed_fd < 0) return false;
-    // The program's library turned the pages into a shared file holding their bytes (engine/
-    // client, before forwarding cudaHostRegister): mapped here at the same address.
-    const auto a = reinterpret_cast<std::uint64_t>(address);
-    const std::uint64_t lo = a & ~4095ull, hi = page_round(a + bytes);
-    void* p = ::mmap(reinterpret_cast<void*>(lo), hi - lo, PROT_READ | PROT_WRITE,
-                     MAP_SHARED | MAP_FIXED_NOREPLACE, current->passed_fd, 0);
-    ::close(current->passed_fd);
-    current->passed_fd = -1;
-    if (p == MAP_FAILED) return false;
-    if (p != reinterpret_cast<void*>(lo)) {
-        ::munmap(p, hi - lo);
-        return false;
+// Registered memory: the program's own pages, which this process cannot map (two registrations
+// may share a page). Kernels reach a copy, brought up to date around each kernel; copies reach
+// the program's memory directly (program_memory.h).
+std::mutex registered_mutex;
+std::map<std::uint64_t, std::vector<std::uint8_t>> registered;
+
+void* share_existing(void* address, std::uint64_t bytes) {
+    if (program::pid() == 0) return address;
+    std::lock_guard lock(registered_mutex);
+    auto& copy = registered[reinterpret_cast<std::uint64_t>(address)];
+    try {
+        copy.assign(bytes, 0);
+    } catch (const std::bad_alloc&) {
+        registered.erase(reinterpret_cast<std::uint64_t>(address));
+        return nullptr;
     }
-    program::add_shared(lo, p, hi - lo);
-    return true;
+    if (!program::read(address, copy.data(), bytes)) {
+        registered.erase(reinterpret_cast<std::uint64_t>(address));
+        return nullptr;
+    }
+    return copy.data();
 }
 
-void unshare_existing(void* address, std::uint64_t bytes) {
-    if (program::pid() == 0) return;
-    const auto a = reinterpret_cast<std::uint64_t>(address);
-    const std::uint64_t lo = a & ~4095ull, hi = page_round(a + bytes);
-    program::remove_shared(lo);
-    ::munmap(reinterpret_cast<void*>(lo), hi - lo);
+void unshare_existing(void* address) {
+    std::lock_guard lock(registered_mutex);
+    registered.erase(reinterpret_cast<std::uint64_t>(address));
+}
+
+void registered_in() {
+    std::lock_guard lock(registered_mutex);
+    for (auto& [at, copy] : registered)
+        program::read(reinterpret_cast<const void*>(at), copy.data(), copy.size());
+}
+
+void registered_out() {
+    std::lock_guard lock(registered_mutex);
+    for (auto& [at, copy] : registered)
+        program::write(reinterpret_cast<void*>(at), copy.data(), copy.size());
 }
 
 void protect_in_program(void* address, std::uint64_t bytes, int prot) {
@@ -876,7 +866,9 @@ void protect_in_program(void* address, std::uint64_t bytes, int prot) {
     m.put(reinterpret_cast<std::uint64_t>(address));
     m.put(bytes);
     m.put(std::uint32_t(prot));
-    send_or_drop(*current, m);
+    // Answered once done: the device may write those pages next (process_vm_writev honours the
+    // program's protection).
+    if (device::send_message(current->socket, m)) await_answer(*current);
 }
 
 void run_host_function(void (*fn)(void*), void* data) {
@@ -894,8 +886,8 @@ void run_host_function(void (*fn)(void*), void* data) {
 
 void run_stream_callback(void* callback, void* stream, int status, void* data) {
     if (program::pid() == 0)
-        return reinterpret_cast<cudaStreamCallback_t>(callback)(
-            static_cast<cudaStream_t>(stream), cudaError_t(status), data);
+        return reinterpret_cast<cudaStreamCallback_t>(callback)(static_cast<cudaStream_t>(stream),
+                                                                cudaError_t(status), data);
     if (!current) return;
     Message m;
     m.type = Frame::host_call;
@@ -919,7 +911,8 @@ std::string program_path(const std::string& path) {
 
 }  // namespace cudalab::cudart
 
-// [SECTION] main ------------------------------------------------------------------------------------
+// [SECTION] main
+// ------------------------------------------------------------------------------------
 
 int main(int argc, char** argv) {
     using namespace cudalab;

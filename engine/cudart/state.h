@@ -202,6 +202,10 @@ struct GraphNode {
     Work work;
     std::vector<GraphNode*> dependencies;
     std::unique_ptr<Graph> child_copy;  // child-graph nodes own a copy of the child
+    // A kernel node's arguments as cudaGraphKernelNodeGetParams hands them out: the pointer array
+    // and the values, in memory the program reads (program_link.h share()).
+    void* params_view = nullptr;
+    std::uint64_t params_view_bytes = 0;
 };
 
 struct Graph {

@@ -314,6 +314,7 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     record_page_moves(rt, s->device, rt.issue_time(), rt.issue_time(), "host touch");
     const std::uint32_t op = rt.ordering.begin(s, "kernel '" + name + "'");
     managed::enter_device();
+    link::registered_in();
     LaunchConfig config = k.config;
     config.cooperative = k.cooperative;
     // The device's printf buffer (cudaDeviceSetLimit(cudaLimitPrintfFifoSize)); what does not fit
@@ -323,6 +324,7 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     e->options().printf_overflow_drops = true;
     LaunchResult r = e->launch(f->entry, name, config, k.args, trace);
     managed::leave_device();
+    link::registered_out();
     rt.ordering.touch(op, r.footprint);
     if (rt.provenance.enabled()) {
         // What this kernel wrote is now the kernel's; what it wrote into memory the host reaches

@@ -22,11 +22,6 @@
 #include <string>
 #include <vector>
 
-// A text passed back by value (the error texts the client keeps).
-struct cudalab_text {
-    char text[512];
-};
-
 namespace cudalab::device {
 
 // Bumped whenever a frame's layout or the list of calls changes meaning.
@@ -38,20 +33,20 @@ constexpr std::uint32_t protocol_version = 1;
 constexpr const char* connection_variable = "CUDALAB_DEVICE_FD";
 
 enum class Frame : std::uint32_t {
-    hello = 1,         // client -> device: version, the calls table's checksum (with credentials)
-    welcome = 2,       // device -> client: accepted (u32 1) or refused (text)
-    call = 3,          // client -> device: u32 call index, u32 stack depth, u64 frames, argument bytes
-    reply = 4,         // device -> client: u64 return value
-    output = 5,        // device -> client: u32 stream (1 stdout, 2 stderr), text
-    map = 6,           // device -> client: u64 address, u64 bytes (the descriptor rides along)
-    unmap = 7,         // device -> client: u64 address, u64 bytes
-    protect = 8,       // device -> client: u64 address, u64 bytes, u32 prot
-    host_call = 9,     // device -> client: u32 kind, u64 function, u64 data, u64 stream, u32 status
-    host_done = 10,    // client -> device: the host function returned
-    connect = 11,      // client -> device: a new connection for another thread (one comes back)
-    connected = 12,    // device -> client: the new connection's descriptor rides along
-    shutdown = 13,     // client -> device: the program is exiting (atexit): records are final
-    page_touched = 14, // client -> device: u64 page addresses the host touched (managed memory)
+    hello = 1,      // client -> device: version, the calls table's checksum (with credentials)
+    welcome = 2,    // device -> client: accepted (u32 1) or refused (text)
+    call = 3,       // client -> device: u32 call index, u32 stack depth, u64 frames, argument bytes
+    reply = 4,      // device -> client: u64 return value
+    output = 5,     // device -> client: u32 stream (1 stdout, 2 stderr), text
+    map = 6,        // device -> client: u64 address, u64 bytes (the descriptor rides along)
+    unmap = 7,      // device -> client: u64 address, u64 bytes
+    protect = 8,    // device -> client: u64 address, u64 bytes, u32 prot (answered when done)
+    host_call = 9,  // device -> client: u32 kind, u64 function, u64 data, u64 stream, u32 status
+    host_done = 10,     // client -> device: the host function returned
+    connect = 11,       // client -> device: a new connection for another thread (one comes back)
+    connected = 12,     // device -> client: the new connection's descriptor rides along
+    shutdown = 13,      // client -> device: the program is exiting (atexit): records are final
+    page_touched = 14,  // client -> device: u64 page addresses the host touched (managed memory)
 };
 
 enum class HostCallKind : std::uint32_t { host_fn = 1, stream_callback = 2 };

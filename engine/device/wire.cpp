@@ -160,8 +160,8 @@ bool send_message(int socket, const Message& m) {
     std::vector<std::uint8_t> rest(total - std::size_t(k));
     std::size_t at = std::size_t(k);
     for (std::size_t i = 0; i < rest.size(); ++i, ++at)
-        rest[i] = at < sizeof h ? reinterpret_cast<const std::uint8_t*>(&h)[at]
-                                : m.body[at - sizeof h];
+        rest[i] =
+            at < sizeof h ? reinterpret_cast<const std::uint8_t*>(&h)[at] : m.body[at - sizeof h];
     return write_all(socket, rest.data(), rest.size());
 }
 

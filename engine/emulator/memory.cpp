@@ -71,7 +71,7 @@ bool DeviceMemory::release(std::uint64_t base) {
     return true;
 }
 
-bool DeviceMemory::map_host(void* host, std::uint64_t bytes, std::string label) {
+bool DeviceMemory::map_host(void* host, std::uint64_t bytes, std::string label, void* local) {
     const std::uint64_t base = reinterpret_cast<std::uintptr_t>(host);
     if (!host || bytes == 0 || base + bytes < base) return false;
     // Overlap with any allocation (live or freed: freed ones keep their range for messages).
@@ -83,7 +83,7 @@ bool DeviceMemory::map_host(void* host, std::uint64_t bytes, std::string label) 
     auto a = std::make_unique<Allocation>();
     a->base = base;
     a->size = bytes;
-    a->host = static_cast<std::uint8_t*>(host);
+    a->host = static_cast<std::uint8_t*>(local ? local : host);
     a->label = std::move(label);
     allocations_[base] = std::move(a);
     return true;

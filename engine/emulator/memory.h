@@ -60,7 +60,9 @@ class DeviceMemory {
     bool release(std::uint64_t base);  // false if not the base of a live allocation
     // Host memory [host, host+bytes) made reachable by kernels at the same address. False when the
     // range overlaps device memory or another mapping.
-    bool map_host(void* host, std::uint64_t bytes, std::string label = {});
+    // `local`: where this process reaches those bytes, when not at `host` itself (the emulated
+    // runtime's device process holds a program's registered memory mapped at another address).
+    bool map_host(void* host, std::uint64_t bytes, std::string label = {}, void* local = nullptr);
     bool unmap_host(void* host);
     // The heap of device-side malloc(): one allocation, carved up by device_malloc (first fit).
     // Sized on first use (cudaLimitMallocHeapSize, 8 MB by default as on a GPU).

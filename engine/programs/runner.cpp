@@ -573,11 +573,11 @@ RunResult run_program(const RunRequest& req) {
         const bool device_limit = device_result.outcome == Outcome::cpu_limit ||
                                   device_result.outcome == Outcome::memory_limit ||
                                   device_result.outcome == Outcome::wall_limit;
-        if (device_limit &&
-            (p.outcome == Outcome::exited || p.outcome == Outcome::signaled)) {
+        if (device_limit && (p.outcome == Outcome::exited || p.outcome == Outcome::signaled)) {
             p.outcome = device_result.outcome;
             p.limits = device_result.limits;
-            if (device_result.outcome == Outcome::wall_limit) p.limits.wall_seconds = req.limits.wall_seconds;
+            if (device_result.outcome == Outcome::wall_limit)
+                p.limits.wall_seconds = req.limits.wall_seconds;
             p.exit_code = -1;
             p.signal = 0;
             r.notes.push_back("the emulated device reached the " + device_result.limit_text() +

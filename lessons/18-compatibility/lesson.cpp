@@ -99,6 +99,11 @@ std::string arch_advice(const ProgramRun& run) {
                "C++, so a kernel not declared extern \"C\" has a mangled name (_Z3mixPji). "
                "Declare it extern \"C\" __global__ in the string, or ask NVRTC for the lowered "
                "name (nvrtcAddNameExpression, nvrtcGetLoweredName)";
+    if (text.find("is not an address of this program") != std::string::npos)
+        return "cuLaunchKernel's kernelParams is an array of pointers to the arguments (void* "
+               "args[] = {&d, &count}), not the arguments themselves: the driver reads each "
+               "argument through its pointer, so a value given there is read as an address (on a "
+               "GPU the program crashes there)";
     if (!run.faults().empty())
         return "a kernel faulted: if it was launched with cuLaunchKernel, its kernelParams is an "
                "array of pointers to the arguments (void* args[] = {&d, &count}), not the "
