@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <set>
+#include <unordered_map>
 
 namespace cudalab::cudart {
 
@@ -173,48 +174,87 @@ std::vector<Provenance::Verdict> Provenance::verify() const {
             out.push_back(v);
             continue;
         }
-        // Where each of the file's words occurs among the kernels' bytes (4-byte aligned within
-        // what came back; a few places per word), found in one pass over them.
-        std::map<std::uint32_t, std::vector<std::pair<std::size_t, std::size_t>>> where;
-        for (std::size_t i = 0; i + 4 <= text.size(); i += 4) where[word_at(&text[i])];
-        for (std::size_t s = 0; s < log_.size(); ++s) {
-            const auto& bytes = log_[s].bytes;
-            for (std::size_t at = 0; at + 4 <= bytes.size(); at += 4) {
-                auto it = where.find(word_at(&bytes[at]));
-                if (it != where.end() && it->second.size() < 8) it->second.push_back({s, at});
+        // The usual case first: the file is what came back, whole copies in a row (a buffer
+        // filled by one copy, or by chunks in order). Then, for what that leaves, every word
+        // looked up among the kernels' bytes.
+        std::size_t covered = 0;
+        std::set<int> kernels;
+        {
+            std::unordered_map<std::uint64_t, std::vector<std::size_t>> starts;  // first 8 bytes
+            for (std::size_t s = 0; s < log_.size(); ++s)
+                if (log_[s].bytes.size() >= 8) {
+                    std::uint64_t key;
+                    std::memcpy(&key, log_[s].bytes.data(), 8);
+                    starts[key].push_back(s);
+                }
+            std::size_t i = 0;
+            while (i + 8 <= text.size()) {
+                std::uint64_t key;
+                std::memcpy(&key, &text[i], 8);
+                auto it = starts.find(key);
+                std::size_t best = 0, best_seg = 0;
+                if (it != starts.end())
+                    for (std::size_t s : it->second) {
+                        const auto& b = log_[s].bytes;
+                        const std::size_t n = std::min(b.size(), text.size() - i) / 4 * 4;
+                        if (n > best && std::memcmp(b.data(), &text[i], n) == 0) {
+                            best = n;
+                            best_seg = s;
+                        }
+                    }
+                if (!best) break;
+                if (log_[best_seg].kernel >= 0) kernels.insert(log_[best_seg].kernel);
+                covered += best;
+                i += best;
             }
         }
-        // Walk the file: continue the run in hand while it matches, else take the place of the
-        // next word whose run goes furthest.
-        std::size_t covered = 0, seg = 0, at = 0;
-        bool in_run = false;
-        std::set<int> kernels;
-        for (std::size_t i = 0; i + 4 <= text.size(); i += 4) {
-            if (in_run && at + 4 <= log_[seg].bytes.size() &&
-                std::memcmp(&log_[seg].bytes[at], &text[i], 4) == 0) {
-                covered += 4;
-                at += 4;
-                continue;
-            }
-            in_run = false;
-            std::size_t best = 0;
-            for (const auto& [s, a] : where[word_at(&text[i])]) {
+        if (covered < text.size() / 4 * 4) {
+            covered = 0;
+            kernels.clear();
+            // Where each of the file's words occurs among the kernels' bytes (4-byte aligned
+            // within what came back; a few places per word), found in one pass over them.
+            std::unordered_map<std::uint32_t, std::vector<std::pair<std::size_t, std::size_t>>>
+                where;
+            where.reserve(text.size() / 4);
+            for (std::size_t i = 0; i + 4 <= text.size(); i += 4) where[word_at(&text[i])];
+            for (std::size_t s = 0; s < log_.size(); ++s) {
                 const auto& bytes = log_[s].bytes;
-                std::size_t run = 0;
-                while (i + run + 4 <= text.size() && a + run + 4 <= bytes.size() && run < 4096 &&
-                       std::memcmp(&bytes[a + run], &text[i + run], 4) == 0)
-                    run += 4;
-                if (run > best) {
-                    best = run;
-                    seg = s;
-                    at = a;
+                for (std::size_t at = 0; at + 4 <= bytes.size(); at += 4) {
+                    auto it = where.find(word_at(&bytes[at]));
+                    if (it != where.end() && it->second.size() < 8) it->second.push_back({s, at});
                 }
             }
-            if (best) {
-                in_run = true;
-                covered += 4;
-                at += 4;
-                if (log_[seg].kernel >= 0) kernels.insert(log_[seg].kernel);
+            // Walk the file: continue the run in hand while it matches, else take the place of
+            // the next word whose run goes furthest.
+            std::size_t seg = 0, at = 0;
+            bool in_run = false;
+            for (std::size_t i = 0; i + 4 <= text.size(); i += 4) {
+                if (in_run && at + 4 <= log_[seg].bytes.size() &&
+                    std::memcmp(&log_[seg].bytes[at], &text[i], 4) == 0) {
+                    covered += 4;
+                    at += 4;
+                    continue;
+                }
+                in_run = false;
+                std::size_t best = 0;
+                for (const auto& [s, a] : where[word_at(&text[i])]) {
+                    const auto& bytes = log_[s].bytes;
+                    std::size_t run = 0;
+                    while (i + run + 4 <= text.size() && a + run + 4 <= bytes.size() &&
+                           run < 4096 && std::memcmp(&bytes[a + run], &text[i + run], 4) == 0)
+                        run += 4;
+                    if (run > best) {
+                        best = run;
+                        seg = s;
+                        at = a;
+                    }
+                }
+                if (best) {
+                    in_run = true;
+                    covered += 4;
+                    at += 4;
+                    if (log_[seg].kernel >= 0) kernels.insert(log_[seg].kernel);
+                }
             }
         }
         const std::size_t whole = text.size() / 4 * 4;
