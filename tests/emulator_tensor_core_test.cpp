@@ -45,8 +45,7 @@ Run run_warp(const std::string& source, const std::string& kernel,
     options.enabled = trace;
     r.result = backend.launch(kernel, LaunchConfig{Dim3{1, 1, 1}, Dim3{32, 1, 1}, 0},
                               {KernelArg::of(din), KernelArg::of(dout)}, options);
-    if (r.result.status.ok())
-        REQUIRE(backend.copy_to_host(r.out.data(), dout, out_words * 4).ok());
+    if (r.result.status.ok()) REQUIRE(backend.copy_to_host(r.out.data(), dout, out_words * 4).ok());
     return r;
 }
 
@@ -183,8 +182,8 @@ TEST_CASE("wmma m16n16k16: f16 inputs, f32 accumulator, a stride and both layout
         for (int j = 0; j < 16; ++j) {
             double sum = c[std::size_t(i * 16 + j)], largest = std::fabs(sum);
             for (int k = 0; k < 16; ++k) {
-                const double p = half_value(a[std::size_t(i * 24 + k)]) *
-                                 half_value(b[std::size_t(j * 16 + k)]);
+                const double p =
+                    half_value(a[std::size_t(i * 24 + k)]) * half_value(b[std::size_t(j * 16 + k)]);
                 sum += p;
                 largest = std::max(largest, std::fabs(p));
             }
@@ -267,8 +266,7 @@ TEST_CASE("ldmatrix .trans reads the row each lane names; movmatrix and stmatrix
         auto seen = [&](int q, int col) { return element((q * 5 + 3) % 8, col); };
         const std::uint32_t trans = seen(2 * (l % 4), l / 4) | seen(2 * (l % 4) + 1, l / 4) << 16;
         bad += r.out[std::size_t(l)] != trans;
-        const std::uint32_t plain =
-            seen(l / 4, 2 * (l % 4)) | seen(l / 4, 2 * (l % 4) + 1) << 16;
+        const std::uint32_t plain = seen(l / 4, 2 * (l % 4)) | seen(l / 4, 2 * (l % 4) + 1) << 16;
         bad += r.out[std::size_t(32 + l)] != plain;
     }
     // stmatrix writes matrix row q to the address lane q gave: the memory rows come back as they
