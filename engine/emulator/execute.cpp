@@ -3234,8 +3234,11 @@ std::int64_t matrix_integer(std::uint32_t bits, Type t) {
     }
 }
 
-// A double rounded towards zero to f32.
+// A double rounded towards zero to f32, but infinite from 2^128 on: an H200's products past f32's
+// range give an infinity (seen with bf16 inputs), not the largest float.
 float to_float_rz(double v) {
+    if (std::fabs(v) >= 0x1p128)
+        return std::copysign(std::numeric_limits<float>::infinity(), float(v));
     float f = float(v);
     if (std::isfinite(v) && std::fabs(double(f)) > std::fabs(v)) f = std::nextafter(f, 0.f);
     return f;
@@ -3267,11 +3270,37 @@ float tensor_dot(const double* a, const double* b, int k, double c) {
     return to_float_rz(std::ldexp(double(sum), -shift));
 }
 
+// mma m8n8k4 of f64: each element of D is a chain of IEEE fused multiply-adds from C, k = 0 to
+// 3, each rounded to nearest (an H200's results, all 64 of tensor_ops.cu's, agree).
+void mma_f64(Exec& x) {
+    std::uint64_t *ra[1], *rb[1], *rc[2], *rd[2];
+    fragment_registers(x, 1, 1, ra);
+    fragment_registers(x, 2, 1, rb);
+    fragment_registers(x, 3, 2, rc);
+    fragment_registers(x, 0, 2, rd);
+    double A[8][4], B[4][8], C[8][8];
+    for (int l = 0; l < 32; ++l) {
+        const int g = l / 4, t = l % 4;
+        A[g][t] = std::bit_cast<double>(ra[0][l]);
+        B[t][g] = std::bit_cast<double>(rb[0][l]);
+        for (int e = 0; e < 2; ++e) C[g][2 * t + e] = std::bit_cast<double>(rc[e][l]);
+    }
+    for (int l = 0; l < 32; ++l) {
+        const int g = l / 4, t = l % 4;
+        for (int e = 0; e < 2; ++e) {
+            double d = C[g][2 * t + e];
+            for (int k = 0; k < 4; ++k) d = std::fma(A[g][k], B[k][2 * t + e], d);
+            rd[e][l] = std::bit_cast<std::uint64_t>(d);
+        }
+    }
+}
+
 // 9.7.14.4 wmma.mma, 9.7.14.5 mma: D = A * B + C over the warp's fragments.
 void matrix_multiply(Exec& x) {
     matrix_collective(x, x.in->op == Opcode::mma ? "mma.sync" : "wmma.mma");
     const Instruction& in = *x.in;
     const ptx::MatrixForm& f = in.matrix;
+    if (f.d == Type::f64) return mma_f64(x);
     using ptx::MatrixRole;
     const int M = f.m, N = f.n, K = f.k;
     const ptx::FragmentShape sa = ptx::fragment_shape(in, MatrixRole::a),

@@ -29,6 +29,7 @@ bool accumulators_fit(const MatrixForm& f) {
     if ((f.a == Type::bf16 && f.b == Type::bf16) || (f.a == Type::tf32 && f.b == Type::tf32))
         return f.c == Type::f32 && f.d == Type::f32;
     if (is_integer_input(f.a) && is_integer_input(f.b)) return f.c == Type::s32 && f.d == Type::s32;
+    if (f.a == Type::f64 && f.b == Type::f64) return f.c == Type::f64 && f.d == Type::f64;
     return false;
 }
 
@@ -54,12 +55,14 @@ bool tensor_form_supported(const Instruction& in) {
         return is_wmma_shape(f) && f.a == f.b && wmma_inputs_fit(f, f.a) && accumulators_fit(f);
     case Opcode::mma: {
         if (f.a_col || !f.b_col) return false;  // .row.col, the only layout of these shapes
-        if (!accumulators_fit(f)) return false;
+        // (mma, unlike wmma.mma, takes C and D of one type: ptxas refuses .f32.f16.f16.f16)
+        if (!accumulators_fit(f) || f.c != f.d) return false;
         const bool half = f.a == Type::f16 || f.a == Type::bf16;
         if (shape_is(f, 16, 8, 16)) return half || is_integer_input(f.a);
         if (shape_is(f, 16, 8, 8)) return half || f.a == Type::tf32;
         if (shape_is(f, 16, 8, 4)) return f.a == Type::tf32;
         if (shape_is(f, 16, 8, 32) || shape_is(f, 8, 8, 16)) return is_integer_input(f.a);
+        if (shape_is(f, 8, 8, 4)) return f.a == Type::f64;  // (m8n8k4 of f16: Volta's, not here)
         return false;
     }
     case Opcode::ldmatrix:
@@ -88,7 +91,8 @@ FragmentShape fragment_shape(const Instruction& in, MatrixRole role) {
     // wmma's f16 A and B fragments are 8 registers whatever the shape (9.7.14.4.1): 16 elements,
     // the tile held twice (m16n16k16) or four times (m32n8k16's B, m8n32k16's A).
     if (wmma && role != MatrixRole::c && fragment_type(in, role) == Type::f16) s.elements = 16;
-    s.registers = s.elements * s.element_bits / 32;
+    // (an f64 element takes a 64-bit register of its own)
+    s.registers = s.element_bits == 64 ? s.elements : s.elements * s.element_bits / 32;
     return s;
 }
 
@@ -99,7 +103,7 @@ ElementPlace fragment_element(const Instruction& in, MatrixRole role, int lane, 
     if (in.op == Opcode::mma) {
         // 9.7.14.5.x: A in 8-row halves and K chunks of 4 registers' worth, B down K, C in rows
         // g and g + 8 (pack: elements per register).
-        const int pack = 32 / bits;
+        const int pack = bits == 64 ? 1 : 32 / bits;
         if (role == MatrixRole::a) {
             if (f.m == 8) return {g, pack * t + e % pack};
             const int chunk = e / pack;

@@ -18,10 +18,11 @@ namespace cudalab::ptx {
 enum class MatrixRole : std::uint8_t { a, b, c };
 
 // A lane's fragment of one matrix: how many elements, of how many bits, in how many registers
-// (a register holds 32 / element_bits elements, element 0 in the low bits).
+// (a register holds 32 / element_bits elements, element 0 in the low bits; f64 one per 64-bit
+// register).
 struct FragmentShape {
     int rows = 0, cols = 0;  // the matrix
-    int element_bits = 0;    // 8, 16 or 32
+    int element_bits = 0;    // 8, 16, 32 or 64
     int elements = 0;        // per lane
     int registers = 0;       // per lane
 };

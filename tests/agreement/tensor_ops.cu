@@ -58,6 +58,13 @@ struct Inputs {
     const std::uint32_t* index32;  // element k holds k, as f32
     const std::uint8_t* index8;    // element k holds k & 255
     const std::int32_t* indexi;    // element k holds k
+    const std::uint8_t* index8hi;  // element k holds k >> 8 (with index8: offsets past 255)
+    const std::uint16_t* f16e;     // f16 with infinities, NaNs, zeros, subnormals, the largest
+    const std::uint32_t* acce;     // f32 accumulators likewise
+    const std::uint32_t* big;      // f32 accumulators of 2^13 to 2^23: the products fall short
+    const std::uint32_t* cancel;   // f32: minus the sum of mma_m16n8k16_f32_f16's products
+    const std::uint16_t* bf16big;  // bf16 up to 2^120: products past f32's range
+    const std::uint64_t* f64;      // random doubles
 };
 
 __device__ std::uint32_t bits(__half v) { return __half_as_ushort(v); }
@@ -132,6 +139,20 @@ LAYOUT_AB(layout_b_u8_row, matrix_b, 16, 16, 16, unsigned char, row_major, 16, i
 LAYOUT_AB(layout_b_u8_col, matrix_b, 16, 16, 16, unsigned char, col_major, 16, index8)
 LAYOUT_C(layout_c_s32_row, 16, 16, 16, int, mem_row_major, 20, indexi)
 LAYOUT_C(layout_c_s32_col, 16, 16, 16, int, mem_col_major, 20, indexi)
+// The other shapes' bf16, 8-bit (offsets past 255: the low and the high byte, two lines) and s32
+// fragments.
+LAYOUT_AB(layout_a_bf16_m32n8k16_row, matrix_a, 32, 8, 16, __nv_bfloat16, row_major, 16, indexbf)
+LAYOUT_AB(layout_b_bf16_m32n8k16_col, matrix_b, 32, 8, 16, __nv_bfloat16, col_major, 16, indexbf)
+LAYOUT_AB(layout_a_bf16_m8n32k16_col, matrix_a, 8, 32, 16, __nv_bfloat16, col_major, 8, indexbf)
+LAYOUT_AB(layout_b_bf16_m8n32k16_row, matrix_b, 8, 32, 16, __nv_bfloat16, row_major, 32, indexbf)
+LAYOUT_AB(layout_a_u8_m32n8k16_row, matrix_a, 32, 8, 16, unsigned char, row_major, 16, index8)
+LAYOUT_AB(layout_a_u8_m32n8k16_row_hi, matrix_a, 32, 8, 16, unsigned char, row_major, 16, index8hi)
+LAYOUT_AB(layout_b_u8_m32n8k16_col, matrix_b, 32, 8, 16, unsigned char, col_major, 16, index8)
+LAYOUT_AB(layout_a_u8_m8n32k16_row, matrix_a, 8, 32, 16, unsigned char, row_major, 16, index8)
+LAYOUT_AB(layout_b_u8_m8n32k16_row, matrix_b, 8, 32, 16, unsigned char, row_major, 32, index8)
+LAYOUT_AB(layout_b_u8_m8n32k16_row_hi, matrix_b, 8, 32, 16, unsigned char, row_major, 32, index8hi)
+LAYOUT_C(layout_c_s32_m32n8k16_row, 32, 8, 16, int, mem_row_major, 8, indexi)
+LAYOUT_C(layout_c_s32_m8n32k16_col, 8, 32, 16, int, mem_col_major, 8, indexi)
 
 // [SECTION] WMMA products: D = A B + C, stored row-major (M x N values)
 
@@ -170,6 +191,9 @@ WMMA_CASE(wmma_tf32_f32_int, 16, 16, 8, wmma::precision::tf32, wmma::precision::
 WMMA_CASE(wmma_s8_s32_rc, 16, 16, 16, signed char, signed char, int, row_major, col_major, mem_row_major, s8, s8, s32, 16, 16)
 WMMA_CASE(wmma_s8_s32_cr, 16, 16, 16, signed char, signed char, int, col_major, row_major, mem_col_major, s8, s8, s32, 16, 16)
 WMMA_CASE(wmma_u8_s32_rc, 16, 16, 16, unsigned char, unsigned char, int, row_major, col_major, mem_row_major, s8, s8, s32, 16, 16)
+WMMA_CASE(wmma_bf16_f32_m32n8k16, 32, 8, 16, __nv_bfloat16, __nv_bfloat16, float, row_major, col_major, mem_row_major, bf16, bf16, acc, 16, 16)
+WMMA_CASE(wmma_bf16_f32_m8n32k16, 8, 32, 16, __nv_bfloat16, __nv_bfloat16, float, row_major, col_major, mem_row_major, bf16, bf16, acc, 16, 16)
+WMMA_CASE(wmma_s8_s32_m8n32k16, 8, 32, 16, signed char, signed char, int, row_major, row_major, mem_row_major, s8, s8, s32, 16, 32)
 WMMA_CASE(wmma_s8_s32_m32n8k16, 32, 8, 16, signed char, signed char, int, row_major, col_major, mem_row_major, s8, s8, s32, 16, 16)
 
 // [SECTION] mma.sync, fragments placed by the PTX ISA's layouts (9.7.14.5.x)
@@ -215,6 +239,12 @@ MMA16_CASE(mma_m16n8k16_f32_f16, 16, "m16n8k16", "f32.f16.f16.f32", f16, f16, ac
 MMA16_CASE(mma_m16n8k16_f32_f16_wide, 16, "m16n8k16", "f32.f16.f16.f32", f16w, f16w, acc)
 MMA16_CASE(mma_m16n8k16_f32_f16_int, 16, "m16n8k16", "f32.f16.f16.f32", f16i, f16i, f32i)
 MMA16_CASE(mma_m16n8k16_f32_bf16, 16, "m16n8k16", "f32.bf16.bf16.f32", bf16, bf16, acc)
+// Special inputs: infinities, NaNs, signed zeros, subnormals, the largest f16, in A, B and C;
+// a C far larger than the products; a C that cancels the products' sum; products beyond f32.
+MMA16_CASE(mma_m16n8k16_f32_f16_special, 16, "m16n8k16", "f32.f16.f16.f32", f16e, f16e, acce)
+MMA16_CASE(mma_m16n8k16_f32_f16_bigc, 16, "m16n8k16", "f32.f16.f16.f32", f16, f16, big)
+MMA16_CASE(mma_m16n8k16_f32_f16_cancel, 16, "m16n8k16", "f32.f16.f16.f32", f16, f16, cancel)
+MMA16_CASE(mma_m16n8k16_f32_bf16_huge, 16, "m16n8k16", "f32.bf16.bf16.f32", bf16big, bf16big, acc)
 
 // m16n8k8 with f16 (A a0..a3 at row g + 8 (i >= 2), col 2t + (i & 1); B b0, b1 at k = 2t + i)
 // and bf16; f16 accumulators for m16n8k16 (two f16x2 registers: c0 c1, then c2 c3).
@@ -259,6 +289,67 @@ __global__ void k_mma_m16n8k16_f16_f16(Inputs in, std::uint32_t* out) {
     for (int r = 0; r < 2; ++r) {
         out[1 + (g + 8 * r) * 8 + 2 * t] = d[r] & 0xffff;
         out[1 + (g + 8 * r) * 8 + 2 * t + 1] = d[r] >> 16;
+    }
+    if (lane == 0) out[0] = 128;
+}
+
+// f16 C and D with the special inputs (overflow to infinity, NaN).
+__global__ void k_mma_m16n8k16_f16_f16_special(Inputs in, std::uint32_t* out) {
+    const int lane = threadIdx.x, g = lane / 4, t = lane % 4;
+    std::uint32_t a[4], b[2], c[2], d[2];
+    for (int r = 0; r < 4; ++r) {
+        const int row = g + 8 * (r & 1), col = 2 * t + 8 * (r >> 1);
+        a[r] = pack16(in.f16e[row * 16 + col], in.f16e[row * 16 + col + 1]);
+    }
+    for (int r = 0; r < 2; ++r) b[r] = pack16(in.f16w[256 + g * 16 + 2 * t + 8 * r], in.f16w[256 + g * 16 + 2 * t + 8 * r + 1]);
+    for (int r = 0; r < 2; ++r) c[r] = pack16(in.f16e[512 + (g + 8 * r) * 8 + 2 * t], in.f16e[512 + (g + 8 * r) * 8 + 2 * t + 1]);
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%8,%9};"
+                 : "=r"(d[0]), "=r"(d[1])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]));
+    for (int r = 0; r < 2; ++r) {
+        out[1 + (g + 8 * r) * 8 + 2 * t] = d[r] & 0xffff;
+        out[1 + (g + 8 * r) * 8 + 2 * t + 1] = d[r] >> 16;
+    }
+    if (lane == 0) out[0] = 128;
+}
+// tf32 m16n8k4: A a0, a1 at row g, g + 8, column t; B b0 at k = t.
+__global__ void k_mma_m16n8k4_f32_tf32(Inputs in, std::uint32_t* out) {
+    const int lane = threadIdx.x, g = lane / 4, t = lane % 4;
+    const std::uint32_t a0 = in.f32[g * 4 + t], a1 = in.f32[(g + 8) * 4 + t], b0 = in.f32[512 + g * 4 + t];
+    float c[4], d[4];
+    for (int i = 0; i < 4; ++i) c[i] = __uint_as_float(in.acc[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)]);
+    asm volatile("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                 : "r"(a0), "r"(a1), "r"(b0), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+    for (int i = 0; i < 4; ++i) out[1 + (g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = __float_as_uint(d[i]);
+    if (lane == 0) out[0] = 128;
+}
+// s8 m8n8k16: A a0 (4 bytes) at row g, columns 4t..4t+3; B b0 at k = 4t..4t+3; C at row g,
+// columns 2t, 2t + 1.
+__global__ void k_mma_m8n8k16_s32_s8(Inputs in, std::uint32_t* out) {
+    const int lane = threadIdx.x, g = lane / 4, t = lane % 4;
+    const std::uint32_t a0 = pack8(in.s8 + g * 16 + 4 * t, 1), b0 = pack8(in.s8 + 512 + g * 16 + 4 * t, 1);
+    std::int32_t c[2], d[2];
+    for (int i = 0; i < 2; ++i) c[i] = in.s32[g * 8 + 2 * t + i];
+    asm volatile("mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%0,%1}, {%2}, {%3}, {%4,%5};"
+                 : "=r"(d[0]), "=r"(d[1]) : "r"(a0), "r"(b0), "r"(c[0]), "r"(c[1]));
+    for (int i = 0; i < 2; ++i) out[1 + g * 8 + 2 * t + i] = d[i];
+    if (lane == 0) out[0] = 64;
+}
+// f64 m8n8k4: A a0 at row g, column t; B b0 at k = t; C at row g, columns 2t, 2t + 1 (two words
+// per value, low first).
+__global__ void k_mma_m8n8k4_f64(Inputs in, std::uint32_t* out) {
+    const int lane = threadIdx.x, g = lane / 4, t = lane % 4;
+    const double a0 = __longlong_as_double((long long)in.f64[g * 4 + t]);
+    const double b0 = __longlong_as_double((long long)in.f64[512 + g * 4 + t]);
+    double c[2], d[2];
+    for (int i = 0; i < 2; ++i) c[i] = __longlong_as_double((long long)in.f64[256 + g * 8 + 2 * t + i]);
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%4,%5};"
+                 : "=d"(d[0]), "=d"(d[1]) : "d"(a0), "d"(b0), "d"(c[0]), "d"(c[1]));
+    for (int i = 0; i < 2; ++i) {
+        const unsigned long long v = (unsigned long long)__double_as_longlong(d[i]);
+        out[1 + 2 * (g * 8 + 2 * t + i)] = std::uint32_t(v);
+        out[2 + 2 * (g * 8 + 2 * t + i)] = std::uint32_t(v >> 32);
     }
     if (lane == 0) out[0] = 128;
 }
@@ -432,17 +523,25 @@ const Case cases[] = {
     L(layout_b_bf16_col), L(layout_a_tf32_row), L(layout_a_tf32_col), L(layout_b_tf32_row),
     L(layout_b_tf32_col), L(layout_a_u8_row), L(layout_a_u8_col), L(layout_b_u8_row),
     L(layout_b_u8_col), L(layout_c_s32_row), L(layout_c_s32_col),
+    L(layout_a_bf16_m32n8k16_row), L(layout_b_bf16_m32n8k16_col), L(layout_a_bf16_m8n32k16_col),
+    L(layout_b_bf16_m8n32k16_row), L(layout_a_u8_m32n8k16_row), L(layout_a_u8_m32n8k16_row_hi),
+    L(layout_b_u8_m32n8k16_col), L(layout_a_u8_m8n32k16_row), L(layout_b_u8_m8n32k16_row),
+    L(layout_b_u8_m8n32k16_row_hi), L(layout_c_s32_m32n8k16_row), L(layout_c_s32_m8n32k16_col),
     L(wmma_f16_f32_rr), L(wmma_f16_f32_rc), L(wmma_f16_f32_cr), L(wmma_f16_f32_cc),
     L(wmma_f16_f32_wide), L(wmma_f16_f32_int), L(wmma_f16_f16_rc), L(wmma_f16_f16_int),
     L(wmma_f16_f32_m32n8k16), L(wmma_f16_f32_m8n32k16), L(wmma_f16_f16_m32n8k16),
     L(wmma_bf16_f32_rc), L(wmma_bf16_f32_cr), L(wmma_tf32_f32_rc), L(wmma_tf32_f32_cr),
     L(wmma_tf32_f32_int), L(wmma_s8_s32_rc), L(wmma_s8_s32_cr), L(wmma_u8_s32_rc),
-    L(wmma_s8_s32_m32n8k16),
+    L(wmma_s8_s32_m32n8k16), L(wmma_bf16_f32_m32n8k16), L(wmma_bf16_f32_m8n32k16),
+    L(wmma_s8_s32_m8n32k16),
     L(mma_m16n8k16_f32_f16), L(mma_m16n8k16_f32_f16_wide), L(mma_m16n8k16_f32_f16_int),
     L(mma_m16n8k16_f32_bf16), L(mma_m16n8k8_f32_f16), L(mma_m16n8k8_f32_bf16),
     L(mma_m16n8k16_f16_f16), L(mma_m16n8k8_f32_tf32), L(mma_m16n8k8_f32_tf32_int),
     L(mma_m16n8k32_s32_s8), L(mma_m16n8k32_s32_u8_s8), L(mma_m16n8k32_s32_s8_satfinite),
     L(mma_m16n8k16_s32_s8),
+    L(mma_m16n8k16_f32_f16_special), L(mma_m16n8k16_f32_f16_bigc), L(mma_m16n8k16_f32_f16_cancel),
+    L(mma_m16n8k16_f32_bf16_huge), L(mma_m16n8k16_f16_f16_special),
+    L(mma_m16n8k4_f32_tf32), L(mma_m8n8k16_s32_s8), L(mma_m8n8k4_f64),
     L(ldmatrix_x1), L(ldmatrix_x2), L(ldmatrix_x4), L(ldmatrix_x1_trans), L(ldmatrix_x2_trans),
     L(ldmatrix_x4_trans), L(stmatrix_x1), L(stmatrix_x2), L(stmatrix_x4), L(stmatrix_x4_trans),
     L(stmatrix_x1_trans), L(movmatrix), L(ldmatrix_mma),
@@ -505,6 +604,10 @@ int main(int argc, char** argv) {
     std::vector<std::int8_t> s8(E);
     std::vector<std::uint8_t> index8(E);
     std::vector<std::int32_t> s32(E), indexi(E);
+    std::vector<std::uint8_t> index8hi(E);
+    std::vector<std::uint16_t> f16e(E), bf16big(E);
+    std::vector<std::uint32_t> acce(E), big(E), cancel(E);
+    std::vector<std::uint64_t> f64(E);
     for (int i = 0; i < E; ++i) {
         f16[i] = std::uint16_t((next() & 0x8000) | ((9 + next() % 10) << 10) | (next() & 1023));
         std::uint16_t w = std::uint16_t(next() & 0xffff);
@@ -529,7 +632,30 @@ int main(int argc, char** argv) {
         std::memcpy(&index32[i], &f, 4);
         index8[i] = std::uint8_t(i);
         indexi[i] = i;
+        index8hi[i] = std::uint8_t(i >> 8);
+        static const std::uint16_t half_specials[] = {0x7c00, 0xfc00, 0x7e00, 0x0000, 0x8000,
+                                                      0x0001, 0x7bff, 0xfbff, 0x03ff};
+        const std::uint32_t pick = next() % 24;
+        f16e[i] = pick < 9 ? half_specials[pick] : f16[(i * 7) % E];
+        static const std::uint32_t float_specials[] = {0x7f800000u, 0xff800000u, 0x7fc00000u,
+                                                       0x00000000u, 0x80000000u, 0x7f7fffffu,
+                                                       0x000116c2u, 0x4b800000u};
+        const std::uint32_t pick32 = next() % 16;
+        acce[i] = pick32 < 8 ? float_specials[pick32] : acc[(i * 5) % E];
+        big[i] = (next() & 0x80000000u) | ((140 + next() % 11) << 23) | (next() & 0x7fffff);
+        bf16big[i] = std::uint16_t((next() & 0x8000) | ((200 + next() % 47) << 7) | (next() & 127));
+        const std::uint64_t m = (std::uint64_t(next()) << 24 ^ next()) & ((1ull << 52) - 1);
+        f64[i] = (std::uint64_t(next() & 1) << 63) | (std::uint64_t(1013 + next() % 20) << 52) | m;
     }
+    // C = minus the double sum of mma_m16n8k16_f32_f16's products, rounded to f32: D is what the
+    // accumulation leaves of the difference.
+    for (int i = 0; i < 16; ++i)
+        for (int n = 0; n < 8; ++n) {
+            double sum = 0;
+            for (int k = 0; k < 16; ++k) sum += double(half_to_float(f16[i * 16 + k])) * half_to_float(f16[n * 16 + k]);
+            const float c = float(-sum);
+            std::memcpy(&cancel[i * 8 + n], &c, 4);
+        }
     auto up = [](const auto& v) {
         void* d = nullptr;
         cudaMalloc(&d, v.size() * sizeof(v[0]));
@@ -543,7 +669,10 @@ int main(int argc, char** argv) {
                     (const std::int8_t*)up(s8),      (const std::int32_t*)up(s32),
                     (const std::uint16_t*)up(index16), (const std::uint16_t*)up(indexbf),
                     (const std::uint32_t*)up(index32), (const std::uint8_t*)up(index8),
-                    (const std::int32_t*)up(indexi)};
+                    (const std::int32_t*)up(indexi), (const std::uint8_t*)up(index8hi),
+                    (const std::uint16_t*)up(f16e), (const std::uint32_t*)up(acce),
+                    (const std::uint32_t*)up(big), (const std::uint32_t*)up(cancel),
+                    (const std::uint16_t*)up(bf16big), (const std::uint64_t*)up(f64)};
     CHECK(cudaGetLastError());
     std::uint32_t* dout;
     constexpr int slots = 1 + 32 * 64;
