@@ -281,3 +281,39 @@ TEST_CASE("a wmma that only part of the warp reaches is a fault naming the lanes
     CHECK(r.result.status.message.find("incomplete warp") != std::string::npos);
     CHECK(r.result.status.message.find("0000ffff") != std::string::npos);
 }
+
+TEST_CASE("the trace records ldmatrix's row reads over shared memory and counts mma as a tensor "
+          "instruction") {
+    const Run r = run_warp(mma_source, "ldmatrix_rows", {0}, 128, /*trace=*/true);
+    REQUIRE(r.result.status.ok());
+    REQUIRE(r.result.trace);
+    const Trace& t = *r.result.trace;
+    int ldmatrix_pc = -1;
+    for (std::size_t pc = 0; pc < t.pcs.size(); ++pc)
+        if (t.pcs[pc].opcode == "ldmatrix") ldmatrix_pc = int(pc);
+    REQUIRE(ldmatrix_pc >= 0);
+    CHECK(t.pcs[std::size_t(ldmatrix_pc)].op_class == "memory");
+    // .x1: lanes 0-7 each read one 16-byte row; the 8 rows of 16 bytes lie in 128 consecutive
+    // bytes (32 banks), one wavefront.
+    CHECK(t.per_pc[std::size_t(ldmatrix_pc)].shared_wavefronts == 1);
+    bool seen = false;
+    for (const WarpEvent& e : t.events) {
+        if (e.pc != std::uint32_t(ldmatrix_pc) || e.mem < 0) continue;
+        const MemAccess& m = t.accesses[std::size_t(e.mem)];
+        CHECK(m.space == MemSpace::shared);
+        CHECK(m.mask == 0xffu);
+        CHECK(m.bytes_per_lane == 16);
+        CHECK(m.address(0) == m.base + 16 * 3);  // lane 0 names row 3
+        seen = true;
+    }
+    CHECK(seen);
+
+    const Run mma = run_warp(mma_source, "ldmatrix_mma", std::vector<std::uint32_t>(192, 0), 128,
+                             /*trace=*/true);
+    REQUIRE(mma.result.status.ok());
+    int tensor = 0;
+    for (std::size_t pc = 0; pc < mma.result.trace->pcs.size(); ++pc)
+        if (mma.result.trace->pcs[pc].op_class == "tensor")
+            tensor += int(mma.result.trace->per_pc[pc].warp_executions);
+    CHECK(tensor == 1);
+}
