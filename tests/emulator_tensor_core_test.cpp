@@ -95,6 +95,18 @@ __global__ void wmma_s8(const unsigned* in, unsigned* out) {
     wmma::mma_sync(fc, fa, fb, fc);
     wmma::store_matrix_sync(reinterpret_cast<int*>(out), fc, 16, wmma::mem_row_major);
 }
+// f64: A (8 x 4, row-major) times B (4 x 8, column-major) plus C (8 x 8, row-major).
+__global__ void wmma_f64(const unsigned* in, unsigned* out) {
+    const double* a = reinterpret_cast<const double*>(in);
+    wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 8, 8, 4, double> fc;
+    wmma::load_matrix_sync(fa, a, 4);
+    wmma::load_matrix_sync(fb, a + 32, 4);
+    wmma::load_matrix_sync(fc, a + 64, 8, wmma::mem_row_major);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(reinterpret_cast<double*>(out), fc, 8, wmma::mem_row_major);
+}
 // Each lane's accumulator fragment, loaded from a matrix whose element i holds i.
 __global__ void fragment_layout(const unsigned*, unsigned* out) {
     __shared__ float m[256];
@@ -211,6 +223,27 @@ TEST_CASE("wmma m16n16k16 on signed 8-bit integers is the exact product in s32")
             std::int64_t sum = std::int32_t(in[std::size_t(128 + i * 16 + j)]);
             for (int k = 0; k < 16; ++k) sum += bytes[i * 16 + k] * bytes[256 + j * 16 + k];
             bad += std::int32_t(r.out[std::size_t(i * 16 + j)]) != std::int32_t(std::uint32_t(sum));
+        }
+    CHECK(bad == 0);
+}
+
+TEST_CASE("wmma m8n8k4 of f64 is a chain of fused multiply-adds from C, k = 0 to 3") {
+    std::uint64_t state = 5;
+    std::vector<double> v(128);
+    for (auto& d : v) d = double(std::int32_t(next_random(state))) * 0x1p-20;
+    std::vector<std::uint32_t> in(256);
+    std::memcpy(in.data(), v.data(), 128 * 8);
+    const Run r = run_warp(wmma_source, "wmma_f64", in, 128);
+    REQUIRE(r.result.status.ok());
+    int bad = 0;
+    for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 8; ++j) {
+            double d = v[std::size_t(64 + i * 8 + j)];
+            for (int k = 0; k < 4; ++k)
+                d = std::fma(v[std::size_t(i * 4 + k)], v[std::size_t(32 + j * 4 + k)], d);
+            double got;
+            std::memcpy(&got, &r.out[std::size_t(2 * (i * 8 + j))], 8);
+            bad += std::bit_cast<std::uint64_t>(got) != std::bit_cast<std::uint64_t>(d);
         }
     CHECK(bad == 0);
 }

@@ -3196,7 +3196,9 @@ void fragment_registers(Exec& x, int operand, int count, std::uint64_t** regs) {
     }
 }
 
-inline std::uint32_t fragment_bits(std::uint64_t* const* regs, int element_bits, int lane, int e) {
+// Element e of a lane's fragment (an f64 element is a whole 64-bit register).
+inline std::uint64_t fragment_bits(std::uint64_t* const* regs, int element_bits, int lane, int e) {
+    if (element_bits == 64) return regs[e][lane];
     const int pack = 32 / element_bits;
     const std::uint64_t word = regs[e / pack][lane];
     if (element_bits == 32) return std::uint32_t(word);
@@ -3205,16 +3207,20 @@ inline std::uint32_t fragment_bits(std::uint64_t* const* regs, int element_bits,
 
 // Writes element e of a lane's fragment (the registers must be cleared first when packed).
 inline void set_fragment_bits(std::uint64_t* const* regs, int element_bits, int lane, int e,
-                              std::uint32_t v) {
+                              std::uint64_t v) {
+    if (element_bits == 64) {
+        regs[e][lane] = v;
+        return;
+    }
     const int pack = 32 / element_bits;
     std::uint64_t& word = regs[e / pack][lane];
     if (element_bits == 32) {
-        word = v;
+        word = std::uint32_t(v);
         return;
     }
     const int shift = (e % pack) * element_bits;
     const std::uint64_t mask = ((1ull << element_bits) - 1) << shift;
-    word = (word & ~mask) | ((std::uint64_t(v) << shift) & mask);
+    word = (word & ~mask) | ((v << shift) & mask);
 }
 
 double matrix_float(std::uint32_t bits, Type t) {
@@ -3270,8 +3276,9 @@ float tensor_dot(const double* a, const double* b, int k, double c) {
     return to_float_rz(std::ldexp(double(sum), -shift));
 }
 
-// mma m8n8k4 of f64: each element of D is a chain of IEEE fused multiply-adds from C, k = 0 to
-// 3, each rounded to nearest (an H200's results, all 64 of tensor_ops.cu's, agree).
+// m8n8k4 of f64 (mma, and wmma with the same fragments): each element of D is a chain of IEEE
+// fused multiply-adds from C, k = 0 to 3, each rounded to nearest (an H200's mma results, all 64
+// of tensor_ops.cu's, agree; wmma's were not compared).
 void mma_f64(Exec& x) {
     std::uint64_t *ra[1], *rb[1], *rc[2], *rd[2];
     fragment_registers(x, 1, 1, ra);
@@ -3320,16 +3327,16 @@ void matrix_multiply(Exec& x) {
         for (int e = 0; e < sa.elements; ++e) {
             const ptx::ElementPlace p = ptx::fragment_element(in, MatrixRole::a, l, e);
             if (!seen_a[p.row * K + p.col]++)
-                A[p.row * K + p.col] = fragment_bits(ra, sa.element_bits, l, e);
+                A[p.row * K + p.col] = std::uint32_t(fragment_bits(ra, sa.element_bits, l, e));
         }
         for (int e = 0; e < sb.elements; ++e) {
             const ptx::ElementPlace p = ptx::fragment_element(in, MatrixRole::b, l, e);
             if (!seen_b[p.row * N + p.col]++)
-                B[p.row * N + p.col] = fragment_bits(rb, sb.element_bits, l, e);
+                B[p.row * N + p.col] = std::uint32_t(fragment_bits(rb, sb.element_bits, l, e));
         }
         for (int e = 0; e < sc.elements; ++e) {
             const ptx::ElementPlace p = ptx::fragment_element(in, MatrixRole::c, l, e);
-            C[p.row * N + p.col] = fragment_bits(rc, sc.element_bits, l, e);
+            C[p.row * N + p.col] = std::uint32_t(fragment_bits(rc, sc.element_bits, l, e));
         }
     }
     std::uint32_t D[32 * 32];
@@ -3436,7 +3443,7 @@ template <bool Store> void wmma_move(Exec& x) {
     if (in.operand_count > 2) stride = x.src(2)[0] & 0xffffffffu;
     const std::uint32_t bytes = std::uint32_t(s.element_bits / 8);
     // Loads gather every value first: the address register may be one of the fragment's.
-    std::uint32_t values[32][16];
+    std::uint64_t values[32][16];
     if (Store)
         for (int l = 0; l < 32; ++l)
             for (int e = 0; e < s.elements; ++e)
@@ -3456,7 +3463,7 @@ template <bool Store> void wmma_move(Exec& x) {
             if (Store) {
                 std::memcpy(ptr, &values[l][e], bytes);
             } else {
-                std::uint32_t v = 0;
+                std::uint64_t v = 0;
                 std::memcpy(&v, ptr, bytes);
                 values[l][e] = v;
             }

@@ -9,7 +9,7 @@ bool shape_is(const MatrixForm& f, int m, int n, int k) { return f.m == m && f.n
 
 bool is_wmma_shape(const MatrixForm& f) {
     return shape_is(f, 16, 16, 16) || shape_is(f, 32, 8, 16) || shape_is(f, 8, 32, 16) ||
-           shape_is(f, 16, 16, 8);
+           shape_is(f, 16, 16, 8) || shape_is(f, 8, 8, 4);
 }
 
 bool is_integer_input(Type t) { return t == Type::s8 || t == Type::u8; }
@@ -18,6 +18,7 @@ bool is_float_accumulator(Type t) { return t == Type::f16 || t == Type::f32; }
 // The A and B types a wmma shape takes (m16n16k8 is tf32's only; tf32 has no other).
 bool wmma_inputs_fit(const MatrixForm& f, Type t) {
     if (shape_is(f, 16, 16, 8)) return t == Type::tf32;
+    if (shape_is(f, 8, 8, 4)) return t == Type::f64;
     return t == Type::f16 || t == Type::bf16 || is_integer_input(t);
 }
 
@@ -48,10 +49,14 @@ bool tensor_form_supported(const Instruction& in) {
             return false;
         if (f.matrix == 'a' || f.matrix == 'b') return wmma_inputs_fit(f, in.type);
         if (shape_is(f, 16, 16, 8)) return in.type == Type::f32;
+        if (shape_is(f, 8, 8, 4)) return in.type == Type::f64;
         return in.type == Type::f16 || in.type == Type::f32 || in.type == Type::s32;
     }
     case Opcode::wmma_mma:
-        // Integer wmma takes the same type for A and B; the 16-bit floats too.
+        // Integer wmma takes the same type for A and B; the 16-bit floats too. f64's rounding
+        // modifier: to nearest only.
+        if (f.a == Type::f64 && in.rounding != Rounding::none && in.rounding != Rounding::rn)
+            return false;
         return is_wmma_shape(f) && f.a == f.b && wmma_inputs_fit(f, f.a) && accumulators_fit(f);
     case Opcode::mma: {
         if (f.a_col || !f.b_col) return false;  // .row.col, the only layout of these shapes
@@ -100,7 +105,8 @@ ElementPlace fragment_element(const Instruction& in, MatrixRole role, int lane, 
     const MatrixForm& f = in.matrix;
     const int g = lane / 4, t = lane % 4;
     const int bits = type_bits_of(fragment_type(in, role));
-    if (in.op == Opcode::mma) {
+    // mma's layouts; wmma m8n8k4 of f64 is taken to use them too (not compared on a GPU).
+    if (in.op == Opcode::mma || bits == 64) {
         // 9.7.14.5.x: A in 8-row halves and K chunks of 4 registers' worth, B down K, C in rows
         // g and g + 8 (pack: elements per register).
         const int pack = bits == 64 ? 1 : 32 / bits;
