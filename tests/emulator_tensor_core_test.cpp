@@ -116,6 +116,12 @@ __global__ void fragment_layout(const unsigned*, unsigned* out) {
     wmma::load_matrix_sync(fc, m, 16, wmma::mem_row_major);
     for (int i = 0; i < fc.num_elements; ++i) out[threadIdx.x * 8 + i] = unsigned(fc.x[i]);
 }
+// A pointer 16 bytes past a 32-byte boundary and a leading dimension of 12 halves (24 bytes).
+__global__ void misaligned(const unsigned* in, unsigned* out) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::load_matrix_sync(fa, reinterpret_cast<const half*>(in) + 8, 12);
+    out[threadIdx.x] = __half_as_ushort(fa.x[0]);
+}
 // Half the warp reaches the wmma: undefined on a GPU, a fault on the emulator.
 __global__ void partial_warp(const unsigned* in, unsigned* out) {
     wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
@@ -349,4 +355,15 @@ TEST_CASE("the trace records ldmatrix's row reads over shared memory and counts 
         if (mma.result.trace->pcs[pc].op_class == "tensor")
             tensor += int(mma.result.trace->per_pc[pc].warp_executions);
     CHECK(tensor == 1);
+}
+
+TEST_CASE("a wmma pointer that is not 32-byte aligned, or a stride not of 16 bytes, is a warning") {
+    const Run r = run_warp(wmma_source, "misaligned", std::vector<std::uint32_t>(256, 0), 32);
+    REQUIRE(r.result.status.ok());
+    REQUIRE(r.result.warnings.size() == 1);
+    CHECK(r.result.warnings[0].find("is not 32-byte aligned") != std::string::npos);
+    CHECK(r.result.warnings[0].find("24 bytes, is not a multiple of 16") != std::string::npos);
+    // The aligned kernels warn of nothing.
+    std::vector<std::uint32_t> in(640, 0);
+    CHECK(run_warp(wmma_source, "wmma_f16", in, 256).result.warnings.empty());
 }

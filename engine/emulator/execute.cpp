@@ -3421,6 +3421,35 @@ struct FirstAccess {
     }
 };
 
+// A pointer or leading dimension that wmma's contract forbids (the CUDA C++ Programming Guide:
+// a 256-bit aligned pointer, a leading dimension of a multiple of 16 bytes): a warning, once per
+// instruction and launch, since the emulator loads the elements regardless, where a GPU may fault
+// or read others.
+void warn_wmma_contract(Exec& x, std::uint64_t address, std::uint64_t stride_bytes) {
+    const bool misaligned = address % 32 != 0, bad_stride = stride_bytes % 16 != 0;
+    if (!misaligned && !bad_stride) return;
+    std::lock_guard<std::mutex> lock(x.launch.mutex);
+    auto& warned = x.launch.warned_pcs;
+    if (std::find(warned.begin(), warned.end(), x.gpc) != warned.end()) return;
+    warned.push_back(x.gpc);
+    if (x.launch.warnings.size() >= 20) return;
+    std::ostringstream m;
+    m << (x.launch.program.source_path.empty() ? "kernel" : x.launch.program.source_path);
+    if (x.in->line) m << ":" << x.in->line;
+    m << ": warning: " << (x.in->op == Opcode::wmma_store ? "wmma.store" : "wmma.load")
+      << " in kernel '" << x.launch.display_name << "': ";
+    if (misaligned)
+        m << "the matrix's address 0x" << std::hex << address << std::dec
+          << " is not 32-byte aligned (load_matrix_sync and store_matrix_sync need a 256-bit "
+             "aligned pointer)";
+    if (misaligned && bad_stride) m << "; ";
+    if (bad_stride)
+        m << "its leading dimension, " << stride_bytes
+          << " bytes, is not a multiple of 16 bytes (8 halves, 4 floats, 16 bytes)";
+    m << ". The emulator moves the elements anyway; a GPU may fault or move others";
+    x.launch.warnings.push_back(m.str());
+}
+
 // 9.7.14.4 wmma.load, wmma.store: each lane moves its fragment's elements between its registers
 // and the matrix at the address (the same in every lane) with the leading dimension `stride`
 // (elements; by default the matrix's row or column length).
@@ -3442,6 +3471,7 @@ template <bool Store> void wmma_move(Exec& x) {
     std::uint64_t stride = std::uint64_t(col_major ? s.rows : s.cols);
     if (in.operand_count > 2) stride = x.src(2)[0] & 0xffffffffu;
     const std::uint32_t bytes = std::uint32_t(s.element_bits / 8);
+    warn_wmma_contract(x, base[0], stride * bytes);
     // Loads gather every value first: the address register may be one of the fragment's.
     std::uint64_t values[32][16];
     if (Store)
