@@ -274,6 +274,14 @@ TEST_CASE("an instruction the emulator does not know is recorded against its fun
         {"add.wobbly.s32 %r2, %r1, 1;", "ptx:16: unknown modifier '.wobbly' in 'add.wobbly.s32'"},
         {"ld.global.v8.u32 {%r1, %r2, %r3, %r1, %r2, %r3, %r1, %r2}, [%rd2];",
          "ptx:16: vectors of more than 4 elements are not supported"},
+        // Tensor-core forms the emulator does not implement (docs/emulator.md, "Tensor cores").
+        {"mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%r1,%r2,%r3,%r1,%r2,%r3,%r1,%r2}, "
+         "{%r1,%r2}, {%r1,%r2}, {%r1,%r2,%r3,%r1,%r2,%r3,%r1,%r2};",
+         "ptx:16: 'mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32': this shape or type is not "
+         "implemented (docs/emulator.md, \"Tensor cores\", lists what is)"},
+        {"ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r1, %r2}, [%rd2];",
+         "ptx:16: 'ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8': this shape or type is not "
+         "implemented (docs/emulator.md, \"Tensor cores\", lists what is)"},
     };
     for (const Case& c : cases) {
         CAPTURE(c.line);
@@ -432,4 +440,36 @@ TEST_CASE("a __managed__ variable's .attribute(.managed) is read, and kernels us
     emu::Emulator again(options, memory);
     REQUIRE(again.load(ptx, "managed.cu").ok());
     CHECK(host[0] == 6);  // a second module's copy leaves the value alone
+}
+
+TEST_CASE("the tensor-core instructions' modifiers are decoded in any order") {
+    const auto r = ptx::parse(
+        with_line("wmma.load.a.sync.aligned.col.m32n8k16.shared.f16 {%r1, %r2, %r3, %r1, %r2, "
+                  "%r3, %r1, %r2}, [%rd2], %r1;\n"
+                  "ldmatrix.sync.aligned.x4.m8n8.trans.shared::cta.b16 {%r1, %r2, %r3, %r0}, "
+                  "[%r1];\n"
+                  "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.s8.s32 {%r0, %r1, %r2, "
+                  "%r3}, {%r1, %r2, %r3, %r0}, {%r1, %r2}, {%r0, %r1, %r2, %r3};"));
+    REQUIRE_MESSAGE(r.ok, r.error);
+    const ptx::Function& fn = r.module.functions[0];
+    REQUIRE(fn.unsupported.empty());
+    const ptx::Instruction& load = fn.code[3];
+    CHECK(load.op == ptx::Opcode::wmma_load);
+    CHECK(load.matrix.matrix == 'a');
+    CHECK(load.matrix.a_col);
+    CHECK((load.matrix.m == 32 && load.matrix.n == 8 && load.matrix.k == 16));
+    CHECK(load.space == ptx::Space::shared);
+    CHECK(load.operands[0].vec_count == 8);
+    const ptx::Instruction& rows = fn.code[4];
+    CHECK(rows.op == ptx::Opcode::ldmatrix);
+    CHECK(rows.matrix.count == 4);
+    CHECK(rows.matrix.trans);
+    CHECK(rows.space == ptx::Space::shared);
+    const ptx::Instruction& mma = fn.code[5];
+    CHECK(mma.op == ptx::Opcode::mma);
+    CHECK((mma.matrix.d == ptx::Type::s32 && mma.matrix.a == ptx::Type::u8 &&
+           mma.matrix.b == ptx::Type::s8 && mma.matrix.c == ptx::Type::s32));
+    CHECK(mma.matrix.b_col);
+    CHECK_FALSE(mma.matrix.a_col);
+    CHECK((mma.flags & ptx::f_satfinite) != 0);
 }

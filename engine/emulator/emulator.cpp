@@ -267,7 +267,7 @@ void find_zero_registers(PreparedFunction& pf) {
         if (d.kind == OperandKind::reg) set(d.reg);
         else if (d.kind == OperandKind::vector &&
                  (in.op == Opcode::mov || in.op == Opcode::ld || in.op == Opcode::ldu))
-            for (int k = 0; k < d.vec_count && k < 4; ++k) set(d.vec[k]);
+            for (int k = 0; k < d.vec_count && k < ptx::max_vector_registers; ++k) set(d.vec[k]);
     }
     // in[pc]: written on every path to pc. Start from "everything" (pc 0 from nothing) and narrow.
     std::vector<std::uint64_t> in_sets(n * words, ~0ull);
@@ -308,7 +308,8 @@ void find_zero_registers(PreparedFunction& pf) {
             if (pure_def) continue;
             use(o.reg);
             if (o.kind == OperandKind::vector)
-                for (int k = 0; k < o.vec_count && k < 4; ++k) use(o.vec[k]);
+                for (int k = 0; k < o.vec_count && k < ptx::max_vector_registers; ++k)
+                    use(o.vec[k]);
             // A shuffle reads its source in lanes other than its own, which may not have written
             // it.
             if (in.op == Opcode::shfl && i == 1 && is_declared(o.reg))
@@ -407,7 +408,7 @@ void fold_uniform_moves(PreparedFunction& pf) {
         for (int i = 0; i < in.operand_count; ++i) {
             const Operand& o = in.operands[i];
             if (o.kind == OperandKind::vector) {
-                for (int k = 0; k < o.vec_count && k < 4; ++k)
+                for (int k = 0; k < o.vec_count && k < ptx::max_vector_registers; ++k)
                     if (in_range(o.vec[k])) ambiguous[std::size_t(o.vec[k])] = 1;
             } else if (i == 0 && o.kind == OperandKind::reg && in_range(o.reg)) {
                 if (writes_operand0(in.op)) ++defs[std::size_t(o.reg)];

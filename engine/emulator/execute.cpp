@@ -11,6 +11,7 @@
 // [SECTION] Data movement and conversion
 // [SECTION] Loads, stores, atomics
 // [SECTION] Races between blocks in global memory
+// [SECTION] Tensor cores: wmma, mma, ldmatrix, stmatrix, movmatrix
 // [SECTION] Control flow and calls
 // [SECTION] Barriers and warp collectives
 // [SECTION] Asynchronous barriers and copies: mbarrier, cp.async, elect
@@ -33,6 +34,7 @@
 
 #include "analysis/memory_rules.h"
 #include "emulator/float_lanes.h"
+#include "ptx/matrix.h"
 
 namespace cudalab::emu {
 
@@ -3141,6 +3143,434 @@ template <bool Reduce> void atomic(Exec& x) {
 }
 void exec_atom(Exec& x) { atomic<false>(x); }
 void exec_red(Exec& x) { atomic<true>(x); }
+
+// [SECTION] Tensor cores: wmma, mma, ldmatrix, stmatrix, movmatrix --------------------------------
+//
+// Warp-level instructions: one execution moves or multiplies whole matrices spread over the 32
+// lanes' registers. Which lane holds which element: ptx/matrix.h (the PTX ISA's layouts for mma,
+// an H200's for wmma). The arithmetic of the floating-point products is an H200's, read from its
+// results (tests/agreement/tensor_ops.cu; docs/emulator.md, "Tensor cores"):
+// - each product a*b is exact; the products and C are aligned to the largest exponent among them,
+//   taken as ea + eb + 1 for a product and ec + 1 for C, and each is truncated (towards zero) to
+//   26 bits below it (23 + 3); their sum, exact, is truncated to f32. An f16 D is that f32
+//   rounded to nearest. All K products of one instruction are summed at once, except wmma's
+//   m16n16k8 (tf32), which an H200 runs as two steps of k = 4.
+// - tf32 inputs: the low 13 bits of each f32 are ignored (truncation, not rounding).
+// - integer products: exact, summed with C in s32, wrapping (.satfinite: clamped).
+
+// Every lane takes part: the .sync.aligned instructions are undefined with some lanes missing.
+// Like the other *_sync collectives, they order the warp's shared-memory accesses (the race
+// detector's warp interval).
+void matrix_collective(Exec& x, const char* what) {
+    if (x.mask != 0xffffffffu)
+        x.fault(
+            "incomplete warp in a matrix instruction",
+            std::string(what) + " runs with lanes 0x" +
+                [&] {
+                    char h[16];
+                    std::snprintf(h, sizeof h, "%08x", x.mask);
+                    return std::string(h);
+                }() +
+                " of the warp; every lane of the warp must execute it together",
+            "execute it with the whole warp (no divergence around it, a block of a multiple "
+            "of 32 threads)");
+    ++x.warp.sync_epoch;
+    x.warp.stamp = next_stamp(x.block);
+}
+
+// The registers of a fragment operand: a {vector} of exactly `count` registers (or one register).
+void fragment_registers(Exec& x, int operand, int count, std::uint64_t** regs) {
+    const Operand& o = x.in->operands[operand];
+    if (o.kind == OperandKind::reg && count == 1) {
+        regs[0] = x.reg(o.reg);
+        return;
+    }
+    if (o.kind != OperandKind::vector || o.vec_count != count)
+        x.fault("bad matrix fragment",
+                "operand " + std::to_string(operand + 1) + " of '" + x.in->text + "' must be " +
+                    std::to_string(count) + " registers",
+                "give the fragment as the PTX ISA lays it out for this shape and type");
+    for (int i = 0; i < count; ++i) {
+        if (o.vec[i] < 0) x.unsupported_operand(operand);
+        regs[i] = x.reg(o.vec[i]);
+    }
+}
+
+// Element e of a lane's fragment (an f64 element is a whole 64-bit register).
+inline std::uint64_t fragment_bits(std::uint64_t* const* regs, int element_bits, int lane, int e) {
+    if (element_bits == 64) return regs[e][lane];
+    const int pack = 32 / element_bits;
+    const std::uint64_t word = regs[e / pack][lane];
+    if (element_bits == 32) return std::uint32_t(word);
+    return std::uint32_t(word >> ((e % pack) * element_bits)) & ((1u << element_bits) - 1);
+}
+
+// Writes element e of a lane's fragment (the registers must be cleared first when packed).
+inline void set_fragment_bits(std::uint64_t* const* regs, int element_bits, int lane, int e,
+                              std::uint64_t v) {
+    if (element_bits == 64) {
+        regs[e][lane] = v;
+        return;
+    }
+    const int pack = 32 / element_bits;
+    std::uint64_t& word = regs[e / pack][lane];
+    if (element_bits == 32) {
+        word = std::uint32_t(v);
+        return;
+    }
+    const int shift = (e % pack) * element_bits;
+    const std::uint64_t mask = ((1ull << element_bits) - 1) << shift;
+    word = (word & ~mask) | ((v << shift) & mask);
+}
+
+double matrix_float(std::uint32_t bits, Type t) {
+    switch (t) {
+    case Type::f16: return half_to_double(std::uint16_t(bits), f16_format);
+    case Type::bf16: return half_to_double(std::uint16_t(bits), bf16_format);
+    case Type::tf32: return double(std::bit_cast<float>(bits & 0xffffe000u));  // low 13 ignored
+    default: return double(std::bit_cast<float>(bits));
+    }
+}
+
+std::int64_t matrix_integer(std::uint32_t bits, Type t) {
+    switch (t) {
+    case Type::s8: return std::int8_t(std::uint8_t(bits));
+    case Type::u8: return std::uint8_t(bits);
+    default: return std::int32_t(bits);
+    }
+}
+
+// A double rounded towards zero to f32, but infinite from 2^128 on: an H200's products past f32's
+// range give an infinity (seen with bf16 inputs), not the largest float.
+float to_float_rz(double v) {
+    if (std::fabs(v) >= 0x1p128)
+        return std::copysign(std::numeric_limits<float>::infinity(), float(v));
+    float f = float(v);
+    if (std::isfinite(v) && std::fabs(double(f)) > std::fabs(v)) f = std::nextafter(f, 0.f);
+    return f;
+}
+
+// One element of D: the K products of a row of A and a column of B, and C, summed as an H200's
+// tensor cores do (the section's header).
+float tensor_dot(const double* a, const double* b, int k, double c) {
+    bool special = !std::isfinite(c);
+    for (int i = 0; i < k; ++i) special |= !std::isfinite(a[i]) || !std::isfinite(b[i]);
+    if (special) {  // infinities and NaNs: IEEE arithmetic; any NaN is the canonical one
+        double s = c;
+        for (int i = 0; i < k; ++i) s += a[i] * b[i];
+        return canonical(float(s));
+    }
+    int top = std::numeric_limits<int>::min();
+    for (int i = 0; i < k; ++i)
+        if (a[i] != 0 && b[i] != 0) top = std::max(top, std::ilogb(a[i]) + std::ilogb(b[i]) + 1);
+    if (c != 0) top = std::max(top, std::ilogb(c) + 1);
+    if (top == std::numeric_limits<int>::min()) {  // zeros only: their IEEE sum (its sign)
+        double s = c;
+        for (int i = 0; i < k; ++i) s += a[i] * b[i];
+        return float(s);
+    }
+    const int shift = 26 - top;  // each term in units of 2^(top - 26), truncated
+    std::int64_t sum = std::int64_t(std::trunc(std::ldexp(c, shift)));
+    for (int i = 0; i < k; ++i) sum += std::int64_t(std::trunc(std::ldexp(a[i] * b[i], shift)));
+    if (sum == 0) return 0.f;
+    return to_float_rz(std::ldexp(double(sum), -shift));
+}
+
+// m8n8k4 of f64 (mma, and wmma with the same fragments): each element of D is a chain of IEEE
+// fused multiply-adds from C, k = 0 to 3, each rounded to nearest (an H200's mma results, all 64
+// of tensor_ops.cu's, agree; wmma's were not compared).
+void mma_f64(Exec& x) {
+    std::uint64_t *ra[1], *rb[1], *rc[2], *rd[2];
+    fragment_registers(x, 1, 1, ra);
+    fragment_registers(x, 2, 1, rb);
+    fragment_registers(x, 3, 2, rc);
+    fragment_registers(x, 0, 2, rd);
+    double A[8][4], B[4][8], C[8][8];
+    for (int l = 0; l < 32; ++l) {
+        const int g = l / 4, t = l % 4;
+        A[g][t] = std::bit_cast<double>(ra[0][l]);
+        B[t][g] = std::bit_cast<double>(rb[0][l]);
+        for (int e = 0; e < 2; ++e) C[g][2 * t + e] = std::bit_cast<double>(rc[e][l]);
+    }
+    for (int l = 0; l < 32; ++l) {
+        const int g = l / 4, t = l % 4;
+        for (int e = 0; e < 2; ++e) {
+            double d = C[g][2 * t + e];
+            for (int k = 0; k < 4; ++k) d = std::fma(A[g][k], B[k][2 * t + e], d);
+            rd[e][l] = std::bit_cast<std::uint64_t>(d);
+        }
+    }
+}
+
+// 9.7.14.4 wmma.mma, 9.7.14.5 mma: D = A * B + C over the warp's fragments.
+void matrix_multiply(Exec& x) {
+    matrix_collective(x, x.in->op == Opcode::mma ? "mma.sync" : "wmma.mma");
+    const Instruction& in = *x.in;
+    const ptx::MatrixForm& f = in.matrix;
+    if (f.d == Type::f64) return mma_f64(x);
+    using ptx::MatrixRole;
+    const int M = f.m, N = f.n, K = f.k;
+    const ptx::FragmentShape sa = ptx::fragment_shape(in, MatrixRole::a),
+                             sb = ptx::fragment_shape(in, MatrixRole::b),
+                             sc = ptx::fragment_shape(in, MatrixRole::c);
+    const int d_bits = ptx::type_bits(f.d), d_registers = sc.elements * d_bits / 32;
+    std::uint64_t *ra[8], *rb[8], *rc[8], *rd[8];
+    fragment_registers(x, 1, sa.registers, ra);
+    fragment_registers(x, 2, sb.registers, rb);
+    fragment_registers(x, 3, sc.registers, rc);
+    fragment_registers(x, 0, d_registers, rd);
+    // The matrices, from the first lane and element that holds each (wmma's f16 fragments hold
+    // theirs more than once).
+    std::uint32_t A[32 * 16], B[16 * 32], C[32 * 32];
+    std::uint8_t seen_a[32 * 16] = {}, seen_b[16 * 32] = {};
+    for (int l = 0; l < 32; ++l) {
+        for (int e = 0; e < sa.elements; ++e) {
+            const ptx::ElementPlace p = ptx::fragment_element(in, MatrixRole::a, l, e);
+            if (!seen_a[p.row * K + p.col]++)
+                A[p.row * K + p.col] = std::uint32_t(fragment_bits(ra, sa.element_bits, l, e));
+        }
+        for (int e = 0; e < sb.elements; ++e) {
+            const ptx::ElementPlace p = ptx::fragment_element(in, MatrixRole::b, l, e);
+            if (!seen_b[p.row * N + p.col]++)
+                B[p.row * N + p.col] = std::uint32_t(fragment_bits(rb, sb.element_bits, l, e));
+        }
+        for (int e = 0; e < sc.elements; ++e) {
+            const ptx::ElementPlace p = ptx::fragment_element(in, MatrixRole::c, l, e);
+            C[p.row * N + p.col] = std::uint32_t(fragment_bits(rc, sc.element_bits, l, e));
+        }
+    }
+    std::uint32_t D[32 * 32];
+    const bool integer = f.d == Type::s32;
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            if (integer) {
+                std::int64_t s = matrix_integer(C[i * N + j], f.c);
+                for (int k = 0; k < K; ++k)
+                    s += matrix_integer(A[i * K + k], f.a) * matrix_integer(B[k * N + j], f.b);
+                if (in.flags & ptx::f_satfinite)
+                    s = std::clamp<std::int64_t>(s, std::numeric_limits<std::int32_t>::min(),
+                                                 std::numeric_limits<std::int32_t>::max());
+                D[i * N + j] = std::uint32_t(s);
+                continue;
+            }
+            double a[32], b[32];
+            for (int k = 0; k < K; ++k) {
+                a[k] = matrix_float(A[i * K + k], f.a);
+                b[k] = matrix_float(B[k * N + j], f.b);
+            }
+            // wmma of tf32 (m16n16k8) runs on an H200 as two steps of k = 4, each truncated to
+            // f32 before the next; the other forms sum their K products at once.
+            const int step = in.op == Opcode::wmma_mma && f.a == Type::tf32 ? 4 : K;
+            float r = float(matrix_float(C[i * N + j], f.c));
+            for (int k0 = 0; k0 < K; k0 += step) r = tensor_dot(a + k0, b + k0, step, double(r));
+            D[i * N + j] = f.d == Type::f16 ? double_to_half(double(r), f16_format, Rounding::rn)
+                                            : std::bit_cast<std::uint32_t>(r);
+        }
+    for (int l = 0; l < 32; ++l)
+        for (int e = 0; e < sc.elements; ++e) {
+            const ptx::ElementPlace p = ptx::fragment_element(in, MatrixRole::c, l, e);
+            set_fragment_bits(rd, d_bits, l, e, D[p.row * N + p.col]);
+        }
+}
+void exec_wmma_mma(Exec& x) { matrix_multiply(x); }
+void exec_mma(Exec& x) { matrix_multiply(x); }
+
+// One lane's access of a matrix instruction, checked (bounds, alignment, races, the writer
+// shadow) as ld and st check theirs; returns where its bytes are.
+std::uint8_t* matrix_access(Exec& x, Space space, std::uint64_t address, std::uint32_t size,
+                            bool store, int lane, Allocation*& cache, MemSpace& resolved) {
+    Access acc = resolve(x, space, address, size, store ? "store" : "load", lane, cache);
+    resolved = acc.space;
+    if (acc.space == MemSpace::shared)
+        shared_shadow(x, acc.shared_offset, size, store ? SharedUse::write : SharedUse::read, lane);
+    if (acc.allocation) {
+        std::uint64_t at[32];
+        at[lane] = address;
+        global_races(x, acc.allocation, 1u << lane, at, 0, size,
+                     store ? GlobalUse::write : GlobalUse::read);
+        if (store) record_writers(x, acc.allocation, 1u << lane, at, 0, size);
+    }
+    return acc.ptr;
+}
+
+// The trace's record of one access of a matrix instruction by the lanes in `lanes` (a shared
+// address as an offset in shared memory, as ld's).
+void record_matrix_access(Exec& x, Space space, MemSpace resolved, bool store,
+                          const std::uint64_t* address, std::uint32_t lanes, std::uint32_t size) {
+    if (!x.counting() || !lanes) return;
+    std::uint64_t at[32];
+    for (int l = 0; l < 32; ++l)
+        at[l] = resolved == MemSpace::shared && space == Space::generic && (lanes >> l & 1)
+                    ? address[l] - shared_window
+                    : address[l];
+    const std::uint32_t saved = x.mask;
+    x.mask = lanes;
+    record_memory(x, resolved, store ? MemOp::store : MemOp::load, at, size);
+    x.mask = saved;
+}
+
+// The trace links an instruction to one access: a matrix instruction that makes several links
+// its first (the others still count in the per-instruction counters).
+struct FirstAccess {
+    Exec& x;
+    const std::size_t first;
+    explicit FirstAccess(Exec& e) : x(e), first(e.block.accesses.size()) {}
+    ~FirstAccess() {
+        if (x.event && x.block.accesses.size() > first)
+            x.block.events.back().mem = std::int32_t(first);
+    }
+};
+
+// A pointer or leading dimension that wmma's contract forbids (the CUDA C++ Programming Guide:
+// a 256-bit aligned pointer, a leading dimension of a multiple of 16 bytes): a warning, once per
+// instruction and launch, since the emulator loads the elements regardless, where a GPU may fault
+// or read others.
+void warn_wmma_contract(Exec& x, std::uint64_t address, std::uint64_t stride_bytes) {
+    const bool misaligned = address % 32 != 0, bad_stride = stride_bytes % 16 != 0;
+    if (!misaligned && !bad_stride) return;
+    std::lock_guard<std::mutex> lock(x.launch.mutex);
+    auto& warned = x.launch.warned_pcs;
+    if (std::find(warned.begin(), warned.end(), x.gpc) != warned.end()) return;
+    warned.push_back(x.gpc);
+    if (x.launch.warnings.size() >= 20) return;
+    std::ostringstream m;
+    m << (x.launch.program.source_path.empty() ? "kernel" : x.launch.program.source_path);
+    if (x.in->line) m << ":" << x.in->line;
+    m << ": warning: " << (x.in->op == Opcode::wmma_store ? "wmma.store" : "wmma.load")
+      << " in kernel '" << x.launch.display_name << "': ";
+    if (misaligned)
+        m << "the matrix's address 0x" << std::hex << address << std::dec
+          << " is not 32-byte aligned (load_matrix_sync and store_matrix_sync need a 256-bit "
+             "aligned pointer)";
+    if (misaligned && bad_stride) m << "; ";
+    if (bad_stride)
+        m << "its leading dimension, " << stride_bytes
+          << " bytes, is not a multiple of 16 bytes (8 halves, 4 floats, 16 bytes)";
+    m << ". The emulator moves the elements anyway; a GPU may fault or move others";
+    x.launch.warnings.push_back(m.str());
+}
+
+// 9.7.14.4 wmma.load, wmma.store: each lane moves its fragment's elements between its registers
+// and the matrix at the address (the same in every lane) with the leading dimension `stride`
+// (elements; by default the matrix's row or column length).
+template <bool Store> void wmma_move(Exec& x) {
+    matrix_collective(x, Store ? "wmma.store" : "wmma.load");
+    const Instruction& in = *x.in;
+    const ptx::MatrixForm& f = in.matrix;
+    using ptx::MatrixRole;
+    const MatrixRole role = f.matrix == 'a'   ? MatrixRole::a
+                            : f.matrix == 'b' ? MatrixRole::b
+                                              : MatrixRole::c;
+    const ptx::FragmentShape s = ptx::fragment_shape(in, role);
+    const int address_operand = Store ? 0 : 1, fragment_operand = Store ? 1 : 0;
+    std::uint64_t* regs[8];
+    fragment_registers(x, fragment_operand, s.registers, regs);
+    std::uint64_t base[32];
+    lane_addresses(x, in.operands[address_operand], base);
+    const bool col_major = f.a_col;
+    std::uint64_t stride = std::uint64_t(col_major ? s.rows : s.cols);
+    if (in.operand_count > 2) stride = x.src(2)[0] & 0xffffffffu;
+    const std::uint32_t bytes = std::uint32_t(s.element_bits / 8);
+    warn_wmma_contract(x, base[0], stride * bytes);
+    // Loads gather every value first: the address register may be one of the fragment's.
+    std::uint64_t values[32][16];
+    if (Store)
+        for (int l = 0; l < 32; ++l)
+            for (int e = 0; e < s.elements; ++e)
+                values[l][e] = fragment_bits(regs, s.element_bits, l, e);
+    FirstAccess link(x);
+    Allocation* cache = nullptr;
+    for (int e = 0; e < s.elements; ++e) {
+        std::uint64_t at[32];
+        MemSpace resolved = trace_space(in.space);
+        for (int l = 0; l < 32; ++l) {
+            const ptx::ElementPlace p = ptx::fragment_element(in, role, l, e);
+            const std::uint64_t offset = col_major
+                                             ? std::uint64_t(p.col) * stride + std::uint64_t(p.row)
+                                             : std::uint64_t(p.row) * stride + std::uint64_t(p.col);
+            at[l] = base[l] + offset * bytes;
+            std::uint8_t* ptr = matrix_access(x, in.space, at[l], bytes, Store, l, cache, resolved);
+            if (Store) {
+                std::memcpy(ptr, &values[l][e], bytes);
+            } else {
+                std::uint64_t v = 0;
+                std::memcpy(&v, ptr, bytes);
+                values[l][e] = v;
+            }
+        }
+        record_matrix_access(x, in.space, resolved, Store, at, 0xffffffffu, bytes);
+    }
+    if (!Store) {
+        for (int r = 0; r < s.registers; ++r)
+            for (int l = 0; l < 32; ++l) regs[r][l] = 0;
+        for (int l = 0; l < 32; ++l)
+            for (int e = 0; e < s.elements; ++e)
+                set_fragment_bits(regs, s.element_bits, l, e, values[l][e]);
+    }
+}
+void exec_wmma_load(Exec& x) { wmma_move<false>(x); }
+void exec_wmma_store(Exec& x) { wmma_move<true>(x); }
+
+// 9.7.14.5 ldmatrix, stmatrix: up to four 8x8 matrices of 16-bit elements, each row's address
+// given by one lane (matrix i's rows by lanes 8i..8i+7). Register i of lane l holds matrix i's
+// row l/4, columns 2(l%4) and 2(l%4)+1; with .trans, rows 2(l%4) and 2(l%4)+1 of column l/4.
+template <bool Store> void matrix_rows(Exec& x) {
+    matrix_collective(x, Store ? "stmatrix" : "ldmatrix");
+    const Instruction& in = *x.in;
+    const int count = in.matrix.count;
+    const bool trans = in.matrix.trans;
+    const int address_operand = Store ? 0 : 1, fragment_operand = Store ? 1 : 0;
+    std::uint64_t* regs[4];
+    fragment_registers(x, fragment_operand, count, regs);
+    std::uint64_t rows[32];
+    lane_addresses(x, in.operands[address_operand], rows);
+    const std::uint32_t row_lanes = count == 4 ? 0xffffffffu : (1u << (8 * count)) - 1;
+    // The rows, 8 elements each, as the matrices hold them.
+    std::uint16_t m[4][8][8];
+    if (Store)
+        for (int i = 0; i < count; ++i)
+            for (int l = 0; l < 32; ++l)
+                for (int j = 0; j < 2; ++j) {
+                    const std::uint16_t v = std::uint16_t(regs[i][l] >> (16 * j));
+                    if (trans) m[i][2 * (l % 4) + j][l / 4] = v;
+                    else m[i][l / 4][2 * (l % 4) + j] = v;
+                }
+    FirstAccess link(x);
+    Allocation* cache = nullptr;
+    MemSpace resolved = trace_space(in.space);
+    for (int l = 0; l < 8 * count; ++l) {
+        std::uint8_t* ptr = matrix_access(x, in.space, rows[l], 16, Store, l, cache, resolved);
+        if (Store) std::memcpy(ptr, m[l / 8][l % 8], 16);
+        else std::memcpy(m[l / 8][l % 8], ptr, 16);
+    }
+    record_matrix_access(x, in.space, resolved, Store, rows, row_lanes, 16);
+    if (!Store)
+        for (int i = 0; i < count; ++i)
+            for (int l = 0; l < 32; ++l) {
+                std::uint32_t v = 0;
+                for (int j = 0; j < 2; ++j)
+                    v |= std::uint32_t(trans ? m[i][2 * (l % 4) + j][l / 4]
+                                             : m[i][l / 4][2 * (l % 4) + j])
+                         << (16 * j);
+                regs[i][l] = v;
+            }
+}
+void exec_ldmatrix(Exec& x) { matrix_rows<false>(x); }
+void exec_stmatrix(Exec& x) { matrix_rows<true>(x); }
+
+// 9.7.14.5 movmatrix.trans: the 8x8 matrix of 16-bit elements held as ldmatrix lays it out
+// (lane l: row l/4, columns 2(l%4), 2(l%4)+1), transposed.
+void exec_movmatrix(Exec& x) {
+    matrix_collective(x, "movmatrix");
+    const std::uint64_t* a = x.src(1);
+    std::uint16_t m[8][8];
+    for (int l = 0; l < 32; ++l)
+        for (int j = 0; j < 2; ++j) m[l / 4][2 * (l % 4) + j] = std::uint16_t(a[l] >> (16 * j));
+    std::uint64_t* d = x.dst(0);
+    for (int l = 0; l < 32; ++l)
+        d[l] =
+            std::uint32_t(m[2 * (l % 4)][l / 4]) | (std::uint32_t(m[2 * (l % 4) + 1][l / 4]) << 16);
+}
 
 // [SECTION] Control flow and calls ----------------------------------------------------------------
 

@@ -242,6 +242,9 @@ enum class Special : std::uint8_t {
     count_
 };
 
+// The most registers a {vector} operand holds: eight (a wmma fragment, 9.7.14.4).
+constexpr int max_vector_registers = 8;
+
 enum class OperandKind : std::uint8_t {
     none,
     reg,      // a register (ordinary, materialised special or materialised immediate)
@@ -271,9 +274,22 @@ struct Operand {
                                  // function's address: function pointers)
     std::int32_t symbol = -1;    // symbol index (address, symbol operands); -1: none
     Special special = Special::none;
-    std::int32_t vec[4] = {-1, -1, -1, -1};
+    std::int32_t vec[max_vector_registers] = {-1, -1, -1, -1, -1, -1, -1, -1};
     std::uint8_t vec_count = 0;
     std::string name;  // label or callee name (resolved after parsing)
+};
+
+// The matrix instructions' modifiers (9.7.14: wmma, mma, ldmatrix, stmatrix, movmatrix).
+struct MatrixForm {
+    std::uint8_t m = 0, n = 0, k = 0;  // .m16n8k16, .m8n8 (k 0)
+    char matrix = 0;                   // wmma.load/store: 'a', 'b', 'c' or 'd'
+    bool a_col = false;                // .col for A (wmma.load/store: the one layout given)
+    bool b_col = false;                // .col for B (wmma.mma, mma)
+    bool trans = false;                // ldmatrix/stmatrix/movmatrix .trans
+    std::uint8_t count = 0;            // ldmatrix/stmatrix .x1, .x2, .x4
+    // mma/wmma.mma: the types of D, A, B and C in the order written (wmma.mma of f16 gives D
+    // and C only; A and B are then f16).
+    Type d = Type::none, a = Type::none, b = Type::none, c = Type::none;
 };
 
 struct Instruction {
@@ -286,6 +302,7 @@ struct Instruction {
     SubOp sub = SubOp::none;      // atom op, shfl mode, vote mode
     SubOp bool_op = SubOp::none;  // setp.lt.and: and/or/xor
     Rounding rounding = Rounding::none;
+    MatrixForm matrix;        // wmma, mma, ldmatrix, stmatrix, movmatrix
     std::uint8_t vector = 1;  // .v2 / .v4
     std::uint32_t flags = 0;
     std::int32_t guard = -1;  // @%p guard register, -1 for none

@@ -17,6 +17,7 @@ enum class OpClass : std::uint8_t {
     control,
     barrier,
     warp,
+    tensor,  // a matrix multiply-accumulate on the tensor cores
     special
 };
 

@@ -22,6 +22,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "ptx/matrix.h"
+
 namespace cudalab::ptx {
 
 namespace {
@@ -804,12 +806,18 @@ class FunctionParser {
         }
         std::vector<Type> types;
         const bool is_compare = in.op == Opcode::setp || in.op == Opcode::set;
+        const bool is_matrix = in.op == Opcode::wmma_load || in.op == Opcode::wmma_store ||
+                               in.op == Opcode::wmma_mma || in.op == Opcode::mma ||
+                               in.op == Opcode::ldmatrix || in.op == Opcode::stmatrix ||
+                               in.op == Opcode::movmatrix;
+        int layouts = 0;  // .row/.col seen: the first is A's (or wmma.load/store's), the second B's
         for (size_t i = first_modifier; i < parts.size(); ++i) {
             std::string_view m = parts[i];
             if (auto t = type_names().find(m); t != type_names().end()) {
                 types.push_back(t->second);
                 continue;
             }
+            if (is_matrix && matrix_modifier(in, m, layouts)) continue;
             if (is_compare) {
                 if (auto c = cmp_names().find(m); c != cmp_names().end() && in.cmp == Cmp::none) {
                     in.cmp = c->second;
@@ -940,12 +948,15 @@ class FunctionParser {
             in.type2 = types.size() > 1 ? types[1] : types[0];
             in.type3 = types.size() > 2 ? types[2] : in.type2;
         }
+        if (is_matrix) matrix_types(in, types, mnemonic, line);
         if ((in.op == Opcode::ld || in.op == Opcode::st || in.op == Opcode::ldu ||
              in.op == Opcode::atom || in.op == Opcode::red || in.op == Opcode::prefetch ||
              in.op == Opcode::mbarrier_init || in.op == Opcode::mbarrier_inval ||
              in.op == Opcode::mbarrier_expect_tx || in.op == Opcode::mbarrier_complete_tx ||
              in.op == Opcode::mbarrier_arrive || in.op == Opcode::mbarrier_arrive_drop ||
-             in.op == Opcode::mbarrier_test_wait || in.op == Opcode::mbarrier_try_wait) &&
+             in.op == Opcode::mbarrier_test_wait || in.op == Opcode::mbarrier_try_wait ||
+             in.op == Opcode::wmma_load || in.op == Opcode::wmma_store ||
+             in.op == Opcode::ldmatrix || in.op == Opcode::stmatrix) &&
             in.space == Space::none)
             in.space = Space::generic;
         if (in.op == Opcode::cp_async && in.sub == SubOp::cp_bulk) {
@@ -961,6 +972,76 @@ class FunctionParser {
         }
         if (in.vector > 4)
             throw Unsupported(line, "vectors of more than 4 elements are not supported");
+    }
+
+    // A modifier of the matrix instructions (9.7.14): the matrix of wmma.load/store, layouts,
+    // the shape, ldmatrix's count and .trans.
+    static bool matrix_modifier(Instruction& in, std::string_view m, int& layouts) {
+        ptx::MatrixForm& f = in.matrix;
+        if ((in.op == Opcode::wmma_load || in.op == Opcode::wmma_store) && m.size() == 1 &&
+            (m == "a" || m == "b" || m == "c" || m == "d")) {
+            f.matrix = m[0];
+            return true;
+        }
+        if (m == "row" || m == "col") {
+            (layouts++ == 0 ? f.a_col : f.b_col) = m == "col";
+            return true;
+        }
+        if (m == "trans") {
+            f.trans = true;
+            return true;
+        }
+        if (m == "x1" || m == "x2" || m == "x4") {
+            f.count = std::uint8_t(m[1] - '0');
+            return true;
+        }
+        if (m.size() >= 4 && m[0] == 'm' && std::isdigit((unsigned char)m[1])) {
+            // m<M>n<N>[k<K>]
+            unsigned values[3] = {0, 0, 0};
+            const char letters[3] = {'m', 'n', 'k'};
+            size_t at = 0;
+            int part = 0;
+            for (; part < 3 && at < m.size(); ++part) {
+                if (m[at] != letters[part]) return false;
+                ++at;
+                if (at >= m.size() || !std::isdigit((unsigned char)m[at])) return false;
+                while (at < m.size() && std::isdigit((unsigned char)m[at]))
+                    values[part] = values[part] * 10 + unsigned(m[at++] - '0');
+                if (values[part] > 255) return false;
+            }
+            if (at != m.size() || part < 2) return false;
+            f.m = std::uint8_t(values[0]);
+            f.n = std::uint8_t(values[1]);
+            f.k = std::uint8_t(values[2]);
+            return true;
+        }
+        return false;
+    }
+
+    // The types of mma and wmma.mma (D, A, B, C; wmma.mma of f16 names D and C only); an
+    // instruction of a form the emulator does not implement is refused here, when the PTX is read.
+    static void matrix_types(Instruction& in, const std::vector<Type>& types,
+                             std::string_view mnemonic, std::uint32_t line) {
+        ptx::MatrixForm& f = in.matrix;
+        auto refuse = [&](const std::string& why) {
+            throw Unsupported(line, "'" + std::string(mnemonic) + "': " + why +
+                                        " (docs/emulator.md, \"Tensor cores\", lists what is)");
+        };
+        if (in.op == Opcode::wmma_mma || in.op == Opcode::mma) {
+            if (types.size() == 4) {
+                f.d = types[0];
+                f.a = types[1];
+                f.b = types[2];
+                f.c = types[3];
+            } else if (types.size() == 2 && in.op == Opcode::wmma_mma) {
+                f.d = types[0];
+                f.a = f.b = Type::f16;
+                f.c = types[1];
+            } else {
+                refuse("unexpected types");
+            }
+        }
+        if (!tensor_form_supported(in)) refuse("this shape or type is not implemented");
     }
 
     Operand operand(std::string_view s, const Instruction& in, std::uint32_t line) {
@@ -979,7 +1060,10 @@ class FunctionParser {
         if (s.front() == '{') {
             o.kind = OperandKind::vector;
             auto items = split_top(s.substr(1, s.size() - 2), ',');
-            if (items.size() > 4) throw ParseError(line, "vector of more than 4 registers");
+            if (items.size() > size_t(ptx::max_vector_registers))
+                throw ParseError(line, "vector of more than " +
+                                           std::to_string(ptx::max_vector_registers) +
+                                           " registers");
             for (auto item : items) {
                 o.vec[o.vec_count++] = item == "_" ? -1 : reg_index(item, line);
             }
@@ -1621,7 +1705,7 @@ const char* type_name(Type t) {
 
 const char* op_class_name(OpClass c) {
     static const char* names[] = {"arith",  "logic",   "compare", "convert", "move",   "memory",
-                                  "atomic", "control", "barrier", "warp",    "special"};
+                                  "atomic", "control", "barrier", "warp",    "tensor", "special"};
     return names[int(c)];
 }
 

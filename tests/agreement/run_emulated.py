@@ -2,10 +2,12 @@
 """Builds tests/agreement/ops.cu with nvcc, runs it on cudalab's emulated CUDA runtime and compares
 its output with the H200's (h200.txt) through compare.py. ctest runs it as `agreement: ...`.
 
-usage: run_emulated.py --runtime DIR --build-dir DIR
+usage: run_emulated.py --runtime DIR --build-dir DIR [--program NAME]
   --runtime DIR     the folder holding cudalab's libcudart.so.13 (build/cudart-emu)
   --build-dir DIR   where ops is built (kept: an unchanged ops.cu is not rebuilt) and its output
                     written (emulator.txt)
+  --program NAME    ops (default: ops.cu against h200.txt) or tensor_ops (tensor_ops.cu, the
+                    tensor-core instructions, against tensor_h200.txt)
 Environment: NVCC (default $CUDA_HOME/bin/nvcc, then /usr/local/cuda/bin/nvcc, then PATH).
 Operations listed in known_differences.txt may differ on up to the number of inputs given there
 (the special-function instructions whose bits the hardware does not publish); any other
@@ -17,7 +19,9 @@ here = os.path.dirname(os.path.abspath(__file__))
 parser = argparse.ArgumentParser()
 parser.add_argument("--runtime", required=True)
 parser.add_argument("--build-dir", required=True)
+parser.add_argument("--program", default="ops", choices=["ops", "tensor_ops"])
 a = parser.parse_args()
+reference = os.path.join(here, "h200.txt" if a.program == "ops" else "tensor_h200.txt")
 
 nvcc = os.environ.get("NVCC") or next(
     (c for c in [os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc"), "/usr/local/cuda/bin/nvcc"]
@@ -26,8 +30,8 @@ if not nvcc:
     sys.exit("run_emulated.py: nvcc not found ($CUDA_HOME/bin, /usr/local/cuda/bin, PATH)")
 
 os.makedirs(a.build_dir, exist_ok=True)
-source = os.path.join(here, "ops.cu")
-exe = os.path.join(a.build_dir, "ops")
+source = os.path.join(here, a.program + ".cu")
+exe = os.path.join(a.build_dir, a.program)
 # The reference was made with `nvcc -arch=sm_90`; -lineinfo lets the emulator name source lines.
 cmd = [nvcc, "-cudart", "shared", "-lineinfo", "-arch=sm_90", "-o", exe, source]
 digest = hashlib.sha256((" ".join(cmd)).encode() + open(source, "rb").read()).hexdigest()
@@ -43,23 +47,23 @@ if not (os.path.exists(exe) and os.path.exists(stamp) and open(stamp).read() == 
 runtime = os.path.abspath(a.runtime)
 env = dict(os.environ, LD_LIBRARY_PATH=runtime + ":" + os.environ.get("LD_LIBRARY_PATH", ""),
            LD_PRELOAD=os.path.join(runtime, "libcudart.so.13"), CUDALAB_DEVICES="1", CUDALAB_LEAKS="0")
-out = os.path.join(a.build_dir, "emulator.txt")
+out = os.path.join(a.build_dir, "emulator.txt" if a.program == "ops" else a.program + "_emulator.txt")
 start = time.time()
 try:
     r = subprocess.run([exe, out], capture_output=True, text=True, env=env, timeout=600)
 except subprocess.TimeoutExpired:
-    sys.exit("FAIL agreement: ops still running after 600 s")
+    sys.exit(f"FAIL agreement: {a.program} still running after 600 s")
 print(r.stdout + r.stderr, end="")
 if r.returncode:
-    sys.exit(f"FAIL agreement: ops exited with {r.returncode} after {time.time() - start:.1f} s")
-r = subprocess.run([sys.executable, os.path.join(here, "compare.py"), os.path.join(here, "h200.txt"), out],
+    sys.exit(f"FAIL agreement: {a.program} exited with {r.returncode} after {time.time() - start:.1f} s")
+r = subprocess.run([sys.executable, os.path.join(here, "compare.py"), reference, out],
                    capture_output=True, text=True)
 print(r.stdout + r.stderr, end="")
 if r.returncode not in (0, 1):
     sys.exit("FAIL agreement: compare.py could not read the outputs")
 
-known = {}
-for line in open(os.path.join(here, "known_differences.txt")):
+known = {}  # (ops.cu's: tensor_ops.cu has none)
+for line in open(os.path.join(here, "known_differences.txt")) if a.program == "ops" else []:
     if line.strip() and not line.startswith("#"):
         name, inputs, why = line.split(None, 2)
         known[name] = (int(inputs), why.strip())
@@ -68,7 +72,7 @@ for line in r.stdout.splitlines():
     m = re.match(r"(\S+) \(\S+\): (\d+) of \d+ differ", line)
     if m:
         differing[m.group(1)] = int(m.group(2))
-    elif not line.endswith("operations agree with " + os.path.join(here, "h200.txt")):
+    elif not line.endswith("operations agree with " + reference):
         print(f"FAIL agreement: {line}")  # missing operation or wrong count of values
         sys.exit(1)
 problems = []

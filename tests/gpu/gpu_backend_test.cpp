@@ -2,8 +2,10 @@
 // agreement with the driver, faults survived, timed checks. (Skipped elsewhere, see main.cpp.)
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "analysis/occupancy.h"
 #include "backends/factory.h"
@@ -75,6 +77,61 @@ TEST_CASE("every lesson solution passes on the GPU and agrees with the emulator 
         CHECK_MESSAGE(differences.empty(),
                       l.id << ": the GPU's outputs differ from the emulator's");
     }
+}
+
+TEST_CASE(
+    "a tensor-core kernel runs on the GPU backend and its shadow emulator agrees bit for bit") {
+    // `cudalab exec --backend gpu` runs every launch on the emulator first: a kernel of wmma,
+    // ldmatrix and mma.sync is no longer refused there, and the two results are the same bits
+    // (docs/emulator.md, "Tensor cores").
+    auto g = open_gpu();
+    compiler::Compiler compiler;
+    auto module = compiler.compile(R"(
+#include <mma.h>
+using namespace nvcuda;
+__global__ void tensor(const half* a, float* c) {
+    __shared__ half s[256];
+    for (int i = threadIdx.x; i < 256; i += 32) s[i] = a[i];
+    __syncwarp();
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.25f);
+    wmma::load_matrix_sync(fa, s, 16);
+    wmma::load_matrix_sync(fb, a + 256, 16);
+    wmma::mma_sync(acc, fa, fb, acc);
+    wmma::store_matrix_sync(c, acc, 16, wmma::mem_row_major);
+    unsigned r[4];
+    const unsigned p = unsigned(__cvta_generic_to_shared(s + (threadIdx.x % 16) * 16 + (threadIdx.x / 16) * 8));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(p));
+    float d[4] = {1, 2, 3, 4};
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]), "r"(r[2]), "r"(r[3]));
+    for (int i = 0; i < 4; ++i) c[256 + threadIdx.x * 4 + i] = d[i];
+}
+)",
+                                   "tensor.cu");
+    REQUIRE_MESSAGE(module->ok, module->error_text());
+    REQUIRE(g->load(module).ok());
+    std::vector<std::uint16_t> a(512);
+    std::uint32_t state = 1;
+    for (auto& h : a) {
+        state = state * 1664525u + 1013904223u;
+        h = std::uint16_t((state >> 16 & 0x8000) | ((11 + (state >> 8) % 8) << 10) |
+                          (state & 1023));
+    }
+    DevicePtr da, dc;
+    REQUIRE(g->allocate(a.size() * 2, &da).ok());
+    REQUIRE(g->allocate(384 * 4, &dc).ok());
+    REQUIRE(g->copy_to_device(da, a.data(), a.size() * 2).ok());
+    const LaunchResult r = g->launch("tensor", LaunchConfig{Dim3{1}, Dim3{32}, 0},
+                                     {KernelArg::of(da), KernelArg::of(dc)}, TraceOptions{});
+    REQUIRE_MESSAGE(r.status.ok(), r.status.message);
+    const std::vector<std::string> differences = g->compare_with_shadow();
+    for (const auto& d : differences) MESSAGE("GPU and emulator differ: " << d);
+    CHECK(differences.empty());
 }
 
 TEST_CASE("theoretical occupancy agrees with cuOccupancyMaxActiveBlocksPerMultiprocessor") {
