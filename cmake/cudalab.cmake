@@ -17,9 +17,18 @@ if(CUDALAB_SANITIZE)
   add_link_options(-fsanitize=${CUDALAB_SANITIZE} -Wl,--as-needed)
 endif()
 
-# Warnings every cudalab target compiles with.
+# Warnings every cudalab target compiles with. CUDALAB_WERROR makes them errors: ./test.sh (CI)
+# turns it on, so that a change cannot add a warning; it is off by default, so that a learner whose
+# compiler is newer than CI's, and warns about more, still gets a build.
+option(CUDALAB_WERROR "Warnings fail the build (./test.sh turns this on)" OFF)
 function(cudalab_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  if(CUDALAB_WERROR)
+    # GCC 12's -Wrestrict misfires inside libstdc++ on `"literal" + std::string` once inlined
+    # (GCC bug 105651, fixed in GCC 13): it stays a warning there, as the code is correct.
+    target_compile_options(${target} PRIVATE -Werror
+      $<$<AND:$<CXX_COMPILER_ID:GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:-Wno-error=restrict>)
+  endif()
 endfunction()
 
 # cudalab_add_lesson(ID): adds lessons/ID/lesson.cpp (the host side of a lesson) to the lessons
