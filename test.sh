@@ -4,12 +4,20 @@
 # UndefinedBehaviorSanitizer (build-asan/), and the worker-pool and emulator tests under
 # ThreadSanitizer (build-tsan/). Arguments go to every ctest run (e.g. -R PATTERN).
 # CUDALAB_SANITIZERS=0 skips the sanitizer steps (saying so). Each step prints how long it took.
+# Which tests each step runs is a label (-L) given by tests/tiers.cmake, never a list here.
+# Warnings fail the builds (CUDALAB_WERROR); CUDALAB_WERROR=0 turns that off.
+#
+#   ./test.sh quick [ctest arguments]   the edit loop: builds what the tests need (after a first
+#                                       full ./test.sh or scripts/setup.sh --tests) and runs the
+#                                       tests labelled `quick`, a couple of minutes on 2 cores
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$root"
 jobs="$(nproc)"
 status=0
 last_rc=0
+werror=ON
+[[ "${CUDALAB_WERROR:-1}" == 0 ]] && werror=OFF
 timings=()
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
@@ -43,7 +51,10 @@ sanitized_build() {
   shift 2
   if [[ ! -f "$dir/build.ninja" ]]; then
     cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDALAB_BUILD_GUI=OFF \
-      -DCUDALAB_SANITIZE="$sanitizers" -DCUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" >/dev/null || return
+      -DCUDALAB_SANITIZE="$sanitizers" -DCUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" \
+      -DCUDALAB_WERROR="$werror" >/dev/null || return
+  elif ! grep -qx "CUDALAB_WERROR:BOOL=$werror" "$dir/CMakeCache.txt"; then
+    cmake -S "$root" -B "$dir" -DCUDALAB_WERROR="$werror" >/dev/null || return
   fi
   if ! cmake --build "$dir" --parallel "$jobs" --target "$@" > "$dir/build.log" 2>&1; then
     grep -E -B2 -A6 "error|Error" "$dir/build.log" | head -60 >&2
@@ -59,26 +70,40 @@ export LSAN_OPTIONS="suppressions=$root/scripts/sanitizers/lsan.supp:print_suppr
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/sanitizers/tsan.supp"
 
 asan_tests() {
-  # Left out: the GPU suite (its binary is not built here; it skips without a GPU anyway) and the
-  # whole-program tests (label `programs`): their nvcc-built, uninstrumented programs would load
-  # an instrumented libcudart.so.13, which needs the ASan runtime preloaded into nvcc's programs
-  # and many more minutes of nvcc on 2 cores; the runtime's threads are the worker pool the TSan
-  # step checks (docs/ci.md). For the same reason the tests that check program lessons (02b, 14:
-  # their learners' programs load that library) are left out by name: the program-lesson tests,
-  # the course linter, `check all --format json` and the solutions' golden figures; and the
-  # probes that run a learner's program on that library: `run PROG.cu` on the emulated runtime,
-  # the hostile corpus's program-lesson cases, the trusted (unsandboxed) program lesson and the
-  # class probes with program-lesson pairs.
+  # The tests labelled `asan`: all but those tests/tiers.cmake leaves out, each group with its reason
+  # (the GPU suite, whose binary is not built here; the tests that run nvcc-built programs on the
+  # emulated runtime, which would load an instrumented libcudart.so.13).
   local rc=0
-  ctest --test-dir build-asan --output-on-failure --parallel "$jobs" -LE programs \
-    -E '^gpu$|^program lessons:|^course linter: every solution passes|^check all --format json|^corpus: the solutions. performance figures|^run PROG.cu on the emulated runtime|^hostile/program_|^hostile-sandbox/no_sandbox_refused|^grade/hostile_program_pairs|^grade/hostile_bundle_program' "$@" || rc=$?
+  ctest --test-dir build-asan --output-on-failure --parallel "$jobs" -L '^asan$' "$@" || rc=$?
   skipped_reasons build-asan
   return $rc
 }
 
 tsan_tests() {
-  ctest --test-dir build-tsan --output-on-failure --parallel "$jobs" -L tsan "$@"
+  ctest --test-dir build-tsan --output-on-failure --parallel "$jobs" -L '^tsan$' "$@"
 }
+
+# ./test.sh quick: the build of what the quick tests run, then those tests; no sanitizer steps.
+quick_build() {
+  [[ -f build/build.ninja ]] || { "$root/scripts/setup.sh" --tests; return; }
+  local targets=(cudalab_tests)  # with what it depends on: the CLI, the runtimes, the fuzz replays
+  [[ -f build/cudalab-gui || -d build/apps/gui ]] && targets+=(cudalab-gui cudalab_gui_png_check)
+  if ! cmake --build build --parallel "$jobs" --target "${targets[@]}" > build/build.log 2>&1; then
+    grep -E -B2 -A6 "error|Error" build/build.log | head -60 >&2
+    echo "the build failed (full log: build/build.log)" >&2
+    return 1
+  fi
+}
+if [[ "${1:-}" == quick ]]; then
+  shift
+  step "build (what the quick tests need)" quick_build
+  if [[ $last_rc == 0 ]]; then
+    step "quick tests (label quick)" ctest --test-dir build --output-on-failure --parallel "$jobs" -L '^quick$' "$@"
+  else say "SKIPPED: the quick tests, because the build failed (above)"; fi
+  say "times"
+  printf '  %s\n' "${timings[@]}" >&2
+  exit "$status"
+fi
 
 step "setup and build" "$root/scripts/setup.sh" --tests
 step "test suite" plain_tests "$@"

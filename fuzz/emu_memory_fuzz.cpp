@@ -134,7 +134,7 @@ std::string kernel_from(Choices& c) {
         case 5: {
             static const char* ops[] = {"add", "exch", "min", "max", "inc", "dec", "and", "or"};
             const char* op = ops[c.pick(std::size(ops))];
-            const bool bits = op[0] == 'a' && op[1] == 'n' || op[0] == 'o' || op[0] == 'e';
+            const bool bits = (op[0] == 'a' && op[1] == 'n') || op[0] == 'o' || op[0] == 'e';
             const std::string at_type =
                 bits ? (w.bytes == 8 ? "b64" : "b32") : (w.bytes == 8 ? "u64" : "u32");
             const std::string r = w.bytes == 8 ? "%rd3" : "%r3";

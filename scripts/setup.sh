@@ -47,14 +47,25 @@ if (( ${#missing[@]} )); then
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# 3. Configure once, then build what changed.
+# 3. Configure once, then build what changed. With --tests (./test.sh, CI) a warning fails the
+# build (CUDALAB_WERROR, cmake/cudalab.cmake) unless CUDALAB_WERROR=0 is set; without it an
+# existing build folder keeps what it was configured with.
+werror=OFF
+if (( with_tests )) && [[ "${CUDALAB_WERROR:-1}" != 0 ]]; then werror=ON; fi
 if [[ ! -f "$build/build.ninja" ]]; then
   say "configuring ($build)"
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDA_HOME="$cuda" >/dev/null
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDA_HOME="$cuda" \
+    -DCUDALAB_WERROR="$werror" >/dev/null
+elif (( with_tests )) && ! grep -qx "CUDALAB_WERROR:BOOL=$werror" "$build/CMakeCache.txt"; then
+  say "configuring ($build) with CUDALAB_WERROR=$werror"
+  cmake -S "$root" -B "$build" -DCUDALAB_WERROR="$werror" >/dev/null
 fi
 say "building"
 if ! cmake --build "$build" --parallel "$(nproc)" > "$build/build.log" 2>&1; then
   grep -E -B2 -A6 "error|Error" "$build/build.log" | head -60 >&2
+  if grep -q -- "\[-Werror=" "$build/build.log"; then
+    echo "setup: a warning failed the build: CUDALAB_WERROR is on (./test.sh sets it; CUDALAB_WERROR=0 ./test.sh, or cmake -B $build -DCUDALAB_WERROR=OFF, turns it off)" >&2
+  fi
   fail "the build failed (full log: $build/build.log)"
 fi
 # Editors find the compile database at the root.

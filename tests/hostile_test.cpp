@@ -105,6 +105,23 @@ TEST_CASE("the include check refuses every other file, at its line and column") 
     }
 }
 
+TEST_CASE("a refused include's message lists what this policy allows, the lesson's header too") {
+    const auto d = refused("#include <vector>\n");
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].message.find("<cstdio>, <cuda_runtime.h>") != std::string::npos);
+    CHECK(d[0].message.find("<cmath>") == std::string::npos);  // not a name this policy allows
+    CHECK(d[0].message.find("\"lesson_helpers.cuh\" (the lesson's)") != std::string::npos);
+    CHECK(d[0].message.find("the CUDA Toolkit's headers") != std::string::npos);
+    // Without the toolkit's folders the toolkit's headers are not offered.
+    compiler::IncludePolicy shims_only;
+    shims_only.extra_names = {"cstdio", "stdio.h"};
+    const auto e = compiler::check_includes("#include <vector>\n", "sub.cu", shims_only);
+    REQUIRE(e.size() == 1);
+    CHECK(e[0].message.find("<cstdio>, the other standard headers cudalab provides") !=
+          std::string::npos);
+    CHECK(e[0].message.find("Toolkit") == std::string::npos);
+}
+
 TEST_CASE(
     "a refused include is a compile error before NVRTC runs, and a 0xFF byte is refused too") {
     compiler::Compiler compiler;

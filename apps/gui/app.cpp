@@ -365,7 +365,7 @@ void App::select_launch(int index, bool chosen) {
     const auto& r = outcome_->report;
     if (!v && std::size_t(index) < r.launch_traces.size() && r.launch_traces[std::size_t(index)])
         v = viewmodel::build_trace_views(r.launch_traces[std::size_t(index)], outcome_->source,
-                                         r.module.get(), "sm_90", &r.shapes);
+                                         r.module.get(), std::string(hw::emulated_arch), &r.shapes);
     if (!v) {
         notify("Launch " + std::to_string(index + 1) + " was not traced.", true);
         return;

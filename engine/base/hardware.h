@@ -50,6 +50,8 @@ std::vector<std::string> known_archs();
 inline constexpr std::string_view emulated_arch = "sm_90";
 inline constexpr const ArchLimits& emulated = arch_table[4];
 static_assert(emulated.name == emulated_arch);
+// SMs of the modelled device (an H100/H200 SXM): blocks are spread over them and %nsmid reads it.
+inline constexpr std::uint32_t emulated_sm_count = 132;
 
 // [SECTION] Launch limits (the same on every architecture in the table)
 

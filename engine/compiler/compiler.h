@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/hardware.h"
 #include "base/severity.h"
 
 namespace cudalab::compiler {
@@ -60,7 +61,8 @@ struct CompileLimits {
 };
 
 struct CompileOptions {
-    std::string arch = "sm_90";  // ptxas target for resource usage; the PTX targets the same
+    std::string arch{
+        hw::emulated_arch};  // ptxas target for resource usage; the PTX targets the same
     std::vector<std::string> extra_options;  // appended to the NVRTC options
     bool lineinfo = true;
     // Headers the lesson ships for its exercise, by the name the exercise includes them with

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "compiler/include_shims.h"
+
 namespace cudalab::compiler {
 namespace {
 
@@ -104,17 +106,38 @@ std::string refusal(const std::string& name, const IncludePolicy& policy) {
     return "a file that is not one of the headers cudalab provides";
 }
 
+// What the policy allows, for the message: a sample of the shims it allows (all of them would drown
+// the message), every header the lesson ships (a learner must see that its own header is allowed)
+// and the toolkit's headers when it allows those.
 std::string allowed_list(const IncludePolicy& policy) {
     if (policy.any_relative_name)
         return "the system's and the CUDA Toolkit's headers, and headers of its own folder, each "
                "by a relative name";
+    const auto is_shim = [](const std::string& name) {
+        for (const IncludeShim& shim : include_shims())
+            if (name == shim.name) return true;
+        return false;
+    };
+    const auto allowed = [&](std::string_view name) {
+        for (const std::string& known : policy.extra_names)
+            if (known == name) return true;
+        return false;
+    };
     std::string list;
-    int shown = 0;
-    for (const char* name : {"cstdio", "cstdint", "cmath", "climits", "cassert", "cuda_runtime.h",
-                             "cuda_fp16.h", "cooperative_groups.h"}) {
-        list += (shown++ ? ", <" : "<") + std::string(name) + ">";
-    }
-    return list + " and the CUDA Toolkit's other device headers";
+    const auto add = [&](const std::string& item) { list += (list.empty() ? "" : ", ") + item; };
+    std::size_t shims = 0, shown = 0;
+    for (const std::string& name : policy.extra_names) shims += is_shim(name);
+    for (const char* name : {"cstdio", "cstdint", "cmath", "climits", "cassert", "cuda_runtime.h"})
+        if (allowed(name)) {
+            add("<" + std::string(name) + ">");
+            ++shown;
+        }
+    if (shims > shown) add("the other standard headers cudalab provides");
+    for (const std::string& name : policy.extra_names)
+        if (!is_shim(name)) add("\"" + name + "\" (the lesson's)");
+    if (!policy.toolkit_dirs.empty())
+        add("the CUDA Toolkit's headers (<cuda_fp16.h>, <cooperative_groups.h>, ...)");
+    return list.empty() ? "nothing" : list;
 }
 
 // ---------------------------------------------------------------------------------------------

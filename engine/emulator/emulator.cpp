@@ -1329,9 +1329,12 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     }
     // Residency: blocks fill the modelled SMs round-robin, as many per SM as threads and the block
     // limit allow; each fill is a wave.
+    constexpr std::uint64_t threads_per_sm =
+        std::uint64_t(hw::emulated.max_warps_per_sm) * hw::warp_size;
     const std::uint32_t per_sm = std::max<std::uint32_t>(
-        1,
-        std::min<std::uint32_t>(32, std::uint32_t(2048 / std::max<std::uint64_t>(1, bl.count()))));
+        1, std::min<std::uint32_t>(
+               std::uint32_t(hw::emulated.max_blocks_per_sm),
+               std::uint32_t(threads_per_sm / std::max<std::uint64_t>(1, bl.count()))));
 
     unsigned workers = options_.worker_threads ? options_.worker_threads
                                                : std::max(1u, std::thread::hardware_concurrency());

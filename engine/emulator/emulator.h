@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "base/hardware.h"
 #include "emulator/memory.h"
 #include "runtime/backend.h"
 
@@ -45,8 +46,8 @@ struct EmulatorOptions {
     // lane is stopped as quickly as one in a full warp (a few seconds at most). The largest
     // lesson needs under 1 M.
     std::uint64_t instruction_budget = 50'000'000ull;
-    unsigned worker_threads = 0;  // 0: one per core
-    std::uint32_t num_sms = 132;  // modelled SMs (H100/H200 SXM)
+    unsigned worker_threads = 0;                    // 0: one per core
+    std::uint32_t num_sms = hw::emulated_sm_count;  // modelled SMs
     bool detect_races = true;
     // Independent thread scheduling (Volta and later): the two paths of a divergent branch run in
     // turns of 1-8 instructions in a seeded order, each waiting at a __syncwarp, *_sync collective

@@ -11,10 +11,12 @@
 // [SECTION] Data movement and conversion
 // [SECTION] Loads, stores, atomics
 // [SECTION] Races between blocks in global memory
+// [SECTION] What a launch touched, for the race detector between streams (cudart/ordering.h)
 // [SECTION] Tensor cores: wmma, mma, ldmatrix, stmatrix, movmatrix
 // [SECTION] Control flow and calls
 // [SECTION] Barriers and warp collectives
 // [SECTION] Asynchronous barriers and copies: mbarrier, cp.async, elect
+// [SECTION] Specialised forms of the commonest instructions
 // [SECTION] Dispatch
 
 #include "emulator/execute.h"
@@ -874,8 +876,7 @@ void record_lanes(Exec& x, MemSpace space, MemOp op, const std::uint64_t* base,
     record_memory(x, space, op, addr, bytes);
 }
 
-// [SECTION] Half precision: f16 and bf16
-// -----------------------------------------------------------
+// [SECTION] Half precision: f16 and bf16 ----------------------------------------------------------
 
 // f16 (1-5-10) and bf16 (1-8-7) values, alone or packed in pairs (.f16x2, .bf16x2: element 0 in
 // the low 16 bits). Arithmetic is done exactly (or rounded to odd) in double, then rounded once
@@ -1037,7 +1038,7 @@ void half_arith(Exec& x, HalfOp op) {
     });
 }
 
-// [SECTION] SIMD integer and video instructions --------------------------------------------------
+// [SECTION] SIMD integer and video instructions ---------------------------------------------------
 //
 // Several small integers packed in one 32-bit register, each operated on alone: add, sub, min and
 // max on .u16x2/.s16x2 (PTX ISA 8.0), the SIMD video instructions vop2/vop4 that the __v*2 and
@@ -2508,8 +2509,8 @@ Allocation* warp_buffer(Exec& x, std::uint32_t mask, const std::uint64_t* base,
     return a;
 }
 
-// [SECTION] Races between blocks in global memory
-//
+// [SECTION] Races between blocks in global memory -------------------------------------------------
+
 // Blocks of a launch run in no fixed order, and on a GPU at the same time: a word that one block
 // writes with a plain store and another block writes or reads in the same launch holds whichever
 // came last (a histogram merged with `bins[t] += local[t]` loses counts). Atomics do not race with
@@ -2658,7 +2659,7 @@ global_warp_hazard(Exec& x, const Allocation* a, std::uint64_t word, int lane, i
 // says which accesses after another block's write are not races). Within the block, a read of a
 // word that another lane of the same warp wrote in the same sync interval (no __syncwarp, *_sync
 // collective or barrier since) is the warp-level hazard.
-// [SECTION] What a launch touched, for the race detector between streams (cudart/ordering.h)
+// [SECTION] What a launch touched, for the race detector between streams (cudart/ordering.h) ------
 
 // Adds [lo, hi) to the block's footprint, extending the last span when it continues it.
 inline void add_span(Block& b, std::uint64_t lo, std::uint64_t hi, bool write) {
@@ -4642,7 +4643,7 @@ void exec_bmsk(Exec& x) {
 // after another here, so a grid's prerequisites have always finished when it starts
 void exec_griddepcontrol(Exec&) {}
 
-// [SECTION] Specialised forms of the commonest instructions -------------------------------------
+// [SECTION] Specialised forms of the commonest instructions ---------------------------------------
 
 // Most instructions a kernel executes are a few plain forms: integer add and multiply on
 // registers, 32-bit setp, f32 arithmetic in the default rounding. select_handlers() gives each

@@ -10,13 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "base/hardware.h"
 #include "emulator/state.h"
 
 namespace cudalab::emu {
 
-// The shared memory sm_80 and later reserve per block for the system (hw::ArchLimits'
-// reserved_shared_per_block), given to kernels that read %reserved_smem_offset_*.
-inline constexpr std::uint32_t reserved_shared_bytes = 1024;
+// The shared memory sm_80 and later reserve per block for the system, given to kernels that read
+// %reserved_smem_offset_*.
+inline constexpr std::uint32_t reserved_shared_bytes =
+    std::uint32_t(hw::emulated.reserved_shared_per_block);
 
 struct LaunchState {
     const Program& program;
@@ -27,7 +29,7 @@ struct LaunchState {
     std::uint32_t static_shared = 0;
     std::uint32_t shared_bytes = 0;     // static + dynamic (+ the reserved 1 KB when used)
     std::uint32_t reserved_shared = 0;  // offset of the reserved shared memory (when used)
-    std::uint64_t budget = 0;           // thread instructions
+    std::uint64_t budget = 0;           // warp instructions (EmulatorOptions::instruction_budget)
     std::atomic<std::uint64_t> thread_instructions{0};
     std::atomic<std::uint64_t> warp_instructions{0};
     // A block's counts are added to the two above once they reach this (0: every round).

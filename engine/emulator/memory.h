@@ -67,7 +67,6 @@ class DeviceMemory {
     // The heap of device-side malloc(): one allocation, carved up by device_malloc (first fit).
     // Sized on first use (cudaLimitMallocHeapSize, 8 MB by default as on a GPU).
     void set_heap_size(std::uint64_t bytes) { heap_size_ = bytes; }
-    std::uint64_t heap_size() const { return heap_size_; }
     std::uint64_t device_malloc(std::uint64_t bytes);  // 0 when the heap is full
     bool device_free(std::uint64_t address);           // false: not a live heap block
     // The allocation holding [address, address+bytes), or null. `freed` allocations are returned

@@ -44,7 +44,6 @@ struct LessonInfo {
     // it does not parse (file:line); checking the lesson reports that error.
     std::shared_ptr<const DataLesson> data;
     std::string data_error;
-    bool is_data() const { return data || !data_error.empty(); }
 };
 
 struct Course {

@@ -172,14 +172,9 @@ class Session {
     bool launch_packed(const std::string& kernel, const LaunchConfig& config,
                        const std::vector<KernelArg>& args, const std::vector<std::string>& types);
 
-    // Correctness: compares element by element; reports the first few mismatches with who wrote
-    // them. `where` (optional) turns an index into the lesson's coordinates.
-    template <class T>
-    bool check_equal(const std::string& name, const DeviceBuffer<T>& buffer,
-                     const std::vector<T>& expected,
-                     std::function<std::string(std::size_t)> where = nullptr) {
-        return check_values(name, buffer, expected, Tolerance{}, std::move(where));
-    }
+    // Correctness: compares element by element within `tolerance` (Tolerance{}: exactly); reports
+    // the first few mismatches with who wrote them. `where` (optional) turns an index into the
+    // lesson's coordinates.
     template <class T>
     bool check_close(const std::string& name, const DeviceBuffer<T>& buffer,
                      const std::vector<T>& expected, Tolerance tolerance,

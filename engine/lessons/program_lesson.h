@@ -106,7 +106,6 @@ class ProgramSession {
     std::mt19937_64& rng() { return rng_; }
     // The lesson's folder (lessons/ID/), where its own helper programs live.
     void set_lesson_dir(std::string dir) { lesson_dir_ = std::move(dir); }
-    const std::string& lesson_dir() const { return lesson_dir_; }
     // Builds `file` (relative to the lesson's folder) with nvcc, through the cache and limits the
     // learner's program is built with; the executable goes in RunSettings::executable. False,
     // with `why` (file: and nvcc's message), when it does not build.

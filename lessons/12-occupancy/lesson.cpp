@@ -30,10 +30,10 @@ namespace {
 using namespace cudalab;
 using namespace cudalab::lessons;
 
-constexpr int kFeatures = 256;  // IN in the kernel
-constexpr int kOutputs = 48;    // OUT in the kernel
-constexpr const char* kArch = "sm_90";
-constexpr std::uint32_t kDynamicShared = 0;  // the host passes no dynamic shared memory
+constexpr int kFeatures = 256;                         // IN in the kernel
+constexpr int kOutputs = 48;                           // OUT in the kernel
+constexpr std::string_view kArch = hw::emulated_arch;  // the architecture the emulator models
+constexpr std::uint32_t kDynamicShared = 0;            // the host passes no dynamic shared memory
 
 // Theoretical occupancy asked for: half of the SM's 64 warp slots. With 48 sums per thread the
 // kernel cannot go much higher without spilling (75% would leave 40 registers per thread); 50% is

@@ -83,10 +83,12 @@ void CheckRunner::run() {
             r.launch >= 0 && r.launch < int(traces.size()) ? r.launch : out.report.focus_launch();
         if (out.launch >= 0 && out.launch < int(traces.size()) && traces[std::size_t(out.launch)])
             out.views = build_trace_views(traces[std::size_t(out.launch)], out.source,
-                                          out.report.module.get(), "sm_90", &out.report.shapes);
+                                          out.report.module.get(), std::string(hw::emulated_arch),
+                                          &out.report.shapes);
         else if (out.report.last_trace)
-            out.views = build_trace_views(out.report.last_trace, out.source,
-                                          out.report.module.get(), "sm_90", &out.report.shapes);
+            out.views =
+                build_trace_views(out.report.last_trace, out.source, out.report.module.get(),
+                                  std::string(hw::emulated_arch), &out.report.shapes);
         if (!out.report.program_timeline.empty()) {
             auto streams = std::make_shared<StreamsTimeline>();
             if (parse_streams_timeline(out.report.program_timeline, streams.get(),

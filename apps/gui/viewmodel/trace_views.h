@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analysis/metrics.h"
+#include "base/hardware.h"
 #include "compiler/compiler.h"
 #include "lessons/lesson.h"
 #include "viewmodel/code_annotations.h"
@@ -37,7 +38,8 @@ struct TraceViews {
 // its shape (an image as an image, bins as a heat map).
 std::shared_ptr<const TraceViews>
 build_trace_views(std::shared_ptr<const Trace> trace, std::string source,
-                  const compiler::CompileResult* module, const std::string& arch = "sm_90",
+                  const compiler::CompileResult* module,
+                  const std::string& arch = std::string(hw::emulated_arch),
                   const std::vector<lessons::BufferShape>* shapes = nullptr);
 
 }  // namespace cudalab::viewmodel
