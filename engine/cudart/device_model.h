@@ -17,7 +17,7 @@ struct DeviceModel {
     std::string name = "NVIDIA H200 (cudalab emulated)";
     int major = 9, minor = 0;  // CUDALAB_DEVICE_ARCH changes these alone (runtime.cpp)
     int arch() const { return major * 10 + minor; }
-    int sm_count = 132;
+    int sm_count = int(hw::emulated_sm_count);
     double clock_hz = 1.98e9;  // boost clock
     double memory_clock_hz = 2.619e9;
     int memory_bus_bits = 6144;                     // HBM3e, 6 stacks

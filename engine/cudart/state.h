@@ -4,7 +4,7 @@
 //
 // Work runs when it is issued (kernels on the emulator, copies at once), in issue order, which is
 // a valid order for every CUDA program that does not wait on the host for work issued later. The
-// *time* each operation takes on a GPU is modelled separately (timing.cpp): streams, copy
+// *time* each operation takes on a GPU is modelled separately (work.cpp): streams, copy
 // engines, the legacy default stream and pinned versus pageable memory decide when each
 // operation would start and end; events, cudaEventElapsedTime, cudaStreamQuery and the timeline
 // read that modelled clock.
