@@ -250,7 +250,8 @@ void answer(int s, std::uint32_t status) {
 // Waits for the reply, doing meanwhile what the device asks. False when the device is gone.
 bool await_reply(int s, std::uint64_t* result) {
     Message m;
-    while (cudalab::device::receive_message(s, &m)) {
+    // Most calls are answered within microseconds: poll that long before sleeping.
+    while (cudalab::device::receive_message(s, &m, 60)) {
         Reader r(m.body);
         switch (m.type) {
         case Frame::reply: *result = r.get<std::uint64_t>(); return true;

@@ -633,7 +633,8 @@ void pages_touched(const Message& m) {
 void serve(Connection c) {
     current = &c;
     Message m;
-    while (device::receive_message(c.socket, &m)) {
+    // A program's next call often follows at once: poll a little before sleeping.
+    while (device::receive_message(c.socket, &m, 60)) {
         if (m.type == Frame::page_touched) {
             pages_touched(m);
         } else if (m.type == Frame::call) {

@@ -85,8 +85,10 @@ constexpr std::uint32_t max_body = 64u << 20;
 
 // Sends one frame (and its descriptor). False when the peer is gone.
 bool send_message(int socket, const Message& m);
-// Receives one frame. False on end of file, a malformed frame or an error.
-bool receive_message(int socket, Message* m);
+// Receives one frame. False on end of file, a malformed frame or an error. `spin_us`: how long to
+// poll before sleeping in the kernel; an answer that comes within it costs no wake-up (a call's
+// round trip is two of them, each tens of microseconds on an idle machine).
+bool receive_message(int socket, Message* m, int spin_us = 0);
 
 // The device's side of a connection: the kernel's word on who is at the other end (the sender's
 // process id, translated into the device's PID namespace), read from the hello frame.

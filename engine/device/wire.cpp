@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "device/protocol.h"
@@ -165,9 +166,16 @@ bool send_message(int socket, const Message& m) {
     return write_all(socket, rest.data(), rest.size());
 }
 
-bool receive_message(int socket, Message* m) {
+bool receive_message(int socket, Message* m, int spin_us) {
     Header h{};
     m->fd = -1;
+    if (spin_us > 0) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us);
+        char byte;
+        while (::recv(socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT) < 0 && errno == EAGAIN &&
+               std::chrono::steady_clock::now() < until) {
+        }
+    }
     if (!receive_header(socket, &h, &m->fd, nullptr)) return false;
     return receive_body(socket, h, m);
 }
