@@ -649,7 +649,9 @@ void check_output_provenance(ProgramSession& s) {
     std::string why;
     const nlohmann::json* failed = nullptr;
     for (const auto& r : s.runs()) {
-        if (!r.learner) continue;
+        // A run with a fault injected (lesson 16) may leave whatever the program wrote after it:
+        // only the ordinary runs must be the kernels' work.
+        if (!r.learner || r.contrived) continue;
         if (!r.completed || !r.runtime.is_object()) {
             if (!unfinished++) why = r.failure;
             continue;
@@ -906,6 +908,22 @@ CheckReport check_program_lesson(const Course& course, const LessonInfo& lesson,
     report.run_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     report.checks = session.checks();
+    // Work the kernels did not do earns nothing: when out.bin is not what came back from them,
+    // no other check of the lesson is credited either (what they measured was a decoy).
+    const auto provenance =
+        std::find_if(report.checks.begin(), report.checks.end(), [](const auto& c) {
+            return c.name == "out.bin is what the kernels computed, copied back from the device";
+        });
+    if (provenance != report.checks.end() && !provenance->passed &&
+        provenance->message.rfind("out.bin was not copied", 0) == 0)
+        for (auto& c : report.checks)
+            if (&c != &*provenance && c.passed) {
+                c.passed = false;
+                c.value = c.kind == CheckKind::correctness ? 1.0 : c.value;
+                c.message =
+                    "not credited: out.bin was not computed by the kernels (" + c.message + ")";
+                c.advice = "compute the result on the GPU and copy it back before writing out.bin";
+            }
     for (auto& c : report.checks) {
         auto it = lesson.points.find(c.name);
         c.points = it == lesson.points.end() ? 1.0 : it->second;
