@@ -209,10 +209,18 @@ def worker_killed(cudalab, src, tmp):
             children = open("/proc/%d/task/%d/children" % (p.pid, p.pid)).read().split()
         except OSError:
             children = []
-        if children:
+        # A worker is a fork of cudalab itself (not the NVRTC helper, cudalab-compile, that the
+        # grader may have started first).
+        def comm(pid):
+            try:
+                return open("/proc/%s/comm" % pid).read().strip()
+            except OSError:
+                return ""
+        workers = [c for c in children if comm(c) == "cudalab"]
+        if workers:
             time.sleep(0.3)  # into its first pair
-            os.kill(int(children[0]), signal.SIGKILL)
-            killed = children[0]
+            os.kill(int(workers[0]), signal.SIGKILL)
+            killed = workers[0]
         time.sleep(0.02)
     o, e = p.communicate(timeout=240)
     if killed is None or p.returncode != 0:
