@@ -278,9 +278,7 @@ std::uint64_t list_out(Reader& r, cudaError_t (*f)(cudaGraph_t, cudaGraphNode_t*
 }
 
 // A buffer of `len` characters the call fills (a name, a PCI bus id).
-template <class... Rest>
-std::uint64_t chars_out(Reader& r, int len_index, std::uint64_t (*call)(char*, int, Reader&)) {
-    (void)len_index;
+std::uint64_t chars_out(Reader& r, std::uint64_t (*call)(char*, int, Reader&)) {
     auto* buffer = decode<char*>(r);
     const int len = decode<int>(r);
     if (!buffer || len <= 0 || len > (1 << 20)) return call(nullptr, len, r);
@@ -510,7 +508,7 @@ std::uint64_t launch_ex(Reader& r, bool per_thread) {
 
 #define CHARS_OUT(fn, ...)                                                                         \
     [](Reader& r) -> std::uint64_t {                                                               \
-        return chars_out(r, 1, [](char* b, int len, Reader& rest) -> std::uint64_t {               \
+        return chars_out(r, [](char* b, int len, Reader& rest) -> std::uint64_t {                  \
             return encode(fn(b, len, __VA_ARGS__));                                                \
         });                                                                                        \
     }
