@@ -1061,13 +1061,28 @@ class Pool {
         return record(index, g);
     }
 
+    bool give(const Worker& w) {
+        return write_all(w.to, "{\"i\":" + std::to_string(w.task) + "}\n");
+    }
+
     // Every idle worker gets the next pair.
     bool hand_out_pairs() {
         for (auto& w : workers_)
             if (w.pid > 0 && w.task < 0 && next_ < pairs_.size()) {
                 w.task = int(next_++);
                 w.started = std::chrono::steady_clock::now();
-                if (!write_all(w.to, "{\"i\":" + std::to_string(w.task) + "}\n") &&
+                if (give(w)) continue;
+                // The worker died while idle (between two pairs): the pair was never its, so a
+                // fresh worker takes it as if nothing happened. Only a second refusal costs it.
+                const int task = w.task;
+                stop_worker(w);
+                if (!start_worker(w)) {
+                    error_ = std::string("cannot start a worker process: ") + std::strerror(errno);
+                    return false;
+                }
+                w.task = task;
+                w.started = std::chrono::steady_clock::now();
+                if (!give(w) &&
                     !lost(w, "the grader's worker process could not take the pair", "crashed"))
                     return false;
             }
