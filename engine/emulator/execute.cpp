@@ -2661,11 +2661,15 @@ global_warp_hazard(Exec& x, const Allocation* a, std::uint64_t word, int lane, i
 // collective or barrier since) is the warp-level hazard.
 // [SECTION] What a launch touched, for the race detector between streams (cudart/ordering.h) ------
 
-// Adds [lo, hi) to the block's footprint, extending the last span when it continues it.
+// Adds [lo, hi) to the block's footprint, extending one of the last few spans when it continues
+// or overlaps it. A few, not one: a loop that reads a scalar, reads an array and writes it
+// interleaves three streams of spans, each of which continues itself (simpleStreams' kernel kept
+// fifteen spans a warp with the last span alone, and sorting them took a third of its time).
 inline void add_span(Block& b, std::uint64_t lo, std::uint64_t hi, bool write) {
     std::vector<MemorySpan>& f = b.footprint;
-    if (!f.empty()) {
-        MemorySpan& t = f.back();
+    constexpr std::size_t look_back = 6;
+    for (std::size_t i = f.size(), seen = 0; i > 0 && seen < look_back; --i, ++seen) {
+        MemorySpan& t = f[i - 1];
         if (t.write == write && lo <= t.hi && hi >= t.lo) {
             t.lo = std::min(t.lo, lo);
             t.hi = std::max(t.hi, hi);
