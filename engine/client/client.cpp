@@ -238,6 +238,55 @@ void report_touches(int s) {
     cudalab::device::send_message(s, m);
 }
 
+// [SECTION] Registered memory shared in place ----------------------------------------------------
+
+// True when [lo, hi) lies in the program's own anonymous memory (the heap, an anonymous mmap, or
+// pages adopted before), readable and writable: pages that may be swapped for shared ones
+// holding the same bytes. A file's mapping, the stack or a read-only range are left alone (the
+// device then keeps a copy in step around each kernel instead).
+bool adoptable(std::uint64_t lo, std::uint64_t hi) {
+    std::FILE* f = std::fopen("/proc/self/maps", "re");
+    if (!f) return false;
+    char line[512];
+    std::uint64_t covered = lo;
+    while (covered < hi && std::fgets(line, sizeof line, f)) {
+        unsigned long a = 0, b = 0;
+        char perms[8] = {};
+        unsigned long offset = 0, inode = 0;
+        char dev[32] = {};
+        int name_at = 0;
+        if (std::sscanf(line, "%lx-%lx %7s %lx %31s %lu %n", &a, &b, perms, &offset, dev, &inode,
+                        &name_at) < 6)
+            continue;
+        if (b <= covered || a > covered) continue;
+        std::string name = line + name_at;
+        while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+        const bool anonymous = inode == 0 && (name.empty() || name == "[heap]");
+        const bool adopted = name.rfind("/memfd:cudalab-registered", 0) == 0;
+        if (perms[0] != 'r' || perms[1] != 'w' || !(anonymous || adopted)) break;
+        covered = b;
+    }
+    std::fclose(f);
+    return covered >= hi;
+}
+
+bool adopt(int fd, std::uint64_t address, std::uint64_t bytes) {
+    if (address % 4096 || bytes % 4096 || !bytes || !adoptable(address, address + bytes))
+        return false;
+    // The pages' bytes go into the descriptor just before it takes their place (the window in
+    // which another thread's write to these pages could be lost is this copy, not a round trip).
+    // From here on both processes see one set of pages.
+    for (std::uint64_t done = 0; done < bytes;) {
+        const ssize_t n = ::pwrite(fd, reinterpret_cast<const char*>(address) + done,
+                                   std::size_t(bytes - done), off_t(done));
+        if (n <= 0) return false;
+        done += std::uint64_t(n);
+    }
+    void* p = ::mmap(reinterpret_cast<void*>(address), bytes, PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_FIXED, fd, 0);
+    return p == reinterpret_cast<void*>(address);
+}
+
 // [SECTION] Serving the device while a call is out ---------------------------------------------
 
 void answer(int s, std::uint32_t status) {
@@ -274,6 +323,14 @@ bool await_reply(int s, std::uint64_t* result) {
                                    MAP_SHARED | MAP_FIXED_NOREPLACE, m.fd, 0);
             const bool ok = p == reinterpret_cast<void*>(address);
             if (p != MAP_FAILED && !ok) ::munmap(p, bytes);
+            if (m.fd >= 0) ::close(m.fd);
+            answer(s, ok ? 1 : 0);
+            break;
+        }
+        case Frame::adopt: {
+            const auto address = r.get<std::uint64_t>();
+            const auto bytes = r.get<std::uint64_t>();
+            const bool ok = m.fd >= 0 && adopt(m.fd, address, bytes);
             if (m.fd >= 0) ::close(m.fd);
             answer(s, ok ? 1 : 0);
             break;

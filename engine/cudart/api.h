@@ -21,7 +21,7 @@ class ApiCall {
     const char* name;
 
   private:
-    std::lock_guard<std::recursive_mutex> lock_;
+    std::lock_guard<RuntimeMutex> lock_;
     double start_;
     double wall_start_;
     bool outermost_;

@@ -26,6 +26,7 @@ struct Region {
 };
 constexpr int max_regions = 4096;
 Region regions[max_regions];
+std::atomic<int> live{0};  // regions in use
 std::atomic<bool> device_phase{false};
 std::atomic<std::uint64_t> h2d{0}, d2h{0}, prefetched{0};
 struct sigaction previous;
@@ -132,9 +133,12 @@ void add(void* base, std::uint64_t bytes) {
         r.read_mostly = new std::uint8_t[pages]();
         r.reported = new std::uint8_t[pages]();
         r.base.store(reinterpret_cast<std::uintptr_t>(base), std::memory_order_release);
+        ++live;
         return;
     }
 }
+
+bool any() { return live.load() > 0; }
 
 void remove(void* base) {
     std::lock_guard lock(table_mutex);
@@ -142,6 +146,7 @@ void remove(void* base) {
         if (r.base.load() != reinterpret_cast<std::uintptr_t>(base)) continue;
         ::mprotect(base, r.bytes, PROT_READ | PROT_WRITE);
         r.base.store(0);
+        --live;
         delete[] r.on_device;
         delete[] r.read_mostly;
         delete[] r.reported;

@@ -31,6 +31,8 @@ bool enabled();
 // Registers [base, base+bytes) (page-aligned, all pages on the host).
 void add(void* base, std::uint64_t bytes);
 void remove(void* base);
+// Whether any managed memory is tracked now (kernels then run in their call: executor.h).
+bool any();
 // Kernels are about to run / have finished: swap which side's pages are reachable.
 void enter_device();
 void leave_device();

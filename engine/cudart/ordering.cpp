@@ -1,5 +1,6 @@
 // Happens-before over streams and the shadow of who touched which bytes (ordering.h).
 #include "cudart/ordering.h"
+#include "cudart/executor.h"
 #include "cudart/program_link.h"
 #include "cudart/program_memory.h"
 
@@ -375,7 +376,31 @@ void Ordering::end_graph(Stream* s) {
 // [SECTION] Copies to the host
 
 void Ordering::defer(std::uint32_t op, std::uint8_t* to, std::vector<std::uint8_t> bytes) {
+    for (Deferred& d : deferred_)
+        if (d.op == expected_op && d.to == to && d.bytes.size() == bytes.size()) {
+            d.op = op;
+            d.bytes = std::move(bytes);
+            return;
+        }
     deferred_.push_back({op, to, std::move(bytes)});
+}
+
+void Ordering::expect(std::uint8_t* to, std::uint64_t bytes) {
+    deferred_.push_back({expected_op, to, std::vector<std::uint8_t>(bytes)});
+}
+
+void Ordering::forget_expected(std::uint8_t* to) {
+    for (auto it = deferred_.begin(); it != deferred_.end(); ++it)
+        if (it->op == expected_op && it->to == to) {
+            deferred_.erase(it);
+            return;
+        }
+}
+
+bool Ordering::any_expected() const {
+    for (const Deferred& d : deferred_)
+        if (d.op == expected_op) return true;
+    return false;
 }
 
 void Ordering::deliver_before(std::uint32_t op) {
@@ -383,7 +408,8 @@ void Ordering::deliver_before(std::uint32_t op) {
     // In issue order, so that two copies to the same bytes leave the later one's.
     std::vector<Deferred> left;
     for (Deferred& d : deferred_) {
-        if (d.op != op && ordered(d.op, op)) program::write(d.to, d.bytes.data(), d.bytes.size());
+        if (d.op != op && d.op != expected_op && ordered(d.op, op))
+            program::write(d.to, d.bytes.data(), d.bytes.size());
         else left.push_back(std::move(d));
     }
     deferred_.swap(left);
@@ -393,6 +419,10 @@ void Ordering::deliver_waited() {
     if (deferred_.empty()) return;
     std::vector<Deferred> left;
     for (Deferred& d : deferred_) {
+        if (d.op == expected_op) {
+            left.push_back(std::move(d));
+            continue;
+        }
         const Op& o = ops_[d.op];
         if (host_.of(o.agent) >= o.count) program::write(d.to, d.bytes.data(), d.bytes.size());
         else left.push_back(std::move(d));
@@ -404,7 +434,7 @@ void Ordering::unwaited(const char* when, std::uint64_t lo, std::uint64_t hi) {
     std::vector<Deferred> left;
     for (Deferred& d : deferred_) {
         const auto at = reinterpret_cast<std::uint64_t>(d.to);
-        if (at + d.bytes.size() <= lo || at >= hi) {
+        if (at + d.bytes.size() <= lo || at >= hi || d.op == expected_op) {
             left.push_back(std::move(d));
             continue;
         }
@@ -464,6 +494,9 @@ void Ordering::set_protection(bool on) {
 
 void Ordering::enter_call() {
     if (!protected_ && seen_count.load() == 0) return;
+    // The host touched bytes a queued copy will deliver: that copy runs first, so that the
+    // touch is told against it.
+    if (seen_count.load() > 0 && any_expected()) Executor::get().drain();
     set_protection(false);
     report_host_accesses();
 }
@@ -527,6 +560,7 @@ void Ordering::finish() {
     // The program ends with copies to the host it never waited for: it may have read those bytes
     // before they arrived (or not read them at all).
     for (Deferred& d : deferred_) {
+        if (d.op == expected_op) continue;  // cannot be: the queue is empty at the end
         report_unwaited(d, "before it ended");
         program::write(d.to, d.bytes.data(), d.bytes.size());
     }

@@ -87,6 +87,11 @@ class Ordering {
     // [SECTION] Copies to the host, delivered when waited for
     // Keeps the bytes of a device-to-host copy (the work `op`) until it is waited for.
     void defer(std::uint32_t op, std::uint8_t* to, std::vector<std::uint8_t> bytes);
+    // A copy to `to` is queued for the device thread (executor.h): its place among the deferred
+    // copies is held, and its pages protected, from now, as if it had run in its call; defer()
+    // fills it. forget_expected(): the copy ran without deferring (or failed).
+    void expect(std::uint8_t* to, std::uint64_t bytes);
+    void forget_expected(std::uint8_t* to);
     // Delivers whatever the host now waits for; at exit, reports what it never did.
     void deliver_waited();
     // Between calls the pages awaiting a copy are protected, so that the host's own read (or
@@ -121,11 +126,13 @@ class Ordering {
         std::uint32_t write = 0;           // the last op that wrote these bytes (0: none)
         std::vector<std::uint32_t> reads;  // ops that read them since
     };
+    static constexpr std::uint32_t expected_op = 0xffffffffu;  // queued, not yet run
     struct Deferred {
         std::uint32_t op;
         std::uint8_t* to;
-        std::vector<std::uint8_t> bytes;
+        std::vector<std::uint8_t> bytes;  // (an expected copy's: zeros of its size)
     };
+    bool any_expected() const;
     struct GraphRun {
         Clock base;
         std::vector<Clock> node_clocks;

@@ -30,6 +30,8 @@ void unshare_existing(void* address);
 // Registered memory's copies: from the program before a kernel runs, back to it after.
 void registered_in();
 void registered_out();
+// Whether any registered memory is kept in step by copying (kernels then run in their call).
+bool registered_copies();
 // Page protection of shared memory as the program sees it (managed memory's host view).
 void protect_in_program(void* address, std::uint64_t bytes, int prot);
 

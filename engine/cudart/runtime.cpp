@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "compiler/kernel_names.h"
+#include "cudart/executor.h"
 #include "cudart/managed.h"
 #include "cudart/program_link.h"
 #include "cudart/program_memory.h"
@@ -377,6 +378,9 @@ emu::Emulator* Runtime::emulator_for(Module& module, int device, std::string* er
     if (module.per_device.size() < devices.size()) module.per_device.resize(devices.size());
     auto& slot = module.per_device[std::size_t(device)];
     if (!slot) {
+        // Loading places the module's variables in device memory, which a queued kernel may be
+        // using on the device thread: that finishes first.
+        Executor::get().drain();
         emu::EmulatorOptions options;
         if (instruction_budget) options.instruction_budget = instruction_budget;
         options.detect_races = detect_races;
@@ -483,15 +487,28 @@ std::string indent_continuations(const std::string& message) {
 
 void Runtime::say_once(const std::string& key, const std::string& message) {
     if (!said_.insert(key).second) return;
-    link::emit(2, "cudalab: " + indent_continuations(message) + "\n");
+    warn(message);
 }
 
 void Runtime::warn(const std::string& message) {
-    link::emit(2, "cudalab: " + indent_continuations(message) + "\n");
+    const std::string text = "cudalab: " + indent_continuations(message) + "\n";
+    if (Executor::running()) held_ += text;  // the device thread has no call to say it in
+    else link::emit(2, text);
+}
+
+void Runtime::say_held() {
+    if (held_.empty()) return;
+    link::emit(2, held_);
+    held_.clear();
+}
+
+double Runtime::issue_time() const {
+    if (const QueuedWork* w = Executor::running()) return w->issue_time;
+    return call_time;
 }
 
 void Runtime::flush_printf() {
-    if (pending_printf.empty()) return;
+    if (pending_printf.empty() || Executor::running()) return;
     link::emit(1, pending_printf);
     pending_printf.clear();
 }
@@ -500,6 +517,8 @@ void Runtime::flush_printf() {
 // ----------------------------------------------------------
 
 CallStack CallStack::here() {
+    // Queued work: the call that issued it.
+    if (const QueuedWork* w = Executor::running()) return w->stack;
     // Served for a program: the program's stack, sent with its call (the device process's own
     // frames say nothing about the program).
     if (const CallStack* program_stack = link::caller_stack()) return *program_stack;

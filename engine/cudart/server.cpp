@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "cudart/executor.h"
 #include "cudart/managed.h"
 #include "cudart/program_link.h"
 #include "cudart/program_memory.h"
@@ -592,6 +593,14 @@ std::uint64_t serve_call(Connection& c, Message& m) {
         else {
             const bool outer = !c.in_call;
             c.in_call = true;
+            // Launches may leave their kernel queued for the device thread; every other call
+            // sees the device as the queued work leaves it (executor.h).
+            const bool may_queue = Executor::may_queue(table[index].name);
+            QueueScope scope(may_queue);
+            if (!may_queue) {
+                std::lock_guard lock(Runtime::get().mutex);
+                Executor::get().drain();
+            }
             result = table[index].handler(r);
             if (outer) c.in_call = false;
         }
@@ -603,6 +612,7 @@ std::uint64_t serve_call(Connection& c, Message& m) {
 void finish_records() {
     static std::once_flag once;
     std::call_once(once, [] {
+        Executor::get().stop();
         Runtime& rt = Runtime::get();
         rt.~Runtime();
     });
@@ -615,6 +625,7 @@ void pages_touched(const Message& m) {
     Reader r(m.body);
     Runtime& rt = Runtime::get();
     std::lock_guard lock(rt.mutex);
+    Executor::get().drain();  // the host's touch comes after the work it issued before
     while (r.left() >= 16) {
         const auto address = std::uintptr_t(r.get<std::uint64_t>());
         const bool write = r.get<std::uint32_t>() != 0;
@@ -815,24 +826,77 @@ void unshare(void* address, std::uint64_t bytes) {
            0);
 }
 
-// Registered memory: the program's own pages, which this process cannot map (two registrations
-// may share a page). Kernels reach a copy, brought up to date around each kernel; copies reach
-// the program's memory directly (program_memory.h).
+// Registered memory: the program's own pages. Where they are its anonymous memory, the program
+// puts shared pages holding the same bytes in their place (Frame::adopt) and both processes see
+// one memory, as pinned memory is. Otherwise (a file's mapping, the stack, a page another
+// registration already shares) kernels reach a copy, brought up to date around each kernel;
+// copies reach the program's memory directly (program_memory.h).
+struct Adopted {
+    void* local = nullptr;   // this process's view of the pages
+    std::uint64_t base = 0;  // the first page in the program
+    std::uint64_t size = 0;  // whole pages
+};
 std::mutex registered_mutex;
-std::map<std::uint64_t, std::vector<std::uint8_t>> registered;
+std::map<std::uint64_t, std::vector<std::uint8_t>> registered;  // kept in step by copying
+std::map<std::uint64_t, Adopted> adopted;                       // by the registration's address
+
+namespace {
+
+bool overlaps_adopted(std::uint64_t lo, std::uint64_t hi) {
+    for (const auto& [at, a] : adopted)
+        if (a.base < hi && lo < a.base + a.size) return true;
+    return false;
+}
+
+// Asks the program to swap [base, base + size) for shared pages; their view here, or null.
+void* adopt_in_program(std::uint64_t base, std::uint64_t size) {
+    if (!current) return nullptr;
+    const int fd = ::memfd_create("cudalab-registered", MFD_CLOEXEC);
+    if (fd < 0) return nullptr;
+    void* local = MAP_FAILED;
+    if (::ftruncate(fd, off_t(size)) == 0)
+        local = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (local == MAP_FAILED) {
+        ::close(fd);
+        return nullptr;
+    }
+    Message m;
+    m.type = Frame::adopt;
+    m.put(base);
+    m.put(size);
+    m.fd = fd;
+    const bool ok = device::send_message(current->socket, m) && await_answer(*current) == 1;
+    ::close(fd);
+    if (!ok) {
+        ::munmap(local, size);
+        return nullptr;
+    }
+    return local;
+}
+
+}  // namespace
 
 void* share_existing(void* address, std::uint64_t bytes) {
     if (program::pid() == 0) return address;
+    const auto at = reinterpret_cast<std::uint64_t>(address);
+    const std::uint64_t base = at / 4096 * 4096;
+    const std::uint64_t size = page_round(at + std::max<std::uint64_t>(bytes, 1)) - base;
     std::lock_guard lock(registered_mutex);
-    auto& copy = registered[reinterpret_cast<std::uint64_t>(address)];
+    if (!overlaps_adopted(base, base + size))
+        if (void* local = adopt_in_program(base, size)) {
+            adopted[at] = Adopted{local, base, size};
+            program::add_shared(base, local, size);
+            return static_cast<char*>(local) + (at - base);
+        }
+    auto& copy = registered[at];
     try {
         copy.assign(bytes, 0);
     } catch (const std::bad_alloc&) {
-        registered.erase(reinterpret_cast<std::uint64_t>(address));
+        registered.erase(at);
         return nullptr;
     }
     if (!program::read(address, copy.data(), bytes)) {
-        registered.erase(reinterpret_cast<std::uint64_t>(address));
+        registered.erase(at);
         return nullptr;
     }
     return copy.data();
@@ -840,13 +904,25 @@ void* share_existing(void* address, std::uint64_t bytes) {
 
 void unshare_existing(void* address) {
     std::lock_guard lock(registered_mutex);
-    registered.erase(reinterpret_cast<std::uint64_t>(address));
+    const auto at = reinterpret_cast<std::uint64_t>(address);
+    if (auto it = adopted.find(at); it != adopted.end()) {
+        // The program keeps its (shared) pages and their bytes; this view goes.
+        program::remove_shared(it->second.base);
+        ::munmap(it->second.local, it->second.size);
+        adopted.erase(it);
+    }
+    registered.erase(at);
 }
 
 void registered_in() {
     std::lock_guard lock(registered_mutex);
     for (auto& [at, copy] : registered)
         program::read(reinterpret_cast<const void*>(at), copy.data(), copy.size());
+}
+
+bool registered_copies() {
+    std::lock_guard lock(registered_mutex);
+    return !registered.empty();
 }
 
 void registered_out() {
@@ -951,6 +1027,10 @@ int main(int argc, char** argv) {
     }
     cudart::program::attach(pid);
     cudart::remember_program_files();
+    // A program's launches return before their kernels have run, as on a GPU (executor.h);
+    // CUDALAB_DEVICE_THREAD=0 runs each call's work inside it instead (to compare).
+    if (const char* v = std::getenv("CUDALAB_DEVICE_THREAD"); !v || std::strcmp(v, "0") != 0)
+        cudart::Executor::get().enable();
     welcome.put(std::uint32_t(1));
     if (!device::send_message(socket, welcome)) return 1;
     {

@@ -26,6 +26,7 @@
 #include "cudart/fatbin.h"
 #include "cudart/ordering.h"
 #include "cudart/provenance.h"
+#include "cudart/runtime_mutex.h"
 #include "cudart/timeline.h"
 #include "emulator/emulator.h"
 
@@ -259,7 +260,7 @@ class Runtime {
   public:
     static Runtime& get();
 
-    std::recursive_mutex mutex;  // one call at a time: the runtime is used from any host thread
+    RuntimeMutex mutex;  // one call at a time: the runtime is used from any host thread
     const DeviceModel& model;
     int device_count = 1;
     int driver_version = 13000;            // CUDA_VERSION-style: 13000 is 13.0
@@ -333,7 +334,8 @@ class Runtime {
     // The modelled host time at which the current API call issues its work: taken when the call
     // starts, so the real time cudalab spends inside the call does not delay the work it issues.
     double call_time = 0;
-    double issue_time() const { return call_time; }
+    // (Work the device thread runs later keeps the time of the call that issued it: executor.h.)
+    double issue_time() const;
     double call_wall_start = 0;  // wall ns when the outermost call in progress began (0: none)
 
     // Settles a fault so that later calls report it (CUDA's sticky errors).
@@ -344,6 +346,9 @@ class Runtime {
     // Messages on stderr, each said once.
     void say_once(const std::string& key, const std::string& message);
     void warn(const std::string& message);
+    // What the device thread said while it ran queued work (executor.h), held for the next call
+    // that waits for it: said then, in the program's output at the point it synchronised.
+    void say_held();
 
     // Device printf output waits for the next synchronising call, as on a GPU.
     std::string pending_printf;
@@ -371,6 +376,7 @@ class Runtime {
     double spent_ns_ = 0;  // the calls' modelled costs
     int owner_pid_ = 0;
     std::set<std::string> said_;
+    std::string held_;  // say_held()
 };
 
 // The source site of the program's call into the runtime ("main.cu:12"), when the executable

@@ -1,4 +1,5 @@
 #include "cudart/work.h"
+#include "cudart/executor.h"
 #include "cudart/managed.h"
 #include "cudart/program_link.h"
 #include "cudart/program_memory.h"
@@ -322,7 +323,11 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     const std::uint64_t fifo = rt.devices[std::size_t(s->device)].printf_fifo;
     e->options().printf_limit = std::min<std::uint64_t>(fifo, max_printf_fifo_bytes);
     e->options().printf_overflow_drops = true;
-    LaunchResult r = e->launch(f->entry, name, config, k.args, trace);
+    LaunchResult r;
+    {
+        LetOthersIn meanwhile;  // queued: the program's next launches are queued while this runs
+        r = e->launch(f->entry, name, config, k.args, trace);
+    }
     managed::leave_device();
     link::registered_out();
     rt.ordering.touch(op, r.footprint);
@@ -582,15 +587,23 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
             const auto to_at = reinterpret_cast<std::uint64_t>(to);
             if (!pageable_src) rt.ordering.touch(op, from_at, from_at + c.width, false);
             if (!pageable_dst) rt.ordering.touch(op, to_at, to_at + c.width, true);
+            // The bytes move without the runtime's lock on the device thread (the program's
+            // next launches are queued meanwhile); what tracks them takes it back.
             if (deferred) {
                 std::vector<std::uint8_t> bytes(c.width);
-                rt.memory->copy_out(bytes.data(), from_at, c.width);
+                {
+                    LetOthersIn meanwhile;
+                    rt.memory->copy_out(bytes.data(), from_at, c.width);
+                }
                 rt.provenance.delivered(to_at, bytes.data(), c.width, from_at);
                 rt.ordering.defer(op, to, std::move(bytes));
             } else if (src_emulated && dst_emulated) {
                 row.resize(c.width);
-                rt.memory->copy_out(row.data(), reinterpret_cast<std::uint64_t>(from), c.width);
-                rt.memory->copy_in(reinterpret_cast<std::uint64_t>(to), row.data(), c.width);
+                {
+                    LetOthersIn meanwhile;
+                    rt.memory->copy_out(row.data(), from_at, c.width);
+                    rt.memory->copy_in(to_at, row.data(), c.width);
+                }
                 rt.provenance.copied_on_device(from_at, to_at, c.width);
             } else if (src_emulated) {
                 // Host memory is the program's (program_memory.h).
@@ -600,8 +613,15 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
                 rt.provenance.delivered(to_at, row.data(), c.width, from_at);
             } else if (dst_emulated) {
                 row.resize(c.width);
-                if (!program::read(from, row.data(), c.width)) return bad_host_address(from, api);
-                rt.memory->copy_in(reinterpret_cast<std::uint64_t>(to), row.data(), c.width);
+                bool read = false;
+                {
+                    LetOthersIn meanwhile;
+                    read = program::read(from, row.data(), c.width);
+                    if (read)
+                        rt.memory->copy_in(reinterpret_cast<std::uint64_t>(to), row.data(),
+                                           c.width);
+                }
+                if (!read) return bad_host_address(from, api);
                 rt.provenance.host_wrote(to_at, to_at + c.width);
             } else {
                 row.resize(c.width);
@@ -820,6 +840,72 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
     return cudaSuccess;
 }
 
+namespace {
+
+// Whether `w` can be queued for the device thread (executor.h): its call could not fail later
+// than it does now, and running it needs nothing of the program during the call.
+// Where one side of a queued copy or set is: device memory of `device` holding [p, p+bytes), or
+// page-locked host memory (cudaMallocHost, cudaHostAlloc) holding it. Anything else (pageable,
+// managed, registered, another device's, a bad range) runs in its call, which says what is wrong.
+enum class Place { device, pinned, other };
+Place place_of(const void* p, std::uint64_t bytes, int device) {
+    Runtime& rt = Runtime::get();
+    const MemoryRecord* r = rt.record_of(p);
+    if (!r) return Place::other;
+    const auto at = reinterpret_cast<std::uint64_t>(p);
+    if (at < r->base || bytes > r->size - (at - r->base)) return Place::other;
+    if (r->kind == MemoryKind::pinned_host) return Place::pinned;
+    if ((r->kind != MemoryKind::device && r->kind != MemoryKind::pool) || r->device != device)
+        return Place::other;
+    const emu::Allocation* a = rt.memory->find(at, 1);
+    return a && !a->freed && bytes <= a->size - (at - a->base) ? Place::device : Place::other;
+}
+
+bool copy_may_run_later(Stream* s, const Copy3D& c) {
+    if (c.width == 0 || c.height == 0 || c.depth == 0) return false;
+    const auto span = [&](std::uint64_t pitch, std::uint64_t slice) {
+        return (c.depth - 1) * slice + (c.height - 1) * pitch + c.width;
+    };
+    const Place from = place_of(c.src, span(c.src_pitch, c.src_slice), s->device);
+    const Place to = place_of(c.dst, span(c.dst_pitch, c.dst_slice), s->device);
+    if (from == Place::other || to == Place::other) return false;
+    if (from == Place::pinned && to == Place::pinned) return false;
+    const int kind = from == Place::pinned ? cudaMemcpyHostToDevice
+                     : to == Place::pinned ? cudaMemcpyDeviceToHost
+                                           : cudaMemcpyDeviceToDevice;
+    return c.kind == cudaMemcpyDefault || c.kind == kind;
+}
+
+bool set_may_run_later(Stream* s, const Set3D& w) {
+    const std::uint64_t row = w.width * w.element;
+    if (row == 0 || w.height == 0 || w.depth == 0) return false;
+    const std::uint64_t span = (w.depth - 1) * w.slice + (w.height - 1) * w.pitch + row;
+    return place_of(w.dst, span, s->device) == Place::device;
+}
+
+bool may_run_later(Stream* s, const Work& w) {
+    Runtime& rt = Runtime::get();
+    if (!rt.injections.empty() || managed::any() || link::registered_copies()) return false;
+    if (w.kind == Work::Kind::event_record || w.kind == Work::Kind::event_wait) return true;
+    if (w.kind == Work::Kind::copy) return copy_may_run_later(s, w.copy);
+    if (w.kind == Work::Kind::set) return set_may_run_later(s, w.set);
+    if (w.kind != Work::Kind::kernel) return false;
+    const KernelWork& k = w.kernel;
+    const Function* f = k.function;
+    Module& module = *f->module;
+    // A module not yet loaded for this device is loaded in the call (the device thread may be
+    // running another of its kernels meanwhile).
+    if (!module.load_error.empty() || module.per_device.size() <= std::size_t(s->device) ||
+        !module.per_device[std::size_t(s->device)])
+        return false;
+    const emu::Emulator& e = *module.per_device[std::size_t(s->device)];
+    if (k.config.dynamic_shared_bytes > std::uint32_t(f->max_dynamic_shared) || k.cooperative)
+        return false;
+    return e.check_launch(f->entry, f->entry, k.config, k.args).ok();
+}
+
+}  // namespace
+
 int issue(Stream* s, Work w, const char* api) {
     if (s->capture_status == cudaStreamCaptureStatusActive && s->capture_graph) {
         auto node = std::make_unique<GraphNode>();
@@ -844,6 +930,32 @@ int issue(Stream* s, Work w, const char* api) {
         s->capture_frontier = {raw};
         return cudaSuccess;
     }
+    Executor& device = Executor::get();
+    if (device.enabled() && Executor::queue_allowed() && may_run_later(s, w)) {
+        Runtime& rt = Runtime::get();
+        QueuedWork q;
+        q.stream = s;
+        q.api = api;
+        q.issue_time = rt.issue_time();
+        q.device = rt.current_device();
+        q.stack = CallStack::here();
+        if (w.kind == Work::Kind::copy && rt.ordering.enabled &&
+            place_of(w.copy.dst, 1, s->device) == Place::pinned) {
+            // A copy into page-locked memory is kept until the host waits for it (ordering.h):
+            // from now, as if it had run in this call.
+            const Copy3D& c = w.copy;
+            for (std::uint64_t z = 0; z < c.depth; ++z)
+                for (std::uint64_t y = 0; y < c.height; ++y) {
+                    std::uint8_t* row = c.dst + z * c.dst_slice + y * c.dst_pitch;
+                    rt.ordering.expect(row, c.width);
+                    q.expected.push_back(row);
+                }
+        }
+        q.work = std::move(w);
+        device.push(std::move(q));
+        return cudaSuccess;
+    }
+    device.drain();  // runs in its call, after what was queued before it
     return run_work(s, w, api, false);
 }
 

@@ -25,7 +25,7 @@
 namespace cudalab::device {
 
 // Bumped whenever a frame's layout or the list of calls changes meaning.
-constexpr std::uint32_t protocol_version = 1;
+constexpr std::uint32_t protocol_version = 2;
 
 // The environment variable through which `cudalab run` (or the client itself, when it starts the
 // device process) hands the program the descriptor of its first connection. It carries no
@@ -47,6 +47,8 @@ enum class Frame : std::uint32_t {
     connected = 12,     // device -> client: the new connection's descriptor rides along
     shutdown = 13,      // client -> device: the program is exiting (atexit): records are final
     page_touched = 14,  // client -> device: u64 page addresses the host touched (managed memory)
+    adopt = 15,  // device -> client: u64 address, u64 bytes: put the descriptor's pages (a copy of
+                 // the program's own, cudaHostRegister) in place of those; answered 1 or 0
 };
 
 enum class HostCallKind : std::uint32_t { host_fn = 1, stream_callback = 2 };

@@ -1184,21 +1184,14 @@ std::string format_fault(const Program& program, const LaunchConfig& cfg,
 
 }  // namespace
 
-LaunchResult Emulator::launch(const std::string& entry, const std::string& display_name,
-                              const LaunchConfig& config, const std::vector<KernelArg>& args,
-                              const TraceOptions& trace_options) {
-    LaunchResult result;
-    auto started = std::chrono::steady_clock::now();
-    if (!program_) {
-        result.status = Status::error(StatusCode::bad_usage, "no module loaded");
-        return result;
-    }
+Status Emulator::check_launch(const std::string& entry, const std::string& display_name,
+                              const LaunchConfig& config,
+                              const std::vector<KernelArg>& args) const {
+    if (!program_) return Status::error(StatusCode::bad_usage, "no module loaded");
     const ptx::Function* fn = program_->module.find(entry);
-    if (!fn || !fn->is_entry) {
-        result.status = Status::error(StatusCode::bad_usage, "no kernel named '" + display_name +
-                                                                 "' in " + program_->source_path);
-        return result;
-    }
+    if (!fn || !fn->is_entry)
+        return Status::error(StatusCode::bad_usage,
+                             "no kernel named '" + display_name + "' in " + program_->source_path);
     // Launch configuration, checked as cudaLaunchKernel checks it.
     const Dim3& g = config.grid;
     const Dim3& bl = config.block;
@@ -1227,12 +1220,10 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
              bl.count() > std::uint64_t(fn->maxntid[0]) * fn->maxntid[1] * fn->maxntid[2])
         bad = "the block is larger than the kernel's __launch_bounds__ (" +
               std::to_string(fn->maxntid[0]) + " threads)";
-    std::size_t kernel_index = std::size_t(program_->module.function_index.at(entry));
-    if (const std::int32_t holder = program_->unrunnable[kernel_index]; holder >= 0) {
-        result.status = Status::error(StatusCode::compile_error,
-                                      unrunnable_message(*program_, holder, display_name));
-        return result;
-    }
+    const std::size_t kernel_index = std::size_t(program_->module.function_index.at(entry));
+    if (const std::int32_t holder = program_->unrunnable[kernel_index]; holder >= 0)
+        return Status::error(StatusCode::compile_error,
+                             unrunnable_message(*program_, holder, display_name));
     const PreparedFunction& pk = program_->functions[kernel_index];
     const std::uint32_t static_shared = program_->common_shared_bytes + pk.own_shared_bytes;
     if (bad.empty() && std::uint64_t(static_shared) + config.dynamic_shared_bytes >
@@ -1251,12 +1242,25 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
                   std::to_string(fn->params[i].size) + " bytes but the launch passes " +
                   std::to_string(args[i].bytes.size()) +
                   " (did the kernel's signature change? keep the one the exercise gave)";
-    if (!bad.empty()) {
-        result.status =
-            Status::error(StatusCode::bad_usage,
-                          "cannot launch '" + display_name + "': invalid configuration: " + bad);
-        return result;
-    }
+    if (!bad.empty())
+        return Status::error(StatusCode::bad_usage,
+                             "cannot launch '" + display_name + "': invalid configuration: " + bad);
+    return Status::success();
+}
+
+LaunchResult Emulator::launch(const std::string& entry, const std::string& display_name,
+                              const LaunchConfig& config, const std::vector<KernelArg>& args,
+                              const TraceOptions& trace_options) {
+    LaunchResult result;
+    auto started = std::chrono::steady_clock::now();
+    result.status = check_launch(entry, display_name, config, args);
+    if (!result.status.ok()) return result;
+    const ptx::Function* fn = program_->module.find(entry);
+    const std::size_t kernel_index = std::size_t(program_->module.function_index.at(entry));
+    const PreparedFunction& pk = program_->functions[kernel_index];
+    const std::uint32_t static_shared = program_->common_shared_bytes + pk.own_shared_bytes;
+    const Dim3& g = config.grid;
+    const Dim3& bl = config.block;
 
     // Every block runs at least one warp instruction, so a grid of more blocks than the budget
     // cannot finish inside it: said at once rather than after running the budget out. (The grid's

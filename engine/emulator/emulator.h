@@ -117,6 +117,11 @@ class Emulator {
     // The kernel's parameter sizes in bytes, in order (to check a launch's arguments).
     std::vector<std::uint32_t> parameter_sizes(const std::string& entry) const;
 
+    // What launch() would refuse before running anything (bad_usage: the configuration or the
+    // arguments; compile_error: an instruction the emulator cannot run), with its message. The
+    // runtime asks first when it queues a launch to run after the call that issued it returns.
+    Status check_launch(const std::string& entry, const std::string& display_name,
+                        const LaunchConfig& config, const std::vector<KernelArg>& args) const;
     LaunchResult launch(const std::string& entry, const std::string& display_name,
                         const LaunchConfig& config, const std::vector<KernelArg>& args,
                         const TraceOptions& trace);
