@@ -27,6 +27,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -111,6 +112,7 @@ bool handshake(int s) {
 }
 
 void at_exit();
+void start_host_function_thread();
 
 // The first connection: handed over by `cudalab run` (CUDALAB_DEVICE_FD), or made here.
 bool connect_control() {
@@ -137,6 +139,7 @@ bool connect_control() {
     control = s;
     owner = ::getpid();
     std::atexit(at_exit);
+    start_host_function_thread();
     return true;
 }
 
@@ -425,6 +428,22 @@ template <class R, std::uint32_t index, class... A> R forward(const A&... args) 
         return status<R>(999);
     }
     return from_word<R>(result);
+}
+
+// CUDA runs host functions and stream callbacks on a thread of its own, not on the thread that
+// enqueued them (which may be waiting for them meanwhile): this one, on a connection the device
+// process keeps for them. It sleeps in recv() until the device thread reaches one.
+void start_host_function_thread() {
+    std::thread([] {
+        const int s = connection();
+        if (s < 0) return;
+        Message m;
+        m.type = Frame::host_functions;
+        if (!cudalab::device::send_message(s, m)) return;
+        std::uint64_t ignored = 0;
+        while (await_reply(s, &ignored)) {
+        }
+    }).detach();
 }
 
 void at_exit() {

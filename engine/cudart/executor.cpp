@@ -26,7 +26,7 @@ bool Executor::may_queue(std::string_view api) {
     // Calls that queue work, and calls that only make or ask about runtime objects (which the
     // device thread does not touch while a kernel runs): a launch followed by
     // cudaGetLastError() must not wait for the kernel.
-    static constexpr std::array<std::string_view, 50> names = {
+    static constexpr std::array<std::string_view, 55> names = {
         "cudaLaunchKernel",
         "cudaLaunchKernel_ptsz",
         "__cudaLaunchKernel",
@@ -51,6 +51,11 @@ bool Executor::may_queue(std::string_view api) {
         "cudaStreamWaitEvent_ptsz",
         "cuStreamWaitEvent",
         "cuStreamWaitEvent_ptsz",
+        "cudaLaunchHostFunc",
+        "cudaLaunchHostFunc_ptsz",
+        "cudaStreamAddCallback",
+        "cudaStreamAddCallback_ptsz",
+        "cuLaunchHostFunc",
         "cudaMemcpyAsync",
         "cudaMemcpyAsync_ptsz",
         "cudaMemsetAsync",
@@ -110,14 +115,17 @@ void Executor::loop() {
             std::lock_guard lock(rt.mutex);
             now_running = &w;
             rt.current_device() = w.device;
-            // A fault of earlier work has lost the context: later work does not run, as on a GPU.
-            if (!rt.sticky(w.stream->device)) {
+            // A fault of earlier work has lost the context: later work on the device does not
+            // run, as on a GPU (host functions and callbacks still do, told the error).
+            const bool on_device = w.work.kind == Work::Kind::kernel ||
+                                   w.work.kind == Work::Kind::copy ||
+                                   w.work.kind == Work::Kind::set;
+            if (!on_device || !rt.sticky(w.stream->device)) {
                 if (const int e = run_work(w.stream, w.work, w.api, false))
                     // Checked before it was queued, so this is rare (the device ran out of
                     // something meanwhile); the call that issued it has returned already.
                     rt.warn(std::string(w.api) + " (queued at " + site_of(w.stack) +
-                            ") failed when the device ran it: " +
-                            cudaGetErrorName(cudaError_t(e)));
+                            ") failed when the device ran it: " + cudaGetErrorName(cudaError_t(e)));
             }
             for (std::uint8_t* to : w.expected) rt.ordering.forget_expected(to);
             now_running = nullptr;

@@ -35,9 +35,12 @@ bool registered_copies();
 // Page protection of shared memory as the program sees it (managed memory's host view).
 void protect_in_program(void* address, std::uint64_t bytes, int prot);
 
-// Runs a host function on the program's calling thread and returns when it has.
+// Runs a host function in the program and returns when it has: from the device thread
+// (executor.h), on the program's thread for host functions; in a call, on the calling thread.
 void run_host_function(void (*fn)(void*), void* data);
 void run_stream_callback(void* callback, void* stream, int status, void* data);
+// Whether the program has its thread for host functions (its library starts one).
+bool host_function_thread();
 
 // The program's call stack for the call being served, or null.
 const CallStack* caller_stack();

@@ -72,6 +72,9 @@ std::mutex connections_mutex;
 std::condition_variable connections_changed;
 int open_connections = 0;
 std::atomic<bool> unloading{false};  // the program has begun to exit (Frame::shutdown)
+// The program's thread for host functions (Frame::host_functions), used by the device thread
+// alone once handed over; null until then (and in a program that never made one).
+Connection* host_function_channel = nullptr;
 
 // Waits for the client's answer to something sent mid-call (a host function, a mapping),
 // serving any call the client makes meanwhile (a host function that calls CUDA, which CUDA
@@ -641,6 +644,7 @@ void pages_touched(const Message& m) {
 
 void serve(Connection c) {
     current = &c;
+    bool handed_over = false;  // the program's host-function thread (Frame::host_functions)
     Message m;
     // A program's next call often follows at once: poll a little before sleeping.
     while (device::receive_message(c.socket, &m, 60)) {
@@ -671,6 +675,18 @@ void serve(Connection c) {
             }
             send_or_drop(c, back);
             if (back.fd >= 0) ::close(back.fd);
+        } else if (m.type == Frame::host_functions) {
+            // The program's thread for host functions: the device thread calls it from now on
+            // (run_host_function); nothing else is read from this connection here.
+            if (m.fd >= 0) ::close(m.fd);
+            {
+                std::lock_guard lock(connections_mutex);
+                if (!host_function_channel) {
+                    host_function_channel = new Connection(c);
+                    handed_over = true;
+                }
+            }
+            if (handed_over) break;
         } else if (m.type == Frame::shutdown) {
             // The program is exiting: what it did is final; later calls (a global object's
             // destructor freeing memory) answer cudaErrorCudartUnloading, as CUDA does.
@@ -687,7 +703,7 @@ void serve(Connection c) {
             break;  // a frame a client does not send unasked: the connection is not a client's
         }
     }
-    ::close(c.socket);
+    if (!handed_over) ::close(c.socket);
     current = nullptr;
     std::lock_guard lock(connections_mutex);
     --open_connections;
@@ -946,32 +962,54 @@ void protect_in_program(void* address, std::uint64_t bytes, int prot) {
     if (device::send_message(current->socket, m)) await_answer(*current);
 }
 
-void run_host_function(void (*fn)(void*), void* data) {
-    if (program::pid() == 0) return fn(data);
-    if (!current) return;  // the program is gone: nothing of it can run
+namespace {
+
+// Runs a host function (or stream callback) in the program: on the device thread, on the
+// program's host-function thread, without the runtime's lock (the program's other threads issue
+// work meanwhile; a CUDA call the function makes, which CUDA forbids, is served here); in a call,
+// on the calling thread.
+void host_call(device::HostCallKind kind, void* fn, void* data, void* stream, int status) {
+    Connection* via = current;
+    if (Executor::running()) {
+        std::lock_guard lock(connections_mutex);
+        via = host_function_channel ? host_function_channel : nullptr;
+    }
+    if (!via) return;  // the program is gone: nothing of it can run
     Message m;
     m.type = Frame::host_call;
-    m.put(std::uint32_t(device::HostCallKind::host_fn));
+    m.put(std::uint32_t(kind));
     m.put(reinterpret_cast<std::uint64_t>(fn));
     m.put(reinterpret_cast<std::uint64_t>(data));
-    m.put(std::uint64_t(0));
-    m.put(std::uint32_t(0));
-    if (device::send_message(current->socket, m)) await_answer(*current);
+    m.put(reinterpret_cast<std::uint64_t>(stream));
+    m.put(std::uint32_t(status));
+    if (via == current) {
+        if (device::send_message(via->socket, m)) await_answer(*via);
+        return;
+    }
+    LetOthersIn meanwhile;
+    Connection* saved = current;
+    current = via;
+    if (device::send_message(via->socket, m)) await_answer(*via);
+    current = saved;
+}
+
+}  // namespace
+
+void run_host_function(void (*fn)(void*), void* data) {
+    if (program::pid() == 0) return fn(data);
+    host_call(device::HostCallKind::host_fn, reinterpret_cast<void*>(fn), data, nullptr, 0);
 }
 
 void run_stream_callback(void* callback, void* stream, int status, void* data) {
     if (program::pid() == 0)
         return reinterpret_cast<cudaStreamCallback_t>(callback)(static_cast<cudaStream_t>(stream),
                                                                 cudaError_t(status), data);
-    if (!current) return;
-    Message m;
-    m.type = Frame::host_call;
-    m.put(std::uint32_t(device::HostCallKind::stream_callback));
-    m.put(reinterpret_cast<std::uint64_t>(callback));
-    m.put(reinterpret_cast<std::uint64_t>(data));
-    m.put(reinterpret_cast<std::uint64_t>(stream));
-    m.put(std::uint32_t(status));
-    if (device::send_message(current->socket, m)) await_answer(*current);
+    host_call(device::HostCallKind::stream_callback, callback, data, stream, status);
+}
+
+bool host_function_thread() {
+    std::lock_guard lock(connections_mutex);
+    return host_function_channel != nullptr;
 }
 
 const CallStack* caller_stack() { return current && current->in_call ? &current->stack : nullptr; }

@@ -887,6 +887,7 @@ bool may_run_later(Stream* s, const Work& w) {
     Runtime& rt = Runtime::get();
     if (!rt.injections.empty() || managed::any() || link::registered_copies()) return false;
     if (w.kind == Work::Kind::event_record || w.kind == Work::Kind::event_wait) return true;
+    if (w.kind == Work::Kind::host) return link::host_function_thread();
     if (w.kind == Work::Kind::copy) return copy_may_run_later(s, w.copy);
     if (w.kind == Work::Kind::set) return set_may_run_later(s, w.set);
     if (w.kind != Work::Kind::kernel) return false;

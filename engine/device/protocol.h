@@ -25,7 +25,7 @@
 namespace cudalab::device {
 
 // Bumped whenever a frame's layout or the list of calls changes meaning.
-constexpr std::uint32_t protocol_version = 2;
+constexpr std::uint32_t protocol_version = 3;
 
 // The environment variable through which `cudalab run` (or the client itself, when it starts the
 // device process) hands the program the descriptor of its first connection. It carries no
@@ -49,6 +49,8 @@ enum class Frame : std::uint32_t {
     page_touched = 14,  // client -> device: u64 page addresses the host touched (managed memory)
     adopt = 15,  // device -> client: u64 address, u64 bytes: put the descriptor's pages (a copy of
                  // the program's own, cudaHostRegister) in place of those; answered 1 or 0
+    host_functions = 16,  // client -> device: this connection's thread runs the program's host
+                          // functions and stream callbacks (host_call), as CUDA's own thread does
 };
 
 enum class HostCallKind : std::uint32_t { host_fn = 1, stream_callback = 2 };

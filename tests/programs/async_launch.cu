@@ -1,8 +1,26 @@
 // async_launch: a launch returns before its kernel has run, as on a GPU. The host looks at a flag
 // the kernel sets in mapped host memory at its very end: still clear when the launch (and the
 // cudaGetLastError after it) returned, set once the host has waited for an event recorded after
-// the kernel. A runtime that runs the kernel inside the launch call fails the first check.
+// the kernel. A runtime that runs the kernel inside the launch call fails the first check. Then
+// a host function enqueued behind such a kernel: not run when cudaLaunchHostFunc returns, run by
+// the time the stream is synchronised, and on a thread other than the one that enqueued it (CUDA
+// runs host functions on a thread of its own).
 #include "check.h"
+
+#include <atomic>
+#include <thread>
+
+struct HostCall {
+    std::atomic<int> ran{0};
+    std::thread::id thread;
+};
+
+void CUDART_CB note_host_call(void* p)
+{
+    auto* h = static_cast<HostCall*>(p);
+    h->thread = std::this_thread::get_id();
+    h->ran = 1;
+}
 
 __global__ void work_then_flag(volatile int* flag, unsigned long long iterations,
                                unsigned long long* sink)
@@ -46,6 +64,17 @@ int main()
     EXPECT(at_launch == 0, "the kernel had finished before its launch returned");
     EXPECT(after_wait == 1, "the event completed before the kernel that precedes it");
     EXPECT(polls > 0, "cudaEventQuery never answered cudaErrorNotReady");
+
+    work_then_flag<<<1, 1>>>(device_flag, 4000000ull, sink);
+    HostCall h;
+    CHECK(cudaLaunchHostFunc(0, note_host_call, &h));
+    const int ran_when_enqueued = h.ran;
+    CHECK(cudaStreamSynchronize(0));
+    EXPECT(ran_when_enqueued == 0, "the host function ran before cudaLaunchHostFunc returned");
+    EXPECT(h.ran == 1, "the host function had not run when the stream was synchronised");
+    EXPECT(h.thread != std::this_thread::get_id(),
+           "the host function ran on the thread that enqueued it");
+    std::printf("host function: run after cudaLaunchHostFunc returned, on a thread of its own\n");
 
     CHECK(cudaEventDestroy(done));
     CHECK(cudaFree(sink));
