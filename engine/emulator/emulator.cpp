@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -74,7 +75,9 @@ bool is_lane_constant(ptx::Special s) {
 // Lays out a function's frame and shared symbols and turns immediates, constant symbol addresses
 // and per-lane special registers into registers filled once per warp, so that the execute loop
 // reads every operand the same way.
-void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& shared_cursor) {
+// `place_shared` gives each of the function's own (non-extern) shared symbols its offset.
+void prepare_function(Program& program, PreparedFunction& pf,
+                      const std::function<std::uint32_t(const ptx::Symbol&)>& place_shared) {
     ptx::Function& fn = pf.fn;
     pf.register_count = std::uint32_t(fn.register_names.size());
     std::uint64_t frame = 0;
@@ -86,10 +89,7 @@ void prepare_function(Program& program, PreparedFunction& pf, std::uint32_t& sha
                 pf.local_offsets[i] = 0;
                 continue;
             }
-            shared_cursor = add_saturating(0, align_up(shared_cursor, s.align));
-            pf.local_offsets[i] = shared_cursor;
-            shared_cursor = add_saturating(shared_cursor, s.size);
-            pf.own_shared_bytes = add_saturating(pf.own_shared_bytes, s.size);
+            pf.local_offsets[i] = place_shared(s);
         } else if (s.space == Space::global || s.space == Space::constant) {
             pf.local_offsets[i] = 0;  // function-scope .global/.const: not emitted by NVRTC
         } else {
@@ -324,18 +324,24 @@ void find_zero_registers(PreparedFunction& pf) {
 // Which function each function's calls can reach that holds an instruction the emulator cannot
 // run (Program::unrunnable). A call through a pointer may reach any function whose address is
 // taken (an operand or an initialiser names it).
-std::vector<std::int32_t> find_unrunnable(const ptx::Module& m) {
+struct CallGraph {
+    std::vector<std::vector<std::int32_t>> callees;  // direct calls, per function
+    std::vector<bool> calls_pointer;                 // calls through a register
+    std::vector<std::int32_t> address_taken;         // what such a call may reach
+};
+
+CallGraph call_graph(const ptx::Module& m) {
     const std::size_t n = m.functions.size();
-    std::vector<std::vector<std::int32_t>> callees(n);
-    std::vector<bool> calls_pointer(n, false);
-    std::vector<std::int32_t> address_taken;
+    CallGraph g;
+    g.callees.resize(n);
+    g.calls_pointer.assign(n, false);
     auto take = [&](std::int32_t f) {
         if (f >= 0 && std::size_t(f) < n &&
-            std::find(address_taken.begin(), address_taken.end(), f) == address_taken.end())
-            address_taken.push_back(f);
+            std::find(g.address_taken.begin(), g.address_taken.end(), f) == g.address_taken.end())
+            g.address_taken.push_back(f);
     };
-    for (const ptx::Symbol& g : m.globals)
-        for (const ptx::Relocation& r : g.relocations)
+    for (const ptx::Symbol& s : m.globals)
+        for (const ptx::Relocation& r : s.relocations)
             if (auto it = m.function_index.find(r.target); it != m.function_index.end())
                 take(it->second);
     for (std::size_t i = 0; i < n; ++i)
@@ -345,9 +351,40 @@ std::vector<std::int32_t> find_unrunnable(const ptx::Module& m) {
                     in.operands[k].scope == Operand::code_scope)
                     take(in.operands[k].symbol);
             if (in.op != Opcode::call) continue;
-            if (in.operands[1].kind == OperandKind::reg) calls_pointer[i] = true;
-            else if (in.target >= 0) callees[i].push_back(in.target);
+            if (in.operands[1].kind == OperandKind::reg) g.calls_pointer[i] = true;
+            else if (in.target >= 0) g.callees[i].push_back(in.target);
         }
+    return g;
+}
+
+// For each function, the kernels whose calls can reach it (a kernel reaches itself).
+std::vector<std::vector<std::int32_t>> kernels_reaching(const ptx::Module& m, const CallGraph& g) {
+    const std::size_t n = m.functions.size();
+    std::vector<std::vector<std::int32_t>> reach(n);
+    for (std::size_t k = 0; k < n; ++k) {
+        if (!m.functions[k].is_entry) continue;
+        std::vector<bool> seen(n, false);
+        std::vector<std::int32_t> stack{std::int32_t(k)};
+        while (!stack.empty()) {
+            const std::int32_t f = stack.back();
+            stack.pop_back();
+            if (seen[std::size_t(f)]) continue;
+            seen[std::size_t(f)] = true;
+            reach[std::size_t(f)].push_back(std::int32_t(k));
+            for (std::int32_t c : g.callees[std::size_t(f)]) stack.push_back(c);
+            if (g.calls_pointer[std::size_t(f)])
+                for (std::int32_t c : g.address_taken) stack.push_back(c);
+        }
+    }
+    return reach;
+}
+
+std::vector<std::int32_t> find_unrunnable(const ptx::Module& m) {
+    const std::size_t n = m.functions.size();
+    const CallGraph g = call_graph(m);
+    const auto& callees = g.callees;
+    const auto& calls_pointer = g.calls_pointer;
+    const auto& address_taken = g.address_taken;
     std::vector<std::int32_t> result(n, -1);
     for (std::size_t start = 0; start < n; ++start) {
         if (m.functions[start].unsupported.empty() && callees[start].empty() &&
@@ -825,8 +862,7 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     program->source_path = source_path;
     ptx::Module& m = program->module;
     // Module-scope variables: .global in device memory, .const in the constant bank, .shared in the
-    // common part of every block's shared memory.
-    std::uint32_t shared_cursor = 0;
+    // shared memory of the kernels that reach them (below).
     std::uint64_t global_cost = 0;
     for (const ptx::Symbol& s : m.globals)
         if (s.space == Space::global) global_cost += std::min<std::uint64_t>(s.size, 1ull << 40);
@@ -882,13 +918,57 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
                             std::min<std::size_t>(s.init.size(), s.size));
             program->global_addresses[i] = off;
         } else if (s.space == Space::shared) {
-            if (s.is_extern) {
-                program->dynamic_shared[i] = true;
-                continue;
-            }
-            shared_cursor = add_saturating(0, align_up(shared_cursor, s.align));
-            program->global_addresses[i] = shared_cursor;
-            shared_cursor = add_saturating(shared_cursor, s.size);
+            if (s.is_extern) program->dynamic_shared[i] = true;
+            // Placed below, once the kernels that reach it are known.
+        }
+    }
+    // Shared memory: each kernel's block holds the shared symbols its calls can reach, no others.
+    // A symbol has one offset in every kernel that reaches it (a function shared by two kernels
+    // reads it at one address), above whatever those kernels hold already. With -rdc=true every
+    // kernel's __shared__ variables are module-scope symbols: a library of many kernels (CUB's)
+    // would not fit if all of them were laid out together.
+    const CallGraph calls = call_graph(m);
+    const auto reaching = kernels_reaching(m, calls);
+    std::vector<std::int32_t> all_kernels;
+    for (std::size_t f = 0; f < m.functions.size(); ++f)
+        if (m.functions[f].is_entry) all_kernels.push_back(std::int32_t(f));
+    std::vector<std::uint32_t> shared_end(m.functions.size(), 0);  // per kernel
+    const auto place_shared = [&](std::uint64_t size, std::uint32_t align,
+                                  const std::vector<std::int32_t>& kernels) {
+        std::uint32_t at = 0;
+        for (std::int32_t k : kernels) at = std::max(at, shared_end[std::size_t(k)]);
+        at = add_saturating(0, align_up(at, std::max<std::uint32_t>(align, 1)));
+        const std::uint32_t end = add_saturating(at, size);
+        for (std::int32_t k : kernels) shared_end[std::size_t(k)] = end;
+        return at;
+    };
+    {
+        std::vector<std::vector<std::int32_t>> users(m.globals.size());
+        const auto use = [&](std::size_t symbol, const std::vector<std::int32_t>& kernels) {
+            auto& u = users[symbol];
+            for (std::int32_t k : kernels)
+                if (std::find(u.begin(), u.end(), k) == u.end()) u.push_back(k);
+        };
+        for (std::size_t f = 0; f < m.functions.size(); ++f)
+            for (const Instruction& in : m.functions[f].code)
+                for (int k = 0; k < in.operand_count; ++k) {
+                    const Operand& o = in.operands[k];
+                    if (o.kind == OperandKind::symbol && o.scope == Operand::module_scope &&
+                        std::size_t(o.symbol) < m.globals.size() &&
+                        m.globals[std::size_t(o.symbol)].space == Space::shared)
+                        use(std::size_t(o.symbol), reaching[f]);
+                }
+        // A variable initialised with a shared symbol's address: any kernel may follow it.
+        for (const ptx::Symbol& g : m.globals)
+            for (const ptx::Relocation& r : g.relocations)
+                for (std::size_t i = 0; i < m.globals.size(); ++i)
+                    if (m.globals[i].space == Space::shared && m.globals[i].name == r.target)
+                        use(i, all_kernels);
+        for (std::size_t i = 0; i < m.globals.size(); ++i) {
+            const ptx::Symbol& g = m.globals[i];
+            if (g.space != Space::shared || g.is_extern) continue;
+            std::sort(users[i].begin(), users[i].end());
+            program->global_addresses[i] = place_shared(g.size, g.align, users[i]);
         }
     }
     // Address initialisers (function tables, pointers to other variables), now that every
@@ -944,14 +1024,21 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     for (const auto& f : m.functions)
         if (f.is_extern && (f.name == "malloc" || f.name == "free"))
             program->uses_device_malloc = true;
-    // Shared symbols of .funcs join the common part; each kernel's own follow it, per kernel.
-    for (auto& pf : program->functions)
-        if (!pf.fn.is_entry) prepare_function(*program, pf, shared_cursor);
-    program->common_shared_bytes = shared_cursor;
-    for (auto& pf : program->functions) {
+    // Shared symbols of .funcs, in every kernel that reaches them; then each kernel's own.
+    for (std::size_t f = 0; f < program->functions.size(); ++f) {
+        PreparedFunction& pf = program->functions[f];
+        if (pf.fn.is_entry) continue;
+        prepare_function(*program, pf, [&](const ptx::Symbol& s) {
+            return place_shared(s.size, s.align, reaching[f]);
+        });
+    }
+    for (std::size_t f = 0; f < program->functions.size(); ++f) {
+        PreparedFunction& pf = program->functions[f];
         if (!pf.fn.is_entry) continue;
-        std::uint32_t cursor = program->common_shared_bytes;
-        prepare_function(*program, pf, cursor);
+        const std::vector<std::int32_t> self{std::int32_t(f)};
+        prepare_function(*program, pf,
+                         [&](const ptx::Symbol& s) { return place_shared(s.size, s.align, self); });
+        pf.static_shared_bytes = shared_end[f];
     }
     for (auto& pf : program->functions) {
         select_handlers(pf, options_.specialised_handlers);
@@ -973,8 +1060,8 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         if (pf.frame_bytes > hw::max_local_bytes_per_thread)
             problem = "needs " + std::to_string(pf.frame_bytes) +
                       " bytes of local memory per thread; a GPU allows 512 KB";
-        else if (std::uint64_t(program->common_shared_bytes) + pf.own_shared_bytes >
-                 std::uint64_t(hw::emulated.max_shared_per_block))
+        else if (pf.fn.is_entry && std::uint64_t(pf.static_shared_bytes) >
+                                       std::uint64_t(hw::emulated.max_shared_per_block))
             problem = "declares more than 227 KB of shared memory";
         if (!problem.empty())
             return Status::error(StatusCode::compile_error,
@@ -1029,7 +1116,7 @@ bool Emulator::kernel_resources(const std::string& entry, KernelResources* out) 
     if (it == program_->module.function_index.end()) return false;
     const PreparedFunction& pf = program_->functions[std::size_t(it->second)];
     if (!pf.fn.is_entry) return false;
-    out->static_shared = program_->common_shared_bytes + pf.own_shared_bytes;
+    out->static_shared = pf.static_shared_bytes;
     out->local_bytes = pf.frame_bytes;
     out->param_bytes = pf.fn.param_bytes;
     out->max_threads = pf.fn.maxntid[0] ? pf.fn.maxntid[0] * std::max(1u, pf.fn.maxntid[1]) *
@@ -1225,7 +1312,7 @@ Status Emulator::check_launch(const std::string& entry, const std::string& displ
         return Status::error(StatusCode::compile_error,
                              unrunnable_message(*program_, holder, display_name));
     const PreparedFunction& pk = program_->functions[kernel_index];
-    const std::uint32_t static_shared = program_->common_shared_bytes + pk.own_shared_bytes;
+    const std::uint32_t static_shared = pk.static_shared_bytes;
     if (bad.empty() && std::uint64_t(static_shared) + config.dynamic_shared_bytes >
                            std::uint64_t(hw::emulated.max_shared_per_block))
         bad = "the block asks for " + std::to_string(static_shared + config.dynamic_shared_bytes) +
@@ -1258,7 +1345,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     const ptx::Function* fn = program_->module.find(entry);
     const std::size_t kernel_index = std::size_t(program_->module.function_index.at(entry));
     const PreparedFunction& pk = program_->functions[kernel_index];
-    const std::uint32_t static_shared = program_->common_shared_bytes + pk.own_shared_bytes;
+    const std::uint32_t static_shared = pk.static_shared_bytes;
     const Dim3& g = config.grid;
     const Dim3& bl = config.block;
 

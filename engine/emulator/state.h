@@ -40,7 +40,8 @@ struct PreparedFunction {
     std::vector<std::uint64_t> local_offsets;   // fn.locals[i]: frame offset, or shared offset
     std::vector<std::uint32_t> param_offsets;   // .func formal params: frame offset
     std::vector<std::uint32_t> return_offsets;  // .func return values: frame offset
-    std::uint32_t own_shared_bytes = 0;         // shared declared inside this function
+    // A kernel's static shared memory: every shared symbol its calls reach, its own included.
+    std::uint32_t static_shared_bytes = 0;
     std::uint32_t pc_base = 0;         // first pc of this function in the trace's numbering
     bool uses_global_atomics = false;  // decides whether blocks may run in parallel
     bool calls_functions = false;
@@ -72,7 +73,6 @@ struct Program {
     std::vector<std::uint64_t>
         global_addresses;                     // Module::globals[i] -> address (global/const/shared)
     std::vector<bool> dynamic_shared;         // Module::globals[i] is `extern .shared x[]`
-    std::uint32_t common_shared_bytes = 0;    // module-scope and .func shared symbols
     std::vector<std::uint8_t> constant_bank;  // .const data while the module loads
     // The constant bank once loaded: an allocation of device memory (so that the host can copy to
     // it and cudaGetSymbolAddress can name it), read by ld.const and through const_window.
