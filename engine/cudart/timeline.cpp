@@ -1,5 +1,6 @@
 #include "cudart/timeline.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -71,8 +72,19 @@ bool Timeline::write(std::string* error) const {
         f << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" << key / 100000
           << ",\"tid\":" << key % 100000 << ",\"args\":{\"name\":" << json_string(name) << "}}";
     }
+    // Row by row (the host's threads, then each device's streams), each row in the order its
+    // events happened: calls and the device thread's work add events at once (executor.h), so
+    // the order between rows depends on the machine; within a row it does not.
+    std::vector<const TimelineEvent*> order;
+    order.reserve(events.size());
+    for (const auto& e : events) order.push_back(&e);
+    std::stable_sort(order.begin(), order.end(),
+                     [](const TimelineEvent* a, const TimelineEvent* b) {
+                         return std::pair(a->process, a->thread) < std::pair(b->process, b->thread);
+                     });
     char num[64];
-    for (const auto& e : events) {
+    for (const TimelineEvent* p : order) {
+        const TimelineEvent& e = *p;
         sep();
         f << "{\"name\":" << json_string(e.name) << ",\"cat\":" << json_string(e.category)
           << ",\"ph\":\"X\"";
