@@ -55,8 +55,8 @@ struct TextureRecord {
 std::map<std::uint64_t, TextureRecord> texture_records;
 std::map<std::uint64_t, cudaResourceDesc> surface_records;
 
-constexpr unsigned known_array_flags = cudaArrayLayered | cudaArraySurfaceLoadStore |
-                                       cudaArrayCubemap | cudaArrayTextureGather;
+constexpr unsigned known_array_flags =
+    cudaArrayLayered | cudaArraySurfaceLoadStore | cudaArrayCubemap | cudaArrayTextureGather;
 
 // A channel descriptor the emulated arrays and textures hold: 1, 2 or 4 channels of one size
 // (8, 16 or 32 bits; 16 or 32 for floats) of a signed, unsigned or float kind.
@@ -158,8 +158,8 @@ emu::AddressMode address_mode(cudaTextureAddressMode m) {
 
 // The memory a linear or pitched resource names: inside one live device allocation.
 bool device_range(const void* p, std::uint64_t bytes) {
-    const emu::Allocation* a =
-        Runtime::get().memory->find(reinterpret_cast<std::uint64_t>(p), std::max<std::uint64_t>(bytes, 1));
+    const emu::Allocation* a = Runtime::get().memory->find(reinterpret_cast<std::uint64_t>(p),
+                                                           std::max<std::uint64_t>(bytes, 1));
     return a && !a->freed && !a->host;
 }
 
@@ -222,9 +222,10 @@ cudaError_t resource_of(const cudaResourceDesc& r, emu::TextureResource* out, bo
         if (!format_of(p.desc, &out->format)) return cudaErrorInvalidChannelDescriptor;
         if (!p.devPtr || p.width == 0 || p.height == 0 || p.width > (1u << 17) ||
             p.height > (1u << 17) || p.pitchInBytes < p.width * out->format.bytes() ||
-            !device_range(p.devPtr, p.pitchInBytes * (p.height - 1) + p.width * out->format.bytes())) {
-            rt.warn(std::string(api) + ": the pitched resource (" + std::to_string(p.width) + " x " +
-                    std::to_string(p.height) + ", pitch " + std::to_string(p.pitchInBytes) +
+            !device_range(p.devPtr,
+                          p.pitchInBytes * (p.height - 1) + p.width * out->format.bytes())) {
+            rt.warn(std::string(api) + ": the pitched resource (" + std::to_string(p.width) +
+                    " x " + std::to_string(p.height) + ", pitch " + std::to_string(p.pitchInBytes) +
                     " bytes) is not inside one device allocation");
             return cudaErrorInvalidValue;
         }
@@ -281,9 +282,9 @@ cudaError_t array_region(const void* handle, cudaPos position, cudaExtent* exten
                             std::to_string(l.depth) + " CUDA array");
         return cudaErrorInvalidValue;
     }
-    *at = reinterpret_cast<std::uint8_t*>(l.address + position.z * l.slice_pitch +
-                                          position.y * l.row_pitch +
-                                          position.x * a->format.bytes());
+    *at =
+        reinterpret_cast<std::uint8_t*>(l.address + position.z * l.slice_pitch +
+                                        position.y * l.row_pitch + position.x * a->format.bytes());
     *pitch = l.row_pitch;
     *slice = l.slice_pitch;
     extent->width *= a->format.bytes();
@@ -428,9 +429,8 @@ cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t w_offset, size_t h_
     return array_copy(p, true, stream);
 }
 
-cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t w_offset, size_t h_offset,
-                                const void* src, size_t spitch, size_t width, size_t height,
-                                cudaMemcpyKind kind) {
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t w_offset, size_t h_offset, const void* src,
+                                size_t spitch, size_t width, size_t height, cudaMemcpyKind kind) {
     CUDALAB_API("cudaMemcpy2DToArray");
     cudaMemcpy3DParms p{};
     std::size_t x, w;
@@ -460,8 +460,8 @@ cudaError_t cudaMemcpy2DFromArrayAsync(void* dst, size_t dpitch, cudaArray_const
     return array_copy(p, true, stream);
 }
 
-cudaError_t cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_const_t src,
-                                  size_t w_offset, size_t h_offset, size_t width, size_t height,
+cudaError_t cudaMemcpy2DFromArray(void* dst, size_t dpitch, cudaArray_const_t src, size_t w_offset,
+                                  size_t h_offset, size_t width, size_t height,
                                   cudaMemcpyKind kind) {
     CUDALAB_API("cudaMemcpy2DFromArray");
     cudaMemcpy3DParms p{};
@@ -508,8 +508,8 @@ cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t w_offset, size_t h_offset,
     return cudaMemcpy(reinterpret_cast<void*>(a->base + start), src, count, kind);
 }
 
-cudaError_t cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size_t w_offset,
-                                size_t h_offset, size_t count, cudaMemcpyKind kind) {
+cudaError_t cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size_t w_offset, size_t h_offset,
+                                size_t count, cudaMemcpyKind kind) {
     CUDALAB_API("cudaMemcpyFromArray");
     const Array* a = array_of(src);
     if (!a) return fail(cudaErrorInvalidResourceHandle);
@@ -672,14 +672,16 @@ bool array_format(const cudaChannelFormatDesc& d, CUarray_format* format, unsign
     if (!format_of(d, &f)) return false;
     *channels = f.channels;
     switch (f.kind) {
-    case emu::TexelKind::float_: *format = f.bits == 16 ? CU_AD_FORMAT_HALF : CU_AD_FORMAT_FLOAT; break;
+    case emu::TexelKind::float_:
+        *format = f.bits == 16 ? CU_AD_FORMAT_HALF : CU_AD_FORMAT_FLOAT;
+        break;
     case emu::TexelKind::signed_int:
-        *format = f.bits == 8 ? CU_AD_FORMAT_SIGNED_INT8
+        *format = f.bits == 8    ? CU_AD_FORMAT_SIGNED_INT8
                   : f.bits == 16 ? CU_AD_FORMAT_SIGNED_INT16
                                  : CU_AD_FORMAT_SIGNED_INT32;
         break;
     default:
-        *format = f.bits == 8 ? CU_AD_FORMAT_UNSIGNED_INT8
+        *format = f.bits == 8    ? CU_AD_FORMAT_UNSIGNED_INT8
                   : f.bits == 16 ? CU_AD_FORMAT_UNSIGNED_INT16
                                  : CU_AD_FORMAT_UNSIGNED_INT32;
     }
@@ -724,13 +726,13 @@ cudaError_t driver_side(CUmemorytype type, const void* host, CUdeviceptr device,
 cudaError_t driver_copy(const CUDA_MEMCPY3D& c, bool async, CUstream stream) {
     cudaPitchedPtr src, dst;
     const std::size_t depth = std::max<std::size_t>(c.Depth, 1);
-    if (cudaError_t e = driver_side(c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray,
-                                    c.srcXInBytes, c.srcY, c.srcZ, c.srcPitch, c.srcHeight,
-                                    c.WidthInBytes, c.Height, depth, &src))
+    if (cudaError_t e =
+            driver_side(c.srcMemoryType, c.srcHost, c.srcDevice, c.srcArray, c.srcXInBytes, c.srcY,
+                        c.srcZ, c.srcPitch, c.srcHeight, c.WidthInBytes, c.Height, depth, &src))
         return e;
-    if (cudaError_t e = driver_side(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray,
-                                    c.dstXInBytes, c.dstY, c.dstZ, c.dstPitch, c.dstHeight,
-                                    c.WidthInBytes, c.Height, depth, &dst))
+    if (cudaError_t e =
+            driver_side(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstArray, c.dstXInBytes, c.dstY,
+                        c.dstZ, c.dstPitch, c.dstHeight, c.WidthInBytes, c.Height, depth, &dst))
         return e;
     cudaMemcpy3DParms p{};
     p.srcPtr = src;
@@ -771,7 +773,8 @@ cudaError_t driver_resource(const CUDA_RESOURCE_DESC& r, cudaResourceDesc* out) 
         return cudaSuccess;
     case CU_RESOURCE_TYPE_MIPMAPPED_ARRAY:
         out->resType = cudaResourceTypeMipmappedArray;
-        out->res.mipmap.mipmap = reinterpret_cast<cudaMipmappedArray_t>(r.res.mipmap.hMipmappedArray);
+        out->res.mipmap.mipmap =
+            reinterpret_cast<cudaMipmappedArray_t>(r.res.mipmap.hMipmappedArray);
         return cudaSuccess;
     case CU_RESOURCE_TYPE_LINEAR:
         out->resType = cudaResourceTypeLinear;
@@ -783,8 +786,7 @@ cudaError_t driver_resource(const CUDA_RESOURCE_DESC& r, cudaResourceDesc* out) 
     case CU_RESOURCE_TYPE_PITCH2D:
         out->resType = cudaResourceTypePitch2D;
         out->res.pitch2D.devPtr = reinterpret_cast<void*>(r.res.pitch2D.devPtr);
-        if (!channel_desc(r.res.pitch2D.format, r.res.pitch2D.numChannels,
-                          &out->res.pitch2D.desc))
+        if (!channel_desc(r.res.pitch2D.format, r.res.pitch2D.numChannels, &out->res.pitch2D.desc))
             return cudaErrorInvalidChannelDescriptor;
         out->res.pitch2D.width = r.res.pitch2D.width;
         out->res.pitch2D.height = r.res.pitch2D.height;

@@ -197,8 +197,8 @@ struct Sampler {
                 i0[a] = resolve_index(base, size[a], mode, normalized);
                 i1[a] = resolve_index(base + 1, size[a], mode, normalized);
             } else {
-                i0[a] = i1[a] = resolve_index(std::int64_t(std::floor(u[a])), size[a], mode,
-                                              normalized);
+                i0[a] = i1[a] =
+                    resolve_index(std::int64_t(std::floor(u[a])), size[a], mode, normalized);
             }
         }
         auto texel = [&](int corner) {
@@ -291,7 +291,8 @@ std::uint32_t float_bits(double v) {
     return b;
 }
 
-void write_result(const TextureObject& t, TexResultType type, const Texel& v, std::uint32_t out[4]) {
+void write_result(const TextureObject& t, TexResultType type, const Texel& v,
+                  std::uint32_t out[4]) {
     const bool as_float = type == TexResultType::f32;
     for (int c = 0; c < 4; ++c) {
         if (as_float) out[c] = float_bits(v.value[c]);
@@ -358,7 +359,8 @@ void texture_sample(const TextureObject& t, const TexelMemory& m, const TexReque
     Sampler sampler{t, m, t.sampler, res.format};
     Texel v;
     if (res.linear_memory) {
-        const std::int64_t i = r.integer_coords ? r.icoord[0] : std::int64_t(std::floor(r.coord[0]));
+        const std::int64_t i =
+            r.integer_coords ? r.icoord[0] : std::int64_t(std::floor(r.coord[0]));
         if (i >= 0 && i < std::int64_t(res.levels[0].width)) v = sampler.at(0, i, 0, 0);
         else v = Texel{};
         write_result(t, r.result, v, out);
@@ -427,7 +429,8 @@ void texture_gather(const TextureObject& t, const TexelMemory& m, const TexReque
     Sampler sampler{t, m, t.sampler, res.format};
     const TextureLevel& l = res.levels[0];
     std::int64_t layer = -1;
-    if (r.geometry == TexGeometry::a2d) layer = std::min<std::uint32_t>(r.layer, std::max(1u, res.layers()) - 1);
+    if (r.geometry == TexGeometry::a2d)
+        layer = std::min<std::uint32_t>(r.layer, std::max(1u, res.layers()) - 1);
     std::int64_t i[2][2];
     const std::uint32_t size[2] = {l.width, l.height};
     for (int a = 0; a < 2; ++a) {
@@ -442,8 +445,8 @@ void texture_gather(const TextureObject& t, const TexelMemory& m, const TexReque
     const int order[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
     for (int k = 0; k < 4; ++k) {
         const std::int64_t x = i[0][order[k][0]], y = i[1][order[k][1]];
-        const Texel v = x < 0 || y < 0 ? sampler.at(0, -1, 0, 0)
-                                       : sampler.at(0, x, y, layer >= 0 ? layer : 0);
+        const Texel v =
+            x < 0 || y < 0 ? sampler.at(0, -1, 0, 0) : sampler.at(0, x, y, layer >= 0 ? layer : 0);
         if (r.result == TexResultType::f32) out[k] = float_bits(v.value[component]);
         else out[k] = std::uint32_t(v.raw[component]);
     }
