@@ -63,7 +63,8 @@ struct HostTexture {
 
 TexelFormat f32() { return TexelFormat{1, 32, TexelKind::float_}; }
 
-// [SECTION] Sampling rules -------------------------------------------------------------------------
+// [SECTION] Sampling rules
+// -------------------------------------------------------------------------
 
 TEST_CASE("texture: point sampling reads the texel whose centre is nearest, x + 0.5") {
     HostTexture t(f32(), 4, 2);
@@ -90,10 +91,10 @@ TEST_CASE("texture: the address modes (wrap and mirror need normalized coordinat
     CHECK(with(AddressMode::wrap, false, 5.5f) == 13);
     CHECK(with(AddressMode::mirror, false, -1.5f) == 10);
     // Normalized: wrap repeats, mirror reflects every other period.
-    CHECK(with(AddressMode::wrap, true, 1.125f) == 10);   // 4.5 -> texel 0
-    CHECK(with(AddressMode::wrap, true, -0.125f) == 13);  // -0.5 -> texel 3
-    CHECK(with(AddressMode::mirror, true, 1.125f) == 13);  // texel 4 mirrors to 3
-    CHECK(with(AddressMode::mirror, true, -0.125f) == 10); // texel -1 mirrors to 0
+    CHECK(with(AddressMode::wrap, true, 1.125f) == 10);     // 4.5 -> texel 0
+    CHECK(with(AddressMode::wrap, true, -0.125f) == 13);    // -0.5 -> texel 3
+    CHECK(with(AddressMode::mirror, true, 1.125f) == 13);   // texel 4 mirrors to 3
+    CHECK(with(AddressMode::mirror, true, -0.125f) == 10);  // texel -1 mirrors to 0
     t.object.sampler.border[0] = 7.5f;
     CHECK(with(AddressMode::border, true, 1.5f) == 7.5f);
 }
@@ -103,7 +104,7 @@ TEST_CASE("texture: linear filtering weights are 1/256 steps, rounded to nearest
     t.set(0, 0.0f);
     t.set(1, 1.0f);
     t.object.sampler.linear = true;
-    CHECK(t.sample(0.5f + 1.0f / 1024, 0.5f) == 0);          // 0.25 of a step: down
+    CHECK(t.sample(0.5f + 1.0f / 1024, 0.5f) == 0);           // 0.25 of a step: down
     CHECK(t.sample(0.5f + 2.0f / 1024, 0.5f) == 1.0f / 256);  // half a step: up
     CHECK(t.sample(0.5f + 0.3f, 0.5f) == 77.0f / 256);        // 76.8 -> 77
     CHECK(t.sample(1.5f, 0.5f) == 1);
@@ -195,8 +196,8 @@ TEST_CASE("texture: a cubemap direction selects the face of its major axis (ties
     TexRequest r;
     r.geometry = TexGeometry::cube;
     std::uint32_t out[4];
-    const float dirs[][4] = {{1, 0.2f, 0.1f, 0}, {-1, 0, 0, 1}, {0.1f, 1, 0, 2},
-                             {0, -1, 0.3f, 3},   {0, 0, 1, 4},    {0.2f, 0, -1, 5},
+    const float dirs[][4] = {{1, 0.2f, 0.1f, 0},    {-1, 0, 0, 1},         {0.1f, 1, 0, 2},
+                             {0, -1, 0.3f, 3},      {0, 0, 1, 4},          {0.2f, 0, -1, 5},
                              {0.5f, 0.5f, 0.5f, 4}, {0.5f, -0.5f, 0.1f, 3}};
     for (const auto& d : dirs) {
         r.coord[0] = d[0], r.coord[1] = d[1], r.coord[2] = d[2];
@@ -233,15 +234,20 @@ TEST_CASE("texture: mipmap levels: nearest level rounds the level of detail, cla
         t.resource.levels.push_back(level);
         data.emplace_back(w * w, float(100 * l));
     }
-    for (int l = 0; l < 3; ++l) m.level[l] = reinterpret_cast<const std::uint8_t*>(data[std::size_t(l)].data());
+    for (int l = 0; l < 3; ++l)
+        m.level[l] = reinterpret_cast<const std::uint8_t*>(data[std::size_t(l)].data());
     t.sampler.normalized_coords = true;
     t.sampler.max_lod = 2;
     TexRequest r;
     r.coord[0] = r.coord[1] = 0.5f;
     r.lod_mode = TexRequest::Lod::level;
     std::uint32_t out[4];
-    for (auto [lod, want] : {std::pair{0.0f, 0.0f}, {0.49f, 0.0f}, {0.5f, 100.0f}, {1.6f, 200.0f},
-                             {9.0f, 200.0f}, {-3.0f, 0.0f}}) {
+    for (auto [lod, want] : {std::pair{0.0f, 0.0f},
+                             {0.49f, 0.0f},
+                             {0.5f, 100.0f},
+                             {1.6f, 200.0f},
+                             {9.0f, 200.0f},
+                             {-3.0f, 0.0f}}) {
         r.lod = lod;
         texture_sample(t, m, r, out);
         CHECK(std::bit_cast<float>(out[0]) == want);
@@ -254,7 +260,8 @@ TEST_CASE("texture: mipmap levels: nearest level rounds the level of detail, cla
     CHECK_FALSE(texture_query(t, "channel_order", 0, &v));  // the GPU's own encoding
 }
 
-// [SECTION] Surfaces -------------------------------------------------------------------------------
+// [SECTION] Surfaces
+// -------------------------------------------------------------------------------
 
 TEST_CASE("surface: x is in bytes; outside traps, reads zero or moves to the nearest element") {
     TextureLevel l;
@@ -272,7 +279,8 @@ TEST_CASE("surface: x is in bytes; outside traps, reads zero or moves to the nea
     CHECK(surface_offset(l, f, 28, 5, 0, 8, SurfaceClamp::trap) == -1);  // 8 bytes at the end
 }
 
-// [SECTION] The instructions, in a kernel ----------------------------------------------------------
+// [SECTION] The instructions, in a kernel
+// ----------------------------------------------------------
 
 // A kernel of hand-written PTX over one texture and one surface, as nvcc emits the forms.
 const char* kernel_ptx = R"(
