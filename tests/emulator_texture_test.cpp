@@ -206,6 +206,17 @@ TEST_CASE("texture: a cubemap direction selects the face of its major axis (ties
     }
 }
 
+TEST_CASE("texture: a geometry the resource lacks reads 0, never past its memory") {
+    HostTexture plain(f32(), 2, 2);  // one 2 x 2 slice, no faces
+    for (int i = 0; i < 4; ++i) plain.set(std::size_t(i), 9.0f);
+    TexRequest r;
+    r.geometry = TexGeometry::cube;
+    r.coord[2] = -1;  // face 5
+    std::uint32_t out[4] = {1, 1, 1, 1};
+    texture_sample(plain.object, plain.memory, r, out);
+    CHECK(out[0] == 0);
+}
+
 TEST_CASE("texture: tld4 gathers the bilinear footprint counter-clockwise from lower left") {
     HostTexture t(f32(), 2, 2);
     for (int i = 0; i < 4; ++i) t.set(std::size_t(i), float(i));  // (0,0)=0 (1,0)=1 (0,1)=2 (1,1)=3

@@ -130,6 +130,14 @@ cudaError_t make_array(const cudaChannelFormatDesc* desc, cudaExtent extent, uns
     const std::uint64_t row = width * a->format.bytes();
     const std::uint64_t bytes = row * height * depth;
     if (bytes > (1ull << 36)) return cudaErrorMemoryAllocation;
+    // Arrays are emulated device memory like cudaMalloc's, under the same limit.
+    if (rt.memory->bytes_allocated() + bytes > rt.memory_limit) {
+        rt.warn(std::string(api) + ": " + std::to_string(bytes) +
+                " more bytes would take emulated device memory past " +
+                std::to_string(rt.memory_limit >> 20) +
+                " MB, the most this machine lends it (CUDALAB_MEMORY_LIMIT, in MB)");
+        return cudaErrorMemoryAllocation;
+    }
     try {
         a->base = rt.memory->allocate(bytes, std::string(api) + " (a CUDA array)");
     } catch (const std::bad_alloc&) {

@@ -176,6 +176,10 @@ struct Sampler {
             return b;
         }
         const TextureLevel& l = t.resource.levels[std::size_t(level)];
+        // A geometry the resource does not have (tex.cube of a 2D array, say) reads nothing
+        // outside its memory: what is past the resource reads 0.
+        if (x >= std::int64_t(l.width) || y >= std::int64_t(l.height) || z >= std::int64_t(l.depth))
+            return Texel{};
         const std::uint8_t* p = m.level[level] + std::uint64_t(z) * l.slice_pitch +
                                 std::uint64_t(y) * l.row_pitch + std::uint64_t(x) * f.bytes();
         return read_texel(f, p, s.read_normalized);
