@@ -301,29 +301,38 @@ cudaError_t array_region(const void* handle, cudaPos position, cudaExtent* exten
 
 }  // namespace cudalab::cudart
 
-extern "C" {
-
 // [SECTION] Arrays
 // -----------------------------------------------------------------------------------
 
-cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc,
-                              cudaExtent extent, unsigned int flags) {
-    CUDALAB_API("cudaMalloc3DArray");
+namespace {
+
+cudaError_t allocate_array(cudaArray_t* array, const cudaChannelFormatDesc* desc,
+                           cudaExtent extent, unsigned int flags, const char* api) {
     if (!array) return fail(cudaErrorInvalidValue);
     *array = nullptr;
     if (cudaError_t e = device_gate()) return fail(e);
     std::unique_ptr<Array> a;
-    if (cudaError_t e = make_array(desc, extent, flags, &a, "cudaMalloc3DArray")) return fail(e);
+    if (cudaError_t e = make_array(desc, extent, flags, &a, api)) return fail(e);
     *array = reinterpret_cast<cudaArray_t>(a.get());
     arrays[a.get()] = std::move(a);
     return cudaSuccess;
+}
+
+}  // namespace
+
+extern "C" {
+
+cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFormatDesc* desc,
+                              cudaExtent extent, unsigned int flags) {
+    CUDALAB_API("cudaMalloc3DArray");
+    return allocate_array(array, desc, extent, flags, "cudaMalloc3DArray");
 }
 
 cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, size_t width,
                             size_t height, unsigned int flags) {
     CUDALAB_API("cudaMallocArray");
     if (flags & (cudaArrayLayered | cudaArrayCubemap)) return fail(cudaErrorInvalidValue);
-    return cudaMalloc3DArray(array, desc, make_cudaExtent(width, height, 0), flags);
+    return allocate_array(array, desc, make_cudaExtent(width, height, 0), flags, "cudaMallocArray");
 }
 
 cudaError_t cudaFreeArray(cudaArray_t array) {
