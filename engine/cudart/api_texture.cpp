@@ -306,8 +306,8 @@ cudaError_t array_region(const void* handle, cudaPos position, cudaExtent* exten
 
 namespace {
 
-cudaError_t allocate_array(cudaArray_t* array, const cudaChannelFormatDesc* desc,
-                           cudaExtent extent, unsigned int flags, const char* api) {
+cudaError_t allocate_array(cudaArray_t* array, const cudaChannelFormatDesc* desc, cudaExtent extent,
+                           unsigned int flags, const char* api) {
     if (!array) return fail(cudaErrorInvalidValue);
     *array = nullptr;
     if (cudaError_t e = device_gate()) return fail(e);

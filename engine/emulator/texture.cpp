@@ -295,14 +295,11 @@ std::uint32_t float_bits(double v) {
     return b;
 }
 
-void write_result(const TextureObject& t, TexResultType type, const Texel& v,
-                  std::uint32_t out[4]) {
-    const bool as_float = type == TexResultType::f32;
-    for (int c = 0; c < 4; ++c) {
-        if (as_float) out[c] = float_bits(v.value[c]);
-        else if (t.resource.format.kind == TexelKind::float_) out[c] = std::uint32_t(v.raw[c]);
-        else out[c] = std::uint32_t(v.raw[c]);
-    }
+// .f32 results are the values a float read gives; .s32/.u32 the channels' integers (a float
+// channel's bits).
+void write_result(TexResultType type, const Texel& v, std::uint32_t out[4]) {
+    for (int c = 0; c < 4; ++c)
+        out[c] = type == TexResultType::f32 ? float_bits(v.value[c]) : std::uint32_t(v.raw[c]);
 }
 
 int axes_of(TexGeometry g) {
@@ -367,7 +364,7 @@ void texture_sample(const TextureObject& t, const TexelMemory& m, const TexReque
             r.integer_coords ? r.icoord[0] : std::int64_t(std::floor(r.coord[0]));
         if (i >= 0 && i < std::int64_t(res.levels[0].width)) v = sampler.at(0, i, 0, 0);
         else v = Texel{};
-        write_result(t, r.result, v, out);
+        write_result(r.result, v, out);
         return;
     }
     const int axes = axes_of(r.geometry);
@@ -424,7 +421,7 @@ void texture_sample(const TextureObject& t, const TexelMemory& m, const TexReque
     }
     if (res.format.kind == TexelKind::float_ && res.format.bits == 16)
         for (double& c : v.value) c = round_to_half(c);
-    write_result(t, r.result, v, out);
+    write_result(r.result, v, out);
 }
 
 void texture_gather(const TextureObject& t, const TexelMemory& m, const TexRequest& r,
