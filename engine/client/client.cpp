@@ -507,6 +507,12 @@ __attribute__((visibility("default"))) CUresult cuGetErrorString(CUresult error,
     return *text ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+// A channel descriptor is a plain value: made here (cudaCreateChannelDesc<T>() calls it).
+__attribute__((visibility("default"))) cudaChannelFormatDesc
+cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) {
+    return cudaChannelFormatDesc{x, y, z, w, f};
+}
+
 // NVRTC asks the driver for private export tables while it compiles, and compiles as usual
 // without them.
 __attribute__((visibility("default"))) CUresult cuGetExportTable(const void** table,

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "cudart/api.h"
+#include "cudart/arrays.h"
 #include "cudart/managed.h"
 #include "cudart/program_link.h"
 #include "cudart/program_memory.h"
@@ -446,23 +447,46 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t 
 
 namespace cudalab::cudart {
 
-// cudaMemcpy3DParms -> Copy3D (linear memory only; CUDA arrays are not emulated).
+// cudaMemcpy3DParms -> Copy3D. A CUDA array's side is a pitched pointer into its memory
+// (arrays.h); with an array taking part, the extent's width and the array's x position count the
+// array's elements, a pointer's x position bytes (the runtime API's cudaMemcpy3D).
 cudaError_t copy_from_params(const cudaMemcpy3DParms* p, Copy3D* c) {
     if (!p) return cudaErrorInvalidValue;
-    if (p->srcArray || p->dstArray) return not_supported("cudaMemcpy3D", "CUDA arrays");
-    c->src = static_cast<const std::uint8_t*>(p->srcPtr.ptr) +
-             p->srcPos.z * p->srcPtr.pitch * p->srcPtr.ysize + p->srcPos.y * p->srcPtr.pitch +
-             p->srcPos.x;
-    c->dst = static_cast<std::uint8_t*>(p->dstPtr.ptr) +
-             p->dstPos.z * p->dstPtr.pitch * p->dstPtr.ysize + p->dstPos.y * p->dstPtr.pitch +
-             p->dstPos.x;
-    c->width = p->extent.width;
+    if ((p->srcArray && p->srcPtr.ptr) || (p->dstArray && p->dstPtr.ptr))
+        return cudaErrorInvalidValue;
+    std::uint64_t width = p->extent.width;
+    if (p->srcArray) {
+        cudaExtent e = p->extent;
+        std::uint8_t* at = nullptr;
+        if (cudaError_t err =
+                array_region(p->srcArray, p->srcPos, &e, &at, &c->src_pitch, &c->src_slice))
+            return err;
+        c->src = at;
+        width = e.width;
+    } else {
+        c->src = static_cast<const std::uint8_t*>(p->srcPtr.ptr) +
+                 p->srcPos.z * p->srcPtr.pitch * p->srcPtr.ysize + p->srcPos.y * p->srcPtr.pitch +
+                 p->srcPos.x;
+        c->src_pitch = p->srcPtr.pitch;
+        c->src_slice = p->srcPtr.pitch * p->srcPtr.ysize;
+    }
+    if (p->dstArray) {
+        cudaExtent e = p->extent;
+        if (cudaError_t err =
+                array_region(p->dstArray, p->dstPos, &e, &c->dst, &c->dst_pitch, &c->dst_slice))
+            return err;
+        if (p->srcArray && e.width != width) return cudaErrorInvalidValue;  // different elements
+        width = e.width;
+    } else {
+        c->dst = static_cast<std::uint8_t*>(p->dstPtr.ptr) +
+                 p->dstPos.z * p->dstPtr.pitch * p->dstPtr.ysize + p->dstPos.y * p->dstPtr.pitch +
+                 p->dstPos.x;
+        c->dst_pitch = p->dstPtr.pitch;
+        c->dst_slice = p->dstPtr.pitch * p->dstPtr.ysize;
+    }
+    c->width = width;
     c->height = p->extent.height;
     c->depth = p->extent.depth;
-    c->src_pitch = p->srcPtr.pitch;
-    c->dst_pitch = p->dstPtr.pitch;
-    c->src_slice = p->srcPtr.pitch * p->srcPtr.ysize;
-    c->dst_slice = p->dstPtr.pitch * p->dstPtr.ysize;
     c->kind = p->kind;
     if (c->width > c->src_pitch || c->width > c->dst_pitch) return cudaErrorInvalidPitchValue;
     return cudaSuccess;

@@ -131,6 +131,7 @@ void prepare_function(Program& program, PreparedFunction& pf,
         if (in.op == Opcode::atom || in.op == Opcode::red)
             if (in.space == Space::global || in.space == Space::generic)
                 program.uses_global_atomics = true;
+        if (in.op == Opcode::sured) program.uses_global_atomics = true;  // atomics on a surface
         for (int i = 0; i < in.operand_count; ++i) {
             Operand& o = in.operands[i];
             if (o.kind == OperandKind::imm) {
@@ -307,7 +308,8 @@ void find_zero_registers(PreparedFunction& pf) {
                   (in.op == Opcode::mov || in.op == Opcode::ld || in.op == Opcode::ldu)));
             if (pure_def) continue;
             use(o.reg);
-            if (o.kind == OperandKind::vector)
+            // A {vector}, or a texture or surface operand's coordinates ([handle, {x, y}]).
+            if (o.kind == OperandKind::vector || o.vec_count > 0)
                 for (int k = 0; k < o.vec_count && k < ptx::max_vector_registers; ++k)
                     use(o.vec[k]);
             // A shuffle reads its source in lanes other than its own, which may not have written
@@ -444,7 +446,7 @@ void fold_uniform_moves(PreparedFunction& pf) {
     for (const Instruction& in : code) {
         for (int i = 0; i < in.operand_count; ++i) {
             const Operand& o = in.operands[i];
-            if (o.kind == OperandKind::vector) {
+            if (o.kind == OperandKind::vector || o.vec_count > 0) {  // also [handle, {x, y}]
                 for (int k = 0; k < o.vec_count && k < ptx::max_vector_registers; ++k)
                     if (in_range(o.vec[k])) ambiguous[std::size_t(o.vec[k])] = 1;
             } else if (i == 0 && o.kind == OperandKind::reg && in_range(o.reg)) {
@@ -1195,12 +1197,7 @@ std::string unrunnable_message(const Program& program, std::int32_t holder,
         where += ":" + std::to_string(u.line);
     else if (u.line)
         inlined = " (in " + name + ":" + std::to_string(u.line) + ", a header your code uses)";
-    std::string what = u.message;
-    // Features the emulator does not model, named as the learner wrote them.
-    if (what.find("'tex.") != std::string::npos || what.find("'tld4") != std::string::npos ||
-        what.find("'suld") != std::string::npos || what.find("'sust") != std::string::npos ||
-        what.find("'txq") != std::string::npos)
-        what += ": texture and surface memory are not supported by the emulator";
+    const std::string& what = u.message;
     std::string in = " in kernel '" + kernel_name + "'";
     if (!fn.is_entry) in += " (in function " + compiler::source_name_of(fn.name) + ")";
     return where + ": error: the emulator cannot run this code" + in + ": " + what + inlined +

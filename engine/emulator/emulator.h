@@ -18,8 +18,8 @@
 //   [x] independent thread scheduling, optional: a divergent branch's paths run in seeded turns,
 //       meeting at __syncwarp, *_sync collectives and barriers; warp-level hazards through shared
 //       and global memory (lanes of one warp with no __syncwarp between) reported
-//   [ ] texture/surface memory, tensor-core (mma/wgmma), cluster and async-copy instructions,
-//       16-bit atomics, brx.idx
+//   [x] texture and surface objects (tex, tld4, txq, suld, sust, sured, suq: texture.h)
+//   [ ] tensor-core (mma/wgmma), cluster and async-copy instructions, 16-bit atomics, brx.idx
 #pragma once
 
 #include <chrono>

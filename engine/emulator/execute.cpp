@@ -12,6 +12,7 @@
 // [SECTION] Loads, stores, atomics
 // [SECTION] Races between blocks in global memory
 // [SECTION] What a launch touched, for the race detector between streams (cudart/ordering.h)
+// [SECTION] Textures and surfaces: tex, tld4, txq, suld, sust, sured, suq
 // [SECTION] Tensor cores: wmma, mma, ldmatrix, stmatrix, movmatrix
 // [SECTION] Control flow and calls
 // [SECTION] Barriers and warp collectives
@@ -22,12 +23,14 @@
 #include "emulator/execute.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cfenv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <type_traits>
 #if defined(__SSE2__)
@@ -36,6 +39,7 @@
 
 #include "analysis/memory_rules.h"
 #include "emulator/float_lanes.h"
+#include "emulator/texture.h"
 #include "ptx/matrix.h"
 
 namespace cudalab::emu {
@@ -3148,6 +3152,346 @@ template <bool Reduce> void atomic(Exec& x) {
 }
 void exec_atom(Exec& x) { atomic<false>(x); }
 void exec_red(Exec& x) { atomic<true>(x); }
+
+// [SECTION] Textures and surfaces: tex, tld4, txq, suld, sust, sured, suq -------------------------
+// The objects and the sampling rules are in texture.h; here each lane's handle is looked up, the
+// memory its levels name is checked once per instruction, and the registers are read and written.
+
+// The object a handle names, with its texels resolved against live device memory. Consecutive
+// lanes almost always hold the same handle, so the last one is kept.
+template <class Object> struct ObjectCache {
+    std::uint64_t handle = 0;
+    std::shared_ptr<const Object> object;
+    TexelMemory memory;
+};
+
+template <class Object>
+const Object& lookup_object(Exec& x, ObjectCache<Object>& cache, std::uint64_t handle, int lane) {
+    if (cache.object && cache.handle == handle) return *cache.object;
+    constexpr bool surface = std::is_same_v<Object, SurfaceObject>;
+    std::shared_ptr<const Object> o;
+    if constexpr (surface) o = x.launch.memory.textures().surface(handle);
+    else o = x.launch.memory.textures().texture(handle);
+    const char* kind = surface ? "surface" : "texture";
+    if (!o) {
+        const bool other = surface ? x.launch.memory.textures().texture(handle) != nullptr
+                                   : x.launch.memory.textures().surface(handle) != nullptr;
+        x.fault(std::string("invalid ") + kind + " object",
+                std::string("handle ") + std::to_string(handle) + " is " +
+                    (other ? std::string("a ") + (surface ? "texture" : "surface") +
+                                 " object, not a " + kind + " object"
+                           : std::string("not a live ") + kind +
+                                 " object (never created, or "
+                                 "destroyed)"),
+                std::string("pass the cuda") + (surface ? "Surface" : "Texture") +
+                    "Object_t that cudaCreate" + (surface ? "Surface" : "Texture") +
+                    "Object gave, and destroy it only after the kernels that use it",
+                lane);
+    }
+    TexelMemory m;
+    const auto& levels = o->resource.levels;
+    for (std::size_t l = 0; l < levels.size() && l < 16; ++l) {
+        const Allocation* a = x.launch.memory.find(levels[l].address, levels[l].bytes());
+        if (!a || a->freed)
+            x.fault(std::string(kind) + " memory freed",
+                    std::string("the ") + kind + " object's " +
+                        (o->resource.linear_memory ? "memory" : "CUDA array") + " (" +
+                        hex(levels[l].address) + ") was freed while the object still names it",
+                    std::string("free the array or buffer only after destroying the ") + kind +
+                        " object and after the kernels that use it",
+                    lane);
+        m.level[l] = a->bytes() + (levels[l].address - a->base);
+    }
+    // What the launch reads through the object, for the race check between streams.
+    if (x.launch.record_footprint)
+        for (const TextureLevel& lv : levels)
+            add_span(x.block, lv.address, lv.address + lv.bytes(), false);
+    cache.handle = handle;
+    cache.object = std::move(o);
+    cache.memory = m;
+    return *cache.object;
+}
+
+TexGeometry geometry_of(ptx::TexGeometry g) {
+    switch (g) {
+    case ptx::TexGeometry::d1: return TexGeometry::d1;
+    case ptx::TexGeometry::d2: return TexGeometry::d2;
+    case ptx::TexGeometry::d3: return TexGeometry::d3;
+    case ptx::TexGeometry::a1d: return TexGeometry::a1d;
+    case ptx::TexGeometry::a2d: return TexGeometry::a2d;
+    case ptx::TexGeometry::cube: return TexGeometry::cube;
+    case ptx::TexGeometry::acube: return TexGeometry::acube;
+    default: return TexGeometry::none;
+    }
+}
+
+bool is_layered(ptx::TexGeometry g) {
+    return g == ptx::TexGeometry::a1d || g == ptx::TexGeometry::a2d || g == ptx::TexGeometry::acube;
+}
+
+// The coordinate registers a geometry needs ({layer, x, ...} for the layered ones).
+int coordinate_count(ptx::TexGeometry g) {
+    switch (g) {
+    case ptx::TexGeometry::d1: return 1;
+    case ptx::TexGeometry::d2:
+    case ptx::TexGeometry::a1d: return 2;
+    case ptx::TexGeometry::a2d: return 3;
+    default: return 3;  // 3d, cube: x, y, z (written as four); acube: layer, x, y, z (four)
+    }
+}
+
+float as_float(std::uint64_t bits) { return std::bit_cast<float>(std::uint32_t(bits)); }
+
+// tex and tld4 (9.7.10.3-4): d, [handle, {coordinates}] (, lod | , dPdx, dPdy).
+void texture_fetch(Exec& x, bool gather) {
+    const Instruction& in = *x.in;
+    const ptx::TextureForm& form = in.texture;
+    const Operand& d = in.operands[0];
+    const Operand& a = in.operands[1];
+    if (form.geometry == ptx::TexGeometry::none) x.unsupported(in.text + " without a geometry");
+    if (d.kind != OperandKind::vector || d.vec_count > 4) x.unsupported_operand(0);
+    if (a.kind != OperandKind::address || a.reg < 0 || a.vec_count == 0)
+        x.unsupported("a texture named by a .texref variable (only texture objects are supported)");
+    const int lod_operands = form.lod == ptx::TextureForm::Lod::level  ? 1
+                             : form.lod == ptx::TextureForm::Lod::grad ? 2
+                                                                       : 0;
+    if (in.operand_count != 2 + lod_operands)
+        x.unsupported("a texture fetch with an offset or a depth comparison");
+    TexResultType result;
+    switch (in.type) {
+    case Type::f32: result = TexResultType::f32; break;
+    case Type::s32: result = TexResultType::s32; break;
+    case Type::u32: result = TexResultType::u32; break;
+    default: x.unsupported("texture results of type ." + std::string(ptx::type_name(in.type)));
+    }
+    if (in.type2 != Type::f32 && in.type2 != Type::s32)
+        x.unsupported("texture coordinates of type ." + std::string(ptx::type_name(in.type2)));
+    const bool integer = in.type2 == Type::s32;
+    if (gather && (form.geometry != ptx::TexGeometry::d2 || integer))
+        x.unsupported("tld4 other than .2d with .f32 coordinates");
+    const bool layered = is_layered(form.geometry);
+    const int coords = coordinate_count(form.geometry) + (form.geometry == ptx::TexGeometry::acube);
+    if (a.vec_count < coords) x.unsupported_operand(1);
+    const std::uint64_t* handle = x.reg(a.reg);
+    const std::uint64_t* c[4] = {};
+    for (int k = 0; k < coords; ++k) {
+        if (a.vec[k] < 0) x.unsupported_operand(1);
+        c[k] = x.reg(a.vec[k]);
+    }
+    const std::uint64_t* lod = nullptr;
+    const std::uint64_t* grad[2][3] = {};
+    if (form.lod == ptx::TextureForm::Lod::level) lod = x.src(2);
+    if (form.lod == ptx::TextureForm::Lod::grad)
+        for (int g = 0; g < 2; ++g) {
+            const Operand& o = in.operands[2 + g];
+            if (o.kind != OperandKind::vector) x.unsupported_operand(2 + g);
+            for (int k = 0; k < o.vec_count && k < 3; ++k)
+                if (o.vec[k] >= 0) grad[g][k] = x.reg(o.vec[k]);
+        }
+    std::uint64_t* dst[4] = {};
+    for (int k = 0; k < d.vec_count; ++k)
+        if (d.vec[k] >= 0) dst[k] = x.reg(d.vec[k]);
+    ObjectCache<TextureObject> cache;
+    FOR_LANES(x.mask, {
+        const TextureObject& t = lookup_object(x, cache, handle[l], l);
+        TexRequest r;
+        r.geometry = geometry_of(form.geometry);
+        r.result = result;
+        r.integer_coords = integer;
+        const int first = layered ? 1 : 0;
+        if (layered) r.layer = std::uint32_t(c[0][l]);
+        for (int k = first; k < coords; ++k) {
+            r.coord[k - first] = as_float(c[k][l]);
+            r.icoord[k - first] = std::int32_t(std::uint32_t(c[k][l]));
+        }
+        if (lod) {
+            r.lod_mode = TexRequest::Lod::level;
+            r.lod = as_float(lod[l]);
+        } else if (form.lod == ptx::TextureForm::Lod::grad) {
+            r.lod_mode = TexRequest::Lod::grad;
+            for (int k = 0; k < 3; ++k) {
+                r.grad_x[k] = grad[0][k] ? as_float(grad[0][k][l]) : 0.0f;
+                r.grad_y[k] = grad[1][k] ? as_float(grad[1][k][l]) : 0.0f;
+            }
+        }
+        std::uint32_t v[4];
+        if (gather) texture_gather(t, cache.memory, r, form.component, v);
+        else texture_sample(t, cache.memory, r, v);
+        for (int k = 0; k < 4; ++k)
+            if (dst[k]) dst[k][l] = v[k];
+    });
+}
+
+void exec_tex(Exec& x) { texture_fetch(x, false); }
+void exec_tld4(Exec& x) {
+    if (x.in->texture.component < 0) x.unsupported(x.in->text + " without a component");
+    texture_fetch(x, true);
+}
+
+// txq and suq (9.7.10.5, 9.7.11.4): d, [handle] (txq.level: , lod).
+template <class Object> void object_query(Exec& x) {
+    const Instruction& in = *x.in;
+    const Operand& a = in.operands[1];
+    if (a.kind != OperandKind::address || a.reg < 0)
+        x.unsupported("a query of a .texref or .surfref variable (only objects are supported)");
+    const std::uint64_t* handle = x.reg(a.reg);
+    const std::uint64_t* level = in.texture.query_level ? x.src(2) : nullptr;
+    std::uint64_t* d = x.dst(0);
+    ObjectCache<Object> cache;
+    FOR_LANES(x.mask, {
+        const Object& o = lookup_object(x, cache, handle[l], l);
+        std::uint32_t v = 0;
+        bool known;
+        if constexpr (std::is_same_v<Object, SurfaceObject>)
+            known = surface_query(o, in.texture.query, &v);
+        else
+            known = texture_query(o, in.texture.query, level ? int(std::int32_t(level[l])) : 0, &v);
+        if (!known)
+            x.unsupported(in.text + ": this attribute's value is the GPU's own encoding, which "
+                                    "CUDA does not document");
+        d[l] = v;
+    });
+}
+void exec_txq(Exec& x) { object_query<TextureObject>(x); }
+void exec_suq(Exec& x) { object_query<SurfaceObject>(x); }
+
+// The byte address of one lane's surface access; false when it falls outside under .zero (the
+// access then reads zeros or stores nothing). Outside under .trap faults, as the GPU traps.
+bool surface_address(Exec& x, const SurfaceObject& s, const TexelMemory& m, const Operand& a,
+                     std::uint32_t bytes, int lane, std::uint8_t** p, std::uint64_t* address) {
+    const ptx::TextureForm& form = x.in->texture;
+    const bool layered = is_layered(form.geometry);
+    std::int64_t v[4] = {0, 0, 0, 0};
+    const int coords = coordinate_count(form.geometry);
+    for (int k = 0; k < coords && k < a.vec_count; ++k)
+        v[k] = a.vec[k] >= 0 ? std::int64_t(std::int32_t(std::uint32_t(x.reg(a.vec[k])[lane]))) : 0;
+    std::int64_t sx, sy = 0, sz = 0;
+    if (layered) {
+        sz = v[0];
+        sx = v[1];
+        sy = form.geometry == ptx::TexGeometry::a2d ? v[2] : 0;
+    } else {
+        sx = v[0];
+        sy = coords > 1 ? v[1] : 0;
+        sz = coords > 2 ? v[2] : 0;
+    }
+    const TextureLevel& level = s.resource.levels[0];
+    const SurfaceClamp mode = form.clamp == ptx::TextureForm::Clamp::clamp  ? SurfaceClamp::clamp
+                              : form.clamp == ptx::TextureForm::Clamp::zero ? SurfaceClamp::zero
+                                                                            : SurfaceClamp::trap;
+    const std::int64_t off = surface_offset(level, s.resource.format, sx, sy, sz, bytes, mode);
+    if (off < 0) {
+        if (mode == SurfaceClamp::zero) return false;
+        x.fault("out-of-bounds surface access",
+                std::to_string(bytes) + " bytes at x = " + std::to_string(sx) +
+                    " (bytes), y = " + std::to_string(sy) + ", " + (layered ? "layer " : "z = ") +
+                    std::to_string(sz) + ", outside the " + std::to_string(level.width) + " x " +
+                    std::to_string(level.height) + " x " + std::to_string(level.depth) +
+                    " surface of " + std::to_string(s.resource.format.bytes()) + "-byte elements",
+                "a surface's x coordinate is in bytes (x * sizeof(element)); check the indices, or "
+                "pass cudaBoundaryModeZero / cudaBoundaryModeClamp to read or drop what is outside",
+                lane);
+    }
+    if (sx % std::int64_t(std::min<std::uint32_t>(bytes, 8)) != 0 && mode != SurfaceClamp::clamp)
+        x.fault("misaligned surface access",
+                std::to_string(bytes) + "-byte access at x = " + std::to_string(sx) +
+                    " bytes, which is not a multiple of " + std::to_string(std::min(bytes, 8u)),
+                "a surface's x coordinate is in bytes: x * sizeof(element)", lane);
+    *p = const_cast<std::uint8_t*>(m.level[0]) + off;
+    *address = level.address + std::uint64_t(off);
+    return true;
+}
+
+// suld.b and sust.b (9.7.11.1-2): raw bytes, .b8 to .b64, scalar or vector.
+template <bool Store> void surface_load_store(Exec& x) {
+    const Instruction& in = *x.in;
+    const Operand& a = in.operands[Store ? 0 : 1];
+    const Operand& data = in.operands[Store ? 1 : 0];
+    if (in.texture.geometry == ptx::TexGeometry::none ||
+        in.texture.geometry == ptx::TexGeometry::cube ||
+        in.texture.geometry == ptx::TexGeometry::acube)
+        x.unsupported(in.text + ": surface geometry");
+    if (a.kind != OperandKind::address || a.reg < 0 || a.vec_count == 0)
+        x.unsupported(
+            "a surface named by a .surfref variable (only surface objects are supported)");
+    const int elem = ptx::type_bits(in.type) / 8;
+    if (elem < 1 || elem > 8)
+        x.unsupported("surface elements of ." + std::string(ptx::type_name(in.type)));
+    const int count = data.kind == OperandKind::vector ? data.vec_count : 1;
+    if (count < 1 || count > 4) x.unsupported_operand(Store ? 1 : 0);
+    const std::uint32_t bytes = std::uint32_t(elem * count);
+    const std::uint64_t* handle = x.reg(a.reg);
+    ObjectCache<SurfaceObject> cache;
+    FOR_LANES(x.mask, {
+        const SurfaceObject& s = lookup_object(x, cache, handle[l], l);
+        std::uint8_t* p = nullptr;
+        std::uint64_t address = 0;
+        const bool inside = surface_address(x, s, cache.memory, a, bytes, l, &p, &address);
+        for (int k = 0; k < count; ++k) {
+            const std::int32_t r = data.kind == OperandKind::vector ? data.vec[k] : data.reg;
+            if (Store) {
+                if (!inside || r < 0) continue;
+                const std::uint64_t v = x.reg(r)[l];
+                std::memcpy(p + k * elem, &v, std::size_t(elem));
+            } else if (r >= 0) {
+                std::uint64_t v = 0;
+                if (inside) std::memcpy(&v, p + k * elem, std::size_t(elem));
+                x.reg(r)[l] = v;
+            }
+        }
+        if (Store && inside && x.launch.record_footprint)
+            add_span(x.block, address, address + bytes, true);
+    });
+}
+void exec_suld(Exec& x) { surface_load_store<false>(x); }
+void exec_sust(Exec& x) { surface_load_store<true>(x); }
+
+// sured.b (9.7.11.3): an atomic add, min, max, and or or on one 32- or 64-bit element.
+template <class T> void surface_reduce(SubOp op, std::uint8_t* p, std::uint64_t v) {
+    std::atomic_ref<T> cell(*reinterpret_cast<T*>(p));
+    const T operand = T(v);
+    T old = cell.load(std::memory_order_relaxed), next;
+    do {
+        switch (op) {
+        case SubOp::add: next = T(old + operand); break;
+        case SubOp::min: next = std::min(old, operand); break;
+        case SubOp::max: next = std::max(old, operand); break;
+        case SubOp::and_: next = T(old & operand); break;
+        default: next = T(old | operand); break;
+        }
+    } while (!cell.compare_exchange_weak(old, next, std::memory_order_relaxed));
+}
+
+void exec_sured(Exec& x) {
+    const Instruction& in = *x.in;
+    const Operand& a = in.operands[0];
+    if (a.kind != OperandKind::address || a.reg < 0 || a.vec_count == 0)
+        x.unsupported(
+            "a surface named by a .surfref variable (only surface objects are supported)");
+    if (in.sub == SubOp::none) x.unsupported(in.text + " without an operation");
+    const int bits = ptx::type_bits(in.type);
+    if (bits != 32 && bits != 64) x.unsupported(in.text + ": reductions of this type");
+    const bool is_signed = ptx::type_is_signed(in.type);
+    const std::uint64_t* handle = x.reg(a.reg);
+    const std::uint64_t* value = x.src(1);
+    ObjectCache<SurfaceObject> cache;
+    FOR_LANES(x.mask, {
+        const SurfaceObject& s = lookup_object(x, cache, handle[l], l);
+        std::uint8_t* p = nullptr;
+        std::uint64_t address = 0;
+        if (!surface_address(x, s, cache.memory, a, std::uint32_t(bits / 8), l, &p, &address))
+            continue;
+        if (bits == 32) {
+            if (is_signed) surface_reduce<std::int32_t>(in.sub, p, value[l]);
+            else surface_reduce<std::uint32_t>(in.sub, p, value[l]);
+        } else {
+            if (is_signed) surface_reduce<std::int64_t>(in.sub, p, value[l]);
+            else surface_reduce<std::uint64_t>(in.sub, p, value[l]);
+        }
+        if (x.launch.record_footprint)
+            add_span(x.block, address, address + std::uint64_t(bits / 8), true);
+    });
+}
 
 // [SECTION] Tensor cores: wmma, mma, ldmatrix, stmatrix, movmatrix --------------------------------
 //

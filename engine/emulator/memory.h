@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "emulator/texture.h"
+
 namespace cudalab::emu {
 
 // Where each state space lives in the generic address space. Global allocations start at
@@ -83,8 +85,12 @@ class DeviceMemory {
     void track_writers();
     // Bytes of the live allocations' shadows (what track_writers() has made so far).
     std::uint64_t shadow_bytes() const;
+    // The texture and surface objects whose texels live in this memory (CUDA arrays are device
+    // allocations too): the emulated runtime creates them, tex/suld/sust find them by handle.
+    TextureRegistry& textures() { return textures_; }
 
   private:
+    TextureRegistry textures_;
     std::map<std::uint64_t, std::unique_ptr<Allocation>> allocations_;  // by base
     std::uint64_t next_ = global_base;
     std::uint64_t live_bytes_ = 0;

@@ -292,6 +292,17 @@ struct MatrixForm {
     Type d = Type::none, a = Type::none, b = Type::none, c = Type::none;
 };
 
+// The modifiers of the texture and surface instructions (9.7.10, 9.7.11).
+enum class TexGeometry : std::uint8_t { none, d1, d2, d3, a1d, a2d, cube, acube };
+struct TextureForm {
+    TexGeometry geometry = TexGeometry::none;
+    enum class Lod : std::uint8_t { base, level, grad } lod = Lod::base;  // tex.level, tex.grad
+    std::int8_t component = -1;                                           // tld4.r/.g/.b/.a: 0-3
+    enum class Clamp : std::uint8_t { trap, clamp, zero } clamp = Clamp::trap;  // su*
+    std::string query;         // txq/suq: "width", "num_mipmap_levels", ...
+    bool query_level = false;  // txq.level
+};
+
 struct Instruction {
     Opcode op = Opcode::mov;
     Type type = Type::none;     // the (last) instruction type: add.s32 -> s32, cvt.f32.s32 -> f32
@@ -303,6 +314,7 @@ struct Instruction {
     SubOp bool_op = SubOp::none;  // setp.lt.and: and/or/xor
     Rounding rounding = Rounding::none;
     MatrixForm matrix;        // wmma, mma, ldmatrix, stmatrix, movmatrix
+    TextureForm texture;      // tex, tld4, txq, suld, sust, sured, suq
     std::uint8_t vector = 1;  // .v2 / .v4
     std::uint32_t flags = 0;
     std::int32_t guard = -1;  // @%p guard register, -1 for none

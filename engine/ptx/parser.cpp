@@ -810,6 +810,10 @@ class FunctionParser {
                                in.op == Opcode::wmma_mma || in.op == Opcode::mma ||
                                in.op == Opcode::ldmatrix || in.op == Opcode::stmatrix ||
                                in.op == Opcode::movmatrix;
+        const bool is_texture = in.op == Opcode::tex || in.op == Opcode::tld4 ||
+                                in.op == Opcode::txq || in.op == Opcode::suld ||
+                                in.op == Opcode::sust || in.op == Opcode::sured ||
+                                in.op == Opcode::suq;
         int layouts = 0;  // .row/.col seen: the first is A's (or wmma.load/store's), the second B's
         for (size_t i = first_modifier; i < parts.size(); ++i) {
             std::string_view m = parts[i];
@@ -818,6 +822,7 @@ class FunctionParser {
                 continue;
             }
             if (is_matrix && matrix_modifier(in, m, layouts)) continue;
+            if (is_texture && texture_modifier(in, m, mnemonic, line)) continue;
             if (is_compare) {
                 if (auto c = cmp_names().find(m); c != cmp_names().end() && in.cmp == Cmp::none) {
                     in.cmp = c->second;
@@ -974,6 +979,97 @@ class FunctionParser {
             throw Unsupported(line, "vectors of more than 4 elements are not supported");
     }
 
+    // A modifier of the texture and surface instructions (9.7.10, 9.7.11): the geometry, the
+    // level-of-detail form, tld4's component, the surface boundary mode, txq's and suq's query,
+    // sured's operation. Forms CUDA never emits for its texture and surface objects are refused
+    // by name.
+    static bool texture_modifier(Instruction& in, std::string_view m, std::string_view mnemonic,
+                                 std::uint32_t line) {
+        TextureForm& t = in.texture;
+        static const std::pair<const char*, TexGeometry> geometries[] = {
+            {"1d", TexGeometry::d1},      {"2d", TexGeometry::d2},   {"3d", TexGeometry::d3},
+            {"a1d", TexGeometry::a1d},    {"a2d", TexGeometry::a2d}, {"cube", TexGeometry::cube},
+            {"acube", TexGeometry::acube}};
+        for (auto& [name, g] : geometries)
+            if (m == name && in.op != Opcode::txq && in.op != Opcode::suq) {
+                t.geometry = g;
+                return true;
+            }
+        if (m == "2dms" || m == "a2dms")
+            throw Unsupported(line, "multisample textures (." + std::string(m) +
+                                        ") are not supported by the emulator (CUDA makes none): '" +
+                                        std::string(mnemonic) + "'");
+        if (in.op == Opcode::tex) {
+            if (m == "base") return true;
+            if (m == "level") {
+                t.lod = TextureForm::Lod::level;
+                return true;
+            }
+            if (m == "grad") {
+                t.lod = TextureForm::Lod::grad;
+                return true;
+            }
+        }
+        if (in.op == Opcode::tld4 && m.size() == 1) {
+            const auto at = std::string_view("rgba").find(m[0]);
+            if (at != std::string_view::npos) {
+                t.component = std::int8_t(at);
+                return true;
+            }
+        }
+        if (in.op == Opcode::suld || in.op == Opcode::sust || in.op == Opcode::sured) {
+            if (m == "b") return true;
+            if (m == "p")
+                throw Unsupported(line, "formatted surface access (." + std::string(m) +
+                                            ") is not supported by the emulator: '" +
+                                            std::string(mnemonic) + "'");
+            if (m == "trap") {
+                t.clamp = TextureForm::Clamp::trap;
+                return true;
+            }
+            if (m == "clamp") {
+                t.clamp = TextureForm::Clamp::clamp;
+                return true;
+            }
+            if (m == "zero") {
+                t.clamp = TextureForm::Clamp::zero;
+                return true;
+            }
+        }
+        if (in.op == Opcode::sured) {
+            static const std::pair<const char*, SubOp> ops[] = {{"add", SubOp::add},
+                                                                {"min", SubOp::min},
+                                                                {"max", SubOp::max},
+                                                                {"and", SubOp::and_},
+                                                                {"or", SubOp::or_}};
+            for (auto& [name, op] : ops)
+                if (m == name) {
+                    in.sub = op;
+                    return true;
+                }
+        }
+        if (in.op == Opcode::txq || in.op == Opcode::suq) {
+            if (in.op == Opcode::txq && m == "level" && t.query.empty()) {
+                t.query_level = true;
+                return true;
+            }
+            static const char* queries[] = {"width",         "height",
+                                            "depth",         "channel_data_type",
+                                            "channel_order", "normalized_coords",
+                                            "array_size",    "num_mipmap_levels",
+                                            "num_samples",   "force_unnormalized_coords",
+                                            "filter_mode",   "addr_mode_0",
+                                            "addr_mode_1",   "addr_mode_2",
+                                            "memory_layout"};
+            for (const char* q : queries)
+                if (m == q) {
+                    t.query = q;
+                    return true;
+                }
+        }
+        return false;
+    }
+
     // A modifier of the matrix instructions (9.7.14): the matrix of wmma.load/store, layouts,
     // the shape, ldmatrix's count and .trans.
     static bool matrix_modifier(Instruction& in, std::string_view m, int& layouts) {
@@ -1054,7 +1150,17 @@ class FunctionParser {
         }
         if (s.front() == '[') {
             if (s.back() != ']') throw ParseError(line, "missing ']' in '" + std::string(s) + "'");
-            address(o, trim(s.substr(1, s.size() - 2)), line);
+            const std::string_view inside = trim(s.substr(1, s.size() - 2));
+            const auto parts = split_top(inside, ',');
+            if (parts.size() == 2 && trim(parts[1]).size() >= 2 && trim(parts[1]).front() == '{') {
+                // A texture or surface operand: [handle, {coordinates}] (9.7.10, 9.7.11).
+                address(o, trim(parts[0]), line);
+                const Operand coords = operand(parts[1], in, line);
+                std::copy(std::begin(coords.vec), std::end(coords.vec), std::begin(o.vec));
+                o.vec_count = coords.vec_count;
+                return o;
+            }
+            address(o, inside, line);
             return o;
         }
         if (s.front() == '{') {

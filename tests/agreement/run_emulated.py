@@ -6,10 +6,11 @@ usage: run_emulated.py --runtime DIR --build-dir DIR [--program NAME]
   --runtime DIR     the folder holding cudalab's libcudart.so.13 (build/cudart-emu)
   --build-dir DIR   where ops is built (kept: an unchanged ops.cu is not rebuilt) and its output
                     written (emulator.txt)
-  --program NAME    ops (default: ops.cu against h200.txt) or tensor_ops (tensor_ops.cu, the
-                    tensor-core instructions, against tensor_h200.txt)
+  --program NAME    ops (default: ops.cu against h200.txt), tensor_ops (tensor_ops.cu, the
+                    tensor-core instructions, against tensor_h200.txt) or texture_ops
+                    (texture_ops.cu, arrays, textures and surfaces, against texture_h100.txt)
 Environment: NVCC (default $CUDA_HOME/bin/nvcc, then /usr/local/cuda/bin/nvcc, then PATH).
-Operations listed in known_differences.txt may differ on up to the number of inputs given there
+Operations listed in known_differences.txt (texture_ops: texture_known_differences.txt) may differ on up to the number of inputs given there
 (the special-function instructions whose bits the hardware does not publish); any other
 difference, or a listed operation that now agrees, fails.
 Exit status: 0 every operation agrees (or differs only as listed), 1 otherwise."""
@@ -19,9 +20,11 @@ here = os.path.dirname(os.path.abspath(__file__))
 parser = argparse.ArgumentParser()
 parser.add_argument("--runtime", required=True)
 parser.add_argument("--build-dir", required=True)
-parser.add_argument("--program", default="ops", choices=["ops", "tensor_ops"])
+parser.add_argument("--program", default="ops", choices=["ops", "tensor_ops", "texture_ops"])
 a = parser.parse_args()
-reference = os.path.join(here, "h200.txt" if a.program == "ops" else "tensor_h200.txt")
+reference = os.path.join(here, {"ops": "h200.txt", "tensor_ops": "tensor_h200.txt",
+                                "texture_ops": "texture_h100.txt"}[a.program])
+known_file = {"ops": "known_differences.txt", "texture_ops": "texture_known_differences.txt"}.get(a.program)
 
 nvcc = os.environ.get("NVCC") or next(
     (c for c in [os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc"), "/usr/local/cuda/bin/nvcc"]
@@ -62,8 +65,8 @@ print(r.stdout + r.stderr, end="")
 if r.returncode not in (0, 1):
     sys.exit("FAIL agreement: compare.py could not read the outputs")
 
-known = {}  # (ops.cu's: tensor_ops.cu has none)
-for line in open(os.path.join(here, "known_differences.txt")) if a.program == "ops" else []:
+known = {}  # (tensor_ops.cu has none)
+for line in open(os.path.join(here, known_file)) if known_file else []:
     if line.strip() and not line.startswith("#"):
         name, inputs, why = line.split(None, 2)
         known[name] = (int(inputs), why.strip())

@@ -1,13 +1,14 @@
-// A kernel holding an instruction the emulator cannot run (a texture fetch, written here as
-// inline PTX) fails its own launch with cudaErrorNotSupported, naming the kernel and the line; the
-// error is not sticky, and the program's other kernel runs (docs/emulator.md). Emulator only: a
-// GPU runs the fetch (on a null texture).
+// A kernel holding an instruction the emulator cannot run (a fetch from a multisample texture,
+// which CUDA never makes, written here as inline PTX) fails its own launch with
+// cudaErrorNotSupported, naming the kernel and the line; the error is not sticky, and the
+// program's other kernel runs (docs/emulator.md). Emulator only: a GPU runs the fetch (on a null
+// texture).
 #include "check.h"
 
 __global__ void fetch(float* out)
 {
     float r, g, b, a;
-    asm volatile("tex.1d.v4.f32.s32 {%0, %1, %2, %3}, [%4, {%5}];" : "=f"(r), "=f"(g), "=f"(b), "=f"(a) : "l"(0ull), "r"(int(threadIdx.x)));
+    asm volatile("tex.2dms.v4.f32.s32 {%0, %1, %2, %3}, [%4, {%5, %5, %5, %5}];" : "=f"(r), "=f"(g), "=f"(b), "=f"(a) : "l"(0ull), "r"(int(threadIdx.x)));
     out[threadIdx.x] = r + g + b + a;
 }
 
