@@ -30,6 +30,7 @@ ApiCall::ApiCall(const char* n)
     : rt(Runtime::get()), name(n), lock_(rt.mutex), start_(0), wall_start_(wall_now_ns()),
       outermost_(call_depth++ == 0) {
     if (!outermost_) return;
+    Timeline::issuing = ++rt.timeline.calls;
     rt.ordering.enter_call();
     rt.call_wall_start = wall_start_;
     start_ = rt.host_now();

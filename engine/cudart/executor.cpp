@@ -115,6 +115,7 @@ void Executor::loop() {
             std::lock_guard lock(rt.mutex);
             now_running = &w;
             rt.current_device() = w.device;
+            Timeline::issuing = w.call;
             // A fault of earlier work has lost the context: later work on the device does not
             // run, as on a GPU (host functions and callbacks still do, told the error).
             const bool on_device = w.work.kind == Work::Kind::kernel ||

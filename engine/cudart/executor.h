@@ -34,9 +34,10 @@ struct QueuedWork {
     Stream* stream = nullptr;
     Work work;
     const char* api = "";
-    double issue_time = 0;  // the host's modelled clock when the call issued it
-    int device = 0;         // the issuing thread's current device
-    CallStack stack;        // the program's call, for messages and race reports
+    double issue_time = 0;   // the host's modelled clock when the call issued it
+    int device = 0;          // the issuing thread's current device
+    CallStack stack;         // the program's call, for messages and race reports
+    std::uint64_t call = 0;  // its number, for the timeline's order (Timeline::issuing)
     // A copy to page-locked memory: the rows whose place among deferred copies is held
     // (Ordering::expect), released if it runs without deferring them.
     std::vector<std::uint8_t*> expected;

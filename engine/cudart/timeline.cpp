@@ -42,6 +42,8 @@ std::string json_string(const std::string& text) {
     return out + "\"";
 }
 
+thread_local std::uint64_t Timeline::issuing = 0;
+
 void Timeline::name_stream(int process, int thread, std::string name) {
     for (auto& [key, n] : stream_names)
         if (key == process * 100000 + thread) return;
@@ -72,16 +74,17 @@ bool Timeline::write(std::string* error) const {
         f << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" << key / 100000
           << ",\"tid\":" << key % 100000 << ",\"args\":{\"name\":" << json_string(name) << "}}";
     }
-    // Row by row (the host's threads, then each device's streams), each row in the order its
-    // events happened: calls and the device thread's work add events at once (executor.h), so
-    // the order between rows depends on the machine; within a row it does not.
+    // In issue order (readers rely on it: lesson 20 counts the host's waits between two copies):
+    // by the call that issued each event, its work before the call's own entry on the host's
+    // row, as when a call ran its work itself. Calls and the device thread add events at once
+    // (executor.h), so the order they were added in depends on the machine.
     std::vector<const TimelineEvent*> order;
     order.reserve(events.size());
     for (const auto& e : events) order.push_back(&e);
-    std::stable_sort(order.begin(), order.end(),
-                     [](const TimelineEvent* a, const TimelineEvent* b) {
-                         return std::pair(a->process, a->thread) < std::pair(b->process, b->thread);
-                     });
+    std::stable_sort(
+        order.begin(), order.end(), [](const TimelineEvent* a, const TimelineEvent* b) {
+            return std::pair(a->issued, a->process == 0) < std::pair(b->issued, b->process == 0);
+        });
     char num[64];
     for (const TimelineEvent* p : order) {
         const TimelineEvent& e = *p;

@@ -940,6 +940,7 @@ int issue(Stream* s, Work w, const char* api) {
         q.issue_time = rt.issue_time();
         q.device = rt.current_device();
         q.stack = CallStack::here();
+        q.call = Timeline::issuing;
         if (w.kind == Work::Kind::copy && rt.ordering.enabled &&
             place_of(w.copy.dst, 1, s->device) == Place::pinned) {
             // A copy into page-locked memory is kept until the host waits for it (ordering.h):
