@@ -79,6 +79,7 @@ cudaError_t device_gate(bool synchronising) {
         d.sticky_reported = true;
         return cudaError_t(d.sticky_error);
     }
+    d.initialised = true;  // the primary context exists from here on (driver_ready)
     return cudaSuccess;
 }
 
@@ -168,6 +169,8 @@ cudaError_t cudaSetDevice(int device) {
     if (rt.device_count == 0) return fail(cudaErrorNoDevice);
     if (device < 0 || device >= rt.device_count) return fail(cudaErrorInvalidDevice);
     rt.current_device() = device;
+    // Since CUDA 12 cudaSetDevice initialises the device's primary context at once.
+    rt.devices[std::size_t(device)].initialised = true;
     return cudaSuccess;
 }
 
@@ -325,6 +328,13 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrHostNativeAtomicSupported: v = 0; break;
     case cudaDevAttrGPUDirectRDMASupported: v = 0; break;
     default:
+        // cuMemCreate/cuMemMap (api_vmm.cpp); compression is accepted and kept as a property.
+        // (The runtime's enumeration has no names for these driver attributes.)
+        if (int(attr) == CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED ||
+            int(attr) == CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED) {
+            *value = 1;
+            return cudaSuccess;
+        }
         if (int(attr) <= 0 || int(attr) > 160)
             return fail(cudaErrorInvalidValue);  // not an attribute at all
         *value = 0;
