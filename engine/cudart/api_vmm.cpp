@@ -64,13 +64,13 @@ struct Mapping {
 
 struct Reservation {
     std::uint64_t size = 0;
-    std::uint8_t* local = nullptr;             // this process's view of the range
-    std::map<std::uint64_t, Mapping> mapped;   // by offset
-    std::vector<std::uint64_t> exposed;        // offsets of the emulator allocations made
+    std::uint8_t* local = nullptr;            // this process's view of the range
+    std::map<std::uint64_t, Mapping> mapped;  // by offset
+    std::vector<std::uint64_t> exposed;       // offsets of the emulator allocations made
 };
 
 std::map<std::uint64_t, std::unique_ptr<Physical>> physicals;  // by handle
-std::map<std::uint64_t, Reservation> reservations;              // by base address
+std::map<std::uint64_t, Reservation> reservations;             // by base address
 std::uint64_t next_address = va_first;
 std::uint64_t next_handle = 0x1000;
 std::uint64_t physical_bytes = 0;
@@ -98,7 +98,7 @@ std::uint64_t handle_of(const Physical* p) {
 
 // The reservation holding [address, address + bytes), or null.
 std::pair<const std::uint64_t, Reservation>* reservation_of(std::uint64_t address,
-                                                             std::uint64_t bytes = 1) {
+                                                            std::uint64_t bytes = 1) {
     auto it = reservations.upper_bound(address);
     if (it == reservations.begin()) return nullptr;
     --it;
@@ -150,8 +150,8 @@ void refresh(std::uint64_t base, Reservation& r) {
         for (++it; it != r.mapped.end() && it->first == end && it->second.accessible(); ++it)
             end += it->second.size;
         const std::uint64_t address = base + start;
-        if (!rt.memory->map_host(reinterpret_cast<void*>(address), end - start,
-                                 "cuMemMap'd memory", r.local + start))
+        if (!rt.memory->map_host(reinterpret_cast<void*>(address), end - start, "cuMemMap'd memory",
+                                 r.local + start))
             continue;
         MemoryRecord rec;
         // Device memory for copies, launches and cudaMemGetInfo (the pool kind: not a leak at
@@ -207,7 +207,8 @@ std::string fault_note(const std::string& message) {
         if (!m)
             return "\n  note: " + it->str() +
                    " is in a range reserved with cuMemAddressReserve, but no memory is mapped "
-                   "there (cuMemMap a cuMemCreate'd allocation to it first; or it was cuMemUnmap'd)";
+                   "there (cuMemMap a cuMemCreate'd allocation to it first; or it was "
+                   "cuMemUnmap'd)";
         if (!m->second.accessible())
             return "\n  note: " + it->str() +
                    " is mapped with cuMemMap, but no device has been given access to it: call "
@@ -226,7 +227,8 @@ CUresult cuMemGetAllocationGranularity(size_t* granularity_out, const CUmemAlloc
     CUDALAB_API("cuMemGetAllocationGranularity");
     if (CUresult e = gate()) return e;
     if (!granularity_out || !prop) return CUDA_ERROR_INVALID_VALUE;
-    if (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM && option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
+    if (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
+        option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
         return CUDA_ERROR_INVALID_VALUE;
     // The H100 answers 2 MiB for either option, whatever the properties name.
     *granularity_out = granularity;
@@ -292,8 +294,8 @@ CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle* handle, void*
     if (CUresult e = gate()) return e;
     if (!handle) return CUDA_ERROR_INVALID_VALUE;
     auto* r = reservation_of(reinterpret_cast<std::uint64_t>(address));
-    auto* m = r ? mapping_at(r->second, reinterpret_cast<std::uint64_t>(address) - r->first)
-                : nullptr;
+    auto* m =
+        r ? mapping_at(r->second, reinterpret_cast<std::uint64_t>(address) - r->first) : nullptr;
     if (!m) return CUDA_ERROR_INVALID_VALUE;
     ++m->second.physical->handle_refs;
     *handle = handle_of(m->second.physical);
@@ -320,8 +322,8 @@ CUresult cuMemAddressReserve(CUdeviceptr* ptr, size_t size, size_t alignment, CU
     const std::uint64_t align = std::max<std::uint64_t>(alignment, granularity);
     const std::uint64_t base = (next_address + align - 1) / align * align;
     if (base + size > va_last || base + size < base) return CUDA_ERROR_OUT_OF_MEMORY;
-    void* local = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                         -1, 0);
+    void* local =
+        ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (local == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
     // Addresses are never handed out twice, so a stale pointer into a freed range stays an
     // error rather than reaching newer memory.

@@ -204,6 +204,10 @@ constexpr std::uint64_t raw_arguments(std::string_view name) {
     if (name == "__cudaRegisterHostVar") return bit(0) | bit(2);
     if (name == "__cudaRegisterTexture" || name == "__cudaRegisterSurface") return ~0ull;
     if (name == "cuModuleLoadDataEx") return bit(3) | bit(4);
+    // The library API's option arrays (not used).
+    if (name == "cuLibraryLoadData" || name == "cudaLibraryLoadData" ||
+        name == "cuLibraryLoadFromFile" || name == "cudaLibraryLoadFromFile")
+        return bit(2) | bit(3) | bit(5) | bit(6);
     if (name == "cuLinkAddData" || name == "cuLinkAddFile") return ~0ull;
     if (name == "cuLinkCreate") return bit(1) | bit(2);
     return 0;
@@ -470,6 +474,19 @@ std::uint64_t graph_mem_attribute(Reader& r, bool set) {
     return encode(e);
 }
 
+// cudaLibraryEnumerateKernels / cuLibraryEnumerateKernels: an array of `count` handles out.
+template <class K, class L, class R>
+std::uint64_t enumerate_kernels(Reader& r, R (*f)(K*, unsigned int, L)) {
+    auto* kernels = decode<K*>(r);
+    auto count = decode<unsigned int>(r);
+    auto library = decode<L>(r);
+    if (!kernels || count > (1u << 20)) return encode(f(nullptr, count, library));
+    std::vector<K> local(count);
+    const R e = f(local.data(), count, library);
+    if (e == 0) program::write(kernels, local.data(), count * sizeof(K));
+    return encode(e);
+}
+
 std::uint64_t handle_dependencies(Reader& r, bool add) {
     auto graph = decode<cudaGraph_t>(r);
     auto* from = decode<const cudaGraphNode_t*>(r);
@@ -608,6 +625,10 @@ const std::map<std::string_view, Handler>& custom_handlers() {
         {"cudaMemPoolSetAttribute", [](Reader& r) { return handle_pool_attribute(r, true); }},
         {"cudaMemPoolSetAccess", handle_cudaMemPoolSetAccess},
         {"cuMemSetAccess", handle_cuMemSetAccess},
+        {"cudaLibraryEnumerateKernels",
+         [](Reader& r) { return enumerate_kernels(r, cudaLibraryEnumerateKernels); }},
+        {"cuLibraryEnumerateKernels",
+         [](Reader& r) { return enumerate_kernels(r, cuLibraryEnumerateKernels); }},
         {"cudaGraphAddNode", handle_cudaGraphAddNode},
         {"cudaStreamBeginCaptureToGraph", [](Reader& r) { return capture_to_graph(r, false); }},
         {"cudaStreamBeginCaptureToGraph_ptsz", [](Reader& r) { return capture_to_graph(r, true); }},
