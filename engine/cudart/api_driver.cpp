@@ -685,7 +685,7 @@ namespace {
 // What unified addressing knows of a pointer: the allocation (or registration, module variable,
 // mapping) holding it. Pointers into none of them are unknown. Every answer below is what an
 // H100 with CUDA 13.0's driver gave for the same kind of memory
-// (docs/measurements/h200-driver-apis.md).
+// (docs/measurements/driver-apis-h100.md).
 enum class Source {
     malloc,            // cudaMalloc, cuMemAlloc
     pinned,            // cudaMallocHost, cudaHostAlloc

@@ -108,8 +108,8 @@ extern "C" {
 // -------------------------------------------------------------------------------
 
 // partly: JIT and library options are accepted and not used
-CUresult cuLibraryLoadData(CUlibrary* library, const void* code, CUjit_option*, void**, unsigned int,
-                           CUlibraryOption*, void**, unsigned int) {
+CUresult cuLibraryLoadData(CUlibrary* library, const void* code, CUjit_option*, void**,
+                           unsigned int, CUlibraryOption*, void**, unsigned int) {
     CUDALAB_API("cuLibraryLoadData");
     if (!library || !code) return CUDA_ERROR_INVALID_VALUE;
     CUmodule m = nullptr;
@@ -255,8 +255,7 @@ cudaError_t cudaLibraryGetGlobal(void** address, size_t* bytes, cudaLibrary_t li
                                  const char* name) {
     CUDALAB_API("cudaLibraryGetGlobal");
     CUdeviceptr p = 0;
-    const CUresult e =
-        cuLibraryGetGlobal(&p, bytes, reinterpret_cast<CUlibrary>(library), name);
+    const CUresult e = cuLibraryGetGlobal(&p, bytes, reinterpret_cast<CUlibrary>(library), name);
     if (e == CUDA_SUCCESS && address) *address = reinterpret_cast<void*>(p);
     return result(e);
 }

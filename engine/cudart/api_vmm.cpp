@@ -33,7 +33,7 @@ using namespace cudalab::cudart;
 namespace {
 
 // The granularity an H100/H200 reports for device memory, minimum and recommended alike (probed:
-// docs/measurements/h200-driver-apis.md).
+// docs/measurements/driver-apis-h100.md).
 constexpr std::uint64_t granularity = 2ull << 20;
 // Reserved ranges come from here: above every address the program or the emulator otherwise uses
 // (the program's own mappings sit below 0x8000'0000'0000 too, but never in this window: the device
@@ -414,6 +414,8 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size) {
     return CUDA_SUCCESS;
 }
 
+// partly: read-only access is kept but not enforced (a kernel's writes land), nor is access per
+// device (memory one device may access is reachable by all)
 CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc* desc, size_t count) {
     CUDALAB_API("cuMemSetAccess");
     if (CUresult e = gate()) return e;

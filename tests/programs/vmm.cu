@@ -3,7 +3,7 @@
 // allocations, gives the device access, fills it with a kernel (one launch across both
 // allocations), maps the first allocation a second time elsewhere and reads the same bytes through
 // the second address, and checks what the driver says of the mappings; then the errors an H100
-// gives for misuse (docs/measurements/h200-driver-apis.md). Link with -lcuda.
+// gives for misuse (docs/measurements/driver-apis-h100.md). Link with -lcuda.
 #include <cstdio>
 #include <cstdlib>
 #include <cuda.h>
