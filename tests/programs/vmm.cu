@@ -58,6 +58,23 @@ int main()
     size_t g = 0;
     CU_CHECK(cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
     EXPECT(g >= 4096 && (g & (g - 1)) == 0);
+    // The same function through the runtime's table of driver entry points, as libraries reach
+    // the driver without linking it.
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    EXPECT(cudaGetDriverEntryPointByVersion("cuMemGetAllocationGranularity", &entry, 12000, cudaEnableDefault,
+                                            &found) == cudaSuccess);
+    EXPECT(found == cudaDriverEntryPointSuccess && entry != nullptr);
+    size_t g2 = 0;
+    using granularity_fn = CUresult (*)(size_t*, const CUmemAllocationProp*, CUmemAllocationGranularity_flags);
+    EXPECT(reinterpret_cast<granularity_fn>(entry)(&g2, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) == CUDA_SUCCESS &&
+           g2 == g);
+    EXPECT(cudaGetDriverEntryPointByVersion("cuNoSuchFunction", &entry, 12000, cudaEnableDefault, &found) ==
+           cudaSuccess);
+    EXPECT(found == cudaDriverEntryPointSymbolNotFound && entry == nullptr);
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    CU_CHECK(cuGetProcAddress("cuMemCreate", &entry, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status));
+    EXPECT(status == CU_GET_PROC_ADDRESS_SUCCESS && entry != nullptr);
 
     CUmemGenericAllocationHandle a = 0, b = 0;
     CU_CHECK(cuMemCreate(&a, 2 * g, &prop, 0));
