@@ -875,6 +875,19 @@ CUresult cuPointerGetAttributes(unsigned int count, CUpointer_attribute* attribu
     return CUDA_SUCCESS;
 }
 
+// The allocation holding a pointer: its start and size (a mapping's, for cuMemMap'd memory), as
+// CU_POINTER_ATTRIBUTE_RANGE_START_ADDR and _RANGE_SIZE answer.
+CUresult cuMemGetAddressRange(CUdeviceptr* base, size_t* size, CUdeviceptr ptr) {
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
+    PointerFacts f;
+    if (!pointer_facts(ptr, &f)) return CUDA_ERROR_NOT_FOUND;
+    if (base) *base = f.base;
+    if (size) *size = f.size;
+    return CUDA_SUCCESS;
+}
+
 CUresult cuPointerSetAttribute(const void* value, CUpointer_attribute attribute, CUdeviceptr ptr) {
     Runtime& rt = Runtime::get();
     std::lock_guard lock(rt.mutex);

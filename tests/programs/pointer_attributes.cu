@@ -80,6 +80,10 @@ int main()
     const unsigned long long map_size = value_of(CU_POINTER_ATTRIBUTE_MAPPING_SIZE, p);
     EXPECT(map_base % two_mib == 0 && map_size % two_mib == 0 && map_base <= reinterpret_cast<unsigned long long>(d) &&
            map_base + map_size >= reinterpret_cast<unsigned long long>(d) + 1000);
+    CUdeviceptr range_base = 0;
+    size_t range_size = 0;
+    EXPECT(cuMemGetAddressRange(&range_base, &range_size, reinterpret_cast<CUdeviceptr>(p)) == CUDA_SUCCESS);
+    EXPECT(range_base == reinterpret_cast<CUdeviceptr>(d) && range_size == 1000);
     char* other = nullptr;
     cudaMalloc(&other, 16);
     EXPECT(value_of(CU_POINTER_ATTRIBUTE_BUFFER_ID, p) != value_of(CU_POINTER_ATTRIBUTE_BUFFER_ID, other));
@@ -156,6 +160,8 @@ int main()
     EXPECT(slots[2] == reinterpret_cast<unsigned long long>(plain));
     EXPECT(slots[3] == 0xcdcdcdcdcdcdcdcdull);  // untouched
     EXPECT(slots[4] == 0xcdcdcdcd00000000ull);
+    EXPECT(cuMemGetAddressRange(&range_base, &range_size, reinterpret_cast<CUdeviceptr>(plain)) ==
+           CUDA_ERROR_NOT_FOUND);
     EXPECT(cudaPointerGetAttributes(&a, plain) == cudaSuccess);
     EXPECT(a.type == cudaMemoryTypeUnregistered && a.device == -2 && a.hostPointer == plain && a.devicePointer == nullptr);
 
