@@ -541,7 +541,11 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
                 hex(reinterpret_cast<std::uint64_t>(c.dst)) +
                 " is not device memory, but the copy's kind says it is" + [&] {
                     const std::string note = symbol_note(c.dst, true);
-                    return note.empty() ? "; was it allocated with cudaMalloc?" : note;
+                    const std::string vmm =
+                        vmm::fault_note(hex(reinterpret_cast<std::uint64_t>(c.dst)));
+                    return !note.empty()  ? note
+                           : !vmm.empty() ? vmm
+                                          : "; was it allocated with cudaMalloc?";
                 }());
         return cudaErrorInvalidValue;
     }
@@ -550,7 +554,11 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
         rt.warn(std::string(api) + ": the source " + hex(reinterpret_cast<std::uint64_t>(c.src)) +
                 " is not device memory, but the copy's kind says it is" + [&] {
                     const std::string note = symbol_note(c.src, false);
-                    return note.empty() ? "; was it allocated with cudaMalloc?" : note;
+                    const std::string vmm =
+                        vmm::fault_note(hex(reinterpret_cast<std::uint64_t>(c.src)));
+                    return !note.empty()  ? note
+                           : !vmm.empty() ? vmm
+                                          : "; was it allocated with cudaMalloc?";
                 }());
         return cudaErrorInvalidValue;
     }
@@ -725,7 +733,8 @@ int run_set(Stream* s, const Set3D& w, const char* api, bool in_graph) {
     if (!dst.device && !(rec && rec->mapped)) {
         rt.warn(
             std::string(api) + ": " + hex(reinterpret_cast<std::uint64_t>(w.dst)) +
-            " is not device memory (cudaMemset sets device memory; use memset for host memory)");
+            " is not device memory (cudaMemset sets device memory; use memset for host memory)" +
+            vmm::fault_note(hex(reinterpret_cast<std::uint64_t>(w.dst))));
         return cudaErrorInvalidValue;
     }
     const std::uint64_t span = (w.depth - 1) * w.slice + (w.height - 1) * w.pitch + row_bytes;
