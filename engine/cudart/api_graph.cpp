@@ -438,6 +438,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* out, cudaGraph_t graph,
     if (!out || !g) return fail(cudaErrorInvalidValue);
     auto exec = std::make_unique<GraphExec>();
     exec->id = rt.next_graph_exec_id++;  // the timeline's "graph_exec"
+    exec->flags = flags;
     auto copy = clone(*g);
     std::vector<GraphNode*> order;
     if (!topological_order(*copy, &order)) {

@@ -120,19 +120,25 @@ bool graph_memory_launch(GraphExec* exec) {
     for (const Work& w : exec->order) works.push_back(&w);
     std::vector<const Work*> allocs;
     allocations_in(works, &allocs);
-    for (const Work* a : allocs)
-        if (graph_memory_allocated(a->pointer)) {
-            rt.warn("cudaGraphLaunch: the graph's allocation at " +
-                    [&] {
-                        char b[32];
-                        std::snprintf(b, sizeof b, "%p", a->pointer);
-                        return std::string(b);
-                    }() +
-                    " is still allocated from an earlier launch: free it (a free node, cudaFree or "
-                    "cudaFreeAsync) before launching the graph again; CUDA refuses the launch with "
-                    "cudaErrorInvalidValue");
-            return false;
+    for (const Work* a : allocs) {
+        if (!graph_memory_allocated(a->pointer)) continue;
+        // cudaGraphInstantiateFlagAutoFreeOnLaunch: the launch frees what the last one left.
+        if (exec->flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) {
+            stream_ordered_free(a->pointer, "cudaGraphLaunch");
+            continue;
         }
+        rt.warn("cudaGraphLaunch: the graph's allocation at " +
+                [&] {
+                    char b[32];
+                    std::snprintf(b, sizeof b, "%p", a->pointer);
+                    return std::string(b);
+                }() +
+                " is still allocated from an earlier launch: free it (a free node, cudaFree or "
+                "cudaFreeAsync) before launching the graph again; CUDA refuses the launch with "
+                "cudaErrorInvalidValue (or instantiate it with "
+                "cudaGraphInstantiateFlagAutoFreeOnLaunch)");
+        return false;
+    }
     if (allocs.empty() || exec_memory().count(exec)) return true;
     std::uint64_t bytes = 0;
     for (const Work* a : allocs) bytes += a->bytes;

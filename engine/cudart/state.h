@@ -221,8 +221,9 @@ struct Graph {
 };
 
 struct GraphExec {
-    int id = 0;               // numbered from 1 as instantiated: the timeline's "graph_exec"
-    std::vector<Work> order;  // nodes in a topological order
+    int id = 0;                    // numbered from 1 as instantiated: the timeline's "graph_exec"
+    unsigned long long flags = 0;  // cudaGraphInstantiateFlags
+    std::vector<Work> order;       // nodes in a topological order
     std::vector<GraphNode*> source_nodes;  // order[i] came from source_nodes[i] (for updates)
     int kernel_nodes = 0;
     std::vector<std::pair<int, int>>

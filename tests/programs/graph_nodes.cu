@@ -3,7 +3,8 @@
 //    and frees it (cudaGraphAddMemFreeNode); the node parameters read back; the graph memory
 //    attributes move as an H100's do (32 MiB pieces; docs/measurements/driver-apis-h100.md).
 // 2. A graph that allocates without freeing cannot be launched again until the memory is freed
-//    outside it (cudaErrorInvalidValue, as on an H100), and can after cudaFree.
+//    outside it (cudaErrorInvalidValue, as on an H100), and can after cudaFree, or at once when
+//    instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch.
 // 3. Conditional nodes whose kernels set their handle with cudaGraphSetConditional: a WHILE loop
 //    counting down, IF with an else branch, SWITCH over three bodies, one body captured from a
 //    stream with cudaStreamBeginCaptureToGraph.
@@ -144,6 +145,13 @@ int main()
     cudaGetLastError();
     CHECK(cudaStreamSynchronize(0));
     CHECK(cudaFree(alloc.dptr));
+    CHECK(cudaGraphLaunch(keep_exec, 0));
+    CHECK(cudaFreeAsync(alloc.dptr, 0));
+    CHECK(cudaStreamSynchronize(0));
+    CHECK(cudaGraphExecDestroy(keep_exec));
+    // Instantiated to free on launch, it may run again at once.
+    CHECK(cudaGraphInstantiate(&keep_exec, keeps, cudaGraphInstantiateFlagAutoFreeOnLaunch));
+    CHECK(cudaGraphLaunch(keep_exec, 0));
     CHECK(cudaGraphLaunch(keep_exec, 0));
     CHECK(cudaFreeAsync(alloc.dptr, 0));
     CHECK(cudaStreamSynchronize(0));
