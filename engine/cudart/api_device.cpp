@@ -23,12 +23,20 @@ double wall_now_ns() {
 }
 }  // namespace
 
+namespace {
+// A runtime call has been made: CUDA's runtime initialises the driver (cuInit) on its first call.
+bool runtime_called = false;
+}  // namespace
+
+bool runtime_started() { return runtime_called; }
+
 // The host's modelled clock leaves out the real time cudalab spends inside a call (emulating a
 // kernel, copying into emulated memory) and charges the call's modelled cost instead: the
 // program sees the time a GPU's runtime would take.
 ApiCall::ApiCall(const char* n)
     : rt(Runtime::get()), name(n), lock_(rt.mutex), start_(0), wall_start_(wall_now_ns()),
       outermost_(call_depth++ == 0) {
+    if (std::strncmp(n, "cuda", 4) == 0) runtime_called = true;
     if (!outermost_) return;
     rt.ordering.enter_call();
     rt.call_wall_start = wall_start_;

@@ -75,7 +75,7 @@ CUresult as_driver(int e) { return CUresult(e); }  // the codes used here are th
 
 namespace cudalab::cudart {
 bool driver_ready() {
-    if (initialised) return true;
+    if (initialised || runtime_started()) return true;
     for (const DeviceState& d : Runtime::get().devices)
         if (d.initialised) return true;
     return false;

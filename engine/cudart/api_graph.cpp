@@ -107,8 +107,12 @@ cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNod
     n->work = std::move(work);
     n->work.made_at = CallStack::here();
     for (size_t i = 0; i < count; ++i) {
+        // A node of this graph, found by its handle before it is used (a stale or made-up
+        // handle is the program's mistake, not the device's crash).
         GraphNode* d = node_of(deps[i]);
-        if (!d || d->owner != g) return cudaErrorInvalidValue;
+        if (!d || std::none_of(g->nodes.begin(), g->nodes.end(),
+                               [&](const auto& m) { return m.get() == d; }))
+            return cudaErrorInvalidValue;
         n->dependencies.push_back(d);
     }
     *out = reinterpret_cast<cudaGraphNode_t>(n.get());

@@ -114,6 +114,21 @@ namespace cudalab::cudart {
 void register_body_graph(Graph* body) { bodies().insert(body); }
 bool is_body_graph(const Graph* g) { return bodies().count(g) > 0; }
 
+Graph::~Graph() { bodies().erase(this); }
+
+GraphNode* known_node(cudaGraphNode_t handle) {
+    auto* n = reinterpret_cast<GraphNode*>(handle);
+    auto holds = [&](const Graph* g) {
+        return std::any_of(g->nodes.begin(), g->nodes.end(),
+                           [&](const auto& m) { return m.get() == n; });
+    };
+    for (const Graph* g : Runtime::get().graphs)
+        if (holds(g)) return n;
+    for (const Graph* g : bodies())
+        if (holds(g)) return n;
+    return nullptr;
+}
+
 bool graph_memory_launch(GraphExec* exec) {
     Runtime& rt = Runtime::get();
     std::vector<const Work*> works;
@@ -295,7 +310,7 @@ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* node, cudaGraph_t graph,
 
 cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, cudaMemAllocNodeParams* params) {
     CUDALAB_API("cudaGraphMemAllocNodeGetParams");
-    GraphNode* n = node_of(node);
+    GraphNode* n = known_node(node);
     if (!n || !params || n->type != cudaGraphNodeTypeMemAlloc) return fail(cudaErrorInvalidValue);
     std::memset(params, 0, sizeof *params);
     params->poolProps.allocType = cudaMemAllocationTypePinned;
@@ -314,7 +329,7 @@ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* node, cudaGraph_t graph,
 
 cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr_out) {
     CUDALAB_API("cudaGraphMemFreeNodeGetParams");
-    GraphNode* n = node_of(node);
+    GraphNode* n = known_node(node);
     if (!n || !dptr_out || n->type != cudaGraphNodeTypeMemFree) return fail(cudaErrorInvalidValue);
     *static_cast<void**>(dptr_out) = n->work.pointer;
     return cudaSuccess;
@@ -471,7 +486,7 @@ cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph
                                      "edges other than full dependencies");
     std::vector<GraphNode*> frontier;
     for (size_t i = 0; i < count; ++i) {
-        GraphNode* d = node_of(deps[i]);
+        GraphNode* d = known_node(deps[i]);
         if (!d || d->owner != g) return fail(cudaErrorInvalidValue);
         frontier.push_back(d);
     }
@@ -502,7 +517,7 @@ cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNo
                                      "edges other than full dependencies");
     std::vector<GraphNode*> nodes;
     for (size_t i = 0; i < count; ++i) {
-        GraphNode* d = node_of(deps[i]);
+        GraphNode* d = known_node(deps[i]);
         if (!d || d->owner != s->capture_graph) return fail(cudaErrorInvalidValue);
         nodes.push_back(d);
     }

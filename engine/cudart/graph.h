@@ -13,6 +13,8 @@ namespace cudalab::cudart {
 // A graph the program may add nodes to (one it created, or a conditional node's body), or null.
 Graph* graph_of(cudaGraph_t g);
 GraphNode* node_of(cudaGraphNode_t n);
+// The node a handle names when it is a node of a live graph the program may use, else null.
+GraphNode* known_node(cudaGraphNode_t n);
 // A deep copy: nodes, edges, child graphs and conditional bodies.
 std::unique_ptr<Graph> clone(const Graph& g);
 // Adds a node of `type` doing `work` after `deps` (all of `graph`).

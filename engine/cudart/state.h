@@ -218,6 +218,10 @@ struct GraphNode {
 
 struct Graph {
     std::vector<std::unique_ptr<GraphNode>> nodes;
+    Graph() = default;
+    Graph(const Graph&) = delete;
+    Graph& operator=(const Graph&) = delete;
+    ~Graph();  // a conditional node's body leaves the list of graphs nodes may be added to
 };
 
 struct GraphExec {
