@@ -465,6 +465,73 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph, const cud
     }
 }
 
+// The generic forms of the node setters: the kinds whose parameters cudalab can change in place.
+// partly: kernel and host nodes (and memset nodes of an executable graph) only
+cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParams* params) {
+    CUDALAB_API("cudaGraphNodeSetParams");
+    GraphNode* n = known_node(node);
+    if (!n || !params || int(params->type) != n->type) return fail(cudaErrorInvalidValue);
+    switch (params->type) {
+    case cudaGraphNodeTypeKernel: {
+        cudaKernelNodeParams k{};
+        k.func = params->kernel.func;
+        k.gridDim = params->kernel.gridDim;
+        k.blockDim = params->kernel.blockDim;
+        k.sharedMemBytes = params->kernel.sharedMemBytes;
+        k.kernelParams = params->kernel.kernelParams;
+        k.extra = params->kernel.extra;
+        return cudaGraphKernelNodeSetParams(node, &k);
+    }
+    case cudaGraphNodeTypeHost: {
+        cudaHostNodeParams h{};
+        h.fn = params->host.fn;
+        h.userData = params->host.userData;
+        return cudaGraphHostNodeSetParams(node, &h);
+    }
+    default:
+        return not_supported("cudaGraphNodeSetParams", "nodes other than kernel and host nodes");
+    }
+}
+
+// partly: kernel, host and memset nodes only
+cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                       cudaGraphNodeParams* params) {
+    CUDALAB_API("cudaGraphExecNodeSetParams");
+    GraphNode* n = known_node(node);
+    if (!n || !params || int(params->type) != n->type) return fail(cudaErrorInvalidValue);
+    switch (params->type) {
+    case cudaGraphNodeTypeKernel: {
+        cudaKernelNodeParams k{};
+        k.func = params->kernel.func;
+        k.gridDim = params->kernel.gridDim;
+        k.blockDim = params->kernel.blockDim;
+        k.sharedMemBytes = params->kernel.sharedMemBytes;
+        k.kernelParams = params->kernel.kernelParams;
+        k.extra = params->kernel.extra;
+        return cudaGraphExecKernelNodeSetParams(exec, node, &k);
+    }
+    case cudaGraphNodeTypeHost: {
+        cudaHostNodeParams h{};
+        h.fn = params->host.fn;
+        h.userData = params->host.userData;
+        return cudaGraphExecHostNodeSetParams(exec, node, &h);
+    }
+    case cudaGraphNodeTypeMemset: {
+        cudaMemsetParams m{};
+        m.dst = params->memset.dst;
+        m.pitch = params->memset.pitch;
+        m.value = params->memset.value;
+        m.elementSize = params->memset.elementSize;
+        m.width = params->memset.width;
+        m.height = params->memset.height;
+        return cudaGraphExecMemsetNodeSetParams(exec, node, &m);
+    }
+    default:
+        return not_supported("cudaGraphExecNodeSetParams",
+                             "nodes other than kernel, host and memset nodes");
+    }
+}
+
 // [SECTION] Capturing into an existing graph
 // --------------------------------------------------------
 

@@ -262,6 +262,35 @@ int main()
         EXPECT(got == (value < 3 ? values[value] : -1));
     }
 
+    // The generic setters: a kernel node's arguments changed in the graph and in its executable.
+    cudaGraph_t single;
+    CHECK(cudaGraphCreate(&single, 0));
+    int value5 = 5, six = 6, seven = 7;
+    void* mark_args[] = {&switch_out, &value5};
+    cudaGraphNode_t mark_node = kernel_node(single, nullptr, 0, reinterpret_cast<void*>(mark), mark_args);
+    cudaGraphNodeParams kp = {};
+    kp.type = cudaGraphNodeTypeKernel;
+    kp.kernel.func = reinterpret_cast<void*>(mark);
+    kp.kernel.gridDim = dim3(1);
+    kp.kernel.blockDim = dim3(1);
+    void* six_args[] = {&switch_out, &six};
+    kp.kernel.kernelParams = six_args;
+    CHECK(cudaGraphNodeSetParams(mark_node, &kp));
+    cudaGraphExec_t single_exec;
+    CHECK(cudaGraphInstantiate(&single_exec, single, 0));
+    int got = 0;
+    CHECK(cudaGraphLaunch(single_exec, 0));
+    CHECK(cudaMemcpy(&got, switch_out, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT(got == 6);
+    void* seven_args[] = {&switch_out, &seven};
+    kp.kernel.kernelParams = seven_args;
+    CHECK(cudaGraphExecNodeSetParams(single_exec, mark_node, &kp));
+    CHECK(cudaGraphLaunch(single_exec, 0));
+    CHECK(cudaMemcpy(&got, switch_out, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT(got == 7);
+    CHECK(cudaGraphExecDestroy(single_exec));
+    CHECK(cudaGraphDestroy(single));
+
     CHECK(cudaGraphExecDestroy(loop_exec));
     CHECK(cudaGraphExecDestroy(branch_exec));
     CHECK(cudaGraphExecDestroy(choice_exec));
