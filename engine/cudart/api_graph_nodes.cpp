@@ -466,7 +466,6 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph, const cud
 }
 
 // The generic forms of the node setters: the kinds whose parameters cudalab can change in place.
-// partly: kernel and host nodes (and memset nodes of an executable graph) only
 cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParams* params) {
     CUDALAB_API("cudaGraphNodeSetParams");
     GraphNode* n = known_node(node);
@@ -493,7 +492,6 @@ cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParams* pa
     }
 }
 
-// partly: kernel, host and memset nodes only
 cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
                                        cudaGraphNodeParams* params) {
     CUDALAB_API("cudaGraphExecNodeSetParams");
