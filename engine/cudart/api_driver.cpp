@@ -717,7 +717,12 @@ bool pointer_facts(CUdeviceptr ptr, PointerFacts* out) {
         out->size = out->mapping_size = out->vmm.mapping_size;
         return true;
     }
-    if (const MemoryRecord* r = rt.record_of(reinterpret_cast<const void*>(ptr))) {
+    const MemoryRecord* r = rt.record_of(reinterpret_cast<const void*>(ptr));
+    // A graph's memory between a free and its next allocation is mapped nowhere (as on an H100).
+    if (r && is_graph_memory(reinterpret_cast<const void*>(r->base)) &&
+        !graph_memory_allocated(reinterpret_cast<const void*>(r->base)))
+        return false;
+    if (r) {
         switch (r->kind) {
         case MemoryKind::device: out->source = Source::malloc; break;
         case MemoryKind::pinned_host: out->source = Source::pinned; break;

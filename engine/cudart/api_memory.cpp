@@ -618,13 +618,18 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* a, const void* ptr) 
     if (!a) return fail(cudaErrorInvalidValue);
     std::memset(a, 0, sizeof *a);
     const MemoryRecord* r = rt.record_of(ptr);
+    // A graph's memory between a free and its next allocation is mapped nowhere on a GPU: an
+    // H100 answers it as memory it does not know.
+    const bool unmapped = r && is_graph_memory(reinterpret_cast<const void*>(r->base)) &&
+                          !graph_memory_allocated(reinterpret_cast<const void*>(r->base));
+    if (unmapped) r = nullptr;
     a->device = r ? r->device : rt.current_device();
     if (!r) {
         // A module's __device__ or __constant__ variable (cudaGetSymbolAddress) is device memory
         // of the current device; anything else is host memory CUDA never saw, which CUDA
         // answers as unregistered memory of device -2 with the pointer as its host pointer.
         const emu::Allocation* v = rt.memory->find(reinterpret_cast<std::uint64_t>(ptr), 1);
-        if (v && !v->freed && !v->host) {
+        if (v && !v->freed && !v->host && !unmapped) {
             a->type = cudaMemoryTypeDevice;
             a->devicePointer = const_cast<void*>(ptr);
             return cudaSuccess;

@@ -145,6 +145,10 @@ int main()
     cudaGetLastError();
     CHECK(cudaStreamSynchronize(0));
     CHECK(cudaFree(alloc.dptr));
+    // Freed, the graph's memory is mapped nowhere until the next launch allocates it again.
+    cudaPointerAttributes freed_attributes;
+    CHECK(cudaPointerGetAttributes(&freed_attributes, alloc.dptr));
+    EXPECT(freed_attributes.type == cudaMemoryTypeUnregistered);
     CHECK(cudaGraphLaunch(keep_exec, 0));
     CHECK(cudaFreeAsync(alloc.dptr, 0));
     CHECK(cudaStreamSynchronize(0));
