@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cudart/api.h"
+#include "cudart/program_link.h"
 
 using namespace cudalab;
 using namespace cudalab::cudart;
@@ -203,6 +204,31 @@ CUresult cuKernelSetAttribute(CUfunction_attribute attr, int value, CUkernel ker
     CUDALAB_API("cuKernelSetAttribute");
     if (!kernel_of(kernel)) return CUDA_ERROR_INVALID_HANDLE;
     return CUresult(cudaFuncSetAttribute(kernel, cudaFuncAttribute(attr), value));
+}
+
+CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice device) {
+    CUDALAB_API("cuKernelSetCacheConfig");
+    if (!kernel_of(kernel)) return CUDA_ERROR_INVALID_HANDLE;
+    if (device < 0 || device >= rt.device_count) return CUDA_ERROR_INVALID_DEVICE;
+    return CUresult(cudaFuncSetCacheConfig(kernel, cudaFuncCache(config)));
+}
+
+// The kernel's name as its module has it (mangled, for a C++ kernel), in memory the program reads
+// and that lives as long as the process.
+CUresult cuKernelGetName(const char** name, CUkernel kernel) {
+    CUDALAB_API("cuKernelGetName");
+    Function* f = kernel_of(kernel);
+    if (!name || !f) return CUDA_ERROR_INVALID_VALUE;
+    static std::map<const Function*, void*> names;
+    auto it = names.find(f);
+    if (it == names.end()) {
+        void* text = link::share(f->entry.size() + 1);
+        if (!text) return CUDA_ERROR_OUT_OF_MEMORY;
+        std::memcpy(text, f->entry.c_str(), f->entry.size() + 1);
+        it = names.emplace(f, text).first;
+    }
+    *name = static_cast<const char*>(it->second);
+    return CUDA_SUCCESS;
 }
 
 // [SECTION] Runtime API

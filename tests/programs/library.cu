@@ -127,6 +127,9 @@ int main()
     CHECK(cudaLibraryGetKernel(&again, library, "scale"));
     EXPECT(scale == again && scale != sum);
     EXPECT((listed[0] == scale && listed[1] == sum) || (listed[0] == sum && listed[1] == scale));
+    const char* name = nullptr;
+    EXPECT(cuKernelGetName(&name, reinterpret_cast<CUkernel>(scale)) == CUDA_SUCCESS && name &&
+           std::strcmp(name, "scale") == 0);
     cudaKernel_t missing = nullptr;
     EXPECT(cudaLibraryGetKernel(&missing, library, "no_such_kernel") != cudaSuccess);
     cudaGetLastError();
