@@ -71,6 +71,12 @@ def partly():
 ANSWERS_NOT_SUPPORTED = {"cuGetExportTable"}
 
 
+def cuda_version(include):
+    m = re.search(r"#define\s+CUDA_VERSION\s+(\d+)", open(os.path.join(include, "cuda.h")).read())
+    v = int(m.group(1)) if m else 0
+    return f"{v // 1000}.{v % 1000 // 10}"
+
+
 def table(include):
     runtime = declared(os.path.join(include, "cuda_runtime_api.h"), "cuda", "CUDARTAPI")
     driver = declared(os.path.join(include, "cuda.h"), "cu", "CUDAAPI")
@@ -92,6 +98,8 @@ def table(include):
             rows.append((api, name, status, note))
         summary.append((api, len(names), counts))
     out.append(BEGIN)
+    out.append("")
+    out.append(f"From the headers of CUDA {cuda_version(include)}:")
     out.append("")
     out.append("| API | entry points | implemented | partly | NotSupported |")
     out.append("|---|---|---|---|---|")
@@ -133,6 +141,14 @@ def main():
     _, tail = rest.split(END, 1)
     updated = head + fresh + tail
     if args.check:
+        # Another toolkit declares other functions: the table says which headers it was made from,
+        # and only the same headers can tell whether it is stale.
+        made = re.search(r"From the headers of CUDA ([\d.]+):", rest)
+        here = cuda_version(args.include)
+        if made and made.group(1) != here:
+            print(f"entry-points-table: the table is from CUDA {made.group(1)}'s headers, these are "
+                  f"CUDA {here}'s: not checked")
+            return 0
         if updated != doc:
             print("entry-points-table: the table in docs/runtime.md is stale: run "
                   "scripts/entry-points-table.py", file=sys.stderr)
@@ -142,7 +158,7 @@ def main():
     if updated != doc:
         open(DOC, "w").write(updated)
     print("entry-points-table: " + ", ".join(
-        f"{line}" for line in fresh.split("\n")[4:6]))
+        f"{line}" for line in fresh.split("\n")[6:8]))
     return 0
 
 
