@@ -513,6 +513,75 @@ cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) {
     return cudaChannelFormatDesc{x, y, z, w, f};
 }
 
+// The driver's entry points by name (cuGetProcAddress, cudaGetDriverEntryPoint): what a program
+// gets is the function a call of that name in its source reaches, the newest version CUDA 13's
+// cuda.h names (cuMemAlloc: cuMemAlloc_v2). An entry point cudalab does not implement is found
+// too, as the stub that answers CUDA_ERROR_NOT_SUPPORTED and says so; a name CUDA's library does
+// not export is not found.
+namespace {
+void* driver_entry_point(const char* symbol, unsigned long long flags) {
+    static const std::map<std::string, void*> implemented = {
+#define CALL(ret, name, params, args) {#name, reinterpret_cast<void*>(&name)},
+#include "device/calls.inc"
+#undef CALL
+        {"cuGetErrorName", reinterpret_cast<void*>(&cuGetErrorName)},
+        {"cuGetErrorString", reinterpret_cast<void*>(&cuGetErrorString)},
+        {"cuGetExportTable", reinterpret_cast<void*>(&cuGetExportTable)},
+        {"cuGetProcAddress", reinterpret_cast<void*>(&cuGetProcAddress)},
+    };
+    if (!symbol || std::strncmp(symbol, "cu", 2) != 0 || std::strncmp(symbol, "cuda", 4) == 0)
+        return nullptr;
+    const std::string name = symbol;
+    std::vector<std::string> tries;
+    // Per-thread default stream: the _ptsz/_ptds variant where there is one.
+    if (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
+        for (const char* v : {"", "_v2", "_v3"})
+            for (const char* t : {"_ptsz", "_ptds"}) tries.push_back(name + v + t);
+    tries.push_back(name);
+    for (const std::string& t : tries)
+        if (auto it = implemented.find(t); it != implemented.end()) return it->second;
+    // Not implemented: the stub of the newest version the library exports.
+    Dl_info info{};
+    if (!::dladdr(reinterpret_cast<void*>(&driver_entry_point), &info) || !info.dli_fname)
+        return nullptr;
+    void* self = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!self) return nullptr;
+    void* found = nullptr;
+    for (const char* v : {"_v4", "_v3", "_v2", ""})
+        if (!found) found = ::dlsym(self, (name + v).c_str());
+    ::dlclose(self);
+    return found;
+}
+}  // namespace
+
+__attribute__((visibility("default"))) CUresult
+cuGetProcAddress(const char* symbol, void** pfn, int, cuuint64_t flags,
+                 CUdriverProcAddressQueryResult* status) {
+    if (!symbol || !pfn) return CUDA_ERROR_INVALID_VALUE;
+    *pfn = driver_entry_point(symbol, flags);
+    if (status) *status = *pfn ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    return *pfn ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+__attribute__((visibility("default"))) cudaError_t
+cudaGetDriverEntryPointByVersion(const char* symbol, void** pfn, unsigned int,
+                                 unsigned long long flags,
+                                 cudaDriverEntryPointQueryResult* status) {
+    if (!symbol || !pfn) return cudaErrorInvalidValue;
+    // cudaEnablePerThreadDefaultStream is the driver's per-thread flag.
+    *pfn = driver_entry_point(symbol, flags & cudaEnablePerThreadDefaultStream
+                                          ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+                                          : 0);
+    if (status) *status = *pfn ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
+    return cudaSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t
+cudaGetDriverEntryPoint(const char* symbol, void** pfn, unsigned long long flags,
+                        cudaDriverEntryPointQueryResult* status) {
+    return cudaGetDriverEntryPointByVersion(symbol, pfn, CUDART_VERSION, flags, status);
+}
+
 // NVRTC asks the driver for private export tables while it compiles, and compiles as usual
 // without them.
 __attribute__((visibility("default"))) CUresult cuGetExportTable(const void** table,

@@ -41,6 +41,12 @@ cudaError_t not_supported(const char* function, const char* detail = nullptr);
 
 Stream* stream_or_null(cudaStream_t s);
 
+// The driver API may be used: cuInit was called, or the runtime has initialised a device (as
+// CUDA's runtime initialises the driver and makes the primary context current).
+bool driver_ready();
+// Whether the program has called the runtime yet (which initialises the driver).
+bool runtime_started();
+
 }  // namespace cudalab::cudart
 
 #define CUDALAB_API(name)                                                                          \

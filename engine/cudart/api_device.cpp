@@ -23,12 +23,20 @@ double wall_now_ns() {
 }
 }  // namespace
 
+namespace {
+// A runtime call has been made: CUDA's runtime initialises the driver (cuInit) on its first call.
+bool runtime_called = false;
+}  // namespace
+
+bool runtime_started() { return runtime_called; }
+
 // The host's modelled clock leaves out the real time cudalab spends inside a call (emulating a
 // kernel, copying into emulated memory) and charges the call's modelled cost instead: the
 // program sees the time a GPU's runtime would take.
 ApiCall::ApiCall(const char* n)
     : rt(Runtime::get()), name(n), lock_(rt.mutex), start_(0), wall_start_(wall_now_ns()),
       outermost_(call_depth++ == 0) {
+    if (std::strncmp(n, "cuda", 4) == 0) runtime_called = true;
     if (!outermost_) return;
     Timeline::issuing = ++rt.timeline.calls;
     rt.ordering.enter_call();
@@ -80,6 +88,7 @@ cudaError_t device_gate(bool synchronising) {
         d.sticky_reported = true;
         return cudaError_t(d.sticky_error);
     }
+    d.initialised = true;  // the primary context exists from here on (driver_ready)
     return cudaSuccess;
 }
 
@@ -169,6 +178,8 @@ cudaError_t cudaSetDevice(int device) {
     if (rt.device_count == 0) return fail(cudaErrorNoDevice);
     if (device < 0 || device >= rt.device_count) return fail(cudaErrorInvalidDevice);
     rt.current_device() = device;
+    // Since CUDA 12 cudaSetDevice initialises the device's primary context at once.
+    rt.devices[std::size_t(device)].initialised = true;
     return cudaSuccess;
 }
 
@@ -326,6 +337,13 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrHostNativeAtomicSupported: v = 0; break;
     case cudaDevAttrGPUDirectRDMASupported: v = 0; break;
     default:
+        // cuMemCreate/cuMemMap (api_vmm.cpp); compression is accepted and kept as a property.
+        // (The runtime's enumeration has no names for these driver attributes.)
+        if (int(attr) == CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED ||
+            int(attr) == CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED) {
+            *value = 1;
+            return cudaSuccess;
+        }
         if (int(attr) <= 0 || int(attr) > 160)
             return fail(cudaErrorInvalidValue);  // not an attribute at all
         *value = 0;

@@ -15,6 +15,7 @@
 #include "cudart/program_link.h"
 #include "cudart/program_memory.h"
 #include "cudart/ptx_link.h"
+#include "cudart/vmm.h"
 #include "device/error_texts.h"
 
 using namespace cudalab;
@@ -48,9 +49,20 @@ Context*& current() {
     return c;
 }
 
+// The context calls on this thread use: the one set with cuCtxSetCurrent/cuCtxCreate, else the
+// primary context of the runtime's device once the runtime has initialised it (CUDA's runtime
+// makes the primary context current).
+Context* bound() {
+    if (current()) return current();
+    Runtime& rt = Runtime::get();
+    if (rt.device_count == 0) return nullptr;
+    const int d = rt.current_device();
+    return rt.devices[std::size_t(d)].initialised ? primary(d) : nullptr;
+}
+
 CUresult gate() {
     Runtime& rt = Runtime::get();
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     if (rt.device_count == 0) return CUDA_ERROR_NO_DEVICE;
     const DeviceState& d = rt.devices[std::size_t(rt.current_device())];
     if (d.sticky_error && d.sticky_reported) return CUresult(d.sticky_error);
@@ -60,6 +72,15 @@ CUresult gate() {
 CUresult as_driver(int e) { return CUresult(e); }  // the codes used here are the same numbers
 
 }  // namespace
+
+namespace cudalab::cudart {
+bool driver_ready() {
+    if (initialised || runtime_started()) return true;
+    for (const DeviceState& d : Runtime::get().devices)
+        if (d.initialised) return true;
+    return false;
+}
+}  // namespace cudalab::cudart
 
 extern "C" {
 
@@ -83,14 +104,14 @@ CUresult cuDriverGetVersion(int* version) {
 
 CUresult cuDeviceGetCount(int* count) {
     if (!count) return CUDA_ERROR_INVALID_VALUE;
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     *count = Runtime::get().device_count;
     return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGet(CUdevice* device, int ordinal) {
     if (!device) return CUDA_ERROR_INVALID_VALUE;
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     if (ordinal < 0 || ordinal >= Runtime::get().device_count) return CUDA_ERROR_INVALID_DEVICE;
     *device = ordinal;
     return CUDA_SUCCESS;
@@ -99,38 +120,38 @@ CUresult cuDeviceGet(CUdevice* device, int ordinal) {
 // Peer access: every emulated device reaches every other (cudaDeviceCanAccessPeer). A context's
 // device enables access to the peer context's device, as cudaDeviceEnablePeerAccess does.
 CUresult cuDeviceCanAccessPeer(int* can, CUdevice device, CUdevice peer) {
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     return as_driver(cudaDeviceCanAccessPeer(can, device, peer));
 }
 
 CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!peer || !current()) return CUDA_ERROR_INVALID_CONTEXT;
     return as_driver(cudaDeviceEnablePeerAccess(reinterpret_cast<Context*>(peer)->device, flags));
 }
 
 CUresult cuCtxDisablePeerAccess(CUcontext peer) {
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!peer || !current()) return CUDA_ERROR_INVALID_CONTEXT;
     return as_driver(cudaDeviceDisablePeerAccess(reinterpret_cast<Context*>(peer)->device));
 }
 
 CUresult cuDeviceGetName(char* name, int len, CUdevice device) {
     if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     std::snprintf(name, std::size_t(len), "%s", Runtime::get().model.name.c_str());
     return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceTotalMem(size_t* bytes, CUdevice device) {
     if (!bytes) return CUDA_ERROR_INVALID_VALUE;
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     *bytes = Runtime::get().model.global_memory;
     return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attr, CUdevice device) {
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!value) return CUDA_ERROR_INVALID_VALUE;
     // The driver's attribute numbers are the runtime's. The driver answers whatever runtime the
     // program links: a runtime newer than the driver (CUDALAB_DRIVER_VERSION) is the runtime's
@@ -175,7 +196,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice device) {
     Runtime& rt = Runtime::get();
     std::lock_guard lock(rt.mutex);
     if (!ctx) return CUDA_ERROR_INVALID_VALUE;
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     if (device < 0 || device >= rt.device_count) return CUDA_ERROR_INVALID_DEVICE;
     Context* c = primary(device);
     ++c->refs;
@@ -195,7 +216,7 @@ CUresult cuCtxCreate(CUcontext* ctx, CUctxCreateParams*, unsigned int, CUdevice 
     Runtime& rt = Runtime::get();
     std::lock_guard lock(rt.mutex);
     if (!ctx) return CUDA_ERROR_INVALID_VALUE;
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     if (device < 0 || device >= rt.device_count) return CUDA_ERROR_INVALID_DEVICE;
     auto c = std::make_unique<Context>();
     c->device = device;
@@ -230,7 +251,8 @@ CUresult cuCtxSetCurrent(CUcontext ctx) {
 
 CUresult cuCtxGetCurrent(CUcontext* ctx) {
     if (!ctx) return CUDA_ERROR_INVALID_VALUE;
-    *ctx = reinterpret_cast<CUcontext>(current());
+    std::lock_guard lock(Runtime::get().mutex);
+    *ctx = reinterpret_cast<CUcontext>(bound());
     return CUDA_SUCCESS;
 }
 
@@ -243,13 +265,14 @@ CUresult cuCtxPopCurrent(CUcontext* ctx) {
 
 CUresult cuCtxGetDevice(CUdevice* device) {
     if (!device) return CUDA_ERROR_INVALID_VALUE;
-    if (!current()) return CUDA_ERROR_INVALID_CONTEXT;
-    *device = current()->device;
+    std::lock_guard lock(Runtime::get().mutex);
+    if (!bound()) return CUDA_ERROR_INVALID_CONTEXT;
+    *device = bound()->device;
     return CUDA_SUCCESS;
 }
 
 CUresult cuCtxSynchronize(void) {
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     return as_driver(cudaDeviceSynchronize());
 }
 
@@ -395,7 +418,7 @@ void clear_jit_outputs(unsigned count, CUjit_option* options, void** values) {
 
 CUresult cuLinkCreate(unsigned int count, CUjit_option* options, void** values,
                       CUlinkState* state) {
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!state) return CUDA_ERROR_INVALID_VALUE;
     clear_jit_outputs(count, options, values);
     *state = reinterpret_cast<CUlinkState>(new LinkState);
@@ -553,7 +576,7 @@ CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attr, int value) 
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, CUfunction f,
                                                               int block_size, size_t dynamic_shared,
                                                               unsigned int flags) {
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     return as_driver(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
         blocks, reinterpret_cast<const void*>(f), block_size, dynamic_shared, flags));
 }
@@ -572,7 +595,7 @@ CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int* min_grid, int* block_siz
                                                    CUoccupancyB2DSize shared_for,
                                                    size_t dynamic_shared, int block_size_limit,
                                                    unsigned int flags) {
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!min_grid || !block_size || !f) return CUDA_ERROR_INVALID_VALUE;
     cudaFuncAttributes a{};
     if (CUresult e = as_driver(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(f))))
@@ -613,7 +636,7 @@ CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t* bytes, CUfunction f, in
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned shared, CUstream stream, void** params,
                         void** extra) {
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     if (extra && !params)
         return as_driver(not_supported("cuLaunchKernel", "arguments in the 'extra' form"));
     return as_driver(cudaLaunchKernel(reinterpret_cast<const void*>(f), dim3(gx, gy, gz),
@@ -633,7 +656,7 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsig
 // ----------------------------------------------------------------------------------
 
 CUresult cuMemAlloc(CUdeviceptr* ptr, size_t bytes) {
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!ptr) return CUDA_ERROR_INVALID_VALUE;
     void* p = nullptr;
     CUresult e = as_driver(cudaMalloc(&p, bytes));
@@ -659,33 +682,76 @@ CUresult cuMemAllocManaged(CUdeviceptr* ptr, size_t bytes, unsigned int flags) {
 
 namespace {
 
-// What unified addressing knows of a pointer: the allocation (or registration, or module
-// variable) holding it. Pointers into none of them are unknown (CUDA_ERROR_INVALID_VALUE).
+// What unified addressing knows of a pointer: the allocation (or registration, module variable,
+// mapping) holding it. Pointers into none of them are unknown. Every answer below is what an
+// H100 with CUDA 13.0's driver gave for the same kind of memory
+// (docs/measurements/driver-apis-h100.md).
+enum class Source {
+    malloc,            // cudaMalloc, cuMemAlloc
+    pinned,            // cudaMallocHost, cudaHostAlloc
+    registered,        // cudaHostRegister
+    managed,           // cudaMallocManaged
+    managed_variable,  // a __managed__ variable
+    pool,              // cudaMallocAsync, graph allocations
+    module_variable,   // a __device__ or __constant__ variable, the device heap
+    mapped,            // cuMemMap
+};
+
 struct PointerFacts {
-    MemoryKind kind = MemoryKind::device;
+    Source source = Source::malloc;
     int device = 0;
     std::uint64_t base = 0, size = 0;
-    bool mapped = false;
+    std::uint64_t mapping_base = 0, mapping_size = 0;
+    vmm::Facts vmm;
 };
+
+std::uint64_t round_down(std::uint64_t v, std::uint64_t g) { return v / g * g; }
+std::uint64_t round_up(std::uint64_t v, std::uint64_t g) { return (v + g - 1) / g * g; }
 
 bool pointer_facts(CUdeviceptr ptr, PointerFacts* out) {
     Runtime& rt = Runtime::get();
-    if (const MemoryRecord* r = rt.record_of(reinterpret_cast<const void*>(ptr))) {
-        out->kind = r->kind;
+    if (vmm::facts(ptr, rt.current_device(), &out->vmm)) {
+        out->source = Source::mapped;
+        out->device = out->vmm.device;
+        out->base = out->mapping_base = out->vmm.mapping_base;
+        out->size = out->mapping_size = out->vmm.mapping_size;
+        return true;
+    }
+    const MemoryRecord* r = rt.record_of(reinterpret_cast<const void*>(ptr));
+    // A graph's memory between a free and its next allocation is mapped nowhere (as on an H100).
+    if (r && is_graph_memory(reinterpret_cast<const void*>(r->base)) &&
+        !graph_memory_allocated(reinterpret_cast<const void*>(r->base)))
+        return false;
+    if (r) {
+        switch (r->kind) {
+        case MemoryKind::device: out->source = Source::malloc; break;
+        case MemoryKind::pinned_host: out->source = Source::pinned; break;
+        case MemoryKind::registered_host: out->source = Source::registered; break;
+        case MemoryKind::managed:
+            out->source = r->module_variable ? Source::managed_variable : Source::managed;
+            break;
+        case MemoryKind::pool: out->source = Source::pool; break;
+        }
         out->device = r->device;
         out->base = r->base;
         out->size = r->size;
-        out->mapped = r->mapped;
-        return true;
+    } else {
+        const emu::Allocation* a = rt.memory->find(ptr, 1);
+        if (!a || a->freed || a->host) return false;
+        out->source = Source::module_variable;
+        out->device = rt.current_device();
+        out->base = a->base;
+        out->size = a->size;
     }
-    // A module's __device__ or __constant__ variable, or the device heap: device memory of the
-    // current device, allocated by the module's loading.
-    const emu::Allocation* a = rt.memory->find(ptr, 1);
-    if (!a || a->freed || a->host) return false;
-    out->kind = MemoryKind::device;
-    out->device = rt.current_device();
-    out->base = a->base;
-    out->size = a->size;
+    // The driver maps memory in pages of 2 MiB (4 KiB for registered host memory, 32 MiB chunks
+    // for a memory pool): the mapping is the pages that hold the allocation.
+    const std::uint64_t page = out->source == Source::registered ? 4096
+                               : out->source == Source::pool     ? 32ull << 20
+                                                                 : 2ull << 20;
+    out->mapping_base = round_down(out->base, page);
+    out->mapping_size =
+        std::max(page, round_up(out->base + std::max<std::uint64_t>(out->size, 1), page) -
+                           out->mapping_base);
     return true;
 }
 
@@ -695,30 +761,30 @@ std::map<std::uint64_t, bool>& sync_memops() {
     return flags;
 }
 
-// One attribute into `data` (sized as the attribute's type), or the error CUDA gives.
+// One attribute into `data` (sized as the attribute's type), or the error CUDA gives. The
+// attributes CUDA documents as bool are written as 4-byte integers, as the driver does.
 CUresult pointer_attribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) {
     PointerFacts f;
-    const bool known = pointer_facts(ptr, &f);
-    const bool device_memory = f.kind == MemoryKind::device || f.kind == MemoryKind::pool;
-    const bool managed = f.kind == MemoryKind::managed;
+    if (!pointer_facts(ptr, &f)) return CUDA_ERROR_INVALID_VALUE;
+    const bool device_memory = f.source == Source::malloc || f.source == Source::pool ||
+                               f.source == Source::module_variable || f.source == Source::mapped;
+    const bool managed = f.source == Source::managed || f.source == Source::managed_variable;
     auto put = [&](auto value) {
         std::memcpy(data, &value, sizeof value);
         return CUDA_SUCCESS;
     };
+    auto flag = [&](bool b) { return put(static_cast<unsigned int>(b)); };
     switch (attribute) {
-    // Answers for any pointer, known to unified addressing or not.
-    case CU_POINTER_ATTRIBUTE_IS_MANAGED: return put(static_cast<bool>(known && managed));
-    case CU_POINTER_ATTRIBUTE_MAPPED: return put(static_cast<bool>(known));
-    case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: return put(false);
-    default: break;
+    case CU_POINTER_ATTRIBUTE_CONTEXT: {
+        // Memory of a pool, a __managed__ variable or a mapping belongs to no context (the
+        // driver answers null); the rest to its device's primary context, or to the current
+        // context when that is on the same device (one address space per device).
+        if (f.source == Source::pool || f.source == Source::managed_variable ||
+            f.source == Source::mapped)
+            return put(CUcontext(nullptr));
+        Context* c = bound();
+        return put(reinterpret_cast<CUcontext>(c && c->device == f.device ? c : primary(f.device)));
     }
-    if (!known) return CUDA_ERROR_INVALID_VALUE;
-    switch (attribute) {
-    case CU_POINTER_ATTRIBUTE_CONTEXT:
-        // Allocations belong to their device's primary context; a context the program created
-        // on that device, when it is the current one, shares it (one address space per device).
-        return put(reinterpret_cast<CUcontext>(
-            current() && current()->device == f.device ? current() : primary(f.device)));
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
         return put(device_memory || managed ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST);
     case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: return put(ptr);  // one address space (UVA)
@@ -726,35 +792,43 @@ CUresult pointer_attribute(void* data, CUpointer_attribute attribute, CUdevicept
         if (device_memory) return CUDA_ERROR_INVALID_VALUE;  // not reachable from the host
         return put(reinterpret_cast<void*>(ptr));
     case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: {
+        // Managed memory always synchronises its memory operations.
         auto it = sync_memops().find(f.base);
-        return put(static_cast<bool>(it != sync_memops().end() && it->second));
+        return flag(managed || (it != sync_memops().end() && it->second));
     }
     case CU_POINTER_ATTRIBUTE_BUFFER_ID:
     case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
         // Device addresses are never handed out twice, so the base names the allocation.
         return put(static_cast<unsigned long long>(f.base));
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED: return flag(managed);
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: return put(f.device);
-    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-        return put(static_cast<bool>(f.kind == MemoryKind::device));
-    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-    case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR: return put(static_cast<CUdeviceptr>(f.base));
-    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
-    case CU_POINTER_ATTRIBUTE_MAPPING_SIZE: return put(static_cast<size_t>(f.size));
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: return flag(f.source == Source::malloc);
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: return put(static_cast<CUdeviceptr>(f.base));
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: return put(static_cast<size_t>(f.size));
+    case CU_POINTER_ATTRIBUTE_MAPPED: return flag(true);
     case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
-        return put(static_cast<unsigned long long>(CU_MEM_HANDLE_TYPE_NONE));
-    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: return put(false);
+        return put(
+            static_cast<unsigned long long>(f.source == Source::mapped ? f.vmm.handle_types : 0));
+    // cudaMalloc'd memory alone is RDMA-capable and decompression-capable on the H100.
+    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE: return flag(f.source == Source::malloc);
+    case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: return flag(f.source == Source::malloc);
     case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
-        return put(static_cast<unsigned int>(CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE));
+        return put(f.source == Source::mapped
+                       ? f.vmm.access
+                       : static_cast<unsigned int>(CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE));
     case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: {
         // Stream-ordered allocations come from their device's current pool.
         CUmemoryPool pool = nullptr;
-        if (f.kind == MemoryKind::pool) {
+        if (f.source == Source::pool) {
             cudaMemPool_t p = nullptr;
             if (cudaDeviceGetMemPool(&p, f.device) == cudaSuccess)
                 pool = reinterpret_cast<CUmemoryPool>(p);
         }
         return put(pool);
     }
+    case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+        return put(static_cast<CUdeviceptr>(f.mapping_base));
+    case CU_POINTER_ATTRIBUTE_MAPPING_SIZE: return put(static_cast<size_t>(f.mapping_size));
     case CU_POINTER_ATTRIBUTE_P2P_TOKENS:  // the nv-p2p kernel interface: no such thing here
     default: return CUDA_ERROR_INVALID_VALUE;
     }
@@ -768,42 +842,54 @@ CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdevi
     Runtime& rt = Runtime::get();
     std::lock_guard lock(rt.mutex);
     if (!data) return CUDA_ERROR_INVALID_VALUE;
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     return pointer_attribute(data, attribute, ptr);
 }
 
-// Several at once: an attribute that does not apply to the pointer leaves its slot as the driver
-// does for unknown pointers (a zero of its type), and the call still succeeds.
+// Several at once: the call succeeds for any pointer. For memory CUDA does not know, the driver
+// writes what the H100 wrote: zeros, -2 as the device, the pointer itself as the host pointer,
+// and nothing at all for the range's start and size.
 CUresult cuPointerGetAttributes(unsigned int count, CUpointer_attribute* attributes, void** data,
                                 CUdeviceptr ptr) {
     Runtime& rt = Runtime::get();
     std::lock_guard lock(rt.mutex);
     if (!attributes || !data) return CUDA_ERROR_INVALID_VALUE;
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     for (unsigned int i = 0; i < count; ++i) {
         if (!data[i]) return CUDA_ERROR_INVALID_VALUE;
         if (pointer_attribute(data[i], attributes[i], ptr) == CUDA_SUCCESS) continue;
         switch (attributes[i]) {
+        case CU_POINTER_ATTRIBUTE_HOST_POINTER: std::memcpy(data[i], &ptr, 8); break;
         case CU_POINTER_ATTRIBUTE_CONTEXT:
         case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
-        case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-        case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-        case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
         case CU_POINTER_ATTRIBUTE_BUFFER_ID:
         case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
-        case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+        case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
         case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
         case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
         case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: std::memset(data[i], 0, 8); break;
+        case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+        case CU_POINTER_ATTRIBUTE_RANGE_SIZE: break;
         case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data[i]) = -2; break;
-        case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
-        case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: std::memset(data[i], 0, 4); break;
         case CU_POINTER_ATTRIBUTE_P2P_TOKENS:
             std::memset(data[i], 0, sizeof(CUDA_POINTER_ATTRIBUTE_P2P_TOKENS));
             break;
-        default: std::memset(data[i], 0, 1); break;  // the booleans
+        default: std::memset(data[i], 0, 4); break;  // the memory type, access flags, booleans
         }
     }
+    return CUDA_SUCCESS;
+}
+
+// The allocation holding a pointer: its start and size (a mapping's, for cuMemMap'd memory), as
+// CU_POINTER_ATTRIBUTE_RANGE_START_ADDR and _RANGE_SIZE answer.
+CUresult cuMemGetAddressRange(CUdeviceptr* base, size_t* size, CUdeviceptr ptr) {
+    Runtime& rt = Runtime::get();
+    std::lock_guard lock(rt.mutex);
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
+    PointerFacts f;
+    if (!pointer_facts(ptr, &f)) return CUDA_ERROR_NOT_FOUND;
+    if (base) *base = f.base;
+    if (size) *size = f.size;
     return CUDA_SUCCESS;
 }
 
@@ -811,7 +897,7 @@ CUresult cuPointerSetAttribute(const void* value, CUpointer_attribute attribute,
     Runtime& rt = Runtime::get();
     std::lock_guard lock(rt.mutex);
     if (!value) return CUDA_ERROR_INVALID_VALUE;
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     PointerFacts f;
     if (!pointer_facts(ptr, &f)) return CUDA_ERROR_INVALID_VALUE;
     // Only sync-memops may be set (the documented one); copies here are synchronous anyway.
@@ -888,7 +974,7 @@ CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t n, CUstrea
 // ----------------------------------------------------------------------
 
 CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
-    if (!initialised) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!driver_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     return as_driver(cudaStreamCreateWithFlags(reinterpret_cast<cudaStream_t*>(stream), flags));
 }
 CUresult cuStreamDestroy(CUstream stream) {

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "cudart/api.h"
+#include "cudart/graph.h"
 #include "cudart/program_link.h"
 
 using namespace cudalab;
@@ -18,19 +19,23 @@ cudaError_t make_kernel_work(const void* func, dim3 grid, dim3 block, void** arg
 cudaError_t copy_from_params(const cudaMemcpy3DParms* p, Copy3D* c);
 }  // namespace cudalab::cudart
 
-namespace {
+namespace cudalab::cudart {
 
 Graph* graph_of(cudaGraph_t g) {
     auto* graph = reinterpret_cast<Graph*>(g);
-    return Runtime::get().graphs.count(graph) ? graph : nullptr;
+    return Runtime::get().graphs.count(graph) || is_body_graph(graph) ? graph : nullptr;
 }
+
+GraphNode* node_of(cudaGraphNode_t n) { return reinterpret_cast<GraphNode*>(n); }
+
+}  // namespace cudalab::cudart
+
+namespace {
 
 GraphExec* exec_of(cudaGraphExec_t g) {
     auto* e = reinterpret_cast<GraphExec*>(g);
     return Runtime::get().graph_execs.count(e) ? e : nullptr;
 }
-
-GraphNode* node_of(cudaGraphNode_t n) { return reinterpret_cast<GraphNode*>(n); }
 
 // What a node does, in a few words: "kernel scale", "memcpy", "host function".
 std::string work_label(const Work& w) {
@@ -48,6 +53,7 @@ std::string work_label(const Work& w) {
     case Work::Kind::alloc: return "memory alloc";
     case Work::Kind::free: return "memory free";
     case Work::Kind::prefetch: return "prefetch";
+    case Work::Kind::conditional: return "conditional";
     }
     return "?";
 }
@@ -58,6 +64,10 @@ Work* exec_work(GraphExec* e, cudaGraphNode_t node) {
         if (e->source_nodes[i] == node_of(node)) return &e->order[i];
     return nullptr;
 }
+
+}  // namespace
+
+namespace cudalab::cudart {
 
 // A deep copy (for child-graph nodes, cudaGraphClone and instantiation): nodes and edges.
 std::unique_ptr<Graph> clone(const Graph& g) {
@@ -71,6 +81,12 @@ std::unique_ptr<Graph> clone(const Graph& g) {
         if (n->child_copy) {
             c->child_copy = clone(*n->child_copy);
             c->work.child = c->child_copy.get();
+        }
+        c->work.bodies.clear();
+        for (const auto& body : n->bodies) {
+            c->bodies.push_back(clone(*body));
+            register_body_graph(c->bodies.back().get());
+            c->work.bodies.push_back(c->bodies.back().get());
         }
         mapped[n.get()] = c.get();
         copy->nodes.push_back(std::move(c));
@@ -91,14 +107,22 @@ cudaError_t add_node(cudaGraphNode_t* out, cudaGraph_t graph, const cudaGraphNod
     n->work = std::move(work);
     n->work.made_at = CallStack::here();
     for (size_t i = 0; i < count; ++i) {
+        // A node of this graph, found by its handle before it is used (a stale or made-up
+        // handle is the program's mistake, not the device's crash).
         GraphNode* d = node_of(deps[i]);
-        if (!d || d->owner != g) return cudaErrorInvalidValue;
+        if (!d || std::none_of(g->nodes.begin(), g->nodes.end(),
+                               [&](const auto& m) { return m.get() == d; }))
+            return cudaErrorInvalidValue;
         n->dependencies.push_back(d);
     }
     *out = reinterpret_cast<cudaGraphNode_t>(n.get());
     g->nodes.push_back(std::move(n));
     return cudaSuccess;
 }
+
+}  // namespace cudalab::cudart
+
+namespace {
 
 cudaError_t kernel_work(const cudaKernelNodeParams* p, Work* w) {
     if (!p) return cudaErrorInvalidValue;
@@ -418,6 +442,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* out, cudaGraph_t graph,
     if (!out || !g) return fail(cudaErrorInvalidValue);
     auto exec = std::make_unique<GraphExec>();
     exec->id = rt.next_graph_exec_id++;  // the timeline's "graph_exec"
+    exec->flags = flags;
     auto copy = clone(*g);
     std::vector<GraphNode*> order;
     if (!topological_order(*copy, &order)) {
@@ -463,6 +488,7 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graph_exec) {
     CUDALAB_API("cudaGraphExecDestroy");
     GraphExec* e = exec_of(graph_exec);
     if (!e) return fail(cudaErrorInvalidValue);
+    graph_memory_exec_destroyed(e);
     rt.graph_execs.erase(e);
     delete e;
     return cudaSuccess;
@@ -486,6 +512,8 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t graph_exec, cudaStream_t stream) {
         w.child = e->owned.front().get();
         return result(issue(s, std::move(w), "cudaGraphLaunch"));
     }
+    if (!graph_memory_launch(e)) return fail(cudaErrorInvalidValue);
+    conditional_defaults(*e);
     const double start = std::max(stream_ready(s), rt.issue_time() + rt.model.launch_latency * 1e9);
     s->tail = std::max(s->tail, start);
     // The race check orders each node after its dependencies only, not after the nodes that

@@ -13,6 +13,7 @@
 #include "cudart/managed.h"
 #include "cudart/program_link.h"
 #include "cudart/program_memory.h"
+#include "cudart/vmm.h"
 
 using namespace cudalab;
 using namespace cudalab::cudart;
@@ -73,6 +74,13 @@ cudaError_t free_device(void* ptr, const char* api) {
     Runtime& rt = Runtime::get();
     if (!ptr) return cudaSuccess;
     const auto base = reinterpret_cast<std::uint64_t>(ptr);
+    if (is_graph_memory(ptr)) return cudaError_t(stream_ordered_free(ptr, api));
+    if (vmm::owns(base)) {
+        rt.warn(std::string(api) +
+                ": the pointer is in a range reserved with cuMemAddressReserve; give such memory "
+                "back with cuMemUnmap, cuMemRelease and cuMemAddressFree");
+        return cudaErrorInvalidValue;
+    }
     auto it = rt.allocations.find(base);
     if (it == rt.allocations.end() ||
         (it->second.kind != MemoryKind::device && it->second.kind != MemoryKind::pool &&
@@ -634,17 +642,25 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* a, const void* ptr) 
     if (!a) return fail(cudaErrorInvalidValue);
     std::memset(a, 0, sizeof *a);
     const MemoryRecord* r = rt.record_of(ptr);
+    // A graph's memory between a free and its next allocation is mapped nowhere on a GPU: an
+    // H100 answers it as memory it does not know.
+    const bool unmapped = r && is_graph_memory(reinterpret_cast<const void*>(r->base)) &&
+                          !graph_memory_allocated(reinterpret_cast<const void*>(r->base));
+    if (unmapped) r = nullptr;
     a->device = r ? r->device : rt.current_device();
     if (!r) {
         // A module's __device__ or __constant__ variable (cudaGetSymbolAddress) is device memory
-        // of the current device; anything else is host memory CUDA never saw.
+        // of the current device; anything else is host memory CUDA never saw, which CUDA
+        // answers as unregistered memory of device -2 with the pointer as its host pointer.
         const emu::Allocation* v = rt.memory->find(reinterpret_cast<std::uint64_t>(ptr), 1);
-        if (v && !v->freed && !v->host) {
+        if (v && !v->freed && !v->host && !unmapped) {
             a->type = cudaMemoryTypeDevice;
             a->devicePointer = const_cast<void*>(ptr);
             return cudaSuccess;
         }
         a->type = cudaMemoryTypeUnregistered;
+        a->device = -2;
+        a->hostPointer = const_cast<void*>(ptr);
         return cudaSuccess;
     }
     switch (r->kind) {
@@ -703,10 +719,16 @@ Pool* pool_of(cudaMemPool_t handle) {
     return it == pools().end() ? nullptr : it->second.get();
 }
 
-// Memory of captured graphs' allocation nodes (base addresses): it belongs to the graph.
-std::set<std::uint64_t>& graph_memory() {
-    static std::set<std::uint64_t> bases;
-    return bases;
+// Memory of graphs' allocation nodes, captured or added, by base address: it belongs to the
+// graph. `allocated`: a launch's allocation node has run and nothing has freed it since (a free
+// node, cudaFree, cudaFreeAsync); CUDA refuses to launch the graph again until then.
+struct GraphBlock {
+    std::uint64_t bytes = 0;
+    bool allocated = false;
+};
+std::map<std::uint64_t, GraphBlock>& graph_memory() {
+    static std::map<std::uint64_t, GraphBlock> blocks;
+    return blocks;
 }
 
 cudaError_t pool_allocate(Pool* pool, void** ptr, size_t bytes, cudaStream_t stream,
@@ -722,13 +744,12 @@ cudaError_t pool_allocate(Pool* pool, void** ptr, size_t bytes, cudaStream_t str
         // when the graph is made and stays valid for every launch; the memory is the graph's
         // (reserved once, here), not the pool's, so nothing outside the graph can reuse it.
         void* p = nullptr;
-        if (cudaError_t e = allocate_device(&p, size, MemoryKind::pool, api)) return e;
-        graph_memory().insert(reinterpret_cast<std::uint64_t>(p));
-        ++rt.graph_allocations;
+        if (cudaError_t e = graph_allocate(&p, bytes, api)) return e;
         Work w;
         w.kind = Work::Kind::alloc;
         w.bytes = bytes;
         w.pointer = p;
+        w.target_device = rt.current_device();
         *ptr = p;
         return cudaError_t(issue(s, std::move(w), api));
     }
@@ -774,6 +795,32 @@ void trim(Pool* pool, std::uint64_t keep) {
 }  // namespace
 
 namespace cudalab::cudart {
+
+cudaError_t graph_allocate(void** ptr, std::uint64_t bytes, const char* api) {
+    // As with CUDA's graph memory nodes, the address is fixed when the graph is made and stays
+    // valid for every launch; the memory is the graph's (reserved once, here), not a pool's, so
+    // nothing outside the graph can reuse it.
+    const std::uint64_t size = std::max<std::uint64_t>((bytes + 511) / 512 * 512, 512);
+    if (cudaError_t e = allocate_device(ptr, size, MemoryKind::pool, api)) return e;
+    graph_memory()[reinterpret_cast<std::uint64_t>(*ptr)] = GraphBlock{bytes, false};
+    ++Runtime::get().graph_allocations;
+    return cudaSuccess;
+}
+
+bool is_graph_memory(const void* ptr) {
+    return graph_memory().count(reinterpret_cast<std::uint64_t>(ptr)) > 0;
+}
+
+bool graph_memory_allocated(const void* ptr) {
+    auto it = graph_memory().find(reinterpret_cast<std::uint64_t>(ptr));
+    return it != graph_memory().end() && it->second.allocated;
+}
+
+void graph_memory_allocates(const void* ptr) {
+    auto it = graph_memory().find(reinterpret_cast<std::uint64_t>(ptr));
+    if (it != graph_memory().end()) it->second.allocated = true;
+}
+
 // Synchronisation returns memory above each pool's release threshold to the system.
 void trim_pools() {
     for (auto& [h, p] : pools()) trim(p.get(), p->release_threshold);
@@ -838,8 +885,16 @@ namespace cudalab::cudart {
 int stream_ordered_free(void* ptr, const char* api) {
     Runtime& rt = Runtime::get();
     const auto base = reinterpret_cast<std::uint64_t>(ptr);
-    if (graph_memory().count(base))
-        return cudaSuccess;  // the graph's own: kept for its next launch
+    if (auto g = graph_memory().find(base); g != graph_memory().end()) {
+        // The graph's own: kept for its next launch, which may now allocate it again.
+        if (!g->second.allocated) {
+            rt.warn(std::string(api) + ": graph memory at " + hex(base) +
+                    " is not allocated now (freed already, or its graph has not run)");
+            return cudaErrorInvalidValue;
+        }
+        g->second.allocated = false;
+        return cudaSuccess;
+    }
     for (auto& [h, p] : pools()) {
         auto it = p->live.find(base);
         if (it == p->live.end()) continue;

@@ -364,6 +364,7 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mo
     s->capture_status = cudaStreamCaptureStatusActive;
     s->capture_mode = mode;
     s->capture_graph = g;
+    s->capture_owns_graph = true;
     s->capture_frontier.clear();
     s->capture_id = next_id++;
     return cudaSuccess;
@@ -376,7 +377,10 @@ cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, cudaStreamCaptureMo
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
     CUDALAB_API("cudaStreamEndCapture");
     Stream* s = rt.stream(stream);
-    if (!s || !graph) return fail(cudaErrorInvalidValue);
+    // A capture into the program's own graph (cudaStreamBeginCaptureToGraph) needs no out.
+    if (!s ||
+        (!graph && (s->capture_owns_graph || s->capture_status != cudaStreamCaptureStatusActive)))
+        return fail(cudaErrorInvalidValue);
     if (s->capture_status != cudaStreamCaptureStatusActive) return fail(cudaErrorIllegalState);
     Graph* g = s->capture_graph;
     // A stream that joined the capture (through an event) must have been joined back into the
@@ -414,10 +418,10 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
                 "(record an event in it after its last work and make the origin wait for that "
                 "event before ending the "
                 "capture); CUDA ends the capture with cudaErrorStreamCaptureUnjoined");
-        *graph = nullptr;
+        if (graph) *graph = nullptr;
         return fail(cudaErrorStreamCaptureUnjoined);
     }
-    *graph = reinterpret_cast<cudaGraph_t>(g);
+    if (graph) *graph = reinterpret_cast<cudaGraph_t>(g);
     return cudaSuccess;
 }
 

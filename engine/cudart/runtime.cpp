@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "compiler/kernel_names.h"
+#include "cudart/device_runtime.h"
 #include "cudart/executor.h"
 #include "cudart/managed.h"
 #include "cudart/program_link.h"
@@ -395,7 +396,7 @@ emu::Emulator* Runtime::emulator_for(Module& module, int device, std::string* er
             return place_managed_variable(module, name, size, fresh);
         };
         auto e = std::make_unique<emu::Emulator>(options, memory);
-        Status s = e->load(module.ptx, module.source_path);
+        Status s = e->load(device_runtime::prepare(module.ptx), module.source_path);
         if (!s.ok()) {
             module.load_error = s.message;
             *error = s.message;

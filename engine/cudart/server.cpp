@@ -204,6 +204,10 @@ constexpr std::uint64_t raw_arguments(std::string_view name) {
     if (name == "__cudaRegisterHostVar") return bit(0) | bit(2);
     if (name == "__cudaRegisterTexture" || name == "__cudaRegisterSurface") return ~0ull;
     if (name == "cuModuleLoadDataEx") return bit(3) | bit(4);
+    // The library API's option arrays (not used).
+    if (name == "cuLibraryLoadData" || name == "cudaLibraryLoadData" ||
+        name == "cuLibraryLoadFromFile" || name == "cudaLibraryLoadFromFile")
+        return bit(2) | bit(3) | bit(5) | bit(6);
     if (name == "cuLinkAddData" || name == "cuLinkAddFile") return ~0ull;
     if (name == "cuLinkCreate") return bit(1) | bit(2);
     return 0;
@@ -388,6 +392,101 @@ std::uint64_t handle_cudaMemPoolSetAccess(Reader& r) {
     return encode(cudaMemPoolSetAccess(pool, d.get(desc), count));
 }
 
+std::uint64_t handle_cuMemSetAccess(Reader& r) {
+    auto ptr = decode<CUdeviceptr>(r);
+    auto size = decode<size_t>(r);
+    auto* desc = decode<const CUmemAccessDesc*>(r);
+    auto count = decode<size_t>(r);
+    ArrayIn<CUmemAccessDesc> d(desc, count);
+    if (!d.good) return encode(CUDA_ERROR_INVALID_VALUE);
+    return encode(cuMemSetAccess(ptr, size, d.get(desc), count));
+}
+
+// cudaGraphAddNode and the capture calls: an array of nodes and one of edge data, with a count.
+std::uint64_t handle_cudaGraphAddNode(Reader& r) {
+    auto* node = decode<cudaGraphNode_t*>(r);
+    auto graph = decode<cudaGraph_t>(r);
+    auto* deps = decode<const cudaGraphNode_t*>(r);
+    auto* edges = decode<const cudaGraphEdgeData*>(r);
+    auto count = decode<size_t>(r);
+    auto* params = decode<cudaGraphNodeParams*>(r);
+    ArrayIn<cudaGraphNode_t> d(deps, count);
+    ArrayIn<cudaGraphEdgeData> e(edges, count);
+    Adapt<cudaGraphNode_t*> out(node, false);
+    Adapt<cudaGraphNodeParams*> p(params, false);
+    if (!d.good || !e.good || !out.ok() || !p.ok()) return encode(cudaErrorInvalidValue);
+    const cudaError_t rc =
+        cudaGraphAddNode(out.get(), graph, d.get(deps), e.get(edges), count, p.get());
+    out.finish();
+    p.finish();
+    return encode(rc);
+}
+
+std::uint64_t capture_to_graph(Reader& r, bool per_thread) {
+    auto stream = decode<cudaStream_t>(r);
+    auto graph = decode<cudaGraph_t>(r);
+    auto* deps = decode<const cudaGraphNode_t*>(r);
+    auto* edges = decode<const cudaGraphEdgeData*>(r);
+    auto count = decode<size_t>(r);
+    auto mode = decode<cudaStreamCaptureMode>(r);
+    ArrayIn<cudaGraphNode_t> d(deps, count);
+    ArrayIn<cudaGraphEdgeData> e(edges, count);
+    if (!d.good || !e.good) return encode(cudaErrorInvalidValue);
+    return encode((per_thread ? cudaStreamBeginCaptureToGraph_ptsz : cudaStreamBeginCaptureToGraph)(
+        stream, graph, d.get(deps), e.get(edges), count, mode));
+}
+
+std::uint64_t update_capture(Reader& r, bool per_thread) {
+    auto stream = decode<cudaStream_t>(r);
+    auto* deps = decode<cudaGraphNode_t*>(r);
+    auto* edges = decode<const cudaGraphEdgeData*>(r);
+    auto count = decode<size_t>(r);
+    auto flags = decode<unsigned int>(r);
+    ArrayIn<cudaGraphNode_t> d(deps, count);
+    ArrayIn<cudaGraphEdgeData> e(edges, count);
+    if (!d.good || !e.good) return encode(cudaErrorInvalidValue);
+    return encode((per_thread ? cudaStreamUpdateCaptureDependencies_ptsz
+                              : cudaStreamUpdateCaptureDependencies)(
+        stream, const_cast<cudaGraphNode_t*>(d.get(deps)), e.get(edges), count, flags));
+}
+
+std::uint64_t handle_cudaGraphMemFreeNodeGetParams(Reader& r) {
+    auto node = decode<cudaGraphNode_t>(r);
+    auto* out = decode<void*>(r);
+    void* local = nullptr;
+    const cudaError_t e = cudaGraphMemFreeNodeGetParams(node, out ? &local : nullptr);
+    if (e == cudaSuccess) program::write(out, &local, sizeof local);
+    return encode(e);
+}
+
+// cudaDevice{Get,Set}GraphMemAttribute: the value is an unsigned long long behind a void*.
+std::uint64_t graph_mem_attribute(Reader& r, bool set) {
+    auto device = decode<int>(r);
+    auto attr = decode<cudaGraphMemAttributeType>(r);
+    auto* value = decode<void*>(r);
+    unsigned long long local = 0;
+    if (value && set && !program::read(value, &local, sizeof local))
+        return encode(cudaErrorInvalidValue);
+    const cudaError_t e =
+        set ? cudaDeviceSetGraphMemAttribute(device, attr, value ? &local : nullptr)
+            : cudaDeviceGetGraphMemAttribute(device, attr, value ? &local : nullptr);
+    if (!set && value && e == cudaSuccess) program::write(value, &local, sizeof local);
+    return encode(e);
+}
+
+// cudaLibraryEnumerateKernels / cuLibraryEnumerateKernels: an array of `count` handles out.
+template <class K, class L, class R>
+std::uint64_t enumerate_kernels(Reader& r, R (*f)(K*, unsigned int, L)) {
+    auto* kernels = decode<K*>(r);
+    auto count = decode<unsigned int>(r);
+    auto library = decode<L>(r);
+    if (!kernels || count > (1u << 20)) return encode(f(nullptr, count, library));
+    std::vector<K> local(count);
+    const R e = f(local.data(), count, library);
+    if (e == 0) program::write(kernels, local.data(), count * sizeof(K));
+    return encode(e);
+}
+
 std::uint64_t handle_dependencies(Reader& r, bool add) {
     auto graph = decode<cudaGraph_t>(r);
     auto* from = decode<const cudaGraphNode_t*>(r);
@@ -525,6 +624,23 @@ const std::map<std::string_view, Handler>& custom_handlers() {
         {"cudaMemPoolGetAttribute", [](Reader& r) { return handle_pool_attribute(r, false); }},
         {"cudaMemPoolSetAttribute", [](Reader& r) { return handle_pool_attribute(r, true); }},
         {"cudaMemPoolSetAccess", handle_cudaMemPoolSetAccess},
+        {"cuMemSetAccess", handle_cuMemSetAccess},
+        {"cudaLibraryEnumerateKernels",
+         [](Reader& r) { return enumerate_kernels(r, cudaLibraryEnumerateKernels); }},
+        {"cuLibraryEnumerateKernels",
+         [](Reader& r) { return enumerate_kernels(r, cuLibraryEnumerateKernels); }},
+        {"cudaGraphAddNode", handle_cudaGraphAddNode},
+        {"cudaStreamBeginCaptureToGraph", [](Reader& r) { return capture_to_graph(r, false); }},
+        {"cudaStreamBeginCaptureToGraph_ptsz", [](Reader& r) { return capture_to_graph(r, true); }},
+        {"cudaStreamUpdateCaptureDependencies", [](Reader& r) { return update_capture(r, false); }},
+        {"cudaStreamUpdateCaptureDependencies_ptsz",
+         [](Reader& r) { return update_capture(r, true); }},
+        {"cudaGraphMemFreeNodeGetParams", handle_cudaGraphMemFreeNodeGetParams},
+        {"cudaDeviceGetGraphMemAttribute", [](Reader& r) { return graph_mem_attribute(r, false); }},
+        {"cudaDeviceSetGraphMemAttribute", [](Reader& r) { return graph_mem_attribute(r, true); }},
+        {"cudaGraphAddMemAllocNode",
+         [](Reader& r) { return add_node(r, cudaGraphAddMemAllocNode); }},
+        {"cudaGraphAddMemFreeNode", [](Reader& r) { return add_node(r, cudaGraphAddMemFreeNode); }},
         {"cudaGraphAddDependencies", [](Reader& r) { return handle_dependencies(r, true); }},
         {"cudaGraphRemoveDependencies", [](Reader& r) { return handle_dependencies(r, false); }},
         {"cudaGraphGetEdges", handle_cudaGraphGetEdges},

@@ -178,7 +178,8 @@ struct Work {
         empty,
         alloc,
         free,
-        prefetch
+        prefetch,
+        conditional
     };
     Kind kind = Kind::empty;
     KernelWork kernel;
@@ -191,7 +192,12 @@ struct Work {
     std::uint64_t bytes = 0;  // alloc: size; prefetch: size
     void* pointer = nullptr;  // alloc: out; free / prefetch: the memory
     void** alloc_out = nullptr;
-    int target_device = 0;  // prefetch
+    int target_device = 0;  // prefetch; alloc: the device of the allocation
+    // A conditional node (api_graph_nodes.cpp): the handle (the device address of the value
+    // cudaGraphSetConditional writes), cudaGraphConditionalNodeType, and the body graphs.
+    std::uint64_t condition = 0;
+    int condition_type = 0;
+    std::vector<Graph*> bodies;
     // Where the program made it, when it became a graph's node (captured or added): the race
     // check names that line rather than the graph's launch.
     CallStack made_at;
@@ -202,7 +208,8 @@ struct GraphNode {
     int type = 0;  // cudaGraphNodeType
     Work work;
     std::vector<GraphNode*> dependencies;
-    std::unique_ptr<Graph> child_copy;  // child-graph nodes own a copy of the child
+    std::unique_ptr<Graph> child_copy;           // child-graph nodes own a copy of the child
+    std::vector<std::unique_ptr<Graph>> bodies;  // a conditional node's body graphs
     // A kernel node's arguments as cudaGraphKernelNodeGetParams hands them out: the pointer array
     // and the values, in memory the program reads (program_link.h share()).
     void* params_view = nullptr;
@@ -211,11 +218,16 @@ struct GraphNode {
 
 struct Graph {
     std::vector<std::unique_ptr<GraphNode>> nodes;
+    Graph() = default;
+    Graph(const Graph&) = delete;
+    Graph& operator=(const Graph&) = delete;
+    ~Graph();  // a conditional node's body leaves the list of graphs nodes may be added to
 };
 
 struct GraphExec {
-    int id = 0;               // numbered from 1 as instantiated: the timeline's "graph_exec"
-    std::vector<Work> order;  // nodes in a topological order
+    int id = 0;                    // numbered from 1 as instantiated: the timeline's "graph_exec"
+    unsigned long long flags = 0;  // cudaGraphInstantiateFlags
+    std::vector<Work> order;       // nodes in a topological order
     std::vector<GraphNode*> source_nodes;  // order[i] came from source_nodes[i] (for updates)
     int kernel_nodes = 0;
     std::vector<std::pair<int, int>>

@@ -3,6 +3,7 @@
 #include "cudart/managed.h"
 #include "cudart/program_link.h"
 #include "cudart/program_memory.h"
+#include "cudart/vmm.h"
 #include "trace/trace_io.h"
 
 #include <cuda_runtime_api.h>
@@ -404,7 +405,8 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     if (!r.status.ok()) {
         const int code = error_for_fault(r.status.message);
         std::string site = caller_site();
-        std::string message = r.status.message + host_pointer_arguments(k);
+        std::string message =
+            r.status.message + host_pointer_arguments(k) + vmm::fault_note(r.status.message);
         if (!site.empty()) message += "\n  launched at " + site;
         rt.flush_printf();
         if (code == cudaErrorAssert) {
@@ -539,7 +541,11 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
                 hex(reinterpret_cast<std::uint64_t>(c.dst)) +
                 " is not device memory, but the copy's kind says it is" + [&] {
                     const std::string note = symbol_note(c.dst, true);
-                    return note.empty() ? "; was it allocated with cudaMalloc?" : note;
+                    const std::string vmm =
+                        vmm::fault_note(hex(reinterpret_cast<std::uint64_t>(c.dst)));
+                    return !note.empty()  ? note
+                           : !vmm.empty() ? vmm
+                                          : "; was it allocated with cudaMalloc?";
                 }());
         return cudaErrorInvalidValue;
     }
@@ -548,7 +554,11 @@ int run_copy(Stream* s, const Copy3D& c, const char* api, bool in_graph) {
         rt.warn(std::string(api) + ": the source " + hex(reinterpret_cast<std::uint64_t>(c.src)) +
                 " is not device memory, but the copy's kind says it is" + [&] {
                     const std::string note = symbol_note(c.src, false);
-                    return note.empty() ? "; was it allocated with cudaMalloc?" : note;
+                    const std::string vmm =
+                        vmm::fault_note(hex(reinterpret_cast<std::uint64_t>(c.src)));
+                    return !note.empty()  ? note
+                           : !vmm.empty() ? vmm
+                                          : "; was it allocated with cudaMalloc?";
                 }());
         return cudaErrorInvalidValue;
     }
@@ -723,7 +733,8 @@ int run_set(Stream* s, const Set3D& w, const char* api, bool in_graph) {
     if (!dst.device && !(rec && rec->mapped)) {
         rt.warn(
             std::string(api) + ": " + hex(reinterpret_cast<std::uint64_t>(w.dst)) +
-            " is not device memory (cudaMemset sets device memory; use memset for host memory)");
+            " is not device memory (cudaMemset sets device memory; use memset for host memory)" +
+            vmm::fault_note(hex(reinterpret_cast<std::uint64_t>(w.dst))));
         return cudaErrorInvalidValue;
     }
     const std::uint64_t span = (w.depth - 1) * w.slice + (w.height - 1) * w.pitch + row_bytes;
@@ -820,7 +831,9 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
         return cudaSuccess;
     }
     case Work::Kind::alloc: {
-        // A graph's allocation node: the memory was reserved at capture (api_memory.cpp).
+        // A graph's allocation node: the memory was reserved when the node was made
+        // (api_memory.cpp); from here until a free, it is allocated.
+        graph_memory_allocates(w.pointer);
         if (const MemoryRecord* r = w.pointer ? rt.record_of(w.pointer) : nullptr)
             rt.ordering.forget(r->base, r->base + r->size);  // the whole block a free node frees
         const double start = std::max(stream_ready(s), in_graph ? 0.0 : rt.issue_time());
@@ -835,6 +848,7 @@ int run_work(Stream* s, const Work& w, const char* api, bool in_graph) {
         }
         return stream_ordered_free(w.pointer, api);
     }
+    case Work::Kind::conditional: return run_conditional(s, w, api);
     case Work::Kind::empty: return cudaSuccess;
     }
     return cudaSuccess;
@@ -922,6 +936,7 @@ int issue(Stream* s, Work w, const char* api) {
         case Work::Kind::child_graph: node->type = cudaGraphNodeTypeGraph; break;
         case Work::Kind::alloc: node->type = cudaGraphNodeTypeMemAlloc; break;
         case Work::Kind::free: node->type = cudaGraphNodeTypeMemFree; break;
+        case Work::Kind::conditional: node->type = cudaGraphNodeTypeConditional; break;
         default: node->type = cudaGraphNodeTypeEmpty; break;
         }
         node->work = std::move(w);

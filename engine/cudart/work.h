@@ -47,9 +47,21 @@ int error_for_fault(const std::string& message);
 // pool, or cudaFree for cudaMalloc'd memory; graph memory is kept. Returns a cudaError_t.
 int stream_ordered_free(void* ptr, const char* api);
 
+// Graph memory (api_memory.cpp): the memory of an allocation node, reserved when the node is made
+// (captured or added) and the graph's for good; whether a launch has allocated it and nothing has
+// freed it since.
+cudaError_t graph_allocate(void** ptr, std::uint64_t bytes, const char* api);
+bool is_graph_memory(const void* ptr);
+bool graph_memory_allocated(const void* ptr);
+void graph_memory_allocates(const void* ptr);
+
 // At a synchronisation (stream, event, device): every memory pool gives the device back what it
 // holds above its release threshold (cudaMemPoolAttrReleaseThreshold).
 void trim_pools();
+
+// A conditional node's work (api_graph_nodes.cpp): reads its handle's value and runs the body
+// it selects (IF, SWITCH), or its body while the value is not zero (WHILE).
+int run_conditional(Stream* s, const Work& w, const char* api);
 
 // The nodes a graph launch runs, in dependency order (false: the graph has a cycle).
 bool topological_order(const Graph& g, std::vector<GraphNode*>* order);
