@@ -1,4 +1,5 @@
 #include "cudart/work.h"
+#include "cudart/cluster.h"
 #include "cudart/executor.h"
 #include "cudart/managed.h"
 #include "cudart/program_link.h"
@@ -260,6 +261,9 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
                 std::to_string(f->max_dynamic_shared) + ")");
         return cudaErrorInvalidValue;
     }
+    // Thread block clusters: the launch's dimensions, or the kernel's __cluster_dims__.
+    LaunchConfig launch_config = k.config;
+    if (cudaError_t ce = check_cluster_launch(rt, *f, launch_config, api, name)) return ce;
     if (k.cooperative) {
         const std::uint64_t threads = k.config.block.count();
         const std::uint64_t per_sm =
@@ -316,7 +320,7 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     const std::uint32_t op = rt.ordering.begin(s, "kernel '" + name + "'");
     managed::enter_device();
     link::registered_in();
-    LaunchConfig config = k.config;
+    LaunchConfig config = launch_config;
     config.cooperative = k.cooperative;
     // The device's printf buffer (cudaDeviceSetLimit(cudaLimitPrintfFifoSize)); what does not fit
     // is lost, as on a GPU, and the kernel runs on. Held in memory here, so capped.
