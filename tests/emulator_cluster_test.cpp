@@ -72,6 +72,22 @@ __global__ void count(unsigned* out, unsigned) {
     if (threadIdx.x == 1) out[64 + blockIdx.x] = rank;
 }
 
+// The cluster-scope fences and barrier forms a Hopper kernel uses, around a write to rank 0.
+__global__ void fences(unsigned* out, unsigned) {
+    __shared__ unsigned s[64];
+    cg::cluster_group cl = cg::this_cluster();
+    s[threadIdx.x] = 0;
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+    asm volatile("fence.acq_rel.cluster;" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("fence.proxy.async;" ::: "memory");
+    if (cl.block_rank() == 1) cl.map_shared_rank(s, 0)[threadIdx.x] = threadIdx.x + 7;
+    asm volatile("barrier.cluster.arrive.relaxed; barrier.cluster.wait;" ::: "memory");
+    out[blockIdx.x * 64 + threadIdx.x] = s[threadIdx.x];
+    cl.sync();
+}
+
 __global__ void outside(unsigned* out, unsigned rank) {
     __shared__ unsigned s[64];
     cg::cluster_group cl = cg::this_cluster();
@@ -221,6 +237,14 @@ TEST_CASE("clusters: red and getctarank on shared::cluster addresses, traced as 
     // Blocks 1, 2 and 3 (traced in detail) reduce into block 0's word: three warps each.
     CHECK(remote == 9);
     CHECK(std::string(mem_space_name(MemSpace::distributed_shared)) == "distributed shared");
+}
+
+TEST_CASE("clusters: cluster-scope fences and barrier variants are accepted and order accesses") {
+    const Run r = run("fences", Dim3{4, 1, 1}, Dim3{64, 1, 1}, Dim3{2, 1, 1}, true);
+    INFO(r.result.status.message);
+    REQUIRE(r.result.status.ok());
+    for (std::uint32_t b = 0; b < 4; ++b)
+        for (std::uint32_t t = 0; t < 64; ++t) CHECK(r.out[b * 64 + t] == (b % 2 == 0 ? t + 7 : 0));
 }
 
 TEST_CASE("clusters: an access outside the cluster names the line, the block and the thread") {

@@ -895,7 +895,11 @@ class FunctionParser {
                     continue;
                 }
             }
-            if (in.op == Opcode::fence && (m == "proxy" || m == "alias" || m == "async")) continue;
+            // fence.proxy.*, and fence.mbarrier_init.release.cluster (after initialising an
+            // mbarrier other blocks of the cluster use): orderings the emulator always has.
+            if (in.op == Opcode::fence &&
+                (m == "proxy" || m == "alias" || m == "async" || m == "mbarrier_init"))
+                continue;
             if (in.op == Opcode::cp_async) {
                 // cp.async.commit_group / wait_group / wait_all / mbarrier.arrive; the copy itself
                 // names its state spaces (.shared.global), which the handler knows.
