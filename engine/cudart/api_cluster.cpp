@@ -59,9 +59,8 @@ bool same(const Dim3& a, const Dim3& b) {
 int blocks_per_sm(const DeviceModel& m, std::uint64_t threads, std::uint64_t shared) {
     if (threads == 0 || threads > hw::max_threads_per_block) return 0;
     const std::uint64_t warps = (threads + hw::warp_size - 1) / hw::warp_size;
-    std::uint64_t n = std::min<std::uint64_t>(m.max_blocks_per_sm,
-                                              std::uint64_t(m.max_threads_per_sm) /
-                                                  (warps * hw::warp_size));
+    std::uint64_t n = std::min<std::uint64_t>(
+        m.max_blocks_per_sm, std::uint64_t(m.max_threads_per_sm) / (warps * hw::warp_size));
     if (shared)
         n = std::min<std::uint64_t>(
             n, m.shared_per_sm / (shared + std::uint64_t(hw::emulated.reserved_shared_per_block)));
@@ -70,8 +69,8 @@ int blocks_per_sm(const DeviceModel& m, std::uint64_t threads, std::uint64_t sha
 
 // Clusters of `size` blocks that can be resident at once with `per_sm` blocks on each SM.
 int active_clusters(int per_sm, std::uint32_t size) {
-    const std::uint64_t k = std::min<std::uint64_t>(std::uint64_t(std::max(0, per_sm)),
-                                                    hw::cluster_blocks_per_sm);
+    const std::uint64_t k =
+        std::min<std::uint64_t>(std::uint64_t(std::max(0, per_sm)), hw::cluster_blocks_per_sm);
     std::uint64_t n = 0;
     for (std::uint32_t sms : hw::cluster_gpc_sms)
         if (sms >= size) n += k * sms / size;
@@ -94,19 +93,21 @@ cudaError_t check_cluster_launch(Runtime& rt, const Function& f, LaunchConfig& c
     };
     if (!config.explicit_cluster) {
         if (!has_required) {
-            if (r.explicit_cluster) return refuse("the kernel must be launched with cluster dimensions");
+            if (r.explicit_cluster)
+                return refuse("the kernel must be launched with cluster dimensions");
             return cudaSuccess;
         }
-        config.cluster = Dim3{std::max(1u, required.x), std::max(1u, required.y),
-                              std::max(1u, required.z)};
+        config.cluster =
+            Dim3{std::max(1u, required.x), std::max(1u, required.y), std::max(1u, required.z)};
         config.explicit_cluster = true;
     } else if (has_required && !same(config.cluster, required)) {
-        return refuse("the launch asks for clusters of " + config.cluster.str() +
-                      " but the kernel requires " + required.str() +
-                      (compiled ? " (__cluster_dims__)" : " (cudaFuncAttributeRequiredClusterWidth...)"));
+        return refuse(
+            "the launch asks for clusters of " + config.cluster.str() +
+            " but the kernel requires " + required.str() +
+            (compiled ? " (__cluster_dims__)" : " (cudaFuncAttributeRequiredClusterWidth...)"));
     } else if (has_required) {
-        config.cluster = Dim3{std::max(1u, required.x), std::max(1u, required.y),
-                              std::max(1u, required.z)};
+        config.cluster =
+            Dim3{std::max(1u, required.x), std::max(1u, required.y), std::max(1u, required.z)};
     }
     const Dim3& c = config.cluster;
     if (c.x == 0 || c.y == 0 || c.z == 0) return refuse("a cluster dimension is 0");
@@ -141,7 +142,9 @@ bool set_cluster_attribute(Runtime& rt, Function& f, cudaFuncAttribute attr, int
                            cudaError_t* error) {
     *error = cudaSuccess;
     switch (attr) {
-    case cudaFuncAttributeNonPortableClusterSizeAllowed: f.non_portable_cluster = value; return true;
+    case cudaFuncAttributeNonPortableClusterSizeAllowed:
+        f.non_portable_cluster = value;
+        return true;
     case cudaFuncAttributeClusterSchedulingPolicyPreference: f.cluster_policy = value; return true;
     case cudaFuncAttributeRequiredClusterWidth:
     case cudaFuncAttributeRequiredClusterHeight:
@@ -189,9 +192,9 @@ cudaError_t cudaOccupancyMaxPotentialClusterSize(int* size, const void* func,
         *size = int(required.count());
         return cudaSuccess;
     }
-    const int per_sm = blocks_per_sm(rt.model, std::uint64_t(config->blockDim.x) *
-                                                   config->blockDim.y * config->blockDim.z,
-                                     config->dynamicSmemBytes + r.static_shared);
+    const int per_sm = blocks_per_sm(
+        rt.model, std::uint64_t(config->blockDim.x) * config->blockDim.y * config->blockDim.z,
+        config->dynamicSmemBytes + r.static_shared);
     const std::uint32_t limit =
         f->non_portable_cluster ? hw::max_cluster_blocks : hw::max_cluster_blocks_portable;
     int best = 0;
