@@ -939,6 +939,12 @@ class FunctionParser {
                 in.flags |= f_cluster;
                 continue;
             }
+            // A copy to every block of a cluster at once (cp.async.bulk ... .multicast::cluster):
+            // not a cache hint to skip, and not implemented.
+            if (starts_with(m, "multicast"))
+                throw Unsupported(line, "multicast to the blocks of a cluster is not implemented "
+                                        "by the emulator: '" +
+                                            std::string(mnemonic) + "'");
             if (is_ignorable_modifier(m)) continue;
             if (m.find("::") != std::string_view::npos) {
                 auto sp = space_names().find(m);
