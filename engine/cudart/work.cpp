@@ -906,6 +906,11 @@ bool may_run_later(Stream* s, const Work& w) {
     const emu::Emulator& e = *module.per_device[std::size_t(s->device)];
     if (k.config.dynamic_shared_bytes > std::uint32_t(f->max_dynamic_shared) || k.cooperative)
         return false;
+    // Cluster dimensions from the launch or set at run time: the runtime's checks of them
+    // (api_cluster.cpp: the portable size, the kernel's required shape) answer at the launch.
+    if (k.config.explicit_cluster || f->required_cluster[0] || f->required_cluster[1] ||
+        f->required_cluster[2])
+        return false;
     return e.check_launch(f->entry, f->entry, k.config, k.args).ok();
 }
 
