@@ -88,6 +88,34 @@ __global__ void fences(unsigned* out, unsigned) {
     cl.sync();
 }
 
+// Rank 1 fills rank 0's array and arrives on rank 0's mbarrier; rank 0 waits on it (a producer
+// block and a consumer block).
+__global__ void remote_arrive(unsigned* out, unsigned) {
+    __shared__ unsigned long long bar;
+    __shared__ unsigned data[64];
+    cg::cluster_group cl = cg::this_cluster();
+    const unsigned bar_addr = unsigned(__cvta_generic_to_shared(&bar));
+    if (cl.block_rank() == 0 && threadIdx.x == 0)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 64;" :: "r"(bar_addr) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    cl.sync();
+    if (cl.block_rank() == 1) {
+        cl.map_shared_rank(data, 0)[threadIdx.x] = threadIdx.x * 3 + blockIdx.x;
+        unsigned remote;
+        asm("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(remote) : "r"(bar_addr));
+        asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];"
+                     :: "r"(remote) : "memory");
+    } else {
+        unsigned done = 0;
+        while (!done)
+            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
+                         "p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+                         : "=r"(done) : "r"(bar_addr) : "memory");
+        out[blockIdx.x * 64 + threadIdx.x] = data[threadIdx.x];
+    }
+    cl.sync();
+}
+
 __global__ void outside(unsigned* out, unsigned rank) {
     __shared__ unsigned s[64];
     cg::cluster_group cl = cg::this_cluster();
@@ -245,6 +273,14 @@ TEST_CASE("clusters: cluster-scope fences and barrier variants are accepted and 
     REQUIRE(r.result.status.ok());
     for (std::uint32_t b = 0; b < 4; ++b)
         for (std::uint32_t t = 0; t < 64; ++t) CHECK(r.out[b * 64 + t] == (b % 2 == 0 ? t + 7 : 0));
+}
+
+TEST_CASE("clusters: a block arrives on another block's mbarrier (shared::cluster)") {
+    const Run r = run("remote_arrive", Dim3{4, 1, 1}, Dim3{64, 1, 1}, Dim3{2, 1, 1}, true);
+    INFO(r.result.status.message);
+    REQUIRE(r.result.status.ok());
+    for (std::uint32_t b : {0u, 2u})
+        for (std::uint32_t t = 0; t < 64; ++t) CHECK(r.out[b * 64 + t] == t * 3 + b + 1);
 }
 
 TEST_CASE("clusters: an access outside the cluster names the line, the block and the thread") {

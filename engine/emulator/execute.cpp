@@ -4463,7 +4463,10 @@ template <class F> void for_each_mbarrier(Exec& x, int addr_operand, bool init, 
             x.in->sub == SubOp::cp_bulk || space == Space::shared ? Space::shared : Space::generic;
     FOR_LANES(x.mask, {
         Access acc = resolve(x, space, addr[l], 8, "mbarrier access", l, cache);
-        if (acc.space != MemSpace::shared)
+        // Another block's barrier in the cluster (mbarrier.arrive.shared::cluster, a producer
+        // signalling a consumer block) is shared memory too; its block's race shadow is its own.
+        const bool remote = acc.space == MemSpace::distributed_shared;
+        if (acc.space != MemSpace::shared && !remote)
             x.fault("mbarrier outside shared memory",
                     "the mbarrier at " + hex(addr[l]) + " is in " +
                         (acc.space == MemSpace::global ? "global" : "local") +
@@ -4471,7 +4474,8 @@ template <class F> void for_each_mbarrier(Exec& x, int addr_operand, bool init, 
                     "declare the barrier __shared__ (cuda::barrier<cuda::thread_scope_block> in "
                     "shared memory)",
                     l);
-        shared_shadow(x, acc.shared_offset, 8, init ? SharedUse::write : SharedUse::atomic, l);
+        if (!remote)
+            shared_shadow(x, acc.shared_offset, 8, init ? SharedUse::write : SharedUse::atomic, l);
         std::uint64_t w;
         std::memcpy(&w, acc.ptr, 8);
         mbarrier::State s = mbarrier::decode(w);
