@@ -17,7 +17,7 @@ cudalab_layer(device    USES base)               # the device protocol: program 
 cudalab_layer(analysis  USES trace base)         # the grading rules: pure functions of a trace
 cudalab_layer(runtime   USES trace base)         # the Backend interface and the host-side Runtime
 cudalab_layer(emulator  USES runtime analysis ptx compiler trace base
-              PRIVATE_HEADERS state.h execute.h float_lanes.h worker_pool.h)
+              PRIVATE_HEADERS state.h execute.h float_lanes.h worker_pool.h cluster.h)
 cudalab_layer(gpu       USES emulator runtime compiler base)
 cudalab_layer(backends  USES gpu emulator runtime base)   # make_backend(): the one factory
 cudalab_layer(lessons   USES backends runtime analysis programs ptx compiler trace base)

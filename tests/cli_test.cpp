@@ -335,3 +335,36 @@ TEST_CASE("inputs writes a program lesson's in.bin for a seed, the same every ti
     CHECK(run_cli("inputs 14-streams --seed x -o " + (dir / "d").string()).exit_code == 2);
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("exec --cluster runs the grid in thread block clusters and checks their shape") {
+    const std::string path =
+        write_temp("cluster_ring.cu",
+                   "#include <cooperative_groups.h>\n"
+                   "namespace cg = cooperative_groups;\n"
+                   "__global__ void ring(int* out) {\n"
+                   "    __shared__ int s[32];\n"
+                   "    cg::cluster_group cl = cg::this_cluster();\n"
+                   "    s[threadIdx.x] = blockIdx.x;\n"
+                   "    cl.sync();\n"
+                   "    out[blockIdx.x * 32 + threadIdx.x] =\n"
+                   "        cl.map_shared_rank(s, (cl.block_rank() + 1) % cl.num_blocks())[0];\n"
+                   "    cl.sync();\n"
+                   "}\n");
+    const auto out_dir = temp_dir() / "cluster_out";
+    auto r = run_cli("exec " + path +
+                     " --backend emu --kernel ring --grid 4 --block 32 --cluster 2 "
+                     "--arg 'i32[128]:zeros' --out " +
+                     out_dir.string());
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const std::string bytes = read_file((out_dir / "arg0.bin").string());
+    REQUIRE(bytes.size() == 128 * 4);
+    std::int32_t v[128];
+    std::memcpy(v, bytes.data(), sizeof v);
+    for (int b = 0; b < 4; ++b) CHECK(v[b * 32] == (b % 2 == 0 ? b + 1 : b - 1));
+    auto bad = run_cli("exec " + path +
+                       " --backend emu --kernel ring --grid 3 --block 32 "
+                       "--cluster 2 --arg 'i32[96]:zeros'");
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.output.find("not a whole number of clusters") != std::string::npos);
+}

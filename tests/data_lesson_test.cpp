@@ -315,3 +315,81 @@ TEST_CASE("course pack: progress is kept per course") {
     again.set_course("");
     CHECK(again.get("01-threads").state == LessonState::passed);
 }
+
+TEST_CASE("course pack: a data lesson launches in thread block clusters ([[launch]] cluster)") {
+    // Each block hands its values to the next block of its cluster through distributed shared
+    // memory. The exercise reads its own shared memory instead: right only if the launch ignored
+    // the clusters (every block a cluster of one).
+    const fs::path root = fresh("data-cluster");
+    write(root / "manifest.toml", R"X([course]
+name = "test cluster course"
+
+[[lesson]]
+id = "01-pass"
+title = "Pass it on"
+part = "I"
+views = ["memory"]
+hints = ["map_shared_rank(s, rank) points into another block's shared memory."]
+)X");
+    write(root / "lessons" / "01-pass" / "lesson.md", "# Pass it on\n\n## Your task\n\nPass.\n");
+    write(root / "lessons" / "01-pass" / "lesson.toml", R"X(kernel = "pass_on"
+grid = 8
+block = 64
+
+[[arg]]
+name = "in"
+type = "int*"
+count = 512
+fill = "uniform"
+lo = -1000
+hi = 1000
+
+[[arg]]
+name = "out"
+type = "int*"
+count = 512
+
+[[launch]]
+cluster = [4, 1, 1]
+
+[[compare]]
+buffer = "out"
+name = "values passed to the next block of the cluster"
+)X");
+    const std::string head = R"X(#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void pass_on(const int* in, int* out)
+{
+    __shared__ int s[64];
+    cg::cluster_group cl = cg::this_cluster();
+    s[threadIdx.x] = in[blockIdx.x * 64 + threadIdx.x];
+    cl.sync();
+)X";
+    write(
+        root / "exercises" / "01-pass.cu",
+        head +
+            "    out[blockIdx.x * 64 + threadIdx.x] = s[threadIdx.x];  // TODO: the next block's\n"
+            "    cl.sync();\n}\n");
+    write(
+        root / "solutions" / "01-pass.cu",
+        head +
+            "    out[blockIdx.x * 64 + threadIdx.x] =\n"
+            "        cl.map_shared_rank(s, (cl.block_rank() + 1) % cl.num_blocks())[threadIdx.x];\n"
+            "    cl.sync();\n}\n");
+    Course course;
+    REQUIRE(load_course(root.string(), &course).ok());
+    const LessonInfo& l = course.lessons.at(0);
+    compiler::Compiler compiler;
+    CheckOptions o;
+    o.backend = "emu";
+    o.seed = 3;
+    o.solution = true;
+    const CheckReport solution = check_lesson(course, l, o, compiler);
+    INFO(solution.status.message);
+    REQUIRE(solution.status.ok());
+    CHECK(solution.passed);
+    o.solution = false;
+    const CheckReport exercise = check_lesson(course, l, o, compiler);
+    CHECK_FALSE(exercise.passed);
+    fs::remove_all(root);
+}

@@ -282,6 +282,11 @@ TEST_CASE("an instruction the emulator does not know is recorded against its fun
         {"ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r1, %r2}, [%rd2];",
          "ptx:16: 'ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8': this shape or type is not "
          "implemented (docs/emulator.md, \"Tensor cores\", lists what is)"},
+        // A copy multicast to a cluster's blocks is refused, not skipped as a cache hint.
+        {"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+         "[%r1], [%rd2], 16, [%r2], %r3;",
+         "ptx:16: multicast to the blocks of a cluster is not implemented by the emulator: "
+         "'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster'"},
     };
     for (const Case& c : cases) {
         CAPTURE(c.line);

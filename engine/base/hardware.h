@@ -53,6 +53,18 @@ static_assert(emulated.name == emulated_arch);
 // SMs of the modelled device (an H100/H200 SXM): blocks are spread over them and %nsmid reads it.
 inline constexpr std::uint32_t emulated_sm_count = 132;
 
+// Thread block clusters (sm_90 and later): at most 8 blocks portably, 16 where a kernel allows
+// non-portable sizes (cudaFuncAttributeNonPortableClusterSizeAllowed).
+inline constexpr std::uint32_t max_cluster_blocks_portable = 8;
+inline constexpr std::uint32_t max_cluster_blocks = 16;
+// How cudaOccupancyMaxActiveClusters counts (measured on the device machine's 132-SM GH100,
+// driver 580, docs/clusters.md): the blocks of a cluster sit on distinct SMs of one group, at
+// most cluster_blocks_per_sm blocks of clusters per SM, and the SMs fall in groups of these sizes
+// (the chip's GPCs as the driver sees them; they sum to 132). A GPU floorswept differently has
+// other sizes.
+inline constexpr std::uint32_t cluster_gpc_sms[] = {18, 18, 16, 16, 16, 16, 16, 8, 2, 2, 2, 2};
+inline constexpr std::uint32_t cluster_blocks_per_sm = 8;
+
 // [SECTION] Launch limits (the same on every architecture in the table)
 
 inline constexpr int warp_size = 32;

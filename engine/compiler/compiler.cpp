@@ -298,8 +298,34 @@ std::shared_ptr<CompileResult> run_nvrtc(const std::string& source, const std::s
                          "<cstdio>, <cstdint>, <cmath>, "
                          "<cuda_runtime.h>, <cuda_fp16.h> and the like, not host headers such as "
                          "<vector> or <iostream>";
+    // Thread block clusters exist from sm_90 on: the front end's words for them on an older target
+    // ("__cluster_dims__ is not supported", "no member cluster_group", ptxas on mapa or
+    // barrier.cluster) do not say that the target is the cause.
+    const int target_sm =
+        options.arch.compare(0, 3, "sm_") == 0 || options.arch.compare(0, 8, "compute_") == 0
+            ? std::atoi(options.arch.c_str() + options.arch.find('_') + 1)
+            : 0;
+    auto about_clusters = [](const std::string& text) {
+        return text.find("cluster") != std::string::npos || text.find("mapa") != std::string::npos;
+    };
+    const std::string cluster_note =
+        "  note: thread block clusters (__cluster_dims__, cooperative_groups::this_cluster(), "
+        "distributed shared memory, cluster barriers) need sm_90 or later; this file is compiled "
+        "for " +
+        options.arch;
+    bool noted = false;
+    if (target_sm > 0 && target_sm < 90)
+        for (Diagnostic& d : result->diagnostics)
+            if (!noted && about_clusters(d.message)) {
+                d.context += std::string(d.context.empty() ? "" : "\n") + cluster_note;
+                noted = true;
+            }
     for (const PtxasMessage& message : report.messages) {
         Diagnostic diagnostic{path, 0, 0, message.severity, "ptxas: " + message.text, {}};
+        if (target_sm > 0 && target_sm < 90 && !noted && about_clusters(message.text)) {
+            diagnostic.context = cluster_note;
+            noted = true;
+        }
         result->diagnostics.push_back(std::move(diagnostic));
     }
     result->kernels = collect_kernels(result->ptx, report);

@@ -561,6 +561,16 @@ CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attr, CUfunction f)
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
         *value = a.maxDynamicSharedSizeBytes;
         break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: *value = a.clusterDimMustBeSet; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: *value = a.requiredClusterWidth; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT: *value = a.requiredClusterHeight; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: *value = a.requiredClusterDepth; break;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+        *value = a.nonPortableClusterSizeAllowed;
+        break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+        *value = a.clusterSchedulingPolicyPreference;
+        break;
     default: *value = 0; break;
     }
     return CUDA_SUCCESS;
@@ -569,7 +579,55 @@ CUresult cuFuncGetAttribute(int* value, CUfunction_attribute attr, CUfunction f)
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attr, int value) {
     if (attr == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
         reinterpret_cast<Function*>(f)->max_dynamic_shared = value;
+    // The cluster attributes have the runtime's numbers (cudaFuncAttribute = CUfunction_attribute).
+    else if (attr == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH ||
+             attr == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT ||
+             attr == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH ||
+             attr == CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED ||
+             attr == CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE)
+        return as_driver(
+            cudaFuncSetAttribute(reinterpret_cast<const void*>(f), cudaFuncAttribute(attr), value));
     return CUDA_SUCCESS;
+}
+
+// cuLaunchKernelEx and the cluster occupancy queries, through the runtime's: a CUlaunchConfig is
+// a cudaLaunchConfig_t with the grid and block spelled out, and its attributes share their layout.
+// They need no cuInit of their own once the runtime has started the driver, as on a GPU (a
+// CUfunction comes from cuModuleGetFunction, after cuInit, or from cudaGetFuncBySymbol).
+namespace {
+cudaLaunchConfig_t runtime_config(const CUlaunchConfig& c) {
+    static_assert(sizeof(CUlaunchAttribute) == sizeof(cudaLaunchAttribute));
+    cudaLaunchConfig_t r{};
+    r.gridDim = dim3(c.gridDimX, c.gridDimY, c.gridDimZ);
+    r.blockDim = dim3(c.blockDimX, c.blockDimY, c.blockDimZ);
+    r.dynamicSmemBytes = c.sharedMemBytes;
+    r.stream = reinterpret_cast<cudaStream_t>(c.hStream);
+    r.attrs = reinterpret_cast<cudaLaunchAttribute*>(c.attrs);
+    r.numAttrs = c.numAttrs;
+    return r;
+}
+}  // namespace
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
+    if (!config) return CUDA_ERROR_INVALID_VALUE;
+    if (extra && !params)
+        return as_driver(not_supported("cuLaunchKernelEx", "arguments in the 'extra' form"));
+    const cudaLaunchConfig_t c = runtime_config(*config);
+    return as_driver(cudaLaunchKernelExC(&c, reinterpret_cast<const void*>(f), params));
+}
+
+CUresult cuOccupancyMaxActiveClusters(int* clusters, CUfunction f, const CUlaunchConfig* config) {
+    if (!config) return CUDA_ERROR_INVALID_VALUE;
+    const cudaLaunchConfig_t c = runtime_config(*config);
+    return as_driver(
+        cudaOccupancyMaxActiveClusters(clusters, reinterpret_cast<const void*>(f), &c));
+}
+
+CUresult cuOccupancyMaxPotentialClusterSize(int* size, CUfunction f, const CUlaunchConfig* config) {
+    if (!config) return CUDA_ERROR_INVALID_VALUE;
+    const cudaLaunchConfig_t c = runtime_config(*config);
+    return as_driver(
+        cudaOccupancyMaxPotentialClusterSize(size, reinterpret_cast<const void*>(f), &c));
 }
 
 // Occupancy, as the runtime computes it (cudaOccupancyMaxActiveBlocksPerMultiprocessor).

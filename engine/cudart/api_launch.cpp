@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cudart/api.h"
+#include "cudart/cluster.h"
 #include "cudart/managed.h"
 #include "cudart/program_memory.h"
 
@@ -91,6 +92,8 @@ Function* function_of(const void* host_function) {
 
 namespace cudalab::cudart {
 
+Function* function_for(const void* host_function) { return function_of(host_function); }
+
 // Launches through every entry point (<<<>>>, cudaLaunchKernel(Ex), cooperative, graphs' kernel
 // nodes are built from the same KernelWork).
 cudaError_t make_kernel_work(const void* func, dim3 grid, dim3 block, void** args, size_t shared,
@@ -146,7 +149,8 @@ cudaError_t make_kernel_work(const void* func, dim3 grid, dim3 block, void** arg
 }
 
 cudaError_t launch_now(const void* func, dim3 grid, dim3 block, void** args, size_t shared,
-                       cudaStream_t stream, bool cooperative, const char* api) {
+                       cudaStream_t stream, bool cooperative, const char* api,
+                       const Dim3* cluster = nullptr) {
     Runtime& rt = Runtime::get();
     if (cudaError_t e = device_gate()) return fail(e);
     Stream* s = rt.stream(stream);
@@ -169,6 +173,10 @@ cudaError_t launch_now(const void* func, dim3 grid, dim3 block, void** args, siz
     if (cudaError_t e = make_kernel_work(func, grid, block, args, shared, &w.kernel, api))
         return fail(e);
     w.kernel.cooperative = cooperative;
+    if (cluster) {
+        w.kernel.config.cluster = *cluster;
+        w.kernel.config.explicit_cluster = true;
+    }
     const int e = issue(s, std::move(w), api);
     rt.host_spend(rt.model.launch_api_cost);
     return result(e);
@@ -338,16 +346,20 @@ cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 grid, dim3 b
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
     CUDALAB_API("cudaLaunchKernelEx");
     if (!config) return fail(cudaErrorInvalidValue);
-    bool cooperative = false;
+    bool cooperative = false, clustered = false;
+    Dim3 cluster;
     for (unsigned i = 0; i < config->numAttrs; ++i) {
         const cudaLaunchAttribute& a = config->attrs[i];
         if (a.id == cudaLaunchAttributeCooperative) cooperative = a.val.cooperative != 0;
-        else if (a.id == cudaLaunchAttributeClusterDimension &&
-                 a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z > 1)
-            return not_supported("cudaLaunchKernelEx", "thread block clusters");
+        else if (a.id == cudaLaunchAttributeClusterDimension) {
+            // Thread block clusters (api_cluster.cpp checks them when the launch is issued).
+            clustered = true;
+            cluster = Dim3{a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z};
+        }
     }
     return launch_now(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
-                      config->stream, cooperative, "cudaLaunchKernelEx");
+                      config->stream, cooperative, "cudaLaunchKernelEx",
+                      clustered ? &cluster : nullptr);
 }
 
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func,
@@ -386,6 +398,7 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
         attr->maxThreadsPerBlock = int(r.max_threads);
         attr->maxDynamicSharedSizeBytes = std::min<int>(
             f->max_dynamic_shared, int(rt.model.shared_per_block_optin) - int(r.static_shared));
+        cluster_attributes(*f, r, attr);
     }
     return cudaSuccess;
 }
@@ -400,6 +413,8 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
         f->max_dynamic_shared = value;
     } else if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
         f->preferred_carveout = value;
+    } else if (cudaError_t e; set_cluster_attribute(rt, *f, attr, value, &e)) {
+        return e ? fail(e) : cudaSuccess;
     }
     return cudaSuccess;
 }

@@ -192,6 +192,7 @@ constexpr std::uint64_t raw_arguments(std::string_view name) {
     if (name == "cudaLaunchKernelExC" || name == "cudaLaunchKernelExC_ptsz") return bit(2);
     if (name == "cuLaunchKernel" || name == "cuLaunchKernel_ptsz") return bit(9) | bit(10);
     if (name == "cuLaunchCooperativeKernel") return bit(9);
+    if (name == "cuLaunchKernelEx") return bit(2) | bit(3);
     // Handles and keys, not objects to copy: a module handle, a registered variable's address,
     // the managed variable's host pointer (written when it is placed).
     if (name == "__cudaRegisterFatBinaryEnd" || name == "__cudaUnregisterFatBinary" ||
@@ -609,6 +610,47 @@ std::uint64_t launch_ex(Reader& r, bool per_thread) {
         (per_thread ? cudaLaunchKernelExC_ptsz : cudaLaunchKernelExC)(&local, func, args));
 }
 
+// The calls that take a launch configuration with its attributes (thread block clusters): the
+// configuration and its attribute array are read from the program, an int answer written back.
+template <class Config, class Attribute>
+bool read_config(const Config* config, Config* local, std::vector<Attribute>* attrs) {
+    if (!config || !program::read(config, local, sizeof *local)) return false;
+    if (local->numAttrs) {
+        if (local->numAttrs > 64 || !local->attrs) return false;
+        attrs->resize(local->numAttrs);
+        if (!program::read(local->attrs, attrs->data(), attrs->size() * sizeof(Attribute)))
+            return false;
+        local->attrs = attrs->data();
+    }
+    return true;
+}
+
+template <class R, class Func, class Config, class Attribute, R Invalid>
+std::uint64_t occupancy_with_config(Reader& r, R (*fn)(int*, Func, const Config*)) {
+    auto* out = decode<int*>(r);
+    auto func = decode<Func>(r);
+    auto* config = decode<const Config*>(r);
+    Config local{};
+    std::vector<Attribute> attrs;
+    if (!out || !read_config(config, &local, &attrs)) return encode(Invalid);
+    int value = 0;
+    if (!program::read(out, &value, sizeof value)) return encode(Invalid);
+    const R e = fn(&value, func, &local);
+    program::write(out, &value, sizeof value);
+    return encode(e);
+}
+
+std::uint64_t cu_launch_ex(Reader& r) {
+    auto* config = decode<const CUlaunchConfig*>(r);
+    auto* f = decode<CUfunction>(r);
+    auto** params = decode<void**>(r);
+    auto** extra = decode<void**>(r);
+    CUlaunchConfig local{};
+    std::vector<CUlaunchAttribute> attrs;
+    if (!read_config(config, &local, &attrs)) return encode(CUDA_ERROR_INVALID_VALUE);
+    return encode(cuLaunchKernelEx(&local, f, params, extra));
+}
+
 #define CHARS_OUT(fn, ...)                                                                         \
     [](Reader& r) -> std::uint64_t {                                                               \
         return chars_out(r, [](char* b, int len, Reader& rest) -> std::uint64_t {                  \
@@ -664,6 +706,31 @@ const std::map<std::string_view, Handler>& custom_handlers() {
         {"cuLinkComplete", handle_cuLinkComplete},
         {"cudaLaunchKernelExC", [](Reader& r) { return launch_ex(r, false); }},
         {"cudaLaunchKernelExC_ptsz", [](Reader& r) { return launch_ex(r, true); }},
+        {"cuLaunchKernelEx", cu_launch_ex},
+        {"cudaOccupancyMaxActiveClusters",
+         [](Reader& r) {
+             return occupancy_with_config<cudaError_t, const void*, cudaLaunchConfig_t,
+                                          cudaLaunchAttribute, cudaErrorInvalidValue>(
+                 r, cudaOccupancyMaxActiveClusters);
+         }},
+        {"cudaOccupancyMaxPotentialClusterSize",
+         [](Reader& r) {
+             return occupancy_with_config<cudaError_t, const void*, cudaLaunchConfig_t,
+                                          cudaLaunchAttribute, cudaErrorInvalidValue>(
+                 r, cudaOccupancyMaxPotentialClusterSize);
+         }},
+        {"cuOccupancyMaxActiveClusters",
+         [](Reader& r) {
+             return occupancy_with_config<CUresult, CUfunction, CUlaunchConfig, CUlaunchAttribute,
+                                          CUDA_ERROR_INVALID_VALUE>(r,
+                                                                    cuOccupancyMaxActiveClusters);
+         }},
+        {"cuOccupancyMaxPotentialClusterSize",
+         [](Reader& r) {
+             return occupancy_with_config<CUresult, CUfunction, CUlaunchConfig, CUlaunchAttribute,
+                                          CUDA_ERROR_INVALID_VALUE>(
+                 r, cuOccupancyMaxPotentialClusterSize);
+         }},
         {"cudaDeviceGetPCIBusId", CHARS_OUT(cudaDeviceGetPCIBusId, decode<int>(rest))},
         {"cuDeviceGetName", CHARS_OUT(cuDeviceGetName, decode<CUdevice>(rest))},
     };

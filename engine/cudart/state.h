@@ -63,6 +63,12 @@ struct Function {
     int max_dynamic_shared = int(hw::default_shared_per_block);
     int preferred_carveout = -1;
     int cache_config = 0;
+    // Thread block clusters (api_cluster.cpp): cudaFuncAttributeNonPortableClusterSizeAllowed,
+    // cudaFuncAttributeRequiredClusterWidth/Height/Depth (set at run time; __cluster_dims__ is in
+    // the PTX) and cudaFuncAttributeClusterSchedulingPolicyPreference, as the program set them.
+    int non_portable_cluster = 0;
+    int required_cluster[3] = {0, 0, 0};
+    int cluster_policy = 0;
     int traced_launches = 0;  // the timing model's samples (work.cpp)
     double bytes_per_warp_instruction = 0;
     double replays_per_warp_instruction = 0;  // shared-memory bank-conflict replays

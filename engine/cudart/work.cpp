@@ -1,4 +1,5 @@
 #include "cudart/work.h"
+#include "cudart/cluster.h"
 #include "cudart/executor.h"
 #include "cudart/managed.h"
 #include "cudart/program_link.h"
@@ -261,6 +262,9 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
                 std::to_string(f->max_dynamic_shared) + ")");
         return cudaErrorInvalidValue;
     }
+    // Thread block clusters: the launch's dimensions, or the kernel's __cluster_dims__.
+    LaunchConfig launch_config = k.config;
+    if (cudaError_t ce = check_cluster_launch(rt, *f, launch_config, api, name)) return ce;
     if (k.cooperative) {
         const std::uint64_t threads = k.config.block.count();
         const std::uint64_t per_sm =
@@ -317,7 +321,7 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     const std::uint32_t op = rt.ordering.begin(s, "kernel '" + name + "'");
     managed::enter_device();
     link::registered_in();
-    LaunchConfig config = k.config;
+    LaunchConfig config = launch_config;
     config.cooperative = k.cooperative;
     // The device's printf buffer (cudaDeviceSetLimit(cudaLimitPrintfFifoSize)); what does not fit
     // is lost, as on a GPU, and the kernel runs on. Held in memory here, so capped.
@@ -915,6 +919,11 @@ bool may_run_later(Stream* s, const Work& w) {
         return false;
     const emu::Emulator& e = *module.per_device[std::size_t(s->device)];
     if (k.config.dynamic_shared_bytes > std::uint32_t(f->max_dynamic_shared) || k.cooperative)
+        return false;
+    // Cluster dimensions from the launch or set at run time: the runtime's checks of them
+    // (api_cluster.cpp: the portable size, the kernel's required shape) answer at the launch.
+    if (k.config.explicit_cluster || f->required_cluster[0] || f->required_cluster[1] ||
+        f->required_cluster[2])
         return false;
     return e.check_launch(f->entry, f->entry, k.config, k.args).ok();
 }

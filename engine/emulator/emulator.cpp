@@ -23,6 +23,7 @@
 
 #include "base/hardware.h"
 #include "compiler/compiler.h"
+#include "emulator/cluster.h"
 #include "emulator/execute.h"
 #include "emulator/worker_pool.h"
 #include "ptx/cfg.h"
@@ -518,6 +519,32 @@ std::string dim_text(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
     return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
 }
 
+// The clusters a launch forms (sm_90): its own dimensions, or the kernel's __cluster_dims__
+// (.reqnctapercluster), which a launch without dimensions takes and one with must match. Returns
+// what is wrong ("" if nothing); the shape's own limits are checked by check_launch.
+std::string launch_cluster(const ptx::Function& fn, const LaunchConfig& config, Dim3* cluster,
+                           bool* explicit_cluster) {
+    *cluster = config.explicit_cluster ? config.cluster : Dim3{};
+    *explicit_cluster = config.explicit_cluster;
+    if (fn.reqnctapercluster[0]) {
+        const Dim3 required{fn.reqnctapercluster[0], fn.reqnctapercluster[1],
+                            fn.reqnctapercluster[2]};
+        std::string bad;
+        if (config.explicit_cluster &&
+            (cluster->x != required.x || cluster->y != required.y || cluster->z != required.z))
+            bad = "the kernel was compiled with __cluster_dims__" +
+                  dim_text(required.x, required.y, required.z) +
+                  " but the launch asks for clusters of " +
+                  dim_text(cluster->x, cluster->y, cluster->z);
+        *cluster = required;
+        *explicit_cluster = true;
+        return bad;
+    }
+    if (fn.explicit_cluster && !config.explicit_cluster)
+        return "the kernel must be launched with cluster dimensions (.explicitcluster)";
+    return {};
+}
+
 // [SECTION] Running a block -----------------------------------------------------------------------
 
 struct WorkerResult {
@@ -620,6 +647,7 @@ void flush_counts(LaunchState& launch, Block& block) {
 // A warp waiting on an mbarrier (execute.cpp, mbarrier_wait) runs again once another warp changed
 // the barrier (its try_wait then looks again), or after one round when it only paused.
 void wake_mbarrier_waiter(Block& block, Warp& warp) {
+    if (warp.barrier_id == Block::cluster_barrier) return;  // release_cluster_barrier wakes it
     if (warp.barrier_id == Block::mbarrier_barrier) {
         std::uint64_t word = 0;
         if (std::size_t(warp.mbarrier_offset) + 8 <= block.shared.size())
@@ -659,12 +687,16 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
     }
     // Barriers: a barrier is released when every live warp has arrived at it (exited warps no
     // longer count), or as many warps as its thread count names.
-    std::uint32_t live = 0, waiting = 0;
+    std::uint32_t live = 0, waiting = 0, cluster_waiting = 0;
     for (Warp& w : block.warps) {
         if (w.done()) continue;
         ++live;
         if (w.waiting) ++waiting;
+        if (w.waiting && w.barrier_id == Block::cluster_barrier) ++cluster_waiting;
     }
+    // The cluster barrier: the last thread to arrive (or to exit) may have been this block's.
+    if (block.cluster && release_cluster_barrier(*block.cluster)) progressed = true;
+    block.stalled = false;
     // A block that finished is still held to the budget: a grid of short blocks must stop at the
     // budget too.
     if (live == 0 &&
@@ -703,6 +735,12 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
             block.events.push_back(e);
         }
     }
+    if (!progressed && !released && waiting == live && cluster_waiting > 0 && block.cluster &&
+        block.cluster->blocks.size() > 1) {
+        // Only another block of the cluster can release it: run_cluster sees whether any does.
+        block.stalled = true;
+        return false;
+    }
     if (!progressed && !released && waiting == live) {
         FaultInfo f;
         f.kind = "barrier deadlock";
@@ -718,6 +756,8 @@ bool step_block(LaunchState& launch, Block& block, WorkerResult& result, BlockOu
                 d << " (waiting for the phase of the mbarrier at shared offset "
                   << w.mbarrier_offset << " to complete)";
                 on_mbarrier = true;
+            } else if (w.barrier_id == Block::cluster_barrier) {
+                d << " (barrier.cluster.wait)";
             } else {
                 d << " (barrier " << w.barrier_id << ")";
             }
@@ -826,6 +866,80 @@ void run_block(LaunchState& launch, Block& block, WorkerResult& result, std::uin
     if (!out.printf_text.empty())
         result.printf_blocks.push_back({block.linear, std::move(out.printf_text)});
     (void)events_total;
+}
+
+// Runs the blocks of one thread block cluster to completion, all at once: they take turns in
+// short rounds (one instruction at a time for blocks traced in detail), so a block waiting at the
+// cluster barrier, or for data another block writes into its shared memory, lets the others get
+// there. A block that finishes is marked exited: its shared memory is gone for the others.
+void run_cluster(LaunchState& launch, std::vector<Block>& blocks, ClusterState& cluster,
+                 WorkerResult& result, std::uint64_t max_events) {
+    std::vector<BlockOutput> outputs(blocks.size());
+    std::vector<char> finished(blocks.size(), 0);
+    cluster.phase = 0;
+    cluster.blocks.clear();
+    for (Block& b : blocks) {
+        cluster.blocks.push_back(&b);
+        b.cluster = &cluster;
+        b.exited = false;
+        b.stalled = false;
+        begin_block(launch, b);
+    }
+    // Faults leave the outputs of the blocks that printed: a GPU's printf buffer keeps them too.
+    auto keep_output = [&](std::size_t i) {
+        launch.printf_bytes.fetch_add(outputs[i].printf_text.size(), std::memory_order_relaxed);
+        if (!outputs[i].printf_text.empty())
+            result.printf_blocks.push_back({blocks[i].linear, std::move(outputs[i].printf_text)});
+        outputs[i].printf_text.clear();
+    };
+    try {
+        for (std::size_t left = blocks.size(); left;) {
+            bool all_stalled = true;
+            for (std::size_t i = 0; i < blocks.size(); ++i) {
+                if (finished[i]) continue;
+                const bool done = step_block(launch, blocks[i], result, outputs[i], max_events,
+                                             blocks[i].detail ? 1 : 256);
+                if (done) {
+                    finished[i] = 1;
+                    blocks[i].exited = true;
+                    --left;
+                    keep_output(i);
+                    // Its exit may complete a cluster barrier the others wait at.
+                    release_cluster_barrier(cluster);
+                    all_stalled = false;
+                } else if (!blocks[i].stalled) {
+                    all_stalled = false;
+                }
+            }
+            if (left && all_stalled) {
+                FaultInfo f;
+                f.kind = "barrier deadlock";
+                f.detail = "every live warp of the cluster waits at a barrier that cannot "
+                           "complete:" +
+                           cluster_wait_text(launch, cluster) + ".";
+                f.advice = "every thread of every block of the cluster must reach cluster.sync() "
+                           "(barrier.cluster.arrive and wait) the same number of times; do not "
+                           "put it inside a branch that only some threads or blocks take";
+                f.function = launch.kernel;
+                for (Block& b : blocks) {
+                    for (Warp& w : b.warps)
+                        if (!w.done() && w.waiting) {
+                            f.block = b.linear;
+                            f.warp = w.id;
+                            f.pc = w.barrier_pc;
+                            f.function = w.frames.back().function;
+                            break;
+                        }
+                    if (f.pc) break;
+                }
+                throw Fault(std::move(f));
+            }
+        }
+    } catch (...) {
+        for (std::size_t i = 0; i < blocks.size(); ++i)
+            if (!finished[i]) keep_output(i);
+        throw;
+    }
 }
 
 }  // namespace
@@ -1047,10 +1161,14 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
         find_zero_registers(pf);
         if (options_.specialised_handlers) fold_uniform_moves(pf);
         for (const auto& [r, special] : pf.lane_specials)
-            // A block's own: its index, and its cluster's (a block is a cluster of one).
+            // A block's own: its index, its cluster's and its place in the cluster.
             if (special == ptx::Special::ctaid_x || special == ptx::Special::ctaid_y ||
                 special == ptx::Special::ctaid_z || special == ptx::Special::clusterid_x ||
-                special == ptx::Special::clusterid_y || special == ptx::Special::clusterid_z)
+                special == ptx::Special::clusterid_y || special == ptx::Special::clusterid_z ||
+                special == ptx::Special::cluster_ctaid_x ||
+                special == ptx::Special::cluster_ctaid_y ||
+                special == ptx::Special::cluster_ctaid_z ||
+                special == ptx::Special::cluster_ctarank)
                 pf.block_specials.push_back({r, special});
             else if (special == ptx::Special::tid_x || special == ptx::Special::tid_y ||
                      special == ptx::Special::tid_z)
@@ -1124,6 +1242,8 @@ bool Emulator::kernel_resources(const std::string& entry, KernelResources* out) 
     out->max_threads = pf.fn.maxntid[0] ? pf.fn.maxntid[0] * std::max(1u, pf.fn.maxntid[1]) *
                                               std::max(1u, pf.fn.maxntid[2])
                                         : hw::max_threads_per_block;
+    for (int i = 0; i < 3; ++i) out->cluster[i] = pf.fn.reqnctapercluster[i];
+    out->explicit_cluster = pf.fn.explicit_cluster;
     return true;
 }
 
@@ -1326,6 +1446,26 @@ Status Emulator::check_launch(const std::string& entry, const std::string& displ
                   std::to_string(fn->params[i].size) + " bytes but the launch passes " +
                   std::to_string(args[i].bytes.size()) +
                   " (did the kernel's signature change? keep the one the exercise gave)";
+    // Thread block clusters (sm_90): the launch's dimensions, or the kernel's __cluster_dims__
+    // (.reqnctapercluster); checked as the runtime checks them (cudaErrorInvalidClusterSize).
+    if (bad.empty()) {
+        Dim3 cluster;
+        bool explicit_cluster = false;
+        bad = launch_cluster(*fn, config, &cluster, &explicit_cluster);
+        const Dim3& g = config.grid;
+        if (bad.empty() && explicit_cluster) {
+            if (cluster.x == 0 || cluster.y == 0 || cluster.z == 0)
+                bad = "a cluster dimension is 0";
+            else if (cluster.count() > max_cluster_blocks)
+                bad = "a cluster of " + std::to_string(cluster.count()) + " blocks; an " +
+                      std::string(hw::emulated_arch) + " cluster has at most " +
+                      std::to_string(max_cluster_blocks) + " (8 portably)";
+            else if (g.x % cluster.x || g.y % cluster.y || g.z % cluster.z)
+                bad = "the grid " + dim_text(g.x, g.y, g.z) +
+                      " is not a whole number of clusters of " +
+                      dim_text(cluster.x, cluster.y, cluster.z);
+        }
+    }
     if (!bad.empty())
         return Status::error(StatusCode::bad_usage,
                              "cannot launch '" + display_name + "': invalid configuration: " + bad);
@@ -1345,6 +1485,9 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     const std::uint32_t static_shared = pk.static_shared_bytes;
     const Dim3& g = config.grid;
     const Dim3& bl = config.block;
+    Dim3 cluster;  // thread block clusters (checked above)
+    bool explicit_cluster = false;
+    launch_cluster(*fn, config, &cluster, &explicit_cluster);
 
     // Every block runs at least one warp instruction, so a grid of more blocks than the budget
     // cannot finish inside it: said at once rather than after running the budget out. (The grid's
@@ -1385,6 +1528,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     state.only_argument_buffers = options_.only_argument_buffers;
     state.num_sms = std::max<std::uint32_t>(1, options_.num_sms);
     state.display_name = display_name;
+    state.cluster = cluster;
+    state.explicit_cluster = explicit_cluster;
     last_grid_ = g;
     last_block_ = bl;
     const bool record_writers = trace_options.enabled && trace_options.writers;
@@ -1436,7 +1581,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         const std::uint64_t left = options_.memory_limit > used ? options_.memory_limit - used : 0;
         // (A cooperative launch has every block resident at once.)
         const std::uint64_t threads =
-            (bl.count() + 31) / 32 * 32 * (config.cooperative ? blocks : workers);
+            (bl.count() + 31) / 32 * 32 * (config.cooperative ? blocks : workers * cluster.count());
         const std::uint64_t share = left / std::max<std::uint64_t>(1, threads);
         state.local_limit =
             std::min<std::uint64_t>(std::uint64_t(hw::max_local_bytes_per_thread), share);
@@ -1462,6 +1607,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         if (counters) r.counters.assign(program_->total_pcs, PcCounters{});
         Block block;
         block.counters = counters;
+        ClusterState solo;  // each block is a cluster of one
         std::uint32_t b = 0, chunk_end = 0;
         for (bool first = true;; first = false) {
             // Blocks are taken a few at a time: one shared counter bumped per short block cost as
@@ -1480,6 +1626,10 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             linear_to_dims(b, g, block.ctaid);
             block.sm = std::uint8_t(b % state.num_sms);
             block.detail = detail.count(b) > 0;
+            solo.blocks.assign(1, &block);
+            solo.phase = 0;
+            block.cluster = &solo;
+            block.cluster_rank = 0;
             try {
                 run_block(state, block, r, trace_options.max_events, events_total);
             } catch (const Fault& f) {
@@ -1515,6 +1665,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         WorkerResult& r = results[0];
         if (trace_options.enabled) r.counters.assign(program_->total_pcs, PcCounters{});
         std::vector<Block> grid(blocks);
+        std::vector<ClusterState> solos(blocks);  // each block is a cluster of one
         std::vector<BlockOutput> outputs(blocks);
         std::vector<char> finished(blocks, 0);
         for (std::uint32_t b = 0; b < blocks; ++b) {
@@ -1524,6 +1675,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             linear_to_dims(b, g, block.ctaid);
             block.sm = std::uint8_t(b % state.num_sms);
             block.detail = detail.count(b) > 0;
+            solos[b].blocks.assign(1, &block);
+            block.cluster = &solos[b];
             begin_block(state, block);
         }
         std::uint64_t printed = 0;  // printf bytes of every block so far (the limit is per launch)
@@ -1556,6 +1709,63 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
             if (grid[b].detail) r.detail_blocks.push_back(std::move(grid[b]));
         }
         memory_->release(workspace);
+    } else if (cluster.count() > 1) {
+        // Clusters: a worker takes a whole cluster and runs its blocks together (run_cluster).
+        const Dim3 nclusters{g.x / cluster.x, g.y / cluster.y, g.z / cluster.z};
+        const std::uint32_t cluster_count = std::uint32_t(nclusters.count());
+        const std::uint32_t size = std::uint32_t(cluster.count());
+        std::atomic<std::uint32_t> next_cluster{0};
+        workers = std::max(1u, std::min<unsigned>(workers, cluster_count));
+        auto cluster_worker = [&](unsigned w) {
+            WorkerResult& r = results[w];
+            std::vector<PcCounters>* counters = trace_options.enabled ? &r.counters : nullptr;
+            if (counters) r.counters.assign(program_->total_pcs, PcCounters{});
+            std::vector<Block> members(size);
+            ClusterState cs;
+            for (;;) {
+                const std::uint32_t c = next_cluster.fetch_add(1);
+                if (c >= cluster_count) break;
+                std::uint32_t id[3];
+                linear_to_dims(c, nclusters, id);
+                std::uint32_t lowest = ~0u;
+                for (std::uint32_t rank = 0; rank < size; ++rank) {
+                    std::uint32_t in[3];
+                    linear_to_dims(rank, cluster, in);
+                    Block& block = members[rank];
+                    block.counters = counters;
+                    block.ctaid[0] = id[0] * cluster.x + in[0];
+                    block.ctaid[1] = id[1] * cluster.y + in[1];
+                    block.ctaid[2] = id[2] * cluster.z + in[2];
+                    block.linear = block.ctaid[0] + g.x * (block.ctaid[1] + g.y * block.ctaid[2]);
+                    block.cluster_rank = rank;
+                    block.sm = std::uint8_t(block.linear % state.num_sms);
+                    block.detail = detail.count(block.linear) > 0;
+                    lowest = std::min(lowest, block.linear);
+                }
+                if (lowest > state.fault_block.load()) continue;
+                try {
+                    run_cluster(state, members, cs, r, trace_options.max_events);
+                } catch (const Fault& f) {
+                    if (!r.faulted || f.info.block < r.fault.block) {
+                        r.faulted = true;
+                        r.fault = f.info;
+                    }
+                    std::uint32_t seen = state.fault_block.load();
+                    while (f.info.block < seen &&
+                           !state.fault_block.compare_exchange_weak(seen, f.info.block)) {
+                    }
+                }
+                for (Block& block : members) {
+                    flush_counts(state, block);
+                    take_footprint(r, block);
+                    if (block.detail) {
+                        r.detail_blocks.push_back(std::move(block));
+                        block = Block{};
+                    }
+                }
+            }
+        };
+        WorkerPool::shared().run(workers, cluster_worker);
     } else {
         WorkerPool::shared().run(workers, worker);
     }
@@ -1572,6 +1782,9 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     trace->kernel.block[2] = bl.z;
     trace->kernel.dynamic_shared_bytes = config.dynamic_shared_bytes;
     trace->kernel.num_sms = state.num_sms;
+    trace->kernel.cluster[0] = cluster.x;
+    trace->kernel.cluster[1] = cluster.y;
+    trace->kernel.cluster[2] = cluster.z;
     trace->per_pc.assign(program_->total_pcs, PcCounters{});
     trace->pcs.resize(trace_options.enabled ? program_->total_pcs
                                             : 0);  // untraced: no trace is returned

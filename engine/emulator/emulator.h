@@ -136,6 +136,9 @@ class Emulator {
     // the kernel's own), local memory per thread, parameter bytes. False for an unknown kernel.
     struct KernelResources {
         std::uint32_t static_shared = 0, local_bytes = 0, param_bytes = 0, max_threads = 0;
+        // __cluster_dims__ (.reqnctapercluster; 0: none) and .explicitcluster
+        std::uint32_t cluster[3] = {0, 0, 0};
+        bool explicit_cluster = false;
     };
     bool kernel_resources(const std::string& entry, KernelResources* out) const;
     // Names of the module's kernels (PTX entry names).

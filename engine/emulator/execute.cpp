@@ -38,6 +38,7 @@
 #endif
 
 #include "analysis/memory_rules.h"
+#include "emulator/cluster.h"
 #include "emulator/float_lanes.h"
 #include "emulator/texture.h"
 #include "ptx/matrix.h"
@@ -314,22 +315,23 @@ struct Exec {
         case Special::lanemask_le: return lane == 31 ? 0xffffffffu : (2u << lane) - 1;
         case Special::lanemask_gt: return lane == 31 ? 0u : ~((2u << lane) - 1);
         case Special::lanemask_ge: return ~((1u << lane) - 1);
-        // PTX ISA 10.x (%cluster_*, %clusterid): without cluster dimensions at launch, which the
-        // emulator does not take, every block is a cluster of one (1 x 1 x 1).
-        case Special::cluster_ctarank:
-        case Special::cluster_ctaid_x:
-        case Special::cluster_ctaid_y:
-        case Special::cluster_ctaid_z: return 0;
-        case Special::cluster_nctarank:
-        case Special::cluster_nctaid_x:
-        case Special::cluster_nctaid_y:
-        case Special::cluster_nctaid_z: return 1;
-        case Special::clusterid_x: return block.ctaid[0];
-        case Special::clusterid_y: return block.ctaid[1];
-        case Special::clusterid_z: return block.ctaid[2];
-        case Special::nclusterid_x: return c.grid.x;
-        case Special::nclusterid_y: return c.grid.y;
-        case Special::nclusterid_z: return c.grid.z;
+        // PTX ISA 10.x (%cluster_*, %clusterid): clusters tile the grid in launch.cluster's
+        // shape; without cluster dimensions every block is a cluster of one (1 x 1 x 1).
+        case Special::cluster_ctarank: return cluster_rank(block, launch.cluster);
+        case Special::cluster_ctaid_x: return block.ctaid[0] % launch.cluster.x;
+        case Special::cluster_ctaid_y: return block.ctaid[1] % launch.cluster.y;
+        case Special::cluster_ctaid_z: return block.ctaid[2] % launch.cluster.z;
+        case Special::cluster_nctarank: return launch.cluster.count();
+        case Special::cluster_nctaid_x: return launch.cluster.x;
+        case Special::cluster_nctaid_y: return launch.cluster.y;
+        case Special::cluster_nctaid_z: return launch.cluster.z;
+        case Special::clusterid_x: return block.ctaid[0] / launch.cluster.x;
+        case Special::clusterid_y: return block.ctaid[1] / launch.cluster.y;
+        case Special::clusterid_z: return block.ctaid[2] / launch.cluster.z;
+        case Special::nclusterid_x: return c.grid.x / launch.cluster.x;
+        case Special::nclusterid_y: return c.grid.y / launch.cluster.y;
+        case Special::nclusterid_z: return c.grid.z / launch.cluster.z;
+        case Special::is_explicit_cluster: return launch.explicit_cluster ? 1 : 0;
         default: return 0;
         }
     }
@@ -460,6 +462,39 @@ std::string offset_text(std::uint64_t offset) {
     return std::to_string(offset);
 }
 
+// The block whose shared memory a shared::cluster address at or above 1 << 24 names: another
+// block of the cluster (or this one). A rank outside the cluster, or a block that has exited, is a
+// fault: on a GPU the access is an unspecified launch failure that ends the whole program.
+Block* cluster_target(Exec& x, std::uint64_t addr, std::uint32_t size, const char* verb, int lane) {
+    const std::uint64_t rank = cluster_rank_of(addr, x.block.cluster_rank);
+    const std::uint32_t n = std::uint32_t(x.launch.cluster.count());
+    const std::string what = std::to_string(size) + "-byte " + verb +
+                             " at shared::cluster address " + hex(addr) + " (offset " +
+                             std::to_string(addr & cluster_offset_mask) +
+                             " in the shared memory of cluster rank " + std::to_string(rank) + ")";
+    if (rank >= n || !x.block.cluster || rank >= x.block.cluster->blocks.size())
+        x.fault("distributed shared memory access outside the cluster",
+                what + ", but the cluster has " + std::to_string(n) + " block" +
+                    (n == 1 ? "" : "s") + " (ranks 0 to " + std::to_string(n - 1) +
+                    "); this block is rank " + std::to_string(x.block.cluster_rank),
+                n == 1 ? "launch with cluster dimensions (cudaLaunchKernelEx with "
+                         "cudaLaunchAttributeClusterDimension, or __cluster_dims__) to share "
+                         "shared memory between blocks"
+                       : "map_shared_rank(ptr, rank) takes a rank below cluster.num_blocks()",
+                lane);
+    Block* target = x.block.cluster->blocks[std::size_t(rank)];
+    if (target->exited)
+        x.fault("distributed shared memory access to a block that has exited",
+                what + ": block " + std::to_string(target->linear) + " (" +
+                    std::to_string(target->ctaid[0]) + "," + std::to_string(target->ctaid[1]) +
+                    "," + std::to_string(target->ctaid[2]) +
+                    ") has finished, and its shared memory went with it",
+                "a block must not exit while other blocks of its cluster may still use its shared "
+                "memory: call cluster.sync() before returning",
+                lane);
+    return target;
+}
+
 Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, const char* verb,
                int lane, Allocation*& cache) {
     Access r;
@@ -562,12 +597,22 @@ Access resolve(Exec& x, Space space, std::uint64_t addr, std::uint32_t size, con
         r.space = MemSpace::global;
         return r;
     }
-    case Space::shared:
-        if (!fits(addr, size, x.block.shared.size())) oob("shared", x.block.shared.size());
-        r.ptr = x.block.shared.data() + addr;
+    case Space::shared: {
+        // A shared::cluster address (an explicit .shared::cluster, or any generic one) may name
+        // another block of the cluster (cluster.h); a shared::cta one is always the block's own.
+        Block* target = &x.block;
+        if ((space_given == Space::generic || (x.in->flags & ptx::f_cluster)) &&
+            (addr >> cluster_rank_shift) != 0) {
+            target = cluster_target(x, addr, size, verb, lane);
+            addr &= cluster_offset_mask;
+        }
+        if (!fits(addr, size, target->shared.size()))
+            oob(target == &x.block ? "shared" : "distributed shared", target->shared.size());
+        r.ptr = target->shared.data() + addr;
         r.shared_offset = std::uint32_t(addr);
-        r.space = MemSpace::shared;
+        r.space = target == &x.block ? MemSpace::shared : MemSpace::distributed_shared;
         return r;
+    }
     case Space::local: {
         auto& mem = x.warp.local[std::size_t(lane)];
         if (!fits(addr, size, mem.size())) oob("local", mem.size());
@@ -2445,6 +2490,51 @@ void exec_cvta(Exec& x) {
               d[l] = to ? (window && a[l] >= window ? a[l] - window : a[l]) : a[l] + window);
 }
 
+// 9.7.9.22 mapa: the address of the same location in the shared memory of block `rank` of the
+// cluster, as a shared::cluster address (.shared::cluster) or a generic one (cluster.h).
+void exec_mapa(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    const std::uint64_t* rank = x.src(2);
+    const bool generic = !(x.in->flags & ptx::f_cluster);
+    FOR_LANES(x.mask, {
+        std::uint64_t v = a[l];
+        if (generic) {
+            if (v < shared_window || v >= shared_window + window_size)
+                x.fault("mapa of an address that is not in shared memory",
+                        "the generic address " + hex(v) +
+                            " does not point into shared memory, so it has no counterpart in "
+                            "another block",
+                        "map_shared_rank() takes a pointer to a __shared__ variable", l);
+            v -= shared_window;
+        }
+        // A rank outside the cluster gives an address no block has, as on a GPU: the access
+        // through it is the fault (cluster_target), on the learner's line rather than inside
+        // cooperative_groups' map_shared_rank().
+        const std::uint32_t r = std::uint32_t(rank[l]);
+        const std::uint64_t m = cluster_address(r, x.block.cluster_rank, v & cluster_offset_mask);
+        d[l] = generic ? m + shared_window : m;
+    });
+}
+
+// 9.7.9.23 getctarank: the rank of the block whose shared memory an address names.
+void exec_getctarank(Exec& x) {
+    std::uint64_t* d = x.dst(0);
+    const std::uint64_t* a = x.src(1);
+    const bool generic = !(x.in->flags & ptx::f_cluster);
+    FOR_LANES(x.mask, {
+        std::uint64_t v = a[l];
+        if (generic) {
+            if (v < shared_window || v >= shared_window + window_size)
+                x.fault("getctarank of an address that is not in shared memory",
+                        "the generic address " + hex(v) + " does not point into shared memory",
+                        "query_shared_rank() takes a pointer into (distributed) shared memory", l);
+            v -= shared_window;
+        }
+        d[l] = cluster_rank_of(v, x.block.cluster_rank);
+    });
+}
+
 // 9.7.9.17 isspacep
 void exec_isspacep(Exec& x) {
     std::uint64_t* d = x.dst(0);
@@ -2454,7 +2544,12 @@ void exec_isspacep(Exec& x) {
         std::uint64_t v = a[l];
         bool r;
         switch (x.in->space) {
-        case Space::shared: r = in_window(v, shared_window); break;
+        // shared::cta: this block's own shared memory; shared::cluster: any block's of the cluster
+        case Space::shared:
+            r = in_window(v, shared_window) &&
+                ((x.in->flags & ptx::f_cluster) ||
+                 cluster_rank_of(v - shared_window, x.block.cluster_rank) == x.block.cluster_rank);
+            break;
         case Space::local: r = in_window(v, local_window); break;
         case Space::constant: r = in_window(v, const_window); break;
         case Space::param: r = in_window(v, param_window); break;
@@ -3010,7 +3105,8 @@ template <bool Store> void load_store(Exec& x) {
     });
     if (space == Space::generic || space == Space::global || space == Space::shared) {
         // Generic addresses resolved per lane; the trace uses the space's own address for shared.
-        if (resolved == MemSpace::shared && space == Space::generic) {
+        if ((resolved == MemSpace::shared || resolved == MemSpace::distributed_shared) &&
+            space == Space::generic) {
             std::uint64_t shared_addr[32];
             FOR_LANES(x.mask, shared_addr[l] = addr[l] - shared_window);
             record_memory(x, resolved, Store ? MemOp::store : MemOp::load, shared_addr, size);
@@ -3145,7 +3241,8 @@ template <bool Reduce> void atomic(Exec& x) {
         if (acc.space == MemSpace::shared)
             shared_shadow(x, acc.shared_offset, std::uint32_t(bytes), SharedUse::atomic, l);
     });
-    if (resolved == MemSpace::shared && in.space == Space::generic) {
+    if ((resolved == MemSpace::shared || resolved == MemSpace::distributed_shared) &&
+        in.space == Space::generic) {
         FOR_LANES(x.mask, addr[l] -= shared_window);
     }
     record_memory(x, resolved, MemOp::atomic, addr, std::uint32_t(bytes));
@@ -3749,7 +3846,8 @@ void record_matrix_access(Exec& x, Space space, MemSpace resolved, bool store,
     if (!x.counting() || !lanes) return;
     std::uint64_t at[32];
     for (int l = 0; l < 32; ++l)
-        at[l] = resolved == MemSpace::shared && space == Space::generic && (lanes >> l & 1)
+        at[l] = (resolved == MemSpace::shared || resolved == MemSpace::distributed_shared) &&
+                        space == Space::generic && (lanes >> l & 1)
                     ? address[l] - shared_window
                     : address[l];
     const std::uint32_t saved = x.mask;
@@ -4434,6 +4532,40 @@ void exec_bar(Exec& x) {
 }
 void exec_barrier(Exec& x) { exec_bar(x); }
 
+// 9.7.13.3 barrier.cluster.arrive / barrier.cluster.wait (cluster.sync() is the two in a row):
+// each thread arrives once per phase; wait returns once every thread of the cluster that has not
+// exited has arrived. .relaxed, .release, .acquire and .aligned change nothing here: the emulator
+// makes one access at a time, so every access before the arrive is seen after the wait.
+void exec_barrier_cluster(Exec& x) {
+    if (x.mask == 0) return;
+    Warp& w = x.warp;
+    ClusterState* cluster = x.block.cluster;
+    const int lane = __builtin_ctz(x.mask);
+    if (!cluster)
+        x.fault("bad cluster barrier", "the block has no cluster", "report this as a cudalab bug");
+    if (x.in->flags & ptx::f_arrive) {
+        if (const std::uint32_t twice = w.cluster_arrived & x.mask)
+            x.fault("cluster barrier arrived at twice",
+                    "barrier.cluster.arrive by threads that already arrived in this phase and have "
+                    "not waited (barrier.cluster.wait) since",
+                    "pair every barrier_arrive() with a barrier_wait() before the next arrive",
+                    __builtin_ctz(twice), twice & (twice - 1));
+        w.cluster_arrived |= x.mask;
+        w.cluster_target = cluster->phase + 1;
+        release_cluster_barrier(*cluster);
+        return;
+    }
+    if (w.cluster_target == 0)  // never arrived: on a GPU it would wait for a phase of its own
+        x.fault("cluster barrier wait without arrive",
+                "barrier.cluster.wait by threads that never performed barrier.cluster.arrive",
+                "call cluster.barrier_arrive() (or cluster.sync()) before waiting", lane);
+    if (w.cluster_target <= cluster->phase) return;  // the phase has completed already
+    w.waiting = true;
+    w.barrier_id = Block::cluster_barrier;
+    w.barrier_pc = x.pc;
+    if (x.event) x.block.events.back().kind = EventKind::barrier_arrive;
+}
+
 // A warp collective names the lanes that take part; every one of them must be executing it.
 void check_members(Exec& x, std::uint32_t members, std::uint32_t callers, const char* what) {
     const std::uint32_t missing = members & x.warp.lanes & ~x.mask;
@@ -4675,7 +4807,10 @@ template <class F> void for_each_mbarrier(Exec& x, int addr_operand, bool init, 
             x.in->sub == SubOp::cp_bulk || space == Space::shared ? Space::shared : Space::generic;
     FOR_LANES(x.mask, {
         Access acc = resolve(x, space, addr[l], 8, "mbarrier access", l, cache);
-        if (acc.space != MemSpace::shared)
+        // Another block's barrier in the cluster (mbarrier.arrive.shared::cluster, a producer
+        // signalling a consumer block) is shared memory too; its block's race shadow is its own.
+        const bool remote = acc.space == MemSpace::distributed_shared;
+        if (acc.space != MemSpace::shared && !remote)
             x.fault("mbarrier outside shared memory",
                     "the mbarrier at " + hex(addr[l]) + " is in " +
                         (acc.space == MemSpace::global ? "global" : "local") +
@@ -4683,7 +4818,8 @@ template <class F> void for_each_mbarrier(Exec& x, int addr_operand, bool init, 
                     "declare the barrier __shared__ (cuda::barrier<cuda::thread_scope_block> in "
                     "shared memory)",
                     l);
-        shared_shadow(x, acc.shared_offset, 8, init ? SharedUse::write : SharedUse::atomic, l);
+        if (!remote)
+            shared_shadow(x, acc.shared_offset, 8, init ? SharedUse::write : SharedUse::atomic, l);
         std::uint64_t w;
         std::memcpy(&w, acc.ptr, 8);
         mbarrier::State s = mbarrier::decode(w);
@@ -5230,6 +5366,7 @@ Handler specialised_handler(const Instruction& in, bool in_kernel) {
         return &fast::mov<~0ull>;
     if ((in.op == Opcode::ld || in.op == Opcode::st) && n == 2 && in.vector == 1 &&
         (in.space == Space::global || in.space == Space::generic || in.space == Space::shared) &&
+        !(in.flags & ptx::f_cluster) &&  // another block's shared memory: load_store resolves it
         !ptx::type_is_signed(in.type) &&
         (ptx::type_bits(in.type) == 32 || ptx::type_bits(in.type) == 64)) {
         const bool store = in.op == Opcode::st, wide = ptx::type_bits(in.type) == 64;

@@ -49,6 +49,10 @@ struct LaunchState {
     std::vector<std::uint32_t> warned_pcs;  // uninitialised-read warnings already given (guarded)
     std::string display_name;
     std::uint64_t grid_workspace = 0;  // cooperative launches: the grid barrier's memory
+    // Thread block clusters (cluster.h): the blocks per cluster (1 x 1 x 1 without them) and
+    // whether the launch gave cluster dimensions (%is_explicit_cluster).
+    Dim3 cluster{};
+    bool explicit_cluster = false;
     // Limits (docs/grading.md, "Limits"): local memory per thread (frames of every nested call),
     // device printf bytes per launch (printf_bytes counts finished blocks), a wall-clock deadline.
     std::uint64_t local_limit = ~0ull;

@@ -191,6 +191,10 @@ struct Warp {
     // barrier's shared offset and the word it held; the warp sleeps until the word changes.
     std::uint32_t mbarrier_offset = 0;
     std::uint64_t mbarrier_word = 0;
+    // The cluster barrier (barrier.cluster, cluster.h): the lanes that arrived in the current
+    // phase, and the phase count whose completion the warp's next barrier.cluster.wait waits for.
+    std::uint32_t cluster_arrived = 0;
+    std::uint64_t cluster_target = 0;
     bool done() const { return stack.empty(); }
     // Every field back to its initial value except the storage kept for the next block (stack,
     // frames and local memory, which start_warp refills). A new field must be reset here too.
@@ -211,6 +215,8 @@ struct Warp {
         partial_bar_function = -1;
         mbarrier_offset = 0;
         mbarrier_word = 0;
+        cluster_arrived = 0;
+        cluster_target = 0;
     }
 };
 
@@ -238,6 +244,7 @@ struct SharedShadow {
 };
 
 struct LaunchState;
+struct ClusterState;
 
 // One of the block's 16 hardware barriers (bar.sync a{, b}).
 struct BarrierState {
@@ -253,6 +260,8 @@ struct Block {
     // (mbarrier.test_wait found its phase incomplete), and one asleep in mbarrier.try_wait.
     static constexpr std::uint32_t yield_barrier = barrier_count;
     static constexpr std::uint32_t mbarrier_barrier = barrier_count + 1;
+    // A warp in barrier.cluster.wait (cluster.h), released when the cluster's phase completes.
+    static constexpr std::uint32_t cluster_barrier = barrier_count + 2;
     std::uint32_t linear = 0;
     std::uint32_t ctaid[3] = {0, 0, 0};
     std::vector<Warp> warps;
@@ -262,6 +271,14 @@ struct Block {
     std::uint32_t epoch = first_epoch;  // increments at each barrier release
     std::uint8_t sm = 0;
     bool detail = false;  // record full events
+    // Its cluster (every block has one: a launch without cluster dimensions gives each block a
+    // cluster of its own), its rank there, and whether it has exited (its shared memory is gone:
+    // another block's access to it is a fault). stalled: in the last round every live warp waited
+    // and a cluster barrier was among the waits, which only another block can release.
+    ClusterState* cluster = nullptr;
+    std::uint32_t cluster_rank = 0;
+    bool exited = false;
+    bool stalled = false;
     std::uint64_t seq = 0;
     std::array<Allocation*, 4>
         recent_buffers{};  // the global buffers accesses hit last, newest first

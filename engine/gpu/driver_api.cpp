@@ -39,6 +39,8 @@ const Driver* driver(std::string* why) {
         CUDALAB_DRIVER_FUNCTIONS(CUDALAB_LOAD)
 #undef CUDALAB_LOAD
         if (!ok) return;
+        d.cuLaunchKernelEx =
+            reinterpret_cast<decltype(d.cuLaunchKernelEx)>(dlsym(d.library, "cuLaunchKernelEx"));
         CUresult r = d.cuInit(0);
         if (r != CUDA_SUCCESS) {
             failure = "the CUDA driver did not initialise (" + d.error_text(r) + ")";

@@ -73,6 +73,8 @@ struct Driver {
     CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
     CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                unsigned, unsigned, CUstream, void**, void**);
+    // Optional (CUDA 12 drivers and later): launches with cluster dimensions; null without it.
+    CUresult (*cuLaunchKernelEx)(const CUlaunchConfig*, CUfunction, void**, void**) = nullptr;
     CUresult (*cuStreamQuery)(CUstream);
     CUresult (*cuEventCreate)(CUevent*, unsigned);
     CUresult (*cuEventDestroy)(CUevent);

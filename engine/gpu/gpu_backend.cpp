@@ -276,9 +276,39 @@ Status GpuBackend::run(CUfunction f, const LaunchConfig& c, std::vector<KernelAr
     d_->cuEventCreate(&start, CU_EVENT_DEFAULT);
     d_->cuEventCreate(&stop, CU_EVENT_DEFAULT);
     d_->cuEventRecord(start, nullptr);
-    CUresult r =
-        d_->cuLaunchKernel(f, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z,
-                           c.dynamic_shared_bytes, nullptr, params.data(), nullptr);
+    CUresult r = CUDA_SUCCESS;
+    if (c.explicit_cluster) {
+        // Thread block clusters: cuLaunchKernelEx with the cluster dimension (the shadow
+        // emulator ran the same clusters).
+        if (!d_->cuLaunchKernelEx) {
+            d_->cuEventDestroy(start);
+            d_->cuEventDestroy(stop);
+            return Status::error(StatusCode::backend_unavailable,
+                                 "the CUDA driver lacks cuLaunchKernelEx, which launches with "
+                                 "cluster dimensions (CUDA 12 or later)");
+        }
+        CUlaunchAttribute attr{};
+        attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attr.value.clusterDim.x = c.cluster.x;
+        attr.value.clusterDim.y = c.cluster.y;
+        attr.value.clusterDim.z = c.cluster.z;
+        CUlaunchConfig config{};
+        config.gridDimX = c.grid.x;
+        config.gridDimY = c.grid.y;
+        config.gridDimZ = c.grid.z;
+        config.blockDimX = c.block.x;
+        config.blockDimY = c.block.y;
+        config.blockDimZ = c.block.z;
+        config.sharedMemBytes = c.dynamic_shared_bytes;
+        config.attrs = &attr;
+        config.numAttrs = 1;
+        if (c.cluster.count() > hw::max_cluster_blocks_portable)
+            d_->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+        r = d_->cuLaunchKernelEx(&config, f, params.data(), nullptr);
+    } else {
+        r = d_->cuLaunchKernel(f, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z,
+                               c.dynamic_shared_bytes, nullptr, params.data(), nullptr);
+    }
     if (r != CUDA_SUCCESS) {
         d_->cuEventDestroy(start);
         d_->cuEventDestroy(stop);

@@ -310,7 +310,9 @@ class Loader {
         if (!launches) fail(nullptr, "a kernel lesson needs at least one [[launch]]");
         for (const auto& node : *launches) {
             const toml::table& t = *node.as_table();
-            only(t, {"let", "each", "kernel", "grid", "block", "shared", "tags", "words", "log"},
+            only(t,
+                 {"let", "each", "kernel", "grid", "block", "shared", "cluster", "tags", "words",
+                  "log"},
                  "[[launch]]");
             DataLaunch l;
             l.line = line_of(node);
@@ -334,6 +336,7 @@ class Loader {
             if (auto n = t.get("grid")) l.grid = dims(*n, "[[launch]] grid");
             if (auto n = t.get("block")) l.block = dims(*n, "[[launch]] block");
             if (auto n = t.get("shared")) l.shared = expr(*n, "[[launch]] shared");
+            if (auto n = t.get("cluster")) l.cluster = dims(*n, "[[launch]] cluster");
             if (auto n = t.get("tags")) l.tags = strings(*n, "[[launch]] tags");
             if (auto n = t.get("words")) l.words = templates(*n, "[[launch]] words");
             if (auto n = t.get("log")) l.log = text(*n, "[[launch]] log", true);
@@ -772,6 +775,10 @@ class Runner {
         const long long shared = ev(l.shared.empty() ? L_.shared : l.shared, c, l.line).as_int();
         in.kernel = l.kernel.empty() ? L_.kernel : l.kernel;
         in.config = LaunchConfig{grid, block, std::uint32_t(std::max(0LL, shared))};
+        if (!l.cluster[0].empty()) {  // thread block clusters: the emulator checks the shape
+            in.config.cluster = dim(l.cluster, c, l.line, "cluster");
+            in.config.explicit_cluster = true;
+        }
         words(L_.words, l.words, c, l.line);
 
         // Inputs: generated once, in argument order, placed on both sides.

@@ -55,6 +55,8 @@ struct DataLaunch {
     std::string kernel;                      // "" : the lesson's
     std::array<std::string, 3> grid, block;  // "" : the lesson's
     std::string shared;                      // dynamic shared bytes; "" : the lesson's
+    // Thread block cluster dimensions (sm_90; cluster = [2, 1, 1]); "" : no clusters
+    std::array<std::string, 3> cluster;
     std::vector<std::string> tags;
     std::map<std::string, std::string> words;  // text variables (templates) for names and logs
     std::string log;                           // a line for the report's log (template)

@@ -125,6 +125,9 @@ enum Flag : std::uint32_t {
     f_noinc = 1u << 26,        // cp.async.mbarrier.arrive.noinc
     f_bulk_to_global = 1u << 27,    // cp.async.bulk.global.shared::cta: shared memory to global
     f_bulk_from_shared = 1u << 28,  // cp.async.bulk.shared::cluster.shared::cta
+    // .shared::cluster (ld, st, atom, red, mapa, getctarank, isspacep, cvta): the address may name
+    // another block's shared memory in the cluster (distributed shared memory)
+    f_cluster = 1u << 29,
 };
 
 // Sub-operations: atom/red operation, shfl mode, vote mode, bool op of setp, redux op, ...
@@ -239,6 +242,7 @@ enum class Special : std::uint8_t {
     nclusterid_x,
     nclusterid_y,
     nclusterid_z,
+    is_explicit_cluster,  // a predicate: the launch gave cluster dimensions (or __cluster_dims__)
     count_
 };
 
@@ -382,6 +386,12 @@ struct Function {
     std::uint32_t reqntid[3] = {0, 0, 0};
     std::uint32_t minnctapersm = 0;
     std::uint32_t maxnreg = 0;
+    // Cluster directives (sm_90): .reqnctapercluster x, y, z (0: none), .explicitcluster (the
+    // kernel must be launched with cluster dimensions; __cluster_dims__ gives both),
+    // .maxclusterrank.
+    std::uint32_t reqnctapercluster[3] = {0, 0, 0};
+    bool explicit_cluster = false;
+    std::uint32_t maxclusterrank = 0;
     std::uint32_t ptx_line = 0;
     // Instructions the emulator cannot run (an unknown opcode or modifier), in PTX order. They are
     // left out of `code`; a launch that reaches this function fails naming the first.

@@ -288,6 +288,7 @@ const std::unordered_map<std::string_view, Special>& special_names() {
         {"%nclusterid.x", Special::nclusterid_x},
         {"%nclusterid.y", Special::nclusterid_y},
         {"%nclusterid.z", Special::nclusterid_z},
+        {"%is_explicit_cluster", Special::is_explicit_cluster},
     };
     return m;
 }
@@ -899,7 +900,11 @@ class FunctionParser {
                     continue;
                 }
             }
-            if (in.op == Opcode::fence && (m == "proxy" || m == "alias" || m == "async")) continue;
+            // fence.proxy.*, and fence.mbarrier_init.release.cluster (after initialising an
+            // mbarrier other blocks of the cluster use): orderings the emulator always has.
+            if (in.op == Opcode::fence &&
+                (m == "proxy" || m == "alias" || m == "async" || m == "mbarrier_init"))
+                continue;
             if (in.op == Opcode::cp_async) {
                 // cp.async.commit_group / wait_group / wait_all / mbarrier.arrive; the copy itself
                 // names its state spaces (.shared.global), which the handler knows.
@@ -932,6 +937,19 @@ class FunctionParser {
             }
             if (in.op == Opcode::griddepcontrol && (m == "wait" || m == "launch_dependents"))
                 continue;  // dependent grids start after their primary ends: both are no-ops
+            // barrier.cluster.arrive / .wait: f_arrive marks the arrive, its absence the wait.
+            if (in.op == Opcode::barrier_cluster && m == "wait") continue;
+            if (m == "shared::cluster") {
+                in.space = Space::shared;
+                in.flags |= f_cluster;
+                continue;
+            }
+            // A copy to every block of a cluster at once (cp.async.bulk ... .multicast::cluster):
+            // not a cache hint to skip, and not implemented.
+            if (starts_with(m, "multicast"))
+                throw Unsupported(line, "multicast to the blocks of a cluster is not implemented "
+                                        "by the emulator: '" +
+                                            std::string(mnemonic) + "'");
             if (is_ignorable_modifier(m)) continue;
             if (m.find("::") != std::string_view::npos) {
                 auto sp = space_names().find(m);
@@ -1437,6 +1455,10 @@ void parse_function_header(Module& module, Function& fn, std::string_view text,
         else if (d == ".reqntid") read_dims(fn.reqntid, 3);
         else if (d == ".minnctapersm") read_dims(&fn.minnctapersm, 1);
         else if (d == ".maxnreg") read_dims(&fn.maxnreg, 1);
+        // Clusters (sm_90, __cluster_dims__): the launch must form clusters of exactly this shape.
+        else if (d == ".reqnctapercluster") read_dims(fn.reqnctapercluster, 3);
+        else if (d == ".explicitcluster") fn.explicit_cluster = true;
+        else if (d == ".maxclusterrank") read_dims(&fn.maxclusterrank, 1);
         else if (d == ".maxnctapersm" || d == ".noreturn" || d == ".pragma") {
             while (i + 1 < dirs.size() && dirs[i + 1][0] != '.') ++i;
         } else throw ParseError(line, "unknown function directive '" + std::string(d) + "'");

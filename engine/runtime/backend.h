@@ -43,6 +43,11 @@ struct LaunchConfig {
     // cudaLaunchCooperativeKernel: every block is resident at once, so blocks may wait for each
     // other (cooperative_groups::this_grid().sync()).
     bool cooperative = false;
+    // Thread block clusters (sm_90; cudaLaunchAttributeClusterDimension): the blocks of a cluster
+    // run at once and share their shared memory. explicit_cluster: the launch gave dimensions
+    // (1 x 1 x 1 included); without, a kernel's __cluster_dims__ (.reqnctapercluster) applies.
+    Dim3 cluster{};
+    bool explicit_cluster = false;
 };
 
 // One kernel argument as the bytes of its PTX parameter (a pointer is its 8-byte device address).

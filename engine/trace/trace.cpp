@@ -10,6 +10,7 @@ const char* mem_space_name(MemSpace space) {
     case MemSpace::param: return "param";
     case MemSpace::constant: return "const";
     case MemSpace::generic: return "generic";
+    case MemSpace::distributed_shared: return "distributed shared";
     }
     return "?";
 }

@@ -14,7 +14,17 @@
 
 namespace cudalab {
 
-enum class MemSpace : std::uint8_t { global, shared, local, param, constant, generic };
+// distributed_shared: another block's shared memory in the cluster (sm_90, .shared::cluster or a
+// generic address from mapa); the address recorded is the shared::cluster one (emulator/cluster.h).
+enum class MemSpace : std::uint8_t {
+    global,
+    shared,
+    local,
+    param,
+    constant,
+    generic,
+    distributed_shared
+};
 enum class MemOp : std::uint8_t { load, store, atomic };
 const char* mem_space_name(MemSpace space);
 const char* mem_op_name(MemOp op);
@@ -93,6 +103,10 @@ struct KernelInfo {
     std::uint32_t block[3] = {1, 1, 1};
     std::uint32_t dynamic_shared_bytes = 0;
     std::uint32_t num_sms = 0;  // modelled SMs
+    // Blocks per thread block cluster (sm_90; 1 x 1 x 1 without clusters): a cluster's blocks are
+    // the ones whose ctaid / cluster is the same, and they may touch each other's shared memory
+    // (MemSpace::distributed_shared).
+    std::uint32_t cluster[3] = {1, 1, 1};
 };
 
 // Static facts about each pc (shared by views): source line, opcode text, class.

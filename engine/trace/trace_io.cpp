@@ -8,7 +8,9 @@ namespace cudalab {
 namespace {
 
 constexpr char magic[] = "CUDALAB-TRACE";
-constexpr std::uint32_t version = 3;  // 3: PcCounters gained the constant-cache counters
+// 3: PcCounters gained the constant-cache counters; 4: KernelInfo::cluster and
+// MemSpace::distributed_shared (thread block clusters)
+constexpr std::uint32_t version = 4;
 
 struct Writer {
     std::ofstream& out;
@@ -73,6 +75,7 @@ bool write_trace(const Trace& t, const std::string& path, std::string* error) {
     w.pod(t.kernel.block);
     w.pod(t.kernel.dynamic_shared_bytes);
     w.pod(t.kernel.num_sms);
+    w.pod(t.kernel.cluster);
     w.pod(std::uint64_t(t.pcs.size()));
     for (const auto& p : t.pcs) {
         w.pod(p.line);
@@ -121,6 +124,7 @@ bool read_trace(const std::string& path, Trace* t, std::string* error) {
     r.pod(t->kernel.block);
     r.pod(t->kernel.dynamic_shared_bytes);
     r.pod(t->kernel.num_sms);
+    r.pod(t->kernel.cluster);
     std::uint64_t n = 0;
     r.pod(n);
     if (!r.ok || n > (1u << 24)) {

@@ -7,8 +7,9 @@ usage: run_emulated.py --runtime DIR --build-dir DIR [--program NAME]
   --build-dir DIR   where ops is built (kept: an unchanged ops.cu is not rebuilt) and its output
                     written (emulator.txt)
   --program NAME    ops (default: ops.cu against h200.txt), tensor_ops (tensor_ops.cu, the
-                    tensor-core instructions, against tensor_h200.txt) or texture_ops
-                    (texture_ops.cu, arrays, textures and surfaces, against texture_h100.txt)
+                    tensor-core instructions, against tensor_h200.txt), texture_ops
+                    (texture_ops.cu, arrays, textures and surfaces, against texture_h100.txt) or
+                    cluster_ops (cluster_ops.cu, thread block clusters, against cluster_h100.txt)
 Environment: NVCC (default $CUDA_HOME/bin/nvcc, then /usr/local/cuda/bin/nvcc, then PATH).
 Operations listed in known_differences.txt (texture_ops: texture_known_differences.txt) may differ on up to the number of inputs given there
 (the special-function instructions whose bits the hardware does not publish); any other
@@ -20,10 +21,11 @@ here = os.path.dirname(os.path.abspath(__file__))
 parser = argparse.ArgumentParser()
 parser.add_argument("--runtime", required=True)
 parser.add_argument("--build-dir", required=True)
-parser.add_argument("--program", default="ops", choices=["ops", "tensor_ops", "texture_ops"])
+REFERENCES = {"ops": "h200.txt", "tensor_ops": "tensor_h200.txt", "texture_ops": "texture_h100.txt",
+              "cluster_ops": "cluster_h100.txt"}
+parser.add_argument("--program", default="ops", choices=sorted(REFERENCES))
 a = parser.parse_args()
-reference = os.path.join(here, {"ops": "h200.txt", "tensor_ops": "tensor_h200.txt",
-                                "texture_ops": "texture_h100.txt"}[a.program])
+reference = os.path.join(here, REFERENCES[a.program])
 known_file = {"ops": "known_differences.txt", "texture_ops": "texture_known_differences.txt"}.get(a.program)
 
 nvcc = os.environ.get("NVCC") or next(
@@ -37,6 +39,8 @@ source = os.path.join(here, a.program + ".cu")
 exe = os.path.join(a.build_dir, a.program)
 # The reference was made with `nvcc -arch=sm_90`; -lineinfo lets the emulator name source lines.
 cmd = [nvcc, "-cudart", "shared", "-lineinfo", "-arch=sm_90", "-o", exe, source]
+if a.program == "cluster_ops":
+    cmd.append("-lcuda")  # cuLaunchKernelEx (the emulated runtime's libcuda.so.1 at run time)
 digest = hashlib.sha256((" ".join(cmd)).encode() + open(source, "rb").read()).hexdigest()
 stamp = exe + ".sha256"
 if not (os.path.exists(exe) and os.path.exists(stamp) and open(stamp).read() == digest):
@@ -70,6 +74,14 @@ for line in open(os.path.join(here, known_file)) if known_file else []:
     if line.strip() and not line.startswith("#"):
         name, inputs, why = line.split(None, 2)
         known[name] = (int(inputs), why.strip())
+# Cases the program writes that the reference does not hold yet (cluster_ops.cu's newer cases):
+# said, not compared, until the reference is recorded again on a GPU.
+def names(path):
+    with open(path) as f:
+        return [l.split()[0] for l in f if l.strip()]
+unrecorded = [n for n in names(out) if n not in set(names(reference))]
+if unrecorded:
+    print(f"not compared (no GPU reference yet in {os.path.basename(reference)}): " + ", ".join(unrecorded))
 differing = {}
 for line in r.stdout.splitlines():
     m = re.match(r"(\S+) \(\S+\): (\d+) of \d+ differ", line)

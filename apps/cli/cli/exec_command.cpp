@@ -285,6 +285,9 @@ void add_exec_options(CLI::App* cmd, ExecArgs& a) {
     cmd->add_option("--grid", a.grid, "grid size X[,Y[,Z]]")->required();
     cmd->add_option("--block", a.block, "block size X[,Y[,Z]]")->required();
     cmd->add_option("--shared", a.shared, "dynamic shared memory bytes");
+    cmd->add_option("--cluster", a.cluster,
+                    "thread block cluster size X[,Y[,Z]] (sm_90; at most 16 blocks, the grid a "
+                    "whole number of clusters)");
     cmd->add_option("--arg", a.args,
                     "argument: TYPE:VALUE or TYPE[N]:zeros|iota|file:PATH (in order)");
     cmd->add_option("--backend", a.backend, "emu, gpu or auto")
@@ -319,6 +322,17 @@ int run_exec(const ExecArgs& a) {
     if (!parse_limits(a.limits, &limits, &err)) return usage(err);
     if (!parse_dim(a.grid, &cfg.grid, false, &err)) return usage("--grid: " + err);
     if (!parse_dim(a.block, &cfg.block, true, &err)) return usage("--block: " + err);
+    if (!a.cluster.empty()) {
+        if (!parse_dim(a.cluster, &cfg.cluster, false, &err)) return usage("--cluster: " + err);
+        if (cfg.cluster.count() > hw::max_cluster_blocks)
+            return usage("--cluster: '" + a.cluster + "' is " +
+                         std::to_string(cfg.cluster.count()) + " blocks; a cluster has at most " +
+                         std::to_string(hw::max_cluster_blocks));
+        if (cfg.grid.x % cfg.cluster.x || cfg.grid.y % cfg.cluster.y || cfg.grid.z % cfg.cluster.z)
+            return usage("--cluster: the grid " + cfg.grid.str() +
+                         " is not a whole number of clusters of " + cfg.cluster.str());
+        cfg.explicit_cluster = true;
+    }
     const std::string shared_limit = std::to_string(hw::emulated.max_shared_per_block);
     auto shared = parse_unsigned(a.shared, 0, std::uint64_t(hw::emulated.max_shared_per_block),
                                  "--shared (bytes; an " + std::string(hw::emulated_arch) +

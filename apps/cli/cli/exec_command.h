@@ -22,6 +22,7 @@ struct ExecArgs {
     std::string grid = "1";
     std::string block = "1";
     std::string shared = "0";
+    std::string cluster;  // thread block cluster X[,Y[,Z]] (sm_90); empty: none
     std::vector<std::string> args;
     std::string backend = "auto";
     std::string out_dir;

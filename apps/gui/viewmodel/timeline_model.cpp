@@ -24,7 +24,10 @@ StepClass classify(const Trace& trace, const WarpEvent& e) {
         return StepClass::barrier;
     if (e.mem >= 0) {
         MemSpace s = trace.accesses[std::size_t(e.mem)].space;
-        return s == MemSpace::shared ? StepClass::shared_memory : StepClass::global_memory;
+        // Another block's shared memory (a cluster's distributed shared memory) is shared memory.
+        return s == MemSpace::shared || s == MemSpace::distributed_shared
+                   ? StepClass::shared_memory
+                   : StepClass::global_memory;
     }
     if (e.kind == EventKind::branch) return StepClass::control;
     if (e.pc < trace.pcs.size() && trace.pcs[e.pc].op_class == "control") return StepClass::control;
