@@ -19,6 +19,7 @@
 
 #include <dirent.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -567,9 +568,15 @@ bool sandbox_process(const SandboxSupport& s, const SandboxSpec& spec,
                            "--regid=" + std::to_string(kSandboxGid), "--clear-groups",
                            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"});
     // RLIMIT_NPROC counts the processes of the program's user: inside a user namespace its own;
-    // as root, every process of 65534 on the machine (the /proc watch counts the program's own).
+    // as root, every process of 65534 on the machine, other sandboxed programs' included. The
+    // /proc watch counts the program's own and decides (exit 121, the limit named); the rlimit is
+    // the backstop between two of its looks, set above it so that a program beside this one
+    // cannot make this one's forks fail first (it then slept to the wall-clock limit instead).
     if (spec.tasks && !s.prlimit.empty())
-        c.insert(c.end(), {s.prlimit, "--nproc=" + std::to_string(spec.tasks), "--"});
+        c.insert(c.end(),
+                 {s.prlimit,
+                  "--nproc=" + std::to_string(spec.tasks + std::max<std::uint64_t>(spec.tasks, 64)),
+                  "--"});
     if (!spec.program_env.empty()) {
         c.push_back("/usr/bin/env");
         c.insert(c.end(), spec.program_env.begin(), spec.program_env.end());
