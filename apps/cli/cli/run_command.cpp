@@ -57,7 +57,8 @@ options:
                            folder visible (writable), a 256 MB /tmp, stricter default limits
                            (docs/grading.md); refused in the home folder or above it
   --sandbox-readonly-cwd   in the sandbox, the current folder is read-only too
-  --time-limit SECONDS     wall-clock limit (default 60; 0: none)          -> exit 124
+  --time-limit SECONDS     wall-clock limit (default 120, 60 in the sandbox; 0: none)
+                                                                            -> exit 124
   --memory-limit SIZE      resident memory of the program, in MB or with a unit (2G; default
                            3/4 of RAM, 4G in the sandbox; 0: none)          -> exit 125
   --output-limit SIZE      stdout and stderr together, in KB or with a unit (default none,
