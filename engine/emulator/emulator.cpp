@@ -1140,6 +1140,9 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     for (const auto& f : m.functions)
         if (f.is_extern && (f.name == "malloc" || f.name == "free"))
             program->uses_device_malloc = true;
+        else if (f.is_extern && (f.name.rfind("__cudaCDP2LaunchDevice", 0) == 0 ||
+                                 f.name.rfind("cudaLaunchDevice", 0) == 0))
+            program->uses_device_launch = true;
     // Shared symbols of .funcs, in every kernel that reaches them; then each kernel's own.
     for (std::size_t f = 0; f < program->functions.size(); ++f) {
         PreparedFunction& pf = program->functions[f];
@@ -1472,6 +1475,78 @@ Status Emulator::check_launch(const std::string& entry, const std::string& displ
     return Status::success();
 }
 
+// Dynamic parallelism: the grids a finished grid's threads launched, each run to completion with
+// its own descendants before the next (CUDA 12 and later: a grid is complete only when its
+// children are, so work after a launch in the same stream waits for the child's whole tree; no
+// parent waits for a child, so running children after their parent is an order a GPU may take).
+// Tail launches (cudaStreamTailLaunch) run after the grid's other children, as CUDA specifies.
+// Their results (printf, footprint, instructions, warnings) are the parent launch's.
+void Emulator::run_device_launches(LaunchState& state, const std::string& parent_name,
+                                   LaunchResult& result) {
+    constexpr std::uint64_t tail_launch_stream = 3;  // cudaStreamTailLaunch
+    std::vector<LaunchState::DeviceLaunch> order;
+    for (const auto& d : state.device_launches)
+        if (d.stream != tail_launch_stream) order.push_back(d);
+    for (const auto& d : state.device_launches)
+        if (d.stream == tail_launch_stream) order.push_back(d);
+    // Buffers handed out but never launched are the runtime's to reclaim.
+    for (const auto& d : state.device_buffers) memory_->release(d.buffer);
+    const Dim3 grid = last_grid_, block = last_block_;
+    const bool tracked = writers_tracked_;
+    for (const auto& d : order) {
+        if (!result.status.ok()) {
+            memory_->release(d.buffer);
+            continue;
+        }
+        const PreparedFunction& pf = program_->functions[std::size_t(d.function)];
+        std::vector<KernelArg> args(pf.fn.params.size());
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            args[i].bytes.resize(pf.fn.params[i].size);
+            memory_->copy_out(args[i].bytes.data(), d.buffer + pf.fn.params[i].offset,
+                              pf.fn.params[i].size);
+        }
+        memory_->release(d.buffer);
+        LaunchConfig config;
+        config.grid = d.grid;
+        config.block = d.block_dim;
+        config.dynamic_shared_bytes = d.dynamic_shared;
+        ++device_depth_;
+        LaunchResult child =
+            launch(pf.fn.name, compiler::source_name_of(pf.fn.name), config, args, TraceOptions{});
+        --device_depth_;
+        result.printf_output += child.printf_output;
+        result.printf_dropped_bytes += child.printf_dropped_bytes;
+        result.stats.warp_instructions += child.stats.warp_instructions;
+        result.stats.thread_instructions += child.stats.thread_instructions;
+        for (auto& w : child.warnings) result.warnings.push_back(std::move(w));
+        result.uninitialised_shared_reads += child.uninitialised_shared_reads;
+        if (result.first_uninitialised_shared_read.empty())
+            result.first_uninitialised_shared_read = child.first_uninitialised_shared_read;
+        result.global_races += child.global_races;
+        if (result.first_global_race.empty()) result.first_global_race = child.first_global_race;
+        if (state.record_footprint) {
+            result.footprint.insert(result.footprint.end(), child.footprint.begin(),
+                                    child.footprint.end());
+            compact_footprint(result.footprint);
+        }
+        if (!child.status.ok()) {
+            std::uint32_t b[3], t[3];
+            linear_to_dims(d.block, state.config.grid, b);
+            linear_to_dims(d.thread, state.config.block, t);
+            result.status = child.status;
+            result.status.message += "\n  (a grid launched from the device: by thread (" +
+                                     std::to_string(t[0]) + "," + std::to_string(t[1]) + "," +
+                                     std::to_string(t[2]) + ") of block (" + std::to_string(b[0]) +
+                                     "," + std::to_string(b[1]) + "," + std::to_string(b[2]) +
+                                     ") of kernel '" + parent_name + "', nesting depth " +
+                                     std::to_string(device_depth_ + 1) + ")";
+        }
+    }
+    last_grid_ = grid;
+    last_block_ = block;
+    writers_tracked_ = tracked;
+}
+
 LaunchResult Emulator::launch(const std::string& entry, const std::string& display_name,
                               const LaunchConfig& config, const std::vector<KernelArg>& args,
                               const TraceOptions& trace_options) {
@@ -1520,7 +1595,10 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
         state.reserved_shared = std::uint32_t(align_up(state.shared_bytes, 16));
         state.shared_bytes = state.reserved_shared + reserved_shared_bytes;
     }
-    state.budget = options_.instruction_budget;
+    // Child grids share what their host-launched ancestor left of the budget.
+    state.budget = device_depth_ ? device_budget_left_ : options_.instruction_budget;
+    state.device_depth = device_depth_;
+    state.device_launch_limit = options_.device_pending_launch_limit;
     state.detect_races = options_.detect_races;
     state.record_footprint = options_.record_footprint;
     state.independent_scheduling = options_.independent_scheduling;
@@ -1572,7 +1650,10 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     unsigned workers = options_.worker_threads ? options_.worker_threads
                                                : std::max(1u, std::thread::hardware_concurrency());
     // Atomic results and device malloc's addresses must not depend on thread timing.
-    if (program_->uses_global_atomics || program_->uses_device_malloc) workers = 1;
+    // (Device-side launches are recorded in launch order, and their buffers allocated, likewise.)
+    if (program_->uses_global_atomics || program_->uses_device_malloc ||
+        program_->uses_device_launch)
+        workers = 1;
     workers = std::max(1u, std::min<unsigned>(workers, blocks));
     // Local memory: what the memory limit leaves after the allocations, shared by every thread that
     // can be resident at once (a block on each worker), and never more than a GPU thread's 512 KB.
@@ -1882,6 +1963,12 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     if (fault)
         result.status = Status::error(StatusCode::kernel_fault,
                                       format_fault(*program_, config, display_name, *fault));
+    {
+        const std::uint64_t used = state.warp_instructions.load();
+        device_budget_left_ = state.budget > used ? state.budget - used : 0;
+    }
+    if (!state.device_launches.empty() || !state.device_buffers.empty())
+        run_device_launches(state, display_name, result);
     result.stats.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return result;

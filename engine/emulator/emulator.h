@@ -10,7 +10,7 @@
 //   [x] integer, carry-chain, f32/f64 (every rounding mode), f16/bf16 (and x2) arithmetic; cvt in
 //       every direction; bit operations; NaNs and signed zeros as the GPU makes them
 //   [x] calls to non-inlined .func with parameter frames, recursion, function pointers; device
-//       printf (vprintf); assert()
+//       printf (vprintf); assert(); device-side kernel launches (dynamic parallelism)
 //   [x] atomics, warp shuffles, votes, match, redux, with per-lane member masks
 //   [x] shared-memory race detector, uninitialised shared reads (warning), instruction budget
 //   [x] blocks spread over the host's cores; deterministic (kernels with global atomics run their
@@ -39,6 +39,7 @@ namespace cudalab::emu {
 // A loaded module prepared for execution, with the SIMT state the interpreter keeps: the
 // emulator's own (emulator/state.h, private to engine/emulator; engine/layers.cmake).
 struct Program;
+struct LaunchState;  // one launch's running state (emulator/execute.h)
 
 struct EmulatorOptions {
     // Warp instructions per launch before it is stopped as an endless loop. Counted per warp
@@ -79,6 +80,9 @@ struct EmulatorOptions {
     // Record the global bytes each launch reads and writes (LaunchResult::footprint): the CUDA
     // runtime's race detector between streams needs them; lessons do not.
     bool record_footprint = false;
+    // Device-side launches one grid may have pending (cudaLimitDevRuntimePendingLaunchCount,
+    // 2048 by default); past it a launch fails with cudaErrorLaunchPendingCountExceeded.
+    std::uint32_t device_pending_launch_limit = 2048;
     // No launch runs past this time (a check's wall-clock limit); epoch: none.
     std::chrono::steady_clock::time_point deadline{};
     // Where a __managed__ variable (.attribute(.managed)) lives: given its name and size, the
@@ -153,11 +157,17 @@ class Emulator {
     bool tracks_writers() const { return writers_tracked_; }
 
   private:
+    void run_device_launches(LaunchState& state, const std::string& parent_name,
+                             LaunchResult& result);
     EmulatorOptions options_;
     std::shared_ptr<DeviceMemory> memory_;
     std::unique_ptr<Program> program_;
     Dim3 last_grid_, last_block_;
     bool writers_tracked_ = true;
+    // Dynamic parallelism: the nesting depth of the grid launch() runs now (0: the host's), and
+    // the warp instructions the host's launch and all its descendants have left between them.
+    std::uint32_t device_depth_ = 0;
+    std::uint64_t device_budget_left_ = 0;
 };
 
 }  // namespace cudalab::emu

@@ -4109,6 +4109,7 @@ std::uint8_t* frame_bytes_at(Exec& x, int lane, std::uint64_t offset, std::uint6
 void call_vprintf(Exec& x);
 [[noreturn]] void call_assertfail(Exec& x);
 void call_device_heap(Exec& x, bool allocate);
+bool call_device_runtime(Exec& x, const std::string& name);
 void exec_call(Exec& x) {
     SimtEntry& top = x.warp.stack.back();
     top.pc = std::int32_t(x.pc) + 1;  // where the caller resumes, with all its lanes
@@ -4143,6 +4144,7 @@ void exec_call(Exec& x) {
         if (callee.fn.name == "__assertfail") call_assertfail(x);
         if (callee.fn.name == "malloc" || callee.fn.name == "free")
             return call_device_heap(x, callee.fn.name == "malloc");
+        if (call_device_runtime(x, callee.fn.name)) return;
         x.unsupported("call to external function " + callee.fn.name);
     }
     if (x.warp.frames.size() >= 1024)
@@ -4285,6 +4287,197 @@ void call_device_heap(Exec& x, bool allocate) {
                     "free only pointers malloc returned in device code, once", l);
         }
     });
+}
+
+// Dynamic parallelism: the device runtime's launch functions (cudadevrt), which nvcc calls for a
+// kernel launch in device code. CUDA 12 and later name them __cudaCDP2*; the names without the
+// prefix are the same functions as older toolkits and hand-written PTX call them. A launch is
+// recorded (LaunchState::device_launches) and runs after this grid has finished
+// (Emulator::launch); each calling lane launches its own grid, as on a GPU.
+namespace {
+constexpr std::uint32_t cuda_error_invalid_value = 1;
+constexpr std::uint32_t cuda_error_invalid_configuration = 9;
+constexpr std::uint32_t cuda_error_max_depth = 65;        // cudaErrorLaunchMaxDepthExceeded
+constexpr std::uint32_t cuda_error_pending_count = 69;    // cudaErrorLaunchPendingCountExceeded
+constexpr std::uint32_t cuda_error_device_function = 98;  // cudaErrorInvalidDeviceFunction
+// The hardware's nesting limit (CUDA C++ Programming Guide, "Nesting and Synchronization Depth").
+constexpr std::uint32_t max_device_depth = 24;
+}  // namespace
+
+bool call_device_runtime(Exec& x, const std::string& full_name) {
+    std::string name = full_name;
+    if (name.rfind("__cudaCDP2", 0) == 0) name = "cuda" + name.substr(10);
+    static const char* const known[] = {
+        "cudaGetParameterBufferV2", "cudaGetParameterBuffer",    "cudaLaunchDeviceV2",
+        "cudaLaunchDevice",         "cudaStreamCreateWithFlags", "cudaStreamDestroy",
+        "cudaGetLastError",         "cudaPeekAtLastError",       "cudaGetDevice"};
+    if (std::find(std::begin(known), std::end(known), name) == std::end(known)) return false;
+    const auto& args = x.in->call_args;
+    const auto& rets = x.in->call_results;
+    const Frame& frame = x.warp.frames.back();
+    LaunchState& st = x.launch;
+    const auto& functions = st.program.functions;
+    auto slot = [&](std::size_t i) {
+        return frame.local_base + x.fn->local_offsets[std::size_t(args[i])];
+    };
+    // Argument i's bytes [at, at + bytes) for lane l, zero-extended into a 64-bit value.
+    auto arg = [&](int l, std::size_t i, std::uint64_t at, std::uint32_t bytes) {
+        std::uint64_t v = 0;
+        if (i < args.size()) std::memcpy(&v, frame_bytes_at(x, l, slot(i) + at, bytes), bytes);
+        return v;
+    };
+    auto give = [&](int l, std::uint64_t value, std::uint32_t bytes) {
+        if (rets.empty()) return;
+        const std::uint64_t at = frame.local_base + x.fn->local_offsets[std::size_t(rets[0])];
+        std::memcpy(frame_bytes_at(x, l, at, bytes), &value, bytes);
+    };
+    auto key = [&](int l) {
+        return std::uint64_t(x.block.linear) << 32 |
+               (std::uint64_t(x.warp.id) * 32 + std::uint64_t(l));
+    };
+    std::lock_guard<std::mutex> lock(st.device_mutex);
+    auto set_error = [&](int l, std::uint32_t code) {
+        for (auto& [k, e] : st.device_errors)
+            if (k == key(l)) {
+                e = code;
+                return;
+            }
+        st.device_errors.push_back({key(l), code});
+    };
+    const std::size_t wanted_args = name == "cudaGetParameterBufferV2" ? 4
+                                    : name == "cudaLaunchDevice"       ? 6
+                                    : name == "cudaGetParameterBuffer" ||
+                                            name == "cudaLaunchDeviceV2" ||
+                                            name == "cudaStreamCreateWithFlags"
+                                        ? 2
+                                    : name == "cudaStreamDestroy" || name == "cudaGetDevice" ? 1
+                                                                                             : 0;
+    if (args.size() < wanted_args)
+        x.fault("bad device runtime call",
+                full_name + " takes " + std::to_string(wanted_args) +
+                    " arguments, the call passes " + std::to_string(args.size()),
+                "declare it as cuda_device_runtime_api.h does");
+    // A kernel's address (function_window + 16 * index, as the launching thread took it with
+    // mov) to its index; -1 for anything that is not a kernel of this module.
+    auto kernel_at = [&](std::uint64_t a) -> std::int32_t {
+        if (a < function_window || (a - function_window) % 16 != 0 ||
+            (a - function_window) / 16 >= functions.size() ||
+            !functions[(a - function_window) / 16].fn.is_entry)
+            return -1;
+        return std::int32_t((a - function_window) / 16);
+    };
+    // Hands out a parameter buffer for a launch of `function` (-1: not known yet, the older
+    // cudaGetParameterBuffer), or NULL with the thread's error set, as cudadevrt does.
+    auto buffer_for = [&](int l, std::int32_t function, std::uint64_t bytes, Dim3 grid, Dim3 block,
+                          std::uint32_t shared) -> std::uint64_t {
+        std::uint32_t error = 0;
+        if (st.device_depth + 1 > max_device_depth) error = cuda_error_max_depth;
+        else if (st.device_buffers.size() + st.device_launches.size() >= st.device_launch_limit)
+            error = cuda_error_pending_count;
+        if (error) {
+            set_error(l, error);
+            return 0;
+        }
+        LaunchState::DeviceLaunch d;
+        d.block = x.block.linear;
+        d.thread = x.warp.id * 32 + std::uint32_t(l);
+        d.function = function;
+        d.grid = grid;
+        d.block_dim = block;
+        d.dynamic_shared = shared;
+        d.buffer = st.memory.allocate(std::max<std::uint64_t>(bytes, 8),
+                                      "parameter buffer of a device-side launch");
+        st.device_buffers.push_back(d);
+        return d.buffer;
+    };
+    auto dim_arg = [&](int l, std::size_t i) {
+        return Dim3{std::uint32_t(arg(l, i, 0, 4)), std::uint32_t(arg(l, i, 4, 4)),
+                    std::uint32_t(arg(l, i, 8, 4))};
+    };
+    // A launch configuration CUDA refuses (cudaErrorInvalidConfiguration); the rest of
+    // check_launch's checks are made when the grid runs.
+    auto bad_config = [&](const LaunchState::DeviceLaunch& d) {
+        const Dim3& g = d.grid;
+        const Dim3& b = d.block_dim;
+        return g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0 ||
+               b.count() > hw::max_threads_per_block || b.z > hw::max_block_z ||
+               g.x > hw::max_grid_x || g.y > hw::max_grid_yz || g.z > hw::max_grid_yz;
+    };
+    auto launch_buffer = [&](int l, std::uint64_t buffer, std::uint64_t stream,
+                             const LaunchState::DeviceLaunch* given) -> std::uint32_t {
+        auto it = std::find_if(st.device_buffers.begin(), st.device_buffers.end(),
+                               [&](const auto& d) { return d.buffer == buffer; });
+        if (it == st.device_buffers.end()) return cuda_error_invalid_value;
+        LaunchState::DeviceLaunch d = *it;
+        st.device_buffers.erase(it);
+        if (given) {
+            d.function = given->function;
+            d.grid = given->grid;
+            d.block_dim = given->block_dim;
+            d.dynamic_shared = given->dynamic_shared;
+        }
+        d.stream = stream;
+        std::uint32_t error = 0;
+        if (d.function < 0) error = cuda_error_device_function;
+        else if (bad_config(d)) error = cuda_error_invalid_configuration;
+        if (error) {
+            st.memory.release(d.buffer);
+            return error;
+        }
+        (void)l;
+        st.device_launches.push_back(d);
+        return 0;
+    };
+    Allocation* cache = nullptr;
+    FOR_LANES(x.mask, {
+        if (name == "cudaGetParameterBufferV2") {
+            const std::int32_t f = kernel_at(arg(l, 0, 0, 8));
+            if (f < 0) {
+                set_error(l, cuda_error_device_function);
+                give(l, 0, 8);
+            } else {
+                give(l,
+                     buffer_for(l, f, functions[std::size_t(f)].fn.param_bytes, dim_arg(l, 1),
+                                dim_arg(l, 2), std::uint32_t(arg(l, 3, 0, 4))),
+                     8);
+            }
+        } else if (name == "cudaGetParameterBuffer") {
+            give(l, buffer_for(l, -1, arg(l, 1, 0, 8), {}, {}, 0), 8);
+        } else if (name == "cudaLaunchDeviceV2") {
+            const std::uint32_t e = launch_buffer(l, arg(l, 0, 0, 8), arg(l, 1, 0, 8), nullptr);
+            if (e) set_error(l, e);
+            give(l, e, 4);
+        } else if (name == "cudaLaunchDevice") {
+            LaunchState::DeviceLaunch given;
+            given.function = kernel_at(arg(l, 0, 0, 8));
+            given.grid = dim_arg(l, 2);
+            given.block_dim = dim_arg(l, 3);
+            given.dynamic_shared = std::uint32_t(arg(l, 4, 0, 4));
+            const std::uint32_t e = launch_buffer(l, arg(l, 1, 0, 8), arg(l, 5, 0, 8), &given);
+            if (e) set_error(l, e);
+            give(l, e, 4);
+        } else if (name == "cudaStreamCreateWithFlags" || name == "cudaGetDevice") {
+            // A device-side stream is a handle only: every launch runs in the order recorded,
+            // which keeps each stream's order. Handles start past the special ones (0-4).
+            const std::uint64_t value = name == "cudaGetDevice" ? 0 : 0x100 + ++st.device_streams;
+            const std::uint32_t bytes = name == "cudaGetDevice" ? 4 : 8;
+            const Access a = resolve(x, Space::generic, arg(l, 0, 0, 8), bytes,
+                                     "store of a device runtime result", l, cache);
+            std::memcpy(a.ptr, &value, bytes);
+            give(l, 0, 4);
+        } else if (name == "cudaStreamDestroy") {
+            give(l, 0, 4);
+        } else {  // cudaGetLastError, cudaPeekAtLastError
+            std::uint32_t e = 0;
+            for (auto& [k, v] : st.device_errors)
+                if (k == key(l)) {
+                    e = v;
+                    if (name == "cudaGetLastError") v = 0;
+                }
+            give(l, e, 4);
+        }
+    });
+    return true;
 }
 
 // Device printf: vprintf(format, packed arguments). Formatted per lane in lane order, as the GPU

@@ -73,6 +73,26 @@ struct LaunchState {
     std::uint32_t global_races = 0;  // guarded by global_shadow_mutex
     std::string first_global_race;
     int kernel_fences = -1;  // -1: not looked yet; 1: the kernel has a memory fence (__threadfence)
+    // Dynamic parallelism (docs/emulator.md, "Dynamic parallelism"): the grids this launch's
+    // threads launch, run by Emulator::launch once this grid has finished (a parent never waits
+    // for its children in CUDA 12 and later, so that order is one a GPU may take). Guarded by
+    // device_mutex; blocks of a kernel that launches run on one worker, in order.
+    struct DeviceLaunch {
+        std::uint32_t block = 0, thread = 0;  // the launching thread (linear indices)
+        std::int32_t function = -1;           // the kernel, an index into program.functions
+        Dim3 grid, block_dim;
+        std::uint32_t dynamic_shared = 0;
+        std::uint64_t buffer = 0;  // the parameter buffer (device memory) the thread filled
+        std::uint64_t stream = 0;  // the device-side stream handle it was launched into
+    };
+    std::mutex device_mutex;
+    std::vector<DeviceLaunch> device_buffers;   // handed out, not launched yet
+    std::vector<DeviceLaunch> device_launches;  // launched, in launch order
+    std::uint32_t device_depth = 0;             // 0: launched by the host
+    std::uint32_t device_launch_limit = 0;      // launches one grid may leave pending
+    std::uint64_t device_streams = 0;           // device-side streams created so far
+    // Each thread's last device-runtime error (cudaGetLastError), by (block << 32 | thread).
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> device_errors;
     // tells this launch's cached shadows from another's
     const std::uint64_t serial = next_serial();
 

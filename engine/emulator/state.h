@@ -86,6 +86,7 @@ struct Program {
     std::uint32_t total_pcs = 0;  // instructions over all functions
     bool uses_global_atomics = false;
     bool uses_device_malloc = false;  // calls malloc/free: blocks run in order
+    bool uses_device_launch = false;  // launches kernels (dynamic parallelism): likewise
     // Reads %reserved_smem_offset_*: each block gets the reserved shared memory (1 KB, as on sm_80
     // and later) after its own, so that cooperative groups' scratch does not overlap the program's.
     bool uses_reserved_shared = false;
