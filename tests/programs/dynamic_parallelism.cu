@@ -162,6 +162,11 @@ int main() {
     std::printf("bad child launch: %s, then %s\n", cudaGetErrorName(cudaError_t(hc[0])),
                 cudaGetErrorName(cudaError_t(hc[1])));
 
+    CHECK(cudaFree(d));
+    CHECK(cudaFree(nodes));
+    CHECK(cudaFree(values));
+    CHECK(cudaFree(out));
+    CHECK(cudaFree(codes));
     const bool ok = sort_ok && tree_ok && tail_ok && bad_ok;
     std::printf("dynamic_parallelism: %s\n", ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;
