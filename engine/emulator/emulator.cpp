@@ -1138,7 +1138,9 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
     program->total_pcs = pc_base;
     program->unrunnable = find_unrunnable(m);
     for (const auto& f : m.functions)
-        if (f.is_extern && (f.name == "malloc" || f.name == "free"))
+        if (f.is_extern &&
+            (f.name == "malloc" || f.name == "free" || f.name == "__cudaCDP2Malloc" ||
+             f.name == "__cudaCDP2Free" || f.name == "cudaMalloc" || f.name == "cudaFree"))
             program->uses_device_malloc = true;
         else if (f.is_extern && (f.name.rfind("__cudaCDP2LaunchDevice", 0) == 0 ||
                                  f.name.rfind("cudaLaunchDevice", 0) == 0))

@@ -4307,10 +4307,17 @@ constexpr std::uint32_t max_device_depth = 24;
 bool call_device_runtime(Exec& x, const std::string& full_name) {
     std::string name = full_name;
     if (name.rfind("__cudaCDP2", 0) == 0) name = "cuda" + name.substr(10);
-    static const char* const known[] = {
-        "cudaGetParameterBufferV2", "cudaGetParameterBuffer",    "cudaLaunchDeviceV2",
-        "cudaLaunchDevice",         "cudaStreamCreateWithFlags", "cudaStreamDestroy",
-        "cudaGetLastError",         "cudaPeekAtLastError",       "cudaGetDevice"};
+    static const char* const known[] = {"cudaGetParameterBufferV2",
+                                        "cudaGetParameterBuffer",
+                                        "cudaLaunchDeviceV2",
+                                        "cudaLaunchDevice",
+                                        "cudaStreamCreateWithFlags",
+                                        "cudaStreamDestroy",
+                                        "cudaGetLastError",
+                                        "cudaPeekAtLastError",
+                                        "cudaGetDevice",
+                                        "cudaMalloc",
+                                        "cudaFree"};
     if (std::find(std::begin(known), std::end(known), name) == std::end(known)) return false;
     const auto& args = x.in->call_args;
     const auto& rets = x.in->call_results;
@@ -4465,6 +4472,22 @@ bool call_device_runtime(Exec& x, const std::string& full_name) {
                                      "store of a device runtime result", l, cache);
             std::memcpy(a.ptr, &value, bytes);
             give(l, 0, 4);
+        } else if (name == "cudaMalloc") {
+            // Device-side cudaMalloc/cudaFree: the device heap of malloc/free
+            // (cudaLimitMallocHeapSize), which a device-side cudaMalloc shares on a GPU.
+            const std::uint64_t p = st.memory.device_malloc(arg(l, 1, 0, 8));
+            const Access a = resolve(x, Space::generic, arg(l, 0, 0, 8), 8,
+                                     "store of a device runtime result", l, cache);
+            std::memcpy(a.ptr, &p, 8);
+            const std::uint32_t e = p ? 0 : 2;  // cudaErrorMemoryAllocation
+            if (e) set_error(l, e);
+            give(l, e, 4);
+        } else if (name == "cudaFree") {
+            const std::uint64_t p = arg(l, 0, 0, 8);
+            const std::uint32_t e =
+                p == 0 || st.memory.device_free(p) ? 0 : cuda_error_invalid_value;
+            if (e) set_error(l, e);
+            give(l, e, 4);
         } else if (name == "cudaStreamDestroy") {
             give(l, 0, 4);
         } else {  // cudaGetLastError, cudaPeekAtLastError
