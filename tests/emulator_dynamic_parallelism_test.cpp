@@ -6,7 +6,9 @@
 // line and block and the parent thread that launched it. tests/programs/dynamic_parallelism.cu
 // runs a whole program, on the emulated runtime and on a GPU.
 #include "compiler/compiler.h"
+#include "cudart/ptx_link.h"
 #include "emulator/emu_backend.h"
+#include "emulator/emulator.h"
 
 #include <doctest/doctest.h>
 
@@ -137,4 +139,38 @@ TEST_CASE("dynamic parallelism: a fault in a child grid names its line, its bloc
     CHECK(m.find("block (0,0,0)") != std::string::npos);
     CHECK(m.find("launched from the device: by thread (1,0,0) of block (0,0,0) of kernel "
                  "'bad', nesting depth 1") != std::string::npos);
+}
+
+TEST_CASE("dynamic parallelism: a kernel launches a kernel of another translation unit (-rdc)") {
+    // The first unit declares the kernel the second defines: the linked module keeps the
+    // declaration ahead of the use of its address, as nvlink resolves it.
+    static compiler::Compiler compiler;
+    compiler::CompileOptions options;
+    options.extra_options = {"-rdc=true"};
+    const auto first = compiler.compile(R"(
+extern __global__ void other(int* out, int value);
+__global__ void parent(int* out) { other<<<1, 4>>>(out, 9); }
+)",
+                                        "first.cu", options);
+    const auto second = compiler.compile(
+        "__global__ void other(int* out, int value) { out[threadIdx.x] = value + threadIdx.x; }\n",
+        "second.cu", options);
+    INFO(first->error_text() << second->error_text());
+    REQUIRE(first->ok);
+    REQUIRE(second->ok);
+    std::string error;
+    const std::string linked = cudart::link_ptx({first->ptx, second->ptx}, &error);
+    INFO(error);
+    REQUIRE_FALSE(linked.empty());
+    emu::Emulator e;
+    REQUIRE(e.load(linked, "first.cu").ok());
+    const std::uint64_t out = e.memory().allocate(16);
+    const std::string parent = first->mangled_name("parent");
+    const LaunchResult r = e.launch(parent, "parent", LaunchConfig{Dim3{1, 1, 1}, Dim3{1, 1, 1}, 0},
+                                    {KernelArg::of(out)}, {});
+    INFO(r.status.message);
+    REQUIRE(r.status.ok());
+    std::int32_t values[4] = {};
+    REQUIRE(e.memory().copy_out(values, out, sizeof values));
+    for (int i = 0; i < 4; ++i) CHECK(values[i] == 9 + i);
 }

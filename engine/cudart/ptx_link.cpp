@@ -158,7 +158,13 @@ std::string link_ptx(const std::vector<std::string>& units, std::string* error) 
                 continue;
             }
             if (s.is_extern && !s.name.empty()) {
-                if (defined.count(s.name)) continue;            // another unit defines it
+                // Another unit defines it. A function defined in a later unit keeps its
+                // declaration (once): a use of its address here (a device-side launch of a
+                // kernel of another file) must name a function already declared.
+                const auto d = defined.find(s.name);
+                const bool function = s.text.find(".func") != std::string::npos ||
+                                      s.text.find(".entry") != std::string::npos;
+                if (d != defined.end() && (d->second < u || !function)) continue;
                 if (!declared.insert(s.name).second) continue;  // vprintf, malloc...: declared once
             }
             if (s.is_weak && !s.name.empty() && !declared.insert("weak:" + s.name).second) continue;

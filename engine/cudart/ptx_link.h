@@ -1,7 +1,8 @@
 // Joins the PTX of several translation units into one module, as nvlink joins their machine
 // code for a program built with relocatable device code (nvcc -rdc=true): each unit's private
-// symbols are renamed apart, declarations of symbols another unit defines are dropped, and one
-// header is kept.
+// symbols are renamed apart, declarations of symbols another unit defines are dropped (but for a
+// function an earlier unit takes the address of, whose declaration is kept once), and one header
+// is kept.
 #pragma once
 
 #include <string>
