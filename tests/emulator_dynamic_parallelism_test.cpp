@@ -50,6 +50,14 @@ __global__ void tail(int* out) {
     cudaStreamDestroy(s);
 }
 
+// A copy and a fill in the NULL stream after a launch in it see what the child wrote.
+__global__ void copies(int* out) {
+    leaf<<<1, 1>>>(out, 0, 5);
+    cudaMemcpyAsync(out + 1, out, sizeof(int), cudaMemcpyDeviceToDevice, 0);
+    cudaMemsetAsync(out + 2, 1, 2, 0);
+    cudaMemcpyAsync(out + 3, out + 1, 4000, cudaMemcpyDeviceToDevice, 0);  // past the buffer
+}
+
 __global__ void bad(int* out) {
     if (threadIdx.x == 1) leaf<<<2, 1>>>(nullptr, 3, 1);
 }
@@ -126,6 +134,21 @@ TEST_CASE("dynamic parallelism: a tail launch runs after the grid's other childr
     const Run r = run("tail");
     REQUIRE(r.result.status.ok());
     CHECK(r.out[0] == 7);
+}
+
+TEST_CASE("dynamic parallelism: cudaMemcpyAsync and cudaMemsetAsync in device code run in stream "
+          "order; one past its buffer is an error naming the thread") {
+    const Run r = run("copies");
+    INFO(r.result.status.message);
+    CHECK(r.out[0] == 5);
+    CHECK(r.out[1] == 5);
+    CHECK(std::uint32_t(r.out[2]) == 0xffff0101u);
+    CHECK(r.out[3] == -1);
+    REQUIRE_FALSE(r.result.status.ok());
+    CHECK(r.result.status.message.find("cudaMemcpyAsync in device code of 4000 bytes") !=
+          std::string::npos);
+    CHECK(r.result.status.message.find("by thread (0,0,0) of block (0,0,0) of kernel 'copies'") !=
+          std::string::npos);
 }
 
 TEST_CASE("dynamic parallelism: a fault in a child grid names its line, its block and the "

@@ -1500,6 +1500,41 @@ void Emulator::run_device_launches(LaunchState& state, const std::string& parent
             memory_->release(d.buffer);
             continue;
         }
+        if (d.function < 0) {  // a device-side cudaMemcpyAsync / cudaMemsetAsync
+            const bool copy = d.function == LaunchState::DeviceLaunch::copy_operation;
+            std::vector<std::uint8_t> bytes(d.bytes, d.value);
+            const bool ok = d.bytes <= memory_->bytes_allocated() &&
+                            (!copy || memory_->copy_out(bytes.data(), d.source, d.bytes)) &&
+                            memory_->copy_in(d.buffer, bytes.data(), d.bytes);
+            if (ok) {
+                if (state.record_footprint) {
+                    if (copy) result.footprint.push_back({d.source, d.source + d.bytes, false});
+                    result.footprint.push_back({d.buffer, d.buffer + d.bytes, true});
+                    compact_footprint(result.footprint);
+                }
+                continue;
+            }
+            std::uint32_t b[3], t[3];
+            linear_to_dims(d.block, state.config.grid, b);
+            linear_to_dims(d.thread, state.config.block, t);
+            auto hex = [](std::uint64_t v) {
+                std::ostringstream h;
+                h << "0x" << std::hex << v;
+                return h.str();
+            };
+            std::ostringstream m;
+            m << (program_->source_path.empty() ? std::string("kernel") : program_->source_path)
+              << ": error: " << (copy ? "cudaMemcpyAsync" : "cudaMemsetAsync")
+              << " in device code of " << d.bytes << " bytes " << (copy ? "from " : "")
+              << (copy ? hex(d.source) + " to " : std::string("at ")) << hex(d.buffer)
+              << ", which is not all device memory, by thread (" << t[0] << "," << t[1] << ","
+              << t[2] << ") of block (" << b[0] << "," << b[1] << "," << b[2] << ") of kernel '"
+              << parent_name
+              << "'\n  try: copy between buffers from cudaMalloc (or device-side cudaMalloc), "
+                 "inside their sizes";
+            result.status = Status::error(StatusCode::kernel_fault, m.str());
+            continue;
+        }
         const PreparedFunction& pf = program_->functions[std::size_t(d.function)];
         std::vector<KernelArg> args(pf.fn.params.size());
         for (std::size_t i = 0; i < args.size(); ++i) {

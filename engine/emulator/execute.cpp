@@ -4317,7 +4317,9 @@ bool call_device_runtime(Exec& x, const std::string& full_name) {
                                         "cudaPeekAtLastError",
                                         "cudaGetDevice",
                                         "cudaMalloc",
-                                        "cudaFree"};
+                                        "cudaFree",
+                                        "cudaMemcpyAsync",
+                                        "cudaMemsetAsync"};
     if (std::find(std::begin(known), std::end(known), name) == std::end(known)) return false;
     const auto& args = x.in->call_args;
     const auto& rets = x.in->call_results;
@@ -4351,14 +4353,21 @@ bool call_device_runtime(Exec& x, const std::string& full_name) {
             }
         st.device_errors.push_back({key(l), code});
     };
-    const std::size_t wanted_args = name == "cudaGetParameterBufferV2" ? 4
-                                    : name == "cudaLaunchDevice"       ? 6
-                                    : name == "cudaGetParameterBuffer" ||
-                                            name == "cudaLaunchDeviceV2" ||
-                                            name == "cudaStreamCreateWithFlags"
-                                        ? 2
-                                    : name == "cudaStreamDestroy" || name == "cudaGetDevice" ? 1
-                                                                                             : 0;
+    // The arguments each takes (cuda_device_runtime_api.h).
+    static const std::pair<const char*, std::size_t> arity[] = {{"cudaGetParameterBufferV2", 4},
+                                                                {"cudaGetParameterBuffer", 2},
+                                                                {"cudaLaunchDeviceV2", 2},
+                                                                {"cudaLaunchDevice", 6},
+                                                                {"cudaStreamCreateWithFlags", 2},
+                                                                {"cudaStreamDestroy", 1},
+                                                                {"cudaGetDevice", 1},
+                                                                {"cudaMalloc", 2},
+                                                                {"cudaFree", 1},
+                                                                {"cudaMemcpyAsync", 5},
+                                                                {"cudaMemsetAsync", 4}};
+    std::size_t wanted_args = 0;
+    for (const auto& [n, count] : arity)
+        if (name == n) wanted_args = count;
     if (args.size() < wanted_args)
         x.fault("bad device runtime call",
                 full_name + " takes " + std::to_string(wanted_args) +
@@ -4486,6 +4495,25 @@ bool call_device_runtime(Exec& x, const std::string& full_name) {
             const std::uint64_t p = arg(l, 0, 0, 8);
             const std::uint32_t e =
                 p == 0 || st.memory.device_free(p) ? 0 : cuda_error_invalid_value;
+            if (e) set_error(l, e);
+            give(l, e, 4);
+        } else if (name == "cudaMemcpyAsync" || name == "cudaMemsetAsync") {
+            // Ordered with the thread's launches: run where the launches run (Emulator::launch).
+            const bool copy = name == "cudaMemcpyAsync";
+            LaunchState::DeviceLaunch d;
+            d.block = x.block.linear;
+            d.thread = x.warp.id * 32 + std::uint32_t(l);
+            d.function = copy ? LaunchState::DeviceLaunch::copy_operation
+                              : LaunchState::DeviceLaunch::set_operation;
+            d.buffer = arg(l, 0, 0, 8);
+            d.source = copy ? arg(l, 1, 0, 8) : 0;
+            d.value = copy ? 0 : std::uint8_t(arg(l, 1, 0, 4));
+            d.bytes = arg(l, 2, 0, 8);
+            d.stream = arg(l, copy ? 4 : 3, 0, 8);
+            std::uint32_t e = 0;
+            if (st.device_buffers.size() + st.device_launches.size() >= st.device_launch_limit)
+                e = cuda_error_pending_count;
+            else if (d.bytes) st.device_launches.push_back(d);
             if (e) set_error(l, e);
             give(l, e, 4);
         } else if (name == "cudaStreamDestroy") {

@@ -84,6 +84,11 @@ struct LaunchState {
         std::uint32_t dynamic_shared = 0;
         std::uint64_t buffer = 0;  // the parameter buffer (device memory) the thread filled
         std::uint64_t stream = 0;  // the device-side stream handle it was launched into
+        // function copy_operation / set_operation: cudaMemcpyAsync / cudaMemsetAsync in device
+        // code, which run in order with the launches (buffer: the destination).
+        std::uint64_t source = 0, bytes = 0;
+        std::uint8_t value = 0;
+        static constexpr std::int32_t copy_operation = -2, set_operation = -3;
     };
     std::mutex device_mutex;
     std::vector<DeviceLaunch> device_buffers;   // handed out, not launched yet
