@@ -1142,8 +1142,10 @@ Status Emulator::load(const std::string& ptx_text, const std::string& source_pat
             (f.name == "malloc" || f.name == "free" || f.name == "__cudaCDP2Malloc" ||
              f.name == "__cudaCDP2Free" || f.name == "cudaMalloc" || f.name == "cudaFree"))
             program->uses_device_malloc = true;
-        else if (f.is_extern && (f.name.rfind("__cudaCDP2LaunchDevice", 0) == 0 ||
-                                 f.name.rfind("cudaLaunchDevice", 0) == 0))
+        else if (f.is_extern &&
+                 (f.name.rfind("__cudaCDP2", 0) == 0 || f.name.rfind("cudaLaunchDevice", 0) == 0 ||
+                  f.name.rfind("cudaGetParameterBuffer", 0) == 0 || f.name == "cudaMemcpyAsync" ||
+                  f.name == "cudaMemsetAsync"))
             program->uses_device_launch = true;
     // Shared symbols of .funcs, in every kernel that reaches them; then each kernel's own.
     for (std::size_t f = 0; f < program->functions.size(); ++f) {

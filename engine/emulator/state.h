@@ -86,7 +86,9 @@ struct Program {
     std::uint32_t total_pcs = 0;  // instructions over all functions
     bool uses_global_atomics = false;
     bool uses_device_malloc = false;  // calls malloc/free: blocks run in order
-    bool uses_device_launch = false;  // launches kernels (dynamic parallelism): likewise
+    // Calls the device runtime (dynamic parallelism: launches, device-side copies): likewise, so
+    // that the launches are recorded in the same order on every run.
+    bool uses_device_launch = false;
     // Reads %reserved_smem_offset_*: each block gets the reserved shared memory (1 KB, as on sm_80
     // and later) after its own, so that cooperative groups' scratch does not overlap the program's.
     bool uses_reserved_shared = false;
