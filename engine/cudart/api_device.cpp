@@ -364,6 +364,8 @@ cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
     case cudaLimitStackSize: *value = d.stack_size; break;
     case cudaLimitPrintfFifoSize: *value = d.printf_fifo; break;
     case cudaLimitMallocHeapSize: *value = d.malloc_heap; break;
+    case cudaLimitDevRuntimePendingLaunchCount: *value = d.pending_launch_count; break;
+    case cudaLimitDevRuntimeSyncDepth: *value = d.sync_depth; break;
     default: *value = 0; break;
     }
     return cudaSuccess;
@@ -381,6 +383,10 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
         d.malloc_heap = value;
         rt.memory->set_heap_size(value);
         break;
+    case cudaLimitDevRuntimePendingLaunchCount:
+        d.pending_launch_count = std::min<std::size_t>(value, 0xffffffffu);
+        break;
+    case cudaLimitDevRuntimeSyncDepth: d.sync_depth = value; break;
     default: break;
     }
     return cudaSuccess;

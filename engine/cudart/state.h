@@ -258,6 +258,11 @@ struct DeviceState {
     std::uint64_t malloc_heap = 8ull << 20;
     std::uint64_t stack_size = 1024;
     std::uint64_t printf_fifo = 1ull << 20;
+    // Dynamic parallelism's limits (cudaLimitDevRuntimePendingLaunchCount, documented default
+    // 2048: the emulator fails a launch past it; cudaLimitDevRuntimeSyncDepth, default 2: kept
+    // for cudaDeviceGetLimit, as CUDA 12 has no device-side synchronisation for it to bound).
+    std::uint64_t pending_launch_count = 2048;
+    std::uint64_t sync_depth = 2;
     unsigned flags = 0;
     bool initialised = false;
 };

@@ -328,6 +328,8 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     const std::uint64_t fifo = rt.devices[std::size_t(s->device)].printf_fifo;
     e->options().printf_limit = std::min<std::uint64_t>(fifo, max_printf_fifo_bytes);
     e->options().printf_overflow_drops = true;
+    e->options().device_pending_launch_limit =
+        std::uint32_t(rt.devices[std::size_t(s->device)].pending_launch_count);
     LaunchResult r;
     {
         LetOthersIn meanwhile;  // queued: the program's next launches are queued while this runs
