@@ -328,6 +328,11 @@ int run_kernel(Stream* s, const KernelWork& k, const char* api, bool in_graph) {
     const std::uint64_t fifo = rt.devices[std::size_t(s->device)].printf_fifo;
     e->options().printf_limit = std::min<std::uint64_t>(fifo, max_printf_fifo_bytes);
     e->options().printf_overflow_drops = true;
+    if (!e->options().error_text)
+        e->options().error_text = [](int code, bool name) -> std::string {
+            return name ? cudaGetErrorName(cudaError_t(code))
+                        : cudaGetErrorString(cudaError_t(code));
+        };
     e->options().device_pending_launch_limit =
         std::uint32_t(rt.devices[std::size_t(s->device)].pending_launch_count);
     LaunchResult r;

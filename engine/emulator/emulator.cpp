@@ -1638,6 +1638,8 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     state.budget = device_depth_ ? device_budget_left_ : options_.instruction_budget;
     state.device_depth = device_depth_;
     state.device_launch_limit = options_.device_pending_launch_limit;
+    state.error_text = options_.error_text ? &options_.error_text : nullptr;
+    state.error_texts = &error_texts_;
     state.detect_races = options_.detect_races;
     state.record_footprint = options_.record_footprint;
     state.independent_scheduling = options_.independent_scheduling;

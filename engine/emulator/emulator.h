@@ -83,6 +83,9 @@ struct EmulatorOptions {
     // Device-side launches one grid may have pending (cudaLimitDevRuntimePendingLaunchCount,
     // 2048 by default); past it a launch fails with cudaErrorLaunchPendingCountExceeded.
     std::uint32_t device_pending_launch_limit = 2048;
+    // What cudaGetErrorName (name true) and cudaGetErrorString answer for an error code, for the
+    // same calls in device code; unset: the code's number.
+    std::function<std::string(int code, bool name)> error_text;
     // No launch runs past this time (a check's wall-clock limit); epoch: none.
     std::chrono::steady_clock::time_point deadline{};
     // Where a __managed__ variable (.attribute(.managed)) lives: given its name and size, the
@@ -168,6 +171,8 @@ class Emulator {
     // the warp instructions the host's launch and all its descendants have left between them.
     std::uint32_t device_depth_ = 0;
     std::uint64_t device_budget_left_ = 0;
+    // Device-side cudaGetErrorName/String: each text once in device memory, by (code, name).
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> error_texts_;
 };
 
 }  // namespace cudalab::emu

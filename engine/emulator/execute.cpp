@@ -4319,7 +4319,9 @@ bool call_device_runtime(Exec& x, const std::string& full_name) {
                                         "cudaMalloc",
                                         "cudaFree",
                                         "cudaMemcpyAsync",
-                                        "cudaMemsetAsync"};
+                                        "cudaMemsetAsync",
+                                        "cudaGetErrorName",
+                                        "cudaGetErrorString"};
     if (std::find(std::begin(known), std::end(known), name) == std::end(known)) return false;
     const auto& args = x.in->call_args;
     const auto& rets = x.in->call_results;
@@ -4516,6 +4518,23 @@ bool call_device_runtime(Exec& x, const std::string& full_name) {
             else if (d.bytes) st.device_launches.push_back(d);
             if (e) set_error(l, e);
             give(l, e, 4);
+        } else if (name == "cudaGetErrorName" || name == "cudaGetErrorString") {
+            // A string in device memory, as the device runtime's own table is, made once.
+            const bool is_name = name == "cudaGetErrorName";
+            const int code = int(std::uint32_t(arg(l, 0, 0, 4)));
+            const std::uint64_t k = std::uint64_t(std::uint32_t(code)) | std::uint64_t(is_name)
+                                                                             << 32;
+            std::uint64_t address = 0;
+            for (const auto& [key2, a] : *st.error_texts)
+                if (key2 == k) address = a;
+            if (!address) {
+                const std::string text = st.error_text ? (*st.error_text)(code, is_name)
+                                                       : "cuda error " + std::to_string(code);
+                address = st.memory.allocate(text.size() + 1, "text of a device-side " + name);
+                st.memory.copy_in(address, text.c_str(), text.size() + 1);
+                st.error_texts->push_back({k, address});
+            }
+            give(l, address, 8);
         } else if (name == "cudaStreamDestroy") {
             give(l, 0, 4);
         } else {  // cudaGetLastError, cudaPeekAtLastError

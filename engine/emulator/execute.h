@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -96,6 +97,11 @@ struct LaunchState {
     std::uint32_t device_depth = 0;             // 0: launched by the host
     std::uint32_t device_launch_limit = 0;      // launches one grid may leave pending
     std::uint64_t device_streams = 0;           // device-side streams created so far
+    // Device-side cudaGetErrorName/String: the text's address in device memory, for a code
+    // (name: 1 in bit 32), made once per emulator (Emulator::error_texts_, guarded by
+    // device_mutex) from EmulatorOptions::error_text.
+    const std::function<std::string(int, bool)>* error_text = nullptr;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>>* error_texts = nullptr;
     // Each thread's last device-runtime error (cudaGetLastError), by (block << 32 | thread).
     std::vector<std::pair<std::uint64_t, std::uint32_t>> device_errors;
     // tells this launch's cached shadows from another's

@@ -85,8 +85,10 @@ __global__ void tail_parent(int* values, int n, int* out) {
 
 __global__ void bad_launch(int* codes) {
     fill<<<1, 4096>>>(nullptr, 0);  // 4096 threads per block: more than any GPU allows
-    codes[0] = int(cudaGetLastError());
+    const cudaError_t e = cudaGetLastError();
+    codes[0] = int(e);
     codes[1] = int(cudaGetLastError());  // cleared by the first
+    printf("device says: %s\n", cudaGetErrorName(e));
 }
 
 int main() {
