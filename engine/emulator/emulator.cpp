@@ -1494,12 +1494,12 @@ void Emulator::run_device_launches(LaunchState& state, const std::string& parent
     for (const auto& d : state.device_launches)
         if (d.stream == tail_launch_stream) order.push_back(d);
     // Buffers handed out but never launched are the runtime's to reclaim.
-    for (const auto& d : state.device_buffers) memory_->release(d.buffer);
+    for (const auto& d : state.device_buffers) param_buffers_.push_back({d.buffer_bytes, d.buffer});
     const Dim3 grid = last_grid_, block = last_block_;
     const bool tracked = writers_tracked_;
     for (const auto& d : order) {
         if (!result.status.ok()) {
-            memory_->release(d.buffer);
+            if (d.function >= 0) param_buffers_.push_back({d.buffer_bytes, d.buffer});
             continue;
         }
         if (d.function < 0) {  // a device-side cudaMemcpyAsync / cudaMemsetAsync
@@ -1544,7 +1544,7 @@ void Emulator::run_device_launches(LaunchState& state, const std::string& parent
             memory_->copy_out(args[i].bytes.data(), d.buffer + pf.fn.params[i].offset,
                               pf.fn.params[i].size);
         }
-        memory_->release(d.buffer);
+        param_buffers_.push_back({d.buffer_bytes, d.buffer});
         LaunchConfig config;
         config.grid = d.grid;
         config.block = d.block_dim;
@@ -1640,6 +1640,7 @@ LaunchResult Emulator::launch(const std::string& entry, const std::string& displ
     state.device_launch_limit = options_.device_pending_launch_limit;
     state.error_text = options_.error_text ? &options_.error_text : nullptr;
     state.error_texts = &error_texts_;
+    state.param_buffers = &param_buffers_;
     state.detect_races = options_.detect_races;
     state.record_footprint = options_.record_footprint;
     state.independent_scheduling = options_.independent_scheduling;

@@ -173,6 +173,8 @@ class Emulator {
     std::uint64_t device_budget_left_ = 0;
     // Device-side cudaGetErrorName/String: each text once in device memory, by (code, name).
     std::vector<std::pair<std::uint64_t, std::uint64_t>> error_texts_;
+    // Parameter buffers of finished device-side launches, (bytes, address), for the next ones.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> param_buffers_;
 };
 
 }  // namespace cudalab::emu

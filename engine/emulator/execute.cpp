@@ -4403,8 +4403,20 @@ bool call_device_runtime(Exec& x, const std::string& full_name) {
         d.grid = grid;
         d.block_dim = block;
         d.dynamic_shared = shared;
-        d.buffer = st.memory.allocate(std::max<std::uint64_t>(bytes, 8),
-                                      "parameter buffer of a device-side launch");
+        // A buffer the launches before left free, else a new one: a freed allocation keeps its
+        // range (for messages), so one per launch would make every launch slower than the last.
+        d.buffer_bytes = std::max<std::uint64_t>(256, (bytes + 255) / 256 * 256);
+        auto& pool = *st.param_buffers;
+        auto free = std::find_if(pool.begin(), pool.end(),
+                                 [&](const auto& b) { return b.first >= d.buffer_bytes; });
+        if (free != pool.end()) {
+            d.buffer_bytes = free->first;
+            d.buffer = free->second;
+            pool.erase(free);
+        } else {
+            d.buffer =
+                st.memory.allocate(d.buffer_bytes, "parameter buffer of a device-side launch");
+        }
         st.device_buffers.push_back(d);
         return d.buffer;
     };
@@ -4439,7 +4451,7 @@ bool call_device_runtime(Exec& x, const std::string& full_name) {
         if (d.function < 0) error = cuda_error_device_function;
         else if (bad_config(d)) error = cuda_error_invalid_configuration;
         if (error) {
-            st.memory.release(d.buffer);
+            st.param_buffers->push_back({d.buffer_bytes, d.buffer});
             return error;
         }
         (void)l;

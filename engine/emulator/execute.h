@@ -84,6 +84,7 @@ struct LaunchState {
         Dim3 grid, block_dim;
         std::uint32_t dynamic_shared = 0;
         std::uint64_t buffer = 0;  // the parameter buffer (device memory) the thread filled
+        std::uint64_t buffer_bytes = 0;
         std::uint64_t stream = 0;  // the device-side stream handle it was launched into
         // function copy_operation / set_operation: cudaMemcpyAsync / cudaMemsetAsync in device
         // code, which run in order with the launches (buffer: the destination).
@@ -102,6 +103,9 @@ struct LaunchState {
     // device_mutex) from EmulatorOptions::error_text.
     const std::function<std::string(int, bool)>* error_text = nullptr;
     std::vector<std::pair<std::uint64_t, std::uint64_t>>* error_texts = nullptr;
+    // Parameter buffers free for the next device-side launch, (bytes, address): the emulator's
+    // (Emulator::param_buffers_), guarded by device_mutex.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>>* param_buffers = nullptr;
     // Each thread's last device-runtime error (cudaGetLastError), by (block << 32 | thread).
     std::vector<std::pair<std::uint64_t, std::uint32_t>> device_errors;
     // tells this launch's cached shadows from another's
