@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # On the GPU machine (16 cores): NVIDIA's samples on the emulated runtime as a 2-core laptop runs
 # them. Builds cudalab there (against .devdeps from scripts/device/prepare.sh), then runs
-# scripts/samples-sweep.sh in 8 shards at once, each pinned to its own 2 cores (taskset), and
-# merges the tables into $OUT/table.md, slowest first. Then the samples named in docs/runtime.md's
-# time table, one at a time on 2 cores, with the device thread (the default) and without it
-# (CUDALAB_DEVICE_THREAD=0), the build excluded.
+# scripts/samples-sweep.sh in 7 shards at once, each pinned to its own 2 cores (taskset), and
+# merges the tables into $OUT/table.md, slowest first. Meanwhile the samples named in
+# docs/runtime.md's time table run one at a time on 2 more cores, with the device thread (the
+# default), without it (CUDALAB_DEVICE_THREAD=0) and without the race check (--races off), the
+# build excluded.
 #
 #   scripts/device/samples-check.sh CUDA_SAMPLES_DIR
 #
@@ -29,7 +30,41 @@ export LD_LIBRARY_PATH="$root/.devdeps/usr/lib:${LD_LIBRARY_PATH:-}"
 export CUDALAB="$root/build-gpu/cudalab"
 export CUDALAB_STATE="$out/state"
 
-shards=${SHARDS:-8}
+# Cores 0..13 hold the sweep's shards; 14 and 15 time the named samples meanwhile. Everything
+# stops at DEADLINE seconds from here (default 420): a shard then lists what it finished.
+deadline=${DEADLINE:-420}
+timed=(0_Introduction/simpleStreams 0_Introduction/asyncAPI 3_CUDA_Features/simpleCudaGraphs
+  0_Introduction/matrixMul)
+time_named() {
+  local work
+  work=$(mktemp -d /tmp/samples-timed.XXXXXX)
+  cp -r "$samples/Common" "$work/"
+  for s in "${timed[@]}"; do
+    local name
+    name=$(basename "$s")
+    mkdir -p "$work/Samples/$s"
+    cp -r "$samples/Samples/$s/." "$work/Samples/$s/"
+    (cd "$work/Samples/$s" &&
+      "$CUDALAB" build -I ../../../Common -std=c++17 ./*.cu -o "$name" >"$out/build-$name.log" 2>&1) ||
+      { echo "$name: build failed"; continue; }
+    # The default; without the device thread; without the race check between streams.
+    for config in "1 on" "0 on" "1 off"; do
+      local start rc thread races
+      read -r thread races <<<"$config"
+      start=$(date +%s.%N)
+      (cd "$work/Samples/$s" && CUDALAB_DEVICE_THREAD=$thread taskset -c 14,15 \
+        "$CUDALAB" run --backend emu --time-limit 0 --races "$races" --exe "./$name" \
+        >"$out/run-$name-$thread-$races.log" 2>&1)
+      rc=$?
+      printf '%s device_thread=%s races=%s exit %s %.1f s\n' "$name" "$thread" "$races" "$rc" \
+        "$(echo "$(date +%s.%N) - $start" | bc)"
+    done
+  done
+}
+time_named >"$out/timed.txt" 2>&1 &
+timer=$!
+
+shards=${SHARDS:-7}
 mapfile -t names < <(cd "$samples/Samples" &&
   ls -d 0_Introduction/*/ 1_Utilities/*/ 2_Concepts_and_Techniques/*/ 3_CUDA_Features/*/ \
     6_Performance/*/ 2>/dev/null | xargs -n1 basename | sort)
@@ -37,8 +72,9 @@ for ((i = 0; i < shards; ++i)); do
   pick=()
   for ((j = i; j < ${#names[@]}; j += shards)); do pick+=("${names[j]}"); done
   only="^($(IFS='|'; echo "${pick[*]}"))\$"
-  SWEEP_ONLY="$only" SWEEP_OUT="$out/shard$i" SWEEP_TIME_LIMIT="${SWEEP_TIME_LIMIT:-300}" \
-    taskset -c $((2 * i)),$((2 * i + 1)) scripts/samples-sweep.sh "$samples" >"$out/shard$i.txt" 2>&1 &
+  SWEEP_ONLY="$only" SWEEP_OUT="$out/shard$i" SWEEP_TIME_LIMIT="${SWEEP_TIME_LIMIT:-240}" \
+    timeout "$deadline" taskset -c $((2 * i)),$((2 * i + 1)) \
+    scripts/samples-sweep.sh "$samples" >"$out/shard$i.txt" 2>&1 &
 done
 wait
 {
@@ -47,26 +83,5 @@ wait
 } >"$out/table.md"
 echo "pass $(grep -c '| pass |' "$out/table.md"), fail $(grep -c '| fail |' "$out/table.md"), waived $(grep -c '| waived |' "$out/table.md"), skipped $(grep -c '| skipped |' "$out/table.md")"
 head -14 "$out/table.md"
-
-# The named samples, built once, then run alone on 2 cores with and without the device thread.
-timed=(0_Introduction/simpleStreams 0_Introduction/asyncAPI 3_CUDA_Features/simpleCudaGraphs
-  0_Introduction/matrixMul)
-work=$(mktemp -d /tmp/samples-timed.XXXXXX)
-cp -r "$samples/Common" "$work/"
-for s in "${timed[@]}"; do
-  name=$(basename "$s")
-  mkdir -p "$work/Samples/$s"
-  cp -r "$samples/Samples/$s/." "$work/Samples/$s/"
-  (cd "$work/Samples/$s" &&
-    "$CUDALAB" build -I ../../../Common -std=c++17 ./*.cu -o "$name" >"$out/build-$name.log" 2>&1) ||
-    { echo "$name: build failed"; continue; }
-  for thread in 1 0; do
-    start=$(date +%s.%N)
-    (cd "$work/Samples/$s" && CUDALAB_DEVICE_THREAD=$thread taskset -c 0,1 \
-      "$CUDALAB" run --backend emu --time-limit 0 --exe "./$name" >"$out/run-$name-$thread.log" 2>&1)
-    rc=$?
-    printf '%s device_thread=%s exit %s %.1f s\n' "$name" "$thread" "$rc" \
-      "$(echo "$(date +%s.%N) - $start" | bc)"
-  done
-done | tee "$out/timed.txt"
+cat "$out/timed.txt"
 grep -h "time spent" "$out"/run-asyncAPI-*.log
