@@ -294,6 +294,41 @@ cudaError_t add_conditional_node(cudaGraphNode_t* node, cudaGraph_t graph,
 
 }  // namespace
 
+namespace {
+
+// cudaGraphNodeParams (cudaGraphAddNode, cudaGraph[Exec]NodeSetParams) as the parameters of each
+// node kind's own call.
+cudaKernelNodeParams kernel_params(const cudaGraphNodeParams& p) {
+    cudaKernelNodeParams k{};
+    k.func = p.kernel.func;
+    k.gridDim = p.kernel.gridDim;
+    k.blockDim = p.kernel.blockDim;
+    k.sharedMemBytes = p.kernel.sharedMemBytes;
+    k.kernelParams = p.kernel.kernelParams;
+    k.extra = p.kernel.extra;
+    return k;
+}
+
+cudaHostNodeParams host_params(const cudaGraphNodeParams& p) {
+    cudaHostNodeParams h{};
+    h.fn = p.host.fn;
+    h.userData = p.host.userData;
+    return h;
+}
+
+cudaMemsetParams memset_params(const cudaGraphNodeParams& p) {
+    cudaMemsetParams m{};
+    m.dst = p.memset.dst;
+    m.pitch = p.memset.pitch;
+    m.value = p.memset.value;
+    m.elementSize = p.memset.elementSize;
+    m.width = p.memset.width;
+    m.height = p.memset.height;
+    return m;
+}
+
+}  // namespace
+
 extern "C" {
 
 // [SECTION] Memory nodes
@@ -417,31 +452,17 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t* node, cudaGraph_t graph, const cud
                 return not_supported("cudaGraphAddNode", "edges other than full dependencies");
     switch (params->type) {
     case cudaGraphNodeTypeKernel: {
-        cudaKernelNodeParams k{};
-        k.func = params->kernel.func;
-        k.gridDim = params->kernel.gridDim;
-        k.blockDim = params->kernel.blockDim;
-        k.sharedMemBytes = params->kernel.sharedMemBytes;
-        k.kernelParams = params->kernel.kernelParams;
-        k.extra = params->kernel.extra;
+        const cudaKernelNodeParams k = kernel_params(*params);
         return cudaGraphAddKernelNode(node, graph, deps, count, &k);
     }
     case cudaGraphNodeTypeMemcpy:
         return cudaGraphAddMemcpyNode(node, graph, deps, count, &params->memcpy.copyParams);
     case cudaGraphNodeTypeMemset: {
-        cudaMemsetParams m{};
-        m.dst = params->memset.dst;
-        m.pitch = params->memset.pitch;
-        m.value = params->memset.value;
-        m.elementSize = params->memset.elementSize;
-        m.width = params->memset.width;
-        m.height = params->memset.height;
+        const cudaMemsetParams m = memset_params(*params);
         return cudaGraphAddMemsetNode(node, graph, deps, count, &m);
     }
     case cudaGraphNodeTypeHost: {
-        cudaHostNodeParams h{};
-        h.fn = params->host.fn;
-        h.userData = params->host.userData;
+        const cudaHostNodeParams h = host_params(*params);
         return cudaGraphAddHostNode(node, graph, deps, count, &h);
     }
     case cudaGraphNodeTypeGraph:
@@ -472,19 +493,11 @@ cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParams* pa
     if (!n || !params || int(params->type) != n->type) return fail(cudaErrorInvalidValue);
     switch (params->type) {
     case cudaGraphNodeTypeKernel: {
-        cudaKernelNodeParams k{};
-        k.func = params->kernel.func;
-        k.gridDim = params->kernel.gridDim;
-        k.blockDim = params->kernel.blockDim;
-        k.sharedMemBytes = params->kernel.sharedMemBytes;
-        k.kernelParams = params->kernel.kernelParams;
-        k.extra = params->kernel.extra;
+        const cudaKernelNodeParams k = kernel_params(*params);
         return cudaGraphKernelNodeSetParams(node, &k);
     }
     case cudaGraphNodeTypeHost: {
-        cudaHostNodeParams h{};
-        h.fn = params->host.fn;
-        h.userData = params->host.userData;
+        const cudaHostNodeParams h = host_params(*params);
         return cudaGraphHostNodeSetParams(node, &h);
     }
     default:
@@ -499,29 +512,15 @@ cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t nod
     if (!n || !params || int(params->type) != n->type) return fail(cudaErrorInvalidValue);
     switch (params->type) {
     case cudaGraphNodeTypeKernel: {
-        cudaKernelNodeParams k{};
-        k.func = params->kernel.func;
-        k.gridDim = params->kernel.gridDim;
-        k.blockDim = params->kernel.blockDim;
-        k.sharedMemBytes = params->kernel.sharedMemBytes;
-        k.kernelParams = params->kernel.kernelParams;
-        k.extra = params->kernel.extra;
+        const cudaKernelNodeParams k = kernel_params(*params);
         return cudaGraphExecKernelNodeSetParams(exec, node, &k);
     }
     case cudaGraphNodeTypeHost: {
-        cudaHostNodeParams h{};
-        h.fn = params->host.fn;
-        h.userData = params->host.userData;
+        const cudaHostNodeParams h = host_params(*params);
         return cudaGraphExecHostNodeSetParams(exec, node, &h);
     }
     case cudaGraphNodeTypeMemset: {
-        cudaMemsetParams m{};
-        m.dst = params->memset.dst;
-        m.pitch = params->memset.pitch;
-        m.value = params->memset.value;
-        m.elementSize = params->memset.elementSize;
-        m.width = params->memset.width;
-        m.height = params->memset.height;
+        const cudaMemsetParams m = memset_params(*params);
         return cudaGraphExecMemsetNodeSetParams(exec, node, &m);
     }
     default:
