@@ -219,6 +219,7 @@ using Handler = std::uint64_t (*)(Reader&);
 struct Entry {
     const char* name;
     Handler handler;
+    bool may_queue = false;  // Executor::may_queue(name), asked once
 };
 
 // [SECTION] Handlers of their own ------------------------------------------------------------
@@ -744,9 +745,11 @@ const std::vector<Entry>& entries() {
 #include "device/calls.inc"
 #undef CALL
         };
-        for (auto& e : t)
+        for (auto& e : t) {
             if (auto it = custom_handlers().find(e.name); it != custom_handlers().end())
                 e.handler = it->second;
+            e.may_queue = Executor::may_queue(e.name);
+        }
         return t;
     }();
     return table;
@@ -781,7 +784,7 @@ std::uint64_t serve_call(Connection& c, Message& m) {
             c.in_call = true;
             // Launches may leave their kernel queued for the device thread; every other call
             // sees the device as the queued work leaves it (executor.h).
-            const bool may_queue = Executor::may_queue(table[index].name);
+            const bool may_queue = table[index].may_queue;
             QueueScope scope(may_queue);
             if (!may_queue) {
                 std::lock_guard lock(Runtime::get().mutex);
